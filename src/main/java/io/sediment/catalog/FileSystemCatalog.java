@@ -1,0 +1,233 @@
+package io.sediment.catalog;
+
+import io.sediment.fs.FileIO;
+import io.sediment.fs.JsonSerde;
+import io.sediment.manifest.FileStore;
+import io.sediment.manifest.TablePaths;
+import io.sediment.schema.Schema;
+import io.sediment.schema.TableSchema;
+import io.sediment.table.Table;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.core.fs.FileStatus;
+import org.apache.flink.core.fs.Path;
+
+/**
+ * Databases and tables as directories of a warehouse: {@code <warehouse>/<db>.db/<table>/}. A
+ * table exists once its {@code schema/schema-0} exists; that file is created atomically, so two
+ * concurrent creators cannot both succeed.
+ */
+public final class FileSystemCatalog {
+
+  private static final String DB_SUFFIX = ".db";
+
+  private final Path warehouse;
+  private final FileIO fileIO;
+
+  /** A catalog over a warehouse URI or local path (created when missing). */
+  public FileSystemCatalog(String warehouse) {
+    this(toPath(warehouse));
+  }
+
+  public FileSystemCatalog(Path warehouse) {
+    this.warehouse = warehouse;
+    this.fileIO = FileIO.of(warehouse);
+  }
+
+  private static Path toPath(String warehouse) {
+    if (warehouse == null || warehouse.isBlank()) {
+      throw new IllegalArgumentException("Warehouse must be a path or URI, got '" + warehouse + "'");
+    }
+    if (!warehouse.contains(":/")) {
+      return new Path(new java.io.File(warehouse).getAbsoluteFile().toURI());
+    }
+    return new Path(warehouse);
+  }
+
+  public Path warehouse() {
+    return warehouse;
+  }
+
+  // ---- databases --------------------------------------------------------------------------
+
+  public void createDatabase(String name, boolean ignoreIfExists) {
+    Identifier.checkName("Database", name);
+    Path dir = databasePath(name);
+    try {
+      if (fileIO.exists(dir)) {
+        if (ignoreIfExists) {
+          return;
+        }
+        throw new CatalogException("Database '" + name + "' already exists");
+      }
+      fileIO.mkdirs(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot create database '" + name + "'", e);
+    }
+  }
+
+  public boolean databaseExists(String name) {
+    try {
+      return fileIO.exists(databasePath(name));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public List<String> listDatabases() {
+    List<String> out = new ArrayList<>();
+    try {
+      for (FileStatus st : fileIO.list(warehouse)) {
+        String n = st.getPath().getName();
+        if (st.isDir() && n.endsWith(DB_SUFFIX)) {
+          out.add(n.substring(0, n.length() - DB_SUFFIX.length()));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list databases of " + warehouse, e);
+    }
+    out.sort(null);
+    return out;
+  }
+
+  /** Drops a database; it must be empty unless {@code cascade}. */
+  public void dropDatabase(String name, boolean ignoreIfNotExists, boolean cascade) {
+    Identifier.checkName("Database", name);
+    if (!databaseExists(name)) {
+      if (ignoreIfNotExists) {
+        return;
+      }
+      throw new CatalogException("Database '" + name + "' does not exist");
+    }
+    if (!cascade && !listTables(name).isEmpty()) {
+      throw new CatalogException(
+          "Database '" + name + "' is not empty (tables " + listTables(name) + "); drop with cascade");
+    }
+    try {
+      fileIO.delete(databasePath(name), true);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot drop database '" + name + "'", e);
+    }
+  }
+
+  // ---- tables -----------------------------------------------------------------------------
+
+  public List<String> listTables(String database) {
+    requireDatabase(database);
+    List<String> out = new ArrayList<>();
+    try {
+      for (FileStatus st : fileIO.list(databasePath(database))) {
+        if (st.isDir() && fileIO.exists(new TablePaths(st.getPath()).schema(0))) {
+          out.add(st.getPath().getName());
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list tables of '" + database + "'", e);
+    }
+    out.sort(null);
+    return out;
+  }
+
+  public boolean tableExists(Identifier id) {
+    try {
+      return fileIO.exists(new TablePaths(tablePath(id)).schema(0));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * Creates a table. The schema is validated first (columns, keys, options); nothing is written
+   * when it is refused.
+   */
+  public void createTable(Identifier id, Schema schema, boolean ignoreIfExists) {
+    requireDatabase(id.database());
+    TableSchema tableSchema = TableSchema.create(schema);
+    TablePaths paths = new TablePaths(tablePath(id));
+    try {
+      if (fileIO.exists(paths.schema(0))) {
+        if (ignoreIfExists) {
+          return;
+        }
+        throw new CatalogException("Table '" + id + "' already exists");
+      }
+      fileIO.mkdirs(paths.schemaDir());
+      boolean created =
+          fileIO.tryCreateExclusive(
+              paths.schema(0), JsonSerde.toJson(tableSchema).getBytes(StandardCharsets.UTF_8));
+      if (!created && !ignoreIfExists) {
+        throw new CatalogException("Table '" + id + "' already exists");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot create table '" + id + "'", e);
+    }
+  }
+
+  public Table getTable(Identifier id) {
+    TablePaths paths = new TablePaths(tablePath(id));
+    TableSchema schema;
+    try {
+      schema = JsonSerde.fromJson(fileIO.readUtf8(paths.schema(latestSchemaId(paths))), TableSchema.class);
+    } catch (FileNotFoundException e) {
+      throw new CatalogException("Table '" + id + "' does not exist in " + warehouse);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the schema of '" + id + "'", e);
+    }
+    return new Table(id.fullName(), new FileStore(fileIO, paths.root(), schema, schema.tableOptions()));
+  }
+
+  public Table getTable(String fullName) {
+    return getTable(Identifier.parse(fullName));
+  }
+
+  private long latestSchemaId(TablePaths paths) throws IOException {
+    long max = -1;
+    for (FileStatus st : fileIO.list(paths.schemaDir())) {
+      String n = st.getPath().getName();
+      if (n.startsWith("schema-")) {
+        try {
+          max = Math.max(max, Long.parseLong(n.substring("schema-".length())));
+        } catch (NumberFormatException ignored) {
+          // not a schema file
+        }
+      }
+    }
+    if (max < 0) {
+      throw new FileNotFoundException(paths.schemaDir().toString());
+    }
+    return max;
+  }
+
+  public void dropTable(Identifier id, boolean ignoreIfNotExists) {
+    if (!tableExists(id)) {
+      if (ignoreIfNotExists) {
+        return;
+      }
+      throw new CatalogException("Table '" + id + "' does not exist");
+    }
+    try {
+      fileIO.delete(tablePath(id), true);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot drop table '" + id + "'", e);
+    }
+  }
+
+  public Path databasePath(String database) {
+    return new Path(warehouse, database + DB_SUFFIX);
+  }
+
+  public Path tablePath(Identifier id) {
+    return new Path(databasePath(id.database()), id.table());
+  }
+
+  private void requireDatabase(String database) {
+    Identifier.checkName("Database", database);
+    if (!databaseExists(database)) {
+      throw new CatalogException("Database '" + database + "' does not exist");
+    }
+  }
+}

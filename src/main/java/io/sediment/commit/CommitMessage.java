@@ -1,0 +1,112 @@
+package io.sediment.commit;
+
+import io.sediment.manifest.DataFileMeta;
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.io.Serializable;
+import java.util.List;
+import org.apache.flink.table.data.binary.BinaryRowData;
+
+/**
+ * What one writer or compaction task changed in one partition and bucket, waiting to be
+ * committed: new files appended, and for compaction the files it replaces and the files it wrote.
+ * Serializable, so it can travel between Flink operators and sit in checkpoint state.
+ */
+public final class CommitMessage implements Serializable {
+
+  private static final long serialVersionUID = 1L;
+
+  private transient BinaryRowData partition;
+  private final int bucket;
+  private final int totalBuckets;
+  private final List<DataFileMeta> newFiles;
+  private final List<DataFileMeta> compactBefore;
+  private final List<DataFileMeta> compactAfter;
+
+  public CommitMessage(
+      BinaryRowData partition,
+      int bucket,
+      int totalBuckets,
+      List<DataFileMeta> newFiles,
+      List<DataFileMeta> compactBefore,
+      List<DataFileMeta> compactAfter) {
+    this.partition = partition;
+    this.bucket = bucket;
+    this.totalBuckets = totalBuckets;
+    this.newFiles = List.copyOf(newFiles);
+    this.compactBefore = List.copyOf(compactBefore);
+    this.compactAfter = List.copyOf(compactAfter);
+  }
+
+  public static CommitMessage append(
+      BinaryRowData partition, int bucket, int totalBuckets, List<DataFileMeta> newFiles) {
+    return new CommitMessage(partition, bucket, totalBuckets, newFiles, List.of(), List.of());
+  }
+
+  public static CommitMessage compact(
+      BinaryRowData partition,
+      int bucket,
+      int totalBuckets,
+      List<DataFileMeta> before,
+      List<DataFileMeta> after) {
+    return new CommitMessage(partition, bucket, totalBuckets, List.of(), before, after);
+  }
+
+  public BinaryRowData partition() {
+    return partition;
+  }
+
+  public int bucket() {
+    return bucket;
+  }
+
+  public int totalBuckets() {
+    return totalBuckets;
+  }
+
+  public List<DataFileMeta> newFiles() {
+    return newFiles;
+  }
+
+  public List<DataFileMeta> compactBefore() {
+    return compactBefore;
+  }
+
+  public List<DataFileMeta> compactAfter() {
+    return compactAfter;
+  }
+
+  public boolean isEmpty() {
+    return newFiles.isEmpty() && compactBefore.isEmpty() && compactAfter.isEmpty();
+  }
+
+  private void writeObject(ObjectOutputStream out) throws IOException {
+    out.defaultWriteObject();
+    byte[] bytes = io.sediment.data.BinaryRows.toBytes(partition);
+    out.writeInt(partition.getArity());
+    out.writeInt(bytes.length);
+    out.write(bytes);
+  }
+
+  private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+    in.defaultReadObject();
+    int arity = in.readInt();
+    byte[] bytes = new byte[in.readInt()];
+    in.readFully(bytes);
+    partition = io.sediment.data.BinaryRows.fromBytes(arity, bytes);
+  }
+
+  @Override
+  public String toString() {
+    return "CommitMessage{bucket="
+        + bucket
+        + ", new="
+        + newFiles.size()
+        + ", before="
+        + compactBefore.size()
+        + ", after="
+        + compactAfter.size()
+        + "}";
+  }
+}

@@ -1,0 +1,94 @@
+package io.sediment.data;
+
+import java.io.Serializable;
+import java.time.LocalDate;
+import java.time.LocalTime;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * Extracts a projection of a row (partition values, primary key, bucket key) as a binary row, and
+ * renders partition values as the strings used in paths. One instance per writer; not thread-safe.
+ */
+public final class PartitionComputer implements Serializable {
+
+  private static final long serialVersionUID = 1L;
+
+  private final RowType projectedType;
+  private final int[] fields;
+  private transient RowData.FieldGetter[] getters;
+  private transient RowDataSerializer serializer;
+
+  /**
+   * @param rowType the full row type
+   * @param fields indexes of the projected fields in {@code rowType}
+   */
+  public PartitionComputer(RowType rowType, int[] fields) {
+    this.fields = fields.clone();
+    List<RowType.RowField> rf = new ArrayList<>();
+    for (int f : fields) {
+      rf.add(rowType.getFields().get(f));
+    }
+    this.projectedType = new RowType(rf);
+  }
+
+  public RowType projectedType() {
+    return projectedType;
+  }
+
+  /** The projected fields of {@code row} as an independent binary row. */
+  public BinaryRowData project(RowData row) {
+    if (fields.length == 0) {
+      return BinaryRows.EMPTY;
+    }
+    if (getters == null) {
+      getters = new RowData.FieldGetter[fields.length];
+      for (int i = 0; i < fields.length; i++) {
+        getters[i] = RowData.createFieldGetter(projectedType.getTypeAt(i), fields[i]);
+      }
+      serializer = new RowDataSerializer(projectedType);
+    }
+    GenericRowData out = new GenericRowData(fields.length);
+    for (int i = 0; i < fields.length; i++) {
+      out.setField(i, getters[i].getFieldOrNull(row));
+    }
+    return serializer.toBinaryRow(out).copy();
+  }
+
+  /** Partition values as path strings (null stays null), in field order. */
+  public static List<String> toStrings(RowType partitionType, RowData partition) {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < partitionType.getFieldCount(); i++) {
+      LogicalType t = partitionType.getTypeAt(i);
+      Object v = RowData.createFieldGetter(t, i).getFieldOrNull(partition);
+      out.add(v == null ? null : render(t, v));
+    }
+    return out;
+  }
+
+  /** A value of Flink's internal format as a partition string. */
+  public static String render(LogicalType type, Object v) {
+    switch (type.getTypeRoot()) {
+      case DATE:
+        return LocalDate.ofEpochDay((Integer) v).toString();
+      case TIME_WITHOUT_TIME_ZONE:
+        return LocalTime.ofNanoOfDay(((Integer) v) * 1_000_000L).toString();
+      case TIMESTAMP_WITHOUT_TIME_ZONE:
+        return ((TimestampData) v).toLocalDateTime().toString();
+      case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+        return ((TimestampData) v).toInstant().toString();
+      case BINARY:
+      case VARBINARY:
+        return java.util.HexFormat.of().formatHex((byte[]) v);
+      default:
+        return v.toString();
+    }
+  }
+}

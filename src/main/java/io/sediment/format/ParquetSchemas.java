@@ -1,0 +1,146 @@
+package io.sediment.format;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.LocalZonedTimestampType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.Type;
+import org.apache.parquet.schema.Type.Repetition;
+import org.apache.parquet.schema.Types;
+
+/** Mapping of Flink row types to Parquet schemas. */
+public final class ParquetSchemas {
+
+  /** Name of the Parquet message (root) type. */
+  public static final String MESSAGE_NAME = "sediment_schema";
+
+  private ParquetSchemas() {}
+
+  /**
+   * The Parquet schema of {@code type}: one primitive column per field, named like the field,
+   * REQUIRED for NOT NULL fields and OPTIONAL otherwise.
+   *
+   * @throws IllegalArgumentException naming the column and type if a field type is unsupported
+   */
+  public static MessageType toParquet(RowType type) {
+    List<Type> fields = new ArrayList<>(type.getFieldCount());
+    for (RowType.RowField field : type.getFields()) {
+      fields.add(toParquet(field.getName(), field.getType()));
+    }
+    return new MessageType(MESSAGE_NAME, fields);
+  }
+
+  /** The Parquet column of one field. */
+  public static Type toParquet(String name, LogicalType type) {
+    Repetition repetition = type.isNullable() ? Repetition.OPTIONAL : Repetition.REQUIRED;
+    switch (type.getTypeRoot()) {
+      case BOOLEAN:
+        return Types.primitive(PrimitiveTypeName.BOOLEAN, repetition).named(name);
+      case TINYINT:
+        return Types.primitive(PrimitiveTypeName.INT32, repetition)
+            .as(LogicalTypeAnnotation.intType(8, true))
+            .named(name);
+      case SMALLINT:
+        return Types.primitive(PrimitiveTypeName.INT32, repetition)
+            .as(LogicalTypeAnnotation.intType(16, true))
+            .named(name);
+      case INTEGER:
+        return Types.primitive(PrimitiveTypeName.INT32, repetition)
+            .as(LogicalTypeAnnotation.intType(32, true))
+            .named(name);
+      case BIGINT:
+        return Types.primitive(PrimitiveTypeName.INT64, repetition)
+            .as(LogicalTypeAnnotation.intType(64, true))
+            .named(name);
+      case FLOAT:
+        return Types.primitive(PrimitiveTypeName.FLOAT, repetition).named(name);
+      case DOUBLE:
+        return Types.primitive(PrimitiveTypeName.DOUBLE, repetition).named(name);
+      case CHAR:
+      case VARCHAR:
+        return Types.primitive(PrimitiveTypeName.BINARY, repetition)
+            .as(LogicalTypeAnnotation.stringType())
+            .named(name);
+      case BINARY:
+      case VARBINARY:
+        return Types.primitive(PrimitiveTypeName.BINARY, repetition).named(name);
+      case DECIMAL:
+        {
+          DecimalType decimal = (DecimalType) type;
+          int precision = decimal.getPrecision();
+          LogicalTypeAnnotation annotation =
+              LogicalTypeAnnotation.decimalType(decimal.getScale(), precision);
+          if (precision <= 9) {
+            return Types.primitive(PrimitiveTypeName.INT32, repetition)
+                .as(annotation)
+                .named(name);
+          } else if (precision <= 18) {
+            return Types.primitive(PrimitiveTypeName.INT64, repetition)
+                .as(annotation)
+                .named(name);
+          } else {
+            return Types.primitive(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, repetition)
+                .length(decimalFixedLength(precision))
+                .as(annotation)
+                .named(name);
+          }
+        }
+      case DATE:
+        return Types.primitive(PrimitiveTypeName.INT32, repetition)
+            .as(LogicalTypeAnnotation.dateType())
+            .named(name);
+      case TIME_WITHOUT_TIME_ZONE:
+        return Types.primitive(PrimitiveTypeName.INT32, repetition)
+            .as(LogicalTypeAnnotation.timeType(false, TimeUnit.MILLIS))
+            .named(name);
+      case TIMESTAMP_WITHOUT_TIME_ZONE:
+        return Types.primitive(PrimitiveTypeName.INT64, repetition)
+            .as(
+                LogicalTypeAnnotation.timestampType(
+                    false, timeUnit(((TimestampType) type).getPrecision())))
+            .named(name);
+      case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+        return Types.primitive(PrimitiveTypeName.INT64, repetition)
+            .as(
+                LogicalTypeAnnotation.timestampType(
+                    true, timeUnit(((LocalZonedTimestampType) type).getPrecision())))
+            .named(name);
+      default:
+        throw unsupported(name, type);
+    }
+  }
+
+  static IllegalArgumentException unsupported(String name, LogicalType type) {
+    return new IllegalArgumentException(
+        "Unsupported type for column '"
+            + name
+            + "': "
+            + type.asSummaryString()
+            + " (supported: BOOLEAN, TINYINT, SMALLINT, INTEGER, BIGINT, FLOAT, DOUBLE, CHAR,"
+            + " VARCHAR, BINARY, VARBINARY, DECIMAL, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ)");
+  }
+
+  /** MILLIS for precision up to 3, MICROS up to 6, NANOS beyond. */
+  public static TimeUnit timeUnit(int timestampPrecision) {
+    if (timestampPrecision <= 3) {
+      return TimeUnit.MILLIS;
+    } else if (timestampPrecision <= 6) {
+      return TimeUnit.MICROS;
+    }
+    return TimeUnit.NANOS;
+  }
+
+  /** Smallest number of bytes holding any unscaled value of a decimal of {@code precision}. */
+  public static int decimalFixedLength(int precision) {
+    // ceil((precision * log2(10) + 1) / 8), computed exactly with BigInteger bit lengths
+    java.math.BigInteger max = java.math.BigInteger.TEN.pow(precision).subtract(java.math.BigInteger.ONE);
+    return (max.bitLength() + 1 + 7) / 8;
+  }
+}

@@ -1,0 +1,636 @@
+package io.sediment.format;
+
+import io.sediment.data.BinaryRows;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.table.data.DecimalData;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.binary.BinaryStringData;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.LocalZonedTimestampType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.conf.ParquetConfiguration;
+import org.apache.parquet.hadoop.api.WriteSupport;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.io.api.RecordConsumer;
+import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
+import org.apache.parquet.schema.MessageType;
+
+/**
+ * Writes Flink {@link RowData} (internal format) to a Parquet {@link RecordConsumer} through a
+ * precomputed array of per-field writers, which also track min/max/null count per column.
+ */
+final class RowDataWriteSupport extends WriteSupport<RowData> {
+
+  private final RowType rowType;
+  private final MessageType schema;
+  private final FieldWriter[] writers;
+  private final int[] notNullPositions;
+  private RecordConsumer consumer;
+  private long rowCount;
+
+  RowDataWriteSupport(RowType rowType) {
+    this.rowType = rowType;
+    this.schema = ParquetSchemas.toParquet(rowType);
+    List<RowType.RowField> fields = rowType.getFields();
+    this.writers = new FieldWriter[fields.size()];
+    for (int i = 0; i < writers.length; i++) {
+      writers[i] = createWriter(fields.get(i).getName(), i, fields.get(i).getType());
+    }
+    this.notNullPositions =
+        java.util.stream.IntStream.range(0, writers.length)
+            .filter(i -> !writers[i].nullable)
+            .toArray();
+  }
+
+  MessageType schema() {
+    return schema;
+  }
+
+  @SuppressWarnings("deprecation") // abstract in parquet, required
+  @Override
+  public WriteContext init(Configuration configuration) {
+    return new WriteContext(schema, new HashMap<>());
+  }
+
+  @Override
+  public WriteContext init(ParquetConfiguration configuration) {
+    return new WriteContext(schema, new HashMap<>());
+  }
+
+  @Override
+  public String getName() {
+    return "sediment";
+  }
+
+  @Override
+  public void prepareForWrite(RecordConsumer recordConsumer) {
+    this.consumer = recordConsumer;
+  }
+
+  /**
+   * Rejects nulls in NOT NULL columns. Called before handing the row to Parquet, whose writer
+   * becomes unusable after an exception in {@link #write}.
+   */
+  void checkNotNull(RowData row) {
+    for (int pos : notNullPositions) {
+      if (row.isNullAt(pos)) {
+        throw new NullPointerException(
+            "Column '" + writers[pos].name + "' is NOT NULL but the row has null: " + row);
+      }
+    }
+  }
+
+  @Override
+  public void write(RowData row) {
+    FieldWriter[] ws = writers;
+    RecordConsumer rc = consumer;
+    rc.startMessage();
+    for (FieldWriter w : ws) {
+      if (row.isNullAt(w.pos)) {
+        w.nullCount++;
+      } else {
+        rc.startField(w.name, w.pos);
+        w.write(rc, row);
+        rc.endField(w.name, w.pos);
+      }
+    }
+    rc.endMessage();
+    rowCount++;
+  }
+
+  long rowCount() {
+    return rowCount;
+  }
+
+  /** Statistics of the rows written so far. */
+  ColumnStats stats() {
+    int n = writers.length;
+    GenericRowData min = new GenericRowData(n);
+    GenericRowData max = new GenericRowData(n);
+    long[] nullCounts = new long[n];
+    for (int i = 0; i < n; i++) {
+      FieldWriter w = writers[i];
+      min.setField(i, w.min());
+      max.setField(i, w.max());
+      nullCounts[i] = w.nullCount;
+    }
+    RowType nullableType = nullable(rowType);
+    BinaryRowData minRow = BinaryRows.toBinary(nullableType, min);
+    BinaryRowData maxRow = BinaryRows.toBinary(nullableType, max);
+    return new ColumnStats(minRow, maxRow, nullCounts);
+  }
+
+  /** The row type with every field nullable (stats fields may be null). */
+  static RowType nullable(RowType type) {
+    LogicalType[] types = new LogicalType[type.getFieldCount()];
+    for (int i = 0; i < types.length; i++) {
+      types[i] = type.getTypeAt(i).copy(true);
+    }
+    return RowType.of(true, types, type.getFieldNames().toArray(new String[0]));
+  }
+
+  // ------------------------------------------------------------------------------------------
+
+  static FieldWriter createWriter(String name, int pos, LogicalType type) {
+    boolean nullable = type.isNullable();
+    switch (type.getTypeRoot()) {
+      case BOOLEAN:
+        return new BooleanWriter(name, pos, nullable);
+      case TINYINT:
+        return new IntWriter(name, pos, nullable, IntKind.BYTE);
+      case SMALLINT:
+        return new IntWriter(name, pos, nullable, IntKind.SHORT);
+      case INTEGER:
+      case DATE:
+      case TIME_WITHOUT_TIME_ZONE:
+        return new IntWriter(name, pos, nullable, IntKind.INT);
+      case BIGINT:
+        return new LongWriter(name, pos, nullable);
+      case FLOAT:
+        return new FloatWriter(name, pos, nullable);
+      case DOUBLE:
+        return new DoubleWriter(name, pos, nullable);
+      case CHAR:
+      case VARCHAR:
+        return new StringWriter(name, pos, nullable);
+      case BINARY:
+      case VARBINARY:
+        return new BytesWriter(name, pos, nullable);
+      case DECIMAL:
+        {
+          DecimalType d = (DecimalType) type;
+          if (d.getPrecision() <= 18) {
+            return new CompactDecimalWriter(name, pos, nullable, d.getPrecision(), d.getScale());
+          }
+          return new BigDecimalWriter(name, pos, nullable, d.getPrecision(), d.getScale());
+        }
+      case TIMESTAMP_WITHOUT_TIME_ZONE:
+        {
+          int p = ((TimestampType) type).getPrecision();
+          return new TimestampWriter(name, pos, nullable, p, ParquetSchemas.timeUnit(p));
+        }
+      case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+        {
+          int p = ((LocalZonedTimestampType) type).getPrecision();
+          return new TimestampWriter(name, pos, nullable, p, ParquetSchemas.timeUnit(p));
+        }
+      default:
+        throw ParquetSchemas.unsupported(name, type);
+    }
+  }
+
+  /** Writes one non-null field of a row and tracks the column's statistics. */
+  abstract static class FieldWriter {
+    final String name;
+    final int pos;
+    final boolean nullable;
+    long nullCount;
+
+    FieldWriter(String name, int pos, boolean nullable) {
+      this.name = name;
+      this.pos = pos;
+      this.nullable = nullable;
+    }
+
+    /** Writes the value at {@link #pos}, which is not null. */
+    abstract void write(RecordConsumer rc, RowData row);
+
+    /** Min over non-null values in internal format, or null if none. */
+    abstract Object min();
+
+    abstract Object max();
+  }
+
+  static final class BooleanWriter extends FieldWriter {
+    private boolean seenFalse;
+    private boolean seenTrue;
+
+    BooleanWriter(String name, int pos, boolean nullable) {
+      super(name, pos, nullable);
+    }
+
+    @Override
+    void write(RecordConsumer rc, RowData row) {
+      boolean v = row.getBoolean(pos);
+      if (v) {
+        seenTrue = true;
+      } else {
+        seenFalse = true;
+      }
+      rc.addBoolean(v);
+    }
+
+    @Override
+    Object min() {
+      return seenFalse ? Boolean.FALSE : seenTrue ? Boolean.TRUE : null;
+    }
+
+    @Override
+    Object max() {
+      return seenTrue ? Boolean.TRUE : seenFalse ? Boolean.FALSE : null;
+    }
+  }
+
+  enum IntKind {
+    BYTE,
+    SHORT,
+    INT
+  }
+
+  static final class IntWriter extends FieldWriter {
+    private final IntKind kind;
+    private boolean seen;
+    private int min;
+    private int max;
+
+    IntWriter(String name, int pos, boolean nullable, IntKind kind) {
+      super(name, pos, nullable);
+      this.kind = kind;
+    }
+
+    @Override
+    void write(RecordConsumer rc, RowData row) {
+      int v;
+      switch (kind) {
+        case BYTE:
+          v = row.getByte(pos);
+          break;
+        case SHORT:
+          v = row.getShort(pos);
+          break;
+        default:
+          v = row.getInt(pos);
+      }
+      if (!seen) {
+        seen = true;
+        min = v;
+        max = v;
+      } else if (v < min) {
+        min = v;
+      } else if (v > max) {
+        max = v;
+      }
+      rc.addInteger(v);
+    }
+
+    private Object box(int v) {
+      switch (kind) {
+        case BYTE:
+          return (byte) v;
+        case SHORT:
+          return (short) v;
+        default:
+          return v;
+      }
+    }
+
+    @Override
+    Object min() {
+      return seen ? box(min) : null;
+    }
+
+    @Override
+    Object max() {
+      return seen ? box(max) : null;
+    }
+  }
+
+  static final class LongWriter extends FieldWriter {
+    private boolean seen;
+    private long min;
+    private long max;
+
+    LongWriter(String name, int pos, boolean nullable) {
+      super(name, pos, nullable);
+    }
+
+    @Override
+    void write(RecordConsumer rc, RowData row) {
+      long v = row.getLong(pos);
+      if (!seen) {
+        seen = true;
+        min = v;
+        max = v;
+      } else if (v < min) {
+        min = v;
+      } else if (v > max) {
+        max = v;
+      }
+      rc.addLong(v);
+    }
+
+    @Override
+    Object min() {
+      return seen ? min : null;
+    }
+
+    @Override
+    Object max() {
+      return seen ? max : null;
+    }
+  }
+
+  static final class FloatWriter extends FieldWriter {
+    private boolean seen;
+    private float min;
+    private float max;
+
+    FloatWriter(String name, int pos, boolean nullable) {
+      super(name, pos, nullable);
+    }
+
+    @Override
+    void write(RecordConsumer rc, RowData row) {
+      float v = row.getFloat(pos);
+      if (!seen) {
+        seen = true;
+        min = v;
+        max = v;
+      } else if (Float.compare(v, min) < 0) {
+        min = v;
+      } else if (Float.compare(v, max) > 0) {
+        max = v;
+      }
+      rc.addFloat(v);
+    }
+
+    @Override
+    Object min() {
+      return seen ? min : null;
+    }
+
+    @Override
+    Object max() {
+      return seen ? max : null;
+    }
+  }
+
+  static final class DoubleWriter extends FieldWriter {
+    private boolean seen;
+    private double min;
+    private double max;
+
+    DoubleWriter(String name, int pos, boolean nullable) {
+      super(name, pos, nullable);
+    }
+
+    @Override
+    void write(RecordConsumer rc, RowData row) {
+      double v = row.getDouble(pos);
+      if (!seen) {
+        seen = true;
+        min = v;
+        max = v;
+      } else if (Double.compare(v, min) < 0) {
+        min = v;
+      } else if (Double.compare(v, max) > 0) {
+        max = v;
+      }
+      rc.addDouble(v);
+    }
+
+    @Override
+    Object min() {
+      return seen ? min : null;
+    }
+
+    @Override
+    Object max() {
+      return seen ? max : null;
+    }
+  }
+
+  /** Unsigned lexicographic min/max over byte ranges; keeps private copies of the bounds. */
+  abstract static class ByteRangeWriter extends FieldWriter {
+    private byte[] min;
+    private byte[] max;
+
+    ByteRangeWriter(String name, int pos, boolean nullable) {
+      super(name, pos, nullable);
+    }
+
+    final void update(byte[] bytes, int off, int len) {
+      if (min == null) {
+        min = Arrays.copyOfRange(bytes, off, off + len);
+        max = min;
+      } else if (Arrays.compareUnsigned(bytes, off, off + len, min, 0, min.length) < 0) {
+        min = Arrays.copyOfRange(bytes, off, off + len);
+      } else if (Arrays.compareUnsigned(bytes, off, off + len, max, 0, max.length) > 0) {
+        max = Arrays.copyOfRange(bytes, off, off + len);
+      }
+    }
+
+    final byte[] minBytes() {
+      return min;
+    }
+
+    final byte[] maxBytes() {
+      return max;
+    }
+  }
+
+  static final class StringWriter extends ByteRangeWriter {
+    StringWriter(String name, int pos, boolean nullable) {
+      super(name, pos, nullable);
+    }
+
+    @Override
+    void write(RecordConsumer rc, RowData row) {
+      StringData s = row.getString(pos);
+      if (s instanceof BinaryStringData bs && bs.getBinarySection() != null) {
+        MemorySegment[] segments = bs.getSegments();
+        if (segments.length == 1 && !segments[0].isOffHeap()) {
+          // zero-copy: point Parquet at the row's own bytes (it copies what it retains)
+          byte[] heap = segments[0].getArray();
+          int off = bs.getOffset();
+          int len = bs.getSizeInBytes();
+          update(heap, off, len);
+          rc.addBinary(Binary.fromReusedByteArray(heap, off, len));
+          return;
+        }
+      }
+      byte[] bytes = s.toBytes();
+      update(bytes, 0, bytes.length);
+      rc.addBinary(Binary.fromReusedByteArray(bytes));
+    }
+
+    @Override
+    Object min() {
+      return minBytes() == null ? null : StringData.fromBytes(minBytes());
+    }
+
+    @Override
+    Object max() {
+      return maxBytes() == null ? null : StringData.fromBytes(maxBytes());
+    }
+  }
+
+  static final class BytesWriter extends ByteRangeWriter {
+    BytesWriter(String name, int pos, boolean nullable) {
+      super(name, pos, nullable);
+    }
+
+    @Override
+    void write(RecordConsumer rc, RowData row) {
+      byte[] bytes = row.getBinary(pos);
+      update(bytes, 0, bytes.length);
+      rc.addBinary(Binary.fromReusedByteArray(bytes));
+    }
+
+    @Override
+    Object min() {
+      return minBytes() == null ? null : minBytes().clone();
+    }
+
+    @Override
+    Object max() {
+      return maxBytes() == null ? null : maxBytes().clone();
+    }
+  }
+
+  /** DECIMAL with precision up to 18: INT32 (p &lt;= 9) or INT64 unscaled values. */
+  static final class CompactDecimalWriter extends FieldWriter {
+    private final int precision;
+    private final int scale;
+    private final boolean int32;
+    private boolean seen;
+    private long min;
+    private long max;
+
+    CompactDecimalWriter(String name, int pos, boolean nullable, int precision, int scale) {
+      super(name, pos, nullable);
+      this.precision = precision;
+      this.scale = scale;
+      this.int32 = precision <= 9;
+    }
+
+    @Override
+    void write(RecordConsumer rc, RowData row) {
+      long v = row.getDecimal(pos, precision, scale).toUnscaledLong();
+      if (!seen) {
+        seen = true;
+        min = v;
+        max = v;
+      } else if (v < min) {
+        min = v;
+      } else if (v > max) {
+        max = v;
+      }
+      if (int32) {
+        rc.addInteger((int) v);
+      } else {
+        rc.addLong(v);
+      }
+    }
+
+    @Override
+    Object min() {
+      return seen ? DecimalData.fromUnscaledLong(min, precision, scale) : null;
+    }
+
+    @Override
+    Object max() {
+      return seen ? DecimalData.fromUnscaledLong(max, precision, scale) : null;
+    }
+  }
+
+  /** DECIMAL with precision above 18: big-endian two's complement FIXED_LEN_BYTE_ARRAY. */
+  static final class BigDecimalWriter extends FieldWriter {
+    private final int precision;
+    private final int scale;
+    private final byte[] buffer;
+    private DecimalData min;
+    private DecimalData max;
+
+    BigDecimalWriter(String name, int pos, boolean nullable, int precision, int scale) {
+      super(name, pos, nullable);
+      this.precision = precision;
+      this.scale = scale;
+      this.buffer = new byte[ParquetSchemas.decimalFixedLength(precision)];
+    }
+
+    @Override
+    void write(RecordConsumer rc, RowData row) {
+      DecimalData d = row.getDecimal(pos, precision, scale);
+      if (min == null) {
+        min = d.copy();
+        max = min;
+      } else if (d.compareTo(min) < 0) {
+        min = d.copy();
+      } else if (d.compareTo(max) > 0) {
+        max = d.copy();
+      }
+      byte[] unscaled = d.toUnscaledBytes();
+      int pad = buffer.length - unscaled.length;
+      if (pad < 0) {
+        throw new IllegalArgumentException(
+            "Decimal value " + d + " does not fit DECIMAL(" + precision + ", " + scale
+                + ") of column '" + name + "'");
+      }
+      byte fill = unscaled.length > 0 && unscaled[0] < 0 ? (byte) -1 : 0;
+      Arrays.fill(buffer, 0, pad, fill);
+      System.arraycopy(unscaled, 0, buffer, pad, unscaled.length);
+      rc.addBinary(Binary.fromReusedByteArray(buffer));
+    }
+
+    @Override
+    Object min() {
+      return min;
+    }
+
+    @Override
+    Object max() {
+      return max;
+    }
+  }
+
+  static final class TimestampWriter extends FieldWriter {
+    private final int precision;
+    private final TimeUnit unit;
+    private boolean seen;
+    private long min;
+    private long max;
+
+    TimestampWriter(String name, int pos, boolean nullable, int precision, TimeUnit unit) {
+      super(name, pos, nullable);
+      this.precision = precision;
+      this.unit = unit;
+    }
+
+    @Override
+    void write(RecordConsumer rc, RowData row) {
+      TimestampData ts = row.getTimestamp(pos, precision);
+      long v = Timestamps.toLong(ts, unit);
+      if (!seen) {
+        seen = true;
+        min = v;
+        max = v;
+      } else if (v < min) {
+        min = v;
+      } else if (v > max) {
+        max = v;
+      }
+      rc.addLong(v);
+    }
+
+    @Override
+    Object min() {
+      return seen ? Timestamps.fromLong(min, unit) : null;
+    }
+
+    @Override
+    Object max() {
+      return seen ? Timestamps.fromLong(max, unit) : null;
+    }
+  }
+}

@@ -1,0 +1,52 @@
+package io.sediment.format;
+
+import org.apache.flink.table.data.TimestampData;
+import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
+
+/** Conversions between {@link TimestampData} and Parquet INT64 timestamps. */
+final class Timestamps {
+
+  private Timestamps() {}
+
+  /** Epoch value in {@code unit}; sub-unit digits are truncated (floor). */
+  static long toLong(TimestampData ts, TimeUnit unit) {
+    long millis = ts.getMillisecond();
+    int nanoOfMilli = ts.getNanoOfMillisecond(); // always 0..999_999
+    switch (unit) {
+      case MILLIS:
+        return millis;
+      case MICROS:
+        return scale(millis, 1_000L, nanoOfMilli / 1_000);
+      case NANOS:
+        return scale(millis, 1_000_000L, nanoOfMilli);
+      default:
+        throw new IllegalStateException(String.valueOf(unit));
+    }
+  }
+
+  /**
+   * {@code millis * factor + fraction} (0 &lt;= fraction &lt; factor) without intermediate
+   * overflow near Long.MIN_VALUE; throws ArithmeticException if the result does not fit.
+   */
+  private static long scale(long millis, long factor, long fraction) {
+    if (millis >= 0) {
+      return Math.addExact(Math.multiplyExact(millis, factor), fraction);
+    }
+    return Math.addExact(Math.multiplyExact(millis + 1, factor), fraction - factor);
+  }
+
+  static TimestampData fromLong(long value, TimeUnit unit) {
+    switch (unit) {
+      case MILLIS:
+        return TimestampData.fromEpochMillis(value);
+      case MICROS:
+        return TimestampData.fromEpochMillis(
+            Math.floorDiv(value, 1_000L), (int) Math.floorMod(value, 1_000L) * 1_000);
+      case NANOS:
+        return TimestampData.fromEpochMillis(
+            Math.floorDiv(value, 1_000_000L), (int) Math.floorMod(value, 1_000_000L));
+      default:
+        throw new IllegalStateException(String.valueOf(unit));
+    }
+  }
+}

@@ -1,0 +1,177 @@
+package io.sediment.fs;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.apache.flink.core.fs.FileStatus;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
+
+/**
+ * File access for one warehouse through Flink's {@link FileSystem}, so every scheme Flink has a
+ * file system for works (local, S3, HDFS, OSS, GCS through Flink plugins).
+ *
+ * <p>Adds the one primitive the commit protocol needs beyond Flink's API: {@link
+ * #tryCreateExclusive}, an atomic create-if-absent. On the local file system it publishes a fully
+ * written temporary file with a hard link, which fails atomically when the target exists ({@code
+ * rename} would overwrite). On other file systems it uses {@code rename}, which is atomic and
+ * refuses an existing target on HDFS-like systems; see docs/operations.md for object stores.
+ */
+public final class FileIO implements Serializable {
+
+  private static final long serialVersionUID = 1L;
+
+  private final String scheme;
+
+  private FileIO(String scheme) {
+    this.scheme = scheme;
+  }
+
+  /** The file IO for the file system of {@code path}. */
+  public static FileIO of(Path path) {
+    return new FileIO(path.toUri().getScheme() == null ? "file" : path.toUri().getScheme());
+  }
+
+  public FileSystem fs(Path path) {
+    try {
+      return path.getFileSystem();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot open the file system of " + path, e);
+    }
+  }
+
+  public boolean isLocal() {
+    return "file".equals(scheme);
+  }
+
+  public boolean exists(Path path) throws IOException {
+    return fs(path).exists(path);
+  }
+
+  public void mkdirs(Path path) throws IOException {
+    if (!fs(path).mkdirs(path)) {
+      throw new IOException("Cannot create directory " + path);
+    }
+  }
+
+  /** Deletes a file or a directory tree; true if something was deleted. */
+  public boolean delete(Path path, boolean recursive) throws IOException {
+    return fs(path).delete(path, recursive);
+  }
+
+  /** Files and directories directly under {@code dir}; empty when it does not exist. */
+  public List<FileStatus> list(Path dir) throws IOException {
+    FileSystem fs = fs(dir);
+    if (!fs.exists(dir)) {
+      return List.of();
+    }
+    FileStatus[] st = fs.listStatus(dir);
+    return st == null ? List.of() : List.of(st);
+  }
+
+  public byte[] readBytes(Path path) throws IOException {
+    try (InputStream in = fs(path).open(path)) {
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      in.transferTo(out);
+      return out.toByteArray();
+    }
+  }
+
+  public String readUtf8(Path path) throws IOException {
+    return new String(readBytes(path), StandardCharsets.UTF_8);
+  }
+
+  /** Writes a new file; fails if it exists. Not atomic: readers may see a partial file. */
+  public void writeNew(Path path, byte[] content) throws IOException {
+    try (OutputStream out = fs(path).create(path, FileSystem.WriteMode.NO_OVERWRITE)) {
+      out.write(content);
+    }
+  }
+
+  /**
+   * Atomically creates {@code target} with {@code content} unless it exists. Readers never see a
+   * partial file. Returns false, changing nothing, when the target already exists.
+   */
+  public boolean tryCreateExclusive(Path target, byte[] content) throws IOException {
+    Path tmp = new Path(target.getParent(), "." + target.getName() + "." + UUID.randomUUID() + ".tmp");
+    writeNew(tmp, content);
+    try {
+      if (isLocal()) {
+        try {
+          Files.createLink(Paths.get(target.toUri()), Paths.get(tmp.toUri()));
+          return true;
+        } catch (FileAlreadyExistsException e) {
+          return false;
+        }
+      }
+      FileSystem fs = fs(target);
+      if (fs.exists(target)) {
+        return false;
+      }
+      return fs.rename(tmp, target);
+    } finally {
+      deleteQuietly(tmp);
+    }
+  }
+
+  /** Replaces a small hint file (best effort, last writer wins): write then rename over. */
+  public void overwriteHint(Path target, String content) throws IOException {
+    Path tmp = new Path(target.getParent(), "." + target.getName() + "." + UUID.randomUUID() + ".tmp");
+    writeNew(tmp, content.getBytes(StandardCharsets.UTF_8));
+    try {
+      if (isLocal()) {
+        Files.move(
+            Paths.get(tmp.toUri()),
+            Paths.get(target.toUri()),
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+            java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      } else {
+        FileSystem fs = fs(target);
+        fs.delete(target, false);
+        fs.rename(tmp, target);
+      }
+    } finally {
+      deleteQuietly(tmp);
+    }
+  }
+
+  /** Deletes a file, ignoring errors; returns the error, if any, for callers that report it. */
+  public IOException deleteQuietly(Path path) {
+    try {
+      fs(path).delete(path, false);
+      return null;
+    } catch (IOException e) {
+      return e;
+    } catch (RuntimeException e) {
+      return new IOException(e);
+    }
+  }
+
+  /** Deletes every path; returns the errors (empty when all went). */
+  public List<IOException> deleteAll(Iterable<Path> paths) {
+    List<IOException> errors = new ArrayList<>();
+    for (Path p : paths) {
+      try {
+        FileSystem fs = fs(p);
+        if (!fs.delete(p, false) && fs.exists(p)) {
+          errors.add(new IOException("Could not delete " + p));
+        }
+      } catch (IOException e) {
+        errors.add(e);
+      } catch (RuntimeException e) {
+        errors.add(new IOException("Could not delete " + p, e));
+      }
+    }
+    return errors;
+  }
+}

@@ -1,0 +1,216 @@
+package io.sediment.manifest;
+
+import io.sediment.data.BinaryRows;
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.io.Serializable;
+import java.util.Arrays;
+import java.util.Objects;
+import org.apache.flink.table.data.binary.BinaryRowData;
+
+/**
+ * Metadata of one data file, as recorded in manifests and carried in commit messages. Immutable.
+ *
+ * <p>Keys and value statistics are {@link BinaryRowData} rows: {@code minKey}/{@code maxKey} over
+ * the primary key (empty rows for append tables), {@code minValues}/{@code maxValues} over all
+ * columns of the table (a field is null when unknown or when every value is null).
+ */
+public final class DataFileMeta implements Serializable {
+
+  private static final long serialVersionUID = 1L;
+
+  private final String fileName;
+  private final long fileSize;
+  private final long rowCount;
+  private transient BinaryRowData minKey;
+  private transient BinaryRowData maxKey;
+  private transient BinaryRowData minValues;
+  private transient BinaryRowData maxValues;
+  private final long[] nullCounts;
+  private final long minSequenceNumber;
+  private final long maxSequenceNumber;
+  private final long schemaId;
+  private final int level;
+  private final long creationTimeMillis;
+  private final FileSource source;
+  private final long deleteRowCount;
+
+  public DataFileMeta(
+      String fileName,
+      long fileSize,
+      long rowCount,
+      BinaryRowData minKey,
+      BinaryRowData maxKey,
+      BinaryRowData minValues,
+      BinaryRowData maxValues,
+      long[] nullCounts,
+      long minSequenceNumber,
+      long maxSequenceNumber,
+      long schemaId,
+      int level,
+      long creationTimeMillis,
+      FileSource source,
+      long deleteRowCount) {
+    this.fileName = Objects.requireNonNull(fileName);
+    this.fileSize = fileSize;
+    this.rowCount = rowCount;
+    this.minKey = Objects.requireNonNull(minKey);
+    this.maxKey = Objects.requireNonNull(maxKey);
+    this.minValues = Objects.requireNonNull(minValues);
+    this.maxValues = Objects.requireNonNull(maxValues);
+    this.nullCounts = Objects.requireNonNull(nullCounts);
+    this.minSequenceNumber = minSequenceNumber;
+    this.maxSequenceNumber = maxSequenceNumber;
+    this.schemaId = schemaId;
+    this.level = level;
+    this.creationTimeMillis = creationTimeMillis;
+    this.source = Objects.requireNonNull(source);
+    this.deleteRowCount = deleteRowCount;
+  }
+
+  public String fileName() {
+    return fileName;
+  }
+
+  public long fileSize() {
+    return fileSize;
+  }
+
+  public long rowCount() {
+    return rowCount;
+  }
+
+  public BinaryRowData minKey() {
+    return minKey;
+  }
+
+  public BinaryRowData maxKey() {
+    return maxKey;
+  }
+
+  public BinaryRowData minValues() {
+    return minValues;
+  }
+
+  public BinaryRowData maxValues() {
+    return maxValues;
+  }
+
+  public long[] nullCounts() {
+    return nullCounts;
+  }
+
+  public long minSequenceNumber() {
+    return minSequenceNumber;
+  }
+
+  public long maxSequenceNumber() {
+    return maxSequenceNumber;
+  }
+
+  public long schemaId() {
+    return schemaId;
+  }
+
+  public int level() {
+    return level;
+  }
+
+  public long creationTimeMillis() {
+    return creationTimeMillis;
+  }
+
+  public FileSource source() {
+    return source;
+  }
+
+  public long deleteRowCount() {
+    return deleteRowCount;
+  }
+
+  /** The same file at another level (compaction may move a file up without rewriting it). */
+  public DataFileMeta upgrade(int newLevel) {
+    return new DataFileMeta(
+        fileName, fileSize, rowCount, minKey, maxKey, minValues, maxValues, nullCounts,
+        minSequenceNumber, maxSequenceNumber, schemaId, newLevel, creationTimeMillis, source,
+        deleteRowCount);
+  }
+
+  private void writeObject(ObjectOutputStream out) throws IOException {
+    out.defaultWriteObject();
+    writeRow(out, minKey);
+    writeRow(out, maxKey);
+    writeRow(out, minValues);
+    writeRow(out, maxValues);
+  }
+
+  private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+    in.defaultReadObject();
+    minKey = readRow(in);
+    maxKey = readRow(in);
+    minValues = readRow(in);
+    maxValues = readRow(in);
+  }
+
+  static void writeRow(ObjectOutputStream out, BinaryRowData row) throws IOException {
+    byte[] bytes = BinaryRows.toBytes(row);
+    out.writeInt(row.getArity());
+    out.writeInt(bytes.length);
+    out.write(bytes);
+  }
+
+  static BinaryRowData readRow(ObjectInputStream in) throws IOException {
+    int arity = in.readInt();
+    byte[] bytes = new byte[in.readInt()];
+    in.readFully(bytes);
+    return BinaryRows.fromBytes(arity, bytes);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof DataFileMeta)) {
+      return false;
+    }
+    DataFileMeta that = (DataFileMeta) o;
+    return fileName.equals(that.fileName)
+        && fileSize == that.fileSize
+        && rowCount == that.rowCount
+        && level == that.level
+        && minSequenceNumber == that.minSequenceNumber
+        && maxSequenceNumber == that.maxSequenceNumber
+        && schemaId == that.schemaId
+        && creationTimeMillis == that.creationTimeMillis
+        && source == that.source
+        && deleteRowCount == that.deleteRowCount
+        && minKey.equals(that.minKey)
+        && maxKey.equals(that.maxKey)
+        && minValues.equals(that.minValues)
+        && maxValues.equals(that.maxValues)
+        && Arrays.equals(nullCounts, that.nullCounts);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(fileName, fileSize, level);
+  }
+
+  @Override
+  public String toString() {
+    return "DataFileMeta{"
+        + fileName
+        + ", size="
+        + fileSize
+        + ", rows="
+        + rowCount
+        + ", level="
+        + level
+        + ", seq=["
+        + minSequenceNumber
+        + ","
+        + maxSequenceNumber
+        + "], source="
+        + source
+        + "}";
+  }
+}

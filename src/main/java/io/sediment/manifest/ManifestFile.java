@@ -1,0 +1,267 @@
+package io.sediment.manifest;
+
+import io.sediment.data.BinaryRows;
+import io.sediment.format.DataFileReader;
+import io.sediment.format.DataFileWriter;
+import io.sediment.format.FileFormatOptions;
+import io.sediment.format.WrittenFile;
+import io.sediment.fs.FileIO;
+import io.sediment.predicate.Predicate;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.function.Consumer;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarBinaryType;
+import org.apache.flink.table.types.logical.VarCharType;
+
+/**
+ * Reads and writes manifest files: Parquet files of {@link ManifestEntry} rows (layout in
+ * docs/spec.md). Writing rolls to a new file at the manifest target size; reading can skip entries
+ * of partitions a filter excludes.
+ */
+public final class ManifestFile {
+
+  /** The Parquet row layout of a manifest entry. */
+  public static final RowType ENTRY_TYPE =
+      RowType.of(
+          new org.apache.flink.table.types.logical.LogicalType[] {
+            new IntType(false), // kind
+            new VarBinaryType(false, VarBinaryType.MAX_LENGTH), // partition
+            new IntType(false), // bucket
+            new IntType(false), // total_buckets
+            new VarCharType(false, VarCharType.MAX_LENGTH), // file_name
+            new BigIntType(false), // file_size
+            new BigIntType(false), // row_count
+            new VarBinaryType(false, VarBinaryType.MAX_LENGTH), // min_key
+            new VarBinaryType(false, VarBinaryType.MAX_LENGTH), // max_key
+            new VarBinaryType(false, VarBinaryType.MAX_LENGTH), // min_values
+            new VarBinaryType(false, VarBinaryType.MAX_LENGTH), // max_values
+            new VarBinaryType(false, VarBinaryType.MAX_LENGTH), // null_counts
+            new BigIntType(false), // min_sequence_number
+            new BigIntType(false), // max_sequence_number
+            new BigIntType(false), // schema_id
+            new IntType(false), // level
+            new BigIntType(false), // creation_time_millis
+            new IntType(false), // source
+            new BigIntType(false) // delete_row_count
+          },
+          new String[] {
+            "kind", "partition", "bucket", "total_buckets", "file_name", "file_size", "row_count",
+            "min_key", "max_key", "min_values", "max_values", "null_counts",
+            "min_sequence_number", "max_sequence_number", "schema_id", "level",
+            "creation_time_millis", "source", "delete_row_count"
+          });
+
+  private final FileIO fileIO;
+  private final TablePaths paths;
+  private final RowType partitionType;
+  private final int keyArity;
+  private final int valueArity;
+  private final long schemaId;
+  private final long targetFileSize;
+
+  public ManifestFile(
+      FileIO fileIO,
+      TablePaths paths,
+      RowType partitionType,
+      int keyArity,
+      int valueArity,
+      long schemaId,
+      long targetFileSize) {
+    this.fileIO = fileIO;
+    this.paths = paths;
+    this.partitionType = partitionType;
+    this.keyArity = keyArity;
+    this.valueArity = valueArity;
+    this.schemaId = schemaId;
+    this.targetFileSize = targetFileSize;
+  }
+
+  /** Writes entries in order, rolling at the target size; returns the manifests written. */
+  public List<ManifestFileMeta> write(List<ManifestEntry> entries) throws IOException {
+    List<ManifestFileMeta> out = new ArrayList<>();
+    Rolling rolling = new Rolling(out);
+    try {
+      for (ManifestEntry e : entries) {
+        rolling.write(e);
+      }
+      rolling.finish();
+    } catch (IOException | RuntimeException e) {
+      rolling.abort();
+      delete(out);
+      throw e;
+    }
+    return out;
+  }
+
+  /** Deletes manifest files (best effort, used when a commit attempt is abandoned). */
+  public void delete(List<ManifestFileMeta> metas) {
+    for (ManifestFileMeta m : metas) {
+      fileIO.deleteQuietly(paths.manifest(m.fileName()));
+    }
+  }
+
+  /**
+   * Reads the entries of one manifest, handing each whose partition may match {@code
+   * partitionFilter} (on the partition type; null for all) to {@code sink}.
+   */
+  public void read(String fileName, Predicate partitionFilter, Consumer<ManifestEntry> sink)
+      throws IOException {
+    try (DataFileReader reader = DataFileReader.open(paths.manifest(fileName), ENTRY_TYPE, null)) {
+      RowData row;
+      while ((row = reader.next()) != null) {
+        BinaryRowData partition = BinaryRows.fromBytes(partitionType.getFieldCount(), row.getBinary(1));
+        if (partitionFilter != null && !partitionFilter.test(partition)) {
+          continue;
+        }
+        sink.accept(toEntry(row, partition));
+      }
+    }
+  }
+
+  public List<ManifestEntry> read(String fileName) throws IOException {
+    List<ManifestEntry> out = new ArrayList<>();
+    read(fileName, null, out::add);
+    return out;
+  }
+
+  private ManifestEntry toEntry(RowData row, BinaryRowData partition) {
+    DataFileMeta file =
+        new DataFileMeta(
+            row.getString(4).toString(),
+            row.getLong(5),
+            row.getLong(6),
+            BinaryRows.fromBytes(keyArity, row.getBinary(7)),
+            BinaryRows.fromBytes(keyArity, row.getBinary(8)),
+            BinaryRows.fromBytes(valueArity, row.getBinary(9)),
+            BinaryRows.fromBytes(valueArity, row.getBinary(10)),
+            decodeLongs(row.getBinary(11)),
+            row.getLong(12),
+            row.getLong(13),
+            row.getLong(14),
+            row.getInt(15),
+            row.getLong(16),
+            FileSource.values()[row.getInt(17)],
+            row.getLong(18));
+    return new ManifestEntry(FileKind.fromCode(row.getInt(0)), partition, row.getInt(2), row.getInt(3), file);
+  }
+
+  private static RowData toRow(ManifestEntry e) {
+    DataFileMeta f = e.file();
+    return GenericRowData.of(
+        (int) e.kind().code(),
+        BinaryRows.toBytes(e.partition()),
+        e.bucket(),
+        e.totalBuckets(),
+        StringData.fromString(f.fileName()),
+        f.fileSize(),
+        f.rowCount(),
+        BinaryRows.toBytes(f.minKey()),
+        BinaryRows.toBytes(f.maxKey()),
+        BinaryRows.toBytes(f.minValues()),
+        BinaryRows.toBytes(f.maxValues()),
+        encodeLongs(f.nullCounts()),
+        f.minSequenceNumber(),
+        f.maxSequenceNumber(),
+        f.schemaId(),
+        f.level(),
+        f.creationTimeMillis(),
+        f.source().ordinal(),
+        f.deleteRowCount());
+  }
+
+  /** Big-endian 8-byte longs, as null counts are stored. */
+  public static byte[] encodeLongs(long[] values) {
+    ByteBuffer buf = ByteBuffer.allocate(values.length * 8);
+    for (long v : values) {
+      buf.putLong(v);
+    }
+    return buf.array();
+  }
+
+  public static long[] decodeLongs(byte[] bytes) {
+    ByteBuffer buf = ByteBuffer.wrap(bytes);
+    long[] out = new long[bytes.length / 8];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = buf.getLong();
+    }
+    return out;
+  }
+
+  static String newName(String prefix) {
+    return prefix + "-" + UUID.randomUUID();
+  }
+
+  /** Writes entries to manifest files, starting a new one at the target size. */
+  private final class Rolling {
+    private final List<ManifestFileMeta> out;
+    private DataFileWriter writer;
+    private String name;
+    private RowStatsCollector partitionStats;
+    private long added;
+    private long deleted;
+
+    Rolling(List<ManifestFileMeta> out) {
+      this.out = out;
+    }
+
+    void write(ManifestEntry e) throws IOException {
+      if (writer == null) {
+        name = newName("manifest");
+        writer =
+            DataFileWriter.create(paths.manifest(name), ENTRY_TYPE, FileFormatOptions.defaults());
+        partitionStats = new RowStatsCollector(partitionType);
+        added = 0;
+        deleted = 0;
+      }
+      writer.write(toRow(e));
+      partitionStats.add(e.partition());
+      if (e.kind() == FileKind.ADD) {
+        added++;
+      } else {
+        deleted++;
+      }
+      if (writer.estimatedLength() >= targetFileSize) {
+        finish();
+      }
+    }
+
+    void finish() throws IOException {
+      if (writer == null) {
+        return;
+      }
+      WrittenFile written = writer.finish();
+      writer = null;
+      out.add(
+          new ManifestFileMeta(
+              name,
+              written.fileSize(),
+              added,
+              deleted,
+              partitionStats.min(),
+              partitionStats.max(),
+              partitionStats.nullCounts(),
+              schemaId));
+    }
+
+    void abort() {
+      if (writer != null) {
+        try {
+          writer.close();
+        } catch (IOException ignored) {
+          // close() of an unfinished writer deletes the partial file
+        }
+        writer = null;
+      }
+    }
+  }
+}

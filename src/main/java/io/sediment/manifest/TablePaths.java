@@ -1,0 +1,105 @@
+package io.sediment.manifest;
+
+import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.flink.core.fs.Path;
+
+/**
+ * Where each kind of file of a table lives (see docs/spec.md):
+ *
+ * <pre>
+ * &lt;table&gt;/schema/schema-&lt;id&gt;
+ * &lt;table&gt;/snapshot/snapshot-&lt;id&gt;, LATEST, EARLIEST
+ * &lt;table&gt;/manifest/manifest-list-&lt;uuid&gt;, manifest-&lt;uuid&gt;
+ * &lt;table&gt;/index/
+ * &lt;table&gt;/&lt;k1=v1&gt;/&lt;k2=v2&gt;/bucket-&lt;n&gt;/data-&lt;uuid&gt;-&lt;n&gt;.parquet
+ * </pre>
+ */
+public final class TablePaths implements Serializable {
+
+  private static final long serialVersionUID = 1L;
+
+  /** Directory name of a null partition value. */
+  public static final String DEFAULT_PARTITION = "__DEFAULT_PARTITION__";
+
+  private final String root;
+
+  public TablePaths(Path root) {
+    this.root = root.toString();
+  }
+
+  public Path root() {
+    return new Path(root);
+  }
+
+  public Path schemaDir() {
+    return new Path(root, "schema");
+  }
+
+  public Path schema(long id) {
+    return new Path(schemaDir(), "schema-" + id);
+  }
+
+  public Path snapshotDir() {
+    return new Path(root, "snapshot");
+  }
+
+  public Path snapshot(long id) {
+    return new Path(snapshotDir(), "snapshot-" + id);
+  }
+
+  public Path manifestDir() {
+    return new Path(root, "manifest");
+  }
+
+  public Path manifest(String name) {
+    return new Path(manifestDir(), name);
+  }
+
+  public Path indexDir() {
+    return new Path(root, "index");
+  }
+
+  public Path index(String name) {
+    return new Path(indexDir(), name);
+  }
+
+  /** Directory of one bucket of one partition; {@code partitionPath} is "" when unpartitioned. */
+  public Path bucketDir(String partitionPath, int bucket) {
+    String rel = partitionPath.isEmpty() ? "bucket-" + bucket : partitionPath + "/bucket-" + bucket;
+    return new Path(root, rel);
+  }
+
+  public Path dataFile(String partitionPath, int bucket, String fileName) {
+    return new Path(bucketDir(partitionPath, bucket), fileName);
+  }
+
+  /** {@code k1=v1/k2=v2} with names and values escaped as Hive does; "" for no keys. */
+  public static String partitionPath(List<String> keys, List<String> values) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < keys.size(); i++) {
+      if (i > 0) {
+        sb.append('/');
+      }
+      String v = values.get(i);
+      sb.append(escape(keys.get(i))).append('=').append(v == null ? DEFAULT_PARTITION : escape(v));
+    }
+    return sb.toString();
+  }
+
+  /** Percent-escapes characters that cannot stand in a path segment (and '%' itself). */
+  public static String escape(String s) {
+    StringBuilder sb = new StringBuilder(s.length());
+    for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
+      int c = b & 0xff;
+      if (c < 0x20 || c >= 0x7f || "\"#%'*/:=?\\{[]^".indexOf(c) >= 0) {
+        sb.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+            .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
+      } else {
+        sb.append((char) c);
+      }
+    }
+    return sb.toString();
+  }
+}

@@ -1,0 +1,559 @@
+package io.sediment.schema;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
+
+/**
+ * Every table option Sediment knows, with its default and meaning, and the typed view of one
+ * table's options. Unknown keys and values that do not parse or fall outside the allowed range are
+ * rejected by {@link #validate(Map)} with a message that names the key and what is allowed.
+ *
+ * <p>docs/configuration.md is the user-facing copy of this list; keep them in step.
+ */
+public final class TableOptions implements java.io.Serializable {
+
+  private static final long serialVersionUID = 1L;
+
+  // ---- layout -----------------------------------------------------------------------------
+
+  public static final ConfigOption<Integer> BUCKET =
+      ConfigOptions.key("bucket")
+          .intType()
+          .defaultValue(-1)
+          .withDescription(
+              "Number of buckets per partition. -1: no buckets (append tables only; files are"
+                  + " spread freely). N > 0: rows are hashed on the bucket key into N buckets.");
+
+  public static final ConfigOption<String> BUCKET_KEY =
+      ConfigOptions.key("bucket-key")
+          .stringType()
+          .noDefaultValue()
+          .withDescription(
+              "Comma-separated columns hashed to choose a bucket. Default: the primary key minus"
+                  + " partition keys for primary-key tables; required for append tables with"
+                  + " bucket > 0 unless all non-partition columns should be hashed.");
+
+  // ---- files ------------------------------------------------------------------------------
+
+  public static final ConfigOption<String> FILE_COMPRESSION =
+      ConfigOptions.key("file.compression")
+          .stringType()
+          .defaultValue("zstd")
+          .withDescription(
+              "Compression of data files: zstd, snappy, gzip, lz4_raw or uncompressed.");
+
+  public static final ConfigOption<Integer> FILE_COMPRESSION_ZSTD_LEVEL =
+      ConfigOptions.key("file.compression.zstd-level")
+          .intType()
+          .defaultValue(1)
+          .withDescription("Zstandard level (1-22) when file.compression is zstd.");
+
+  public static final ConfigOption<MemorySize> PARQUET_ROW_GROUP_SIZE =
+      ConfigOptions.key("parquet.row-group-size")
+          .memoryType()
+          .defaultValue(MemorySize.parse("128 mb"))
+          .withDescription("Target size of a Parquet row group.");
+
+  public static final ConfigOption<MemorySize> PARQUET_PAGE_SIZE =
+      ConfigOptions.key("parquet.page-size")
+          .memoryType()
+          .defaultValue(MemorySize.parse("1 mb"))
+          .withDescription("Target size of a Parquet page.");
+
+  public static final ConfigOption<Boolean> PARQUET_DICTIONARY =
+      ConfigOptions.key("parquet.enable-dictionary")
+          .booleanType()
+          .defaultValue(true)
+          .withDescription("Whether Parquet dictionary encoding is used.");
+
+  public static final ConfigOption<MemorySize> TARGET_FILE_SIZE =
+      ConfigOptions.key("target-file-size")
+          .memoryType()
+          .defaultValue(MemorySize.parse("128 mb"))
+          .withDescription(
+              "Size at which writers and compaction roll to a new data file; compaction packs"
+                  + " small files into groups of about this size.");
+
+  // ---- compaction -------------------------------------------------------------------------
+
+  public static final ConfigOption<Double> COMPACTION_SMALL_FILE_RATIO =
+      ConfigOptions.key("compaction.small-file-ratio")
+          .doubleType()
+          .defaultValue(0.75)
+          .withDescription(
+              "A data file is small, and a candidate for minor compaction, when it is smaller"
+                  + " than target-file-size x this ratio (0 < ratio <= 1).");
+
+  public static final ConfigOption<Integer> COMPACTION_MIN_FILE_NUM =
+      ConfigOptions.key("compaction.min.file-num")
+          .intType()
+          .defaultValue(5)
+          .withDescription(
+              "Minor compaction of an append table rewrites a group only when it holds at least"
+                  + " this many files (a full compaction takes any group of two or more).");
+
+  public static final ConfigOption<Boolean> COMPACTION_FULL =
+      ConfigOptions.key("compaction.full")
+          .booleanType()
+          .defaultValue(false)
+          .withDescription(
+              "Full compaction: every file below target-file-size is rewritten (append tables),"
+                  + " all sorted runs merge into the top level (primary-key tables). Usually given"
+                  + " as a dynamic option to one compaction.");
+
+  public static final ConfigOption<Integer> COMPACTION_PARALLELISM =
+      ConfigOptions.key("compaction.parallelism")
+          .intType()
+          .defaultValue(Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors())))
+          .withDescription(
+              "Tasks rewritten at once by an in-process compaction (CompactBuilder), and the"
+                  + " default rewrite parallelism of the Flink compaction jobs. Default: the"
+                  + " number of cores, at most 4.");
+
+  public static final ConfigOption<Duration> COMPACTION_DISCOVERY_INTERVAL =
+      ConfigOptions.key("compaction.discovery-interval")
+          .durationType()
+          .defaultValue(Duration.ofSeconds(10))
+          .withDescription(
+              "How often the dedicated streaming compaction job looks for new snapshots.");
+
+  public static final ConfigOption<Integer> COMPACTION_MAX_CONSECUTIVE_FAILURES =
+      ConfigOptions.key("compaction.max-consecutive-failures")
+          .intType()
+          .defaultValue(3)
+          .withDescription(
+              "The dedicated streaming compaction job fails after this many commit windows in a"
+                  + " row had a failed task.");
+
+  public static final ConfigOption<Boolean> WRITE_ONLY =
+      ConfigOptions.key("write-only")
+          .booleanType()
+          .defaultValue(false)
+          .withDescription(
+              "Writers never compact; only a compaction job, the sys.compact procedure or"
+                  + " CompactBuilder does.");
+
+  // ---- primary-key tables -----------------------------------------------------------------
+
+  public static final ConfigOption<String> MERGE_ENGINE =
+      ConfigOptions.key("merge-engine")
+          .stringType()
+          .defaultValue("deduplicate")
+          .withDescription(
+              "How rows with the same primary key merge: deduplicate, partial-update,"
+                  + " aggregation or first-row.");
+
+  public static final ConfigOption<String> SEQUENCE_FIELD =
+      ConfigOptions.key("sequence.field")
+          .stringType()
+          .noDefaultValue()
+          .withDescription(
+              "Column whose value orders versions of a key (instead of arrival order).");
+
+  public static final ConfigOption<MemorySize> WRITE_BUFFER_SIZE =
+      ConfigOptions.key("write-buffer-size")
+          .memoryType()
+          .defaultValue(MemorySize.parse("64 mb"))
+          .withDescription(
+              "Memory a primary-key writer buffers (sorted) per bucket before it writes a"
+                  + " level-0 file.");
+
+  public static final ConfigOption<Integer> NUM_SORTED_RUN_COMPACTION_TRIGGER =
+      ConfigOptions.key("num-sorted-run.compaction-trigger")
+          .intType()
+          .defaultValue(5)
+          .withDescription(
+              "Minor compaction of a primary-key bucket starts when it has this many sorted runs.");
+
+  public static final ConfigOption<Integer> NUM_SORTED_RUN_STOP_TRIGGER =
+      ConfigOptions.key("num-sorted-run.stop-trigger")
+          .intType()
+          .noDefaultValue()
+          .withDescription(
+              "Writers stall (compact before writing more) when a bucket has this many sorted"
+                  + " runs. Default: compaction-trigger + 3.");
+
+  public static final ConfigOption<Integer> NUM_LEVELS =
+      ConfigOptions.key("num-levels")
+          .intType()
+          .noDefaultValue()
+          .withDescription(
+              "Levels of the LSM tree of a bucket. Default: compaction-trigger + 1.");
+
+  public static final ConfigOption<Integer> COMPACTION_MAX_SIZE_AMPLIFICATION_PERCENT =
+      ConfigOptions.key("compaction.max-size-amplification-percent")
+          .intType()
+          .defaultValue(200)
+          .withDescription(
+              "Universal compaction: merge all runs when the runs above the oldest are larger"
+                  + " than this percentage of the oldest run.");
+
+  public static final ConfigOption<Integer> COMPACTION_SIZE_RATIO =
+      ConfigOptions.key("compaction.size-ratio")
+          .intType()
+          .defaultValue(1)
+          .withDescription(
+              "Universal compaction: percentage flexibility when comparing the size of a run"
+                  + " with the sum of the newer runs picked before it.");
+
+  public static final ConfigOption<Boolean> DELETION_VECTORS_ENABLED =
+      ConfigOptions.key("deletion-vectors.enabled")
+          .booleanType()
+          .defaultValue(false)
+          .withDescription(
+              "Primary-key tables (deduplicate, first-row): readers skip level 0 and apply"
+                  + " deletion vectors instead of merging runs.");
+
+  public static final ConfigOption<Boolean> LOCAL_CACHE_ENABLED =
+      ConfigOptions.key("local-cache.enabled")
+          .booleanType()
+          .defaultValue(false)
+          .withDescription(
+              "Keep key lookups of higher levels on local disk; required to compact a"
+                  + " deletion-vector table.");
+
+  public static final ConfigOption<String> LOCAL_CACHE_DIR =
+      ConfigOptions.key("local-cache.dir")
+          .stringType()
+          .noDefaultValue()
+          .withDescription("Directory of the local cache. Default: java.io.tmpdir/sediment-cache.");
+
+  public static final ConfigOption<MemorySize> LOCAL_CACHE_MAX_SIZE =
+      ConfigOptions.key("local-cache.max-size")
+          .memoryType()
+          .defaultValue(MemorySize.parse("1 gb"))
+          .withDescription("Largest size the local cache may take on disk.");
+
+  // ---- metadata ---------------------------------------------------------------------------
+
+  public static final ConfigOption<MemorySize> MANIFEST_TARGET_FILE_SIZE =
+      ConfigOptions.key("manifest.target-file-size")
+          .memoryType()
+          .defaultValue(MemorySize.parse("8 mb"))
+          .withDescription("Size at which merged manifests roll to a new file.");
+
+  public static final ConfigOption<Integer> MANIFEST_MERGE_MIN_COUNT =
+      ConfigOptions.key("manifest.merge-min-count")
+          .intType()
+          .defaultValue(30)
+          .withDescription(
+              "A commit merges manifests when the table has at least this many manifests"
+                  + " smaller than manifest.target-file-size.");
+
+  public static final ConfigOption<Integer> COMMIT_MAX_RETRIES =
+      ConfigOptions.key("commit.max-retries")
+          .intType()
+          .defaultValue(100)
+          .withDescription(
+              "How often a commit retries after another committer took the snapshot id it"
+                  + " wanted.");
+
+  /** Per-field options of primary-key tables: {@code fields.<field>.aggregate-function}. */
+  public static final Pattern FIELD_AGGREGATE_FUNCTION =
+      Pattern.compile("fields\\.([^.]+)\\.aggregate-function");
+
+  public static final List<String> AGGREGATE_FUNCTIONS =
+      List.of("sum", "min", "max", "count", "last_value", "last_non_null_value");
+
+  public static final List<String> MERGE_ENGINES =
+      List.of("deduplicate", "partial-update", "aggregation", "first-row");
+
+  public static final List<String> COMPRESSIONS =
+      List.of("zstd", "snappy", "gzip", "lz4_raw", "uncompressed");
+
+  private static final Map<String, ConfigOption<?>> ALL = collect();
+
+  private final Map<String, String> raw;
+  private transient Configuration conf;
+
+  private TableOptions(Map<String, String> raw) {
+    this.raw = Collections.unmodifiableMap(new LinkedHashMap<>(raw));
+  }
+
+  /** Validates and wraps options. */
+  public static TableOptions of(Map<String, String> options) {
+    validate(options);
+    return new TableOptions(options);
+  }
+
+  /** Every known option, by key, in declaration order. */
+  public static Map<String, ConfigOption<?>> all() {
+    return ALL;
+  }
+
+  /**
+   * Rejects unknown keys and bad values. The message names the key, the value and what is
+   * allowed.
+   */
+  public static void validate(Map<String, String> options) {
+    Configuration conf = Configuration.fromMap(options);
+    List<String> unknown = new ArrayList<>();
+    for (Map.Entry<String, String> e : options.entrySet()) {
+      String key = e.getKey();
+      Matcher agg = FIELD_AGGREGATE_FUNCTION.matcher(key);
+      if (agg.matches()) {
+        String fn = e.getValue() == null ? "" : e.getValue().trim().toLowerCase(Locale.ROOT);
+        if (!AGGREGATE_FUNCTIONS.contains(fn)) {
+          throw new IllegalArgumentException(
+              "Invalid value '"
+                  + e.getValue()
+                  + "' for option '"
+                  + key
+                  + "'; allowed: "
+                  + AGGREGATE_FUNCTIONS);
+        }
+        continue;
+      }
+      ConfigOption<?> option = ALL.get(key);
+      if (option == null) {
+        unknown.add(key);
+        continue;
+      }
+      Object value;
+      try {
+        value = conf.get(option);
+      } catch (RuntimeException ex) {
+        throw new IllegalArgumentException(
+            "Invalid value '"
+                + e.getValue()
+                + "' for option '"
+                + key
+                + "': "
+                + rootMessage(ex)
+                + " (expected "
+                + typeName(option)
+                + ")",
+            ex);
+      }
+      checkRange(key, e.getValue(), value);
+    }
+    if (!unknown.isEmpty()) {
+      throw new IllegalArgumentException(
+          "Unknown table option(s) "
+              + unknown
+              + "; known options are "
+              + new TreeSet<>(ALL.keySet())
+              + " and fields.<field>.aggregate-function");
+    }
+  }
+
+  private static void checkRange(String key, String rawValue, Object value) {
+    String problem = null;
+    switch (key) {
+      case "bucket":
+        int b = (Integer) value;
+        if (b == 0 || b < -1) {
+          problem = "must be -1 (no buckets) or a positive number";
+        }
+        break;
+      case "file.compression":
+        if (!COMPRESSIONS.contains(((String) value).toLowerCase(Locale.ROOT))) {
+          problem = "allowed: " + COMPRESSIONS;
+        }
+        break;
+      case "file.compression.zstd-level":
+        int level = (Integer) value;
+        if (level < 1 || level > 22) {
+          problem = "must be between 1 and 22";
+        }
+        break;
+      case "merge-engine":
+        if (!MERGE_ENGINES.contains(((String) value).toLowerCase(Locale.ROOT))) {
+          problem = "allowed: " + MERGE_ENGINES;
+        }
+        break;
+      case "compaction.small-file-ratio":
+        double ratio = (Double) value;
+        if (!(ratio > 0 && ratio <= 1)) {
+          problem = "must be > 0 and <= 1";
+        }
+        break;
+      case "compaction.min.file-num":
+      case "compaction.parallelism":
+      case "manifest.merge-min-count":
+      case "num-sorted-run.compaction-trigger":
+      case "compaction.max-consecutive-failures":
+        if ((Integer) value < 1) {
+          problem = "must be at least 1";
+        }
+        break;
+      case "num-sorted-run.stop-trigger":
+      case "num-levels":
+        if ((Integer) value < 2) {
+          problem = "must be at least 2";
+        }
+        break;
+      case "commit.max-retries":
+      case "compaction.max-size-amplification-percent":
+      case "compaction.size-ratio":
+        if ((Integer) value < 0) {
+          problem = "must not be negative";
+        }
+        break;
+      case "target-file-size":
+      case "manifest.target-file-size":
+      case "parquet.row-group-size":
+      case "parquet.page-size":
+      case "write-buffer-size":
+      case "local-cache.max-size":
+        if (((MemorySize) value).getBytes() <= 0) {
+          problem = "must be a positive size such as '128 mb'";
+        }
+        break;
+      case "compaction.discovery-interval":
+        if (((Duration) value).isNegative() || ((Duration) value).isZero()) {
+          problem = "must be a positive duration such as '10 s'";
+        }
+        break;
+      default:
+        break;
+    }
+    if (problem != null) {
+      throw new IllegalArgumentException(
+          "Invalid value '" + rawValue + "' for option '" + key + "': " + problem);
+    }
+  }
+
+  private static String typeName(ConfigOption<?> option) {
+    Object def = option.hasDefaultValue() ? option.defaultValue() : null;
+    if (def instanceof MemorySize) {
+      return "a memory size such as '128 mb'";
+    } else if (def instanceof Duration) {
+      return "a duration such as '10 s'";
+    } else if (def instanceof Boolean) {
+      return "true or false";
+    } else if (def instanceof Integer) {
+      return "an integer";
+    } else if (def instanceof Double) {
+      return "a number";
+    }
+    return "a string";
+  }
+
+  private static String rootMessage(Throwable t) {
+    Throwable c = t;
+    while (c.getCause() != null && c.getCause() != c) {
+      c = c.getCause();
+    }
+    return c.getMessage() == null ? t.toString() : c.getMessage();
+  }
+
+  private static Map<String, ConfigOption<?>> collect() {
+    Map<String, ConfigOption<?>> all = new LinkedHashMap<>();
+    for (java.lang.reflect.Field f : TableOptions.class.getDeclaredFields()) {
+      if (f.getType() == ConfigOption.class && java.lang.reflect.Modifier.isStatic(f.getModifiers())) {
+        try {
+          ConfigOption<?> o = (ConfigOption<?>) f.get(null);
+          all.put(o.key(), o);
+        } catch (IllegalAccessException e) {
+          throw new IllegalStateException(e);
+        }
+      }
+    }
+    return Collections.unmodifiableMap(all);
+  }
+
+  // ---- typed access -----------------------------------------------------------------------
+
+  /** The raw key/value map as given (no defaults). */
+  public Map<String, String> toMap() {
+    return raw;
+  }
+
+  /** These options with {@code dynamic} laid over them, validated. */
+  public TableOptions with(Map<String, String> dynamic) {
+    Map<String, String> merged = new LinkedHashMap<>(raw);
+    merged.putAll(dynamic);
+    return of(merged);
+  }
+
+  public <T> T get(ConfigOption<T> option) {
+    return conf().get(option);
+  }
+
+  private Configuration conf() {
+    if (conf == null) {
+      conf = Configuration.fromMap(raw);
+    }
+    return conf;
+  }
+
+  public int bucket() {
+    return get(BUCKET);
+  }
+
+  public long targetFileSize() {
+    return get(TARGET_FILE_SIZE).getBytes();
+  }
+
+  public String compression() {
+    return get(FILE_COMPRESSION).toLowerCase(Locale.ROOT);
+  }
+
+  public boolean writeOnly() {
+    return get(WRITE_ONLY);
+  }
+
+  public String mergeEngine() {
+    return get(MERGE_ENGINE).toLowerCase(Locale.ROOT);
+  }
+
+  public int numSortedRunCompactionTrigger() {
+    return get(NUM_SORTED_RUN_COMPACTION_TRIGGER);
+  }
+
+  public int numSortedRunStopTrigger() {
+    Integer v = conf().get(NUM_SORTED_RUN_STOP_TRIGGER);
+    return v == null ? numSortedRunCompactionTrigger() + 3 : Math.max(v, numSortedRunCompactionTrigger());
+  }
+
+  public int numLevels() {
+    Integer v = conf().get(NUM_LEVELS);
+    return v == null ? numSortedRunCompactionTrigger() + 1 : v;
+  }
+
+  /** Aggregate function of each field that has one, by field name. */
+  public Map<String, String> aggregateFunctions() {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (Map.Entry<String, String> e : raw.entrySet()) {
+      Matcher m = FIELD_AGGREGATE_FUNCTION.matcher(e.getKey());
+      if (m.matches()) {
+        out.put(m.group(1), e.getValue().trim().toLowerCase(Locale.ROOT));
+      }
+    }
+    return out;
+  }
+
+  /** Field names named in per-field options, to check that they exist. */
+  public Set<String> referencedFields() {
+    return aggregateFunctions().keySet();
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof TableOptions && ((TableOptions) o).raw.equals(raw);
+  }
+
+  @Override
+  public int hashCode() {
+    return raw.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return raw.toString();
+  }
+}

@@ -1,0 +1,308 @@
+package io.sediment.schema;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.utils.LogicalTypeParser;
+
+/**
+ * The stored, validated schema of a table (file {@code schema/schema-<id>}): fields with ids,
+ * partition keys, primary keys and options. Immutable.
+ */
+public final class TableSchema implements Serializable {
+
+  private static final long serialVersionUID = 1L;
+
+  private final long id;
+  private final List<DataField> fields;
+  private final List<String> partitionKeys;
+  private final List<String> primaryKeys;
+  private final Map<String, String> options;
+  private final String comment;
+  private final long timeMillis;
+
+  private transient RowType rowType;
+
+  @JsonCreator
+  public TableSchema(
+      @JsonProperty("id") long id,
+      @JsonProperty("fields") List<DataField> fields,
+      @JsonProperty("partitionKeys") List<String> partitionKeys,
+      @JsonProperty("primaryKeys") List<String> primaryKeys,
+      @JsonProperty("options") Map<String, String> options,
+      @JsonProperty("comment") String comment,
+      @JsonProperty("timeMillis") long timeMillis) {
+    this.id = id;
+    this.fields = List.copyOf(fields);
+    this.partitionKeys = partitionKeys == null ? List.of() : List.copyOf(partitionKeys);
+    this.primaryKeys = primaryKeys == null ? List.of() : List.copyOf(primaryKeys);
+    this.options =
+        options == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(options));
+    this.comment = comment;
+    this.timeMillis = timeMillis;
+  }
+
+  /**
+   * Validates a user's {@link Schema} into the first stored schema (id 0). Rejects partition or
+   * primary keys that are not columns, duplicates, unknown options or bad option values, and
+   * primary-key tables whose partition keys are not part of the primary key.
+   */
+  public static TableSchema create(Schema schema) {
+    if (schema.columns().isEmpty()) {
+      throw new IllegalArgumentException("A table needs at least one column");
+    }
+    List<DataField> fields = new ArrayList<>();
+    List<String> names = new ArrayList<>();
+    for (Schema.Column c : schema.columns()) {
+      names.add(c.name());
+      fields.add(new DataField(fields.size(), c.name(), c.type().asSerializableString(), c.comment()));
+    }
+    checkKeys("Partition key", schema.partitionKeys(), names);
+    checkKeys("Primary key", schema.primaryKeys(), names);
+    Map<String, String> options = new LinkedHashMap<>(schema.options());
+    TableOptions opts = TableOptions.of(options);
+
+    if (!schema.primaryKeys().isEmpty()) {
+      for (String p : schema.partitionKeys()) {
+        if (!schema.primaryKeys().contains(p)) {
+          throw new IllegalArgumentException(
+              "Partition key '"
+                  + p
+                  + "' must be part of the primary key "
+                  + schema.primaryKeys()
+                  + " of a primary-key table");
+        }
+      }
+      if (opts.bucket() < 1) {
+        throw new IllegalArgumentException(
+            "A primary-key table needs a fixed number of buckets: set 'bucket' to a positive"
+                + " number (got "
+                + opts.bucket()
+                + ")");
+      }
+    } else if (!"deduplicate".equals(opts.mergeEngine())
+        || options.containsKey(TableOptions.SEQUENCE_FIELD.key())
+        || opts.get(TableOptions.DELETION_VECTORS_ENABLED)
+        || !opts.aggregateFunctions().isEmpty()) {
+      throw new IllegalArgumentException(
+          "Options merge-engine, sequence.field, deletion-vectors.enabled and"
+              + " fields.<f>.aggregate-function apply only to tables with a primary key");
+    }
+    String bucketKey = opts.get(TableOptions.BUCKET_KEY);
+    if (bucketKey != null) {
+      if (opts.bucket() < 1) {
+        throw new IllegalArgumentException(
+            "Option 'bucket-key' needs 'bucket' set to a positive number");
+      }
+      List<String> keys = splitList(bucketKey);
+      checkKeys("Bucket key", keys, names);
+      for (String k : keys) {
+        if (schema.partitionKeys().contains(k)) {
+          throw new IllegalArgumentException("Bucket key '" + k + "' must not be a partition key");
+        }
+        if (!schema.primaryKeys().isEmpty() && !schema.primaryKeys().contains(k)) {
+          throw new IllegalArgumentException(
+              "Bucket key '" + k + "' of a primary-key table must be part of the primary key");
+        }
+      }
+    }
+    String seq = opts.get(TableOptions.SEQUENCE_FIELD);
+    if (seq != null && !names.contains(seq)) {
+      throw new IllegalArgumentException(
+          "Option 'sequence.field' names '" + seq + "', which is not a column; columns are " + names);
+    }
+    for (String f : opts.referencedFields()) {
+      if (!names.contains(f)) {
+        throw new IllegalArgumentException(
+            "Option 'fields." + f + ".aggregate-function' names an unknown column; columns are " + names);
+      }
+    }
+    for (String pk : schema.primaryKeys()) {
+      LogicalType t = schema.columns().get(names.indexOf(pk)).type();
+      if (t.getTypeRoot() == LogicalTypeRoot.ARRAY
+          || t.getTypeRoot() == LogicalTypeRoot.MAP
+          || t.getTypeRoot() == LogicalTypeRoot.ROW
+          || t.getTypeRoot() == LogicalTypeRoot.MULTISET) {
+        throw new IllegalArgumentException("Primary key column '" + pk + "' cannot have type " + t);
+      }
+    }
+    return new TableSchema(
+        0,
+        fields,
+        schema.partitionKeys(),
+        schema.primaryKeys(),
+        options,
+        schema.comment(),
+        System.currentTimeMillis());
+  }
+
+  private static void checkKeys(String what, List<String> keys, List<String> columns) {
+    Set<String> seen = new HashSet<>();
+    for (String k : keys) {
+      if (!columns.contains(k)) {
+        throw new IllegalArgumentException(
+            what + " '" + k + "' is not a column; columns are " + columns);
+      }
+      if (!seen.add(k)) {
+        throw new IllegalArgumentException(what + " '" + k + "' is given twice");
+      }
+    }
+  }
+
+  static List<String> splitList(String s) {
+    List<String> out = new ArrayList<>();
+    for (String part : s.split(",")) {
+      if (!part.isBlank()) {
+        out.add(part.trim());
+      }
+    }
+    return out;
+  }
+
+  @JsonProperty("id")
+  public long id() {
+    return id;
+  }
+
+  @JsonProperty("fields")
+  public List<DataField> fields() {
+    return fields;
+  }
+
+  @JsonProperty("partitionKeys")
+  public List<String> partitionKeys() {
+    return partitionKeys;
+  }
+
+  @JsonProperty("primaryKeys")
+  public List<String> primaryKeys() {
+    return primaryKeys;
+  }
+
+  @JsonProperty("options")
+  public Map<String, String> options() {
+    return options;
+  }
+
+  @JsonProperty("comment")
+  public String comment() {
+    return comment;
+  }
+
+  @JsonProperty("timeMillis")
+  public long timeMillis() {
+    return timeMillis;
+  }
+
+  @JsonIgnore
+  public TableOptions tableOptions() {
+    return TableOptions.of(options);
+  }
+
+  /** The row type of the table's rows. */
+  @JsonIgnore
+  public RowType rowType() {
+    if (rowType == null) {
+      List<RowType.RowField> rf = new ArrayList<>();
+      for (DataField f : fields) {
+        rf.add(new RowType.RowField(f.name(), f.logicalType(), f.description()));
+      }
+      rowType = new RowType(rf);
+    }
+    return rowType;
+  }
+
+  @JsonIgnore
+  public List<String> fieldNames() {
+    List<String> names = new ArrayList<>();
+    for (DataField f : fields) {
+      names.add(f.name());
+    }
+    return names;
+  }
+
+  /** Indexes of the named fields in the row type. */
+  public int[] indexes(List<String> names) {
+    List<String> all = fieldNames();
+    int[] idx = new int[names.size()];
+    for (int i = 0; i < idx.length; i++) {
+      idx[i] = all.indexOf(names.get(i));
+      if (idx[i] < 0) {
+        throw new IllegalArgumentException("Unknown field '" + names.get(i) + "'; fields are " + all);
+      }
+    }
+    return idx;
+  }
+
+  /** The row type of just the named fields, in the given order. */
+  public RowType project(List<String> names) {
+    int[] idx = indexes(names);
+    List<RowType.RowField> rf = new ArrayList<>();
+    for (int i : idx) {
+      rf.add(rowType().getFields().get(i));
+    }
+    return new RowType(rf);
+  }
+
+  @JsonIgnore
+  public RowType partitionType() {
+    return project(partitionKeys);
+  }
+
+  /** The key of a primary-key table: its primary key (partition keys included). */
+  @JsonIgnore
+  public RowType keyType() {
+    return project(primaryKeys);
+  }
+
+  /** Non-partition primary key columns, hashed to pick a bucket by default. */
+  @JsonIgnore
+  public List<String> trimmedPrimaryKeys() {
+    List<String> out = new ArrayList<>(primaryKeys);
+    out.removeAll(partitionKeys);
+    return out;
+  }
+
+  /** Columns hashed to choose a bucket. */
+  @JsonIgnore
+  public List<String> bucketKeys() {
+    String bk = tableOptions().get(TableOptions.BUCKET_KEY);
+    if (bk != null) {
+      return splitList(bk);
+    }
+    if (!primaryKeys.isEmpty()) {
+      return trimmedPrimaryKeys();
+    }
+    List<String> out = new ArrayList<>(fieldNames());
+    out.removeAll(partitionKeys);
+    return out;
+  }
+
+  @JsonIgnore
+  public boolean hasPrimaryKey() {
+    return !primaryKeys.isEmpty();
+  }
+
+  /** One column as stored: a stable id, name, Flink type string and description. */
+  public record DataField(
+      @JsonProperty("id") int id,
+      @JsonProperty("name") String name,
+      @JsonProperty("type") String type,
+      @JsonProperty("description") String description)
+      implements Serializable {
+
+    public LogicalType logicalType() {
+      return LogicalTypeParser.parse(type, DataField.class.getClassLoader());
+    }
+  }
+}

@@ -1,0 +1,62 @@
+package io.sediment.table;
+
+import io.sediment.data.BinaryRows;
+import io.sediment.format.ColumnStats;
+import io.sediment.format.FileFormatOptions;
+import io.sediment.format.WrittenFile;
+import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.FileSource;
+import io.sediment.manifest.FileStore;
+import io.sediment.schema.TableOptions;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.table.data.binary.BinaryRowData;
+
+/** Names new data files and turns written Parquet files into {@link DataFileMeta}. */
+public final class DataFileFactory {
+
+  private final String prefix = "data-" + UUID.randomUUID() + "-";
+  private final AtomicInteger counter = new AtomicInteger();
+
+  /** A new unique data file name: {@code data-<uuid>-<n>.parquet}. */
+  public String newFileName() {
+    return prefix + counter.getAndIncrement() + ".parquet";
+  }
+
+  public static FileFormatOptions formatOptions(TableOptions options) {
+    return new FileFormatOptions(
+        options.compression(),
+        options.get(TableOptions.FILE_COMPRESSION_ZSTD_LEVEL),
+        options.get(TableOptions.PARQUET_ROW_GROUP_SIZE).getBytes(),
+        (int) options.get(TableOptions.PARQUET_PAGE_SIZE).getBytes(),
+        options.get(TableOptions.PARQUET_DICTIONARY));
+  }
+
+  /** Metadata of a data file of an append table (no key range). */
+  public static DataFileMeta appendFileMeta(
+      FileStore store,
+      WrittenFile written,
+      long minSeq,
+      long maxSeq,
+      int level,
+      FileSource source) {
+    ColumnStats stats = written.stats();
+    BinaryRowData emptyKey = BinaryRows.EMPTY;
+    return new DataFileMeta(
+        written.path().getName(),
+        written.fileSize(),
+        written.rowCount(),
+        emptyKey,
+        emptyKey,
+        stats.min(),
+        stats.max(),
+        stats.nullCounts(),
+        minSeq,
+        maxSeq,
+        store.schema().id(),
+        level,
+        System.currentTimeMillis(),
+        source,
+        0);
+  }
+}

@@ -1,0 +1,69 @@
+package io.sediment.table;
+
+import io.sediment.data.BinaryRows;
+import io.sediment.manifest.DataFileMeta;
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.io.Serializable;
+import java.util.List;
+import org.apache.flink.table.data.binary.BinaryRowData;
+
+/** The data files of one partition and bucket to read, as of one snapshot. Serializable. */
+public final class DataSplit implements Serializable {
+
+  private static final long serialVersionUID = 1L;
+
+  private final long snapshotId;
+  private transient BinaryRowData partition;
+  private final int bucket;
+  private final List<DataFileMeta> files;
+
+  public DataSplit(long snapshotId, BinaryRowData partition, int bucket, List<DataFileMeta> files) {
+    this.snapshotId = snapshotId;
+    this.partition = partition;
+    this.bucket = bucket;
+    this.files = List.copyOf(files);
+  }
+
+  public long snapshotId() {
+    return snapshotId;
+  }
+
+  public BinaryRowData partition() {
+    return partition;
+  }
+
+  public int bucket() {
+    return bucket;
+  }
+
+  public List<DataFileMeta> files() {
+    return files;
+  }
+
+  public long rowCount() {
+    return files.stream().mapToLong(DataFileMeta::rowCount).sum();
+  }
+
+  private void writeObject(ObjectOutputStream out) throws IOException {
+    out.defaultWriteObject();
+    byte[] b = BinaryRows.toBytes(partition);
+    out.writeInt(partition.getArity());
+    out.writeInt(b.length);
+    out.write(b);
+  }
+
+  private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+    in.defaultReadObject();
+    int arity = in.readInt();
+    byte[] b = new byte[in.readInt()];
+    in.readFully(b);
+    partition = BinaryRows.fromBytes(arity, b);
+  }
+
+  @Override
+  public String toString() {
+    return "DataSplit{snapshot=" + snapshotId + ", bucket=" + bucket + ", files=" + files.size() + "}";
+  }
+}

@@ -1,0 +1,80 @@
+package io.sediment.table;
+
+import io.sediment.manifest.FileStore;
+import io.sediment.predicate.Predicate;
+import io.sediment.predicate.PredicateJson;
+import io.sediment.predicate.Predicates;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * Configures a read: a filter (partition pruning, file pruning by column statistics, and exact
+ * row filtering) and a projection. Both are validated when set.
+ */
+public final class ReadBuilder {
+
+  private final FileStore store;
+  private final List<Predicate> filters = new ArrayList<>();
+  private int[] projection;
+
+  ReadBuilder(FileStore store) {
+    this.store = store;
+  }
+
+  /** Adds a filter on the table's row type; repeated calls combine with AND. */
+  public ReadBuilder withFilter(Predicate filter) {
+    if (filter != null) {
+      // Re-binding checks every referenced field exists in this table.
+      filters.add(Predicates.rebind(filter, store.rowType()));
+    }
+    return this;
+  }
+
+  /** Adds a filter in the JSON wire form; validated against the table's columns now. */
+  public ReadBuilder withFilter(String jsonFilter) {
+    return withFilter(PredicateJson.parse(jsonFilter, store.rowType()));
+  }
+
+  /** Reads only these columns, in this order (indexes into the table's row type). */
+  public ReadBuilder withProjection(int[] fields) {
+    int n = store.rowType().getFieldCount();
+    for (int f : fields) {
+      if (f < 0 || f >= n) {
+        throw new IllegalArgumentException(
+            "Projection index " + f + " is out of range; the table has " + n + " columns");
+      }
+    }
+    this.projection = fields.clone();
+    return this;
+  }
+
+  /** Reads only the named columns, in this order. */
+  public ReadBuilder withProjection(String... columns) {
+    return withProjection(store.schema().indexes(List.of(columns)));
+  }
+
+  Predicate filter() {
+    return filters.isEmpty() ? null : Predicates.and(filters);
+  }
+
+  /** The type of the rows the reader returns. */
+  public RowType readType() {
+    if (projection == null) {
+      return store.rowType();
+    }
+    List<RowType.RowField> rf = new ArrayList<>();
+    for (int p : projection) {
+      rf.add(store.rowType().getFields().get(p));
+    }
+    return new RowType(rf);
+  }
+
+  public TableScan newScan() {
+    return new TableScan(store, filter());
+  }
+
+  public TableRead newRead() {
+    return new TableRead(store, filter(), projection);
+  }
+}

@@ -1,0 +1,79 @@
+package io.sediment.table;
+
+import io.sediment.manifest.FileStore;
+import io.sediment.manifest.Snapshot;
+import io.sediment.manifest.SnapshotManager;
+import io.sediment.schema.TableOptions;
+import io.sediment.schema.TableSchema;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * A table of a warehouse: write with {@link #newBatchWriteBuilder()} or {@link
+ * #newStreamWriteBuilder()}, read with {@link #newReadBuilder()}. Instances are cheap, immutable
+ * views; {@link #copy(Map)} lays dynamic options over the table's own.
+ */
+public final class Table implements java.io.Serializable {
+
+  private static final long serialVersionUID = 1L;
+
+  private final String fullName;
+  private final FileStore store;
+
+  public Table(String fullName, FileStore store) {
+    this.fullName = fullName;
+    this.store = store;
+  }
+
+  /** {@code db.table}. */
+  public String fullName() {
+    return fullName;
+  }
+
+  public TableSchema schema() {
+    return store.schema();
+  }
+
+  public RowType rowType() {
+    return store.rowType();
+  }
+
+  public TableOptions options() {
+    return store.options();
+  }
+
+  public FileStore store() {
+    return store;
+  }
+
+  public SnapshotManager snapshotManager() {
+    return store.snapshotManager();
+  }
+
+  public Optional<Snapshot> latestSnapshot() {
+    return snapshotManager().latest();
+  }
+
+  /** This table with dynamic options laid over its own; validated like table options. */
+  public Table copy(Map<String, String> dynamicOptions) {
+    return new Table(fullName, store.withOptions(store.options().with(dynamicOptions)));
+  }
+
+  public WriteBuilder newBatchWriteBuilder() {
+    return new WriteBuilder(store, false);
+  }
+
+  public WriteBuilder newStreamWriteBuilder() {
+    return new WriteBuilder(store, true);
+  }
+
+  public ReadBuilder newReadBuilder() {
+    return new ReadBuilder(store);
+  }
+
+  @Override
+  public String toString() {
+    return "Table{" + fullName + "}";
+  }
+}

@@ -1,0 +1,87 @@
+package io.sediment.table;
+
+import io.sediment.commit.CommitConflictException;
+import io.sediment.commit.CommitMessage;
+import io.sediment.commit.FileStoreCommit;
+import java.io.IOException;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Commits what {@link TableWrite#prepareCommit()} returned. A batch commit makes one snapshot from
+ * one call; a stream commit carries an identifier (a checkpoint id, say) and is skipped when the
+ * same (commit user, identifier) already landed. When a commit fails on a conflict, the files the
+ * messages added are deleted before the error is thrown.
+ */
+public final class TableCommit {
+
+  /** Identifier of batch commits: every batch commit is new. */
+  public static final long BATCH_IDENTIFIER = Long.MAX_VALUE;
+
+  private static final Logger LOG = LoggerFactory.getLogger(TableCommit.class);
+
+  private final FileStoreCommit commit;
+  private final boolean streaming;
+  private boolean batchCommitted;
+
+  TableCommit(FileStoreCommit commit, boolean streaming) {
+    this.commit = commit;
+    this.streaming = streaming;
+  }
+
+  public String commitUser() {
+    return commit.commitUser();
+  }
+
+  /** Batch commit: all messages in one snapshot. A batch commit can be made only once. */
+  public List<Long> commit(List<CommitMessage> messages) {
+    if (streaming) {
+      throw new IllegalStateException("A stream commit needs an identifier: use commit(id, messages)");
+    }
+    if (batchCommitted) {
+      throw new IllegalStateException("A batch write can be committed only once");
+    }
+    batchCommitted = true;
+    return doCommit(BATCH_IDENTIFIER, messages, false);
+  }
+
+  /**
+   * Stream commit: lands once per (commit user, identifier); a repeated or older identifier is
+   * skipped and returns no snapshot id.
+   */
+  public List<Long> commit(long identifier, List<CommitMessage> messages) {
+    if (!streaming) {
+      throw new IllegalStateException("A batch commit takes no identifier: use commit(messages)");
+    }
+    return doCommit(identifier, messages, true);
+  }
+
+  private List<Long> doCommit(long identifier, List<CommitMessage> messages, boolean checkCommitted) {
+    try {
+      return commit.commit(messages, identifier, checkCommitted);
+    } catch (CommitConflictException e) {
+      abortInto(messages, e);
+      throw e;
+    }
+  }
+
+  /** Deletes every file the messages added. Errors are logged and thrown as one. */
+  public void abort(List<CommitMessage> messages) {
+    List<IOException> errors = commit.abort(messages);
+    if (!errors.isEmpty()) {
+      IOException first = new IOException("Could not delete " + errors.size() + " file(s) while aborting");
+      errors.forEach(first::addSuppressed);
+      LOG.warn("Abort left files behind", first);
+      throw new java.io.UncheckedIOException(first);
+    }
+  }
+
+  /** Aborts after a failure, attaching (never replacing) deletion errors to the original. */
+  public void abortInto(List<CommitMessage> messages, Throwable original) {
+    for (IOException e : commit.abort(messages)) {
+      LOG.warn("Could not delete a file while aborting: {}", e.toString());
+      original.addSuppressed(e);
+    }
+  }
+}

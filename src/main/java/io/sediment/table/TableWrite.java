@@ -1,0 +1,192 @@
+package io.sediment.table;
+
+import io.sediment.commit.CommitMessage;
+import io.sediment.data.PartitionComputer;
+import io.sediment.format.FileFormatOptions;
+import io.sediment.format.WrittenFile;
+import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.FileSource;
+import io.sediment.manifest.FileStore;
+import io.sediment.manifest.ManifestEntry;
+import io.sediment.manifest.Snapshot;
+import io.sediment.schema.TableSchema;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.types.RowKind;
+
+/**
+ * Writes rows of an append table into data files, one rolling writer per partition and bucket.
+ * {@link #prepareCommit()} closes the files and returns the commit messages; the write can go on
+ * afterwards (stream writes). Not thread-safe: one per writing thread or task.
+ */
+public final class TableWrite implements AutoCloseable {
+
+  private final FileStore store;
+  private final FileFormatOptions format;
+  private final long targetFileSize;
+  private final int numBuckets;
+  private final PartitionComputer partitionComputer;
+  private final PartitionComputer bucketKeyComputer;
+  private final DataFileFactory files = new DataFileFactory();
+  private final Map<BinaryRowData, Map<Integer, BucketWriter>> writers = new LinkedHashMap<>();
+  private boolean closed;
+
+  TableWrite(FileStore store) {
+    TableSchema schema = store.schema();
+    if (schema.hasPrimaryKey()) {
+      throw new UnsupportedOperationException(
+          "Writing primary-key tables is not supported by this build; table has primary key "
+              + schema.primaryKeys());
+    }
+    this.store = store;
+    this.format = DataFileFactory.formatOptions(store.options());
+    this.targetFileSize = store.options().targetFileSize();
+    this.numBuckets = store.options().bucket();
+    this.partitionComputer =
+        new PartitionComputer(schema.rowType(), schema.indexes(schema.partitionKeys()));
+    this.bucketKeyComputer =
+        new PartitionComputer(schema.rowType(), schema.indexes(schema.bucketKeys()));
+  }
+
+  /** Buffers a row; rows of append tables must be inserts. */
+  public void write(RowData row) throws IOException {
+    if (closed) {
+      throw new IllegalStateException("TableWrite is closed");
+    }
+    if (row.getRowKind() != RowKind.INSERT) {
+      throw new IllegalArgumentException(
+          "An append table accepts only INSERT rows, got " + row.getRowKind().shortString());
+    }
+    if (row.getArity() != store.rowType().getFieldCount()) {
+      throw new IllegalArgumentException(
+          "Row has "
+              + row.getArity()
+              + " fields, table has "
+              + store.rowType().getFieldCount()
+              + ": "
+              + store.schema().fieldNames());
+    }
+    BinaryRowData partition = partitionComputer.project(row);
+    int bucket = bucket(row);
+    writer(partition, bucket).write(row);
+  }
+
+  private int bucket(RowData row) {
+    if (numBuckets <= 0) {
+      return 0;
+    }
+    return Math.abs(bucketKeyComputer.project(row).hashCode() % numBuckets);
+  }
+
+  private BucketWriter writer(BinaryRowData partition, int bucket) {
+    Map<Integer, BucketWriter> byBucket = writers.get(partition);
+    if (byBucket == null) {
+      byBucket = new HashMap<>();
+      writers.put(partition, byBucket);
+    }
+    BucketWriter w = byBucket.get(bucket);
+    if (w == null) {
+      w = new BucketWriter(partition, bucket, restoreSequence(partition, bucket));
+      byBucket.put(bucket, w);
+    }
+    return w;
+  }
+
+  /** Fixed-bucket tables keep sequence order per bucket: continue after the largest committed. */
+  private long restoreSequence(BinaryRowData partition, int bucket) {
+    if (numBuckets <= 0) {
+      return 0;
+    }
+    Optional<Snapshot> latest = store.snapshotManager().latest();
+    if (latest.isEmpty()) {
+      return 0;
+    }
+    long max = -1;
+    for (ManifestEntry e :
+        store
+            .newScan()
+            .withPartitionFilter(io.sediment.commit.PartitionSetPredicate.of(java.util.Set.of(partition)))
+            .withBucket(bucket)
+            .plan(latest.get())) {
+      max = Math.max(max, e.file().maxSequenceNumber());
+    }
+    return max + 1;
+  }
+
+  /** Closes all open files and returns what was written since the last call. */
+  public List<CommitMessage> prepareCommit() throws IOException {
+    List<CommitMessage> out = new ArrayList<>();
+    for (Map.Entry<BinaryRowData, Map<Integer, BucketWriter>> p : writers.entrySet()) {
+      for (BucketWriter w : p.getValue().values()) {
+        List<DataFileMeta> newFiles = w.flush();
+        if (!newFiles.isEmpty()) {
+          out.add(CommitMessage.append(p.getKey(), w.bucket, numBuckets, newFiles));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Closes the writer; files not yet handed out by prepareCommit are deleted. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (Map<Integer, BucketWriter> byBucket : writers.values()) {
+      for (BucketWriter w : byBucket.values()) {
+        w.writer.abort();
+      }
+    }
+    writers.clear();
+  }
+
+  /** The rolling writer of one bucket and its sequence numbers. */
+  private final class BucketWriter {
+    final BinaryRowData partition;
+    final int bucket;
+    final RollingFileWriter writer;
+    long nextSequence;
+    long fileStartSequence;
+
+    BucketWriter(BinaryRowData partition, int bucket, long firstSequence) {
+      this.partition = partition;
+      this.bucket = bucket;
+      this.nextSequence = firstSequence;
+      this.fileStartSequence = firstSequence;
+      this.writer =
+          new RollingFileWriter(
+              store.fileIO(),
+              () -> store.dataFilePath(partition, bucket, files.newFileName()),
+              store.rowType(),
+              format,
+              targetFileSize);
+    }
+
+    void write(RowData row) throws IOException {
+      writer.write(row);
+      nextSequence++;
+    }
+
+    List<DataFileMeta> flush() throws IOException {
+      List<DataFileMeta> out = new ArrayList<>();
+      long seq = fileStartSequence;
+      for (WrittenFile f : writer.finish()) {
+        out.add(
+            DataFileFactory.appendFileMeta(
+                store, f, seq, seq + f.rowCount() - 1, 0, FileSource.APPEND));
+        seq += f.rowCount();
+      }
+      fileStartSequence = nextSequence;
+      return out;
+    }
+  }
+}

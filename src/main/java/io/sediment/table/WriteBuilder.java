@@ -1,0 +1,44 @@
+package io.sediment.table;
+
+import io.sediment.commit.CommitUsers;
+import io.sediment.commit.FileStoreCommit;
+import io.sediment.manifest.FileStore;
+
+/**
+ * Creates a {@link TableWrite} and the matching {@link TableCommit}. A batch builder makes one
+ * commit at the end; a stream builder makes commits with identifiers, deduplicated per commit
+ * user. The commit user is validated when set.
+ */
+public final class WriteBuilder {
+
+  private final FileStore store;
+  private final boolean streaming;
+  private String commitUser = CommitUsers.random();
+
+  WriteBuilder(FileStore store, boolean streaming) {
+    this.store = store;
+    this.streaming = streaming;
+  }
+
+  /** Names this writer in snapshots; validated now (see {@link CommitUsers#validate}). */
+  public WriteBuilder withCommitUser(String user) {
+    this.commitUser = CommitUsers.validate(user);
+    return this;
+  }
+
+  public String commitUser() {
+    return commitUser;
+  }
+
+  public boolean isStreaming() {
+    return streaming;
+  }
+
+  public TableWrite newWrite() {
+    return new TableWrite(store);
+  }
+
+  public TableCommit newCommit() {
+    return new TableCommit(new FileStoreCommit(store, commitUser), streaming);
+  }
+}

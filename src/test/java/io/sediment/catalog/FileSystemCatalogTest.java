@@ -1,0 +1,118 @@
+package io.sediment.catalog;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sediment.schema.Schema;
+import io.sediment.table.Table;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.flink.table.api.DataTypes;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class FileSystemCatalogTest {
+
+  @TempDir Path dir;
+  FileSystemCatalog catalog;
+
+  @BeforeEach
+  void setUp() {
+    catalog = new FileSystemCatalog(dir.toString());
+  }
+
+  private static Schema.Builder simple() {
+    return Schema.newBuilder()
+        .column("id", DataTypes.BIGINT().notNull())
+        .column("p", DataTypes.STRING())
+        .column("v", DataTypes.DOUBLE());
+  }
+
+  @Test
+  void createsListsAndDropsDatabasesAndTables() {
+    catalog.createDatabase("db", false);
+    catalog.createDatabase("db2", false);
+    assertThat(catalog.listDatabases()).containsExactly("db", "db2");
+    assertThat(Files.isDirectory(dir.resolve("db.db"))).isTrue();
+
+    catalog.createTable(new Identifier("db", "t"), simple().partitionKeys("p").build(), false);
+    catalog.createTable(new Identifier("db", "u"), simple().build(), false);
+    assertThat(catalog.listTables("db")).containsExactly("t", "u");
+    assertThat(Files.exists(dir.resolve("db.db/t/schema/schema-0"))).isTrue();
+
+    Table t = catalog.getTable("db.t");
+    assertThat(t.fullName()).isEqualTo("db.t");
+    assertThat(t.schema().partitionKeys()).containsExactly("p");
+    assertThat(t.rowType().getFieldNames()).containsExactly("id", "p", "v");
+    assertThat(t.rowType().getTypeAt(0).isNullable()).isFalse();
+
+    catalog.dropTable(new Identifier("db", "u"), false);
+    assertThat(catalog.listTables("db")).containsExactly("t");
+    assertThatThrownBy(() -> catalog.dropDatabase("db", false, false))
+        .hasMessageContaining("not empty");
+    catalog.dropDatabase("db", false, true);
+    assertThat(catalog.listDatabases()).containsExactly("db2");
+  }
+
+  @Test
+  void existingTableIsRejectedUnlessIfNotExists() {
+    catalog.createDatabase("db", false);
+    Identifier id = new Identifier("db", "t");
+    catalog.createTable(id, simple().build(), false);
+    assertThatThrownBy(() -> catalog.createTable(id, simple().build(), false))
+        .isInstanceOf(CatalogException.class)
+        .hasMessageContaining("already exists");
+    catalog.createTable(id, simple().build(), true); // no error
+    assertThatThrownBy(() -> catalog.createDatabase("db", false)).hasMessageContaining("already exists");
+  }
+
+  @Test
+  void badSchemasAndOptionsAreRejectedAndWriteNothing() throws IOException {
+    catalog.createDatabase("db", false);
+    Identifier id = new Identifier("db", "bad");
+    List<Object[]> cases =
+        List.of(
+            new Object[] {simple().partitionKeys("nope").build(), "Partition key 'nope' is not a column"},
+            new Object[] {simple().primaryKey("zzz").option("bucket", "2").build(), "Primary key 'zzz' is not a column"},
+            new Object[] {simple().option("colour", "red").build(), "Unknown table option(s) [colour]"},
+            new Object[] {simple().option("bucket", "0").build(), "Invalid value '0' for option 'bucket'"},
+            new Object[] {simple().option("bucket", "many").build(), "Invalid value 'many' for option 'bucket'"},
+            new Object[] {simple().option("target-file-size", "huge").build(), "target-file-size"},
+            new Object[] {simple().option("file.compression", "brotli").build(), "allowed: [zstd, snappy, gzip, lz4_raw, uncompressed]"},
+            new Object[] {simple().option("compaction.small-file-ratio", "2").build(), "must be > 0 and <= 1"},
+            new Object[] {simple().primaryKey("id").partitionKeys("p").option("bucket", "2").build(), "Partition key 'p' must be part of the primary key"},
+            new Object[] {simple().primaryKey("id").build(), "needs a fixed number of buckets"},
+            new Object[] {simple().option("merge-engine", "partial-update").build(), "only to tables with a primary key"},
+            new Object[] {simple().option("bucket-key", "id").build(), "needs 'bucket' set"},
+            new Object[] {simple().option("bucket", "2").option("bucket-key", "x").build(), "Bucket key 'x' is not a column"});
+    for (Object[] c : cases) {
+      assertThatThrownBy(() -> catalog.createTable(id, (Schema) c[0], false))
+          .as("case %s", c[1])
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining((String) c[1]);
+    }
+    assertThatThrownBy(() -> simple().column("id", DataTypes.INT())).hasMessageContaining("Duplicate column name 'id'");
+    assertThat(catalog.listTables("db")).isEmpty();
+    try (Stream<Path> files = Files.walk(dir.resolve("db.db"))) {
+      assertThat(files.filter(Files::isRegularFile).collect(Collectors.toList())).isEmpty();
+    }
+  }
+
+  @Test
+  void badNamesAndMissingObjectsGiveClearErrors() {
+    assertThatThrownBy(() -> catalog.createDatabase("a/b", false)).hasMessageContaining("not valid");
+    assertThatThrownBy(() -> Identifier.parse("nodot")).hasMessageContaining("database.table");
+    assertThatThrownBy(() -> catalog.getTable("db.missing")).hasMessageContaining("does not exist");
+    catalog.createDatabase("db", false);
+    assertThatThrownBy(() -> catalog.getTable("db.missing"))
+        .isInstanceOf(CatalogException.class)
+        .hasMessageContaining("Table 'db.missing' does not exist");
+    assertThatThrownBy(() -> catalog.createTable(new Identifier("nodb", "t"), simple().build(), false))
+        .hasMessageContaining("Database 'nodb' does not exist");
+  }
+}

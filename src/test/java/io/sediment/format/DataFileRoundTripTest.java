@@ -1,0 +1,405 @@
+package io.sediment.format;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sediment.data.BinaryRows;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.table.data.DecimalData;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.types.logical.ArrayType;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.BinaryType;
+import org.apache.flink.table.types.logical.BooleanType;
+import org.apache.flink.table.types.logical.CharType;
+import org.apache.flink.table.types.logical.DateType;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.DoubleType;
+import org.apache.flink.table.types.logical.FloatType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LocalZonedTimestampType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.MapType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.SmallIntType;
+import org.apache.flink.table.types.logical.TimeType;
+import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.flink.table.types.logical.TinyIntType;
+import org.apache.flink.table.types.logical.VarBinaryType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
+import org.apache.parquet.schema.Type;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class DataFileRoundTripTest {
+
+  @TempDir java.nio.file.Path tempDir;
+
+  static final RowType ALL =
+      RowType.of(
+          new LogicalType[] {
+            new BooleanType(),
+            new TinyIntType(),
+            new SmallIntType(),
+            new IntType(),
+            new BigIntType(),
+            new FloatType(),
+            new DoubleType(),
+            new CharType(5),
+            VarCharType.STRING_TYPE,
+            new BinaryType(4),
+            new VarBinaryType(VarBinaryType.MAX_LENGTH),
+            new DecimalType(9, 2),
+            new DecimalType(18, 4),
+            new DecimalType(38, 10),
+            new DateType(),
+            new TimeType(3),
+            new TimestampType(3),
+            new TimestampType(6),
+            new TimestampType(9),
+            new LocalZonedTimestampType(6),
+            new LocalZonedTimestampType(3),
+            new IntType(false),
+            new VarCharType(false, VarCharType.MAX_LENGTH),
+            new TimestampType(false, 9),
+            new DecimalType(false, 38, 0),
+            new BooleanType(false),
+            new BigIntType(false),
+          },
+          new String[] {
+            "b", "ti", "si", "i", "l", "f", "d", "c", "s", "bin", "vb", "dec9", "dec18", "dec38",
+            "dt", "tm", "ts3", "ts6", "ts9", "ltz6", "ltz3", "i_nn", "s_nn", "ts9_nn", "dec38_nn",
+            "b_nn", "l_nn"
+          });
+
+  static TimestampData ts(String iso) {
+    return TimestampData.fromLocalDateTime(LocalDateTime.parse(iso));
+  }
+
+  static DecimalData dec(String v, int p, int s) {
+    return DecimalData.fromBigDecimal(new BigDecimal(v), p, s);
+  }
+
+  static List<RowData> sampleRows() {
+    List<RowData> rows = new ArrayList<>();
+    // maxima
+    rows.add(
+        GenericRowData.of(
+            true,
+            Byte.MAX_VALUE,
+            Short.MAX_VALUE,
+            Integer.MAX_VALUE,
+            Long.MAX_VALUE,
+            Float.MAX_VALUE,
+            Double.MAX_VALUE,
+            StringData.fromString("abcde"),
+            StringData.fromString("héllo wörld ✓ 𝄞 日本"),
+            new byte[] {(byte) 0xff, 0, 1, 2},
+            new byte[] {(byte) 0x80, (byte) 0xff},
+            dec("9999999.99", 9, 2),
+            dec("99999999999999.9999", 18, 4),
+            dec("9999999999999999999999999999.9999999999", 38, 10),
+            2932896, // 9999-12-31
+            86_399_999,
+            ts("9999-12-31T23:59:59.999"),
+            ts("2262-04-11T23:47:16.854775"),
+            ts("2262-04-11T23:47:16.854775807"),
+            ts("2200-01-01T00:00:00.123456"),
+            ts("2200-01-01T00:00:00.123"),
+            Integer.MAX_VALUE,
+            StringData.fromString("zzz"),
+            ts("2262-04-11T23:47:16.854775807"),
+            dec("99999999999999999999999999999999999999", 38, 0),
+            true,
+            Long.MAX_VALUE));
+    // minima / negatives
+    rows.add(
+        GenericRowData.of(
+            false,
+            Byte.MIN_VALUE,
+            Short.MIN_VALUE,
+            Integer.MIN_VALUE,
+            Long.MIN_VALUE,
+            -Float.MAX_VALUE,
+            -Double.MAX_VALUE,
+            StringData.fromString(""),
+            StringData.fromString(""),
+            new byte[] {0, 0, 0, 0},
+            new byte[0],
+            dec("-9999999.99", 9, 2),
+            dec("-99999999999999.9999", 18, 4),
+            dec("-9999999999999999999999999999.9999999999", 38, 10),
+            -719162, // 0001-01-01
+            0,
+            ts("0001-01-01T00:00:00"),
+            ts("1677-09-21T00:12:43.145225"),
+            ts("1677-09-21T00:12:43.145224193"),
+            ts("1969-12-31T23:59:59.999999"),
+            ts("1969-12-31T23:59:59.999"),
+            Integer.MIN_VALUE,
+            StringData.fromString(""),
+            ts("1677-09-21T00:12:43.145224193"),
+            dec("-99999999999999999999999999999999999999", 38, 0),
+            false,
+            Long.MIN_VALUE));
+    // nulls in every nullable column
+    GenericRowData nulls = new GenericRowData(ALL.getFieldCount());
+    nulls.setField(21, 0);
+    nulls.setField(22, StringData.fromString("null row"));
+    nulls.setField(23, ts("1970-01-01T00:00:00"));
+    nulls.setField(24, dec("0", 38, 0));
+    nulls.setField(25, false);
+    nulls.setField(26, 0L);
+    rows.add(nulls);
+    // ordinary values, small decimals and sub-ms timestamps
+    rows.add(
+        GenericRowData.of(
+            true,
+            (byte) 7,
+            (short) -300,
+            42,
+            -1L,
+            Float.NaN,
+            -0.0d,
+            StringData.fromString("a"),
+            StringData.fromString("plain"),
+            new byte[] {1, 2, 3, 4},
+            new byte[] {1},
+            dec("-0.01", 9, 2),
+            dec("0.0001", 18, 4),
+            dec("-0.0000000001", 38, 10),
+            19000,
+            12_345,
+            ts("2024-02-29T12:34:56.789"),
+            ts("2024-02-29T12:34:56.789012"),
+            ts("2024-02-29T12:34:56.789012345"),
+            ts("1960-06-15T01:02:03.000004"),
+            ts("1960-06-15T01:02:03.004"),
+            -5,
+            StringData.fromString("ü"),
+            ts("1960-06-15T01:02:03.000000001"),
+            dec("-1", 38, 0),
+            true,
+            123L));
+    return rows;
+  }
+
+  Path newPath(String name) {
+    return new Path(tempDir.resolve(name).toUri());
+  }
+
+  WrittenFile write(Path path, RowType type, List<RowData> rows, FileFormatOptions options)
+      throws Exception {
+    try (DataFileWriter writer = DataFileWriter.create(path, type, options)) {
+      for (RowData row : rows) {
+        writer.write(row);
+      }
+      return writer.finish();
+    }
+  }
+
+  @Test
+  void roundTripsEveryTypeWithNullsAndEdgeValues() throws Exception {
+    List<RowData> rows = sampleRows();
+    Path path = newPath("all.parquet");
+    WrittenFile file = write(path, ALL, rows, FileFormatOptions.defaults());
+
+    assertThat(file.path()).isEqualTo(path);
+    assertThat(file.rowCount()).isEqualTo(rows.size());
+    assertThat(file.fileSize()).isEqualTo(Files.size(tempDir.resolve("all.parquet")));
+
+    try (DataFileReader reader = DataFileReader.open(path, ALL, null)) {
+      assertThat(reader.rowCount()).isEqualTo(rows.size());
+      assertThat(reader.producedType()).isEqualTo(ALL);
+      List<RowData> read = reader.readAll();
+      assertThat(TestRows.all(ALL, read)).isEqualTo(TestRows.all(ALL, rows));
+      assertThat(reader.next()).isNull();
+    }
+  }
+
+  @Test
+  void roundTripsBinaryRowsAndWithoutDictionary() throws Exception {
+    List<RowData> rows = new ArrayList<>();
+    for (RowData row : sampleRows()) {
+      rows.add(BinaryRows.toBinary(ALL, row));
+    }
+    Path path = newPath("binary.parquet");
+    write(path, ALL, rows, FileFormatOptions.defaults().withDictionary(false));
+    assertThat(TestRows.all(ALL, DataFileReader.readAll(path, ALL, null)))
+        .isEqualTo(TestRows.all(ALL, sampleRows()));
+  }
+
+  @Test
+  void nextReusesTheRowAndReadAllCopies() throws Exception {
+    Path path = newPath("reuse.parquet");
+    write(path, ALL, sampleRows(), FileFormatOptions.defaults());
+    try (DataFileReader reader = DataFileReader.open(path, ALL, null)) {
+      RowData first = reader.next();
+      RowData second = reader.next();
+      assertThat(second).isSameAs(first);
+      RowData copy = reader.copy(second);
+      RowData third = reader.next();
+      assertThat(third).isSameAs(first);
+      assertThat(TestRows.fields(ALL, copy)).isEqualTo(TestRows.fields(ALL, sampleRows().get(1)));
+    }
+  }
+
+  @Test
+  void projectsSubsetAndReorderedFields() throws Exception {
+    List<RowData> rows = sampleRows();
+    Path path = newPath("proj.parquet");
+    write(path, ALL, rows, FileFormatOptions.defaults());
+    int[] projection = {18, 8, 3, 13};
+    try (DataFileReader reader = DataFileReader.open(path, ALL, projection)) {
+      RowType produced = reader.producedType();
+      assertThat(produced.getFieldNames()).containsExactly("ts9", "s", "i", "dec38");
+      List<RowData> read = reader.readAll();
+      assertThat(read).hasSize(rows.size());
+      for (int r = 0; r < rows.size(); r++) {
+        List<Object> full = TestRows.fields(ALL, rows.get(r));
+        List<Object> expected = new ArrayList<>();
+        for (int p : projection) {
+          expected.add(full.get(p));
+        }
+        assertThat(TestRows.fields(produced, read.get(r))).isEqualTo(expected);
+      }
+    }
+    // single column, and an empty projection
+    assertThat(TestRows.all(DataFileReader.project(ALL, new int[] {22}),
+            DataFileReader.readAll(path, ALL, new int[] {22})))
+        .extracting(l -> l.get(0).toString())
+        .containsExactly("zzz", "", "null row", "ü");
+    assertThatThrownBy(() -> DataFileReader.open(path, ALL, new int[] {99}))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("99");
+  }
+
+  @Test
+  void schemaMapping() {
+    MessageType schema = ParquetSchemas.toParquet(ALL);
+    assertThat(schema.getFieldCount()).isEqualTo(ALL.getFieldCount());
+    assertThat(schema.getType("i").getRepetition()).isEqualTo(Type.Repetition.OPTIONAL);
+    assertThat(schema.getType("i_nn").getRepetition()).isEqualTo(Type.Repetition.REQUIRED);
+    assertThat(schema.getType("ti").getLogicalTypeAnnotation())
+        .isEqualTo(LogicalTypeAnnotation.intType(8, true));
+    assertThat(schema.getType("s").getLogicalTypeAnnotation())
+        .isEqualTo(LogicalTypeAnnotation.stringType());
+    PrimitiveType dec9 = schema.getType("dec9").asPrimitiveType();
+    PrimitiveType dec18 = schema.getType("dec18").asPrimitiveType();
+    PrimitiveType dec38 = schema.getType("dec38").asPrimitiveType();
+    assertThat(dec9.getPrimitiveTypeName()).isEqualTo(PrimitiveType.PrimitiveTypeName.INT32);
+    assertThat(dec18.getPrimitiveTypeName()).isEqualTo(PrimitiveType.PrimitiveTypeName.INT64);
+    assertThat(dec38.getPrimitiveTypeName())
+        .isEqualTo(PrimitiveType.PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY);
+    assertThat(dec38.getTypeLength()).isEqualTo(16);
+    assertThat(dec38.getLogicalTypeAnnotation())
+        .isEqualTo(LogicalTypeAnnotation.decimalType(10, 38));
+    assertThat(schema.getType("ts3").getLogicalTypeAnnotation())
+        .isEqualTo(
+            LogicalTypeAnnotation.timestampType(false, LogicalTypeAnnotation.TimeUnit.MILLIS));
+    assertThat(schema.getType("ts6").getLogicalTypeAnnotation())
+        .isEqualTo(
+            LogicalTypeAnnotation.timestampType(false, LogicalTypeAnnotation.TimeUnit.MICROS));
+    assertThat(schema.getType("ts9").getLogicalTypeAnnotation())
+        .isEqualTo(
+            LogicalTypeAnnotation.timestampType(false, LogicalTypeAnnotation.TimeUnit.NANOS));
+    assertThat(schema.getType("ltz6").getLogicalTypeAnnotation())
+        .isEqualTo(
+            LogicalTypeAnnotation.timestampType(true, LogicalTypeAnnotation.TimeUnit.MICROS));
+    assertThat(schema.getType("tm").getLogicalTypeAnnotation())
+        .isEqualTo(LogicalTypeAnnotation.timeType(false, LogicalTypeAnnotation.TimeUnit.MILLIS));
+    assertThat(schema.getType("dt").getLogicalTypeAnnotation())
+        .isEqualTo(LogicalTypeAnnotation.dateType());
+    assertThat(ParquetSchemas.decimalFixedLength(19)).isEqualTo(9);
+  }
+
+  @Test
+  void unsupportedTypesAreRejectedWithoutCreatingAFile() {
+    RowType withArray =
+        RowType.of(
+            new LogicalType[] {new IntType(), new ArrayType(new IntType())},
+            new String[] {"id", "tags"});
+    Path path = newPath("array.parquet");
+    assertThatThrownBy(() -> DataFileWriter.create(path, withArray, FileFormatOptions.defaults()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("tags")
+        .hasMessageContaining("ARRAY<INT>");
+    assertThat(tempDir.resolve("array.parquet")).doesNotExist();
+
+    RowType withMap =
+        RowType.of(
+            new LogicalType[] {new MapType(new IntType(), new IntType())}, new String[] {"m"});
+    assertThatThrownBy(() -> ParquetSchemas.toParquet(withMap))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'m'")
+        .hasMessageContaining("MAP");
+  }
+
+  @Test
+  void nullInNotNullColumnIsRejected() throws Exception {
+    RowType type =
+        RowType.of(
+            new LogicalType[] {new IntType(false), new IntType()}, new String[] {"k", "v"});
+    Path path = newPath("nn.parquet");
+    try (DataFileWriter writer = DataFileWriter.create(path, type, FileFormatOptions.defaults())) {
+      writer.write(GenericRowData.of(1, 2));
+      assertThatThrownBy(() -> writer.write(GenericRowData.of(null, 3)))
+          .isInstanceOf(NullPointerException.class)
+          .hasMessageContaining("'k'");
+      writer.write(GenericRowData.of(4, null));
+      WrittenFile file = writer.finish();
+      assertThat(file.rowCount()).isEqualTo(2);
+    }
+    assertThat(TestRows.all(type, DataFileReader.readAll(path, type, null)))
+        .containsExactly(List.of(1, 2), java.util.Arrays.asList(4, null));
+  }
+
+  @Test
+  void writtenFileAndStatsAreJavaSerializable() throws Exception {
+    Path path = newPath("ser.parquet");
+    WrittenFile file = write(path, ALL, sampleRows(), FileFormatOptions.defaults());
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+      out.writeObject(file);
+      out.writeObject(FileFormatOptions.defaults());
+    }
+    try (ObjectInputStream in =
+        new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+      WrittenFile copy = (WrittenFile) in.readObject();
+      assertThat(copy).isEqualTo(file);
+      assertThat(copy.stats().nullCounts()).isEqualTo(file.stats().nullCounts());
+      assertThat(in.readObject()).isEqualTo(FileFormatOptions.defaults());
+    }
+  }
+
+  @Test
+  void emptyFile() throws Exception {
+    Path path = newPath("empty.parquet");
+    WrittenFile file = write(path, ALL, List.of(), FileFormatOptions.defaults());
+    assertThat(file.rowCount()).isZero();
+    assertThat(file.stats().nullCounts()).containsOnly(0L);
+    for (int i = 0; i < ALL.getFieldCount(); i++) {
+      assertThat(file.stats().min().isNullAt(i)).isTrue();
+      assertThat(file.stats().max().isNullAt(i)).isTrue();
+    }
+    try (DataFileReader reader = DataFileReader.open(path, ALL, null)) {
+      assertThat(reader.rowCount()).isZero();
+      assertThat(reader.next()).isNull();
+    }
+  }
+}

@@ -1,0 +1,104 @@
+package io.sediment.testutil;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.catalog.Identifier;
+import io.sediment.commit.CommitMessage;
+import io.sediment.schema.Schema;
+import io.sediment.table.Table;
+import io.sediment.table.TableCommit;
+import io.sediment.table.TableRead;
+import io.sediment.table.TableWrite;
+import io.sediment.table.WriteBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.types.logical.RowType;
+
+/** Helpers for tests: tables in a temporary warehouse, writing and reading rows. */
+public final class TestTables {
+
+  private TestTables() {}
+
+  public static FileSystemCatalog catalog(java.nio.file.Path dir) {
+    FileSystemCatalog catalog = new FileSystemCatalog(dir.toString());
+    catalog.createDatabase("db", true);
+    return catalog;
+  }
+
+  public static Table create(FileSystemCatalog catalog, String name, Schema schema) {
+    Identifier id = new Identifier("db", name);
+    catalog.createTable(id, schema, false);
+    return catalog.getTable(id);
+  }
+
+  /** Writes the rows as one batch commit; returns the snapshot ids made. */
+  public static List<Long> writeBatch(Table table, List<? extends RowData> rows) {
+    WriteBuilder wb = table.newBatchWriteBuilder();
+    try (TableWrite write = wb.newWrite()) {
+      for (RowData r : rows) {
+        write.write(r);
+      }
+      List<CommitMessage> messages = write.prepareCommit();
+      TableCommit commit = wb.newCommit();
+      return commit.commit(messages);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public static List<RowData> readAll(Table table) {
+    try {
+      TableRead read = table.newReadBuilder().newRead();
+      return read.readAll(table.newReadBuilder().newScan().plan().splits());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Rows rendered as strings like {@code +I(1,a)}, for order-insensitive comparison. */
+  public static List<String> toStrings(RowType type, List<RowData> rows) {
+    List<String> out = new ArrayList<>();
+    for (RowData r : rows) {
+      out.add(render(type, r));
+    }
+    return out;
+  }
+
+  public static String render(RowType type, RowData r) {
+    StringBuilder sb = new StringBuilder("(");
+    for (int i = 0; i < type.getFieldCount(); i++) {
+      if (i > 0) {
+        sb.append(',');
+      }
+      Object v = RowData.createFieldGetter(type.getTypeAt(i), i).getFieldOrNull(r);
+      sb.append(v instanceof byte[] ? java.util.Arrays.toString((byte[]) v) : String.valueOf(v));
+    }
+    return sb.append(')').toString();
+  }
+
+  public static GenericRowData row(Object... values) {
+    Object[] converted = new Object[values.length];
+    for (int i = 0; i < values.length; i++) {
+      converted[i] = values[i] instanceof String ? StringData.fromString((String) values[i]) : values[i];
+    }
+    return GenericRowData.of(converted);
+  }
+
+  /** Every regular data file under a table directory (Parquet files outside metadata dirs). */
+  public static List<java.nio.file.Path> dataFiles(java.nio.file.Path tableDir) {
+    try (Stream<java.nio.file.Path> s = Files.walk(tableDir)) {
+      return s.filter(p -> p.getFileName().toString().startsWith("data-"))
+          .sorted()
+          .collect(Collectors.toList());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
