@@ -473,8 +473,23 @@ public final class TableOptions implements java.io.Serializable {
     return raw;
   }
 
-  /** These options with {@code dynamic} laid over them, validated. */
+  /** Options fixed when a table is created: they decide where rows live and how they merge. */
+  public static final Set<String> IMMUTABLE =
+      Set.of("bucket", "bucket-key", "merge-engine", "sequence.field", "deletion-vectors.enabled");
+
+  /**
+   * These options with {@code dynamic} laid over them, validated. Options in {@link #IMMUTABLE}
+   * and per-field options cannot be changed this way.
+   */
   public TableOptions with(Map<String, String> dynamic) {
+    for (String key : dynamic.keySet()) {
+      if (IMMUTABLE.contains(key) || FIELD_AGGREGATE_FUNCTION.matcher(key).matches()) {
+        throw new IllegalArgumentException(
+            "Option '"
+                + key
+                + "' is fixed when the table is created and cannot be given as a dynamic option");
+      }
+    }
     Map<String, String> merged = new LinkedHashMap<>(raw);
     merged.putAll(dynamic);
     return of(merged);

@@ -72,6 +72,11 @@ public final class Table implements java.io.Serializable {
     return new ReadBuilder(store);
   }
 
+  /** Plans, runs and commits compaction of this table in-process. */
+  public io.sediment.compact.CompactBuilder newCompactBuilder() {
+    return new io.sediment.compact.CompactBuilder(this);
+  }
+
   @Override
   public String toString() {
     return "Table{" + fullName + "}";

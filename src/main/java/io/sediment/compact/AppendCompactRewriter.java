@@ -1,0 +1,108 @@
+package io.sediment.compact;
+
+import io.sediment.commit.CommitMessage;
+import io.sediment.format.DataFileReader;
+import io.sediment.format.WrittenFile;
+import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.FileSource;
+import io.sediment.manifest.FileStore;
+import io.sediment.table.DataFileFactory;
+import io.sediment.table.RollingFileWriter;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
+import org.apache.flink.table.data.RowData;
+
+/**
+ * Rewrites the files of an append-table task into files of the target size: rows are read file
+ * by file in the task's order and written in that order, so row order, values and nulls are kept.
+ */
+final class AppendCompactRewriter implements CompactRewriter {
+
+  private final FileStore store;
+  private final DataFileFactory files = new DataFileFactory();
+
+  AppendCompactRewriter(FileStore store) {
+    this.store = store;
+  }
+
+  @Override
+  public CompactTaskResult rewrite(CompactTask task, BooleanSupplier cancelled) throws Exception {
+    long start = System.nanoTime();
+    long rowsRead = 0;
+    RollingFileWriter writer =
+        new RollingFileWriter(
+            store.fileIO(),
+            () -> store.dataFilePath(task.partition(), task.bucket(), files.newFileName()),
+            store.rowType(),
+            DataFileFactory.formatOptions(store.options()),
+            store.options().targetFileSize());
+    List<WrittenFile> written;
+    try {
+      for (DataFileMeta input : task.inputs()) {
+        if (cancelled.getAsBoolean()) {
+          throw new CancellationException("Compaction task cancelled: " + task);
+        }
+        try (DataFileReader reader =
+            DataFileReader.open(
+                store.dataFilePath(task.partition(), task.bucket(), input.fileName()),
+                store.rowType(),
+                null,
+                input.fileSize())) {
+          RowData row;
+          while ((row = reader.next()) != null) {
+            writer.write(row);
+            rowsRead++;
+          }
+        }
+      }
+      written = writer.finish();
+    } catch (Exception | Error e) {
+      for (IOException cleanup : writer.abort()) {
+        e.addSuppressed(cleanup);
+      }
+      throw e;
+    }
+    return result(task, written, rowsRead, start);
+  }
+
+  private CompactTaskResult result(
+      CompactTask task, List<WrittenFile> written, long rowsRead, long startNanos) {
+    long minSeq = Long.MAX_VALUE;
+    long maxSeq = Long.MIN_VALUE;
+    for (DataFileMeta f : task.inputs()) {
+      minSeq = Math.min(minSeq, f.minSequenceNumber());
+      maxSeq = Math.max(maxSeq, f.maxSequenceNumber());
+    }
+    // Outputs hold consecutive slices of the inputs' rows; when the inputs' sequence numbers are
+    // contiguous (fixed-bucket tables), each output gets the exact range of its slice.
+    boolean contiguous = maxSeq - minSeq + 1 == task.inputRows();
+    List<DataFileMeta> after = new ArrayList<>();
+    long rowsWritten = 0;
+    long bytesWritten = 0;
+    long nextSeq = minSeq;
+    for (WrittenFile w : written) {
+      long first = contiguous ? nextSeq : minSeq;
+      long last = contiguous ? nextSeq + w.rowCount() - 1 : maxSeq;
+      after.add(
+          DataFileFactory.appendFileMeta(
+              store, w, first, last, task.outputLevel(), FileSource.COMPACT));
+      nextSeq += w.rowCount();
+      rowsWritten += w.rowCount();
+      bytesWritten += w.fileSize();
+    }
+    CommitMessage message =
+        CommitMessage.compact(
+            task.partition(), task.bucket(), task.totalBuckets(), task.inputs(), after);
+    return new CompactTaskResult(
+        task,
+        message,
+        rowsRead,
+        rowsWritten,
+        task.inputBytes(),
+        bytesWritten,
+        (System.nanoTime() - startNanos) / 1_000_000);
+  }
+}

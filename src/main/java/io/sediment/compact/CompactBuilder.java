@@ -1,0 +1,278 @@
+package io.sediment.compact;
+
+import io.sediment.commit.CommitMessage;
+import io.sediment.commit.CommitUsers;
+import io.sediment.manifest.FileStore;
+import io.sediment.manifest.Snapshot;
+import io.sediment.predicate.Predicate;
+import io.sediment.predicate.PredicateJson;
+import io.sediment.predicate.Predicates;
+import io.sediment.schema.TableOptions;
+import io.sediment.table.Table;
+import io.sediment.table.TableCommit;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Compacts a table in-process: {@link #plan()} shows the tasks, {@link #execute()} runs them on a
+ * bounded pool and makes one COMPACT commit. The same planner, rewriter and commit run inside the
+ * Flink compaction topology.
+ *
+ * <p>Every setter validates its input when called, so a bad filter, commit user or option fails
+ * here rather than at execute. Not thread-safe; build one per compaction.
+ */
+public final class CompactBuilder {
+
+  private static final Logger LOG = LoggerFactory.getLogger(CompactBuilder.class);
+
+  /** Commit user of compactions that were given none. */
+  public static final String DEFAULT_COMMIT_USER = "sediment";
+
+  private final Table table;
+  private final List<Predicate> partitionFilters = new ArrayList<>();
+  private final Map<String, String> dynamicOptions = new LinkedHashMap<>();
+  private String commitUser = DEFAULT_COMMIT_USER;
+
+  public CompactBuilder(Table table) {
+    this.table = table;
+  }
+
+  /**
+   * Compacts only partitions matching {@code filter}, a predicate on the table's row type that
+   * references partition columns only. Repeated calls combine with AND.
+   */
+  public CompactBuilder withPartitionFilter(Predicate filter) {
+    if (filter == null) {
+      throw new IllegalArgumentException("Partition filter must not be null");
+    }
+    partitionFilters.add(toPartitionPredicate(table, filter));
+    return this;
+  }
+
+  /** The same, from the JSON filter form, e.g. {@code {"method":"equal","field":"p","literals":["a"]}}. */
+  public CompactBuilder withPartitionFilter(String jsonFilter) {
+    if (jsonFilter == null || jsonFilter.isBlank()) {
+      throw new IllegalArgumentException("Partition filter JSON must not be empty");
+    }
+    return withPartitionFilter(PredicateJson.parse(jsonFilter, table.rowType()));
+  }
+
+  /**
+   * Checks that a filter references only partition columns and re-binds it to the partition row
+   * type. Shared with the Flink jobs, which take the same filters.
+   */
+  public static Predicate toPartitionPredicate(Table table, Predicate filter) {
+    List<String> partitionKeys = table.schema().partitionKeys();
+    for (String field : filter.fieldNames()) {
+      if (!table.schema().fieldNames().contains(field)) {
+        throw new IllegalArgumentException(
+            "Partition filter references unknown column '"
+                + field
+                + "'; partition columns are "
+                + partitionKeys);
+      }
+      if (!partitionKeys.contains(field)) {
+        throw new IllegalArgumentException(
+            "Partition filter may reference only partition columns "
+                + partitionKeys
+                + ", but references '"
+                + field
+                + "'");
+      }
+    }
+    return Predicates.rebind(filter, table.schema().partitionType());
+  }
+
+  /** Names the compaction in snapshots as {@code <user>-compact-<suffix>}; validated now. */
+  public CompactBuilder withCommitUser(String user) {
+    this.commitUser = CommitUsers.validate(user);
+    return this;
+  }
+
+  /**
+   * Dynamic options for this compaction only, e.g. {@code target-file-size}, {@code
+   * compaction.min.file-num}, {@code compaction.full}, {@code compaction.parallelism}. Validated
+   * now like table options.
+   */
+  public CompactBuilder withOptions(Map<String, String> options) {
+    Map<String, String> merged = new LinkedHashMap<>(dynamicOptions);
+    merged.putAll(options);
+    table.options().with(merged); // validates
+    dynamicOptions.clear();
+    dynamicOptions.putAll(merged);
+    return this;
+  }
+
+  /** The table this compaction runs on, with the dynamic options applied. */
+  public Table effectiveTable() {
+    return dynamicOptions.isEmpty() ? table : table.copy(dynamicOptions);
+  }
+
+  /** The partition filter on the partition row type (AND of all given), or null. */
+  public Predicate partitionFilter() {
+    return partitionFilters.isEmpty() ? null : Predicates.and(partitionFilters);
+  }
+
+  public String commitUser() {
+    return commitUser;
+  }
+
+  /** The tasks a compaction of the latest snapshot would run, without running them. */
+  public List<CompactTask> plan() {
+    Optional<Snapshot> latest = table.latestSnapshot();
+    if (latest.isEmpty()) {
+      return List.of();
+    }
+    Table t = effectiveTable();
+    return new CompactPlanner(t.store(), t.fullName()).plan(latest.get(), partitionFilter(), Set.of());
+  }
+
+  /**
+   * Plans, runs every task on a pool of {@code compaction.parallelism} threads, and makes one
+   * COMPACT commit. Blocks the calling thread until done; see {@link #executeAsync()}.
+   *
+   * <p>When a task fails, the outputs of all tasks are deleted, nothing is committed, and the
+   * task's error is thrown (deletion errors are attached as suppressed). When the commit conflicts
+   * with a concurrent commit, the outputs are deleted and the {@link
+   * io.sediment.commit.CommitConflictException} names the files.
+   */
+  public CompactResult execute() throws Exception {
+    long start = System.currentTimeMillis();
+    List<CompactTask> tasks = plan();
+    if (tasks.isEmpty()) {
+      LOG.info("Nothing to compact in {}", table.fullName());
+      return CompactResult.nothing(System.currentTimeMillis() - start);
+    }
+    Table t = effectiveTable();
+    FileStore store = t.store();
+    int parallelism = Math.min(tasks.size(), t.options().get(TableOptions.COMPACTION_PARALLELISM));
+    LOG.info(
+        "Compacting {}: {} task(s), {} input file(s), parallelism {}",
+        table.fullName(),
+        tasks.size(),
+        tasks.stream().mapToInt(x -> x.inputs().size()).sum(),
+        parallelism);
+    List<CompactTaskResult> results = runAll(store, tasks, parallelism);
+    List<CommitMessage> messages = new ArrayList<>();
+    for (CompactTaskResult r : results) {
+      messages.add(r.message());
+    }
+    CompactCommit commit = new CompactCommit(store, compactCommitUser(commitUser));
+    Long snapshotId = commit.commit(messages, TableCommit.BATCH_IDENTIFIER, false);
+    CompactResult result =
+        CompactResult.of(results, snapshotId, System.currentTimeMillis() - start);
+    LOG.info("Compacted {}: {}", table.fullName(), result.toJson());
+    return result;
+  }
+
+  /** {@link #execute()} on a new thread; the future completes with its result or error. */
+  public CompletableFuture<CompactResult> executeAsync() {
+    CompletableFuture<CompactResult> future = new CompletableFuture<>();
+    Thread thread =
+        new Thread(
+            () -> {
+              try {
+                future.complete(execute());
+              } catch (Throwable e) {
+                future.completeExceptionally(e);
+              }
+            },
+            "sediment-compact-" + table.fullName());
+    thread.setDaemon(true);
+    thread.start();
+    return future;
+  }
+
+  /** {@code <user>-compact-<suffix>}, the suffix unique per execution. */
+  public static String compactCommitUser(String user) {
+    return user + "-compact-" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  private List<CompactTaskResult> runAll(FileStore store, List<CompactTask> tasks, int parallelism)
+      throws Exception {
+    CompactRewriter rewriter = CompactRewriter.forStore(store);
+    AtomicBoolean cancelled = new AtomicBoolean();
+    AtomicInteger threadIds = new AtomicInteger();
+    ThreadFactory threads =
+        r -> {
+          Thread th = new Thread(r, "sediment-compact-worker-" + threadIds.incrementAndGet());
+          th.setDaemon(true);
+          return th;
+        };
+    ExecutorService pool = Executors.newFixedThreadPool(parallelism, threads);
+    List<Future<CompactTaskResult>> futures = new ArrayList<>();
+    try {
+      for (CompactTask task : tasks) {
+        futures.add(pool.submit(() -> rewriter.rewrite(task, cancelled::get)));
+      }
+      List<CompactTaskResult> results = new ArrayList<>();
+      Throwable failure = null;
+      // Wait for every task, even after a failure, so no task is still writing when the
+      // outputs are deleted.
+      for (Future<CompactTaskResult> f : futures) {
+        try {
+          results.add(f.get());
+        } catch (ExecutionException e) {
+          if (failure == null) {
+            failure = e.getCause();
+            cancelled.set(true);
+          } else if (!(e.getCause() instanceof java.util.concurrent.CancellationException)) {
+            failure.addSuppressed(e.getCause());
+          }
+        }
+      }
+      if (failure != null) {
+        List<CommitMessage> done = new ArrayList<>();
+        for (CompactTaskResult r : results) {
+          done.add(r.message());
+        }
+        new CompactCommit(store, commitUser).abortInto(done, failure);
+        LOG.warn("Compaction of {} failed; outputs deleted, nothing committed", table.fullName(), failure);
+        throwUnchecked(failure);
+      }
+      return results;
+    } catch (InterruptedException e) {
+      cancelled.set(true);
+      Thread.currentThread().interrupt();
+      throw e;
+    } finally {
+      pool.shutdown();
+    }
+  }
+
+  private static void throwUnchecked(Throwable t) throws Exception {
+    if (t instanceof Exception) {
+      throw (Exception) t;
+    }
+    if (t instanceof Error) {
+      throw (Error) t;
+    }
+    throw new CompletionException(t);
+  }
+
+  /** The names of the inputs of {@code tasks}; used to keep planned files out of new plans. */
+  public static Set<String> inputNames(List<CompactTask> tasks) {
+    Set<String> names = new HashSet<>();
+    for (CompactTask t : tasks) {
+      t.inputs().forEach(f -> names.add(f.fileName()));
+    }
+    return names;
+  }
+}

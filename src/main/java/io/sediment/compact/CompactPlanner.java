@@ -1,0 +1,90 @@
+package io.sediment.compact;
+
+import io.sediment.manifest.FileStore;
+import io.sediment.manifest.ManifestEntry;
+import io.sediment.manifest.Snapshot;
+import io.sediment.predicate.Predicate;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Plans compaction of one table: reads the live files of a snapshot (with a partition filter),
+ * groups them per partition and bucket, and asks the table kind's strategy which files of each
+ * bucket to rewrite. Files in {@code excluded} (held by unfinished tasks) are never planned.
+ */
+public final class CompactPlanner {
+
+  private final FileStore store;
+  private final String tableName;
+  private final BucketStrategy strategy;
+
+  public CompactPlanner(FileStore store, String tableName) {
+    this.store = store;
+    this.tableName = tableName;
+    this.strategy = BucketStrategy.forStore(store);
+  }
+
+  /** Decides which files of one bucket to compact. */
+  public interface BucketStrategy {
+
+    List<CompactTask> plan(Bucket bucket);
+
+    static BucketStrategy forStore(FileStore store) {
+      if (store.schema().hasPrimaryKey()) {
+        return MergeTreeStrategies.forStore(store);
+      }
+      return new AppendCompactStrategy(store.options());
+    }
+  }
+
+  /** The live files of one bucket, in the order they were added. */
+  public record Bucket(
+      String table,
+      org.apache.flink.table.data.binary.BinaryRowData partition,
+      String partitionPath,
+      int bucket,
+      int totalBuckets,
+      List<io.sediment.manifest.DataFileMeta> files) {}
+
+  /**
+   * Plans tasks for the snapshot. {@code partitionFilter} is on the partition row type (null for
+   * all partitions); {@code excluded} holds names of files that must not be planned.
+   */
+  public List<CompactTask> plan(Snapshot snapshot, Predicate partitionFilter, Set<String> excluded) {
+    Map<ManifestEntry.Identifier, List<io.sediment.manifest.DataFileMeta>> files = new LinkedHashMap<>();
+    Map<ManifestEntry.Identifier, ManifestEntry> first = new LinkedHashMap<>();
+    Set<ManifestEntry.Identifier> blocked = new java.util.HashSet<>();
+    for (ManifestEntry e :
+        store.newScan().withPartitionFilter(partitionFilter).plan(snapshot)) {
+      ManifestEntry.Identifier key = new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, "");
+      if (excluded.contains(e.file().fileName())) {
+        // A bucket with files held by an unfinished task is left alone until the task ends:
+        // planning around the held files could reorder rows or overlap key ranges.
+        blocked.add(key);
+        continue;
+      }
+      files.computeIfAbsent(key, k -> new ArrayList<>()).add(e.file());
+      first.putIfAbsent(key, e);
+    }
+    List<CompactTask> tasks = new ArrayList<>();
+    for (Map.Entry<ManifestEntry.Identifier, List<io.sediment.manifest.DataFileMeta>> g : files.entrySet()) {
+      if (blocked.contains(g.getKey())) {
+        continue;
+      }
+      ManifestEntry e = first.get(g.getKey());
+      tasks.addAll(
+          strategy.plan(
+              new Bucket(
+                  tableName,
+                  e.partition(),
+                  store.partitionPath(e.partition()),
+                  e.bucket(),
+                  e.totalBuckets(),
+                  g.getValue())));
+    }
+    return tasks;
+  }
+}

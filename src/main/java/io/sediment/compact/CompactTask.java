@@ -1,0 +1,148 @@
+package io.sediment.compact;
+
+import io.sediment.data.BinaryRows;
+import io.sediment.manifest.DataFileMeta;
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.io.Serializable;
+import java.util.List;
+import org.apache.flink.table.data.binary.BinaryRowData;
+
+/**
+ * One unit of compaction work, self-contained and serializable: which table, partition and bucket,
+ * which input files (in the order their rows are to be read), the level the output goes to, and
+ * the kind of rewrite. Produced by a {@link CompactPlanner}, run by a {@link CompactRewriter}.
+ */
+public final class CompactTask implements Serializable {
+
+  private static final long serialVersionUID = 1L;
+
+  /** How the inputs are rewritten. */
+  public enum Kind {
+    /** Append table: concatenate the inputs' rows in order into files of the target size. */
+    APPEND_REWRITE,
+    /** Primary-key table: merge sorted runs by key with the merge engine. */
+    MERGE_TREE
+  }
+
+  private final String table;
+  private transient BinaryRowData partition;
+  private final String partitionPath;
+  private final int bucket;
+  private final int totalBuckets;
+  private final List<DataFileMeta> inputs;
+  private final int outputLevel;
+  private final Kind kind;
+  private final boolean dropDeletes;
+
+  public CompactTask(
+      String table,
+      BinaryRowData partition,
+      String partitionPath,
+      int bucket,
+      int totalBuckets,
+      List<DataFileMeta> inputs,
+      int outputLevel,
+      Kind kind,
+      boolean dropDeletes) {
+    this.table = table;
+    this.partition = partition;
+    this.partitionPath = partitionPath;
+    this.bucket = bucket;
+    this.totalBuckets = totalBuckets;
+    this.inputs = List.copyOf(inputs);
+    this.outputLevel = outputLevel;
+    this.kind = kind;
+    this.dropDeletes = dropDeletes;
+  }
+
+  /** Full name ({@code db.table}) of the table the task belongs to. */
+  public String table() {
+    return table;
+  }
+
+  public BinaryRowData partition() {
+    return partition;
+  }
+
+  /** The partition as a path ({@code k=v/...}), "" when unpartitioned; for display. */
+  public String partitionPath() {
+    return partitionPath;
+  }
+
+  public int bucket() {
+    return bucket;
+  }
+
+  public int totalBuckets() {
+    return totalBuckets;
+  }
+
+  public List<DataFileMeta> inputs() {
+    return inputs;
+  }
+
+  public int outputLevel() {
+    return outputLevel;
+  }
+
+  public Kind kind() {
+    return kind;
+  }
+
+  /** Whether deletions may be dropped (the output is the oldest data of its bucket). */
+  public boolean dropDeletes() {
+    return dropDeletes;
+  }
+
+  public long inputBytes() {
+    long sum = 0;
+    for (DataFileMeta f : inputs) {
+      sum += f.fileSize();
+    }
+    return sum;
+  }
+
+  public long inputRows() {
+    long sum = 0;
+    for (DataFileMeta f : inputs) {
+      sum += f.rowCount();
+    }
+    return sum;
+  }
+
+  private void writeObject(ObjectOutputStream out) throws IOException {
+    out.defaultWriteObject();
+    byte[] b = BinaryRows.toBytes(partition);
+    out.writeInt(partition.getArity());
+    out.writeInt(b.length);
+    out.write(b);
+  }
+
+  private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+    in.defaultReadObject();
+    int arity = in.readInt();
+    byte[] b = new byte[in.readInt()];
+    in.readFully(b);
+    partition = BinaryRows.fromBytes(arity, b);
+  }
+
+  @Override
+  public String toString() {
+    return "CompactTask{"
+        + table
+        + (partitionPath.isEmpty() ? "" : "/" + partitionPath)
+        + ", bucket="
+        + bucket
+        + ", "
+        + kind
+        + ", inputs="
+        + inputs.size()
+        + ", bytes="
+        + inputBytes()
+        + ", outputLevel="
+        + outputLevel
+        + "}";
+  }
+}

@@ -1,0 +1,382 @@
+package io.sediment.compact;
+
+import static io.sediment.testutil.TestTables.row;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.commit.CommitConflictException;
+import io.sediment.manifest.CommitKind;
+import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.FileSource;
+import io.sediment.manifest.Snapshot;
+import io.sediment.predicate.PredicateBuilder;
+import io.sediment.schema.Schema;
+import io.sediment.table.DataSplit;
+import io.sediment.table.Table;
+import io.sediment.testutil.FaultyFileSystem;
+import io.sediment.testutil.TestTables;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.RowData;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CompactBuilderTest {
+
+  @TempDir Path dir;
+
+  @AfterEach
+  void resetFaults() {
+    FaultyFileSystem.reset();
+  }
+
+  private static Schema.Builder schema() {
+    return Schema.newBuilder()
+        .column("id", DataTypes.BIGINT().notNull())
+        .column("p", DataTypes.STRING())
+        .column("note", DataTypes.STRING());
+  }
+
+  /** {@code commits} commits, each one small file per partition of {@code perCommit} rows. */
+  private static List<RowData> fill(Table table, int commits, int perCommit, String... partitions) {
+    if (partitions.length == 0) {
+      partitions = new String[] {"x"}; // unpartitioned table: p is an ordinary column
+    }
+    List<RowData> all = new ArrayList<>();
+    long id = table.latestSnapshot().map(s -> s.totalRecordCount()).orElse(0L) * 1000;
+    for (int c = 0; c < commits; c++) {
+      List<RowData> batch = new ArrayList<>();
+      for (String p : partitions) {
+        for (int i = 0; i < perCommit; i++, id++) {
+          batch.add(row(id, p, id % 5 == 0 ? null : "n" + id));
+        }
+      }
+      TestTables.writeBatch(table, batch);
+      all.addAll(batch);
+    }
+    return all;
+  }
+
+  private static List<String> rowsInReadOrder(Table table) {
+    return TestTables.toStrings(table.rowType(), TestTables.readAll(table));
+  }
+
+  private static List<DataFileMeta> files(Table table) {
+    List<DataFileMeta> out = new ArrayList<>();
+    for (DataSplit s : table.newReadBuilder().newScan().plan().splits()) {
+      out.addAll(s.files());
+    }
+    return out;
+  }
+
+  @Test
+  void smallFilesAreMergedRowsUnchangedAndOneCompactSnapshotIsPublished() throws Exception {
+    Table table = TestTables.create(TestTables.catalog(dir), "t", schema().build());
+    List<RowData> written = fill(table, 12, 100);
+    List<String> before = rowsInReadOrder(table);
+    assertThat(files(table)).hasSize(12);
+
+    CompactResult result = table.newCompactBuilder().execute();
+
+    assertThat(result.tasks()).isEqualTo(1);
+    assertThat(result.filesBefore()).isEqualTo(12);
+    assertThat(result.filesAfter()).isEqualTo(1);
+    assertThat(result.rowsRead()).isEqualTo(1200);
+    assertThat(result.rowsWritten()).isEqualTo(1200);
+    assertThat(result.bytesBefore()).isPositive();
+    assertThat(result.bytesAfter()).isPositive();
+    Snapshot s = table.latestSnapshot().orElseThrow();
+    assertThat(result.snapshotId()).isEqualTo(s.id()).isEqualTo(13L);
+    assertThat(s.commitKind()).isEqualTo(CommitKind.COMPACT);
+    assertThat(s.totalRecordCount()).isEqualTo(1200);
+    List<DataFileMeta> after = files(table);
+    assertThat(after).hasSize(1);
+    assertThat(after.get(0).source()).isEqualTo(FileSource.COMPACT);
+    // Same rows, same order (row order follows input order), nulls kept.
+    assertThat(rowsInReadOrder(table)).containsExactlyElementsOf(before);
+    assertThat(before).containsExactlyElementsOf(TestTables.toStrings(table.rowType(), written));
+  }
+
+  @Test
+  void nothingToCompactMakesNoCommit() throws Exception {
+    Table table = TestTables.create(TestTables.catalog(dir), "t", schema().build());
+    CompactResult empty = table.newCompactBuilder().execute();
+    assertThat(empty.tasks()).isZero();
+    assertThat(empty.snapshotId()).isNull();
+    assertThat(table.latestSnapshot()).isEmpty();
+
+    fill(table, 3, 10); // fewer than compaction.min.file-num (5)
+    CompactResult result = table.newCompactBuilder().execute();
+    assertThat(result.tasks()).isZero();
+    assertThat(result.snapshotId()).isNull();
+    assertThat(table.latestSnapshot().orElseThrow().id()).isEqualTo(3);
+    // A full compaction takes them.
+    CompactResult full = table.newCompactBuilder().withOptions(Map.of("compaction.full", "true")).execute();
+    assertThat(full.tasks()).isEqualTo(1);
+    assertThat(full.snapshotId()).isEqualTo(4L);
+  }
+
+  @Test
+  void partitionFilterCompactsOnlyMatchingPartitions() throws Exception {
+    Table table = TestTables.create(TestTables.catalog(dir), "t", schema().partitionKeys("p").build());
+    fill(table, 6, 20, "a", "b");
+    List<DataFileMeta> bBefore = partitionFiles(table, "b");
+    List<DataFileMeta> aBefore = partitionFiles(table, "a");
+
+    CompactBuilder builder =
+        table.newCompactBuilder().withPartitionFilter("{\"method\":\"equal\",\"field\":\"p\",\"literals\":[\"a\"]}");
+    assertThat(builder.plan()).hasSize(1).allMatch(t -> t.partitionPath().equals("p=a"));
+    CompactResult result = builder.execute();
+    assertThat(result.tasks()).isEqualTo(1);
+
+    assertThat(partitionFiles(table, "b")).containsExactlyElementsOf(bBefore);
+    List<DataFileMeta> aAfter = partitionFiles(table, "a");
+    assertThat(aAfter).hasSize(1);
+    assertThat(aAfter).doesNotContainAnyElementsOf(aBefore);
+    assertThat(TestTables.readAll(table)).hasSize(240);
+  }
+
+  private static List<DataFileMeta> partitionFiles(Table table, String p) {
+    List<DataFileMeta> out = new ArrayList<>();
+    for (DataSplit s :
+        table.newReadBuilder().withFilter(new PredicateBuilder(table.rowType()).equal("p", p)).newScan().plan().splits()) {
+      out.addAll(s.files());
+    }
+    return out;
+  }
+
+  @Test
+  void repeatedPartitionFiltersCombineWithAnd() {
+    Table table = TestTables.create(TestTables.catalog(dir), "t", schema().partitionKeys("p").build());
+    fill(table, 6, 5, "a", "b", "c");
+    PredicateBuilder pb = new PredicateBuilder(table.rowType());
+    List<CompactTask> tasks =
+        table.newCompactBuilder()
+            .withPartitionFilter(pb.in("p", List.of("a", "b")))
+            .withPartitionFilter(pb.notEqual("p", "a"))
+            .plan();
+    assertThat(tasks).extracting(CompactTask::partitionPath).containsExactly("p=b");
+    assertThat(tasks.get(0).inputs()).hasSize(6);
+    assertThat(tasks.get(0).inputBytes()).isEqualTo(tasks.get(0).inputs().stream().mapToLong(DataFileMeta::fileSize).sum());
+    assertThat(table.latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.APPEND);
+  }
+
+  @Test
+  void commitUserIsRecordedWithCompactSuffix() throws Exception {
+    Table table = TestTables.create(TestTables.catalog(dir), "t", schema().build());
+    fill(table, 5, 10);
+    table.newCompactBuilder().withCommitUser("nightly").execute();
+    String user = table.latestSnapshot().orElseThrow().commitUser();
+    assertThat(user).matches("nightly-compact-[0-9a-f]{8}");
+    fill(table, 5, 10);
+    table.newCompactBuilder().withCommitUser("nightly").execute();
+    assertThat(table.latestSnapshot().orElseThrow().commitUser()).startsWith("nightly-compact-").isNotEqualTo(user);
+    fill(table, 5, 10);
+    table.newCompactBuilder().execute();
+    assertThat(table.latestSnapshot().orElseThrow().commitUser()).startsWith("sediment-compact-");
+  }
+
+  @Test
+  void invalidInputIsRejectedWhenSet() {
+    Table table = TestTables.create(TestTables.catalog(dir), "t", schema().partitionKeys("p").build());
+    PredicateBuilder pb = new PredicateBuilder(table.rowType());
+    CompactBuilder b = table.newCompactBuilder();
+    assertThatThrownBy(() -> b.withPartitionFilter(pb.equal("id", 1L)))
+        .hasMessageContaining("only partition columns [p]")
+        .hasMessageContaining("'id'");
+    assertThatThrownBy(() -> b.withPartitionFilter("{\"method\":\"equal\",\"field\":\"nope\",\"literals\":[\"a\"]}"))
+        .hasMessageContaining("nope");
+    assertThatThrownBy(() -> b.withPartitionFilter("{\"method\":\"equal\",\"field\":\"id\",\"literals\":[\"x\"]}"))
+        .hasMessageContaining("id");
+    assertThatThrownBy(() -> b.withPartitionFilter("{\"method\":\"equal\",\"field\":\"id\",\"literals\":[1]}"))
+        .hasMessageContaining("only partition columns");
+    for (String bad : new String[] {"", ".", "..", " a", "a ", "a/b", "a\\b", "a\tb"}) {
+      assertThatThrownBy(() -> b.withCommitUser(bad)).as(bad).hasMessageContaining("Commit user");
+    }
+    assertThatThrownBy(() -> b.withOptions(Map.of("compaction.min.file-num", "zero")))
+        .hasMessageContaining("compaction.min.file-num");
+    assertThatThrownBy(() -> b.withOptions(Map.of("no.such.option", "1"))).hasMessageContaining("no.such.option");
+    assertThatThrownBy(() -> b.withOptions(Map.of("bucket", "4"))).hasMessageContaining("fixed when the table is created");
+    assertThat(b.partitionFilter()).isNull();
+    assertThat(b.commitUser()).isEqualTo(CompactBuilder.DEFAULT_COMMIT_USER);
+  }
+
+  @Test
+  void aFailingTaskCommitsNothingAndLeavesNoOutput() throws Exception {
+    Table table =
+        TestTables.create(faultyCatalog(), "t",
+            schema().partitionKeys("p").option("compaction.parallelism", "1").build());
+    fill(table, 6, 20, "a", "b");
+    Set<String> filesBefore = dataFileNames();
+    long snapshotBefore = table.latestSnapshot().orElseThrow().id();
+    // Partition b's third input fails to open: partition a's task has finished by then (one
+    // worker, tasks in plan order), and b's task has written part of its output.
+    List<CompactTask> plan = table.newCompactBuilder().plan();
+    assertThat(plan).extracting(CompactTask::partitionPath).containsExactly("p=a", "p=b");
+    String poisoned = plan.get(1).inputs().get(2).fileName();
+    FaultyFileSystem.failOpen(p -> p.endsWith(poisoned));
+
+    assertThatThrownBy(() -> table.newCompactBuilder().execute())
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("Injected failure opening")
+        .hasMessageContaining(poisoned);
+
+    assertThat(table.latestSnapshot().orElseThrow().id()).isEqualTo(snapshotBefore);
+    assertThat(dataFileNames()).isEqualTo(filesBefore);
+  }
+
+  @Test
+  void aFailingCleanupIsWarnedAndAttachedAsSuppressed() throws Exception {
+    Table table =
+        TestTables.create(faultyCatalog(), "t",
+            schema().partitionKeys("p").option("compaction.parallelism", "1").build());
+    fill(table, 6, 20, "a", "b");
+    List<CompactTask> plan = table.newCompactBuilder().plan();
+    String poisoned = plan.get(1).inputs().get(0).fileName();
+    Set<String> inputs = CompactBuilder.inputNames(plan);
+    FaultyFileSystem.failOpen(p -> p.endsWith(poisoned));
+    // Deleting any compaction output fails.
+    FaultyFileSystem.failDelete(p -> p.contains("/data-") && inputs.stream().noneMatch(p::endsWith));
+
+    Throwable error = catchThrowable(() -> table.newCompactBuilder().execute());
+    assertThat(error).isInstanceOf(IOException.class).hasMessageContaining(poisoned);
+    assertThat(error.getSuppressed()).isNotEmpty();
+    assertThat(error.getSuppressed()[0]).hasMessageContaining("Injected failure deleting");
+    assertThat(FaultyFileSystem.DELETE_FAILURES.get()).isPositive();
+    assertThat(table.latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.APPEND);
+  }
+
+  private static Throwable catchThrowable(org.assertj.core.api.ThrowableAssert.ThrowingCallable c) {
+    return org.assertj.core.api.Assertions.catchThrowable(c);
+  }
+
+  @Test
+  void concurrentCompactionsOfTheSameFilesOneWinsTheOtherLeavesNothing() throws Exception {
+    Table table =
+        TestTables.create(faultyCatalog(), "t", schema().build());
+    fill(table, 8, 50);
+    Set<String> inputs = dataFileNames();
+
+    // B pauses when it opens its first input, after planning; A runs and commits meanwhile.
+    CountDownLatch bReading = new CountDownLatch(1);
+    CountDownLatch aDone = new CountDownLatch(1);
+    String bThread = "compactor-b";
+    FaultyFileSystem.onOpen(
+        p -> {
+          if (Thread.currentThread().getName().startsWith("sediment-compact-worker")
+              && bReading.getCount() == 1
+              && Thread.currentThread().getThreadGroup().getName().equals(bThread)) {
+            bReading.countDown();
+            try {
+              aDone.await(60, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              throw new IOException(e);
+            }
+          }
+        });
+    CompletableFuture<CompactResult> b = new CompletableFuture<>();
+    Thread t =
+        new Thread(
+            new ThreadGroup(bThread),
+            () -> {
+              try {
+                b.complete(table.newCompactBuilder().withCommitUser("b").execute());
+              } catch (Throwable e) {
+                b.completeExceptionally(e);
+              }
+            });
+    t.start();
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofMinutes(2))
+        .until(() -> bReading.getCount() == 0 || b.isDone());
+    if (b.isDone()) {
+      b.get(); // surfaces an unexpected early failure of B
+    }
+    CompactResult a = table.newCompactBuilder().withCommitUser("a").execute();
+    aDone.countDown();
+    assertThat(a.snapshotId()).isNotNull();
+
+    assertThatThrownBy(b::get)
+        .isInstanceOf(ExecutionException.class)
+        .cause()
+        .isInstanceOf(CommitConflictException.class)
+        .hasMessageContaining(inputs.iterator().next().substring(0, 5));
+    CommitConflictException conflict = (CommitConflictException) catchThrowable(b::get).getCause();
+    assertThat(new HashSet<>(conflict.conflictingFiles())).isEqualTo(inputs);
+
+    Snapshot latest = table.latestSnapshot().orElseThrow();
+    assertThat(latest.id()).isEqualTo(a.snapshotId());
+    assertThat(latest.commitUser()).startsWith("a-compact-");
+    // On disk: the inputs (still referenced by older snapshots) and A's output only.
+    Set<String> expected = new HashSet<>(inputs);
+    files(table).forEach(f -> expected.add(f.fileName()));
+    assertThat(dataFileNames()).isEqualTo(expected);
+    assertThat(TestTables.readAll(table)).hasSize(400);
+  }
+
+  @Test
+  void fixedBucketTablesKeepSequenceOrderAndCompactPerBucket() throws Exception {
+    Table table =
+        TestTables.create(TestTables.catalog(dir), "t", schema().option("bucket", "2").option("bucket-key", "id").build());
+    fill(table, 6, 40);
+    CompactResult result = table.newCompactBuilder().execute();
+    assertThat(result.tasks()).isEqualTo(2);
+    for (DataSplit s : table.newReadBuilder().newScan().plan().splits()) {
+      assertThat(s.files()).hasSize(1);
+      DataFileMeta f = s.files().get(0);
+      assertThat(f.minSequenceNumber()).isZero();
+      assertThat(f.maxSequenceNumber()).isEqualTo(f.rowCount() - 1);
+    }
+    // A group split over several outputs gives each output its own slice of the sequence.
+    Table small = table.copy(Map.of("target-file-size", "2 kb"));
+    fill(small, 6, 200);
+    small.newCompactBuilder().withOptions(Map.of("compaction.full", "true")).execute();
+    assertThat(table.newReadBuilder().newScan().plan().splits()).anyMatch(s -> s.files().size() > 1);
+    for (DataSplit s : table.newReadBuilder().newScan().plan().splits()) {
+      for (int i = 1; i < s.files().size(); i++) {
+        assertThat(s.files().get(i).minSequenceNumber()).isGreaterThan(s.files().get(i - 1).maxSequenceNumber());
+      }
+    }
+  }
+
+  @Test
+  void groupsArePackedToTheTargetSizeAndRunInParallel() throws Exception {
+    Table table = TestTables.create(TestTables.catalog(dir), "t", schema().build());
+    fill(table, 20, 200);
+    long fileSize = files(table).get(0).fileSize();
+    Map<String, String> opts =
+        Map.of("target-file-size", (fileSize * 5 + 10) + " b", "compaction.parallelism", "3");
+    List<CompactTask> plan = table.newCompactBuilder().withOptions(opts).plan();
+    assertThat(plan).hasSizeGreaterThan(1);
+    assertThat(plan).allMatch(t -> t.inputBytes() <= fileSize * 5 + 10);
+    CompactResult r = table.newCompactBuilder().withOptions(opts).executeAsync().get();
+    assertThat(r.tasks()).isEqualTo(plan.size());
+    assertThat(TestTables.readAll(table)).hasSize(4000);
+    assertThat(files(table).size()).isLessThan(20);
+  }
+
+  private FileSystemCatalog faultyCatalog() {
+    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
+    catalog.createDatabase("db", true);
+    return catalog;
+  }
+
+  private Set<String> dataFileNames() {
+    return TestTables.dataFiles(dir.resolve("db.db/t")).stream()
+        .map(p -> p.getFileName().toString())
+        .collect(Collectors.toSet());
+  }
+}
