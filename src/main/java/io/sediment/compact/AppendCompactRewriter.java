@@ -1,7 +1,10 @@
 package io.sediment.compact;
 
 import io.sediment.commit.CommitMessage;
+import io.sediment.format.ColumnStats;
 import io.sediment.format.DataFileReader;
+import io.sediment.format.FileFormatOptions;
+import io.sediment.format.RowGroupCopier;
 import io.sediment.format.WrittenFile;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileSource;
@@ -13,11 +16,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.RowData;
 
 /**
- * Rewrites the files of an append-table task into files of the target size: rows are read file
- * by file in the task's order and written in that order, so row order, values and nulls are kept.
+ * Rewrites the files of an append-table task into files of the target size, keeping row order,
+ * values and nulls. When the inputs already have the table's Parquet schema and codec, their row
+ * groups are copied byte for byte ({@link RowGroupCopier}): nothing is decoded or re-encoded.
+ * Otherwise (the table's compression changed, say) rows are read file by file and written again.
  */
 final class AppendCompactRewriter implements CompactRewriter {
 
@@ -31,6 +37,59 @@ final class AppendCompactRewriter implements CompactRewriter {
   @Override
   public CompactTaskResult rewrite(CompactTask task, BooleanSupplier cancelled) throws Exception {
     long start = System.nanoTime();
+    List<RowGroupCopier.Input> inputs = new ArrayList<>();
+    for (DataFileMeta f : task.inputs()) {
+      inputs.add(
+          new RowGroupCopier.Input(
+              store.dataFilePath(task.partition(), task.bucket(), f.fileName()),
+              f.fileSize(),
+              f.rowCount(),
+              new ColumnStats(f.minValues(), f.maxValues(), f.nullCounts())));
+    }
+    FileFormatOptions format = DataFileFactory.formatOptions(store.options());
+    if (RowGroupCopier.canCopy(inputs, store.rowType(), format)) {
+      return copy(task, inputs, format, cancelled, start);
+    }
+    return reencode(task, cancelled, start);
+  }
+
+  /** Copies row groups into outputs of at most the target size (at least one input each). */
+  private CompactTaskResult copy(
+      CompactTask task,
+      List<RowGroupCopier.Input> inputs,
+      FileFormatOptions format,
+      BooleanSupplier cancelled,
+      long start)
+      throws IOException {
+    long target = store.options().targetFileSize();
+    List<WrittenFile> written = new ArrayList<>();
+    try {
+      int from = 0;
+      while (from < inputs.size()) {
+        int to = from + 1;
+        long size = inputs.get(from).fileSize();
+        while (to < inputs.size() && size + inputs.get(to).fileSize() <= target) {
+          size += inputs.get(to).fileSize();
+          to++;
+        }
+        Path out = store.dataFilePath(task.partition(), task.bucket(), files.newFileName());
+        written.add(
+            RowGroupCopier.copy(inputs.subList(from, to), out, store.rowType(), format, cancelled));
+        from = to;
+      }
+    } catch (IOException | RuntimeException | Error e) {
+      List<Path> paths = new ArrayList<>();
+      written.forEach(w -> paths.add(w.path()));
+      for (IOException cleanup : store.fileIO().deleteAll(paths)) {
+        e.addSuppressed(cleanup);
+      }
+      throw e;
+    }
+    return result(task, written, task.inputRows(), start);
+  }
+
+  private CompactTaskResult reencode(CompactTask task, BooleanSupplier cancelled, long start)
+      throws Exception {
     long rowsRead = 0;
     RollingFileWriter writer =
         new RollingFileWriter(

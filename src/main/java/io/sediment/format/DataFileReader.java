@@ -61,13 +61,24 @@ public final class DataFileReader implements Closeable {
     return open(path, fileRowType, projection, -1);
   }
 
+  /**
+   * Read options whose codecs use a Hadoop Configuration without default resources: parsing
+   * core-default.xml for every file opened would cost more than reading a small file.
+   */
+  static ParquetReadOptions readOptions() {
+    return ParquetReadOptions.builder(new PlainParquetConfiguration())
+        .withCodecFactory(
+            new org.apache.parquet.hadoop.CodecFactory(
+                new org.apache.hadoop.conf.Configuration(false), 1 << 20))
+        .build();
+  }
+
   /** Like {@link #open(Path, RowType, int[])}, with a known file size (negative = unknown). */
   public static DataFileReader open(
       Path path, RowType fileRowType, int[] projection, long fileSize) throws IOException {
     RowType producedType = project(fileRowType, projection);
     MessageType requested = ParquetSchemas.toParquet(producedType);
-    ParquetReadOptions options =
-        ParquetReadOptions.builder(new PlainParquetConfiguration()).build();
+    ParquetReadOptions options = readOptions();
     ParquetFileReader reader =
         ParquetFileReader.open(new FlinkInputFile(path, fileSize), options);
     try {

@@ -64,7 +64,11 @@ public final class DataFileWriter implements Closeable {
     RowDataWriteSupport writeSupport = new RowDataWriteSupport(rowType); // validates types
     PlainParquetConfiguration conf = new PlainParquetConfiguration();
     conf.setInt(ZSTD_LEVEL_KEY, options.zstdLevel());
-    CodecFactory codecFactory = new CodecFactory(conf, options.pageSize());
+    // A Hadoop Configuration without default resources: the codecs need one, and loading
+    // core-default.xml for every file written costs more than writing a small file.
+    Configuration codecConf = new Configuration(false);
+    codecConf.setInt(ZSTD_LEVEL_KEY, options.zstdLevel());
+    CodecFactory codecFactory = new CodecFactory(codecConf, options.pageSize());
     FlinkOutputFile outputFile = new FlinkOutputFile(path);
     ParquetWriter<RowData> writer;
     try {

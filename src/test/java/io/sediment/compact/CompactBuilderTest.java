@@ -111,6 +111,40 @@ class CompactBuilderTest {
   }
 
   @Test
+  void rowGroupsAreCopiedWhenTheCodecMatchesAndRowsReencodedWhenItChanged() throws Exception {
+    Table table = TestTables.create(TestTables.catalog(dir), "t", schema().build());
+    fill(table, 6, 100);
+    List<String> before = rowsInReadOrder(table);
+    table.newCompactBuilder().execute();
+    // Copied: the output keeps the inputs' row groups, one per input file.
+    Path copied = dir.resolve("db.db/t/bucket-0/" + files(table).get(0).fileName());
+    assertThat(footer(copied).getBlocks()).hasSize(6);
+    assertThat(rowsInReadOrder(table)).containsExactlyElementsOf(before);
+
+    // A compaction with another codec rewrites rows: one row group, snappy.
+    fill(table, 5, 100);
+    List<String> before2 = rowsInReadOrder(table);
+    table.newCompactBuilder()
+        .withOptions(Map.of("file.compression", "snappy", "compaction.full", "true"))
+        .execute();
+    assertThat(files(table)).hasSize(1);
+    Path rewritten = dir.resolve("db.db/t/bucket-0/" + files(table).get(0).fileName());
+    org.apache.parquet.hadoop.metadata.ParquetMetadata footer = footer(rewritten);
+    assertThat(footer.getBlocks()).hasSize(1);
+    assertThat(footer.getBlocks().get(0).getColumns().get(0).getCodec().name()).isEqualTo("SNAPPY");
+    assertThat(rowsInReadOrder(table)).containsExactlyElementsOf(before2);
+  }
+
+  private static org.apache.parquet.hadoop.metadata.ParquetMetadata footer(Path file) throws IOException {
+    try (org.apache.parquet.hadoop.ParquetFileReader r =
+        org.apache.parquet.hadoop.ParquetFileReader.open(
+            org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(
+                new org.apache.hadoop.fs.Path(file.toUri()), new org.apache.hadoop.conf.Configuration()))) {
+      return r.getFooter();
+    }
+  }
+
+  @Test
   void nothingToCompactMakesNoCommit() throws Exception {
     Table table = TestTables.create(TestTables.catalog(dir), "t", schema().build());
     CompactResult empty = table.newCompactBuilder().execute();
