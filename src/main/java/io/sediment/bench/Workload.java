@@ -69,6 +69,47 @@ public final class Workload {
     row.setField(5, TimestampData.fromEpochMillis(TS_BASE_MILLIS + i));
   }
 
+  /**
+   * Creates bench.w3 and writes W3: 200 partitions ({@code dt}), one commit of 100 files of 10
+   * rows per partition.
+   */
+  public static Table generateW3(FileSystemCatalog catalog) throws IOException {
+    catalog.createDatabase("bench", true);
+    Identifier id = new Identifier("bench", "w3");
+    catalog.createTable(
+        id,
+        Schema.newBuilder()
+            .column("dt", DataTypes.STRING())
+            .column("id", DataTypes.BIGINT().notNull())
+            .column("note", DataTypes.STRING())
+            .partitionKeys("dt")
+            .build(),
+        false);
+    Table table = catalog.getTable(id);
+    long i = 0;
+    for (int p = 0; p < W3_PARTITIONS; p++) {
+      StringData dt = StringData.fromString(w3Partition(p));
+      List<CommitMessage> messages = new java.util.ArrayList<>();
+      WriteBuilder wb = table.newBatchWriteBuilder();
+      for (int f = 0; f < W3_FILES_PER_PARTITION; f++) {
+        // One write per file: prepareCommit closes the file.
+        try (TableWrite write = wb.newWrite()) {
+          for (int r = 0; r < W3_ROWS_PER_FILE; r++, i++) {
+            write.write(GenericRowData.of(dt, i, StringData.fromString("n" + i)));
+          }
+          messages.addAll(write.prepareCommit());
+        }
+      }
+      wb.newCommit().commit(messages);
+    }
+    return table;
+  }
+
+  /** Partition value of W3 partition {@code p}: dt=2026-01-01 + p days. */
+  public static String w3Partition(int p) {
+    return java.time.LocalDate.of(2026, 1, 1).plusDays(p).toString();
+  }
+
   /** Creates db.w1 in the warehouse and writes W1: 200 commits of one 50,000-row file each. */
   public static Table generateW1(FileSystemCatalog catalog, String compression, Integer zstdLevel)
       throws IOException {
