@@ -12,7 +12,6 @@ import io.sediment.manifest.ManifestList;
 import io.sediment.manifest.ManifestMerger;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
-import io.sediment.predicate.Predicate;
 import io.sediment.schema.TableOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -240,7 +239,7 @@ public final class FileStoreCommit {
     }
     Set<ManifestEntry.Identifier> live = new HashSet<>();
     if (latest.isPresent()) {
-      FileStoreScan scan = store.newScan().withPartitionFilter(partitionIn(partitions));
+      FileStoreScan scan = store.newScan().withPartitionFilter(PartitionPredicates.in(store.partitionType(), partitions));
       for (ManifestEntry e : scan.plan(latest.get())) {
         live.add(e.identifier());
       }
@@ -260,10 +259,6 @@ public final class FileStoreCommit {
     }
   }
 
-  /** A partition-row predicate that accepts exactly the given partitions. */
-  private static Predicate partitionIn(Set<BinaryRowData> partitions) {
-    return PartitionSetPredicate.of(partitions);
-  }
 
   /** Deletes every file the messages added (new files and compaction outputs). */
   public List<IOException> abort(List<CommitMessage> messages) {

@@ -112,7 +112,7 @@ public final class TableWrite implements AutoCloseable {
     for (ManifestEntry e :
         store
             .newScan()
-            .withPartitionFilter(io.sediment.commit.PartitionSetPredicate.of(java.util.Set.of(partition)))
+            .withPartitionFilter(io.sediment.commit.PartitionPredicates.in(store.partitionType(), java.util.Set.of(partition)))
             .withBucket(bucket)
             .plan(latest.get())) {
       max = Math.max(max, e.file().maxSequenceNumber());
