@@ -88,11 +88,28 @@ public final class ManifestFile {
 
   /** Writes entries in order, rolling at the target size; returns the manifests written. */
   public List<ManifestFileMeta> write(List<ManifestEntry> entries) throws IOException {
+    return write(entries, Integer.MAX_VALUE);
+  }
+
+  /**
+   * Writes entries in order, rolling at the target size, and also where the partition changes
+   * once the current manifest holds at least {@code splitEntries} entries (entries sorted by
+   * partition then give manifests with narrow partition ranges).
+   */
+  public List<ManifestFileMeta> write(List<ManifestEntry> entries, int splitEntries)
+      throws IOException {
     List<ManifestFileMeta> out = new ArrayList<>();
     Rolling rolling = new Rolling(out);
     try {
+      ManifestEntry previous = null;
       for (ManifestEntry e : entries) {
+        if (previous != null
+            && rolling.entries() >= splitEntries
+            && !previous.partition().equals(e.partition())) {
+          rolling.finish();
+        }
         rolling.write(e);
+        previous = e;
       }
       rolling.finish();
     } catch (IOException | RuntimeException e) {
@@ -212,6 +229,10 @@ public final class ManifestFile {
 
     Rolling(List<ManifestFileMeta> out) {
       this.out = out;
+    }
+
+    long entries() {
+      return writer == null ? 0 : added + deleted;
     }
 
     void write(ManifestEntry e) throws IOException {
