@@ -135,6 +135,6 @@ class CompactBatchJobTest {
     Table t = catalog.getTable("db.t");
     assertThat(snapshots(t)).hasSize(snapshotsBefore);
     assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
-    assertThat(FlinkTestSupport.unreferencedDataFiles(t, dir.resolve("db.db/t"))).isEmpty();
+    assertThat(FlinkTestSupport.orphanDataFiles(t, dir.resolve("db.db/t"))).isEmpty();
   }
 }

@@ -84,6 +84,43 @@ final class FlinkTestSupport {
     return out;
   }
 
+  /** Names of data files referenced by any snapshot of the table. */
+  static Set<String> filesOfAnySnapshot(Table table) {
+    Set<String> names = new HashSet<>();
+    for (Snapshot s : snapshots(table)) {
+      for (ManifestEntry e : table.store().newScan().plan(s)) {
+        names.add(e.file().fileName());
+      }
+    }
+    return names;
+  }
+
+  /** Data files on disk that no snapshot references. */
+  static Set<String> orphanDataFiles(Table table, Path tableDir) {
+    Set<String> referenced = filesOfAnySnapshot(table);
+    Set<String> out = new HashSet<>();
+    for (Path p : TestTables.dataFiles(tableDir)) {
+      if (!referenced.contains(p.getFileName().toString())) {
+        out.add(p.getFileName().toString());
+      }
+    }
+    return out;
+  }
+
+  /** Live files per partition path of the latest snapshot. */
+  static java.util.Map<String, Integer> filesPerPartition(Table table) {
+    java.util.Map<String, Integer> out = new java.util.TreeMap<>();
+    table
+        .latestSnapshot()
+        .ifPresent(
+            s -> {
+              for (ManifestEntry e : table.store().newScan().plan(s)) {
+                out.merge(table.store().partitionPath(e.partition()), 1, Integer::sum);
+              }
+            });
+    return out;
+  }
+
   /** Names of data files on disk that no snapshot's latest state references. */
   static Set<String> unreferencedDataFiles(Table table, Path tableDir) {
     Set<String> live = liveFiles(table);
