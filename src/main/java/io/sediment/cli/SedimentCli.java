@@ -387,6 +387,7 @@ public final class SedimentCli implements Callable<Integer> {
       CompactResult r =
           CompactJob.builder(wh, id.fullName())
               .commitUser("demo")
+              .option("compaction.min.file-num", "2")
               .build()
               .runBatch(FlinkEnvironments.create());
       out.println("Compaction: " + r.toJson());
