@@ -30,8 +30,11 @@ final class AppendCompactRewriter implements CompactRewriter {
   private final FileStore store;
   private final DataFileFactory files = new DataFileFactory();
 
-  AppendCompactRewriter(FileStore store) {
+  private final OutputObserver observer;
+
+  AppendCompactRewriter(FileStore store, OutputObserver observer) {
     this.store = store;
+    this.observer = observer;
   }
 
   @Override
@@ -94,7 +97,17 @@ final class AppendCompactRewriter implements CompactRewriter {
     RollingFileWriter writer =
         new RollingFileWriter(
             store.fileIO(),
-            () -> store.dataFilePath(task.partition(), task.bucket(), files.newFileName()),
+            () -> {
+              org.apache.flink.core.fs.Path path =
+                  store.dataFilePath(task.partition(), task.bucket(), files.newFileName());
+              try {
+                observer.beforeCreate(path);
+              } catch (IOException e) {
+                throw new java.io.UncheckedIOException(
+                    "Could not record compaction output " + path, e);
+              }
+              return path;
+            },
             store.rowType(),
             DataFileFactory.formatOptions(store.options()),
             store.options().targetFileSize());

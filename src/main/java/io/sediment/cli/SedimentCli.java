@@ -1,0 +1,404 @@
+package io.sediment.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.catalog.Identifier;
+import io.sediment.compact.CompactResult;
+import io.sediment.compact.CompactTask;
+import io.sediment.flink.CompactJob;
+import io.sediment.schema.Schema;
+import io.sediment.table.Table;
+import io.sediment.table.TableCommit;
+import io.sediment.table.TableWrite;
+import io.sediment.table.WriteBuilder;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * The {@code sediment} command: {@code compact}, {@code inspect}, {@code demo}. Jobs run on an
+ * embedded Flink (configured by {@code flink-conf/}) or, under {@code flink run}, on the cluster.
+ * {@link #run} returns the exit code: 0 success, 2 bad arguments, 1 any other failure (missing
+ * table, failed job); errors are one line unless {@code --verbose}.
+ */
+@Command(
+    name = "sediment",
+    mixinStandardHelpOptions = true,
+    version = "sediment 0.1.0",
+    description = "Sediment lake table store: compaction jobs and table inspection.",
+    subcommands = {
+      SedimentCli.Compact.class,
+      SedimentCli.Inspect.class,
+      SedimentCli.Demo.class
+    })
+public final class SedimentCli implements Callable<Integer> {
+
+  static final int OK = 0;
+  static final int FAILED = 1;
+  static final int USAGE = 2;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  public static void main(String[] args) {
+    System.exit(run(args, System.out, System.err));
+  }
+
+  /** Runs the command line; returns the exit code instead of exiting. */
+  public static int run(String[] args, PrintStream out, PrintStream err) {
+    CommandLine cmd = new CommandLine(new SedimentCli());
+    cmd.setOut(new PrintWriter(out, true));
+    cmd.setErr(new PrintWriter(err, true));
+    cmd.setParameterExceptionHandler(
+        (ex, a) -> {
+          ex.getCommandLine().getErr().println("Error: " + ex.getMessage());
+          ex.getCommandLine()
+              .getErr()
+              .println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
+          return USAGE;
+        });
+    cmd.setExecutionExceptionHandler(
+        (ex, c, parseResult) -> {
+          boolean verbose = parseResult.subcommand() != null
+              && parseResult.subcommand().hasMatchedOption("--verbose");
+          return reportError(ex, verbose, c.getErr());
+        });
+    return cmd.execute(args);
+  }
+
+  static int reportError(Throwable ex, boolean verbose, PrintWriter err) {
+    if (verbose) {
+      ex.printStackTrace(err);
+    }
+    err.println("Error: " + oneLine(ex));
+    err.flush();
+    return ex instanceof IllegalArgumentException ? USAGE : FAILED;
+  }
+
+  private static String oneLine(Throwable ex) {
+    Throwable t = ex;
+    String msg = t.getMessage();
+    while ((msg == null || msg.isBlank()) && t.getCause() != null) {
+      t = t.getCause();
+      msg = t.getMessage();
+    }
+    if (msg == null) {
+      msg = t.getClass().getSimpleName();
+    }
+    int nl = msg.indexOf('\n');
+    return nl < 0 ? msg : msg.substring(0, nl);
+  }
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+    return USAGE;
+  }
+
+  /** Options shared by the commands that take a table. */
+  static class TableOptionsMixin {
+    @Option(names = "--warehouse", required = true, description = "Warehouse URI or local path.")
+    String warehouse;
+
+    @Option(names = "--table", required = true, description = "Table as DB.TABLE.")
+    String table;
+  }
+
+  @Command(
+      name = "compact",
+      mixinStandardHelpOptions = true,
+      description = "Compact a table with the Flink compaction topology (batch or dedicated streaming job).")
+  static final class Compact implements Callable<Integer> {
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--warehouse", required = true, description = "Warehouse URI or local path.")
+    String warehouse;
+
+    @Option(names = "--table", description = "Table as DB.TABLE.")
+    String table;
+
+    @Option(names = "--database", description = "Database of --including-tables (streaming).")
+    String database;
+
+    @Option(
+        names = "--including-tables",
+        description = "Regex of table names of --database to follow (dedicated streaming job).")
+    String includingTables;
+
+    @Option(names = "--partition", description = "Partition to compact, k=v[,k=v]; repeatable (OR).")
+    List<String> partitions = new ArrayList<>();
+
+    @Option(names = "--where", description = "Partition filter in the JSON filter form.")
+    String where;
+
+    @Option(names = "--mode", defaultValue = "batch", description = "batch or streaming.")
+    String mode;
+
+    @Option(names = "--parallelism", description = "Rewrite parallelism.")
+    Integer parallelism;
+
+    @Option(names = "--commit-user", description = "Commit user; snapshots record <user>-compact-<suffix>.")
+    String commitUser;
+
+    @Option(names = "--option", description = "Dynamic table option k=v, e.g. target-file-size=128mb.")
+    Map<String, String> options = new LinkedHashMap<>();
+
+    @Option(names = "--dry-run", description = "Print the plan; commit nothing.")
+    boolean dryRun;
+
+    @Option(names = "--json", description = "Print the result as one JSON object.")
+    boolean json;
+
+    @Option(names = "--verbose", description = "Print stack traces of errors.")
+    boolean verbose;
+
+    @Override
+    public Integer call() throws Exception {
+      PrintWriter out = spec.commandLine().getOut();
+      boolean streaming;
+      switch (mode) {
+        case "batch" -> streaming = false;
+        case "streaming" -> streaming = true;
+        default -> throw new IllegalArgumentException(
+            "--mode must be 'batch' or 'streaming', got '" + mode + "'");
+      }
+      CompactJob.Builder b;
+      if (table != null) {
+        if (includingTables != null || database != null) {
+          throw new IllegalArgumentException("Give either --table or --database/--including-tables");
+        }
+        b = CompactJob.builder(warehouse, table);
+      } else if (includingTables != null && database != null) {
+        if (!streaming && !dryRun) {
+          throw new IllegalArgumentException("--including-tables needs --mode streaming");
+        }
+        b = CompactJob.builderForDatabase(warehouse, database, includingTables);
+      } else {
+        throw new IllegalArgumentException(
+            "Missing --table DB.TABLE (or --database with --including-tables)");
+      }
+      for (String p : partitions) {
+        b.partition(parsePartition(p));
+      }
+      if (where != null) {
+        b.where(where);
+      }
+      if (commitUser != null) {
+        b.commitUser(commitUser);
+      }
+      b.options(options);
+      if (parallelism != null) {
+        b.parallelism(parallelism);
+      }
+      CompactJob job = b.build();
+      if (dryRun) {
+        List<CompactTask> tasks = job.plan();
+        if (json) {
+          List<Object> ts = new ArrayList<>();
+          for (CompactTask t : tasks) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("table", t.table());
+            m.put("partition", t.partitionPath());
+            m.put("bucket", t.bucket());
+            m.put("kind", t.kind().name());
+            m.put("files", t.inputs().size());
+            m.put("bytes", t.inputBytes());
+            m.put("rows", t.inputRows());
+            m.put("outputLevel", t.outputLevel());
+            ts.add(m);
+          }
+          Map<String, Object> plan = new LinkedHashMap<>();
+          plan.put("dryRun", true);
+          plan.put("tasks", ts);
+          out.println(new ObjectMapper().writeValueAsString(plan));
+        } else {
+          out.println("Plan: " + tasks.size() + " task(s); nothing committed (dry run)");
+          for (CompactTask t : tasks) {
+            out.println("  " + t);
+          }
+        }
+        return OK;
+      }
+      if (streaming) {
+        JobClient client = job.submitStreaming(FlinkEnvironments.create());
+        out.println(
+            "Started dedicated compaction job "
+                + client.getJobID()
+                + " (commit user "
+                + job.commitUser()
+                + ")");
+        out.flush();
+        client.getJobExecutionResult().get();
+        return OK;
+      }
+      ProgressBar bar = (!json && System.console() != null) ? new ProgressBar(job.plan().size()) : null;
+      CompactResult r = job.runBatch(FlinkEnvironments.create(), bar == null ? null : bar::update);
+      if (bar != null) {
+        bar.finish();
+      }
+      if (json) {
+        out.println(r.toJson());
+      } else {
+        out.println(
+            r.snapshotId() == null
+                ? "Nothing to compact"
+                : String.format(
+                    "Compacted %d task(s): %d -> %d files, %d -> %d bytes, %d rows; snapshot %d (%d ms)",
+                    r.tasks(), r.filesBefore(), r.filesAfter(), r.bytesBefore(), r.bytesAfter(),
+                    r.rowsWritten(), r.snapshotId(), r.durationMs()));
+      }
+      return OK;
+    }
+  }
+
+  static Map<String, String> parsePartition(String spec) {
+    Map<String, String> m = new LinkedHashMap<>();
+    for (String kv : spec.split(",")) {
+      int eq = kv.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException(
+            "--partition must be k=v[,k=v], got '" + spec + "'");
+      }
+      m.put(kv.substring(0, eq).trim(), kv.substring(eq + 1));
+    }
+    return m;
+  }
+
+  /** A one-line progress bar on the terminal (stderr). */
+  static final class ProgressBar {
+    private final int total;
+
+    ProgressBar(int total) {
+      this.total = total;
+    }
+
+    void update(int done) {
+      int width = 30;
+      int filled = total == 0 ? width : Math.min(width, done * width / total);
+      System.err.print(
+          "\r[" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + done + "/" + total + " tasks");
+      System.err.flush();
+    }
+
+    void finish() {
+      update(total);
+      System.err.println();
+    }
+  }
+
+  @Command(
+      name = "inspect",
+      mixinStandardHelpOptions = true,
+      description = "Show a table's latest snapshot and its files per partition.")
+  static final class Inspect implements Callable<Integer> {
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @CommandLine.Mixin TableOptionsMixin target;
+
+    @Option(names = "--json", description = "Print one JSON object.")
+    boolean json;
+
+    @Option(names = "--verbose", description = "Print stack traces of errors.")
+    boolean verbose;
+
+    @Override
+    public Integer call() throws Exception {
+      Table table = new FileSystemCatalog(target.warehouse).getTable(Identifier.parse(target.table));
+      Map<String, Object> info = TableInspector.inspect(table);
+      PrintWriter out = spec.commandLine().getOut();
+      out.print(json ? new ObjectMapper().writeValueAsString(info) + "\n" : TableInspector.render(info));
+      out.flush();
+      return OK;
+    }
+  }
+
+  @Command(
+      name = "demo",
+      mixinStandardHelpOptions = true,
+      description =
+          "Create a table of many small files in a local warehouse, compact it with the batch"
+              + " topology on the embedded Flink, and inspect it before and after.")
+  static final class Demo implements Callable<Integer> {
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--warehouse", description = "Warehouse path (default: a new temporary directory).")
+    String warehouse;
+
+    @Option(names = "--commits", defaultValue = "20", description = "Small commits to write (default 20).")
+    int commits;
+
+    @Option(names = "--verbose", description = "Print stack traces of errors.")
+    boolean verbose;
+
+    @Override
+    public Integer call() throws Exception {
+      if (commits < 2) {
+        throw new IllegalArgumentException("--commits must be at least 2");
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      String wh = warehouse != null ? warehouse : Files.createTempDirectory("sediment-demo").toString();
+      FileSystemCatalog catalog = new FileSystemCatalog(wh);
+      catalog.createDatabase("demo", true);
+      Identifier id = new Identifier("demo", "events");
+      if (catalog.tableExists(id)) {
+        throw new IllegalArgumentException("Table demo.events already exists in " + wh);
+      }
+      catalog.createTable(
+          id,
+          Schema.newBuilder()
+              .column("id", DataTypes.BIGINT().notNull())
+              .column("day", DataTypes.STRING())
+              .column("payload", DataTypes.STRING())
+              .partitionKeys("day")
+              .build(),
+          false);
+      Table table = catalog.getTable(id);
+      long next = 0;
+      for (int c = 0; c < commits; c++) {
+        WriteBuilder wb = table.newBatchWriteBuilder();
+        try (TableWrite write = wb.newWrite()) {
+          for (String day : new String[] {"2026-01-01", "2026-01-02"}) {
+            for (int i = 0; i < 50; i++, next++) {
+              write.write(row(next, day, "event-" + next));
+            }
+          }
+          TableCommit commit = wb.newCommit();
+          commit.commit(write.prepareCommit());
+        }
+      }
+      out.println("Warehouse: " + wh);
+      out.println("Before compaction:");
+      out.print(TableInspector.render(TableInspector.inspect(catalog.getTable(id))));
+      CompactResult r =
+          CompactJob.builder(wh, id.fullName())
+              .commitUser("demo")
+              .option("compaction.min.file-num", "2")
+              .build()
+              .runBatch(FlinkEnvironments.create());
+      out.println("Compaction: " + r.toJson());
+      out.println("After compaction:");
+      out.print(TableInspector.render(TableInspector.inspect(catalog.getTable(id))));
+      out.flush();
+      return OK;
+    }
+
+    private static RowData row(long id, String day, String payload) {
+      return GenericRowData.of(id, StringData.fromString(day), StringData.fromString(payload));
+    }
+  }
+}

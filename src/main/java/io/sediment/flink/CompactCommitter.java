@@ -1,0 +1,286 @@
+package io.sediment.flink;
+
+import io.sediment.commit.CommitMessage;
+import io.sediment.compact.CompactCommit;
+import io.sediment.compact.CompactResult;
+import io.sediment.compact.CompactTaskResult;
+import io.sediment.table.Table;
+import io.sediment.table.TableCommit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.TreeMap;
+import org.apache.flink.api.common.accumulators.ListAccumulator;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.IntSerializer;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
+import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Commits compaction results, parallelism 1. Messages arriving between two checkpoint barriers
+ * form the window of the later checkpoint; at {@code notifyCheckpointComplete(n)} every window up
+ * to n becomes one COMPACT snapshot per table (commit identifier = checkpoint id) through the
+ * shared {@link CompactCommit}. In batch mode everything is one window, committed at end of
+ * input with the batch identifier.
+ *
+ * <p>A window with a failed task is aborted whole (every output deleted); batch mode then fails
+ * the job with the task's error, streaming mode logs and counts it and fails the job after
+ * {@code compaction.max-consecutive-failures} failed windows in a row.
+ *
+ * <p>State: the commit user, the windows not yet committed (per checkpoint id, their messages),
+ * and the count of consecutive failed windows. On restore the restored windows are committed,
+ * skipping those the commit user already committed ({@link CompactCommit#isCommitted}), then
+ * outputs recorded by markers that no snapshot references are deleted (outputs of tasks that ran
+ * after the restored checkpoint).
+ */
+public final class CompactCommitter extends AbstractStreamOperator<Void>
+    implements OneInputStreamOperator<CompactMessage, Void>, BoundedOneInput {
+
+  private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(CompactCommitter.class);
+
+  static final String RESULTS_ACCUMULATOR = "sediment.compact.results";
+
+  private final CompactTargets targets;
+  private final boolean batch;
+  private final int maxConsecutiveFailures;
+  private String commitUser;
+
+  private transient ListState<String> commitUserState;
+  private transient ListState<byte[]> windowsState;
+  private transient ListState<Integer> failuresState;
+  private transient TreeMap<Long, List<CompactMessage>> windows;
+  private transient List<CompactMessage> current;
+  private transient int consecutiveFailures;
+  private transient Map<String, Table> tables;
+  private transient Counter commits;
+  private transient Counter failedWindows;
+  private transient volatile long lastCommitMillis;
+  private transient ListAccumulator<CompactResult> results;
+
+  public CompactCommitter(
+      CompactTargets targets, String commitUser, boolean batch, int maxConsecutiveFailures) {
+    this.targets = targets;
+    this.commitUser = commitUser;
+    this.batch = batch;
+    this.maxConsecutiveFailures = maxConsecutiveFailures;
+  }
+
+  @Override
+  public void initializeState(StateInitializationContext context) throws Exception {
+    super.initializeState(context);
+    tables = new HashMap<>();
+    windows = new TreeMap<>();
+    current = new ArrayList<>();
+    commits = getMetricGroup().counter("commits");
+    failedWindows = getMetricGroup().counter("failedWindows");
+    getMetricGroup().gauge("lastCommitDurationMs", () -> lastCommitMillis);
+    getMetricGroup().gauge("consecutiveFailures", () -> consecutiveFailures);
+    results = new ListAccumulator<>();
+    getRuntimeContext().addAccumulator(RESULTS_ACCUMULATOR, results);
+
+    var backend = context.getOperatorStateStore();
+    commitUserState =
+        backend.getListState(new ListStateDescriptor<>("commit-user", StringSerializer.INSTANCE));
+    windowsState =
+        backend.getListState(
+            new ListStateDescriptor<>("windows", BytePrimitiveArraySerializer.INSTANCE));
+    failuresState =
+        backend.getListState(
+            new ListStateDescriptor<>("consecutive-failures", IntSerializer.INSTANCE));
+    if (context.isRestored()) {
+      for (String u : commitUserState.get()) {
+        commitUser = u;
+      }
+      for (byte[] b : windowsState.get()) {
+        TreeMap<Long, List<CompactMessage>> restored = JavaSerialization.fromBytes(b);
+        windows.putAll(restored);
+      }
+      for (Integer f : failuresState.get()) {
+        consecutiveFailures = f;
+      }
+    }
+    if (batch) {
+      return;
+    }
+    if (!windows.isEmpty()) {
+      LOG.info("Committing {} restored compaction window(s) of {}", windows.size(), commitUser);
+      for (Map.Entry<Long, List<CompactMessage>> w : windows.entrySet()) {
+        finishWindow(w.getKey(), w.getValue(), true);
+      }
+      windows.clear();
+    }
+    // No task of this job runs now (the source hands out tasks only after a checkpoint of this
+    // attempt completes): every marker left belongs to an attempt that died.
+    for (String name : targets.tableNames()) {
+      int n = CompactMarkers.cleanOrphans(table(name).store(), commitUser);
+      if (n > 0) {
+        LOG.info("Deleted {} uncommitted compaction output(s) of {} in {}", n, commitUser, name);
+      }
+    }
+  }
+
+  private Table table(String name) {
+    return tables.computeIfAbsent(name, targets::table);
+  }
+
+  @Override
+  public void processElement(StreamRecord<CompactMessage> element) {
+    current.add(element.getValue());
+  }
+
+  @Override
+  public void snapshotState(StateSnapshotContext context) throws Exception {
+    super.snapshotState(context);
+    if (!current.isEmpty()) {
+      windows.put(context.getCheckpointId(), current);
+      current = new ArrayList<>();
+    }
+    commitUserState.update(List.of(commitUser));
+    windowsState.update(List.of(JavaSerialization.toBytes(new TreeMap<>(windows))));
+    failuresState.update(List.of(consecutiveFailures));
+  }
+
+  @Override
+  public void notifyCheckpointComplete(long checkpointId) throws Exception {
+    super.notifyCheckpointComplete(checkpointId);
+    NavigableMap<Long, List<CompactMessage>> done = windows.headMap(checkpointId, true);
+    if (done.isEmpty()) {
+      return;
+    }
+    FailureInjection.beforeCommit();
+    for (Map.Entry<Long, List<CompactMessage>> w : new ArrayList<>(done.entrySet())) {
+      finishWindow(w.getKey(), w.getValue(), false);
+      windows.remove(w.getKey());
+    }
+  }
+
+  @Override
+  public void endInput() throws Exception {
+    if (batch) {
+      List<CompactMessage> all = current;
+      current = new ArrayList<>();
+      finishWindow(TableCommit.BATCH_IDENTIFIER, all, false);
+    }
+  }
+
+  /** Commits (or aborts) one window: one COMPACT snapshot per table it touched. */
+  private void finishWindow(long window, List<CompactMessage> messages, boolean restored)
+      throws Exception {
+    if (messages.isEmpty()) {
+      return;
+    }
+    Map<String, List<CompactMessage>> byTable = new LinkedHashMap<>();
+    Throwable failure = null;
+    for (CompactMessage m : messages) {
+      byTable.computeIfAbsent(m.table(), k -> new ArrayList<>()).add(m);
+      if (m.failed() && failure == null) {
+        failure = m.failureCause();
+        LOG.warn("Compaction task {} failed; aborting its window {}", m.taskDescription(), window);
+      }
+    }
+    if (failure != null) {
+      for (Map.Entry<String, List<CompactMessage>> t : byTable.entrySet()) {
+        Table table = table(t.getKey());
+        new CompactCommit(table.store(), commitUser).abortInto(commitMessages(t.getValue()), failure);
+        finishMessages(table, window, t.getValue());
+      }
+      windowFailed(window, failure);
+      return;
+    }
+    boolean anyFailed = false;
+    for (Map.Entry<String, List<CompactMessage>> t : byTable.entrySet()) {
+      Table table = table(t.getKey());
+      CompactCommit commit = new CompactCommit(table.store(), commitUser);
+      long start = System.currentTimeMillis();
+      try {
+        Long snapshotId = commit.commit(commitMessages(t.getValue()), window, restored);
+        lastCommitMillis = System.currentTimeMillis() - start;
+        commits.inc();
+        if (batch) {
+          List<CompactTaskResult> rs = new ArrayList<>();
+          for (CompactMessage m : t.getValue()) {
+            rs.add(m.result());
+          }
+          results.add(CompactResult.of(rs, snapshotId, 0));
+        }
+        LOG.info(
+            "Committed compaction window {} of {}: {} task(s), snapshot {}",
+            window, t.getKey(), t.getValue().size(), snapshotId);
+      } catch (RuntimeException e) {
+        // CompactCommit deleted the outputs (e.g. a conflict with a concurrent commit).
+        finishMessages(table, window, t.getValue());
+        anyFailed = true;
+        windowFailed(window, e);
+        continue;
+      }
+      finishMessages(table, window, t.getValue());
+    }
+    if (!anyFailed) {
+      consecutiveFailures = 0;
+    }
+  }
+
+  /** Removes the markers of a finished window's outputs and releases its tasks' files. */
+  private void finishMessages(Table table, long window, List<CompactMessage> messages) {
+    List<String> markers = new ArrayList<>();
+    List<String> ids = new ArrayList<>();
+    for (CompactMessage m : messages) {
+      markers.addAll(m.markers());
+      ids.add(m.taskId());
+    }
+    // Committed outputs are referenced; deleted ones are gone. A marker whose output could not be
+    // deleted stays, and the restart cleanup retries.
+    CompactMarkers.deleteMarkersOfMissingOutputsOrLive(table.store(), markers);
+    if (!batch) {
+      CompactMarkers.writeRelease(table.store(), commitUser, window, ids);
+    }
+  }
+
+  private void windowFailed(long window, Throwable failure) throws Exception {
+    failedWindows.inc();
+    if (batch) {
+      if (failure instanceof Exception) {
+        throw (Exception) failure;
+      }
+      throw new RuntimeException(failure);
+    }
+    consecutiveFailures++;
+    LOG.warn(
+        "Compaction window {} of {} aborted ({} in a row): {}",
+        window, commitUser, consecutiveFailures, failure.toString());
+    if (consecutiveFailures >= maxConsecutiveFailures) {
+      throw new IllegalStateException(
+          "Compaction failed in "
+              + consecutiveFailures
+              + " windows in a row (compaction.max-consecutive-failures="
+              + maxConsecutiveFailures
+              + "); last error: "
+              + failure,
+          failure);
+    }
+  }
+
+  private static List<CommitMessage> commitMessages(List<CompactMessage> messages) {
+    List<CommitMessage> out = new ArrayList<>();
+    for (CompactMessage m : messages) {
+      if (m.result() != null) {
+        out.add(m.result().message());
+      }
+    }
+    return out;
+  }
+}

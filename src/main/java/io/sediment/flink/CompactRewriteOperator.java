@@ -1,0 +1,118 @@
+package io.sediment.flink;
+
+import io.sediment.compact.CompactRewriter;
+import io.sediment.compact.CompactTaskResult;
+import io.sediment.table.Table;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.api.common.accumulators.IntCounter;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the shared {@link CompactRewriter} on each task, synchronously (chained to the source,
+ * so a checkpoint barrier never passes a running task). Before each output file it writes a
+ * marker ({@link CompactMarkers}). Emits a {@link CompactMessage} with the result, or with the
+ * error after the rewriter deleted its partial output.
+ */
+public final class CompactRewriteOperator extends AbstractStreamOperator<CompactMessage>
+    implements OneInputStreamOperator<CompactTaskSplit, CompactMessage> {
+
+  private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(CompactRewriteOperator.class);
+
+  static final String TASKS_DONE_ACCUMULATOR = "sediment.compact.tasks-done";
+
+  private final CompactTargets targets;
+  private final String commitUser;
+
+  private transient Map<String, Table> tables;
+  private transient volatile boolean cancelled;
+  private transient AtomicInteger running;
+  private transient Counter tasksFailed;
+  private transient Counter tasksDone;
+  private transient Counter filesRead;
+  private transient Counter filesWritten;
+  private transient Counter bytesRead;
+  private transient Counter bytesWritten;
+  private transient IntCounter doneAccumulator;
+
+  public CompactRewriteOperator(CompactTargets targets, String commitUser) {
+    this.targets = targets;
+    this.commitUser = commitUser;
+  }
+
+  @Override
+  public void open() throws Exception {
+    super.open();
+    tables = new HashMap<>();
+    running = new AtomicInteger();
+    var g = getMetricGroup();
+    g.gauge("tasksRunning", () -> running.get());
+    tasksFailed = g.counter("tasksFailed");
+    tasksDone = g.counter("tasksDone");
+    filesRead = g.counter("filesRead");
+    filesWritten = g.counter("filesWritten");
+    bytesRead = g.counter("bytesRead");
+    bytesWritten = g.counter("bytesWritten");
+    doneAccumulator = new IntCounter();
+    getRuntimeContext().addAccumulator(TASKS_DONE_ACCUMULATOR, doneAccumulator);
+  }
+
+  @Override
+  public void processElement(StreamRecord<CompactTaskSplit> element) {
+    CompactTaskSplit split = element.getValue();
+    Table table = tables.computeIfAbsent(split.task().table(), targets::table);
+    List<String> markers = Collections.synchronizedList(new ArrayList<>());
+    CompactRewriter rewriter =
+        CompactRewriter.forStore(
+            table.store(),
+            path -> markers.add(CompactMarkers.write(table.store(), commitUser, path)));
+    running.incrementAndGet();
+    CompactMessage message;
+    try {
+      CompactTaskResult result = rewriter.rewrite(split.task(), () -> cancelled);
+      FailureInjection.afterRewrite();
+      filesRead.inc(result.filesRead());
+      filesWritten.inc(result.filesWritten());
+      bytesRead.inc(result.bytesRead());
+      bytesWritten.inc(result.bytesWritten());
+      tasksDone.inc();
+      message = CompactMessage.success(split, result, markers);
+    } catch (IllegalStateException e) {
+      if (e.getMessage() != null && e.getMessage().startsWith("Injected failure")) {
+        throw e; // test-only: fail the job with the outputs on disk
+      }
+      message = failed(split, table, e, markers);
+    } catch (Exception e) {
+      message = failed(split, table, e, markers);
+    } finally {
+      running.decrementAndGet();
+    }
+    doneAccumulator.add(1);
+    output.collect(new StreamRecord<>(message));
+  }
+
+  private CompactMessage failed(
+      CompactTaskSplit split, Table table, Exception e, List<String> markers) {
+    tasksFailed.inc();
+    LOG.warn("Compaction task {} failed: {}", split, e.toString());
+    // The rewriter deleted its outputs; their markers can go too.
+    CompactMarkers.deleteMarkersOfMissingOutputs(table.store().fileIO(), markers);
+    return CompactMessage.failure(split, e, markers);
+  }
+
+  @Override
+  public void close() throws Exception {
+    cancelled = true;
+    super.close();
+  }
+}

@@ -1,0 +1,77 @@
+package io.sediment.flink;
+
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+
+/**
+ * The FLIP-27 source of the compaction topology: its enumerator plans {@link
+ * io.sediment.compact.CompactTask}s with the shared planner; its readers emit them (wrapped in
+ * {@link CompactTaskSplit}, which carries the task id). Bounded (batch job: plan once) or
+ * continuous (dedicated job: re-plan every discovery interval).
+ */
+public final class CompactTaskSource
+    implements Source<CompactTaskSplit, CompactTaskSplit, CompactEnumeratorState>,
+        ResultTypeQueryable<CompactTaskSplit> {
+
+  private static final long serialVersionUID = 1L;
+
+  private final CompactTargets targets;
+  private final boolean bounded;
+  private final long discoveryIntervalMs;
+  private final String commitUser;
+
+  public CompactTaskSource(
+      CompactTargets targets, boolean bounded, long discoveryIntervalMs, String commitUser) {
+    this.targets = targets;
+    this.bounded = bounded;
+    this.discoveryIntervalMs = discoveryIntervalMs;
+    this.commitUser = commitUser;
+  }
+
+  @Override
+  public Boundedness getBoundedness() {
+    return bounded ? Boundedness.BOUNDED : Boundedness.CONTINUOUS_UNBOUNDED;
+  }
+
+  @Override
+  public SplitEnumerator<CompactTaskSplit, CompactEnumeratorState> createEnumerator(
+      SplitEnumeratorContext<CompactTaskSplit> context) {
+    return new CompactTaskEnumerator(
+        context, targets, bounded, discoveryIntervalMs, commitUser, null);
+  }
+
+  @Override
+  public SplitEnumerator<CompactTaskSplit, CompactEnumeratorState> restoreEnumerator(
+      SplitEnumeratorContext<CompactTaskSplit> context, CompactEnumeratorState state) {
+    return new CompactTaskEnumerator(
+        context, targets, bounded, discoveryIntervalMs, commitUser, state);
+  }
+
+  @Override
+  public SourceReader<CompactTaskSplit, CompactTaskSplit> createReader(
+      SourceReaderContext readerContext) {
+    return new CompactTaskReader(readerContext);
+  }
+
+  @Override
+  public SimpleVersionedSerializer<CompactTaskSplit> getSplitSerializer() {
+    return JavaSerialization.versioned();
+  }
+
+  @Override
+  public SimpleVersionedSerializer<CompactEnumeratorState> getEnumeratorCheckpointSerializer() {
+    return JavaSerialization.versioned();
+  }
+
+  @Override
+  public TypeInformation<CompactTaskSplit> getProducedType() {
+    return JavaSerialization.typeInfo(CompactTaskSplit.class);
+  }
+}

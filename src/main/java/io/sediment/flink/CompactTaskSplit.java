@@ -1,0 +1,45 @@
+package io.sediment.flink;
+
+import io.sediment.compact.CompactTask;
+import java.io.Serializable;
+import org.apache.flink.api.connector.source.SourceSplit;
+
+/**
+ * A compaction task handed out by the source, with the id the enumerator gave it. The source
+ * emits splits as records, so the committer can tell the enumerator which tasks finished.
+ */
+public final class CompactTaskSplit implements SourceSplit, Serializable {
+
+  private static final long serialVersionUID = 1L;
+
+  private final String id;
+  private final CompactTask task;
+
+  public CompactTaskSplit(String id, CompactTask task) {
+    this.id = id;
+    this.task = task;
+  }
+
+  @Override
+  public String splitId() {
+    return id;
+  }
+
+  public CompactTask task() {
+    return task;
+  }
+
+  /** Tasks that must not run beside another task of their bucket (all but append rewrites). */
+  boolean bucketExclusive() {
+    return task.kind() != CompactTask.Kind.APPEND_REWRITE;
+  }
+
+  String bucketKey() {
+    return task.table() + "/" + task.partitionPath() + "/" + task.bucket();
+  }
+
+  @Override
+  public String toString() {
+    return id + ":" + task;
+  }
+}

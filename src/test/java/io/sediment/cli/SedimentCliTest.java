@@ -1,0 +1,185 @@
+package io.sediment.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.schema.Schema;
+import io.sediment.table.Table;
+import io.sediment.testutil.TestTables;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+class SedimentCliTest {
+
+  @RegisterExtension
+  static final MiniClusterExtension MINI_CLUSTER =
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder()
+              .setNumberTaskManagers(1)
+              .setNumberSlotsPerTaskManager(2)
+              .build());
+
+  @TempDir Path dir;
+
+  record Result(int code, String out, String err) {}
+
+  static Result run(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        SedimentCli.run(
+            args,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Result(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  private Table table() {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table t =
+        TestTables.create(
+            catalog,
+            "t",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT().notNull())
+                .column("p", DataTypes.STRING())
+                .partitionKeys("p")
+                .build());
+    long id = 0;
+    for (int c = 0; c < 4; c++) {
+      List<RowData> rows = new ArrayList<>();
+      for (String p : new String[] {"a", "b"}) {
+        for (int i = 0; i < 10; i++) {
+          rows.add(TestTables.row(id++, p));
+        }
+      }
+      TestTables.writeBatch(t, rows);
+    }
+    return t;
+  }
+
+  @Test
+  void compactDryRunThenBatchWithJson() throws Exception {
+    Table t = table();
+    Result dry =
+        run("compact", "--warehouse", dir.toString(), "--table", "db.t", "--dry-run", "--json",
+            "--option", "compaction.min.file-num=3");
+    assertThat(dry.code()).as(dry.err()).isZero();
+    JsonNode plan = new ObjectMapper().readTree(dry.out());
+    assertThat(plan.get("tasks")).hasSize(2);
+    assertThat(t.snapshotManager().listIds()).hasSize(4);
+
+    Result r =
+        run("compact", "--warehouse", dir.toString(), "--table", "db.t", "--partition", "p=a",
+            "--commit-user", "cli", "--option", "compaction.min.file-num=3", "--parallelism", "2",
+            "--json");
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode json = new ObjectMapper().readTree(r.out());
+    assertThat(json.get("tasks").asInt()).isEqualTo(1);
+    assertThat(json.get("snapshotId").asLong()).isEqualTo(5);
+    assertThat(json.get("filesBefore").asInt()).isEqualTo(4);
+    assertThat(json.get("filesAfter").asInt()).isEqualTo(1);
+    assertThat(json.get("rowsRead").asInt()).isEqualTo(40);
+    for (String f : List.of("bytesBefore", "bytesAfter", "rowsWritten", "durationMs")) {
+      assertThat(json.has(f)).as(f).isTrue();
+    }
+    assertThat(t.latestSnapshot().orElseThrow().commitUser()).startsWith("cli-compact-");
+
+    Result none =
+        run("compact", "--warehouse", dir.toString(), "--table", "db.t", "--partition", "p=a",
+            "--option", "compaction.min.file-num=3", "--json");
+    assertThat(none.code()).isZero();
+    assertThat(new ObjectMapper().readTree(none.out()).get("snapshotId").isNull()).isTrue();
+  }
+
+  @Test
+  void compactRejectsBadArgumentsWithOneLineErrors() {
+    table();
+    Result noTable = run("compact", "--warehouse", dir.toString());
+    assertThat(noTable.code()).isEqualTo(2);
+    assertThat(noTable.err()).startsWith("Error: ");
+
+    Result badMode =
+        run("compact", "--warehouse", dir.toString(), "--table", "db.t", "--mode", "sometimes");
+    assertThat(badMode.code()).isEqualTo(2);
+    assertThat(badMode.err().strip()).startsWith("Error: --mode").doesNotContain("\n\tat ");
+
+    Result badPartition =
+        run("compact", "--warehouse", dir.toString(), "--table", "db.t", "--partition", "nope");
+    assertThat(badPartition.code()).isEqualTo(2);
+
+    Result notPartitionColumn =
+        run("compact", "--warehouse", dir.toString(), "--table", "db.t", "--partition", "id=1");
+    assertThat(notPartitionColumn.code()).isEqualTo(2);
+    assertThat(notPartitionColumn.err()).contains("not a partition column");
+
+    Result badUser =
+        run("compact", "--warehouse", dir.toString(), "--table", "db.t", "--commit-user", "a/b");
+    assertThat(badUser.code()).isEqualTo(2);
+
+    Result missing = run("compact", "--warehouse", dir.toString(), "--table", "db.missing");
+    assertThat(missing.code()).isEqualTo(1);
+    assertThat(missing.err().strip()).startsWith("Error: ").contains("does not exist");
+    assertThat(missing.err().strip().lines()).hasSize(1);
+
+    Result unknownFlag = run("compact", "--warehouse", dir.toString(), "--table", "db.t", "--bogus");
+    assertThat(unknownFlag.code()).isEqualTo(2);
+
+    Result verbose =
+        run("compact", "--warehouse", dir.toString(), "--table", "db.missing", "--verbose");
+    assertThat(verbose.code()).isEqualTo(1);
+    assertThat(verbose.err()).contains("\tat ");
+
+    assertThat(run().code()).isEqualTo(2);
+  }
+
+  @Test
+  void inspectShowsPartitionsAndRejectsMissingTable() throws Exception {
+    table();
+    Result text = run("inspect", "--warehouse", dir.toString(), "--table", "db.t");
+    assertThat(text.code()).as(text.err()).isZero();
+    assertThat(text.out()).contains("Table db.t").contains("latest 4 (APPEND").contains("p=a: 4 files");
+
+    Result json = run("inspect", "--warehouse", dir.toString(), "--table", "db.t", "--json");
+    assertThat(json.code()).isZero();
+    JsonNode n = new ObjectMapper().readTree(json.out());
+    assertThat(n.get("snapshotCount").asInt()).isEqualTo(4);
+    assertThat(n.get("latestSnapshot").get("commitKind").asText()).isEqualTo("APPEND");
+    assertThat(n.get("partitions")).hasSize(2);
+    assertThat(n.get("partitions").get(0).get("rows").asInt()).isEqualTo(40);
+    assertThat(n.get("partitions").get(0).get("fileSizeHistogram").get("<16KiB").asInt()).isEqualTo(4);
+
+    Result missing = run("inspect", "--warehouse", dir.toString(), "--table", "db.nope");
+    assertThat(missing.code()).isEqualTo(1);
+    assertThat(missing.err()).startsWith("Error: ");
+    Result badName = run("inspect", "--warehouse", dir.toString(), "--table", "nodot");
+    assertThat(badName.code()).isEqualTo(2);
+    Result noWarehouse = run("inspect", "--table", "db.t");
+    assertThat(noWarehouse.code()).isEqualTo(2);
+  }
+
+  @Test
+  void demoCompactsItsTable() {
+    Result r = run("demo", "--warehouse", dir.resolve("wh").toString(), "--commits", "4");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("Before compaction").contains("After compaction");
+    assertThat(r.out()).contains("2026-01-01: 4 files").contains("2026-01-01: 1 files");
+    Result again = run("demo", "--warehouse", dir.resolve("wh").toString());
+    assertThat(again.code()).isEqualTo(2);
+    assertThat(run("demo", "--commits", "1").code()).isEqualTo(2);
+  }
+}

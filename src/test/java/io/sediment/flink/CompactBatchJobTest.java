@@ -1,0 +1,140 @@
+package io.sediment.flink;
+
+import static io.sediment.flink.FlinkTestSupport.fill;
+import static io.sediment.flink.FlinkTestSupport.rows;
+import static io.sediment.flink.FlinkTestSupport.snapshots;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.compact.CompactResult;
+import io.sediment.manifest.CommitKind;
+import io.sediment.manifest.Snapshot;
+import io.sediment.table.Table;
+import io.sediment.testutil.FaultyFileSystem;
+import io.sediment.testutil.TestTables;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.ExceptionUtils;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+class CompactBatchJobTest {
+
+  @RegisterExtension
+  static final MiniClusterExtension MINI_CLUSTER =
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder()
+              .setNumberTaskManagers(1)
+              .setNumberSlotsPerTaskManager(2)
+              .build());
+
+  @TempDir Path dir;
+
+  @AfterEach
+  void reset() {
+    FaultyFileSystem.reset();
+  }
+
+  @Test
+  void batchJobCompactsAppendTableIntoOneCompactSnapshot() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table = TestTables.create(catalog, "t", FlinkTestSupport.partitioned().build());
+    fill(table, 0, 6, 20, "a", "b");
+    List<String> before = rows(table);
+    int snapshotsBefore = snapshots(table).size();
+
+    CompactJob job =
+        CompactJob.builder(dir.toString(), "db.t")
+            .commitUser("nightly")
+            .option("compaction.min.file-num", "3")
+            .parallelism(2)
+            .build();
+    CompactResult result = job.runBatch(StreamExecutionEnvironment.getExecutionEnvironment());
+
+    Table t = catalog.getTable("db.t");
+    assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
+    List<Snapshot> after = snapshots(t);
+    assertThat(after).hasSize(snapshotsBefore + 1);
+    Snapshot last = after.get(after.size() - 1);
+    assertThat(last.commitKind()).isEqualTo(CommitKind.COMPACT);
+    assertThat(last.commitUser()).startsWith("nightly-compact-").isEqualTo(job.commitUser());
+    assertThat(result.snapshotId()).isEqualTo(last.id());
+    assertThat(result.tasks()).isEqualTo(2);
+    assertThat(result.filesBefore()).isEqualTo(12);
+    assertThat(result.filesAfter()).isEqualTo(2);
+    assertThat(result.rowsRead()).isEqualTo(240).isEqualTo(result.rowsWritten());
+    assertThat(FlinkTestSupport.liveFiles(t)).hasSize(2);
+    assertThat(FlinkTestSupport.unreferencedDataFiles(t, dir.resolve("db.db/t"))).hasSize(12);
+  }
+
+  @Test
+  void partitionFilterLimitsTheJobAndNothingToDoCommitsNothing() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table = TestTables.create(catalog, "t", FlinkTestSupport.partitioned().build());
+    fill(table, 0, 6, 5, "a", "b");
+
+    CompactResult r =
+        CompactJob.builder(dir.toString(), "db.t")
+            .partition(Map.of("p", "a"))
+            .option("compaction.min.file-num", "3")
+            .build()
+            .runBatch(StreamExecutionEnvironment.getExecutionEnvironment());
+    assertThat(r.tasks()).isEqualTo(1);
+    assertThat(r.filesBefore()).isEqualTo(6);
+
+    int count = snapshots(catalog.getTable("db.t")).size();
+    CompactResult again =
+        CompactJob.builder(dir.toString(), "db.t")
+            .where("{\"method\":\"equal\",\"field\":\"p\",\"literals\":[\"a\"]}")
+            .option("compaction.min.file-num", "3")
+            .build()
+            .runBatch(StreamExecutionEnvironment.getExecutionEnvironment());
+    assertThat(again.tasks()).isZero();
+    assertThat(again.snapshotId()).isNull();
+    assertThat(snapshots(catalog.getTable("db.t"))).hasSize(count);
+  }
+
+  @Test
+  void failingRewriteTaskFailsJobLeavesNoSnapshotAndNoOutput() throws Exception {
+    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
+    catalog.createDatabase("db", true);
+    Table table = TestTables.create(catalog, "t", FlinkTestSupport.partitioned().build());
+    fill(table, 0, 6, 20, "a", "b");
+    List<String> before = rows(table);
+    int snapshotsBefore = snapshots(table).size();
+    AtomicReference<String> victim = new AtomicReference<>();
+    victim.set(
+        FlinkTestSupport.liveFileMetas(table).stream()
+            .filter(f -> true)
+            .findFirst()
+            .orElseThrow()
+            .fileName());
+    FaultyFileSystem.failOpen(p -> p.endsWith(victim.get()));
+
+    CompactJob job =
+        CompactJob.builder(FaultyFileSystem.uri(dir), "db.t")
+            .option("compaction.min.file-num", "3")
+            .parallelism(2)
+            .build();
+    assertThatThrownBy(() -> job.runBatch(StreamExecutionEnvironment.getExecutionEnvironment()))
+        .satisfies(
+            e ->
+                assertThat(
+                        ExceptionUtils.findThrowableWithMessage(e, "Injected failure opening"))
+                    .isPresent());
+    FaultyFileSystem.reset();
+
+    Table t = catalog.getTable("db.t");
+    assertThat(snapshots(t)).hasSize(snapshotsBefore);
+    assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
+    assertThat(FlinkTestSupport.orphanDataFiles(t, dir.resolve("db.db/t"))).isEmpty();
+  }
+}

@@ -1,0 +1,170 @@
+package io.sediment.flink;
+
+import static io.sediment.flink.FlinkTestSupport.filesPerPartition;
+import static io.sediment.flink.FlinkTestSupport.rows;
+import static io.sediment.flink.FlinkTestSupport.snapshots;
+import static io.sediment.testutil.TestTables.row;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.manifest.CommitKind;
+import io.sediment.manifest.Snapshot;
+import io.sediment.table.Table;
+import io.sediment.testutil.TestTables;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+class CompactStreamingJobTest {
+
+  @RegisterExtension
+  static final MiniClusterExtension MINI_CLUSTER =
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder()
+              .setNumberTaskManagers(1)
+              .setNumberSlotsPerTaskManager(2)
+              .build());
+
+  @TempDir Path dir;
+
+  private JobClient client;
+
+  @AfterEach
+  void stop() throws Exception {
+    FailureInjection.reset();
+    if (client != null) {
+      client.cancel().get();
+    }
+  }
+
+  private static StreamExecutionEnvironment env() {
+    Configuration conf = new Configuration();
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.enableCheckpointing(300);
+    return env;
+  }
+
+  private CompactJob job() {
+    return CompactJob.builder(dir.toString(), "db.t")
+        .commitUser("dedicated")
+        .option("compaction.min.file-num", "3")
+        .option("compaction.discovery-interval", "100ms")
+        .parallelism(2)
+        .build();
+  }
+
+  @Test
+  void dedicatedJobKeepsTableCompactWhileWriterAppends() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table = TestTables.create(catalog, "t", FlinkTestSupport.partitioned().build());
+    CompactJob job = job();
+    client = job.submitStreaming(env());
+
+    List<RowData> written = Collections.synchronizedList(new ArrayList<>());
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicInteger commits = new AtomicInteger();
+    AtomicInteger maxFilesPerPartition = new AtomicInteger();
+    Thread writer =
+        new Thread(
+            () -> {
+              long id = 0;
+              while (!stop.get() && commits.get() < 200) {
+                List<RowData> batch = new ArrayList<>();
+                for (String p : new String[] {"a", "b"}) {
+                  for (int i = 0; i < 5; i++, id++) {
+                    batch.add(row(id, p, "n" + id));
+                  }
+                }
+                TestTables.writeBatch(table, batch);
+                written.addAll(batch);
+                commits.incrementAndGet();
+                filesPerPartition(table)
+                    .values()
+                    .forEach(n -> maxFilesPerPartition.accumulateAndGet(n, Math::max));
+              }
+            },
+            "test-writer");
+    writer.setDaemon(true);
+    writer.start();
+
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                commits.get() >= 30
+                    && snapshots(table).stream()
+                            .filter(s -> s.commitKind() == CommitKind.COMPACT)
+                            .count()
+                        >= 3);
+    stop.set(true);
+    writer.join();
+    // With the writer stopped, the job compacts what is left: fewer than min.file-num files.
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> filesPerPartition(table).values().stream().allMatch(n -> n <= 2));
+    client.cancel().get();
+    client = null;
+
+    Table t = catalog.getTable("db.t");
+    assertThat(rows(t))
+        .containsExactlyInAnyOrderElementsOf(TestTables.toStrings(t.rowType(), written));
+    // Bounded: far fewer live files than the writer's commits.
+    assertThat(maxFilesPerPartition.get()).isLessThan(commits.get());
+    List<Snapshot> compacts =
+        snapshots(t).stream().filter(s -> s.commitKind() == CommitKind.COMPACT).toList();
+    assertThat(compacts).allSatisfy(s -> assertThat(s.commitUser()).isEqualTo(job.commitUser()));
+    assertThat(compacts.stream().map(Snapshot::commitIdentifier))
+        .doesNotHaveDuplicates()
+        .allSatisfy(id -> assertThat(id).isPositive().isLessThan(Long.MAX_VALUE));
+    assertThat(FlinkTestSupport.orphanDataFiles(t, dir.resolve("db.db/t"))).isEmpty();
+  }
+
+  @Test
+  void failoverCommitsRestoredWindowOnceAndLeavesNoOrphans() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table = TestTables.create(catalog, "t", FlinkTestSupport.partitioned().build());
+    FlinkTestSupport.fill(table, 0, 8, 10, "a", "b");
+    List<String> before = rows(table);
+    FailureInjection.failAfterRewriteOnce = true;
+    FailureInjection.failBeforeCommitOnce = true;
+
+    CompactJob job = job();
+    client = job.submitStreaming(env());
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                !FailureInjection.failAfterRewriteOnce
+                    && !FailureInjection.failBeforeCommitOnce
+                    && filesPerPartition(table).values().stream().allMatch(n -> n <= 2));
+    client.cancel().get();
+    client = null;
+
+    Table t = catalog.getTable("db.t");
+    assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
+    List<Snapshot> compacts =
+        snapshots(t).stream().filter(s -> s.commitKind() == CommitKind.COMPACT).toList();
+    assertThat(compacts).isNotEmpty();
+    assertThat(compacts.stream().map(Snapshot::commitIdentifier)).doesNotHaveDuplicates();
+    assertThat(FlinkTestSupport.orphanDataFiles(t, dir.resolve("db.db/t"))).isEmpty();
+  }
+}

@@ -1,0 +1,135 @@
+package io.sediment.flink;
+
+import static io.sediment.testutil.TestTables.row;
+
+import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.ManifestEntry;
+import io.sediment.manifest.Snapshot;
+import io.sediment.schema.Schema;
+import io.sediment.table.Table;
+import io.sediment.testutil.TestTables;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.RowData;
+
+/** Shared helpers of the topology tests. */
+final class FlinkTestSupport {
+
+  private FlinkTestSupport() {}
+
+  static Schema.Builder partitioned() {
+    return Schema.newBuilder()
+        .column("id", DataTypes.BIGINT().notNull())
+        .column("p", DataTypes.STRING())
+        .column("note", DataTypes.STRING())
+        .partitionKeys("p");
+  }
+
+  /** {@code commits} batch commits, each one small file per partition; returns the rows. */
+  static List<RowData> fill(Table table, long firstId, int commits, int perCommit, String... partitions) {
+    List<RowData> all = new ArrayList<>();
+    long id = firstId;
+    for (int c = 0; c < commits; c++) {
+      List<RowData> batch = new ArrayList<>();
+      for (String p : partitions) {
+        for (int i = 0; i < perCommit; i++, id++) {
+          batch.add(row(id, p, "n" + id));
+        }
+      }
+      TestTables.writeBatch(table, batch);
+      all.addAll(batch);
+    }
+    return all;
+  }
+
+  static List<String> rows(Table table) {
+    return TestTables.toStrings(table.rowType(), TestTables.readAll(table));
+  }
+
+  static List<Snapshot> snapshots(Table table) {
+    List<Snapshot> out = new ArrayList<>();
+    for (long id : table.snapshotManager().listIds()) {
+      out.add(table.snapshotManager().snapshot(id));
+    }
+    return out;
+  }
+
+  static Set<String> liveFiles(Table table) {
+    Set<String> names = new HashSet<>();
+    table
+        .latestSnapshot()
+        .ifPresent(
+            s -> {
+              for (ManifestEntry e : table.store().newScan().plan(s)) {
+                names.add(e.file().fileName());
+              }
+            });
+    return names;
+  }
+
+  static List<DataFileMeta> liveFileMetas(Table table) {
+    List<DataFileMeta> out = new ArrayList<>();
+    table
+        .latestSnapshot()
+        .ifPresent(
+            s -> {
+              for (ManifestEntry e : table.store().newScan().plan(s)) {
+                out.add(e.file());
+              }
+            });
+    return out;
+  }
+
+  /** Names of data files referenced by any snapshot of the table. */
+  static Set<String> filesOfAnySnapshot(Table table) {
+    Set<String> names = new HashSet<>();
+    for (Snapshot s : snapshots(table)) {
+      for (ManifestEntry e : table.store().newScan().plan(s)) {
+        names.add(e.file().fileName());
+      }
+    }
+    return names;
+  }
+
+  /** Data files on disk that no snapshot references. */
+  static Set<String> orphanDataFiles(Table table, Path tableDir) {
+    Set<String> referenced = filesOfAnySnapshot(table);
+    Set<String> out = new HashSet<>();
+    for (Path p : TestTables.dataFiles(tableDir)) {
+      if (!referenced.contains(p.getFileName().toString())) {
+        out.add(p.getFileName().toString());
+      }
+    }
+    return out;
+  }
+
+  /** Live files per partition path of the latest snapshot. */
+  static java.util.Map<String, Integer> filesPerPartition(Table table) {
+    java.util.Map<String, Integer> out = new java.util.TreeMap<>();
+    table
+        .latestSnapshot()
+        .ifPresent(
+            s -> {
+              for (ManifestEntry e : table.store().newScan().plan(s)) {
+                out.merge(table.store().partitionPath(e.partition()), 1, Integer::sum);
+              }
+            });
+    return out;
+  }
+
+  /** Names of data files on disk that no snapshot's latest state references. */
+  static Set<String> unreferencedDataFiles(Table table, Path tableDir) {
+    Set<String> live = liveFiles(table);
+    Set<String> out = new HashSet<>();
+    for (Path p : TestTables.dataFiles(tableDir)) {
+      if (!live.contains(p.getFileName().toString())) {
+        out.add(p.getFileName().toString());
+      }
+    }
+    return out;
+  }
+}
