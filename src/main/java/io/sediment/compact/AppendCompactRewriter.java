@@ -76,6 +76,7 @@ final class AppendCompactRewriter implements CompactRewriter {
           to++;
         }
         Path out = store.dataFilePath(task.partition(), task.bucket(), files.newFileName());
+        observer.beforeCreate(out);
         written.add(
             RowGroupCopier.copy(inputs.subList(from, to), out, store.rowType(), format, cancelled));
         from = to;
