@@ -56,6 +56,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
   private final long bufferSize;
   private final boolean compactInWriter;
   private final int stopTrigger;
+  private final boolean deletionVectors;
   private final String engine;
   private final int[] countFields;
   private final RowDataSerializer serializer;
@@ -81,6 +82,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     this.compactInWriter =
         !options.writeOnly() && (!dv || options.get(TableOptions.LOCAL_CACHE_ENABLED));
     this.stopTrigger = options.numSortedRunStopTrigger();
+    this.deletionVectors = dv;
     this.engine = options.mergeEngine();
     List<Integer> counts = new ArrayList<>();
     if (engine.equals("aggregation")) {
@@ -228,7 +230,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       bufferBytes += b.getSizeInBytes() + ROW_OVERHEAD;
       if (bufferBytes >= bufferSize) {
         flush();
-        if (compactInWriter && level0Runs() >= stopTrigger) {
+        if (compactInWriter && !deletionVectors && level0Runs() >= stopTrigger) {
           LOG.info("Bucket {} has {} level-0 runs: compacting before writing more", bucket, level0Runs());
           compact();
         }
