@@ -2,6 +2,7 @@ package io.sediment.mergetree;
 
 import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.compact.CompactResult;
@@ -128,6 +129,35 @@ class PrimaryKeyTableTest {
         .containsExactly("(2,b,10)", "(3,c,10)");
     var keyFiltered = t.newReadBuilder().withFilter(pb.equal("id", 5L)).newScan().plan();
     assertThat(keyFiltered.filesPruned()).isEqualTo(2);
+  }
+
+  @Test
+  void commitRejectsOverlappingFilesAtOneLevel() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table t = TestTables.create(catalog, "t", schema().option("write-only", "true").build());
+    TestTables.writeBatch(t, List.of(row(1L, "a", 1), row(5L, "b", 2)));
+    t.newCompactBuilder().withOptions(Map.of("compaction.full", "true")).execute();
+    DataFileMeta top = files(t).get(0);
+    DataFileMeta overlapping =
+        new DataFileMeta(
+            "data-overlap.parquet", top.fileSize(), top.rowCount(), top.minKey(), top.maxKey(),
+            top.minValues(), top.maxValues(), top.nullCounts(), 100, 101, top.schemaId(),
+            top.level(), top.creationTimeMillis(), io.sediment.manifest.FileSource.COMPACT, 0);
+    long before = t.latestSnapshot().get().id();
+    io.sediment.commit.FileStoreCommit commit =
+        new io.sediment.commit.FileStoreCommit(t.store(), "test");
+    assertThatThrownBy(
+            () ->
+                commit.commit(
+                    List.of(
+                        io.sediment.commit.CommitMessage.compact(
+                            io.sediment.data.BinaryRows.EMPTY, 0, 1, List.of(), List.of(overlapping))),
+                    1,
+                    false))
+        .isInstanceOf(io.sediment.commit.CommitConflictException.class)
+        .hasMessageContaining(top.fileName())
+        .hasMessageContaining("data-overlap.parquet");
+    assertThat(t.latestSnapshot().get().id()).isEqualTo(before);
   }
 
   static List<RowData> readAll(TableRead read, List<DataSplit> splits) {
