@@ -101,7 +101,33 @@ public final class FileStoreCommit {
       ids.add(tryCommit(appends, List.of(), CommitKind.APPEND, identifier));
     }
     if (!compacts.isEmpty() || !deletionVectors.isEmpty()) {
-      ids.add(tryCommit(compacts, deletionVectors, CommitKind.COMPACT, identifier));
+      try {
+        ids.add(tryCommit(compacts, deletionVectors, CommitKind.COMPACT, identifier));
+      } catch (CommitConflictException e) {
+        if (ids.isEmpty()) {
+          throw e;
+        }
+        // The appended files already landed: never let a caller's abort delete them. Drop only
+        // the compaction (a primary-key writer's own) and delete its outputs; a later compaction
+        // redoes it.
+        LOG.warn(
+            "Snapshot {} appended the new files, but the writer's compaction conflicted and is"
+                + " dropped: {}",
+            ids.get(0),
+            e.getMessage());
+        List<CommitMessage> compactOnly = new ArrayList<>();
+        for (CommitMessage m : messages) {
+          List<DataFileMeta> outputs = new ArrayList<>(m.compactAfter());
+          outputs.removeAll(m.newFiles());
+          compactOnly.add(
+              new CommitMessage(
+                  m.partition(), m.bucket(), m.totalBuckets(), List.of(), List.of(), outputs,
+                  m.deletionFiles()));
+        }
+        for (IOException x : abort(compactOnly)) {
+          LOG.warn("Could not delete a dropped compaction output: {}", x.toString());
+        }
+      }
     }
     return ids;
   }
