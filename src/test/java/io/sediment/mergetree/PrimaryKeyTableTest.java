@@ -117,6 +117,31 @@ class PrimaryKeyTableTest {
   }
 
   @Test
+  void writerStallsAndCompactsWhenLevelZeroRunsPileUp() {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table t =
+        TestTables.create(
+            catalog,
+            "t",
+            schema()
+                .option("write-buffer-size", "2 kb")
+                .option("num-sorted-run.compaction-trigger", "2")
+                .option("num-sorted-run.stop-trigger", "3")
+                .build());
+    List<GenericRowData> rows = new ArrayList<>();
+    List<String> expected = new ArrayList<>();
+    for (long i = 0; i < 300; i++) {
+      rows.add(row(i % 100, "n" + i, (int) i));
+    }
+    for (long i = 0; i < 100; i++) {
+      expected.add("(" + i + ",n" + (i + 200) + "," + (i + 200) + ")");
+    }
+    TestTables.writeBatch(t, rows);
+    assertThat(files(t).stream().filter(f -> f.level() == 0).count()).isLessThan(3);
+    assertThat(read(t)).containsExactlyElementsOf(expected);
+  }
+
+  @Test
   void readFilterOnKeysAndValuesIsExactAfterMerge() {
     FileSystemCatalog catalog = TestTables.catalog(dir);
     Table t = TestTables.create(catalog, "t", schema().option("write-only", "true").build());
