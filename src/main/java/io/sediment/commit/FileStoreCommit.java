@@ -238,12 +238,13 @@ public final class FileStoreCommit {
         }
       }
       java.util.Map<String, IndexManifest.Entry> entries = new java.util.LinkedHashMap<>();
-      for (IndexManifest.Entry e : indexManifest.read(previousIndex)) {
+      List<IndexManifest.Entry> previous = indexManifest.read(previousIndex);
+      for (IndexManifest.Entry e : previous) {
         if (!removed.contains(e.target())) {
           entries.put(e.target(), e);
         }
       }
-      boolean changed = entries.size() != indexManifest.read(previousIndex).size();
+      boolean changed = entries.size() != previous.size();
       for (IndexManifest.Entry e : deletionVectors) {
         if (!removed.contains(e.target())) {
           entries.put(e.target(), e);

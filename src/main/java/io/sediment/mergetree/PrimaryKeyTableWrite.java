@@ -16,7 +16,6 @@ import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
 import io.sediment.table.DataFileFactory;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -332,9 +331,5 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       store.fileIO().deleteAll(paths);
       buffer.clear();
     }
-  }
-
-  static UncheckedIOException unchecked(IOException e) {
-    return new UncheckedIOException(e);
   }
 }
