@@ -1,6 +1,7 @@
 package io.sediment.commit;
 
 import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.DeletionFile;
 import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
@@ -23,6 +24,7 @@ public final class CommitMessage implements Serializable {
   private final List<DataFileMeta> newFiles;
   private final List<DataFileMeta> compactBefore;
   private final List<DataFileMeta> compactAfter;
+  private final List<DeletionFile> deletionFiles;
 
   public CommitMessage(
       BinaryRowData partition,
@@ -31,6 +33,22 @@ public final class CommitMessage implements Serializable {
       List<DataFileMeta> newFiles,
       List<DataFileMeta> compactBefore,
       List<DataFileMeta> compactAfter) {
+    this(partition, bucket, totalBuckets, newFiles, compactBefore, compactAfter, List.of());
+  }
+
+  /**
+   * With deletion-vector changes: {@code deletionFiles} are new deletion vectors of data files of
+   * this bucket (each replaces the file's previous one); they are committed with the compaction.
+   */
+  public CommitMessage(
+      BinaryRowData partition,
+      int bucket,
+      int totalBuckets,
+      List<DataFileMeta> newFiles,
+      List<DataFileMeta> compactBefore,
+      List<DataFileMeta> compactAfter,
+      List<DeletionFile> deletionFiles) {
+    this.deletionFiles = List.copyOf(deletionFiles);
     this.partition = partition;
     this.bucket = bucket;
     this.totalBuckets = totalBuckets;
@@ -77,8 +95,16 @@ public final class CommitMessage implements Serializable {
     return compactAfter;
   }
 
+  /** New deletion vectors of data files of this bucket (deletion-vector tables). */
+  public List<DeletionFile> deletionFiles() {
+    return deletionFiles == null ? List.of() : deletionFiles;
+  }
+
   public boolean isEmpty() {
-    return newFiles.isEmpty() && compactBefore.isEmpty() && compactAfter.isEmpty();
+    return newFiles.isEmpty()
+        && compactBefore.isEmpty()
+        && compactAfter.isEmpty()
+        && deletionFiles().isEmpty();
   }
 
   private void writeObject(ObjectOutputStream out) throws IOException {
@@ -107,6 +133,8 @@ public final class CommitMessage implements Serializable {
         + compactBefore.size()
         + ", after="
         + compactAfter.size()
+        + ", deletionVectors="
+        + deletionFiles().size()
         + "}";
   }
 }

@@ -2,6 +2,8 @@ package io.sediment.commit;
 
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.DeletionFile;
+import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.FileKind;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.FileStoreScan;
@@ -44,6 +46,7 @@ public final class FileStoreCommit {
   private final ManifestFile manifestFile;
   private final ManifestList manifestList;
   private final int maxRetries;
+  private final IndexManifest indexManifest;
 
   public FileStoreCommit(FileStore store, String commitUser) {
     this.store = store;
@@ -52,6 +55,7 @@ public final class FileStoreCommit {
     this.manifestFile = store.manifestFile();
     this.manifestList = store.manifestList();
     this.maxRetries = store.options().get(TableOptions.COMMIT_MAX_RETRIES);
+    this.indexManifest = new IndexManifest(store.fileIO(), store.paths());
   }
 
   public String commitUser() {
@@ -76,7 +80,11 @@ public final class FileStoreCommit {
     }
     List<ManifestEntry> appends = new ArrayList<>();
     List<ManifestEntry> compacts = new ArrayList<>();
+    List<IndexManifest.Entry> deletionVectors = new ArrayList<>();
     for (CommitMessage m : messages) {
+      for (DeletionFile d : m.deletionFiles()) {
+        deletionVectors.add(IndexManifest.Entry.of(m.partition(), m.bucket(), d));
+      }
       for (DataFileMeta f : m.newFiles()) {
         appends.add(new ManifestEntry(FileKind.ADD, m.partition(), m.bucket(), m.totalBuckets(), f));
       }
@@ -89,25 +97,61 @@ public final class FileStoreCommit {
     }
     List<Long> ids = new ArrayList<>();
     if (!appends.isEmpty()) {
-      ids.add(tryCommit(appends, CommitKind.APPEND, identifier));
+      ids.add(tryCommit(appends, List.of(), CommitKind.APPEND, identifier));
     }
-    if (!compacts.isEmpty()) {
-      ids.add(tryCommit(compacts, CommitKind.COMPACT, identifier));
+    if (!compacts.isEmpty() || !deletionVectors.isEmpty()) {
+      try {
+        ids.add(tryCommit(compacts, deletionVectors, CommitKind.COMPACT, identifier));
+      } catch (CommitConflictException e) {
+        if (ids.isEmpty()) {
+          throw e;
+        }
+        // The appended files already landed: never let a caller's abort delete them. Drop only
+        // the compaction (a primary-key writer's own) and delete its outputs; a later compaction
+        // redoes it.
+        LOG.warn(
+            "Snapshot {} appended the new files, but the writer's compaction conflicted and is"
+                + " dropped: {}",
+            ids.get(0),
+            e.getMessage());
+        List<CommitMessage> compactOnly = new ArrayList<>();
+        for (CommitMessage m : messages) {
+          List<DataFileMeta> outputs = new ArrayList<>(m.compactAfter());
+          outputs.removeAll(m.newFiles());
+          compactOnly.add(
+              new CommitMessage(
+                  m.partition(), m.bucket(), m.totalBuckets(), List.of(), List.of(), outputs,
+                  m.deletionFiles()));
+        }
+        for (IOException x : abort(compactOnly)) {
+          LOG.warn("Could not delete a dropped compaction output: {}", x.toString());
+        }
+      }
     }
     return ids;
   }
 
-  private long tryCommit(List<ManifestEntry> changes, CommitKind kind, long identifier) {
+  private long tryCommit(
+      List<ManifestEntry> changes,
+      List<IndexManifest.Entry> deletionVectors,
+      CommitKind kind,
+      long identifier) {
     List<ManifestFileMeta> delta = null;
     try {
       delta = manifestFile.write(changes);
-      boolean deletes = changes.stream().anyMatch(e -> e.kind() == FileKind.DELETE);
+      boolean deletes =
+          !deletionVectors.isEmpty() || changes.stream().anyMatch(e -> e.kind() == FileKind.DELETE);
+      boolean levelled =
+          store.schema().hasPrimaryKey() && changes.stream().anyMatch(e -> e.file().level() > 0);
       for (int attempt = 0; ; attempt++) {
         Optional<Snapshot> latest = snapshots.latest();
         if (deletes) {
-          checkNoConflict(latest, changes);
+          checkNoConflict(latest, changes, deletionVectors);
         }
-        Attempt a = prepare(latest, delta, changes, kind, identifier);
+        if (levelled) {
+          checkNoOverlap(latest, changes);
+        }
+        Attempt a = prepare(latest, delta, changes, deletionVectors, kind, identifier);
         boolean won;
         try {
           won = snapshots.tryCommit(a.snapshot);
@@ -148,18 +192,26 @@ public final class FileStoreCommit {
     final String baseList;
     final String deltaList;
     final List<ManifestFileMeta> merged;
+    final String newIndexManifest;
 
-    Attempt(Snapshot snapshot, String baseList, String deltaList, List<ManifestFileMeta> merged) {
+    Attempt(
+        Snapshot snapshot,
+        String baseList,
+        String deltaList,
+        List<ManifestFileMeta> merged,
+        String newIndexManifest) {
       this.snapshot = snapshot;
       this.baseList = baseList;
       this.deltaList = deltaList;
       this.merged = merged;
+      this.newIndexManifest = newIndexManifest;
     }
 
     void cleanup() {
       manifestList.delete(baseList);
       manifestList.delete(deltaList);
       manifestFile.delete(merged);
+      indexManifest.delete(newIndexManifest);
     }
   }
 
@@ -167,9 +219,42 @@ public final class FileStoreCommit {
       Optional<Snapshot> latest,
       List<ManifestFileMeta> delta,
       List<ManifestEntry> changes,
+      List<IndexManifest.Entry> deletionVectors,
       CommitKind kind,
       long identifier)
       throws IOException {
+    String previousIndex = latest.map(Snapshot::indexManifest).orElse(null);
+    String index = previousIndex;
+    String newIndex = null;
+    boolean dropsFiles = changes.stream().anyMatch(e -> e.kind() == FileKind.DELETE);
+    if (!deletionVectors.isEmpty() || (previousIndex != null && dropsFiles)) {
+      // Deletion vectors: previous entries, minus those of data files this commit removes,
+      // with this commit's new vectors replacing older ones of the same data file.
+      Set<String> removed = new HashSet<>();
+      for (ManifestEntry e : changes) {
+        if (e.kind() == FileKind.DELETE) {
+          removed.add(IndexManifest.Entry.of(e.partition(), e.bucket(), new DeletionFile(e.file().fileName(), "", 0, 0, 0)).target());
+        }
+      }
+      java.util.Map<String, IndexManifest.Entry> entries = new java.util.LinkedHashMap<>();
+      List<IndexManifest.Entry> previous = indexManifest.read(previousIndex);
+      for (IndexManifest.Entry e : previous) {
+        if (!removed.contains(e.target())) {
+          entries.put(e.target(), e);
+        }
+      }
+      boolean changed = entries.size() != previous.size();
+      for (IndexManifest.Entry e : deletionVectors) {
+        if (!removed.contains(e.target())) {
+          entries.put(e.target(), e);
+          changed = true;
+        }
+      }
+      if (changed) {
+        newIndex = entries.isEmpty() ? null : indexManifest.write(new ArrayList<>(entries.values()));
+        index = newIndex;
+      }
+    }
     List<ManifestFileMeta> base = new ArrayList<>();
     long totalRecords = 0;
     long totalFiles = 0;
@@ -206,6 +291,7 @@ public final class FileStoreCommit {
         manifestList.delete(baseList);
       }
       manifestFile.delete(merged.written());
+      indexManifest.delete(newIndex);
       throw e;
     }
     long id = latest.map(s -> s.id() + 1).orElse(1L);
@@ -216,7 +302,7 @@ public final class FileStoreCommit {
             store.schema().id(),
             baseList,
             deltaList,
-            null,
+            index,
             commitUser,
             identifier,
             kind,
@@ -224,11 +310,17 @@ public final class FileStoreCommit {
             totalRecords + deltaRecords,
             deltaRecords,
             totalFiles);
-    return new Attempt(snapshot, baseList, deltaList, merged.written());
+    return new Attempt(snapshot, baseList, deltaList, merged.written(), newIndex);
   }
 
-  /** Fails when a file to delete is no longer live in the latest snapshot. */
-  private void checkNoConflict(Optional<Snapshot> latest, List<ManifestEntry> changes) {
+  /**
+   * Fails when a file to delete, or a data file given a new deletion vector, is no longer live in
+   * the latest snapshot.
+   */
+  private void checkNoConflict(
+      Optional<Snapshot> latest,
+      List<ManifestEntry> changes,
+      List<IndexManifest.Entry> deletionVectors) {
     Set<ManifestEntry.Identifier> toDelete = new LinkedHashSet<>();
     Set<BinaryRowData> partitions = new HashSet<>();
     for (ManifestEntry e : changes) {
@@ -237,17 +329,31 @@ public final class FileStoreCommit {
         partitions.add(e.partition());
       }
     }
+    int partitionArity = store.partitionType().getFieldCount();
+    for (IndexManifest.Entry d : deletionVectors) {
+      partitions.add(d.partition(partitionArity));
+    }
     Set<ManifestEntry.Identifier> live = new HashSet<>();
+    Set<String> liveTargets = new HashSet<>();
     if (latest.isPresent()) {
       FileStoreScan scan = store.newScan().withPartitionFilter(PartitionPredicates.in(store.partitionType(), partitions));
       for (ManifestEntry e : scan.plan(latest.get())) {
         live.add(e.identifier());
+        liveTargets.add(
+            IndexManifest.Entry.of(
+                    e.partition(), e.bucket(), new DeletionFile(e.file().fileName(), "", 0, 0, 0))
+                .target());
       }
     }
     List<String> missing = new ArrayList<>();
     for (ManifestEntry.Identifier id : toDelete) {
       if (!live.contains(id)) {
         missing.add(id.fileName());
+      }
+    }
+    for (IndexManifest.Entry d : deletionVectors) {
+      if (!liveTargets.contains(d.target())) {
+        missing.add(d.deletionFile().dataFile());
       }
     }
     if (!missing.isEmpty()) {
@@ -259,11 +365,74 @@ public final class FileStoreCommit {
     }
   }
 
+  /**
+   * Primary-key tables: after applying the changes, the files of one level >= 1 of one bucket
+   * must not overlap in key range (each such level is one sorted run).
+   */
+  private void checkNoOverlap(Optional<Snapshot> latest, List<ManifestEntry> changes) {
+    Set<BinaryRowData> partitions = new HashSet<>();
+    Set<ManifestEntry.Identifier> buckets = new HashSet<>();
+    for (ManifestEntry e : changes) {
+      partitions.add(e.partition());
+      buckets.add(new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, ""));
+    }
+    java.util.Map<ManifestEntry.Identifier, ManifestEntry> files = new java.util.LinkedHashMap<>();
+    if (latest.isPresent()) {
+      for (ManifestEntry e :
+          store.newScan().withPartitionFilter(PartitionPredicates.in(store.partitionType(), partitions)).plan(latest.get())) {
+        if (e.file().level() > 0 && buckets.contains(new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, ""))) {
+          files.put(e.identifier(), e);
+        }
+      }
+    }
+    for (ManifestEntry e : changes) {
+      if (e.file().level() == 0) {
+        continue;
+      }
+      if (e.kind() == FileKind.ADD) {
+        files.put(e.identifier(), e);
+      } else {
+        files.remove(e.identifier());
+      }
+    }
+    java.util.Map<ManifestEntry.Identifier, List<ManifestEntry>> byLevel = new java.util.HashMap<>();
+    for (ManifestEntry e : files.values()) {
+      byLevel
+          .computeIfAbsent(
+              new ManifestEntry.Identifier(e.partition(), e.bucket(), e.file().level(), ""),
+              k -> new ArrayList<>())
+          .add(e);
+    }
+    java.util.Comparator<org.apache.flink.table.data.RowData> keys =
+        new io.sediment.mergetree.KeyValueLayout(store.schema()).keyRowComparator();
+    for (List<ManifestEntry> level : byLevel.values()) {
+      level.sort((a, b) -> keys.compare(a.file().minKey(), b.file().minKey()));
+      for (int i = 1; i < level.size(); i++) {
+        DataFileMeta prev = level.get(i - 1).file();
+        DataFileMeta next = level.get(i).file();
+        if (keys.compare(prev.maxKey(), next.minKey()) >= 0) {
+          throw new CommitConflictException(
+              "Commit would make key ranges of files at level "
+                  + next.level()
+                  + " of bucket "
+                  + level.get(i).bucket()
+                  + " overlap",
+              List.of(prev.fileName(), next.fileName()));
+        }
+      }
+    }
+  }
 
-  /** Deletes every file the messages added (new files and compaction outputs). */
+  /** Deletes every file the messages added (new files, compaction outputs, deletion vectors). */
   public List<IOException> abort(List<CommitMessage> messages) {
     List<Path> paths = new ArrayList<>();
+    Set<String> dvFiles = new LinkedHashSet<>();
     for (CommitMessage m : messages) {
+      for (DeletionFile d : m.deletionFiles()) {
+        if (dvFiles.add(d.dvFile())) {
+          paths.add(store.paths().index(d.dvFile()));
+        }
+      }
       for (DataFileMeta f : m.newFiles()) {
         paths.add(store.dataFilePath(m.partition(), m.bucket(), f.fileName()));
       }

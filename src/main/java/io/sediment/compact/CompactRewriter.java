@@ -28,8 +28,8 @@ public interface CompactRewriter {
    */
   static CompactRewriter forStore(FileStore store, OutputObserver observer) {
     if (store.schema().hasPrimaryKey()) {
-      throw new IllegalArgumentException(
-          "Compaction of primary-key tables is not available in this build");
+      io.sediment.mergetree.MergeTreeStrategies.checkCompactable(store);
+      return new io.sediment.mergetree.MergeTreeCompactRewriter(store, observer);
     }
     return new AppendCompactRewriter(store, observer);
   }

@@ -1,19 +1,15 @@
 package io.sediment.compact;
 
 import io.sediment.manifest.FileStore;
+import io.sediment.mergetree.UniversalCompaction;
 
-/** Compaction strategies of primary-key tables (LSM sorted runs). */
+/** Compaction strategies of primary-key tables (LSM sorted runs): universal compaction. */
 final class MergeTreeStrategies {
 
   private MergeTreeStrategies() {}
 
   static CompactPlanner.BucketStrategy forStore(FileStore store) {
-    return bucket -> {
-      throw new IllegalArgumentException(
-          "Table "
-              + bucket.table()
-              + " has a primary key; compaction of primary-key tables is not available in this"
-              + " build");
-    };
+    io.sediment.mergetree.MergeTreeStrategies.checkCompactable(store);
+    return new UniversalCompaction(store);
   }
 }

@@ -83,6 +83,13 @@ public final class TableSchema implements Serializable {
                   + " of a primary-key table");
         }
       }
+      if (opts.get(TableOptions.DELETION_VECTORS_ENABLED)
+          && !List.of("deduplicate", "first-row").contains(opts.mergeEngine())) {
+        throw new IllegalArgumentException(
+            "Option 'deletion-vectors.enabled' = 'true' works only with merge-engine deduplicate or"
+                + " first-row, not "
+                + opts.mergeEngine());
+      }
       if (opts.bucket() < 1) {
         throw new IllegalArgumentException(
             "A primary-key table needs a fixed number of buckets: set 'bucket' to a positive"

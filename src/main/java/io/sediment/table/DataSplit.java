@@ -18,8 +18,20 @@ public final class DataSplit implements Serializable {
   private transient BinaryRowData partition;
   private final int bucket;
   private final List<DataFileMeta> files;
+  private final java.util.Map<String, io.sediment.manifest.DeletionFile> deletionFiles;
 
   public DataSplit(long snapshotId, BinaryRowData partition, int bucket, List<DataFileMeta> files) {
+    this(snapshotId, partition, bucket, files, java.util.Map.of());
+  }
+
+  /** With the deletion vectors of the files (deletion-vector tables), by data file name. */
+  public DataSplit(
+      long snapshotId,
+      BinaryRowData partition,
+      int bucket,
+      List<DataFileMeta> files,
+      java.util.Map<String, io.sediment.manifest.DeletionFile> deletionFiles) {
+    this.deletionFiles = new java.util.HashMap<>(deletionFiles);
     this.snapshotId = snapshotId;
     this.partition = partition;
     this.bucket = bucket;
@@ -40,6 +52,11 @@ public final class DataSplit implements Serializable {
 
   public List<DataFileMeta> files() {
     return files;
+  }
+
+  /** Deletion vectors of this split's files, by data file name (empty when none). */
+  public java.util.Map<String, io.sediment.manifest.DeletionFile> deletionFiles() {
+    return deletionFiles == null ? java.util.Map.of() : deletionFiles;
   }
 
   public long rowCount() {

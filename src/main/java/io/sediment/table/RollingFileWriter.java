@@ -36,7 +36,11 @@ public final class RollingFileWriter implements Closeable {
     this.targetSize = targetSize;
   }
 
-  public void write(RowData row) throws IOException {
+  /**
+   * Writes a row; returns true when this row was the last of a file (the file was closed after
+   * it), so callers tracking per-file metadata (key ranges) know where files end.
+   */
+  public boolean write(RowData row) throws IOException {
     if (current == null) {
       current = DataFileWriter.create(nextPath.get(), rowType, format);
     }
@@ -44,7 +48,9 @@ public final class RollingFileWriter implements Closeable {
     // Checking the size costs a little; do it every 1024 rows.
     if ((current.rowCount() & 1023) == 0 && current.estimatedLength() >= targetSize) {
       roll();
+      return true;
     }
+    return false;
   }
 
   /** Closes the current file; the next row starts a new one. */

@@ -35,6 +35,26 @@ public final class TableRead {
 
   /** A reader of one split. Returned rows may be reused by the next call to {@code next()}. */
   public RecordReader createReader(DataSplit split) {
+    if (store.schema().hasPrimaryKey()) {
+      // Merges the sorted runs of the bucket (or applies deletion vectors).
+      io.sediment.mergetree.PrimaryKeyReader r;
+      try {
+        r = new io.sediment.mergetree.PrimaryKeyReader(store, split, filter, projection);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException("Cannot open " + split, e);
+      }
+      return new RecordReader() {
+        @Override
+        public RowData next() throws IOException {
+          return r.next();
+        }
+
+        @Override
+        public void close() throws IOException {
+          r.close();
+        }
+      };
+    }
     return new SplitReader(split);
   }
 

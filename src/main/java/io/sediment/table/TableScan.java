@@ -40,12 +40,29 @@ public final class TableScan {
     if (filter != null) {
       Predicates.projectTo(filter, store.partitionType()).ifPresent(scan::withPartitionFilter);
     }
+    boolean primaryKey = store.schema().hasPrimaryKey();
+    boolean deletionVectors =
+        primaryKey
+            && store.options().get(io.sediment.schema.TableOptions.DELETION_VECTORS_ENABLED);
+    // Primary-key tables merge versions of a key from several files: a file may be skipped only
+    // by its key range (the filter's part on key columns). Deletion-vector tables read each key
+    // from one file (level 0 is skipped), so any column's statistics prune.
+    Predicate fileFilter = filter;
+    if (primaryKey && !deletionVectors && filter != null) {
+      fileFilter =
+          Predicates.projectTo(filter, store.schema().keyType())
+              .map(p -> Predicates.rebind(p, store.rowType()))
+              .orElse(null);
+    }
     Map<ManifestEntry.Identifier, List<DataFileMeta>> groups = new LinkedHashMap<>();
     int pruned = 0;
     for (ManifestEntry e : scan.plan(snapshot)) {
       DataFileMeta f = e.file();
-      if (filter != null
-          && !filter.test(f.rowCount(), f.minValues(), f.maxValues(), f.nullCounts())) {
+      if (deletionVectors && f.level() == 0) {
+        continue; // not yet compacted: invisible to readers of deletion-vector tables
+      }
+      if (fileFilter != null
+          && !fileFilter.test(f.rowCount(), f.minValues(), f.maxValues(), f.nullCounts())) {
         pruned++;
         continue;
       }
@@ -53,8 +70,39 @@ public final class TableScan {
       groups.computeIfAbsent(key, k -> new ArrayList<>()).add(f);
     }
     List<DataSplit> splits = new ArrayList<>();
+    List<io.sediment.manifest.IndexManifest.Entry> dvs = List.of();
+    if (deletionVectors && snapshot.indexManifest() != null) {
+      try {
+        dvs =
+            new io.sediment.manifest.IndexManifest(store.fileIO(), store.paths())
+                .read(snapshot.indexManifest());
+      } catch (java.io.IOException ex) {
+        throw new java.io.UncheckedIOException(ex);
+      }
+    }
+    Map<String, io.sediment.manifest.DeletionFile> byTarget = new java.util.HashMap<>();
+    for (io.sediment.manifest.IndexManifest.Entry d : dvs) {
+      byTarget.put(d.target(), d.deletionFile());
+    }
     for (Map.Entry<ManifestEntry.Identifier, List<DataFileMeta>> g : groups.entrySet()) {
-      splits.add(new DataSplit(snapshot.id(), g.getKey().partition(), g.getKey().bucket(), g.getValue()));
+      Map<String, io.sediment.manifest.DeletionFile> splitDvs = new java.util.HashMap<>();
+      if (!byTarget.isEmpty()) {
+        for (DataFileMeta f : g.getValue()) {
+          io.sediment.manifest.DeletionFile d =
+              byTarget.get(
+                  io.sediment.manifest.IndexManifest.Entry.of(
+                          g.getKey().partition(),
+                          g.getKey().bucket(),
+                          new io.sediment.manifest.DeletionFile(f.fileName(), "", 0, 0, 0))
+                      .target());
+          if (d != null) {
+            splitDvs.put(f.fileName(), d);
+          }
+        }
+      }
+      splits.add(
+          new DataSplit(
+              snapshot.id(), g.getKey().partition(), g.getKey().bucket(), g.getValue(), splitDvs));
     }
     return new Plan(snapshot.id(), splits, scan.manifestsRead(), scan.manifestsSkipped(), pruned);
   }

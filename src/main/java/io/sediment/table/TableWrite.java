@@ -36,15 +36,14 @@ public final class TableWrite implements AutoCloseable {
   private final PartitionComputer bucketKeyComputer;
   private final DataFileFactory files = new DataFileFactory();
   private final Map<BinaryRowData, Map<Integer, BucketWriter>> writers = new LinkedHashMap<>();
+  private final io.sediment.mergetree.PrimaryKeyTableWrite primaryKeyWrite;
   private boolean closed;
 
   TableWrite(FileStore store) {
     TableSchema schema = store.schema();
-    if (schema.hasPrimaryKey()) {
-      throw new UnsupportedOperationException(
-          "Writing primary-key tables is not supported by this build; table has primary key "
-              + schema.primaryKeys());
-    }
+    // Primary-key tables: LSM writer (sorted buffers, level-0 files, compaction).
+    this.primaryKeyWrite =
+        schema.hasPrimaryKey() ? new io.sediment.mergetree.PrimaryKeyTableWrite(store) : null;
     this.store = store;
     this.format = DataFileFactory.formatOptions(store.options());
     this.targetFileSize = store.options().targetFileSize();
@@ -55,10 +54,17 @@ public final class TableWrite implements AutoCloseable {
         new PartitionComputer(schema.rowType(), schema.indexes(schema.bucketKeys()));
   }
 
-  /** Buffers a row; rows of append tables must be inserts. */
+  /**
+   * Buffers a row. Rows of append tables must be inserts; rows of primary-key tables may be any
+   * kind (+I, -U, +U, -D), merged by the table's merge engine.
+   */
   public void write(RowData row) throws IOException {
     if (closed) {
       throw new IllegalStateException("TableWrite is closed");
+    }
+    if (primaryKeyWrite != null) {
+      primaryKeyWrite.write(row);
+      return;
     }
     if (row.getRowKind() != RowKind.INSERT) {
       throw new IllegalArgumentException(
@@ -122,6 +128,9 @@ public final class TableWrite implements AutoCloseable {
 
   /** Closes all open files and returns what was written since the last call. */
   public List<CommitMessage> prepareCommit() throws IOException {
+    if (primaryKeyWrite != null) {
+      return primaryKeyWrite.prepareCommit();
+    }
     List<CommitMessage> out = new ArrayList<>();
     for (Map.Entry<BinaryRowData, Map<Integer, BucketWriter>> p : writers.entrySet()) {
       for (BucketWriter w : p.getValue().values()) {
@@ -141,6 +150,9 @@ public final class TableWrite implements AutoCloseable {
       return;
     }
     closed = true;
+    if (primaryKeyWrite != null) {
+      primaryKeyWrite.close();
+    }
     for (Map<Integer, BucketWriter> byBucket : writers.values()) {
       for (BucketWriter w : byBucket.values()) {
         w.writer.abort();

@@ -1,0 +1,72 @@
+package io.sediment.mergetree;
+
+import io.sediment.manifest.DeletionFile;
+import io.sediment.manifest.FileStore;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.roaringbitmap.RoaringBitmap;
+
+/**
+ * Deletion-vector files {@code index/dv-<uuid>}: the 4 bytes {@code SDV1}, then for each data
+ * file one RoaringBitmap of deleted row positions in Roaring's portable serialization. A {@link
+ * DeletionFile} points at one bitmap (offset, length).
+ */
+public final class DeletionVectors {
+
+  static final byte[] MAGIC = {'S', 'D', 'V', '1'};
+
+  private DeletionVectors() {}
+
+  /** Writes the bitmaps (by data file name) into one new file; returns their deletion files. */
+  public static List<DeletionFile> write(FileStore store, Map<String, RoaringBitmap> bitmaps)
+      throws IOException {
+    if (bitmaps.isEmpty()) {
+      return List.of();
+    }
+    String name = "dv-" + UUID.randomUUID();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    DataOutputStream out = new DataOutputStream(bytes);
+    out.write(MAGIC);
+    List<DeletionFile> files = new ArrayList<>();
+    for (Map.Entry<String, RoaringBitmap> e : bitmaps.entrySet()) {
+      RoaringBitmap b = e.getValue();
+      b.runOptimize();
+      int offset = out.size();
+      b.serialize(out);
+      files.add(new DeletionFile(e.getKey(), name, offset, out.size() - offset, b.getLongCardinality()));
+    }
+    out.flush();
+    store.fileIO().writeNew(store.paths().index(name), bytes.toByteArray());
+    return files;
+  }
+
+  /** Reads the bitmaps of the given deletion files, by data file name (one read per dv file). */
+  public static Map<String, RoaringBitmap> read(FileStore store, Iterable<DeletionFile> files)
+      throws IOException {
+    Map<String, byte[]> contents = new HashMap<>();
+    Map<String, RoaringBitmap> out = new HashMap<>();
+    for (DeletionFile f : files) {
+      byte[] content = contents.get(f.dvFile());
+      if (content == null) {
+        content = store.fileIO().readBytes(store.paths().index(f.dvFile()));
+        if (content.length < 4
+            || content[0] != MAGIC[0] || content[1] != MAGIC[1]
+            || content[2] != MAGIC[2] || content[3] != MAGIC[3]) {
+          throw new IOException("Not a deletion-vector file: " + f.dvFile());
+        }
+        contents.put(f.dvFile(), content);
+      }
+      RoaringBitmap b = new RoaringBitmap();
+      b.deserialize(ByteBuffer.wrap(content, (int) f.offset(), f.length()).slice());
+      out.put(f.dataFile(), b);
+    }
+    return out;
+  }
+}

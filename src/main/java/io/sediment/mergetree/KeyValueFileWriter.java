@@ -1,0 +1,174 @@
+package io.sediment.mergetree;
+
+import io.sediment.compact.CompactRewriter;
+import io.sediment.data.BinaryRows;
+import io.sediment.data.PartitionComputer;
+import io.sediment.format.ColumnStats;
+import io.sediment.format.WrittenFile;
+import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.FileSource;
+import io.sediment.manifest.FileStore;
+import io.sediment.table.DataFileFactory;
+import io.sediment.table.RollingFileWriter;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * Writes key-ordered file-layout rows of one bucket into files of one level, rolling at {@code
+ * target-file-size}, and describes each file: key range, sequence range, delete-row count.
+ */
+public final class KeyValueFileWriter {
+
+  private final FileStore store;
+  private final KeyValueLayout layout;
+  private final int level;
+  private final FileSource source;
+  private final RollingFileWriter writer;
+  private final PartitionComputer keyProjector;
+  private final PartitionComputer valueProjector;
+  private final List<long[]> fileCounters = new ArrayList<>(); // minSeq, maxSeq, deletes
+  private final List<BinaryRowData[]> fileKeys = new ArrayList<>();
+  private long minSeq = Long.MAX_VALUE;
+  private long maxSeq = Long.MIN_VALUE;
+  private long deletes;
+  private BinaryRowData minKey;
+  private final GenericRowData last;
+  private final KeyValueLayout.RowCopier copier;
+  private boolean hasLast;
+
+  public KeyValueFileWriter(
+      FileStore store,
+      KeyValueLayout layout,
+      BinaryRowData partition,
+      int bucket,
+      int level,
+      FileSource source,
+      DataFileFactory names) {
+    this(store, layout, partition, bucket, level, source, names, CompactRewriter.OutputObserver.NONE);
+  }
+
+  /** A writer that announces each new file to {@code observer} before creating it. */
+  public KeyValueFileWriter(
+      FileStore store,
+      KeyValueLayout layout,
+      BinaryRowData partition,
+      int bucket,
+      int level,
+      FileSource source,
+      DataFileFactory names,
+      CompactRewriter.OutputObserver observer) {
+    this.store = store;
+    this.layout = layout;
+    this.level = level;
+    this.source = source;
+    this.writer =
+        new RollingFileWriter(
+            store.fileIO(),
+            () -> {
+              org.apache.flink.core.fs.Path path =
+                  store.dataFilePath(partition, bucket, names.newFileName());
+              try {
+                observer.beforeCreate(path);
+              } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+              }
+              return path;
+            },
+            layout.fileType(),
+            DataFileFactory.formatOptions(store.options()),
+            store.options().targetFileSize());
+    this.keyProjector = new PartitionComputer(layout.fileType(), layout.keyIndexes());
+    int[] values = new int[layout.arity()];
+    for (int i = 0; i < values.length; i++) {
+      values[i] = i;
+    }
+    this.valueProjector = new PartitionComputer(layout.fileType(), values);
+    this.last = new GenericRowData(layout.fileType().getFieldCount());
+    this.copier = new KeyValueLayout.RowCopier(layout.fileType());
+  }
+
+  public void write(RowData kv) throws IOException {
+    if (minKey == null) {
+      minKey = keyProjector.project(kv);
+    }
+    long seq = layout.sequence(kv);
+    minSeq = Math.min(minSeq, seq);
+    maxSeq = Math.max(maxSeq, seq);
+    if (KeyValueLayout.isRetract(layout.kind(kv))) {
+      deletes++;
+    }
+    boolean rolled = writer.write(kv);
+    if (rolled) {
+      endFile(keyProjector.project(kv));
+    } else {
+      copier.copy(kv, last);
+      hasLast = true;
+    }
+  }
+
+  private void endFile(BinaryRowData maxKey) {
+    fileKeys.add(new BinaryRowData[] {minKey, maxKey});
+    fileCounters.add(new long[] {minSeq, maxSeq, deletes});
+    minKey = null;
+    minSeq = Long.MAX_VALUE;
+    maxSeq = Long.MIN_VALUE;
+    deletes = 0;
+    hasLast = false;
+  }
+
+  /** Closes the last file and describes every file written since the last call. */
+  public List<DataFileMeta> finish() throws IOException {
+    if (minKey != null && hasLast) {
+      endFile(keyProjector.project(last));
+    }
+    List<WrittenFile> written = writer.finish();
+    if (written.size() != fileKeys.size()) {
+      throw new IllegalStateException(
+          "Internal error: " + written.size() + " files but " + fileKeys.size() + " key ranges");
+    }
+    List<DataFileMeta> out = new ArrayList<>();
+    for (int i = 0; i < written.size(); i++) {
+      out.add(meta(written.get(i), fileKeys.get(i), fileCounters.get(i)));
+    }
+    fileKeys.clear();
+    fileCounters.clear();
+    return out;
+  }
+
+  private DataFileMeta meta(WrittenFile w, BinaryRowData[] keys, long[] counters) {
+    ColumnStats stats = w.stats();
+    RowType fileType = layout.fileType();
+    BinaryRowData min = valueProjector.project(BinaryRows.toGeneric(fileType, stats.min()));
+    BinaryRowData max = valueProjector.project(BinaryRows.toGeneric(fileType, stats.max()));
+    return new DataFileMeta(
+        w.path().getName(),
+        w.fileSize(),
+        w.rowCount(),
+        keys[0],
+        keys[1],
+        min,
+        max,
+        Arrays.copyOf(stats.nullCounts(), layout.arity()),
+        counters[0],
+        counters[1],
+        store.schema().id(),
+        level,
+        System.currentTimeMillis(),
+        source,
+        counters[2]);
+  }
+
+  /** Deletes every file not yet handed out by {@link #finish()}. */
+  public List<IOException> abort() {
+    fileKeys.clear();
+    fileCounters.clear();
+    minKey = null;
+    return writer.abort();
+  }
+}

@@ -1,0 +1,162 @@
+package io.sediment.mergetree;
+
+import io.sediment.format.DataFileReader;
+import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.FileStore;
+import io.sediment.schema.TableOptions;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.File;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.StandardCopyOption;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.UUID;
+import org.apache.flink.core.memory.MemorySegmentFactory;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+
+/**
+ * Key lookup files of data files on local disk ({@code local-cache.dir}, default {@code
+ * <java.io.tmpdir>/sediment-cache}): for each data file of a primary-key table, a file {@code
+ * <table-hash>/<data-file>.keys} holding its rows in key order as (int position, int length,
+ * binary row). Data files never change, so a lookup file, once built, is reused by every later
+ * compaction; the least recently used files are removed when the cache grows beyond {@code
+ * local-cache.max-size}.
+ */
+public final class LocalKeyCache {
+
+  private final FileStore store;
+  private final KeyValueLayout layout;
+  private final File dir;
+  private final long maxSize;
+
+  public LocalKeyCache(FileStore store, KeyValueLayout layout) {
+    this.store = store;
+    this.layout = layout;
+    String base = store.options().get(TableOptions.LOCAL_CACHE_DIR);
+    if (base == null) {
+      base = new File(System.getProperty("java.io.tmpdir"), "sediment-cache").getPath();
+    }
+    String table =
+        UUID.nameUUIDFromBytes(store.paths().root().toString().getBytes(StandardCharsets.UTF_8)).toString();
+    this.dir = new File(base, table);
+    this.maxSize = store.options().get(TableOptions.LOCAL_CACHE_MAX_SIZE).getBytes();
+  }
+
+  public File directory() {
+    return dir;
+  }
+
+  /** The lookup file of a data file, built now if it is not cached. */
+  public File lookupFile(org.apache.flink.table.data.binary.BinaryRowData partition, int bucket, DataFileMeta file)
+      throws IOException {
+    File f = new File(dir, file.fileName() + ".keys");
+    if (f.exists()) {
+      f.setLastModified(System.currentTimeMillis());
+      return f;
+    }
+    Files.createDirectories(dir.toPath());
+    File tmp = new File(dir, file.fileName() + ".keys." + UUID.randomUUID() + ".tmp");
+    RowDataSerializer ser = new RowDataSerializer(layout.fileType());
+    try (DataFileReader reader =
+            DataFileReader.open(
+                store.dataFilePath(partition, bucket, file.fileName()), layout.fileType(), null, file.fileSize());
+        DataOutputStream out =
+            new DataOutputStream(new BufferedOutputStream(new FileOutputStream(tmp), 1 << 16))) {
+      RowData row;
+      int pos = 0;
+      while ((row = reader.next()) != null) {
+        BinaryRowData b = ser.toBinaryRow(row);
+        out.writeInt(pos++);
+        out.writeInt(b.getSizeInBytes());
+        byte[] bytes = new byte[b.getSizeInBytes()];
+        b.getSegments()[0].get(b.getOffset(), bytes, 0, bytes.length);
+        if (b.getSegments().length > 1) {
+          bytes = io.sediment.data.BinaryRows.toBytes(b);
+        }
+        out.write(bytes);
+      }
+    } catch (IOException | RuntimeException e) {
+      tmp.delete();
+      throw e;
+    }
+    Files.move(tmp.toPath(), f.toPath(), StandardCopyOption.ATOMIC_MOVE);
+    evict(f);
+    return f;
+  }
+
+  /** Removes least recently used lookup files while the cache is larger than its limit. */
+  private void evict(File keep) {
+    File[] all = dir.listFiles((d, n) -> n.endsWith(".keys"));
+    if (all == null) {
+      return;
+    }
+    long total = 0;
+    for (File f : all) {
+      total += f.length();
+    }
+    if (total <= maxSize) {
+      return;
+    }
+    Arrays.sort(all, Comparator.comparingLong(File::lastModified));
+    for (File f : all) {
+      if (total <= maxSize) {
+        break;
+      }
+      if (!f.equals(keep)) {
+        total -= f.length();
+        f.delete();
+      }
+    }
+  }
+
+  /** Sequential reader of a lookup file; {@link #next()} reuses its row. */
+  public final class Cursor implements AutoCloseable {
+    private final DataInputStream in;
+    private final BinaryRowData row = new BinaryRowData(layout.fileType().getFieldCount());
+    private byte[] buf = new byte[64];
+    private int position;
+
+    Cursor(File f) throws IOException {
+      in = new DataInputStream(new BufferedInputStream(new FileInputStream(f), 1 << 16));
+    }
+
+    /** The next row, or null at the end. */
+    public BinaryRowData next() throws IOException {
+      try {
+        position = in.readInt();
+      } catch (EOFException e) {
+        return null;
+      }
+      int len = in.readInt();
+      if (buf.length < len) {
+        buf = new byte[Math.max(len, buf.length * 2)];
+      }
+      in.readFully(buf, 0, len);
+      row.pointTo(MemorySegmentFactory.wrap(buf), 0, len);
+      return row;
+    }
+
+    public int position() {
+      return position;
+    }
+
+    @Override
+    public void close() throws IOException {
+      in.close();
+    }
+  }
+
+  public Cursor open(File lookupFile) throws IOException {
+    return new Cursor(lookupFile);
+  }
+}

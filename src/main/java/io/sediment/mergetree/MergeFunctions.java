@@ -1,0 +1,422 @@
+package io.sediment.mergetree;
+
+import io.sediment.schema.TableOptions;
+import io.sediment.schema.TableSchema;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.table.data.DecimalData;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.RowKind;
+
+/** The merge engines of primary-key tables. */
+public final class MergeFunctions {
+
+  private MergeFunctions() {}
+
+  /** A new merge function for the table's {@code merge-engine} (and {@code sequence.field}). */
+  public static MergeFunction create(TableSchema schema, KeyValueLayout layout) {
+    TableOptions options = schema.tableOptions();
+    MergeFunction f;
+    switch (options.mergeEngine()) {
+      case "deduplicate":
+        f = new Deduplicate(layout);
+        break;
+      case "first-row":
+        f = new FirstRow(layout);
+        break;
+      case "partial-update":
+        f = new PartialUpdate(layout);
+        break;
+      case "aggregation":
+        f = new Aggregation(layout, schema, options.aggregateFunctions());
+        break;
+      default:
+        throw new IllegalArgumentException("Unknown merge-engine " + options.mergeEngine());
+    }
+    return layout.sequenceFieldIndex() >= 0 ? new SortingMergeFunction(layout, f) : f;
+  }
+
+  /**
+   * Turns a row written by a user into the row kind stored for the engine; returns null when the
+   * engine ignores the row. first-row ignores retractions; partial-update stores updates as {@code
+   * +U} ("merge onto older"), ignores {@code -U} and keeps {@code -D}.
+   */
+  public static RowKind storedKind(String engine, RowKind kind) {
+    switch (engine) {
+      case "first-row":
+        return KeyValueLayout.isRetract(kind) ? null : RowKind.INSERT;
+      case "partial-update":
+        if (kind == RowKind.UPDATE_BEFORE) {
+          return null;
+        }
+        return kind == RowKind.DELETE ? RowKind.DELETE : RowKind.UPDATE_AFTER;
+      default:
+        return kind;
+    }
+  }
+
+  /** Last version wins; a retraction as last version deletes the key. */
+  static final class Deduplicate implements MergeFunction {
+    private final KeyValueLayout.RowCopier copier;
+    private final GenericRowData latest;
+    private boolean has;
+
+    Deduplicate(KeyValueLayout layout) {
+      copier = new KeyValueLayout.RowCopier(layout.fileType());
+      latest = new GenericRowData(layout.fileType().getFieldCount());
+    }
+
+    public void reset() {
+      has = false;
+    }
+
+    public void add(RowData kv) {
+      copier.copy(kv, latest);
+      has = true;
+    }
+
+    public RowData result() {
+      return has ? latest : null;
+    }
+  }
+
+  /** The first non-retraction version wins; later versions and retractions are ignored. */
+  static final class FirstRow implements MergeFunction {
+    private final KeyValueLayout layout;
+    private final KeyValueLayout.RowCopier copier;
+    private final GenericRowData first;
+    private boolean has;
+
+    FirstRow(KeyValueLayout layout) {
+      this.layout = layout;
+      copier = new KeyValueLayout.RowCopier(layout.fileType());
+      first = new GenericRowData(layout.fileType().getFieldCount());
+    }
+
+    public void reset() {
+      has = false;
+    }
+
+    public void add(RowData kv) {
+      if (!has && !KeyValueLayout.isRetract(layout.kind(kv))) {
+        copier.copy(kv, first);
+        has = true;
+      }
+    }
+
+    public RowData result() {
+      return has ? first : null;
+    }
+  }
+
+  /**
+   * Non-null fields of later versions overwrite. Stored kinds: {@code +U} merges onto older
+   * versions, {@code -D} removes the key, {@code +I} is a complete row that replaces older
+   * versions (what a merge that saw a delete produces).
+   */
+  static final class PartialUpdate implements MergeFunction {
+    private static final int NONE = 0;
+    private static final int PARTIAL = 1;
+    private static final int COMPLETE = 2;
+    private static final int DELETED = 3;
+    private final KeyValueLayout layout;
+    private final KeyValueLayout.RowCopier copier;
+    private final GenericRowData acc;
+    private final int arity;
+    private int state;
+    private long maxSeq;
+
+    PartialUpdate(KeyValueLayout layout) {
+      this.layout = layout;
+      this.arity = layout.arity();
+      copier = new KeyValueLayout.RowCopier(layout.fileType());
+      acc = new GenericRowData(layout.fileType().getFieldCount());
+    }
+
+    public void reset() {
+      state = NONE;
+      maxSeq = Long.MIN_VALUE;
+    }
+
+    private void clear() {
+      for (int i = 0; i < arity; i++) {
+        acc.setField(i, null);
+      }
+    }
+
+    public void add(RowData kv) {
+      maxSeq = Math.max(maxSeq, layout.sequence(kv));
+      RowKind kind = layout.kind(kv);
+      if (kind == RowKind.UPDATE_BEFORE) {
+        return;
+      }
+      if (kind == RowKind.DELETE) {
+        clear();
+        applyKey(kv);
+        state = DELETED;
+        return;
+      }
+      if (kind == RowKind.INSERT) {
+        clear();
+        state = COMPLETE;
+      } else if (state == DELETED) {
+        state = COMPLETE;
+      } else if (state == NONE) {
+        clear();
+        state = PARTIAL;
+      }
+      for (int i = 0; i < arity; i++) {
+        Object v = copier.get(kv, i);
+        if (v != null) {
+          acc.setField(i, v);
+        }
+      }
+    }
+
+    private void applyKey(RowData kv) {
+      for (int k : layout.keyIndexes()) {
+        acc.setField(k, copier.get(kv, k));
+      }
+    }
+
+    public RowData result() {
+      if (state == NONE) {
+        return null;
+      }
+      acc.setField(arity, maxSeq);
+      RowKind kind =
+          state == DELETED ? RowKind.DELETE : state == COMPLETE ? RowKind.INSERT : RowKind.UPDATE_AFTER;
+      acc.setField(arity + 1, kind.toByteValue());
+      return acc;
+    }
+  }
+
+  /**
+   * Per-field aggregates. {@code sum} and {@code count} subtract retractions ({@code -U}, {@code
+   * -D}); other functions ignore them. {@code count} fields hold 1/0 per written row (see the
+   * writer), so merged counts add up. The result is always an insert.
+   */
+  static final class Aggregation implements MergeFunction {
+    private final KeyValueLayout layout;
+    private final KeyValueLayout.RowCopier copier;
+    private final GenericRowData acc;
+    private final FieldAgg[] aggs;
+    private final int arity;
+    private boolean has;
+    private long maxSeq;
+
+    Aggregation(KeyValueLayout layout, TableSchema schema, Map<String, String> functions) {
+      this.layout = layout;
+      this.arity = layout.arity();
+      copier = new KeyValueLayout.RowCopier(layout.fileType());
+      acc = new GenericRowData(layout.fileType().getFieldCount());
+      aggs = new FieldAgg[arity];
+      List<String> names = schema.fieldNames();
+      List<String> keys = schema.primaryKeys();
+      RowType type = schema.rowType();
+      for (int i = 0; i < arity; i++) {
+        String fn = keys.contains(names.get(i)) ? "key" : functions.getOrDefault(names.get(i), "last_non_null_value");
+        aggs[i] = FieldAgg.of(fn, type.getTypeAt(i), names.get(i));
+      }
+    }
+
+    public void reset() {
+      has = false;
+      maxSeq = Long.MIN_VALUE;
+    }
+
+    public void add(RowData kv) {
+      maxSeq = Math.max(maxSeq, layout.sequence(kv));
+      boolean retract = KeyValueLayout.isRetract(layout.kind(kv));
+      for (int i = 0; i < arity; i++) {
+        Object v = copier.get(kv, i);
+        Object a = has ? acc.getField(i) : null;
+        acc.setField(i, has ? aggs[i].agg(a, v, retract) : aggs[i].first(v, retract));
+      }
+      has = true;
+    }
+
+    public RowData result() {
+      if (!has) {
+        return null;
+      }
+      acc.setField(arity, maxSeq);
+      acc.setField(arity + 1, RowKind.INSERT.toByteValue());
+      return acc;
+    }
+  }
+
+  /** One field's aggregate function. */
+  abstract static class FieldAgg {
+    abstract Object agg(Object acc, Object v, boolean retract);
+
+    Object first(Object v, boolean retract) {
+      return agg(null, v, retract);
+    }
+
+    static FieldAgg of(String fn, LogicalType type, String field) {
+      switch (fn) {
+        case "key":
+        case "last_value":
+          return new FieldAgg() {
+            Object agg(Object acc, Object v, boolean retract) {
+              return retract ? acc : v;
+            }
+
+            @Override
+            Object first(Object v, boolean retract) {
+              return v;
+            }
+          };
+        case "last_non_null_value":
+          return new FieldAgg() {
+            Object agg(Object acc, Object v, boolean retract) {
+              return retract || v == null ? acc : v;
+            }
+          };
+        case "min":
+        case "max":
+          Comparator<Object> c = io.sediment.data.InternalComparators.forType(type);
+          if (c == null) {
+            throw new IllegalArgumentException(
+                "Aggregate function " + fn + " of field '" + field + "' needs an ordered type, got " + type);
+          }
+          boolean min = fn.equals("min");
+          return new FieldAgg() {
+            Object agg(Object acc, Object v, boolean retract) {
+              if (retract || v == null) {
+                return acc;
+              }
+              if (acc == null) {
+                return v;
+              }
+              int r = c.compare(v, acc);
+              return (min ? r < 0 : r > 0) ? v : acc;
+            }
+          };
+        case "sum":
+        case "count":
+          Summer s = Summer.of(type, field, fn);
+          return new FieldAgg() {
+            Object agg(Object acc, Object v, boolean retract) {
+              if (v == null) {
+                return acc;
+              }
+              if (retract) {
+                v = s.negate(v);
+              }
+              return acc == null ? v : s.add(acc, v);
+            }
+          };
+        default:
+          throw new IllegalArgumentException("Unknown aggregate function " + fn);
+      }
+    }
+  }
+
+  /** Addition on a numeric internal type. */
+  interface Summer {
+    Object add(Object a, Object b);
+
+    Object negate(Object a);
+
+    static Summer of(LogicalType type, String field, String fn) {
+      switch (type.getTypeRoot()) {
+        case TINYINT:
+          return summer((a, b) -> (byte) ((Byte) a + (Byte) b), a -> (byte) -(Byte) a);
+        case SMALLINT:
+          return summer((a, b) -> (short) ((Short) a + (Short) b), a -> (short) -(Short) a);
+        case INTEGER:
+          return summer((a, b) -> (Integer) a + (Integer) b, a -> -(Integer) a);
+        case BIGINT:
+          return summer((a, b) -> (Long) a + (Long) b, a -> -(Long) a);
+        case FLOAT:
+          return summer((a, b) -> (Float) a + (Float) b, a -> -(Float) a);
+        case DOUBLE:
+          return summer((a, b) -> (Double) a + (Double) b, a -> -(Double) a);
+        case DECIMAL:
+          DecimalType d = (DecimalType) type;
+          return summer(
+              (a, b) -> dec(((DecimalData) a).toBigDecimal().add(((DecimalData) b).toBigDecimal()), d),
+              a -> dec(((DecimalData) a).toBigDecimal().negate(), d));
+        default:
+          throw new IllegalArgumentException(
+              "Aggregate function " + fn + " of field '" + field + "' needs a numeric type, got " + type);
+      }
+    }
+
+    private static DecimalData dec(BigDecimal v, DecimalType t) {
+      return DecimalData.fromBigDecimal(v, t.getPrecision(), t.getScale());
+    }
+
+    private static Summer summer(
+        java.util.function.BinaryOperator<Object> add, java.util.function.UnaryOperator<Object> neg) {
+      return new Summer() {
+        public Object add(Object a, Object b) {
+          return add.apply(a, b);
+        }
+
+        public Object negate(Object a) {
+          return neg.apply(a);
+        }
+      };
+    }
+  }
+
+  /**
+   * Orders the versions of a key by {@code sequence.field} before handing them to the engine:
+   * buffers (shallow copies of) the versions of one key, sorts, feeds.
+   */
+  static final class SortingMergeFunction implements MergeFunction {
+    private final KeyValueLayout.RowCopier copier;
+    private final MergeFunction inner;
+    private final Comparator<RowData> order;
+    private final List<GenericRowData> pool = new ArrayList<>();
+    private final List<GenericRowData> versions = new ArrayList<>();
+    private final int arity;
+
+    SortingMergeFunction(KeyValueLayout layout, MergeFunction inner) {
+      this.copier = new KeyValueLayout.RowCopier(layout.fileType());
+      this.inner = inner;
+      this.order = layout.versionComparator();
+      this.arity = layout.fileType().getFieldCount();
+    }
+
+    public void reset() {
+      versions.clear();
+    }
+
+    public void add(RowData kv) {
+      GenericRowData r;
+      if (versions.size() < pool.size()) {
+        r = pool.get(versions.size());
+      } else {
+        r = new GenericRowData(arity);
+        pool.add(r);
+      }
+      copier.copy(kv, r);
+      versions.add(r);
+    }
+
+    public RowData result() {
+      if (versions.isEmpty()) {
+        return null;
+      }
+      if (versions.size() > 1) {
+        versions.sort(order);
+      }
+      inner.reset();
+      for (GenericRowData v : versions) {
+        inner.add(v);
+      }
+      return inner.result();
+    }
+  }
+}

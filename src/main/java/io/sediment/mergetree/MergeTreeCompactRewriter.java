@@ -1,0 +1,200 @@
+package io.sediment.mergetree;
+
+import io.sediment.commit.CommitMessage;
+import io.sediment.compact.CompactRewriter;
+import io.sediment.compact.CompactTask;
+import io.sediment.compact.CompactTaskResult;
+import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.FileSource;
+import io.sediment.manifest.FileStore;
+import io.sediment.table.DataFileFactory;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import io.sediment.commit.PartitionPredicates;
+import io.sediment.manifest.DeletionFile;
+import io.sediment.manifest.IndexManifest;
+import io.sediment.manifest.ManifestEntry;
+import io.sediment.manifest.Snapshot;
+import io.sediment.schema.TableOptions;
+import org.roaringbitmap.RoaringBitmap;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
+import org.apache.flink.table.data.RowData;
+
+/**
+ * Rewrites a MERGE_TREE task: k-way merges the sorted runs of its inputs with the table's merge
+ * engine into files of the output level (dropping deletes when the task says so).
+ */
+public final class MergeTreeCompactRewriter implements CompactRewriter {
+
+  private final FileStore store;
+  private final KeyValueLayout layout;
+  private final DataFileFactory names = new DataFileFactory();
+  private final OutputObserver observer;
+
+  public MergeTreeCompactRewriter(FileStore store, OutputObserver observer) {
+    this.store = store;
+    this.observer = observer;
+    this.layout = new KeyValueLayout(store.schema());
+  }
+
+  @Override
+  public CompactTaskResult rewrite(CompactTask task, BooleanSupplier cancelled) throws Exception {
+    long start = System.nanoTime();
+    if (task.kind() != CompactTask.Kind.MERGE_TREE) {
+      throw new IllegalArgumentException("Not a merge-tree task: " + task);
+    }
+    MergeTreeStrategies.checkCompactable(store);
+    boolean dv = store.options().get(TableOptions.DELETION_VECTORS_ENABLED);
+    // Deletion-vector tables: the current vectors of the bucket, and the files not compacted
+    // here (older levels), whose older versions of the merged keys get marked deleted.
+    Map<String, RoaringBitmap> vectors = new HashMap<>();
+    Map<String, DeletionFile> vectorFiles = new HashMap<>();
+    List<SortedRun> others = new ArrayList<>();
+    if (dv) {
+      Optional<Snapshot> latest = store.snapshotManager().latest();
+      if (latest.isPresent()) {
+        vectorFiles =
+            new IndexManifest(store.fileIO(), store.paths())
+                .read(latest.get().indexManifest(), task.partition(), task.bucket());
+        vectors = new HashMap<>(DeletionVectors.read(store, vectorFiles.values()));
+        Set<String> inputs = new HashSet<>();
+        task.inputs().forEach(f -> inputs.add(f.fileName()));
+        List<DataFileMeta> rest = new ArrayList<>();
+        for (ManifestEntry e :
+            store
+                .newScan()
+                .withPartitionFilter(PartitionPredicates.in(store.partitionType(), Set.of(task.partition())))
+                .withBucket(task.bucket())
+                .plan(latest.get())) {
+          if (e.file().level() > 0 && !inputs.contains(e.file().fileName())) {
+            rest.add(e.file());
+          }
+        }
+        // Oldest first: the highest level first.
+        others = new ArrayList<>(SortedRun.of(rest, layout.keyRowComparator()));
+        java.util.Collections.reverse(others);
+      }
+    }
+    List<RowIterator> readers = new ArrayList<>();
+    for (SortedRun run : SortedRun.of(task.inputs(), layout.keyRowComparator())) {
+      readers.add(
+          new RunReader(store, layout, task.partition(), task.bucket(), run.files(), vectors));
+    }
+    KeyValueFileWriter writer =
+        new KeyValueFileWriter(
+            store,
+            layout,
+            task.partition(),
+            task.bucket(),
+            task.outputLevel(),
+            FileSource.COMPACT,
+            names,
+            observer);
+    List<DataFileMeta> after;
+    long rows = 0;
+    Map<String, RoaringBitmap> changed = new LinkedHashMap<>();
+    List<LevelLookup> lookups = new ArrayList<>();
+    List<DeletionFile> newVectors = List.of();
+    try (SortMergeReader reader =
+        new SortMergeReader(
+            readers,
+            layout,
+            MergeFunctions.create(store.schema(), layout),
+            task.dropDeletes() && others.isEmpty())) {
+      LocalKeyCache cache = others.isEmpty() ? null : new LocalKeyCache(store, layout);
+      for (SortedRun r : others) {
+        lookups.add(new LevelLookup(cache, layout, task.partition(), task.bucket(), r.files()));
+      }
+      MergeFunction versions = MergeFunctions.create(store.schema(), layout);
+      int seqIndex = layout.sequenceIndex();
+      List<DataFileMeta> foundFiles = new ArrayList<>();
+      List<Integer> foundPositions = new ArrayList<>();
+      RowData kv;
+      while ((kv = reader.next()) != null) {
+        if ((++rows & 1023) == 0 && cancelled.getAsBoolean()) {
+          throw new CancellationException("Compaction task cancelled: " + task);
+        }
+        if (lookups.isEmpty()) {
+          writer.write(kv);
+          continue;
+        }
+        // Older live versions of this key in the levels not compacted (oldest level first).
+        foundFiles.clear();
+        foundPositions.clear();
+        versions.reset();
+        for (LevelLookup l : lookups) {
+          DataFileMeta f = l.seek(kv);
+          if (f == null) {
+            continue;
+          }
+          int pos = l.position();
+          RoaringBitmap b = changed.containsKey(f.fileName()) ? changed.get(f.fileName()) : vectors.get(f.fileName());
+          if (b != null && b.contains(pos)) {
+            continue;
+          }
+          foundFiles.add(f);
+          foundPositions.add(pos);
+          versions.add(l.row());
+        }
+        if (foundFiles.isEmpty()) {
+          if (!KeyValueLayout.isRetract(layout.kind(kv))) {
+            writer.write(kv);
+          }
+          continue;
+        }
+        long newSeq = kv.getLong(seqIndex);
+        versions.add(kv);
+        RowData result = versions.result();
+        boolean newWins = result != null && result.getLong(seqIndex) == newSeq;
+        for (int i = 0; i < foundFiles.size(); i++) {
+          boolean winner = !newWins && result != null && i == foundFiles.size() - 1;
+          if (!winner) {
+            String name = foundFiles.get(i).fileName();
+            RoaringBitmap b = changed.get(name);
+            if (b == null) {
+              RoaringBitmap old = vectors.get(name);
+              b = old == null ? new RoaringBitmap() : old.clone();
+              changed.put(name, b);
+            }
+            b.add(foundPositions.get(i));
+          }
+        }
+        if (newWins && !KeyValueLayout.isRetract(layout.kind(result))) {
+          writer.write(result);
+        }
+      }
+      if (cancelled.getAsBoolean()) {
+        throw new CancellationException("Compaction task cancelled: " + task);
+      }
+      after = writer.finish();
+      newVectors = DeletionVectors.write(store, changed);
+    } catch (Exception | Error e) {
+      for (IOException cleanup : writer.abort()) {
+        e.addSuppressed(cleanup);
+      }
+      throw e;
+    } finally {
+      for (LevelLookup l : lookups) {
+        l.close();
+      }
+    }
+    long bytes = 0;
+    for (DataFileMeta f : after) {
+      bytes += f.fileSize();
+    }
+    CommitMessage message =
+        new CommitMessage(
+            task.partition(), task.bucket(), task.totalBuckets(), List.of(), task.inputs(), after, newVectors);
+    return new CompactTaskResult(
+        task, message, task.inputRows(), rows, task.inputBytes(), bytes,
+        (System.nanoTime() - start) / 1_000_000);
+  }
+}

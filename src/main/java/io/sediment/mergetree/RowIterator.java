@@ -1,0 +1,20 @@
+package io.sediment.mergetree;
+
+import java.io.Closeable;
+import java.io.IOException;
+import org.apache.flink.table.data.RowData;
+
+/** A pull iterator of rows; {@code next()} returns null at the end and may reuse its row. */
+public interface RowIterator extends Closeable {
+
+  RowData next() throws IOException;
+
+  @Override
+  default void close() throws IOException {}
+
+  /** Rows of a list (an in-memory sorted run). */
+  static RowIterator of(java.util.List<? extends RowData> rows) {
+    java.util.Iterator<? extends RowData> it = rows.iterator();
+    return () -> it.hasNext() ? it.next() : null;
+  }
+}

@@ -1,0 +1,94 @@
+package io.sediment.mergetree;
+
+import io.sediment.format.DataFileReader;
+import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.FileStore;
+import java.io.IOException;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.roaringbitmap.RoaringBitmap;
+
+/**
+ * Reads one sorted run: its files one after another (in key order), opening one file at a time.
+ * Rows whose position is set in the file's deletion vector are skipped.
+ */
+public final class RunReader implements RowIterator {
+
+  private final FileStore store;
+  private final KeyValueLayout layout;
+  private final BinaryRowData partition;
+  private final int bucket;
+  private final Iterator<DataFileMeta> files;
+  private final Map<String, RoaringBitmap> deletionVectors;
+  private DataFileReader current;
+  private RoaringBitmap currentDv;
+  private int position;
+  private DataFileMeta currentFile;
+
+  public RunReader(
+      FileStore store,
+      KeyValueLayout layout,
+      BinaryRowData partition,
+      int bucket,
+      List<DataFileMeta> files,
+      Map<String, RoaringBitmap> deletionVectors) {
+    this.store = store;
+    this.layout = layout;
+    this.partition = partition;
+    this.bucket = bucket;
+    this.files = files.iterator();
+    this.deletionVectors = deletionVectors == null ? Map.of() : deletionVectors;
+  }
+
+  @Override
+  public RowData next() throws IOException {
+    while (true) {
+      if (current == null) {
+        if (!files.hasNext()) {
+          return null;
+        }
+        currentFile = files.next();
+        current =
+            DataFileReader.open(
+                store.dataFilePath(partition, bucket, currentFile.fileName()),
+                layout.fileType(),
+                null,
+                currentFile.fileSize());
+        currentDv = deletionVectors.get(currentFile.fileName());
+        position = 0;
+      }
+      RowData row = current.next();
+      if (row == null) {
+        current.close();
+        current = null;
+        continue;
+      }
+      int pos = position++;
+      if (currentDv != null && currentDv.contains(pos)) {
+        continue;
+      }
+      return row;
+    }
+  }
+
+  /** The file of the row last returned. */
+  public DataFileMeta currentFile() {
+    return currentFile;
+  }
+
+  /** The position in its file of the row last returned. */
+  public int currentPosition() {
+    return position - 1;
+  }
+
+  @Override
+  public void close() throws IOException {
+    if (current != null) {
+      current.close();
+      current = null;
+    }
+  }
+}

@@ -1,0 +1,179 @@
+package io.sediment.mergetree;
+
+import io.sediment.compact.CompactPlanner;
+import io.sediment.compact.CompactTask;
+import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.FileStore;
+import io.sediment.schema.TableOptions;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.apache.flink.table.data.RowData;
+
+/**
+ * Picks the sorted runs of one primary-key bucket to merge, by RocksDB's universal compaction
+ * rules (runs ordered newest first):
+ *
+ * <ol>
+ *   <li>size amplification: when the runs newer than the oldest are together larger than {@code
+ *       compaction.max-size-amplification-percent} of the oldest, merge all runs;
+ *   <li>size ratio: starting at the newest run, keep adding the next older run while it is not
+ *       larger than (100 + {@code compaction.size-ratio})% of the runs picked so far; merge the
+ *       picked runs if there are at least two;
+ *   <li>run count: when there are more than {@code num-sorted-run.compaction-trigger} runs, merge
+ *       the newest (runs - trigger + 1) runs (and more by the size ratio).
+ * </ol>
+ *
+ * Rules 1 and 2 apply only when the bucket has at least {@code
+ * num-sorted-run.compaction-trigger} runs. The output goes one level below the first run not
+ * picked (never level 0), or to the top level {@code num-levels - 1} when all runs are picked.
+ * {@code compaction.full=true} merges all runs into the top level. Deletes are dropped when the
+ * output holds the oldest data of the bucket. Deletion-vector tables always move every level-0
+ * file up.
+ */
+public final class UniversalCompaction implements CompactPlanner.BucketStrategy {
+
+  private final int maxLevel;
+  private final int trigger;
+  private final int maxSizeAmp;
+  private final int sizeRatio;
+  private final boolean full;
+  private final boolean deletionVectors;
+  private final Comparator<RowData> keyRowComparator;
+
+  public UniversalCompaction(FileStore store) {
+    TableOptions o = store.options();
+    this.maxLevel = Math.max(1, o.numLevels() - 1);
+    this.trigger = o.numSortedRunCompactionTrigger();
+    this.maxSizeAmp = o.get(TableOptions.COMPACTION_MAX_SIZE_AMPLIFICATION_PERCENT);
+    this.sizeRatio = o.get(TableOptions.COMPACTION_SIZE_RATIO);
+    this.full = o.get(TableOptions.COMPACTION_FULL);
+    this.deletionVectors = o.get(TableOptions.DELETION_VECTORS_ENABLED);
+    this.keyRowComparator = new KeyValueLayout(store.schema()).keyRowComparator();
+  }
+
+  public int maxLevel() {
+    return maxLevel;
+  }
+
+  @Override
+  public List<CompactTask> plan(CompactPlanner.Bucket bucket) {
+    List<SortedRun> runs = SortedRun.of(bucket.files(), keyRowComparator);
+    Pick pick = pick(runs);
+    if (pick == null) {
+      return List.of();
+    }
+    List<DataFileMeta> inputs = new ArrayList<>();
+    for (int i = 0; i < pick.count; i++) {
+      inputs.addAll(runs.get(i).files());
+    }
+    boolean dropDeletes = pick.count == runs.size() || deletionVectors;
+    return List.of(
+        new CompactTask(
+            bucket.table(),
+            bucket.partition(),
+            bucket.partitionPath(),
+            bucket.bucket(),
+            bucket.totalBuckets(),
+            inputs,
+            pick.outputLevel,
+            CompactTask.Kind.MERGE_TREE,
+            dropDeletes));
+  }
+
+  /** How many of the newest runs to merge, and into which level. */
+  public record Pick(int count, int outputLevel) {}
+
+  /** The runs to merge (newest first), or null. */
+  public Pick pick(List<SortedRun> runs) {
+    if (runs.isEmpty()) {
+      return null;
+    }
+    if (full) {
+      if (runs.size() == 1) {
+        SortedRun only = runs.get(0);
+        boolean clean = only.level() == maxLevel;
+        for (DataFileMeta f : only.files()) {
+          clean &= f.deleteRowCount() == 0;
+        }
+        if (clean) {
+          return null;
+        }
+      }
+      return new Pick(runs.size(), maxLevel);
+    }
+    Pick p = null;
+    if (runs.size() >= trigger) {
+      p = pickForSizeAmp(runs);
+      if (p == null) {
+        p = pickForSizeRatio(runs, 1, false);
+      }
+    }
+    if (p == null && runs.size() > trigger) {
+      p = pickForSizeRatio(runs, runs.size() - trigger + 1, true);
+    }
+    if (deletionVectors) {
+      int level0 = 0;
+      while (level0 < runs.size() && runs.get(level0).level() == 0) {
+        level0++;
+      }
+      if (level0 > 0 && (p == null || p.count < level0)) {
+        p = unit(runs, level0);
+      }
+    }
+    return p;
+  }
+
+  private Pick pickForSizeAmp(List<SortedRun> runs) {
+    long candidate = 0;
+    for (int i = 0; i < runs.size() - 1; i++) {
+      candidate += runs.get(i).totalSize();
+    }
+    long earliest = runs.get(runs.size() - 1).totalSize();
+    if (runs.size() > 1 && candidate * 100 > (long) maxSizeAmp * earliest) {
+      return new Pick(runs.size(), maxLevel);
+    }
+    return null;
+  }
+
+  private Pick pickForSizeRatio(List<SortedRun> runs, int count, boolean force) {
+    long candidate = 0;
+    for (int i = 0; i < count; i++) {
+      candidate += runs.get(i).totalSize();
+    }
+    int i = count;
+    for (; i < runs.size(); i++) {
+      long next = runs.get(i).totalSize();
+      if (candidate * (100.0 + sizeRatio) / 100.0 < next) {
+        break;
+      }
+      candidate += next;
+    }
+    if (force || i > 1) {
+      return unit(runs, i);
+    }
+    return null;
+  }
+
+  /** Merges the newest {@code count} runs; the output level is below the next run, never 0. */
+  private Pick unit(List<SortedRun> runs, int count) {
+    if (count >= runs.size()) {
+      return new Pick(runs.size(), maxLevel);
+    }
+    int outputLevel = Math.max(0, runs.get(count).level() - 1);
+    if (outputLevel == 0) {
+      // Level 0 cannot hold a merged run: take in runs until the first level >= 1 one.
+      for (int i = count; i < runs.size(); i++) {
+        count++;
+        if (runs.get(i).level() != 0) {
+          outputLevel = runs.get(i).level();
+          break;
+        }
+      }
+    }
+    if (count >= runs.size()) {
+      return new Pick(runs.size(), maxLevel);
+    }
+    return new Pick(count, outputLevel);
+  }
+}
