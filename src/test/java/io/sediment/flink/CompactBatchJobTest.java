@@ -76,6 +76,49 @@ class CompactBatchJobTest {
   }
 
   @Test
+  void batchJobMergesSortedRunsOfAPrimaryKeyTable() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table =
+        TestTables.create(
+            catalog,
+            "pk",
+            FlinkTestSupport.partitioned()
+                .primaryKey("p", "id")
+                .option("bucket", "2")
+                .option("write-only", "true")
+                .build());
+    // Three commits upserting overlapping keys: three sorted runs per bucket.
+    for (int c = 0; c < 3; c++) {
+      List<org.apache.flink.table.data.RowData> batch = new java.util.ArrayList<>();
+      for (long id = c * 10; id < c * 10 + 30; id++) {
+        batch.add(TestTables.row(id, id % 2 == 0 ? "a" : "b", "v" + c));
+      }
+      TestTables.writeBatch(table, batch);
+    }
+    List<String> before = rows(table);
+    assertThat(before).hasSize(50).contains("(0,a,v0)", "(25,b,v2)", "(15,b,v1)");
+    int filesBefore = FlinkTestSupport.liveFiles(table).size();
+
+    CompactResult result =
+        CompactJob.builder(dir.toString(), "db.pk")
+            .option("compaction.full", "true")
+            .parallelism(2)
+            .build()
+            .runBatch(StreamExecutionEnvironment.getExecutionEnvironment());
+
+    Table t = catalog.getTable("db.pk");
+    assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
+    Snapshot last = t.latestSnapshot().orElseThrow();
+    assertThat(last.commitKind()).isEqualTo(CommitKind.COMPACT);
+    assertThat(result.snapshotId()).isEqualTo(last.id());
+    // One sorted run (one file here) per partition and bucket, at the top level.
+    List<io.sediment.manifest.DataFileMeta> after = FlinkTestSupport.liveFileMetas(t);
+    assertThat(after.size()).isLessThan(filesBefore).isLessThanOrEqualTo(4);
+    assertThat(after).allMatch(f -> f.level() == t.options().numLevels() - 1);
+    assertThat(result.rowsWritten()).isEqualTo(50);
+  }
+
+  @Test
   void partitionFilterLimitsTheJobAndNothingToDoCommitsNothing() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(dir);
     Table table = TestTables.create(catalog, "t", FlinkTestSupport.partitioned().build());
