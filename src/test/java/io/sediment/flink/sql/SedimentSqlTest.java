@@ -197,4 +197,16 @@ class SedimentSqlTest {
     exec("INSERT OVERWRITE db.t SELECT 200, 'b', 'w'");
     assertThat(query("SELECT id, p, v FROM db.t")).containsExactly("+I[100, a, z]", "+I[200, b, w]");
   }
+
+  @Test
+  void sqlCommandRunsStatementsAndPrintsTables() {
+    String out =
+        io.sediment.cli.SqlCommand.run(
+            warehouse.toString(),
+            "CREATE TABLE db.q (id INT, name STRING);"
+                + " INSERT INTO db.q VALUES (1, 'a;b'), (2, 'c');"
+                + " SELECT * FROM db.q ORDER BY id",
+            false);
+    assertThat(out).contains("OK").contains("a;b").contains("name |").contains("2 rows in set");
+  }
 }
