@@ -209,4 +209,27 @@ class SedimentSqlTest {
             false);
     assertThat(out).contains("OK").contains("a;b").contains("name |").contains("2 rows in set");
   }
+
+  /** The walk-through of docs/flink-sql.md, statement for statement. */
+  @Test
+  void docsWalkThroughRuns() {
+    String out =
+        io.sediment.cli.SqlCommand.run(
+            warehouse.resolve("demo").toUri().toString(),
+            "CREATE DATABASE db;"
+                + " CREATE TABLE db.events (id BIGINT, p STRING, v STRING) PARTITIONED BY (p)"
+                + "   WITH ('compaction.min.file-num' = '2');"
+                + " INSERT INTO db.events VALUES (1, 'a', 'x'), (2, 'b', 'y');"
+                + " INSERT INTO db.events VALUES (3, 'a', 'x'), (4, 'b', 'y');"
+                + " INSERT INTO db.events VALUES (5, 'a', 'x'), (6, 'b', 'y');"
+                + " SHOW PARTITIONS db.events;"
+                + " CALL sediment.sys.compact(`table` => 'db.events', dry_run => true);"
+                + " CALL sediment.sys.compact(`table` => 'db.events', partitions => 'p=a');"
+                + " CALL sediment.sys.compact(`table` => 'db.events');"
+                + " SELECT p, count(*) AS n FROM db.events GROUP BY p;"
+                + " CALL sediment.sys.expire_snapshots(`table` => 'db.events', retain_max => 1);"
+                + " SELECT * FROM db.events WHERE p = 'b'",
+            false);
+    assertThat(out).contains("p=a").contains("p=b").contains("3 rows in set");
+  }
 }
