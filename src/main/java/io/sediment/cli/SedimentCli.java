@@ -42,7 +42,8 @@ import picocli.CommandLine.Option;
     subcommands = {
       SedimentCli.Compact.class,
       SedimentCli.Inspect.class,
-      SedimentCli.Demo.class
+      SedimentCli.Demo.class,
+      SqlCommand.class
     })
 public final class SedimentCli implements Callable<Integer> {
 

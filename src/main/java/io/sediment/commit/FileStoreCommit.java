@@ -1,6 +1,7 @@
 package io.sediment.commit;
 
 import io.sediment.manifest.CommitKind;
+import io.sediment.predicate.Predicate;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.DeletionFile;
 import io.sediment.manifest.IndexManifest;
@@ -129,6 +130,93 @@ public final class FileStoreCommit {
       }
     }
     return ids;
+  }
+
+  /**
+   * Overwrites partitions: one OVERWRITE snapshot that deletes every live file of the overwritten
+   * partitions and adds the messages' new files. The overwritten partitions are those matching
+   * {@code partitionFilter} (a predicate on the partition row type; null means none) plus every
+   * partition the messages write to; for an unpartitioned table the whole table is overwritten.
+   *
+   * <p>Each attempt reads the files to delete from the snapshot it builds on and checks them as
+   * compaction does, so a concurrent commit makes the attempt lose the race for the snapshot id and
+   * retry on top of it (the new files of a concurrent append into an overwritten partition are
+   * then replaced too). Returns the snapshot id, or empty when the identifier already landed.
+   */
+  public List<Long> overwrite(
+      List<CommitMessage> messages, Predicate partitionFilter, long identifier, boolean checkCommitted) {
+    if (checkCommitted && isCommitted(identifier)) {
+      LOG.info("Overwrite {} of user {} already landed; skipping", identifier, commitUser);
+      return List.of();
+    }
+    List<ManifestEntry> adds = new ArrayList<>();
+    Set<BinaryRowData> written = new HashSet<>();
+    for (CommitMessage m : messages) {
+      if (!m.compactBefore().isEmpty() || !m.compactAfter().isEmpty()) {
+        throw new IllegalArgumentException("An overwrite commit takes only new files: " + m);
+      }
+      for (DataFileMeta f : m.newFiles()) {
+        adds.add(new ManifestEntry(FileKind.ADD, m.partition(), m.bucket(), m.totalBuckets(), f));
+        written.add(m.partition());
+      }
+    }
+    boolean partitioned = store.partitionType().getFieldCount() > 0;
+    for (int attempt = 0; ; attempt++) {
+      Optional<Snapshot> latest = snapshots.latest();
+      List<ManifestEntry> changes = new ArrayList<>();
+      if (latest.isPresent()) {
+        for (ManifestEntry e : store.newScan().plan(latest.get())) {
+          boolean overwritten =
+              !partitioned
+                  || written.contains(e.partition())
+                  || (partitionFilter != null && partitionFilter.test(e.partition()));
+          if (overwritten) {
+            changes.add(e.withKind(FileKind.DELETE));
+          }
+        }
+      }
+      changes.addAll(adds);
+      if (changes.isEmpty()) {
+        return List.of();
+      }
+      List<ManifestFileMeta> delta = null;
+      try {
+        delta = manifestFile.write(changes);
+        checkNoConflict(latest, changes, List.of());
+        Attempt a = prepare(latest, delta, changes, List.of(), CommitKind.OVERWRITE, identifier);
+        boolean won;
+        try {
+          won = snapshots.tryCommit(a.snapshot);
+        } catch (IOException | RuntimeException e) {
+          a.cleanup();
+          throw e;
+        }
+        if (won) {
+          LOG.info(
+              "Committed snapshot {} (OVERWRITE, user {}, identifier {}, {} file(s) replaced)",
+              a.snapshot.id(), commitUser, identifier, changes.size() - adds.size());
+          return List.of(a.snapshot.id());
+        }
+        a.cleanup();
+        manifestFile.delete(delta);
+      } catch (IOException e) {
+        if (delta != null) {
+          manifestFile.delete(delta);
+        }
+        throw new UncheckedIOException("Overwrite commit failed", e);
+      } catch (RuntimeException e) {
+        if (delta != null) {
+          manifestFile.delete(delta);
+        }
+        throw e;
+      }
+      if (attempt >= maxRetries) {
+        throw new IllegalStateException(
+            "Gave up committing an overwrite after "
+                + (attempt + 1)
+                + " attempts: other committers kept taking the next snapshot id");
+      }
+    }
   }
 
   private long tryCommit(

@@ -120,6 +120,11 @@ public final class CompactBuilder {
     return this;
   }
 
+  /** The dynamic options given with {@link #withOptions}. */
+  public Map<String, String> dynamicOptions() {
+    return java.util.Collections.unmodifiableMap(dynamicOptions);
+  }
+
   /** The table this compaction runs on, with the dynamic options applied. */
   public Table effectiveTable() {
     return dynamicOptions.isEmpty() ? table : table.copy(dynamicOptions);

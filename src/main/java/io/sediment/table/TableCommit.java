@@ -47,6 +47,28 @@ public final class TableCommit {
   }
 
   /**
+   * Batch overwrite: one OVERWRITE snapshot replacing every live file of the partitions matching
+   * {@code partitionFilter} (on the partition row type; null for none) and of the partitions the
+   * messages write to; an unpartitioned table is replaced whole. Can be made only once. On a
+   * failure the new files are deleted before the error is thrown.
+   */
+  public List<Long> overwrite(List<CommitMessage> messages, io.sediment.predicate.Predicate partitionFilter) {
+    if (streaming) {
+      throw new IllegalStateException("Overwrite is supported for batch writes only");
+    }
+    if (batchCommitted) {
+      throw new IllegalStateException("A batch write can be committed only once");
+    }
+    batchCommitted = true;
+    try {
+      return commit.overwrite(messages, partitionFilter, BATCH_IDENTIFIER, false);
+    } catch (RuntimeException e) {
+      abortInto(messages, e);
+      throw e;
+    }
+  }
+
+  /**
    * Stream commit: lands once per (commit user, identifier); a repeated or older identifier is
    * skipped and returns no snapshot id.
    */

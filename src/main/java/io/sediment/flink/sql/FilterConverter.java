@@ -1,0 +1,135 @@
+package io.sediment.flink.sql;
+
+import io.sediment.predicate.Predicate;
+import io.sediment.predicate.PredicateBuilder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.flink.table.expressions.CallExpression;
+import org.apache.flink.table.expressions.FieldReferenceExpression;
+import org.apache.flink.table.expressions.ResolvedExpression;
+import org.apache.flink.table.expressions.ValueLiteralExpression;
+import org.apache.flink.table.functions.BuiltInFunctionDefinitions;
+import org.apache.flink.table.functions.FunctionDefinition;
+import org.apache.flink.table.types.logical.RowType;
+
+/**
+ * Converts Flink filter expressions to Sediment predicates where it can: comparisons of a column
+ * with a literal ({@code = <> < <= > >=}, either side), {@code IS [NOT] NULL}, {@code LIKE
+ * 'prefix%'}, and AND/OR of those. A conjunction converts to the AND of its convertible parts (a
+ * weaker filter, safe because Flink keeps evaluating the original); a disjunction converts only
+ * when every part does. Everything else is left to Flink.
+ */
+public final class FilterConverter {
+
+  private FilterConverter() {}
+
+  public static Optional<Predicate> convert(RowType rowType, ResolvedExpression e) {
+    try {
+      return Optional.ofNullable(doConvert(new PredicateBuilder(rowType), e));
+    } catch (IllegalArgumentException | ClassCastException ex) {
+      return Optional.empty(); // a literal that does not fit the column: leave it to Flink
+    }
+  }
+
+  private static Predicate doConvert(PredicateBuilder b, ResolvedExpression e) {
+    if (!(e instanceof CallExpression)) {
+      return null;
+    }
+    CallExpression call = (CallExpression) e;
+    FunctionDefinition fn = call.getFunctionDefinition();
+    List<ResolvedExpression> args = call.getResolvedChildren();
+    if (fn == BuiltInFunctionDefinitions.AND) {
+      List<Predicate> parts = new ArrayList<>();
+      for (ResolvedExpression a : args) {
+        Predicate p = doConvert(b, a);
+        if (p != null) {
+          parts.add(p);
+        }
+      }
+      return parts.isEmpty() ? null : PredicateBuilder.and(parts);
+    }
+    if (fn == BuiltInFunctionDefinitions.OR) {
+      List<Predicate> parts = new ArrayList<>();
+      for (ResolvedExpression a : args) {
+        Predicate p = doConvert(b, a);
+        if (p == null) {
+          return null;
+        }
+        parts.add(p);
+      }
+      return PredicateBuilder.or(parts);
+    }
+    if (fn == BuiltInFunctionDefinitions.IS_NULL || fn == BuiltInFunctionDefinitions.IS_NOT_NULL) {
+      if (args.size() == 1 && args.get(0) instanceof FieldReferenceExpression) {
+        String field = ((FieldReferenceExpression) args.get(0)).getName();
+        return fn == BuiltInFunctionDefinitions.IS_NULL ? b.isNull(field) : b.isNotNull(field);
+      }
+      return null;
+    }
+    if (fn == BuiltInFunctionDefinitions.LIKE && args.size() == 2
+        && args.get(0) instanceof FieldReferenceExpression
+        && args.get(1) instanceof ValueLiteralExpression) {
+      Object v = literal((ValueLiteralExpression) args.get(1));
+      if (v instanceof String) {
+        String pattern = (String) v;
+        String prefix = pattern.endsWith("%") ? pattern.substring(0, pattern.length() - 1) : null;
+        if (prefix != null && !prefix.isEmpty() && prefix.indexOf('%') < 0 && prefix.indexOf('_') < 0
+            && prefix.indexOf('\\') < 0) {
+          return b.startsWith(((FieldReferenceExpression) args.get(0)).getName(), prefix);
+        }
+      }
+      return null;
+    }
+    if (args.size() != 2) {
+      return null;
+    }
+    boolean flipped;
+    FieldReferenceExpression field;
+    ValueLiteralExpression lit;
+    if (args.get(0) instanceof FieldReferenceExpression && args.get(1) instanceof ValueLiteralExpression) {
+      field = (FieldReferenceExpression) args.get(0);
+      lit = (ValueLiteralExpression) args.get(1);
+      flipped = false;
+    } else if (args.get(1) instanceof FieldReferenceExpression
+        && args.get(0) instanceof ValueLiteralExpression) {
+      field = (FieldReferenceExpression) args.get(1);
+      lit = (ValueLiteralExpression) args.get(0);
+      flipped = true;
+    } else {
+      return null;
+    }
+    Object v = literal(lit);
+    if (v == null) {
+      return null; // comparisons with NULL are never true; Flink handles them
+    }
+    String name = field.getName();
+    if (fn == BuiltInFunctionDefinitions.EQUALS) {
+      return b.equal(name, v);
+    }
+    if (fn == BuiltInFunctionDefinitions.NOT_EQUALS) {
+      return b.notEqual(name, v);
+    }
+    if (fn == BuiltInFunctionDefinitions.LESS_THAN) {
+      return flipped ? b.greaterThan(name, v) : b.lessThan(name, v);
+    }
+    if (fn == BuiltInFunctionDefinitions.LESS_THAN_OR_EQUAL) {
+      return flipped ? b.greaterOrEqual(name, v) : b.lessOrEqual(name, v);
+    }
+    if (fn == BuiltInFunctionDefinitions.GREATER_THAN) {
+      return flipped ? b.lessThan(name, v) : b.greaterThan(name, v);
+    }
+    if (fn == BuiltInFunctionDefinitions.GREATER_THAN_OR_EQUAL) {
+      return flipped ? b.lessOrEqual(name, v) : b.greaterOrEqual(name, v);
+    }
+    return null;
+  }
+
+  private static Object literal(ValueLiteralExpression lit) {
+    if (lit.isNull()) {
+      return null;
+    }
+    Class<?> cls = lit.getOutputDataType().getConversionClass();
+    return lit.getValueAs(cls).orElse(null);
+  }
+}

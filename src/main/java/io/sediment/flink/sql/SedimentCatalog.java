@@ -1,0 +1,506 @@
+package io.sediment.flink.sql;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.catalog.Identifier;
+import io.sediment.flink.sql.procedures.CompactProcedure;
+import io.sediment.flink.sql.procedures.ExpireSnapshotsProcedure;
+import io.sediment.flink.sql.procedures.RemoveOrphanFilesProcedure;
+import io.sediment.schema.TableSchema;
+import io.sediment.table.Table;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.catalog.AbstractCatalog;
+import org.apache.flink.table.catalog.CatalogBaseTable;
+import org.apache.flink.table.catalog.CatalogDatabase;
+import org.apache.flink.table.catalog.CatalogDatabaseImpl;
+import org.apache.flink.table.catalog.CatalogFunction;
+import org.apache.flink.table.catalog.CatalogPartition;
+import org.apache.flink.table.catalog.CatalogPartitionSpec;
+import org.apache.flink.table.catalog.CatalogTable;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.catalog.ObjectPath;
+import org.apache.flink.table.catalog.ResolvedCatalogTable;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.catalog.exceptions.CatalogException;
+import org.apache.flink.table.catalog.exceptions.DatabaseAlreadyExistException;
+import org.apache.flink.table.catalog.exceptions.DatabaseNotEmptyException;
+import org.apache.flink.table.catalog.exceptions.DatabaseNotExistException;
+import org.apache.flink.table.catalog.exceptions.FunctionNotExistException;
+import org.apache.flink.table.catalog.exceptions.PartitionNotExistException;
+import org.apache.flink.table.catalog.exceptions.ProcedureNotExistException;
+import org.apache.flink.table.catalog.exceptions.TableAlreadyExistException;
+import org.apache.flink.table.catalog.exceptions.TableNotExistException;
+import org.apache.flink.table.catalog.exceptions.TableNotPartitionedException;
+import org.apache.flink.table.catalog.stats.CatalogColumnStatistics;
+import org.apache.flink.table.catalog.stats.CatalogTableStatistics;
+import org.apache.flink.table.expressions.Expression;
+import org.apache.flink.table.factories.Factory;
+import org.apache.flink.table.procedures.Procedure;
+import org.apache.flink.table.types.logical.LogicalType;
+
+/**
+ * A Flink catalog over a Sediment warehouse: databases and tables are those of a {@link
+ * FileSystemCatalog}. Tables are created from Flink DDL (physical columns, {@code PRIMARY KEY ...
+ * NOT ENFORCED}, {@code PARTITIONED BY}, options in {@code WITH} validated like {@link
+ * io.sediment.schema.TableOptions}); reads and writes go through {@link SedimentTableFactory}.
+ * The virtual database {@code sys} holds the procedures {@code compact}, {@code
+ * expire_snapshots} and {@code remove_orphan_files}.
+ */
+public final class SedimentCatalog extends AbstractCatalog {
+
+  /** The read-only database holding the procedures. */
+  public static final String SYSTEM_DATABASE = "sys";
+
+  private final String warehouse;
+  private final FileSystemCatalog catalog;
+  private final Map<String, Function<FileSystemCatalog, Procedure>> procedures;
+
+  public SedimentCatalog(String name, String warehouse, String defaultDatabase) {
+    super(name, defaultDatabase);
+    this.warehouse = warehouse;
+    this.catalog = new FileSystemCatalog(warehouse);
+    Map<String, Function<FileSystemCatalog, Procedure>> p = new LinkedHashMap<>();
+    p.put(CompactProcedure.NAME, CompactProcedure::new);
+    p.put(ExpireSnapshotsProcedure.NAME, ExpireSnapshotsProcedure::new);
+    p.put(RemoveOrphanFilesProcedure.NAME, RemoveOrphanFilesProcedure::new);
+    this.procedures = Collections.unmodifiableMap(p);
+  }
+
+  public FileSystemCatalog fileSystemCatalog() {
+    return catalog;
+  }
+
+  public String warehouse() {
+    return warehouse;
+  }
+
+  @Override
+  public void open() {
+    if (!SYSTEM_DATABASE.equals(getDefaultDatabase())) {
+      catalog.createDatabase(getDefaultDatabase(), true);
+    }
+  }
+
+  @Override
+  public void close() {}
+
+  @Override
+  public Optional<Factory> getFactory() {
+    return Optional.of(new SedimentTableFactory(catalog));
+  }
+
+  // ---- databases --------------------------------------------------------------------------
+
+  @Override
+  public List<String> listDatabases() {
+    List<String> out = new ArrayList<>(catalog.listDatabases());
+    if (!out.contains(SYSTEM_DATABASE)) {
+      out.add(SYSTEM_DATABASE);
+    }
+    out.sort(null);
+    return out;
+  }
+
+  @Override
+  public CatalogDatabase getDatabase(String name) throws DatabaseNotExistException {
+    if (!databaseExists(name)) {
+      throw new DatabaseNotExistException(getName(), name);
+    }
+    String comment = SYSTEM_DATABASE.equals(name) ? "Sediment procedures" : null;
+    return new CatalogDatabaseImpl(new HashMap<>(), comment);
+  }
+
+  @Override
+  public boolean databaseExists(String name) {
+    return SYSTEM_DATABASE.equals(name) || (validName(name) && catalog.databaseExists(name));
+  }
+
+  private static boolean validName(String name) {
+    try {
+      new Identifier(name, "x");
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  @Override
+  public void createDatabase(String name, CatalogDatabase database, boolean ignoreIfExists)
+      throws DatabaseAlreadyExistException {
+    if (SYSTEM_DATABASE.equals(name)) {
+      throw new CatalogException("Database name 'sys' is reserved for Sediment procedures");
+    }
+    if (database != null && !database.getProperties().isEmpty()) {
+      throw new CatalogException(
+          "Sediment databases take no properties, got " + database.getProperties().keySet());
+    }
+    if (catalog.databaseExists(name)) {
+      if (ignoreIfExists) {
+        return;
+      }
+      throw new DatabaseAlreadyExistException(getName(), name);
+    }
+    run(() -> catalog.createDatabase(name, ignoreIfExists));
+  }
+
+  @Override
+  public void dropDatabase(String name, boolean ignoreIfNotExists, boolean cascade)
+      throws DatabaseNotExistException, DatabaseNotEmptyException {
+    if (SYSTEM_DATABASE.equals(name)) {
+      throw new CatalogException("Database 'sys' cannot be dropped");
+    }
+    if (!databaseExists(name)) {
+      if (ignoreIfNotExists) {
+        return;
+      }
+      throw new DatabaseNotExistException(getName(), name);
+    }
+    if (!cascade && !catalog.listTables(name).isEmpty()) {
+      throw new DatabaseNotEmptyException(getName(), name);
+    }
+    run(() -> catalog.dropDatabase(name, ignoreIfNotExists, cascade));
+  }
+
+  @Override
+  public void alterDatabase(String name, CatalogDatabase newDatabase, boolean ignoreIfNotExists) {
+    throw new UnsupportedOperationException("ALTER DATABASE is not supported by Sediment");
+  }
+
+  // ---- tables -----------------------------------------------------------------------------
+
+  @Override
+  public List<String> listTables(String databaseName) throws DatabaseNotExistException {
+    if (SYSTEM_DATABASE.equals(databaseName)) {
+      return List.of();
+    }
+    if (!databaseExists(databaseName)) {
+      throw new DatabaseNotExistException(getName(), databaseName);
+    }
+    return catalog.listTables(databaseName);
+  }
+
+  @Override
+  public List<String> listViews(String databaseName) throws DatabaseNotExistException {
+    if (!databaseExists(databaseName)) {
+      throw new DatabaseNotExistException(getName(), databaseName);
+    }
+    return List.of();
+  }
+
+  @Override
+  public CatalogBaseTable getTable(ObjectPath path) throws TableNotExistException {
+    if (!tableExists(path)) {
+      throw new TableNotExistException(getName(), path);
+    }
+    Table table = catalog.getTable(toIdentifier(path));
+    return toCatalogTable(table.schema());
+  }
+
+  /** The Flink view of a stored schema: physical columns, primary key, partition keys, options. */
+  static CatalogTable toCatalogTable(TableSchema schema) {
+    Schema.Builder b = Schema.newBuilder();
+    for (TableSchema.DataField f : schema.fields()) {
+      LogicalType type = f.logicalType();
+      if (schema.primaryKeys().contains(f.name())) {
+        type = type.copy(false);
+      }
+      b.column(f.name(), DataTypes.of(type));
+      if (f.description() != null) {
+        b.withComment(f.description());
+      }
+    }
+    if (schema.hasPrimaryKey()) {
+      b.primaryKey(schema.primaryKeys());
+    }
+    return CatalogTable.newBuilder()
+        .schema(b.build())
+        .comment(schema.comment())
+        .partitionKeys(schema.partitionKeys())
+        .options(schema.options())
+        .build();
+  }
+
+  @Override
+  public boolean tableExists(ObjectPath path) {
+    if (SYSTEM_DATABASE.equals(path.getDatabaseName())) {
+      return false;
+    }
+    try {
+      return catalog.tableExists(toIdentifier(path));
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  @Override
+  public void dropTable(ObjectPath path, boolean ignoreIfNotExists) throws TableNotExistException {
+    if (!tableExists(path)) {
+      if (ignoreIfNotExists) {
+        return;
+      }
+      throw new TableNotExistException(getName(), path);
+    }
+    run(() -> catalog.dropTable(toIdentifier(path), ignoreIfNotExists));
+  }
+
+  @Override
+  public void renameTable(ObjectPath path, String newName, boolean ignoreIfNotExists) {
+    throw new UnsupportedOperationException("Renaming tables is not supported by Sediment");
+  }
+
+  @Override
+  public void createTable(ObjectPath path, CatalogBaseTable table, boolean ignoreIfExists)
+      throws TableAlreadyExistException, DatabaseNotExistException {
+    if (SYSTEM_DATABASE.equals(path.getDatabaseName())) {
+      throw new CatalogException("Tables cannot be created in the 'sys' database");
+    }
+    if (!databaseExists(path.getDatabaseName())) {
+      throw new DatabaseNotExistException(getName(), path.getDatabaseName());
+    }
+    if (tableExists(path)) {
+      if (ignoreIfExists) {
+        return;
+      }
+      throw new TableAlreadyExistException(getName(), path);
+    }
+    io.sediment.schema.Schema schema = toSedimentSchema(table);
+    run(() -> catalog.createTable(toIdentifier(path), schema, ignoreIfExists));
+  }
+
+  /** Converts Flink DDL to a Sediment schema; options are validated when the table is created. */
+  static io.sediment.schema.Schema toSedimentSchema(CatalogBaseTable table) {
+    if (!(table instanceof ResolvedCatalogTable)) {
+      throw new CatalogException("Sediment stores tables only, not " + table.getTableKind());
+    }
+    ResolvedCatalogTable t = (ResolvedCatalogTable) table;
+    ResolvedSchema rs = t.getResolvedSchema();
+    if (!rs.getWatermarkSpecs().isEmpty()) {
+      throw new CatalogException("Sediment tables cannot declare watermarks");
+    }
+    io.sediment.schema.Schema.Builder b = io.sediment.schema.Schema.newBuilder();
+    for (Column c : rs.getColumns()) {
+      if (!c.isPhysical()) {
+        throw new CatalogException(
+            "Column '" + c.getName() + "' is computed or metadata; Sediment stores physical columns only");
+      }
+      b.column(c.getName(), c.getDataType().getLogicalType(), c.getComment().orElse(null));
+    }
+    rs.getPrimaryKey().ifPresent(pk -> b.primaryKey(pk.getColumns()));
+    b.partitionKeys(t.getPartitionKeys());
+    b.options(t.getOptions());
+    if (t.getComment() != null && !t.getComment().isEmpty()) {
+      b.comment(t.getComment());
+    }
+    return b.build();
+  }
+
+  @Override
+  public void alterTable(ObjectPath path, CatalogBaseTable newTable, boolean ignoreIfNotExists) {
+    throw new UnsupportedOperationException("ALTER TABLE is not supported by Sediment yet");
+  }
+
+  static Identifier toIdentifier(ObjectPath path) {
+    return new Identifier(path.getDatabaseName(), path.getObjectName());
+  }
+
+  // ---- procedures -------------------------------------------------------------------------
+
+  @Override
+  public List<String> listProcedures(String dbName) throws DatabaseNotExistException {
+    if (!databaseExists(dbName)) {
+      throw new DatabaseNotExistException(getName(), dbName);
+    }
+    return SYSTEM_DATABASE.equals(dbName) ? new ArrayList<>(procedures.keySet()) : List.of();
+  }
+
+  @Override
+  public Procedure getProcedure(ObjectPath path) throws ProcedureNotExistException {
+    Function<FileSystemCatalog, Procedure> p =
+        SYSTEM_DATABASE.equals(path.getDatabaseName()) ? procedures.get(path.getObjectName()) : null;
+    if (p == null) {
+      throw new ProcedureNotExistException(getName(), path);
+    }
+    return p.apply(catalog);
+  }
+
+  // ---- partitions, functions, statistics: not kept by Sediment ----------------------------
+
+  @Override
+  public List<CatalogPartitionSpec> listPartitions(ObjectPath path)
+      throws TableNotExistException, TableNotPartitionedException {
+    if (!tableExists(path)) {
+      throw new TableNotExistException(getName(), path);
+    }
+    Table table = catalog.getTable(toIdentifier(path));
+    List<String> keys = table.schema().partitionKeys();
+    if (keys.isEmpty()) {
+      throw new TableNotPartitionedException(getName(), path);
+    }
+    java.util.Set<Map<String, String>> seen = new java.util.LinkedHashSet<>();
+    table.latestSnapshot()
+        .ifPresent(
+            s -> {
+              for (io.sediment.manifest.ManifestEntry e : table.store().newScan().plan(s)) {
+                List<String> values =
+                    io.sediment.data.PartitionComputer.toStrings(table.schema().partitionType(), e.partition());
+                Map<String, String> spec = new LinkedHashMap<>();
+                for (int i = 0; i < keys.size(); i++) {
+                  spec.put(keys.get(i), values.get(i));
+                }
+                seen.add(spec);
+              }
+            });
+    List<CatalogPartitionSpec> out = new ArrayList<>();
+    for (Map<String, String> spec : seen) {
+      out.add(new CatalogPartitionSpec(spec));
+    }
+    return out;
+  }
+
+  @Override
+  public List<CatalogPartitionSpec> listPartitions(ObjectPath path, CatalogPartitionSpec spec)
+      throws TableNotExistException, TableNotPartitionedException {
+    List<CatalogPartitionSpec> out = new ArrayList<>();
+    for (CatalogPartitionSpec s : listPartitions(path)) {
+      if (s.getPartitionSpec().entrySet().containsAll(spec.getPartitionSpec().entrySet())) {
+        out.add(s);
+      }
+    }
+    return out;
+  }
+
+  /** All partitions: Sediment prunes partitions itself through filter pushdown. */
+  @Override
+  public List<CatalogPartitionSpec> listPartitionsByFilter(ObjectPath path, List<Expression> filters)
+      throws TableNotExistException, TableNotPartitionedException {
+    return listPartitions(path);
+  }
+
+  @Override
+  public CatalogPartition getPartition(ObjectPath path, CatalogPartitionSpec spec)
+      throws PartitionNotExistException {
+    if (!partitionExists(path, spec)) {
+      throw new PartitionNotExistException(getName(), path, spec);
+    }
+    return new org.apache.flink.table.catalog.CatalogPartitionImpl(new HashMap<>(), null);
+  }
+
+  @Override
+  public boolean partitionExists(ObjectPath path, CatalogPartitionSpec spec) {
+    try {
+      return listPartitions(path).contains(spec);
+    } catch (TableNotExistException | TableNotPartitionedException e) {
+      return false;
+    }
+  }
+
+  @Override
+  public void createPartition(
+      ObjectPath path, CatalogPartitionSpec spec, CatalogPartition partition, boolean ignoreIfExists) {
+    throw new UnsupportedOperationException("Partitions are created by writing rows");
+  }
+
+  @Override
+  public void dropPartition(ObjectPath path, CatalogPartitionSpec spec, boolean ignoreIfNotExists) {
+    throw new UnsupportedOperationException(
+        "Dropping partitions is not supported; use INSERT OVERWRITE ... PARTITION");
+  }
+
+  @Override
+  public void alterPartition(
+      ObjectPath path, CatalogPartitionSpec spec, CatalogPartition partition, boolean ignoreIfNotExists) {
+    throw new UnsupportedOperationException("Partitions have no properties in Sediment");
+  }
+
+  @Override
+  public List<String> listFunctions(String dbName) throws DatabaseNotExistException {
+    if (!databaseExists(dbName)) {
+      throw new DatabaseNotExistException(getName(), dbName);
+    }
+    return List.of();
+  }
+
+  @Override
+  public CatalogFunction getFunction(ObjectPath path) throws FunctionNotExistException {
+    throw new FunctionNotExistException(getName(), path);
+  }
+
+  @Override
+  public boolean functionExists(ObjectPath path) {
+    return false;
+  }
+
+  @Override
+  public void createFunction(ObjectPath path, CatalogFunction function, boolean ignoreIfExists) {
+    throw new UnsupportedOperationException("Sediment catalogs hold no functions");
+  }
+
+  @Override
+  public void alterFunction(ObjectPath path, CatalogFunction newFunction, boolean ignoreIfNotExists) {
+    throw new UnsupportedOperationException("Sediment catalogs hold no functions");
+  }
+
+  @Override
+  public void dropFunction(ObjectPath path, boolean ignoreIfNotExists) {
+    throw new UnsupportedOperationException("Sediment catalogs hold no functions");
+  }
+
+  @Override
+  public CatalogTableStatistics getTableStatistics(ObjectPath path) {
+    return CatalogTableStatistics.UNKNOWN;
+  }
+
+  @Override
+  public CatalogColumnStatistics getTableColumnStatistics(ObjectPath path) {
+    return CatalogColumnStatistics.UNKNOWN;
+  }
+
+  @Override
+  public CatalogTableStatistics getPartitionStatistics(ObjectPath path, CatalogPartitionSpec spec) {
+    return CatalogTableStatistics.UNKNOWN;
+  }
+
+  @Override
+  public CatalogColumnStatistics getPartitionColumnStatistics(ObjectPath path, CatalogPartitionSpec spec) {
+    return CatalogColumnStatistics.UNKNOWN;
+  }
+
+  @Override
+  public void alterTableStatistics(ObjectPath path, CatalogTableStatistics s, boolean ignore) {
+    throw new UnsupportedOperationException("Sediment keeps statistics in its manifests");
+  }
+
+  @Override
+  public void alterTableColumnStatistics(ObjectPath path, CatalogColumnStatistics s, boolean ignore) {
+    throw new UnsupportedOperationException("Sediment keeps statistics in its manifests");
+  }
+
+  @Override
+  public void alterPartitionStatistics(
+      ObjectPath path, CatalogPartitionSpec spec, CatalogTableStatistics s, boolean ignore) {
+    throw new UnsupportedOperationException("Sediment keeps statistics in its manifests");
+  }
+
+  @Override
+  public void alterPartitionColumnStatistics(
+      ObjectPath path, CatalogPartitionSpec spec, CatalogColumnStatistics s, boolean ignore) {
+    throw new UnsupportedOperationException("Sediment keeps statistics in its manifests");
+  }
+
+  /** Runs a catalog action, turning Sediment's validation errors into Flink catalog errors. */
+  private static void run(Runnable action) {
+    try {
+      action.run();
+    } catch (IllegalArgumentException | io.sediment.catalog.CatalogException e) {
+      throw new CatalogException(e.getMessage(), e);
+    }
+  }
+}

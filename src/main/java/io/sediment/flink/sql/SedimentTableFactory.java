@@ -1,0 +1,67 @@
+package io.sediment.flink.sql;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.catalog.Identifier;
+import io.sediment.table.Table;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.table.catalog.ObjectIdentifier;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.factories.DynamicTableSinkFactory;
+import org.apache.flink.table.factories.DynamicTableSourceFactory;
+
+/**
+ * Creates the source and sink of a table of a {@link SedimentCatalog}. Options given in the
+ * statement (dynamic table options, {@code /*+ OPTIONS(...) *}{@code /}) are laid over the table's
+ * own with {@link Table#copy(Map)}, so they are validated the same way.
+ */
+public final class SedimentTableFactory implements DynamicTableSourceFactory, DynamicTableSinkFactory {
+
+  private final FileSystemCatalog catalog;
+
+  public SedimentTableFactory(FileSystemCatalog catalog) {
+    this.catalog = catalog;
+  }
+
+  @Override
+  public String factoryIdentifier() {
+    return "sediment";
+  }
+
+  @Override
+  public Set<ConfigOption<?>> requiredOptions() {
+    return Set.of();
+  }
+
+  @Override
+  public Set<ConfigOption<?>> optionalOptions() {
+    return Set.of();
+  }
+
+  @Override
+  public DynamicTableSource createDynamicTableSource(Context context) {
+    return new SedimentTableSource(load(context));
+  }
+
+  @Override
+  public DynamicTableSink createDynamicTableSink(Context context) {
+    return new SedimentTableSink(load(context));
+  }
+
+  private Table load(Context context) {
+    ObjectIdentifier oid = context.getObjectIdentifier();
+    Table table = catalog.getTable(new Identifier(oid.getDatabaseName(), oid.getObjectName()));
+    Map<String, String> dynamic = new LinkedHashMap<>();
+    Map<String, String> stored = table.schema().options();
+    for (Map.Entry<String, String> e : context.getCatalogTable().getOptions().entrySet()) {
+      if (!Objects.equals(stored.get(e.getKey()), e.getValue())) {
+        dynamic.put(e.getKey(), e.getValue());
+      }
+    }
+    return dynamic.isEmpty() ? table : table.copy(dynamic);
+  }
+}

@@ -1,0 +1,110 @@
+package io.sediment.flink.sql;
+
+import io.sediment.predicate.Predicate;
+import io.sediment.table.Table;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSink;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.ProviderContext;
+import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
+import org.apache.flink.table.connector.sink.DynamicTableSink;
+import org.apache.flink.table.connector.sink.abilities.SupportsOverwrite;
+import org.apache.flink.table.connector.sink.abilities.SupportsPartitioning;
+import org.apache.flink.table.data.RowData;
+
+/**
+ * {@code INSERT INTO} / {@code INSERT OVERWRITE} a Sediment table: writer operators ({@link
+ * SedimentWriteOperator}) followed by one committer ({@link SedimentCommitOperator}, parallelism
+ * 1). Bounded inputs commit once at the end (batch); unbounded inputs commit once per completed
+ * checkpoint, exactly once. {@code INSERT OVERWRITE} is supported for bounded inputs only.
+ */
+public final class SedimentTableSink implements DynamicTableSink, SupportsOverwrite, SupportsPartitioning {
+
+  static final TypeInformation<Tuple2<Long, byte[]>> COMMITTABLE_TYPE =
+      Types.TUPLE(Types.LONG, Types.PRIMITIVE_ARRAY(Types.BYTE));
+
+  private final Table table;
+  private boolean overwrite;
+  private Map<String, String> staticPartition = new LinkedHashMap<>();
+
+  public SedimentTableSink(Table table) {
+    this.table = table;
+  }
+
+  @Override
+  public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
+    return ChangelogMode.insertOnly();
+  }
+
+  @Override
+  public SinkRuntimeProvider getSinkRuntimeProvider(Context context) {
+    boolean bounded = context.isBounded();
+    if (overwrite && !bounded) {
+      throw new UnsupportedOperationException(
+          "INSERT OVERWRITE into " + table.fullName() + " is supported in batch mode only");
+    }
+    Predicate overwriteFilter =
+        overwrite && !staticPartition.isEmpty()
+            ? PartitionSpecs.toPartitionPredicate(table, staticPartition)
+            : null;
+    boolean doOverwrite = overwrite;
+    return new DataStreamSinkProvider() {
+      @Override
+      public DataStreamSink<?> consumeDataStream(ProviderContext provider, DataStream<RowData> rows) {
+        SingleOutputStreamOperator<Tuple2<Long, byte[]>> written =
+            rows.transform(
+                "Sediment write " + table.fullName(),
+                COMMITTABLE_TYPE,
+                new SedimentWriteOperator(table));
+        provider.generateUid("sediment-writer").ifPresent(written::uid);
+        SingleOutputStreamOperator<Void> committed =
+            written
+                .transform(
+                    "Sediment commit " + table.fullName(),
+                    Types.VOID,
+                    new SedimentCommitOperator(table, !bounded, doOverwrite, overwriteFilter, null))
+                .setParallelism(1)
+                .setMaxParallelism(1);
+        provider.generateUid("sediment-committer").ifPresent(committed::uid);
+        DataStreamSink<Void> sink = committed.sinkTo(new DiscardingSink<>()).setParallelism(1);
+        provider.generateUid("sediment-discard").ifPresent(sink::uid);
+        return sink;
+      }
+    };
+  }
+
+  @Override
+  public void applyOverwrite(boolean overwrite) {
+    this.overwrite = overwrite;
+  }
+
+  @Override
+  public void applyStaticPartition(Map<String, String> partition) {
+    this.staticPartition = new LinkedHashMap<>(partition);
+  }
+
+  @Override
+  public boolean requiresPartitionGrouping(boolean supportsGrouping) {
+    return false;
+  }
+
+  @Override
+  public DynamicTableSink copy() {
+    SedimentTableSink copy = new SedimentTableSink(table);
+    copy.overwrite = overwrite;
+    copy.staticPartition = new LinkedHashMap<>(staticPartition);
+    return copy;
+  }
+
+  @Override
+  public String asSummaryString() {
+    return "Sediment(" + table.fullName() + ")";
+  }
+}

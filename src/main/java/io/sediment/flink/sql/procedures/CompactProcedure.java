@@ -1,0 +1,125 @@
+package io.sediment.flink.sql.procedures;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.compact.CompactBuilder;
+import io.sediment.compact.CompactResult;
+import io.sediment.compact.CompactTask;
+import io.sediment.flink.sql.PartitionSpecs;
+import io.sediment.table.Table;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.apache.flink.table.annotation.ArgumentHint;
+import org.apache.flink.table.annotation.DataTypeHint;
+import org.apache.flink.table.annotation.ProcedureHint;
+import org.apache.flink.table.procedure.ProcedureContext;
+import org.apache.flink.table.procedures.Procedure;
+import org.apache.flink.types.Row;
+
+/**
+ * {@code CALL c.sys.compact(`table` => 'db.t', partitions => 'p=a;p=b', `where` => '<JSON>',
+ * options => 'k=v,...', commit_user => 'nightly', mode => 'batch'|'streaming', dry_run => false)}.
+ *
+ * <p>Every argument is validated by {@link CompactBuilder} before anything runs. Output rows have
+ * the fields of {@link CompactResult} plus {@code jobId} and {@code task}:
+ *
+ * <ul>
+ *   <li>batch: one row with the result ({@code snapshotId} null when nothing was planned);
+ *   <li>dry run: one row per planned task ({@code filesBefore}, {@code bytesBefore}, {@code
+ *       rowsRead} are its inputs, {@code task} describes it), nothing is written;
+ *   <li>streaming: one row with the {@code jobId} of the submitted compaction job.
+ * </ul>
+ */
+public final class CompactProcedure implements Procedure {
+
+  public static final String NAME = "compact";
+
+  private final FileSystemCatalog catalog;
+  private final CompactionRunner runner;
+
+  public CompactProcedure(FileSystemCatalog catalog) {
+    this(catalog, CompactionRunner.topology(catalog.warehouse().toString()));
+  }
+
+  public CompactProcedure(FileSystemCatalog catalog, CompactionRunner runner) {
+    this.catalog = catalog;
+    this.runner = runner;
+  }
+
+  @ProcedureHint(
+      output =
+          @DataTypeHint(
+              "ROW<tasks INT, snapshotId BIGINT, filesBefore BIGINT, filesAfter BIGINT,"
+                  + " bytesBefore BIGINT, bytesAfter BIGINT, rowsRead BIGINT, rowsWritten BIGINT,"
+                  + " durationMs BIGINT, jobId STRING, task STRING>"))
+  public Row[] call(
+      ProcedureContext context,
+      @ArgumentHint(name = "table", type = @DataTypeHint("STRING")) String table,
+      @ArgumentHint(name = "partitions", type = @DataTypeHint("STRING"), isOptional = true) String partitions,
+      @ArgumentHint(name = "where", type = @DataTypeHint("STRING"), isOptional = true) String where,
+      @ArgumentHint(name = "options", type = @DataTypeHint("STRING"), isOptional = true) String options,
+      @ArgumentHint(name = "commit_user", type = @DataTypeHint("STRING"), isOptional = true) String commitUser,
+      @ArgumentHint(name = "mode", type = @DataTypeHint("STRING"), isOptional = true) String mode,
+      @ArgumentHint(name = "dry_run", type = @DataTypeHint("BOOLEAN"), isOptional = true) Boolean dryRun)
+      throws Exception {
+    CompactBuilder compaction = configure(catalog, table, partitions, where, options, commitUser);
+    String m = mode == null ? "batch" : mode.strip().toLowerCase(Locale.ROOT);
+    if (!m.equals("batch") && !m.equals("streaming")) {
+      throw ProcedureArgs.bad("mode", "'" + mode + "' is not one of 'batch', 'streaming'");
+    }
+    if (Boolean.TRUE.equals(dryRun)) {
+      List<Row> rows = new ArrayList<>();
+      for (CompactTask t : compaction.plan()) {
+        rows.add(
+            Row.of(1, null, (long) t.inputs().size(), null, t.inputBytes(), null, t.inputRows(), null,
+                null, null, t.toString()));
+      }
+      return rows.toArray(new Row[0]);
+    }
+    if (m.equals("streaming")) {
+      String jobId = runner.submitStreaming(compaction, context.getExecutionEnvironment());
+      return new Row[] {Row.of(null, null, null, null, null, null, null, null, null, jobId, null)};
+    }
+    CompactResult r = runner.runBatch(compaction, context.getExecutionEnvironment());
+    return new Row[] {
+      Row.of(r.tasks(), r.snapshotId(), r.filesBefore(), r.filesAfter(), r.bytesBefore(), r.bytesAfter(),
+          r.rowsRead(), r.rowsWritten(), r.durationMs(), null, null)
+    };
+  }
+
+  /** Validates the arguments into a compaction; errors name the argument. */
+  public static CompactBuilder configure(
+      FileSystemCatalog catalog, String table, String partitions, String where, String options, String commitUser) {
+    Table t = ProcedureArgs.table(catalog, table);
+    CompactBuilder b = t.newCompactBuilder();
+    if (partitions != null && !partitions.isBlank()) {
+      try {
+        b.withPartitionFilter(PartitionSpecs.toPredicate(t, partitions));
+      } catch (IllegalArgumentException e) {
+        throw ProcedureArgs.bad("partitions", e);
+      }
+    }
+    if (where != null && !where.isBlank()) {
+      try {
+        b.withPartitionFilter(where);
+      } catch (IllegalArgumentException e) {
+        throw ProcedureArgs.bad("where", e);
+      }
+    }
+    if (options != null && !options.isBlank()) {
+      try {
+        b.withOptions(ProcedureArgs.keyValues("options", options));
+      } catch (IllegalArgumentException e) {
+        throw e.getMessage().startsWith("Argument ") ? e : ProcedureArgs.bad("options", e);
+      }
+    }
+    if (commitUser != null) {
+      try {
+        b.withCommitUser(commitUser);
+      } catch (IllegalArgumentException e) {
+        throw ProcedureArgs.bad("commit_user", e);
+      }
+    }
+    return b;
+  }
+}

@@ -1,0 +1,78 @@
+package io.sediment.flink.sql.procedures;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.catalog.Identifier;
+import io.sediment.table.Table;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.flink.util.TimeUtils;
+
+/** Argument parsing shared by the procedures; every error names the argument. */
+final class ProcedureArgs {
+
+  private ProcedureArgs() {}
+
+  static IllegalArgumentException bad(String argument, String message) {
+    return new IllegalArgumentException("Argument '" + argument + "': " + message);
+  }
+
+  static IllegalArgumentException bad(String argument, RuntimeException cause) {
+    return new IllegalArgumentException("Argument '" + argument + "': " + cause.getMessage(), cause);
+  }
+
+  /** Loads {@code db.table}. */
+  static Table table(FileSystemCatalog catalog, String name) {
+    if (name == null || name.isBlank()) {
+      throw bad("table", "a table name 'database.table' is required");
+    }
+    try {
+      Identifier id = Identifier.parse(name.strip());
+      if (!catalog.tableExists(id)) {
+        throw bad("table", "table '" + id + "' does not exist in " + catalog.warehouse());
+      }
+      return catalog.getTable(id);
+    } catch (IllegalArgumentException e) {
+      throw e.getMessage().startsWith("Argument ") ? e : bad("table", e);
+    }
+  }
+
+  /** {@code k=v,k2=v2} as an ordered map. */
+  static Map<String, String> keyValues(String argument, String text) {
+    Map<String, String> out = new LinkedHashMap<>();
+    if (text == null || text.isBlank()) {
+      return out;
+    }
+    for (String kv : text.split(",")) {
+      int eq = kv.indexOf('=');
+      if (eq <= 0) {
+        throw bad(argument, "'" + kv.strip() + "' is not 'key=value'");
+      }
+      out.put(kv.substring(0, eq).strip(), kv.substring(eq + 1).strip());
+    }
+    return out;
+  }
+
+  /**
+   * A point in time: a timestamp ({@code 2024-05-01 10:00:00} or ISO, local time zone) or an age
+   * ({@code 1 h}, {@code 7d}, {@code 30 min}) counted back from now. Returns epoch millis.
+   */
+  static long pointInTime(String argument, String text) {
+    String t = text.strip();
+    try {
+      return LocalDateTime.parse(t.replace(' ', 'T')).atZone(ZoneId.systemDefault()).toInstant().toEpochMilli();
+    } catch (DateTimeParseException notTimestamp) {
+      try {
+        Duration age = TimeUtils.parseDuration(t);
+        return System.currentTimeMillis() - age.toMillis();
+      } catch (RuntimeException e) {
+        throw bad(
+            argument,
+            "'" + text + "' is neither a timestamp like '2024-05-01 10:00:00' nor an age like '1 d'");
+      }
+    }
+  }
+}

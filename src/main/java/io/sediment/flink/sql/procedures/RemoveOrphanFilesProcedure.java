@@ -1,0 +1,48 @@
+package io.sediment.flink.sql.procedures;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.maintenance.RemoveOrphanFiles;
+import io.sediment.table.Table;
+import java.util.List;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.table.annotation.ArgumentHint;
+import org.apache.flink.table.annotation.DataTypeHint;
+import org.apache.flink.table.annotation.ProcedureHint;
+import org.apache.flink.table.procedure.ProcedureContext;
+import org.apache.flink.table.procedures.Procedure;
+import org.apache.flink.types.Row;
+
+/**
+ * {@code CALL c.sys.remove_orphan_files(`table` => 'db.t', older_than => '1 d', dry_run =>
+ * false)}; see {@link RemoveOrphanFiles}. Returns one row per orphan file found (and deleted
+ * unless a dry run).
+ */
+public final class RemoveOrphanFilesProcedure implements Procedure {
+
+  public static final String NAME = "remove_orphan_files";
+
+  private final FileSystemCatalog catalog;
+
+  public RemoveOrphanFilesProcedure(FileSystemCatalog catalog) {
+    this.catalog = catalog;
+  }
+
+  @ProcedureHint(output = @DataTypeHint("ROW<path STRING>"))
+  public Row[] call(
+      ProcedureContext context,
+      @ArgumentHint(name = "table", type = @DataTypeHint("STRING")) String table,
+      @ArgumentHint(name = "older_than", type = @DataTypeHint("STRING"), isOptional = true) String olderThan,
+      @ArgumentHint(name = "dry_run", type = @DataTypeHint("BOOLEAN"), isOptional = true) Boolean dryRun) {
+    Table t = ProcedureArgs.table(catalog, table);
+    RemoveOrphanFiles remove = new RemoveOrphanFiles(t).dryRun(Boolean.TRUE.equals(dryRun));
+    if (olderThan != null) {
+      remove.olderThan(ProcedureArgs.pointInTime("older_than", olderThan));
+    }
+    List<Path> orphans = remove.execute();
+    Row[] rows = new Row[orphans.size()];
+    for (int i = 0; i < rows.length; i++) {
+      rows[i] = Row.of(orphans.get(i).toString());
+    }
+    return rows;
+  }
+}

@@ -1,0 +1,116 @@
+package io.sediment.maintenance;
+
+import io.sediment.manifest.FileStore;
+import io.sediment.manifest.SnapshotManager;
+import io.sediment.manifest.TablePaths;
+import io.sediment.table.Table;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.core.fs.FileStatus;
+import org.apache.flink.core.fs.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes files in a table's directory that no snapshot uses and that are older than a threshold:
+ * data files left by failed or cancelled writers and compactions, manifests and manifest lists of
+ * lost commit attempts, and temporary files of interrupted snapshot creations.
+ *
+ * <p>Files are listed first and snapshots read afterwards, so a snapshot committed meanwhile is
+ * seen; the age threshold (default: one day) protects files of writes still in progress, which
+ * are not referenced by any snapshot yet. Never touched: {@code schema/}, snapshot files and
+ * hints, {@code index/} (deletion vectors, owned by primary-key tables).
+ */
+public final class RemoveOrphanFiles {
+
+  private static final Logger LOG = LoggerFactory.getLogger(RemoveOrphanFiles.class);
+
+  /** Default age a file must have before it may be removed. */
+  public static final long DEFAULT_OLDER_THAN_MILLIS = 24L * 3600 * 1000;
+
+  private final Table table;
+  private long olderThanMillis;
+  private boolean dryRun;
+
+  public RemoveOrphanFiles(Table table) {
+    this.table = table;
+    this.olderThanMillis = System.currentTimeMillis() - DEFAULT_OLDER_THAN_MILLIS;
+  }
+
+  /** Only files last modified before this time (epoch millis) are removed. */
+  public RemoveOrphanFiles olderThan(long epochMillis) {
+    this.olderThanMillis = epochMillis;
+    return this;
+  }
+
+  /** Only report the orphans, delete nothing. */
+  public RemoveOrphanFiles dryRun(boolean dryRun) {
+    this.dryRun = dryRun;
+    return this;
+  }
+
+  /** Returns the orphan files found (and deleted, unless a dry run). */
+  public List<Path> execute() {
+    FileStore store = table.store();
+    TablePaths paths = store.paths();
+    List<FileStatus> candidates = new ArrayList<>();
+    try {
+      collect(store, paths.root(), paths, candidates, true);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list the files of " + table.fullName(), e);
+    }
+    SnapshotManager sm = store.snapshotManager();
+    TableFiles used = new TableFiles();
+    for (long id : sm.listIds()) {
+      used.add(store, sm.snapshot(id));
+    }
+    List<Path> orphans = new ArrayList<>();
+    for (FileStatus st : candidates) {
+      if (st.getModificationTime() >= olderThanMillis) {
+        continue;
+      }
+      Path p = st.getPath();
+      String name = p.getName();
+      boolean inUse =
+          p.getParent() != null && TableFiles.key(p.getParent()).equals(TableFiles.key(paths.manifestDir()))
+              ? used.metadataNames.contains(name)
+              : used.dataPaths.containsKey(TableFiles.key(p));
+      if (!inUse) {
+        orphans.add(p);
+      }
+    }
+    if (!dryRun && !orphans.isEmpty()) {
+      List<IOException> errors = store.fileIO().deleteAll(orphans);
+      if (!errors.isEmpty()) {
+        IOException e = new IOException("Could not delete " + errors.size() + " orphan file(s)");
+        errors.forEach(e::addSuppressed);
+        throw new UncheckedIOException(e);
+      }
+    }
+    LOG.info("{} {} orphan file(s) of {}", dryRun ? "Found" : "Removed", orphans.size(), table.fullName());
+    return orphans;
+  }
+
+  private static void collect(FileStore store, Path dir, TablePaths paths, List<FileStatus> out, boolean top)
+      throws IOException {
+    for (FileStatus st : store.fileIO().list(dir)) {
+      String name = st.getPath().getName();
+      if (st.isDir()) {
+        if (top && (name.equals("schema") || name.equals("index"))) {
+          continue;
+        }
+        collect(store, st.getPath(), paths, out, false);
+      } else if (top) {
+        continue; // nothing of ours lives at the table root
+      } else if (TableFiles.key(st.getPath().getParent()).equals(TableFiles.key(paths.snapshotDir()))) {
+        if (name.startsWith(".") && name.endsWith(".tmp")) {
+          out.add(st); // an interrupted snapshot or hint creation
+        }
+      } else {
+        out.add(st);
+      }
+    }
+  }
+}

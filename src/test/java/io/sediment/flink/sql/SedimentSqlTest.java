@@ -1,0 +1,235 @@
+package io.sediment.flink.sql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.manifest.CommitKind;
+import io.sediment.table.Table;
+import io.sediment.testutil.TestTables;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Catalog, DDL, batch INSERT/SELECT/OVERWRITE and sys.compact through Flink SQL. */
+class SedimentSqlTest {
+
+  @RegisterExtension
+  static final MiniClusterExtension MINI_CLUSTER =
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder()
+              .setNumberTaskManagers(1)
+              .setNumberSlotsPerTaskManager(2)
+              .build());
+
+  @TempDir Path warehouse;
+  TableEnvironment tEnv;
+
+  @BeforeEach
+  void setUp() {
+    tEnv = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+    tEnv.getConfig().set("parallelism.default", "2");
+    tEnv.executeSql(
+        "CREATE CATALOG c WITH ('type' = 'sediment', 'warehouse' = '" + warehouse.toUri() + "')");
+    tEnv.executeSql("USE CATALOG c");
+    tEnv.executeSql("CREATE DATABASE db");
+  }
+
+  static List<String> rows(TableResult result) {
+    List<String> out = new ArrayList<>();
+    try (CloseableIterator<Row> it = result.collect()) {
+      it.forEachRemaining(r -> out.add(r.toString()));
+    } catch (Exception e) {
+      throw new RuntimeException(e);
+    }
+    return out;
+  }
+
+  List<String> query(String sql) {
+    return rows(tEnv.executeSql(sql)).stream().sorted().collect(Collectors.toList());
+  }
+
+  void exec(String sql) throws Exception {
+    tEnv.executeSql(sql).await();
+  }
+
+  Table table(String name) {
+    return new FileSystemCatalog(warehouse.toString()).getTable("db." + name);
+  }
+
+  void createAndFill() throws Exception {
+    exec(
+        "CREATE TABLE db.t (id BIGINT, p STRING, v STRING) PARTITIONED BY (p)"
+            + " WITH ('compaction.min.file-num' = '2')");
+    for (int batch = 0; batch < 4; batch++) {
+      exec(
+          "INSERT INTO db.t VALUES ("
+              + (batch * 10 + 1) + ", 'a', 'x" + batch + "'), ("
+              + (batch * 10 + 2) + ", 'b', 'y" + batch + "')");
+    }
+  }
+
+  @Test
+  void ddlShowDescribeDrop() throws Exception {
+    exec(
+        "CREATE TABLE db.k (id BIGINT, p STRING, v STRING, PRIMARY KEY (id, p) NOT ENFORCED)"
+            + " PARTITIONED BY (p) WITH ('bucket' = '2')");
+    exec("CREATE TABLE db.a (x INT COMMENT 'the x', y DOUBLE)");
+    assertThat(query("SHOW TABLES IN db")).containsExactly("+I[a]", "+I[k]");
+    assertThat(query("SHOW DATABASES")).contains("+I[db]", "+I[sys]");
+    List<String> describe = query("DESCRIBE db.k");
+    assertThat(String.join("\n", describe)).contains("id, BIGINT, false, PRI(id, p)");
+    Table k = table("k");
+    assertThat(k.schema().primaryKeys()).containsExactly("id", "p");
+    assertThat(k.schema().partitionKeys()).containsExactly("p");
+    assertThat(k.options().bucket()).isEqualTo(2);
+
+    assertThatThrownBy(() -> exec("CREATE TABLE db.bad (x INT) WITH ('no-such-option' = '1')"))
+        .hasStackTraceContaining("no-such-option");
+    assertThatThrownBy(() -> exec("CREATE TABLE db.bad (x INT) WITH ('bucket' = 'many')"))
+        .hasStackTraceContaining("bucket");
+    assertThat(new FileSystemCatalog(warehouse.toString()).listTables("db")).containsExactly("a", "k");
+
+    exec("DROP TABLE db.a");
+    assertThat(query("SHOW TABLES IN db")).containsExactly("+I[k]");
+  }
+
+  @Test
+  void insertSelectAndCompactInBatchMode() throws Exception {
+    createAndFill();
+    List<String> before = query("SELECT * FROM db.t");
+    assertThat(before).hasSize(8);
+
+    List<String> result = rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t')"));
+    assertThat(result).hasSize(1);
+    // +I[tasks, snapshotId, filesBefore, filesAfter, bytesBefore, bytesAfter, rowsRead, rowsWritten, ...]
+    String[] f = result.get(0).substring(3, result.get(0).length() - 1).split(", ");
+    assertThat(f[0]).isEqualTo("2"); // one task per partition
+    assertThat(f[2]).isEqualTo("8");
+    assertThat(f[3]).isEqualTo("2");
+    assertThat(f[6]).isEqualTo("8");
+    assertThat(f[7]).isEqualTo("8");
+
+    assertThat(query("SELECT * FROM db.t")).isEqualTo(before);
+    assertThat(table("t").latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.COMPACT);
+    assertThat(f[1]).isEqualTo(String.valueOf(table("t").latestSnapshot().orElseThrow().id()));
+    // After compaction nothing is left to plan.
+    assertThat(rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t', dry_run => true)"))).isEmpty();
+
+    // Projection and filter pushdown.
+    assertThat(query("SELECT v FROM db.t WHERE p = 'b' AND id > 12"))
+        .containsExactly("+I[y2]", "+I[y3]");
+    assertThat(query("SELECT id FROM db.t WHERE v LIKE 'x%' AND id < 20")).containsExactlyInAnyOrder("+I[1]", "+I[11]");
+  }
+
+  @Test
+  void compactOnePartitionLeavesTheOtherUntouched() throws Exception {
+    createAndFill();
+    Table t = table("t");
+    List<String> filesOfB = TestTables.dataFiles(warehouse.resolve("db.db/t/p=b")).stream().map(Path::toString).collect(Collectors.toList());
+    assertThat(filesOfB).hasSize(4);
+
+    List<String> dry = rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t', partitions => 'p=a', dry_run => true)"));
+    assertThat(dry).hasSize(1);
+    assertThat(t.latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.APPEND);
+
+    List<String> result =
+        rows(tEnv.executeSql(
+            "CALL c.sys.compact(`table` => 'db.t', partitions => 'p=a', commit_user => 'nightly',"
+                + " options => 'target-file-size=64mb')"));
+    assertThat(result.get(0)).startsWith("+I[1, ");
+    assertThat(t.latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.COMPACT);
+    assertThat(t.latestSnapshot().orElseThrow().commitUser()).startsWith("nightly-compact-");
+    List<String> newFilesOfB = TestTables.dataFiles(warehouse.resolve("db.db/t/p=b")).stream().map(Path::toString).collect(Collectors.toList());
+    assertThat(newFilesOfB).isEqualTo(filesOfB);
+    // Live files of b are still the four appended ones.
+    long liveB =
+        t.newReadBuilder().newScan().plan().splits().stream()
+            .filter(s -> s.partition().getString(0).toString().equals("b"))
+            .mapToLong(s -> s.files().size()).sum();
+    assertThat(liveB).isEqualTo(4);
+    assertThat(query("SELECT count(*) FROM db.t")).containsExactly("+I[8]");
+  }
+
+  @Test
+  void badProcedureArgumentsNameTheArgument() throws Exception {
+    createAndFill();
+    assertThatThrownBy(() -> rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.nope')")))
+        .hasStackTraceContaining("Argument 'table'");
+    assertThatThrownBy(() -> rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t', partitions => 'v=a')")))
+        .hasStackTraceContaining("Argument 'partitions'");
+    assertThatThrownBy(() -> rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t', partitions => 'p')")))
+        .hasStackTraceContaining("Argument 'partitions'");
+    assertThatThrownBy(() -> rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t', `where` => '{\"method\":\"nope\"}')")))
+        .hasStackTraceContaining("Argument 'where'");
+    assertThatThrownBy(() -> rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t', options => 'no.such=1')")))
+        .hasStackTraceContaining("Argument 'options'")
+        .hasStackTraceContaining("no.such");
+    assertThatThrownBy(() -> rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t', mode => 'sometimes')")))
+        .hasStackTraceContaining("Argument 'mode'");
+    assertThatThrownBy(() -> rows(tEnv.executeSql("CALL c.sys.expire_snapshots(`table` => 'db.t', retain_max => 0)")))
+        .hasStackTraceContaining("Argument 'retain_max'");
+    assertThatThrownBy(() -> rows(tEnv.executeSql("CALL c.sys.remove_orphan_files(`table` => 'db.t', older_than => 'yesterday')")))
+        .hasStackTraceContaining("Argument 'older_than'");
+    assertThat(table("t").latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.APPEND);
+  }
+
+  @Test
+  void insertOverwritePartition() throws Exception {
+    createAndFill();
+    exec("INSERT OVERWRITE db.t PARTITION (p = 'a') SELECT 100, 'z'");
+    assertThat(query("SELECT id, p, v FROM db.t WHERE p = 'a'")).containsExactly("+I[100, a, z]");
+    assertThat(query("SELECT count(*) FROM db.t WHERE p = 'b'")).containsExactly("+I[4]");
+    assertThat(table("t").latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.OVERWRITE);
+    // Dynamic overwrite: only the partitions written to are replaced.
+    exec("INSERT OVERWRITE db.t SELECT 200, 'b', 'w'");
+    assertThat(query("SELECT id, p, v FROM db.t")).containsExactly("+I[100, a, z]", "+I[200, b, w]");
+  }
+
+  @Test
+  void sqlCommandRunsStatementsAndPrintsTables() {
+    String out =
+        io.sediment.cli.SqlCommand.run(
+            warehouse.toString(),
+            "CREATE TABLE db.q (id INT, name STRING);"
+                + " INSERT INTO db.q VALUES (1, 'a;b'), (2, 'c');"
+                + " SELECT * FROM db.q ORDER BY id",
+            false);
+    assertThat(out).contains("OK").contains("a;b").contains("name |").contains("2 rows in set");
+  }
+
+  /** The walk-through of docs/flink-sql.md, statement for statement. */
+  @Test
+  void docsWalkThroughRuns() {
+    String out =
+        io.sediment.cli.SqlCommand.run(
+            warehouse.resolve("demo").toUri().toString(),
+            "CREATE DATABASE db;"
+                + " CREATE TABLE db.events (id BIGINT, p STRING, v STRING) PARTITIONED BY (p)"
+                + "   WITH ('compaction.min.file-num' = '2');"
+                + " INSERT INTO db.events VALUES (1, 'a', 'x'), (2, 'b', 'y');"
+                + " INSERT INTO db.events VALUES (3, 'a', 'x'), (4, 'b', 'y');"
+                + " INSERT INTO db.events VALUES (5, 'a', 'x'), (6, 'b', 'y');"
+                + " SHOW PARTITIONS db.events;"
+                + " CALL sediment.sys.compact(`table` => 'db.events', dry_run => true);"
+                + " CALL sediment.sys.compact(`table` => 'db.events', partitions => 'p=a');"
+                + " CALL sediment.sys.compact(`table` => 'db.events');"
+                + " SELECT p, count(*) AS n FROM db.events GROUP BY p;"
+                + " CALL sediment.sys.expire_snapshots(`table` => 'db.events', retain_max => 1);"
+                + " SELECT * FROM db.events WHERE p = 'b'",
+            false);
+    assertThat(out).contains("p=a").contains("p=b").contains("3 rows in set");
+  }
+}
