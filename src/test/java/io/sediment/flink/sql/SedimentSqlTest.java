@@ -135,6 +135,26 @@ class SedimentSqlTest {
   }
 
   @Test
+  void primaryKeyTableUpsertsReadMergedAndCompact() throws Exception {
+    exec(
+        "CREATE TABLE db.k (id BIGINT, p STRING, v STRING, PRIMARY KEY (id, p) NOT ENFORCED)"
+            + " PARTITIONED BY (p) WITH ('bucket' = '2', 'write-only' = 'true')");
+    exec("INSERT INTO db.k VALUES (1, 'a', 'v0'), (2, 'a', 'v0'), (3, 'b', 'v0')");
+    exec("INSERT INTO db.k VALUES (1, 'a', 'v1'), (3, 'b', 'v1')");
+    exec("INSERT INTO db.k VALUES (2, 'a', 'v2')");
+    List<String> expected = List.of("+I[1, a, v1]", "+I[2, a, v2]", "+I[3, b, v1]");
+    assertThat(query("SELECT * FROM db.k")).isEqualTo(expected);
+
+    List<String> result =
+        rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.k', options => 'compaction.full=true')"));
+    String[] f = result.get(0).substring(3, result.get(0).length() - 1).split(", ");
+    assertThat(Integer.parseInt(f[0])).isPositive();
+    assertThat(f[7]).isEqualTo("3"); // rows written: one per key
+    assertThat(table("k").latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.COMPACT);
+    assertThat(query("SELECT * FROM db.k")).isEqualTo(expected);
+  }
+
+  @Test
   void compactOnePartitionLeavesTheOtherUntouched() throws Exception {
     createAndFill();
     Table t = table("t");
