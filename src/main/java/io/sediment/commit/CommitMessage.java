@@ -109,18 +109,12 @@ public final class CommitMessage implements Serializable {
 
   private void writeObject(ObjectOutputStream out) throws IOException {
     out.defaultWriteObject();
-    byte[] bytes = io.sediment.data.BinaryRows.toBytes(partition);
-    out.writeInt(partition.getArity());
-    out.writeInt(bytes.length);
-    out.write(bytes);
+    io.sediment.data.BinaryRows.writeRow(out, partition);
   }
 
   private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
     in.defaultReadObject();
-    int arity = in.readInt();
-    byte[] bytes = new byte[in.readInt()];
-    in.readFully(bytes);
-    partition = io.sediment.data.BinaryRows.fromBytes(arity, bytes);
+    partition = io.sediment.data.BinaryRows.readRow(in);
   }
 
   @Override

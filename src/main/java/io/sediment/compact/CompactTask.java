@@ -114,18 +114,12 @@ public final class CompactTask implements Serializable {
 
   private void writeObject(ObjectOutputStream out) throws IOException {
     out.defaultWriteObject();
-    byte[] b = BinaryRows.toBytes(partition);
-    out.writeInt(partition.getArity());
-    out.writeInt(b.length);
-    out.write(b);
+    io.sediment.data.BinaryRows.writeRow(out, partition);
   }
 
   private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
     in.defaultReadObject();
-    int arity = in.readInt();
-    byte[] b = new byte[in.readInt()];
-    in.readFully(b);
-    partition = BinaryRows.fromBytes(arity, b);
+    partition = io.sediment.data.BinaryRows.readRow(in);
   }
 
   @Override

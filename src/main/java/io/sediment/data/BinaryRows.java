@@ -48,6 +48,23 @@ public final class BinaryRows {
     return row;
   }
 
+  /** Writes a row (arity, length, bytes) in Java serialization of a class that holds one. */
+  public static void writeRow(java.io.ObjectOutputStream out, BinaryRowData row)
+      throws java.io.IOException {
+    byte[] bytes = toBytes(row);
+    out.writeInt(row.getArity());
+    out.writeInt(bytes.length);
+    out.write(bytes);
+  }
+
+  /** Reads a row written by {@link #writeRow}. */
+  public static BinaryRowData readRow(java.io.ObjectInputStream in) throws java.io.IOException {
+    int arity = in.readInt();
+    byte[] bytes = new byte[in.readInt()];
+    in.readFully(bytes);
+    return fromBytes(arity, bytes);
+  }
+
   /** Copies the given fields of a binary row into a new generic row (internal data format). */
   public static GenericRowData toGeneric(RowType type, RowData row) {
     GenericRowData out = new GenericRowData(type.getFieldCount());

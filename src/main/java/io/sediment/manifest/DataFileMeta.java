@@ -139,32 +139,18 @@ public final class DataFileMeta implements Serializable {
 
   private void writeObject(ObjectOutputStream out) throws IOException {
     out.defaultWriteObject();
-    writeRow(out, minKey);
-    writeRow(out, maxKey);
-    writeRow(out, minValues);
-    writeRow(out, maxValues);
+    BinaryRows.writeRow(out, minKey);
+    BinaryRows.writeRow(out, maxKey);
+    BinaryRows.writeRow(out, minValues);
+    BinaryRows.writeRow(out, maxValues);
   }
 
   private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
     in.defaultReadObject();
-    minKey = readRow(in);
-    maxKey = readRow(in);
-    minValues = readRow(in);
-    maxValues = readRow(in);
-  }
-
-  static void writeRow(ObjectOutputStream out, BinaryRowData row) throws IOException {
-    byte[] bytes = BinaryRows.toBytes(row);
-    out.writeInt(row.getArity());
-    out.writeInt(bytes.length);
-    out.write(bytes);
-  }
-
-  static BinaryRowData readRow(ObjectInputStream in) throws IOException {
-    int arity = in.readInt();
-    byte[] bytes = new byte[in.readInt()];
-    in.readFully(bytes);
-    return BinaryRows.fromBytes(arity, bytes);
+    minKey = BinaryRows.readRow(in);
+    maxKey = BinaryRows.readRow(in);
+    minValues = BinaryRows.readRow(in);
+    maxValues = BinaryRows.readRow(in);
   }
 
   @Override

@@ -58,12 +58,12 @@ public final class ManifestEntry implements Serializable {
 
   private void writeObject(ObjectOutputStream out) throws IOException {
     out.defaultWriteObject();
-    DataFileMeta.writeRow(out, partition);
+    io.sediment.data.BinaryRows.writeRow(out, partition);
   }
 
   private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
     in.defaultReadObject();
-    partition = DataFileMeta.readRow(in);
+    partition = io.sediment.data.BinaryRows.readRow(in);
   }
 
   /**

@@ -80,14 +80,14 @@ public final class ManifestFileMeta implements Serializable {
 
   private void writeObject(ObjectOutputStream out) throws IOException {
     out.defaultWriteObject();
-    DataFileMeta.writeRow(out, minPartition);
-    DataFileMeta.writeRow(out, maxPartition);
+    io.sediment.data.BinaryRows.writeRow(out, minPartition);
+    io.sediment.data.BinaryRows.writeRow(out, maxPartition);
   }
 
   private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
     in.defaultReadObject();
-    minPartition = DataFileMeta.readRow(in);
-    maxPartition = DataFileMeta.readRow(in);
+    minPartition = io.sediment.data.BinaryRows.readRow(in);
+    maxPartition = io.sediment.data.BinaryRows.readRow(in);
   }
 
   @Override

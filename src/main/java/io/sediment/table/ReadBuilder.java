@@ -60,14 +60,7 @@ public final class ReadBuilder {
 
   /** The type of the rows the reader returns. */
   public RowType readType() {
-    if (projection == null) {
-      return store.rowType();
-    }
-    List<RowType.RowField> rf = new ArrayList<>();
-    for (int p : projection) {
-      rf.add(store.rowType().getFields().get(p));
-    }
-    return new RowType(rf);
+    return io.sediment.format.DataFileReader.project(store.rowType(), projection);
   }
 
   public TableScan newScan() {

@@ -75,14 +75,7 @@ public final class TableRead {
   }
 
   public RowType outputType() {
-    if (projection == null) {
-      return store.rowType();
-    }
-    List<RowType.RowField> rf = new ArrayList<>();
-    for (int p : projection) {
-      rf.add(store.rowType().getFields().get(p));
-    }
-    return new RowType(rf);
+    return DataFileReader.project(store.rowType(), projection);
   }
 
   /** A pull reader of rows: {@code next()} returns null at the end. */
