@@ -105,6 +105,11 @@ public final class ExpireSnapshots {
         (name.startsWith("manifest-list-") ? lists : manifests).add(paths.manifest(name));
       }
     }
+    for (String name : candidates.indexNames) {
+      if (!kept.indexNames.contains(name)) {
+        manifests.add(paths.index(name));
+      }
+    }
     List<IOException> errors = new ArrayList<>();
     errors.addAll(store.fileIO().deleteAll(data));
     errors.addAll(store.fileIO().deleteAll(manifests));

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * <p>Files are listed first and snapshots read afterwards, so a snapshot committed meanwhile is
  * seen; the age threshold (default: one day) protects files of writes still in progress, which
  * are not referenced by any snapshot yet. Never touched: {@code schema/}, snapshot files and
- * hints, {@code index/} (deletion vectors, owned by primary-key tables).
+ * hints.
  */
 public final class RemoveOrphanFiles {
 
@@ -73,10 +73,15 @@ public final class RemoveOrphanFiles {
       }
       Path p = st.getPath();
       String name = p.getName();
-      boolean inUse =
-          p.getParent() != null && TableFiles.key(p.getParent()).equals(TableFiles.key(paths.manifestDir()))
-              ? used.metadataNames.contains(name)
-              : used.dataPaths.containsKey(TableFiles.key(p));
+      String parent = p.getParent() == null ? "" : TableFiles.key(p.getParent());
+      boolean inUse;
+      if (parent.equals(TableFiles.key(paths.manifestDir()))) {
+        inUse = used.metadataNames.contains(name);
+      } else if (parent.equals(TableFiles.key(paths.indexDir()))) {
+        inUse = used.indexNames.contains(name);
+      } else {
+        inUse = used.dataPaths.containsKey(TableFiles.key(p));
+      }
       if (!inUse) {
         orphans.add(p);
       }
@@ -98,7 +103,7 @@ public final class RemoveOrphanFiles {
     for (FileStatus st : store.fileIO().list(dir)) {
       String name = st.getPath().getName();
       if (st.isDir()) {
-        if (top && (name.equals("schema") || name.equals("index"))) {
+        if (top && name.equals("schema")) {
           continue;
         }
         collect(store, st.getPath(), paths, out, false);

@@ -121,4 +121,54 @@ class MaintenanceTest {
     }
     assertThat(TestTables.readAll(t)).hasSize(9);
   }
+
+  @Test
+  void deletionVectorFilesOfRetainedSnapshotsAreKeptAndOrphansRemoved() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Path cache = dir.resolve("cache");
+    Table t =
+        TestTables.create(
+            catalog,
+            "dv",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT().notNull())
+                .column("v", DataTypes.STRING())
+                .primaryKey("id")
+                .option("bucket", "1")
+                .option("write-only", "true")
+                .option("deletion-vectors.enabled", "true")
+                .build());
+    Map<String, String> compact = Map.of("local-cache.enabled", "true", "local-cache.dir", cache.toString());
+    TestTables.writeBatch(t, List.of(row(1L, "a"), row(2L, "b"), row(3L, "c")));
+    t.newCompactBuilder().withOptions(compact).execute(); // rows move up
+    TestTables.writeBatch(t, List.of(row(2L, "b2")));
+    t.newCompactBuilder().withOptions(compact).execute(); // old version of 2 hidden by a vector
+    Snapshot latest = t.latestSnapshot().orElseThrow();
+    assertThat(latest.indexManifest()).isNotNull();
+    Path index = dir.resolve("db.db/dv/index");
+    List<String> indexFiles = new ArrayList<>(List.of(index.toFile().list()));
+    assertThat(indexFiles).anyMatch(n -> n.startsWith("dv-"));
+
+    new ExpireSnapshots(t).retainMax(1).retainMin(1).execute();
+    assertThat(t.snapshotManager().listIds()).containsExactly(latest.id());
+    assertThat(index.resolve(latest.indexManifest())).exists();
+    for (String dv : index.toFile().list()) {
+      assertThat(indexFiles).contains(dv);
+    }
+    assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
+        .containsExactlyInAnyOrder("(1,a)", "(2,b2)", "(3,c)");
+
+    // An orphan vector file is removed; the used ones stay.
+    Path orphan = index.resolve("dv-orphan");
+    Files.write(orphan, new byte[] {1, 2, 3});
+    Files.setLastModifiedTime(orphan, FileTime.fromMillis(System.currentTimeMillis() - 2 * 86_400_000L));
+    for (String n : index.toFile().list()) {
+      Files.setLastModifiedTime(index.resolve(n), FileTime.fromMillis(System.currentTimeMillis() - 2 * 86_400_000L));
+    }
+    new RemoveOrphanFiles(t).execute();
+    assertThat(orphan).doesNotExist();
+    assertThat(index.resolve(latest.indexManifest())).exists();
+    assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
+        .containsExactlyInAnyOrder("(1,a)", "(2,b2)", "(3,c)");
+  }
 }
