@@ -2,6 +2,7 @@ package io.sediment.flink;
 
 import static io.sediment.flink.FlinkTestSupport.fill;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.compact.CompactResult;
@@ -12,7 +13,9 @@ import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.time.Duration;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
@@ -82,6 +85,64 @@ class CompactMetricsTest {
     assertThat(sum(".Compact commit.", "consecutiveFailures")).isZero();
     assertThat(metrics(".Compact commit.", "lastCommitDurationMs")).hasSize(1);
     assertThat(sum(".Compact commit.", "lastCommitDurationMs")).isNotNegative();
+  }
+
+  @Test
+  void backlogCountsSmallFilesWaitingAndDropsToZeroWhenCompacted() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table = TestTables.create(catalog, "s", FlinkTestSupport.partitioned().build());
+    fill(table, 0, 6, 10, "a", "b");
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.enableCheckpointing(300);
+    JobClient client =
+        CompactJob.builder(dir.toString(), "db.s")
+            .option("compaction.min.file-num", "3")
+            .option("compaction.discovery-interval", "100ms")
+            .parallelism(2)
+            .build()
+            .submitStreaming(env);
+    try {
+      String job = "sediment compact (dedicated) db.s";
+      // 6 small files per partition: planned, compacted to one file each; nothing waits.
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  FlinkTestSupport.filesPerPartition(table).values().stream().allMatch(n -> n == 1)
+                      && gauge(job, "backlog") == 0);
+      // One more small file per partition: two small files each, below min.file-num, wait.
+      fill(table, 100, 1, 10, "a", "b");
+      await().atMost(Duration.ofSeconds(30)).until(() -> gauge(job, "backlog") == 4);
+      assertThat(FlinkTestSupport.filesPerPartition(table).values()).containsOnly(2);
+      // A third small file per partition reaches min.file-num: compacted, the backlog empties.
+      fill(table, 200, 1, 10, "a", "b");
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  FlinkTestSupport.filesPerPartition(table).values().stream().allMatch(n -> n == 1)
+                      && gauge(job, "backlog") == 0);
+    } finally {
+      client.cancel().get();
+    }
+  }
+
+  /** The value of the enumerator gauge {@code name} of the running job named {@code job}. */
+  private static long gauge(String job, String name) {
+    long total = 0;
+    boolean found = false;
+    for (Map.Entry<MetricGroup, Map<String, Metric>> g : REPORTER.getMetricsByGroup().entrySet()) {
+      if (!job.equals(g.getKey().getAllVariables().get("<job_name>"))) {
+        continue;
+      }
+      Metric m = g.getValue().get(name);
+      if (m instanceof Gauge<?> gauge
+          && g.getKey().getMetricIdentifier(name).contains(".enumerator.")) {
+        total += ((Number) gauge.getValue()).longValue();
+        found = true;
+      }
+    }
+    return found ? total : -1;
   }
 
   /** Metrics {@code name} of the batch job of table db.t whose identifier contains {@code scope}. */
