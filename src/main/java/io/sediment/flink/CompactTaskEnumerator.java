@@ -170,6 +170,12 @@ final class CompactTaskEnumerator implements SplitEnumerator<CompactTaskSplit, C
     for (String id : round.released()) {
       held.remove(id);
     }
+    if (!round.released().isEmpty()) {
+      // This round planned with the released tasks' files still excluded (their buckets were
+      // left alone); plan again with them free, even if no new snapshot appears (an aborted
+      // window makes none).
+      forceReplan = true;
+    }
     Set<String> taken = inputNames();
     int added = 0;
     for (CompactTask t : round.tasks()) {
