@@ -3,6 +3,7 @@ package io.sediment.cli;
 import java.io.File;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -23,6 +24,14 @@ final class FlinkEnvironments {
       return GlobalConfiguration.loadConfiguration(dir);
     }
     return new Configuration();
+  }
+
+  /**
+   * Whether {@code env} runs jobs on an embedded Flink started in this JVM for the job (no
+   * {@code flink run} and no other context, such as a test's MiniCluster).
+   */
+  static boolean isEmbedded(StreamExecutionEnvironment env) {
+    return env instanceof LocalStreamEnvironment;
   }
 
   static StreamExecutionEnvironment create() {

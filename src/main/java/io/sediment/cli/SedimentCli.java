@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
@@ -157,6 +158,13 @@ public final class SedimentCli implements Callable<Integer> {
     @Option(names = "--option", description = "Dynamic table option k=v, e.g. target-file-size=128mb.")
     Map<String, String> options = new LinkedHashMap<>();
 
+    @Option(
+        names = "--detached",
+        description =
+            "Streaming mode: print the job id and return once the job is submitted (needs a"
+                + " Flink cluster, e.g. flink run; not the embedded Flink).")
+    boolean detached;
+
     @Option(names = "--dry-run", description = "Print the plan; commit nothing.")
     boolean dryRun;
 
@@ -233,8 +241,18 @@ public final class SedimentCli implements Callable<Integer> {
         }
         return OK;
       }
+      if (detached && !streaming) {
+        throw new IllegalArgumentException("--detached needs --mode streaming");
+      }
       if (streaming) {
-        JobClient client = job.submitStreaming(FlinkEnvironments.create());
+        StreamExecutionEnvironment env = FlinkEnvironments.create();
+        if (detached && FlinkEnvironments.isEmbedded(env)) {
+          // The embedded Flink lives in this JVM: returning would end the job with the CLI.
+          throw new IllegalArgumentException(
+              "--detached needs a Flink cluster (flink run ...); the embedded Flink runs only"
+                  + " while the CLI runs");
+        }
+        JobClient client = job.submitStreaming(env);
         out.println(
             "Started dedicated compaction job "
                 + client.getJobID()
@@ -242,7 +260,9 @@ public final class SedimentCli implements Callable<Integer> {
                 + job.commitUser()
                 + ")");
         out.flush();
-        client.getJobExecutionResult().get();
+        if (!detached) {
+          client.getJobExecutionResult().get();
+        }
         return OK;
       }
       ProgressBar bar = (!json && System.console() != null) ? new ProgressBar(job.plan().size()) : null;

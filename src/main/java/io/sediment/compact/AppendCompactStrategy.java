@@ -85,6 +85,25 @@ final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
     return tasks;
   }
 
+  /**
+   * Small files of the bucket that no planned task includes (e.g. fewer than min.file-num), when
+   * there are at least two of them: a single small file has nothing to be merged with.
+   */
+  @Override
+  public long waitingFiles(CompactPlanner.Bucket bucket, List<CompactTask> planned) {
+    java.util.Set<String> inTasks = new java.util.HashSet<>();
+    for (CompactTask t : planned) {
+      t.inputs().forEach(f -> inTasks.add(f.fileName()));
+    }
+    long n = 0;
+    for (DataFileMeta f : bucket.files()) {
+      if (f.fileSize() < smallThreshold && !inTasks.contains(f.fileName())) {
+        n++;
+      }
+    }
+    return n >= 2 ? n : 0;
+  }
+
   private void closeGroup(List<List<DataFileMeta>> groups, List<DataFileMeta> group) {
     if (group.size() >= minFiles) {
       groups.add(group);

@@ -32,6 +32,15 @@ public final class CompactPlanner {
 
     List<CompactTask> plan(Bucket bucket);
 
+    /**
+     * Files of the bucket this strategy counts as waiting for compaction although {@code
+     * planned} (its plan of the bucket) does not include them, e.g. small files of an append
+     * bucket that are fewer than {@code compaction.min.file-num}. Used for the backlog metric.
+     */
+    default long waitingFiles(Bucket bucket, List<CompactTask> planned) {
+      return 0;
+    }
+
     static BucketStrategy forStore(FileStore store) {
       if (store.schema().hasPrimaryKey()) {
         return MergeTreeStrategies.forStore(store);
@@ -54,6 +63,18 @@ public final class CompactPlanner {
    * all partitions); {@code excluded} holds names of files that must not be planned.
    */
   public List<CompactTask> plan(Snapshot snapshot, Predicate partitionFilter, Set<String> excluded) {
+    return planWithBacklog(snapshot, partitionFilter, excluded).tasks();
+  }
+
+  /**
+   * A plan and its backlog: {@code waitingFiles} counts the files the strategies consider
+   * eligible (e.g. small files) that no planned task includes, over the buckets planned (buckets
+   * with an excluded file are not looked at).
+   */
+  public record Plan(List<CompactTask> tasks, long waitingFiles) {}
+
+  /** {@link #plan} with the number of eligible files left out of the plan. */
+  public Plan planWithBacklog(Snapshot snapshot, Predicate partitionFilter, Set<String> excluded) {
     Map<ManifestEntry.Identifier, List<io.sediment.manifest.DataFileMeta>> files = new LinkedHashMap<>();
     Map<ManifestEntry.Identifier, ManifestEntry> first = new LinkedHashMap<>();
     Set<ManifestEntry.Identifier> blocked = new java.util.HashSet<>();
@@ -70,21 +91,24 @@ public final class CompactPlanner {
       first.putIfAbsent(key, e);
     }
     List<CompactTask> tasks = new ArrayList<>();
+    long waiting = 0;
     for (Map.Entry<ManifestEntry.Identifier, List<io.sediment.manifest.DataFileMeta>> g : files.entrySet()) {
       if (blocked.contains(g.getKey())) {
         continue;
       }
       ManifestEntry e = first.get(g.getKey());
-      tasks.addAll(
-          strategy.plan(
-              new Bucket(
-                  tableName,
-                  e.partition(),
-                  store.partitionPath(e.partition()),
-                  e.bucket(),
-                  e.totalBuckets(),
-                  g.getValue())));
+      Bucket bucket =
+          new Bucket(
+              tableName,
+              e.partition(),
+              store.partitionPath(e.partition()),
+              e.bucket(),
+              e.totalBuckets(),
+              g.getValue());
+      List<CompactTask> planned = strategy.plan(bucket);
+      tasks.addAll(planned);
+      waiting += strategy.waitingFiles(bucket, planned);
     }
-    return tasks;
+    return new Plan(tasks, waiting);
   }
 }

@@ -55,6 +55,11 @@ final class CompactTaskEnumerator implements SplitEnumerator<CompactTaskSplit, C
   private boolean planned;
   private boolean gateOpen;
   private final Set<String> restoredHeld = new HashSet<>();
+  // Reader subtask -> the task it is rewriting (handed out; the reader has not asked again).
+  private final Map<Integer, String> runningOn = new HashMap<>();
+  // Eligible files the last plan of each table left out (worker thread writes, gauge reads).
+  private final Map<String, Long> waitingByTable = new HashMap<>(); // worker thread only
+  private volatile long waitingFiles;
 
   // Planning runs on a worker thread; it reads these snapshots of the coordinator's state.
   private volatile Set<String> excludedSnapshot = Set.of();
@@ -86,14 +91,18 @@ final class CompactTaskEnumerator implements SplitEnumerator<CompactTaskSplit, C
     }
     this.tasksPlanned = context.metricGroup().counter("tasksPlanned");
     context.metricGroup().gauge("tasksPending", () -> pending.size());
-    context.metricGroup().gauge("tasksRunning", () -> held.size());
+    context.metricGroup().gauge("tasksRunning", () -> runningOn.size());
     context.metricGroup().gauge("backlog", this::backlogFiles);
     updateExcluded();
   }
 
-  /** Small files waiting: inputs of planned tasks not yet committed. */
+  /**
+   * Files waiting for compaction: inputs of pending tasks and of held tasks (streaming: until
+   * the commit or abort of their window released them; batch: until their rewrite finished),
+   * plus the eligible files the last plan left out (see {@link CompactPlanner.Plan}).
+   */
   private long backlogFiles() {
-    long n = 0;
+    long n = waitingFiles;
     for (CompactTaskSplit s : pending) {
       n += s.task().inputs().size();
     }
@@ -119,7 +128,8 @@ final class CompactTaskEnumerator implements SplitEnumerator<CompactTaskSplit, C
     forceReplan = false;
     List<String> released = new ArrayList<>();
     List<CompactTask> tasks = new ArrayList<>();
-    for (String name : targets.tableNames()) {
+    List<String> names = targets.tableNames();
+    for (String name : names) {
       Table table = targets.table(name);
       if (!bounded) {
         List<String> r = CompactMarkers.takeReleases(table.store(), commitUser);
@@ -135,10 +145,14 @@ final class CompactTaskEnumerator implements SplitEnumerator<CompactTaskSplit, C
         continue;
       }
       lastPlannedSnapshot.put(name, latest.get().id());
-      tasks.addAll(
+      CompactPlanner.Plan plan =
           new CompactPlanner(table.store(), table.fullName())
-              .plan(latest.get(), targets.partitionFilter(), excluded));
+              .planWithBacklog(latest.get(), targets.partitionFilter(), excluded);
+      tasks.addAll(plan.tasks());
+      waitingByTable.put(name, plan.waitingFiles());
     }
+    waitingByTable.keySet().retainAll(names);
+    waitingFiles = waitingByTable.values().stream().mapToLong(Long::longValue).sum();
     return new PlanRound(released, tasks);
   }
 
@@ -155,6 +169,12 @@ final class CompactTaskEnumerator implements SplitEnumerator<CompactTaskSplit, C
     }
     for (String id : round.released()) {
       held.remove(id);
+    }
+    if (!round.released().isEmpty()) {
+      // This round planned with the released tasks' files still excluded (their buckets were
+      // left alone); plan again with them free, even if no new snapshot appears (an aborted
+      // window makes none).
+      forceReplan = true;
     }
     Set<String> taken = inputNames();
     int added = 0;
@@ -199,6 +219,14 @@ final class CompactTaskEnumerator implements SplitEnumerator<CompactTaskSplit, C
 
   @Override
   public void handleSplitRequest(int subtaskId, String requesterHostname) {
+    // A reader asks for the next task only after its previous one was rewritten (the rewrite is
+    // chained and synchronous). In bounded mode nothing is re-planned, so the finished task no
+    // longer needs to hold its files; in continuous mode it holds them until its window is
+    // committed or aborted (release records).
+    String finished = runningOn.remove(subtaskId);
+    if (bounded && finished != null) {
+      held.remove(finished);
+    }
     waitingReaders.add(subtaskId);
     assignPending();
   }
@@ -217,6 +245,7 @@ final class CompactTaskEnumerator implements SplitEnumerator<CompactTaskSplit, C
       CompactTaskSplit next = nextAssignable();
       if (next != null) {
         held.put(next.splitId(), next);
+        runningOn.put(reader, next.splitId());
         context.assignSplit(next, reader);
         readers.remove();
       } else if (bounded && planned && pending.isEmpty()) {
@@ -252,6 +281,7 @@ final class CompactTaskEnumerator implements SplitEnumerator<CompactTaskSplit, C
       held.remove(s.splitId());
       pending.addFirst(s);
     }
+    runningOn.remove(subtaskId);
     updateExcluded();
   }
 

@@ -14,7 +14,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -70,6 +76,32 @@ class SedimentCliTest {
       TestTables.writeBatch(t, rows);
     }
     return t;
+  }
+
+  @Test
+  void compactStreamingDetachedStartsTheDedicatedJobAndReturns(
+      @InjectClusterClient ClusterClient<?> cluster) throws Exception {
+    table();
+    Result r =
+        run("compact", "--warehouse", dir.toString(), "--table", "db.t", "--mode", "streaming",
+            "--detached", "--commit-user", "cli", "--option", "compaction.min.file-num=3");
+    assertThat(r.code()).as(r.err()).isZero();
+    Matcher m = Pattern.compile("Started dedicated compaction job ([0-9a-f]{32}) \\(commit user (cli-compact-\\S+)\\)")
+        .matcher(r.out());
+    assertThat(m.find()).as(r.out()).isTrue();
+    JobID id = JobID.fromHexString(m.group(1));
+    try {
+      org.awaitility.Awaitility.await()
+          .atMost(java.time.Duration.ofSeconds(20))
+          .until(() -> cluster.getJobStatus(id).get() == JobStatus.RUNNING);
+    } finally {
+      cluster.cancel(id).get();
+    }
+
+    Result batchDetached =
+        run("compact", "--warehouse", dir.toString(), "--table", "db.t", "--detached");
+    assertThat(batchDetached.code()).isEqualTo(2);
+    assertThat(batchDetached.err()).contains("--detached needs --mode streaming");
   }
 
   @Test
