@@ -376,8 +376,12 @@ public final class SedimentCli implements Callable<Integer> {
       java.nio.file.Path wh = dir;
       if (wh == null) {
         wh = Files.createTempDirectory("sediment-bench-" + w.toLowerCase(java.util.Locale.ROOT));
-      } else if (Files.exists(wh) && Files.list(wh).findAny().isPresent()) {
-        throw new IllegalArgumentException("--dir " + wh + " is not empty");
+      } else if (Files.exists(wh)) {
+        try (java.util.stream.Stream<java.nio.file.Path> entries = Files.list(wh)) {
+          if (entries.findAny().isPresent()) {
+            throw new IllegalArgumentException("--dir " + wh + " is not empty");
+          }
+        }
       }
       Map<String, Object> extra = new LinkedHashMap<>();
       FlinkEnvironments.Embedded flink = null;
