@@ -17,6 +17,24 @@ public record BenchResult(
     boolean verified,
     String verification) {
 
+  /** The JSON object plus extra fields (numbers, booleans or strings) after the others. */
+  public String toJson(java.util.Map<String, ?> extra) {
+    StringBuilder b = new StringBuilder(toJson());
+    b.setLength(b.length() - 1);
+    for (java.util.Map.Entry<String, ?> e : extra.entrySet()) {
+      Object v = e.getValue();
+      b.append(",\"").append(e.getKey()).append("\":");
+      if (v instanceof Double || v instanceof Float) {
+        b.append(String.format(java.util.Locale.ROOT, "%.3f", ((Number) v).doubleValue()));
+      } else if (v instanceof Number || v instanceof Boolean) {
+        b.append(v);
+      } else {
+        b.append('"').append(String.valueOf(v).replace("\"", "'")).append('"');
+      }
+    }
+    return b.append('}').toString();
+  }
+
   public String toJson() {
     return String.format(
         java.util.Locale.ROOT,

@@ -39,29 +39,83 @@ public final class BenchRunner {
   public static final Map<String, String> OPTIONS =
       Map.of("compaction.full", "true", "compaction.parallelism", "2");
 
+  /**
+   * Sizes of the workloads: {@link #FULL} is WORKLOAD.md's; smaller ones are for tests only (the
+   * same rules, fewer rows).
+   */
+  public record Scale(
+      int w1Commits,
+      int w1RowsPerCommit,
+      int w2Commits,
+      int w2RowsPerCommit,
+      int w2KeySpace,
+      int w3Partitions,
+      int w3FilesPerPartition) {
+
+    public static final Scale FULL =
+        new Scale(
+            Workload.W1_COMMITS,
+            Workload.W1_ROWS_PER_COMMIT,
+            Workload.W2_COMMITS,
+            Workload.W2_ROWS_PER_COMMIT,
+            Workload.W2_KEY_SPACE,
+            Workload.W3_PARTITIONS,
+            Workload.W3_FILES_PER_PARTITION);
+
+    /** WORKLOAD.md's sizes divided by {@code divisor} (tests). */
+    public static Scale divided(int divisor) {
+      if (divisor <= 1) {
+        return FULL;
+      }
+      int key = Math.max(5, Workload.W2_KEY_SPACE / divisor);
+      if (key % 3 == 0) {
+        key++;
+      }
+      return new Scale(
+          Math.max(2, Workload.W1_COMMITS / divisor),
+          Math.max(10, Workload.W1_ROWS_PER_COMMIT / divisor),
+          Workload.W2_COMMITS,
+          Math.max(4, Math.min(key, Workload.W2_ROWS_PER_COMMIT / divisor)),
+          key,
+          Math.max(2, Workload.W3_PARTITIONS / divisor),
+          Math.max(2, Workload.W3_FILES_PER_PARTITION / divisor));
+    }
+
+    boolean full() {
+      return equals(FULL);
+    }
+  }
+
   private BenchRunner() {}
 
   public static BenchResult run(String workload, Path dir, String mode, Compactor compactor)
       throws Exception {
+    return run(workload, dir, mode, compactor, Scale.FULL);
+  }
+
+  public static BenchResult run(
+      String workload, Path dir, String mode, Compactor compactor, Scale scale) throws Exception {
     Files.createDirectories(dir);
     FileSystemCatalog catalog = new FileSystemCatalog(dir.toString());
     switch (workload.toUpperCase(java.util.Locale.ROOT)) {
       case "W1":
-        return w1(catalog, mode, compactor);
+        return w1(catalog, mode, compactor, scale);
       case "W3":
-        return w3(catalog, mode);
+        return w3(catalog, mode, scale);
       case "W2":
-        throw new IllegalArgumentException(
-            "W2 needs primary-key tables, which this build cannot compact yet");
+        return w2(catalog, mode, compactor, scale);
       default:
         throw new IllegalArgumentException(
             "Unknown workload '" + workload + "'; workloads are W1, W2 and W3");
     }
   }
 
-  private static BenchResult w1(FileSystemCatalog catalog, String mode, Compactor compactor)
-      throws Exception {
-    Table table = Workload.generateW1(catalog, "zstd", 1);
+  private static BenchResult w1(
+      FileSystemCatalog catalog, String mode, Compactor compactor, Scale scale) throws Exception {
+    Table table =
+        Workload.generateW1(catalog, "zstd", 1, scale.w1Commits(), scale.w1RowsPerCommit());
+    long totalRows = (long) scale.w1Commits() * scale.w1RowsPerCommit();
+    long sumId = totalRows * (totalRows - 1) / 2;
     List<DataFileMeta> inputs = liveFiles(table);
     long inputBytes = inputs.stream().mapToLong(DataFileMeta::fileSize).sum();
 
@@ -78,7 +132,7 @@ public final class BenchRunner {
     // Verify: rows, sum of ids, one COMPACT snapshot, no input file left.
     StringBuilder problems = new StringBuilder();
     Snapshot latest = table.latestSnapshot().orElseThrow();
-    if (latest.commitKind() != CommitKind.COMPACT || latest.id() != Workload.W1_COMMITS + 1) {
+    if (latest.commitKind() != CommitKind.COMPACT || latest.id() != scale.w1Commits() + 1) {
       problems.append("latest snapshot is ").append(latest.id()).append(' ').append(latest.commitKind()).append("; ");
     }
     Set<String> inputNames = new HashSet<>();
@@ -91,10 +145,10 @@ public final class BenchRunner {
       }
     }
     long[] countAndSum = countAndSumIds(table);
-    if (countAndSum[0] != Workload.W1_ROWS) {
+    if (countAndSum[0] != totalRows) {
       problems.append("row count ").append(countAndSum[0]).append("; ");
     }
-    if (countAndSum[1] != Workload.W1_SUM_ID) {
+    if (countAndSum[1] != sumId) {
       problems.append("sum(id) ").append(countAndSum[1]).append("; ");
     }
     boolean ok = problems.length() == 0;
@@ -103,8 +157,8 @@ public final class BenchRunner {
         mode,
         wall,
         planSeconds,
-        Workload.W1_ROWS,
-        Workload.W1_ROWS / wall,
+        totalRows,
+        totalRows / wall,
         inputBytes,
         inputBytes / wall,
         inputs.size(),
@@ -113,21 +167,24 @@ public final class BenchRunner {
         "zstd level 1",
         ok,
         ok
-            ? "10000000 rows, sum(id) ok, snapshot " + latest.id() + " COMPACT, tasks " + plan.size()
+            ? totalRows + " rows, sum(id) ok, snapshot " + latest.id() + " COMPACT, tasks " + plan.size()
                 + ", snapshotId " + result.snapshotId()
             : problems.toString());
   }
 
-  private static BenchResult w3(FileSystemCatalog catalog, String mode) throws Exception {
-    Table table = Workload.generateW3(catalog);
+  private static BenchResult w3(FileSystemCatalog catalog, String mode, Scale scale)
+      throws Exception {
+    Table table =
+        Workload.generateW3(catalog, scale.w3Partitions(), scale.w3FilesPerPartition());
     // Full compaction planning of all 20,000 files.
     Map<String, String> full = Map.of("compaction.full", "true");
+    resetPeakHeap(); // the peak of the planning, not of the generation
     long start = System.nanoTime();
     List<CompactTask> all = table.newCompactBuilder().withOptions(full).plan();
     double fullSeconds = (System.nanoTime() - start) / 1e9;
     // One partition.
     String filter =
-        "{\"method\":\"equal\",\"field\":\"dt\",\"literals\":[\"" + Workload.w3Partition(123) + "\"]}";
+        "{\"method\":\"equal\",\"field\":\"dt\",\"literals\":[\"" + Workload.w3Partition(Math.min(123, scale.w3Partitions() - 1)) + "\"]}";
     start = System.nanoTime();
     List<CompactTask> one = table.newCompactBuilder().withOptions(full).withPartitionFilter(filter).plan();
     double oneSeconds = (System.nanoTime() - start) / 1e9;
@@ -136,8 +193,8 @@ public final class BenchRunner {
     int files = all.stream().mapToInt(t -> t.inputs().size()).sum();
     int oneFiles = one.stream().mapToInt(t -> t.inputs().size()).sum();
     boolean ok =
-        files == Workload.W3_PARTITIONS * Workload.W3_FILES_PER_PARTITION
-            && oneFiles == Workload.W3_FILES_PER_PARTITION;
+        files == scale.w3Partitions() * scale.w3FilesPerPartition()
+            && oneFiles == scale.w3FilesPerPartition();
     long rows = (long) files * Workload.W3_ROWS_PER_FILE;
     return new BenchResult(
         "W3",
@@ -159,6 +216,143 @@ public final class BenchRunner {
                 + " manifests read %d, skipped %d",
             all.size(), files, fullSeconds, oneFiles, oneSeconds, scan.manifestsRead(),
             scan.manifestsSkipped()));
+  }
+
+  /**
+   * Write buffer of the W2 writers: 1 GiB (one level-0 run per bucket and commit, as the peers
+   * generate it) when the heap holds it, else a sixth of the heap (more, smaller runs; reported).
+   */
+  static long w2WriteBuffer(Scale scale) {
+    long max = Runtime.getRuntime().maxMemory();
+    // A buffered row costs about 250 bytes of heap; both buckets buffer half a commit each.
+    long needed = (long) scale.w2RowsPerCommit() * 250;
+    return needed * 3 < max ? 1L << 30 : Math.max(4L << 20, max / 6);
+  }
+
+  private static BenchResult w2(
+      FileSystemCatalog catalog, String mode, Compactor compactor, Scale scale) throws Exception {
+    Workload.W2Model model =
+        new Workload.W2Model(scale.w2Commits(), scale.w2RowsPerCommit(), scale.w2KeySpace());
+    long buffer = w2WriteBuffer(scale);
+    Table table = Workload.generateW2(catalog, model, buffer + " b");
+    List<DataFileMeta> inputs = liveFiles(table);
+    long inputBytes = inputs.stream().mapToLong(DataFileMeta::fileSize).sum();
+    long rowsRead = inputs.stream().mapToLong(DataFileMeta::rowCount).sum();
+    long level0 = inputs.stream().filter(f -> f.level() == 0).count();
+    Snapshot before = table.latestSnapshot().orElseThrow();
+
+    long planStart = System.nanoTime();
+    List<CompactTask> plan = table.newCompactBuilder().withOptions(OPTIONS).plan();
+    double planSeconds = (System.nanoTime() - planStart) / 1e9;
+
+    resetPeakHeap();
+    long start = System.nanoTime();
+    CompactResult result = compactor.compact(table, OPTIONS);
+    double wall = (System.nanoTime() - start) / 1e9;
+    long peakHeap = peakHeap();
+
+    StringBuilder problems = new StringBuilder();
+    Snapshot latest = table.latestSnapshot().orElseThrow();
+    if (latest.commitKind() != CommitKind.COMPACT || latest.id() != before.id() + 1) {
+      problems.append("latest snapshot is ").append(latest.id()).append(' ').append(latest.commitKind()).append("; ");
+    }
+    Set<String> inputNames = new HashSet<>();
+    inputs.forEach(f -> inputNames.add(f.fileName()));
+    List<DataSplit> splits = table.newReadBuilder().newScan().plan().splits();
+    List<DataFileMeta> after = new java.util.ArrayList<>();
+    int maxLevel = table.options().numLevels() - 1;
+    for (DataSplit s : splits) {
+      after.addAll(s.files());
+      for (DataFileMeta f : s.files()) {
+        if (inputNames.contains(f.fileName())) {
+          problems.append("input ").append(f.fileName()).append(" still live; ");
+        }
+        if (f.level() != maxLevel) {
+          problems.append(f.fileName()).append(" at level ").append(f.level()).append("; ");
+        }
+      }
+    }
+    long[] check = verifyW2(table, splits, model, problems);
+    long distinct = model.distinctIds();
+    if (check[0] != distinct) {
+      problems.append("row count ").append(check[0]).append(", distinct ids written ").append(distinct).append("; ");
+    }
+    boolean ok = problems.length() == 0;
+    return new BenchResult(
+        "W2",
+        mode,
+        wall,
+        planSeconds,
+        rowsRead,
+        rowsRead / wall,
+        inputBytes,
+        inputBytes / wall,
+        inputs.size(),
+        after.size(),
+        peakHeap,
+        "zstd level 1",
+        ok,
+        ok
+            ? String.format(
+                java.util.Locale.ROOT,
+                "%d upserts read, %d rows = distinct ids written, every row's values those of the"
+                    + " last commit writing its id; %d level-0 runs before (write buffer %d MiB);"
+                    + " all outputs at level %d; snapshot %d COMPACT, tasks %d, snapshotId %s",
+                rowsRead, check[0], level0, buffer >> 20, maxLevel, latest.id(), plan.size(),
+                result.snapshotId())
+            : problems.toString());
+  }
+
+  /**
+   * Streams the table and checks every row against the W2 model: ids unique (a bit set over the
+   * key space), values those of the last commit writing the id. Returns {rows, mismatches}.
+   */
+  private static long[] verifyW2(
+      Table table, List<DataSplit> splits, Workload.W2Model model, StringBuilder problems)
+      throws IOException {
+    java.util.BitSet seen = new java.util.BitSet(model.keySpace);
+    org.apache.flink.table.data.GenericRowData expected = new org.apache.flink.table.data.GenericRowData(6);
+    byte[] note = new byte[32];
+    TableRead read = table.newReadBuilder().newRead();
+    long rows = 0;
+    long mismatches = 0;
+    for (DataSplit split : splits) {
+      try (TableRead.RecordReader r = read.createReader(split)) {
+        RowData row;
+        while ((row = r.next()) != null) {
+          rows++;
+          long id = row.getLong(0);
+          if (id < 0 || id >= model.keySpace || seen.get((int) id)) {
+            if (mismatches++ < 3) {
+              problems.append("duplicate or unknown id ").append(id).append("; ");
+            }
+            continue;
+          }
+          seen.set((int) id);
+          long i = model.lastWrite(id);
+          if (i < 0) {
+            if (mismatches++ < 3) {
+              problems.append("id ").append(id).append(" never written; ");
+            }
+            continue;
+          }
+          Workload.fill(expected, id, i, note);
+          if (row.getLong(1) != expected.getLong(1)
+              || !row.getString(2).equals(expected.getString(2))
+              || row.getDouble(3) != expected.getDouble(3)
+              || !row.getString(4).equals(expected.getString(4))
+              || !row.getTimestamp(5, 3).equals(expected.getTimestamp(5, 3))) {
+            if (mismatches++ < 3) {
+              problems.append("id ").append(id).append(" has values of another commit; ");
+            }
+          }
+        }
+      }
+    }
+    if (mismatches > 3) {
+      problems.append(mismatches).append(" mismatching rows in all; ");
+    }
+    return new long[] {rows, mismatches};
   }
 
   static List<DataFileMeta> liveFiles(Table table) {

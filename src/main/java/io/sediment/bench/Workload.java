@@ -74,6 +74,12 @@ public final class Workload {
    * rows per partition.
    */
   public static Table generateW3(FileSystemCatalog catalog) throws IOException {
+    return generateW3(catalog, W3_PARTITIONS, W3_FILES_PER_PARTITION);
+  }
+
+  /** W3 with other sizes (tests). */
+  public static Table generateW3(FileSystemCatalog catalog, int partitions, int filesPerPartition)
+      throws IOException {
     catalog.createDatabase("bench", true);
     Identifier id = new Identifier("bench", "w3");
     catalog.createTable(
@@ -87,11 +93,11 @@ public final class Workload {
         false);
     Table table = catalog.getTable(id);
     long i = 0;
-    for (int p = 0; p < W3_PARTITIONS; p++) {
+    for (int p = 0; p < partitions; p++) {
       StringData dt = StringData.fromString(w3Partition(p));
       List<CommitMessage> messages = new java.util.ArrayList<>();
       WriteBuilder wb = table.newBatchWriteBuilder();
-      for (int f = 0; f < W3_FILES_PER_PARTITION; f++) {
+      for (int f = 0; f < filesPerPartition; f++) {
         // One write per file: prepareCommit closes the file.
         try (TableWrite write = wb.newWrite()) {
           for (int r = 0; r < W3_ROWS_PER_FILE; r++, i++) {
@@ -113,6 +119,13 @@ public final class Workload {
   /** Creates db.w1 in the warehouse and writes W1: 200 commits of one 50,000-row file each. */
   public static Table generateW1(FileSystemCatalog catalog, String compression, Integer zstdLevel)
       throws IOException {
+    return generateW1(catalog, compression, zstdLevel, W1_COMMITS, W1_ROWS_PER_COMMIT);
+  }
+
+  /** W1 with other sizes (tests): {@code commits} commits of {@code rowsPerCommit} rows. */
+  public static Table generateW1(
+      FileSystemCatalog catalog, String compression, Integer zstdLevel, int commits, int rowsPerCommit)
+      throws IOException {
     catalog.createDatabase("bench", true);
     Identifier id = new Identifier("bench", "w1");
     Schema.Builder schema = w1Schema().option("file.compression", compression);
@@ -123,15 +136,106 @@ public final class Workload {
     Table table = catalog.getTable(id);
     GenericRowData row = new GenericRowData(6);
     byte[] note = new byte[32];
-    for (int c = 0; c < W1_COMMITS; c++) {
+    for (int c = 0; c < commits; c++) {
       WriteBuilder wb = table.newBatchWriteBuilder();
       try (TableWrite write = wb.newWrite()) {
-        for (long i = (long) c * W1_ROWS_PER_COMMIT; i < (long) (c + 1) * W1_ROWS_PER_COMMIT; i++) {
+        for (long i = (long) c * rowsPerCommit; i < (long) (c + 1) * rowsPerCommit; i++) {
           fill(row, i, i, note);
           write.write(row);
         }
         List<CommitMessage> messages = write.prepareCommit();
         wb.newCommit().commit(messages);
+      }
+    }
+    return table;
+  }
+
+  /** Id of row {@code j} of W2 commit {@code c}: (3*j + 1000003*c) mod keySpace. */
+  public static long w2Id(int c, long j, int keySpace) {
+    return (3L * j + 1000003L * c) % keySpace;
+  }
+
+  /**
+   * The W2 model, inverted: for an id, the row number j of commit c that wrote it (or -1). Ids are
+   * unique within a commit because 3 is invertible modulo a key space not divisible by 3.
+   */
+  public static final class W2Model {
+    public final int commits;
+    public final int rowsPerCommit;
+    public final int keySpace;
+    private final long inverse3;
+
+    public W2Model(int commits, int rowsPerCommit, int keySpace) {
+      if (keySpace % 3 == 0 || rowsPerCommit > keySpace) {
+        throw new IllegalArgumentException("W2 key space must not be a multiple of 3 and hold a commit");
+      }
+      this.commits = commits;
+      this.rowsPerCommit = rowsPerCommit;
+      this.keySpace = keySpace;
+      this.inverse3 =
+          java.math.BigInteger.valueOf(3).modInverse(java.math.BigInteger.valueOf(keySpace)).longValue();
+    }
+
+    /** Row number within commit {@code c} of {@code id}, or -1 when commit c did not write it. */
+    public long rowOf(int c, long id) {
+      long d = Math.floorMod(id - 1000003L * c, (long) keySpace);
+      long j = (d * inverse3) % keySpace;
+      return j < rowsPerCommit ? j : -1;
+    }
+
+    /** Global row number i (= c*rowsPerCommit + j) of the last commit writing {@code id}, or -1. */
+    public long lastWrite(long id) {
+      for (int c = commits - 1; c >= 0; c--) {
+        long j = rowOf(c, id);
+        if (j >= 0) {
+          return (long) c * rowsPerCommit + j;
+        }
+      }
+      return -1;
+    }
+
+    /** Number of distinct ids written. */
+    public long distinctIds() {
+      long n = 0;
+      for (long id = 0; id < keySpace; id++) {
+        if (lastWrite(id) >= 0) {
+          n++;
+        }
+      }
+      return n;
+    }
+  }
+
+  /**
+   * Creates bench.w2, a primary-key table (id), 2 buckets, deduplicate, write-only, and writes W2:
+   * {@code commits} commits of {@code rowsPerCommit} upserts. {@code writeBufferSize} is a dynamic
+   * option of the writers (large enough that one commit leaves one level-0 run per bucket).
+   */
+  public static Table generateW2(
+      FileSystemCatalog catalog, W2Model model, String writeBufferSize) throws IOException {
+    catalog.createDatabase("bench", true);
+    Identifier id = new Identifier("bench", "w2");
+    Schema schema =
+        w1Schema()
+            .primaryKey("id")
+            .option("bucket", "2")
+            .option("merge-engine", "deduplicate")
+            .option("write-only", "true")
+            .option("file.compression", "zstd")
+            .build();
+    catalog.createTable(id, schema, false);
+    Table table = catalog.getTable(id);
+    Table writing = table.copy(java.util.Map.of("write-buffer-size", writeBufferSize));
+    GenericRowData row = new GenericRowData(6);
+    byte[] note = new byte[32];
+    for (int c = 0; c < model.commits; c++) {
+      WriteBuilder wb = writing.newBatchWriteBuilder();
+      try (TableWrite write = wb.newWrite()) {
+        for (long j = 0; j < model.rowsPerCommit; j++) {
+          fill(row, w2Id(c, j, model.keySpace), (long) c * model.rowsPerCommit + j, note);
+          write.write(row);
+        }
+        wb.newCommit().commit(write.prepareCommit());
       }
     }
     return table;

@@ -1,7 +1,19 @@
 package io.sediment.cli;
 
 import java.io.File;
+import java.util.stream.Stream;
+import org.apache.flink.client.deployment.executors.PipelineExecutorUtils;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.DeploymentOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.core.execution.PipelineExecutor;
+import org.apache.flink.core.execution.PipelineExecutorFactory;
+import org.apache.flink.core.execution.PipelineExecutorServiceLoader;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.runtime.minicluster.MiniClusterJobClient;
+import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -36,5 +48,102 @@ final class FlinkEnvironments {
 
   static StreamExecutionEnvironment create() {
     return StreamExecutionEnvironment.getExecutionEnvironment(configuration());
+  }
+
+  /**
+   * An embedded MiniCluster (one TaskManager, {@code parallelism} slots) started once, with
+   * environments whose jobs are submitted to it: start-up stays out of a timed job (a plain local
+   * environment starts and stops a cluster inside every execute()).
+   */
+  static final class Embedded implements AutoCloseable {
+    private static final String EXECUTOR = "sediment-embedded-minicluster";
+
+    private final MiniCluster cluster;
+    private final Configuration conf;
+    private final int parallelism;
+    private final double startSeconds;
+
+    private Embedded(MiniCluster cluster, Configuration conf, int parallelism, double startSeconds) {
+      this.cluster = cluster;
+      this.conf = conf;
+      this.parallelism = parallelism;
+      this.startSeconds = startSeconds;
+    }
+
+    static Embedded start(int parallelism) throws Exception {
+      long t0 = System.nanoTime();
+      Configuration conf = configuration();
+      int slots = Math.max(parallelism, conf.get(TaskManagerOptions.NUM_TASK_SLOTS));
+      conf.set(TaskManagerOptions.NUM_TASK_SLOTS, slots);
+      conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
+      MiniCluster mc =
+          new MiniCluster(
+              new MiniClusterConfiguration.Builder()
+                  .setConfiguration(conf)
+                  .setNumTaskManagers(1)
+                  .setNumSlotsPerTaskManager(slots)
+                  .build());
+      mc.start();
+      Configuration envConf = new Configuration(conf);
+      envConf.set(DeploymentOptions.TARGET, EXECUTOR);
+      envConf.set(DeploymentOptions.ATTACHED, true);
+      return new Embedded(mc, envConf, parallelism, (System.nanoTime() - t0) / 1e9);
+    }
+
+    double startSeconds() {
+      return startSeconds;
+    }
+
+    /** A new environment whose jobs run on this cluster. */
+    StreamExecutionEnvironment newEnv() {
+      PipelineExecutorServiceLoader loader =
+          new PipelineExecutorServiceLoader() {
+            @Override
+            public PipelineExecutorFactory getExecutorFactory(Configuration c) {
+              return new PipelineExecutorFactory() {
+                @Override
+                public String getName() {
+                  return EXECUTOR;
+                }
+
+                @Override
+                public boolean isCompatibleWith(Configuration c) {
+                  return true;
+                }
+
+                @Override
+                public PipelineExecutor getExecutor(Configuration c) {
+                  return (pipeline, configuration, classLoader) -> {
+                    StreamGraph graph = PipelineExecutorUtils.getStreamGraph(pipeline, configuration);
+                    return cluster
+                        .submitJob(graph)
+                        .thenApply(
+                            r ->
+                                new MiniClusterJobClient(
+                                    r.getJobID(),
+                                    cluster,
+                                    classLoader,
+                                    MiniClusterJobClient.JobFinalizationBehavior.NOTHING));
+                  };
+                }
+              };
+            }
+
+            @Override
+            public Stream<String> getExecutorNames() {
+              return Stream.of(EXECUTOR);
+            }
+          };
+      StreamExecutionEnvironment env =
+          new StreamExecutionEnvironment(
+              loader, new Configuration(conf), Thread.currentThread().getContextClassLoader());
+      env.setParallelism(parallelism);
+      return env;
+    }
+
+    @Override
+    public void close() throws Exception {
+      cluster.close();
+    }
   }
 }

@@ -1,6 +1,8 @@
 package io.sediment.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sediment.bench.BenchResult;
+import io.sediment.bench.BenchRunner;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.catalog.Identifier;
 import io.sediment.compact.CompactResult;
@@ -30,7 +32,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The {@code sediment} command: {@code compact}, {@code inspect}, {@code demo}. Jobs run on an
+ * The {@code sediment} command: {@code compact}, {@code inspect}, {@code demo}, {@code bench}. Jobs run on an
  * embedded Flink (configured by {@code flink-conf/}) or, under {@code flink run}, on the cluster.
  * {@link #run} returns the exit code: 0 success, 2 bad arguments, 1 any other failure (missing
  * table, failed job); errors are one line unless {@code --verbose}.
@@ -44,7 +46,8 @@ import picocli.CommandLine.Option;
       SedimentCli.Compact.class,
       SedimentCli.Inspect.class,
       SedimentCli.Demo.class,
-      SqlCommand.class
+      SqlCommand.class,
+      SedimentCli.Bench.class
     })
 public final class SedimentCli implements Callable<Integer> {
 
@@ -344,6 +347,127 @@ public final class SedimentCli implements Callable<Integer> {
       out.print(json ? new ObjectMapper().writeValueAsString(info) + "\n" : TableInspector.render(info));
       out.flush();
       return OK;
+    }
+  }
+
+  @Command(
+      name = "bench",
+      mixinStandardHelpOptions = true,
+      description =
+          "Run a canonical compaction workload (shared/bench/WORKLOAD.md): generate it (not"
+              + " timed), compact it with the batch topology on the embedded Flink (or in-process),"
+              + " verify, print the figures. Exit 0 when verified.")
+  static final class Bench implements Callable<Integer> {
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @CommandLine.Parameters(index = "0", paramLabel = "W1|W2|W3", description = "Workload.")
+    String workload;
+
+    @Option(names = "--dir", description = "Scratch warehouse (default: a new temporary directory).")
+    java.nio.file.Path dir;
+
+    @Option(names = "--keep", description = "Keep the warehouse afterwards.")
+    boolean keep;
+
+    @Option(names = "--json", description = "Print the result as one JSON object.")
+    boolean json;
+
+    @Option(names = "--in-process", description = "Compact with CompactBuilder.execute(), not Flink.")
+    boolean inProcess;
+
+    @Option(names = "--parallelism", defaultValue = "2", description = "Rewrite parallelism (default 2).")
+    int parallelism;
+
+    @Option(names = "--scale", hidden = true, defaultValue = "1", description = "Divide the workload sizes (tests).")
+    int scale;
+
+    @Option(names = "--verbose", description = "Print stack traces of errors.")
+    boolean verbose;
+
+    @Override
+    public Integer call() throws Exception {
+      String w = workload.toUpperCase(java.util.Locale.ROOT);
+      if (!w.matches("W[123]")) {
+        throw new IllegalArgumentException("Unknown workload '" + workload + "'; workloads are W1, W2 and W3");
+      }
+      if (parallelism < 1) {
+        throw new IllegalArgumentException("--parallelism must be at least 1");
+      }
+      java.nio.file.Path wh = dir;
+      if (wh == null) {
+        wh = Files.createTempDirectory("sediment-bench-" + w.toLowerCase(java.util.Locale.ROOT));
+      } else if (Files.exists(wh)) {
+        try (java.util.stream.Stream<java.nio.file.Path> entries = Files.list(wh)) {
+          if (entries.findAny().isPresent()) {
+            throw new IllegalArgumentException("--dir " + wh + " is not empty");
+          }
+        }
+      }
+      Map<String, Object> extra = new LinkedHashMap<>();
+      FlinkEnvironments.Embedded flink = null;
+      try {
+        BenchRunner.Compactor compactor;
+        String mode;
+        Map<String, String> parallel = Map.of("compaction.parallelism", Integer.toString(parallelism));
+        if (inProcess || w.equals("W3")) {
+          mode = "in-process";
+          compactor =
+              (table, options) -> {
+                Map<String, String> o = new LinkedHashMap<>(options);
+                o.putAll(parallel);
+                return table.newCompactBuilder().withOptions(o).execute();
+              };
+        } else {
+          flink = FlinkEnvironments.Embedded.start(parallelism);
+          extra.put("clusterStartSeconds", flink.startSeconds());
+          FlinkEnvironments.Embedded cluster = flink;
+          String warehouse = wh.toString();
+          mode = "flink-topology";
+          compactor =
+              (table, options) ->
+                  CompactJob.builder(warehouse, table.fullName())
+                      .options(options)
+                      .options(parallel)
+                      .parallelism(parallelism)
+                      .build()
+                      .runBatch(cluster.newEnv());
+        }
+        extra.put("parallelism", parallelism);
+        extra.put("maxHeapBytes", Runtime.getRuntime().maxMemory());
+        BenchResult r =
+            BenchRunner.run(w, wh, mode, compactor, BenchRunner.Scale.divided(scale));
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+          out.println(r.toJson(extra));
+        } else {
+          out.println(
+              String.format(
+                  java.util.Locale.ROOT,
+                  "%s %s: %.3f s (plan %.3f s), %d rows, %.0f rows/s, %d -> %d files, %.1f MiB/s,"
+                      + " peak heap %d MiB; %s: %s",
+                  r.workload(), r.mode(), r.wallSeconds(), r.planSeconds(), r.rows(),
+                  r.rowsPerSecond(), r.filesIn(), r.filesOut(), r.inputBytesPerSecond() / (1 << 20),
+                  r.peakHeapBytes() >> 20, r.verified() ? "verified" : "NOT VERIFIED",
+                  r.verification()));
+        }
+        out.flush();
+        if (!r.verified()) {
+          spec.commandLine().getErr().println("Error: verification failed: " + r.verification());
+          spec.commandLine().getErr().flush();
+          return FAILED;
+        }
+        return OK;
+      } finally {
+        if (flink != null) {
+          flink.close();
+        }
+        if (!keep) {
+          BenchRunner.deleteRecursively(wh);
+        } else {
+          spec.commandLine().getErr().println("Kept warehouse " + wh);
+        }
+      }
     }
   }
 

@@ -33,6 +33,8 @@ public final class KeyValueLayout implements Serializable {
   private final RowType keyType;
   private final int[] keyIndexes;
   private final int sequenceFieldIndex;
+  // Per-row accessors: RowType.getFieldCount() goes through an unmodifiable list every call.
+  private final int arity;
 
   public KeyValueLayout(TableSchema schema) {
     this.valueType = schema.rowType();
@@ -44,6 +46,7 @@ public final class KeyValueLayout implements Serializable {
     this.keyType = schema.keyType();
     String seqField = schema.tableOptions().get(io.sediment.schema.TableOptions.SEQUENCE_FIELD);
     this.sequenceFieldIndex = seqField == null ? -1 : schema.fieldNames().indexOf(seqField);
+    this.arity = valueType.getFieldCount();
   }
 
   public RowType valueType() {
@@ -64,15 +67,15 @@ public final class KeyValueLayout implements Serializable {
   }
 
   public int arity() {
-    return valueType.getFieldCount();
+    return arity;
   }
 
   public int sequenceIndex() {
-    return valueType.getFieldCount();
+    return arity;
   }
 
   public int kindIndex() {
-    return valueType.getFieldCount() + 1;
+    return arity + 1;
   }
 
   /** Index of the {@code sequence.field} column, or -1. */
@@ -81,11 +84,11 @@ public final class KeyValueLayout implements Serializable {
   }
 
   public long sequence(RowData kv) {
-    return kv.getLong(sequenceIndex());
+    return kv.getLong(arity);
   }
 
   public RowKind kind(RowData kv) {
-    return RowKind.fromByteValue(kv.getByte(kindIndex()));
+    return RowKind.fromByteValue(kv.getByte(arity + 1));
   }
 
   public static boolean isRetract(RowKind kind) {

@@ -1,0 +1,67 @@
+package io.sediment.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sediment.bench.BenchResult;
+import io.sediment.bench.BenchRunner;
+import io.sediment.compact.CompactResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code sediment bench} on tiny versions of the workloads (hidden --scale). */
+class BenchCommandTest {
+
+  @TempDir Path dir;
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @Test
+  void w2OnTheTopologyIsVerified() throws Exception {
+    SedimentCliTest.Result r =
+        SedimentCliTest.run("bench", "W2", "--scale", "2000", "--json", "--dir", dir.resolve("w").toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = JSON.readTree(r.out());
+    assertThat(j.get("workload").asText()).isEqualTo("W2");
+    assertThat(j.get("mode").asText()).isEqualTo("flink-topology");
+    assertThat(j.get("verified").asBoolean()).isTrue();
+    assertThat(j.get("filesIn").asLong()).isEqualTo(10); // 5 level-0 runs x 2 buckets
+    assertThat(j.get("filesOut").asLong()).isEqualTo(2);
+    assertThat(j.has("clusterStartSeconds")).isTrue();
+    assertThat(Files.exists(dir.resolve("w"))).isFalse(); // not --keep
+  }
+
+  @Test
+  void w1InProcessAndW3AreVerified() throws Exception {
+    SedimentCliTest.Result w1 =
+        SedimentCliTest.run("bench", "w1", "--scale", "1000", "--in-process", "--json", "--keep",
+            "--dir", dir.resolve("w1").toString());
+    assertThat(w1.code()).as(w1.err()).isZero();
+    assertThat(JSON.readTree(w1.out()).get("rows").asLong()).isEqualTo(2 * 50); // 2 commits of 50 rows at scale 1000
+    assertThat(Files.exists(dir.resolve("w1"))).isTrue();
+    SedimentCliTest.Result w3 = SedimentCliTest.run("bench", "W3", "--scale", "50");
+    assertThat(w3.code()).as(w3.err()).isZero();
+    assertThat(w3.out()).contains("verified");
+  }
+
+  @Test
+  void aCompactionThatDoesNothingFailsVerification() throws Exception {
+    BenchRunner.Compactor none = (table, options) -> CompactResult.nothing(0);
+    for (String w : new String[] {"W1", "W2"}) {
+      BenchResult r =
+          BenchRunner.run(w, dir.resolve(w), "test", none, BenchRunner.Scale.divided(2000));
+      assertThat(r.verified()).as(w).isFalse();
+      assertThat(r.verification()).as(w).contains("latest snapshot is");
+    }
+  }
+
+  @Test
+  void badArgumentsAreOneLineErrors() {
+    SedimentCliTest.Result r = SedimentCliTest.run("bench", "W9");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err().trim()).isEqualTo("Error: Unknown workload 'W9'; workloads are W1, W2 and W3");
+  }
+}
