@@ -1,10 +1,10 @@
 package io.sediment.jmh;
 
+import io.sediment.bench.Workload;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.manifest.Snapshot;
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.PredicateBuilder;
-import io.sediment.bench.Workload;
 import io.sediment.table.Table;
 import java.nio.file.Files;
 import java.util.concurrent.TimeUnit;

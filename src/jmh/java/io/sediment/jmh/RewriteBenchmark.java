@@ -51,10 +51,12 @@ public class RewriteBenchmark {
   @Setup(Level.Trial)
   public void writeInputs() throws Exception {
     dir = Files.createTempDirectory("sediment-jmh");
-    type = Workload.w1Schema().build().columns().stream()
-        .map(c -> new RowType.RowField(c.name(), c.type()))
-        .collect(java.util.stream.Collectors.collectingAndThen(
-            java.util.stream.Collectors.toList(), RowType::new));
+    type =
+        Workload.w1Schema().build().columns().stream()
+            .map(c -> new RowType.RowField(c.name(), c.type()))
+            .collect(
+                java.util.stream.Collectors.collectingAndThen(
+                    java.util.stream.Collectors.toList(), RowType::new));
     inputs = new ArrayList<>();
     GenericRowData row = new GenericRowData(6);
     byte[] note = new byte[32];
@@ -66,7 +68,8 @@ public class RewriteBenchmark {
         w.write(row);
       }
       WrittenFile written = w.finish();
-      inputs.add(new RowGroupCopier.Input(p, written.fileSize(), written.rowCount(), written.stats()));
+      inputs.add(
+          new RowGroupCopier.Input(p, written.fileSize(), written.rowCount(), written.stats()));
     }
   }
 
@@ -103,5 +106,4 @@ public class RewriteBenchmark {
     out.getFileSystem().delete(out, false);
     return rows;
   }
-
 }

@@ -42,8 +42,19 @@ public record BenchResult(
             + "\"rowsPerSecond\":%.0f,\"inputBytes\":%d,\"inputBytesPerSecond\":%.0f,\"filesIn\":%d,"
             + "\"filesOut\":%d,\"peakHeapBytes\":%d,\"compression\":\"%s\",\"verified\":%s,"
             + "\"verification\":\"%s\"}",
-        workload, mode, wallSeconds, planSeconds, rows, rowsPerSecond, inputBytes,
-        inputBytesPerSecond, filesIn, filesOut, peakHeapBytes, compression, verified,
+        workload,
+        mode,
+        wallSeconds,
+        planSeconds,
+        rows,
+        rowsPerSecond,
+        inputBytes,
+        inputBytesPerSecond,
+        filesIn,
+        filesOut,
+        peakHeapBytes,
+        compression,
+        verified,
         verification.replace("\"", "'"));
   }
 }

@@ -133,7 +133,12 @@ public final class BenchRunner {
     StringBuilder problems = new StringBuilder();
     Snapshot latest = table.latestSnapshot().orElseThrow();
     if (latest.commitKind() != CommitKind.COMPACT || latest.id() != scale.w1Commits() + 1) {
-      problems.append("latest snapshot is ").append(latest.id()).append(' ').append(latest.commitKind()).append("; ");
+      problems
+          .append("latest snapshot is ")
+          .append(latest.id())
+          .append(' ')
+          .append(latest.commitKind())
+          .append("; ");
     }
     Set<String> inputNames = new HashSet<>();
     inputs.forEach(f -> inputNames.add(f.fileName()));
@@ -167,15 +172,19 @@ public final class BenchRunner {
         "zstd level 1",
         ok,
         ok
-            ? totalRows + " rows, sum(id) ok, snapshot " + latest.id() + " COMPACT, tasks " + plan.size()
-                + ", snapshotId " + result.snapshotId()
+            ? totalRows
+                + " rows, sum(id) ok, snapshot "
+                + latest.id()
+                + " COMPACT, tasks "
+                + plan.size()
+                + ", snapshotId "
+                + result.snapshotId()
             : problems.toString());
   }
 
   private static BenchResult w3(FileSystemCatalog catalog, String mode, Scale scale)
       throws Exception {
-    Table table =
-        Workload.generateW3(catalog, scale.w3Partitions(), scale.w3FilesPerPartition());
+    Table table = Workload.generateW3(catalog, scale.w3Partitions(), scale.w3FilesPerPartition());
     // Full compaction planning of all 20,000 files.
     Map<String, String> full = Map.of("compaction.full", "true");
     resetPeakHeap(); // the peak of the planning, not of the generation
@@ -184,9 +193,12 @@ public final class BenchRunner {
     double fullSeconds = (System.nanoTime() - start) / 1e9;
     // One partition.
     String filter =
-        "{\"method\":\"equal\",\"field\":\"dt\",\"literals\":[\"" + Workload.w3Partition(Math.min(123, scale.w3Partitions() - 1)) + "\"]}";
+        "{\"method\":\"equal\",\"field\":\"dt\",\"literals\":[\""
+            + Workload.w3Partition(Math.min(123, scale.w3Partitions() - 1))
+            + "\"]}";
     start = System.nanoTime();
-    List<CompactTask> one = table.newCompactBuilder().withOptions(full).withPartitionFilter(filter).plan();
+    List<CompactTask> one =
+        table.newCompactBuilder().withOptions(full).withPartitionFilter(filter).plan();
     double oneSeconds = (System.nanoTime() - start) / 1e9;
     TableScan.Plan scan = table.newReadBuilder().withFilter(filter).newScan().plan();
 
@@ -214,7 +226,12 @@ public final class BenchRunner {
             java.util.Locale.ROOT,
             "full plan %d tasks/%d files in %.3fs; one-partition plan %d files in %.4fs,"
                 + " manifests read %d, skipped %d",
-            all.size(), files, fullSeconds, oneFiles, oneSeconds, scan.manifestsRead(),
+            all.size(),
+            files,
+            fullSeconds,
+            oneFiles,
+            oneSeconds,
+            scan.manifestsRead(),
             scan.manifestsSkipped()));
   }
 
@@ -254,7 +271,12 @@ public final class BenchRunner {
     StringBuilder problems = new StringBuilder();
     Snapshot latest = table.latestSnapshot().orElseThrow();
     if (latest.commitKind() != CommitKind.COMPACT || latest.id() != before.id() + 1) {
-      problems.append("latest snapshot is ").append(latest.id()).append(' ').append(latest.commitKind()).append("; ");
+      problems
+          .append("latest snapshot is ")
+          .append(latest.id())
+          .append(' ')
+          .append(latest.commitKind())
+          .append("; ");
     }
     Set<String> inputNames = new HashSet<>();
     inputs.forEach(f -> inputNames.add(f.fileName()));
@@ -275,7 +297,12 @@ public final class BenchRunner {
     long[] check = verifyW2(table, splits, model, problems);
     long distinct = model.distinctIds();
     if (check[0] != distinct) {
-      problems.append("row count ").append(check[0]).append(", distinct ids written ").append(distinct).append("; ");
+      problems
+          .append("row count ")
+          .append(check[0])
+          .append(", distinct ids written ")
+          .append(distinct)
+          .append("; ");
     }
     boolean ok = problems.length() == 0;
     return new BenchResult(
@@ -298,20 +325,27 @@ public final class BenchRunner {
                 "%d upserts read, %d rows = distinct ids written, every row's values those of the"
                     + " last commit writing its id; %d level-0 runs before (write buffer %d MiB);"
                     + " all outputs at level %d; snapshot %d COMPACT, tasks %d, snapshotId %s",
-                rowsRead, check[0], level0, buffer >> 20, maxLevel, latest.id(), plan.size(),
+                rowsRead,
+                check[0],
+                level0,
+                buffer >> 20,
+                maxLevel,
+                latest.id(),
+                plan.size(),
                 result.snapshotId())
             : problems.toString());
   }
 
   /**
-   * Streams the table and checks every row against the W2 model: ids unique (a bit set over the
-   * key space), values those of the last commit writing the id. Returns {rows, mismatches}.
+   * Streams the table and checks every row against the W2 model: ids unique (a bit set over the key
+   * space), values those of the last commit writing the id. Returns {rows, mismatches}.
    */
   private static long[] verifyW2(
       Table table, List<DataSplit> splits, Workload.W2Model model, StringBuilder problems)
       throws IOException {
     java.util.BitSet seen = new java.util.BitSet(model.keySpace);
-    org.apache.flink.table.data.GenericRowData expected = new org.apache.flink.table.data.GenericRowData(6);
+    org.apache.flink.table.data.GenericRowData expected =
+        new org.apache.flink.table.data.GenericRowData(6);
     byte[] note = new byte[32];
     TableRead read = table.newReadBuilder().newRead();
     long rows = 0;

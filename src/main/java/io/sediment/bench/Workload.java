@@ -17,8 +17,8 @@ import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 
 /**
- * The canonical compaction workloads of shared/bench/WORKLOAD.md, generated deterministically
- * from the global row number. Generation is never timed.
+ * The canonical compaction workloads of shared/bench/WORKLOAD.md, generated deterministically from
+ * the global row number. Generation is never timed.
  */
 public final class Workload {
 
@@ -70,8 +70,8 @@ public final class Workload {
   }
 
   /**
-   * Creates bench.w3 and writes W3: 200 partitions ({@code dt}), one commit of 100 files of 10
-   * rows per partition.
+   * Creates bench.w3 and writes W3: 200 partitions ({@code dt}), one commit of 100 files of 10 rows
+   * per partition.
    */
   public static Table generateW3(FileSystemCatalog catalog) throws IOException {
     return generateW3(catalog, W3_PARTITIONS, W3_FILES_PER_PARTITION);
@@ -124,7 +124,11 @@ public final class Workload {
 
   /** W1 with other sizes (tests): {@code commits} commits of {@code rowsPerCommit} rows. */
   public static Table generateW1(
-      FileSystemCatalog catalog, String compression, Integer zstdLevel, int commits, int rowsPerCommit)
+      FileSystemCatalog catalog,
+      String compression,
+      Integer zstdLevel,
+      int commits,
+      int rowsPerCommit)
       throws IOException {
     catalog.createDatabase("bench", true);
     Identifier id = new Identifier("bench", "w1");
@@ -167,13 +171,16 @@ public final class Workload {
 
     public W2Model(int commits, int rowsPerCommit, int keySpace) {
       if (keySpace % 3 == 0 || rowsPerCommit > keySpace) {
-        throw new IllegalArgumentException("W2 key space must not be a multiple of 3 and hold a commit");
+        throw new IllegalArgumentException(
+            "W2 key space must not be a multiple of 3 and hold a commit");
       }
       this.commits = commits;
       this.rowsPerCommit = rowsPerCommit;
       this.keySpace = keySpace;
       this.inverse3 =
-          java.math.BigInteger.valueOf(3).modInverse(java.math.BigInteger.valueOf(keySpace)).longValue();
+          java.math.BigInteger.valueOf(3)
+              .modInverse(java.math.BigInteger.valueOf(keySpace))
+              .longValue();
     }
 
     /** Row number within commit {@code c} of {@code id}, or -1 when commit c did not write it. */
@@ -211,8 +218,8 @@ public final class Workload {
    * {@code commits} commits of {@code rowsPerCommit} upserts. {@code writeBufferSize} is a dynamic
    * option of the writers (large enough that one commit leaves one level-0 run per bucket).
    */
-  public static Table generateW2(
-      FileSystemCatalog catalog, W2Model model, String writeBufferSize) throws IOException {
+  public static Table generateW2(FileSystemCatalog catalog, W2Model model, String writeBufferSize)
+      throws IOException {
     catalog.createDatabase("bench", true);
     Identifier id = new Identifier("bench", "w2");
     Schema schema =

@@ -17,8 +17,8 @@ import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.Path;
 
 /**
- * Databases and tables as directories of a warehouse: {@code <warehouse>/<db>.db/<table>/}. A
- * table exists once its {@code schema/schema-0} exists; that file is created atomically, so two
+ * Databases and tables as directories of a warehouse: {@code <warehouse>/<db>.db/<table>/}. A table
+ * exists once its {@code schema/schema-0} exists; that file is created atomically, so two
  * concurrent creators cannot both succeed.
  */
 public final class FileSystemCatalog {
@@ -40,7 +40,8 @@ public final class FileSystemCatalog {
 
   private static Path toPath(String warehouse) {
     if (warehouse == null || warehouse.isBlank()) {
-      throw new IllegalArgumentException("Warehouse must be a path or URI, got '" + warehouse + "'");
+      throw new IllegalArgumentException(
+          "Warehouse must be a path or URI, got '" + warehouse + "'");
     }
     if (!warehouse.contains(":/")) {
       return new Path(new java.io.File(warehouse).getAbsoluteFile().toURI());
@@ -105,7 +106,11 @@ public final class FileSystemCatalog {
     }
     if (!cascade && !listTables(name).isEmpty()) {
       throw new CatalogException(
-          "Database '" + name + "' is not empty (tables " + listTables(name) + "); drop with cascade");
+          "Database '"
+              + name
+              + "' is not empty (tables "
+              + listTables(name)
+              + "); drop with cascade");
     }
     try {
       fileIO.delete(databasePath(name), true);
@@ -171,13 +176,16 @@ public final class FileSystemCatalog {
     TablePaths paths = new TablePaths(tablePath(id));
     TableSchema schema;
     try {
-      schema = JsonSerde.fromJson(fileIO.readUtf8(paths.schema(latestSchemaId(paths))), TableSchema.class);
+      schema =
+          JsonSerde.fromJson(
+              fileIO.readUtf8(paths.schema(latestSchemaId(paths))), TableSchema.class);
     } catch (FileNotFoundException e) {
       throw new CatalogException("Table '" + id + "' does not exist in " + warehouse);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read the schema of '" + id + "'", e);
     }
-    return new Table(id.fullName(), new FileStore(fileIO, paths.root(), schema, schema.tableOptions()));
+    return new Table(
+        id.fullName(), new FileStore(fileIO, paths.root(), schema, schema.tableOptions()));
   }
 
   public Table getTable(String fullName) {

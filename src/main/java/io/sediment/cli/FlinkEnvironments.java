@@ -6,6 +6,7 @@ import org.apache.flink.client.deployment.executors.PipelineExecutorUtils;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.DeploymentOptions;
+import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.core.execution.PipelineExecutor;
 import org.apache.flink.core.execution.PipelineExecutorFactory;
@@ -13,10 +14,9 @@ import org.apache.flink.core.execution.PipelineExecutorServiceLoader;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.runtime.minicluster.MiniClusterJobClient;
-import org.apache.flink.streaming.api.graph.StreamGraph;
-import org.apache.flink.configuration.GlobalConfiguration;
 import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
 
 /**
  * The Flink environment of the CLI's jobs: the cluster's when run by {@code flink run}, otherwise
@@ -39,8 +39,8 @@ final class FlinkEnvironments {
   }
 
   /**
-   * Whether {@code env} runs jobs on an embedded Flink started in this JVM for the job (no
-   * {@code flink run} and no other context, such as a test's MiniCluster).
+   * Whether {@code env} runs jobs on an embedded Flink started in this JVM for the job (no {@code
+   * flink run} and no other context, such as a test's MiniCluster).
    */
   static boolean isEmbedded(StreamExecutionEnvironment env) {
     return env instanceof LocalStreamEnvironment;
@@ -63,7 +63,8 @@ final class FlinkEnvironments {
     private final int parallelism;
     private final double startSeconds;
 
-    private Embedded(MiniCluster cluster, Configuration conf, int parallelism, double startSeconds) {
+    private Embedded(
+        MiniCluster cluster, Configuration conf, int parallelism, double startSeconds) {
       this.cluster = cluster;
       this.conf = conf;
       this.parallelism = parallelism;
@@ -114,7 +115,8 @@ final class FlinkEnvironments {
                 @Override
                 public PipelineExecutor getExecutor(Configuration c) {
                   return (pipeline, configuration, classLoader) -> {
-                    StreamGraph graph = PipelineExecutorUtils.getStreamGraph(pipeline, configuration);
+                    StreamGraph graph =
+                        PipelineExecutorUtils.getStreamGraph(pipeline, configuration);
                     return cluster
                         .submitJob(graph)
                         .thenApply(

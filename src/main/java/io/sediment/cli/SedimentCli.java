@@ -32,10 +32,10 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The {@code sediment} command: {@code compact}, {@code inspect}, {@code demo}, {@code bench}. Jobs run on an
- * embedded Flink (configured by {@code flink-conf/}) or, under {@code flink run}, on the cluster.
- * {@link #run} returns the exit code: 0 success, 2 bad arguments, 1 any other failure (missing
- * table, failed job); errors are one line unless {@code --verbose}.
+ * The {@code sediment} command: {@code compact}, {@code inspect}, {@code demo}, {@code bench}. Jobs
+ * run on an embedded Flink (configured by {@code flink-conf/}) or, under {@code flink run}, on the
+ * cluster. {@link #run} returns the exit code: 0 success, 2 bad arguments, 1 any other failure
+ * (missing table, failed job); errors are one line unless {@code --verbose}.
  */
 @Command(
     name = "sediment",
@@ -71,13 +71,15 @@ public final class SedimentCli implements Callable<Integer> {
           ex.getCommandLine().getErr().println("Error: " + ex.getMessage());
           ex.getCommandLine()
               .getErr()
-              .println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
+              .println(
+                  "Try '" + ex.getCommandLine().getCommandSpec().qualifiedName() + " --help'.");
           return USAGE;
         });
     cmd.setExecutionExceptionHandler(
         (ex, c, parseResult) -> {
-          boolean verbose = parseResult.subcommand() != null
-              && parseResult.subcommand().hasMatchedOption("--verbose");
+          boolean verbose =
+              parseResult.subcommand() != null
+                  && parseResult.subcommand().hasMatchedOption("--verbose");
           return reportError(ex, verbose, c.getErr());
         });
     return cmd.execute(args);
@@ -124,7 +126,8 @@ public final class SedimentCli implements Callable<Integer> {
   @Command(
       name = "compact",
       mixinStandardHelpOptions = true,
-      description = "Compact a table with the Flink compaction topology (batch or dedicated streaming job).")
+      description =
+          "Compact a table with the Flink compaction topology (batch or dedicated streaming job).")
   static final class Compact implements Callable<Integer> {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -143,7 +146,9 @@ public final class SedimentCli implements Callable<Integer> {
         description = "Regex of table names of --database to follow (dedicated streaming job).")
     String includingTables;
 
-    @Option(names = "--partition", description = "Partition to compact, k=v[,k=v]; repeatable (OR).")
+    @Option(
+        names = "--partition",
+        description = "Partition to compact, k=v[,k=v]; repeatable (OR).")
     List<String> partitions = new ArrayList<>();
 
     @Option(names = "--where", description = "Partition filter in the JSON filter form.")
@@ -155,10 +160,14 @@ public final class SedimentCli implements Callable<Integer> {
     @Option(names = "--parallelism", description = "Rewrite parallelism.")
     Integer parallelism;
 
-    @Option(names = "--commit-user", description = "Commit user; snapshots record <user>-compact-<suffix>.")
+    @Option(
+        names = "--commit-user",
+        description = "Commit user; snapshots record <user>-compact-<suffix>.")
     String commitUser;
 
-    @Option(names = "--option", description = "Dynamic table option k=v, e.g. target-file-size=128mb.")
+    @Option(
+        names = "--option",
+        description = "Dynamic table option k=v, e.g. target-file-size=128mb.")
     Map<String, String> options = new LinkedHashMap<>();
 
     @Option(
@@ -184,13 +193,15 @@ public final class SedimentCli implements Callable<Integer> {
       switch (mode) {
         case "batch" -> streaming = false;
         case "streaming" -> streaming = true;
-        default -> throw new IllegalArgumentException(
-            "--mode must be 'batch' or 'streaming', got '" + mode + "'");
+        default ->
+            throw new IllegalArgumentException(
+                "--mode must be 'batch' or 'streaming', got '" + mode + "'");
       }
       CompactJob.Builder b;
       if (table != null) {
         if (includingTables != null || database != null) {
-          throw new IllegalArgumentException("Give either --table or --database/--including-tables");
+          throw new IllegalArgumentException(
+              "Give either --table or --database/--including-tables");
         }
         b = CompactJob.builder(warehouse, table);
       } else if (includingTables != null && database != null) {
@@ -268,7 +279,8 @@ public final class SedimentCli implements Callable<Integer> {
         }
         return OK;
       }
-      ProgressBar bar = (!json && System.console() != null) ? new ProgressBar(job.plan().size()) : null;
+      ProgressBar bar =
+          (!json && System.console() != null) ? new ProgressBar(job.plan().size()) : null;
       CompactResult r = job.runBatch(FlinkEnvironments.create(), bar == null ? null : bar::update);
       if (bar != null) {
         bar.finish();
@@ -281,8 +293,14 @@ public final class SedimentCli implements Callable<Integer> {
                 ? "Nothing to compact"
                 : String.format(
                     "Compacted %d task(s): %d -> %d files, %d -> %d bytes, %d rows; snapshot %d (%d ms)",
-                    r.tasks(), r.filesBefore(), r.filesAfter(), r.bytesBefore(), r.bytesAfter(),
-                    r.rowsWritten(), r.snapshotId(), r.durationMs()));
+                    r.tasks(),
+                    r.filesBefore(),
+                    r.filesAfter(),
+                    r.bytesBefore(),
+                    r.bytesAfter(),
+                    r.rowsWritten(),
+                    r.snapshotId(),
+                    r.durationMs()));
       }
       return OK;
     }
@@ -293,8 +311,7 @@ public final class SedimentCli implements Callable<Integer> {
     for (String kv : spec.split(",")) {
       int eq = kv.indexOf('=');
       if (eq <= 0) {
-        throw new IllegalArgumentException(
-            "--partition must be k=v[,k=v], got '" + spec + "'");
+        throw new IllegalArgumentException("--partition must be k=v[,k=v], got '" + spec + "'");
       }
       m.put(kv.substring(0, eq).trim(), kv.substring(eq + 1));
     }
@@ -313,7 +330,14 @@ public final class SedimentCli implements Callable<Integer> {
       int width = 30;
       int filled = total == 0 ? width : Math.min(width, done * width / total);
       System.err.print(
-          "\r[" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + done + "/" + total + " tasks");
+          "\r["
+              + "#".repeat(filled)
+              + " ".repeat(width - filled)
+              + "] "
+              + done
+              + "/"
+              + total
+              + " tasks");
       System.err.flush();
     }
 
@@ -341,10 +365,12 @@ public final class SedimentCli implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-      Table table = new FileSystemCatalog(target.warehouse).getTable(Identifier.parse(target.table));
+      Table table =
+          new FileSystemCatalog(target.warehouse).getTable(Identifier.parse(target.table));
       Map<String, Object> info = TableInspector.inspect(table);
       PrintWriter out = spec.commandLine().getOut();
-      out.print(json ? new ObjectMapper().writeValueAsString(info) + "\n" : TableInspector.render(info));
+      out.print(
+          json ? new ObjectMapper().writeValueAsString(info) + "\n" : TableInspector.render(info));
       out.flush();
       return OK;
     }
@@ -364,7 +390,9 @@ public final class SedimentCli implements Callable<Integer> {
     @CommandLine.Parameters(index = "0", paramLabel = "W1|W2|W3", description = "Workload.")
     String workload;
 
-    @Option(names = "--dir", description = "Scratch warehouse (default: a new temporary directory).")
+    @Option(
+        names = "--dir",
+        description = "Scratch warehouse (default: a new temporary directory).")
     java.nio.file.Path dir;
 
     @Option(names = "--keep", description = "Keep the warehouse afterwards.")
@@ -373,13 +401,22 @@ public final class SedimentCli implements Callable<Integer> {
     @Option(names = "--json", description = "Print the result as one JSON object.")
     boolean json;
 
-    @Option(names = "--in-process", description = "Compact with CompactBuilder.execute(), not Flink.")
+    @Option(
+        names = "--in-process",
+        description = "Compact with CompactBuilder.execute(), not Flink.")
     boolean inProcess;
 
-    @Option(names = "--parallelism", defaultValue = "2", description = "Rewrite parallelism (default 2).")
+    @Option(
+        names = "--parallelism",
+        defaultValue = "2",
+        description = "Rewrite parallelism (default 2).")
     int parallelism;
 
-    @Option(names = "--scale", hidden = true, defaultValue = "1", description = "Divide the workload sizes (tests).")
+    @Option(
+        names = "--scale",
+        hidden = true,
+        defaultValue = "1",
+        description = "Divide the workload sizes (tests).")
     int scale;
 
     @Option(names = "--verbose", description = "Print stack traces of errors.")
@@ -389,7 +426,8 @@ public final class SedimentCli implements Callable<Integer> {
     public Integer call() throws Exception {
       String w = workload.toUpperCase(java.util.Locale.ROOT);
       if (!w.matches("W[123]")) {
-        throw new IllegalArgumentException("Unknown workload '" + workload + "'; workloads are W1, W2 and W3");
+        throw new IllegalArgumentException(
+            "Unknown workload '" + workload + "'; workloads are W1, W2 and W3");
       }
       if (parallelism < 1) {
         throw new IllegalArgumentException("--parallelism must be at least 1");
@@ -409,7 +447,8 @@ public final class SedimentCli implements Callable<Integer> {
       try {
         BenchRunner.Compactor compactor;
         String mode;
-        Map<String, String> parallel = Map.of("compaction.parallelism", Integer.toString(parallelism));
+        Map<String, String> parallel =
+            Map.of("compaction.parallelism", Integer.toString(parallelism));
         if (inProcess || w.equals("W3")) {
           mode = "in-process";
           compactor =
@@ -435,8 +474,7 @@ public final class SedimentCli implements Callable<Integer> {
         }
         extra.put("parallelism", parallelism);
         extra.put("maxHeapBytes", Runtime.getRuntime().maxMemory());
-        BenchResult r =
-            BenchRunner.run(w, wh, mode, compactor, BenchRunner.Scale.divided(scale));
+        BenchResult r = BenchRunner.run(w, wh, mode, compactor, BenchRunner.Scale.divided(scale));
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
           out.println(r.toJson(extra));
@@ -446,9 +484,17 @@ public final class SedimentCli implements Callable<Integer> {
                   java.util.Locale.ROOT,
                   "%s %s: %.3f s (plan %.3f s), %d rows, %.0f rows/s, %d -> %d files, %.1f MiB/s,"
                       + " peak heap %d MiB; %s: %s",
-                  r.workload(), r.mode(), r.wallSeconds(), r.planSeconds(), r.rows(),
-                  r.rowsPerSecond(), r.filesIn(), r.filesOut(), r.inputBytesPerSecond() / (1 << 20),
-                  r.peakHeapBytes() >> 20, r.verified() ? "verified" : "NOT VERIFIED",
+                  r.workload(),
+                  r.mode(),
+                  r.wallSeconds(),
+                  r.planSeconds(),
+                  r.rows(),
+                  r.rowsPerSecond(),
+                  r.filesIn(),
+                  r.filesOut(),
+                  r.inputBytesPerSecond() / (1 << 20),
+                  r.peakHeapBytes() >> 20,
+                  r.verified() ? "verified" : "NOT VERIFIED",
                   r.verification()));
         }
         out.flush();
@@ -481,10 +527,15 @@ public final class SedimentCli implements Callable<Integer> {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--warehouse", description = "Warehouse path (default: a new temporary directory).")
+    @Option(
+        names = "--warehouse",
+        description = "Warehouse path (default: a new temporary directory).")
     String warehouse;
 
-    @Option(names = "--commits", defaultValue = "20", description = "Small commits to write (default 20).")
+    @Option(
+        names = "--commits",
+        defaultValue = "20",
+        description = "Small commits to write (default 20).")
     int commits;
 
     @Option(names = "--verbose", description = "Print stack traces of errors.")
@@ -496,7 +547,8 @@ public final class SedimentCli implements Callable<Integer> {
         throw new IllegalArgumentException("--commits must be at least 2");
       }
       PrintWriter out = spec.commandLine().getOut();
-      String wh = warehouse != null ? warehouse : Files.createTempDirectory("sediment-demo").toString();
+      String wh =
+          warehouse != null ? warehouse : Files.createTempDirectory("sediment-demo").toString();
       FileSystemCatalog catalog = new FileSystemCatalog(wh);
       catalog.createDatabase("demo", true);
       Identifier id = new Identifier("demo", "events");

@@ -17,8 +17,8 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code sediment sql --warehouse URI (-e 'STATEMENTS' | -f FILE)}: runs SQL statements on an
- * embedded Flink (batch mode by default) with the warehouse registered as catalog {@code
- * sediment} (the current catalog), and prints results as tables.
+ * embedded Flink (batch mode by default) with the warehouse registered as catalog {@code sediment}
+ * (the current catalog), and prints results as tables.
  */
 @Command(
     name = "sql",
@@ -36,16 +36,23 @@ public final class SqlCommand implements Callable<Integer> {
   Input input;
 
   static final class Input {
-    @Option(names = {"-e", "--execute"}, description = "Statements separated by ';'.")
+    @Option(
+        names = {"-e", "--execute"},
+        description = "Statements separated by ';'.")
     String statements;
 
-    @Option(names = {"-f", "--file"}, description = "File with statements separated by ';'.")
+    @Option(
+        names = {"-f", "--file"},
+        description = "File with statements separated by ';'.")
     Path file;
   }
 
   @Override
   public Integer call() throws IOException {
-    String sql = input.statements != null ? input.statements : Files.readString(input.file, StandardCharsets.UTF_8);
+    String sql =
+        input.statements != null
+            ? input.statements
+            : Files.readString(input.file, StandardCharsets.UTF_8);
     System.out.print(run(warehouse, sql, streaming));
     return 0;
   }

@@ -12,13 +12,17 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
-/** What {@code sediment inspect} shows about a table, as an ordered map (rendered as text or JSON). */
+/**
+ * What {@code sediment inspect} shows about a table, as an ordered map (rendered as text or JSON).
+ */
 final class TableInspector {
 
   private TableInspector() {}
 
   static final long[] BOUNDS = {16L << 10, 128L << 10, 1L << 20, 8L << 20, 64L << 20, 256L << 20};
-  static final String[] LABELS = {"<16KiB", "<128KiB", "<1MiB", "<8MiB", "<64MiB", "<256MiB", ">=256MiB"};
+  static final String[] LABELS = {
+    "<16KiB", "<128KiB", "<1MiB", "<8MiB", "<64MiB", "<256MiB", ">=256MiB"
+  };
 
   static Map<String, Object> inspect(Table table) {
     Map<String, Object> out = new LinkedHashMap<>();

@@ -10,8 +10,8 @@ import java.util.List;
 import org.apache.flink.table.data.binary.BinaryRowData;
 
 /**
- * What one writer or compaction task changed in one partition and bucket, waiting to be
- * committed: new files appended, and for compaction the files it replaces and the files it wrote.
+ * What one writer or compaction task changed in one partition and bucket, waiting to be committed:
+ * new files appended, and for compaction the files it replaces and the files it wrote.
  * Serializable, so it can travel between Flink operators and sit in checkpoint state.
  */
 public final class CommitMessage implements Serializable {

@@ -8,8 +8,8 @@ public final class CommitUsers {
   private CommitUsers() {}
 
   /**
-   * Rejects names that are empty, {@code .} or {@code ..}, have leading or trailing white space,
-   * or contain {@code /}, {@code \} or a control character; returns the name otherwise.
+   * Rejects names that are empty, {@code .} or {@code ..}, have leading or trailing white space, or
+   * contain {@code /}, {@code \} or a control character; returns the name otherwise.
    */
   public static String validate(String user) {
     if (user == null || user.isEmpty()) {

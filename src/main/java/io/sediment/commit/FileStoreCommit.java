@@ -1,13 +1,12 @@
 package io.sediment.commit;
 
 import io.sediment.manifest.CommitKind;
-import io.sediment.predicate.Predicate;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.DeletionFile;
-import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.FileKind;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.FileStoreScan;
+import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.ManifestFile;
 import io.sediment.manifest.ManifestFileMeta;
@@ -15,6 +14,7 @@ import io.sediment.manifest.ManifestList;
 import io.sediment.manifest.ManifestMerger;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
+import io.sediment.predicate.Predicate;
 import io.sediment.schema.TableOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -71,8 +71,8 @@ public final class FileStoreCommit {
 
   /**
    * Commits the messages; returns the ids of the snapshots made (empty when there was nothing to
-   * commit or the identifier already landed). On a conflict nothing is committed and the
-   * exception is thrown; the caller decides whether to abort (delete) the new files.
+   * commit or the identifier already landed). On a conflict nothing is committed and the exception
+   * is thrown; the caller decides whether to abort (delete) the new files.
    */
   public List<Long> commit(List<CommitMessage> messages, long identifier, boolean checkCommitted) {
     if (checkCommitted && isCommitted(identifier)) {
@@ -87,13 +87,16 @@ public final class FileStoreCommit {
         deletionVectors.add(IndexManifest.Entry.of(m.partition(), m.bucket(), d));
       }
       for (DataFileMeta f : m.newFiles()) {
-        appends.add(new ManifestEntry(FileKind.ADD, m.partition(), m.bucket(), m.totalBuckets(), f));
+        appends.add(
+            new ManifestEntry(FileKind.ADD, m.partition(), m.bucket(), m.totalBuckets(), f));
       }
       for (DataFileMeta f : m.compactBefore()) {
-        compacts.add(new ManifestEntry(FileKind.DELETE, m.partition(), m.bucket(), m.totalBuckets(), f));
+        compacts.add(
+            new ManifestEntry(FileKind.DELETE, m.partition(), m.bucket(), m.totalBuckets(), f));
       }
       for (DataFileMeta f : m.compactAfter()) {
-        compacts.add(new ManifestEntry(FileKind.ADD, m.partition(), m.bucket(), m.totalBuckets(), f));
+        compacts.add(
+            new ManifestEntry(FileKind.ADD, m.partition(), m.bucket(), m.totalBuckets(), f));
       }
     }
     List<Long> ids = new ArrayList<>();
@@ -121,7 +124,12 @@ public final class FileStoreCommit {
           outputs.removeAll(m.newFiles());
           compactOnly.add(
               new CommitMessage(
-                  m.partition(), m.bucket(), m.totalBuckets(), List.of(), List.of(), outputs,
+                  m.partition(),
+                  m.bucket(),
+                  m.totalBuckets(),
+                  List.of(),
+                  List.of(),
+                  outputs,
                   m.deletionFiles()));
         }
         for (IOException x : abort(compactOnly)) {
@@ -140,11 +148,14 @@ public final class FileStoreCommit {
    *
    * <p>Each attempt reads the files to delete from the snapshot it builds on and checks them as
    * compaction does, so a concurrent commit makes the attempt lose the race for the snapshot id and
-   * retry on top of it (the new files of a concurrent append into an overwritten partition are
-   * then replaced too). Returns the snapshot id, or empty when the identifier already landed.
+   * retry on top of it (the new files of a concurrent append into an overwritten partition are then
+   * replaced too). Returns the snapshot id, or empty when the identifier already landed.
    */
   public List<Long> overwrite(
-      List<CommitMessage> messages, Predicate partitionFilter, long identifier, boolean checkCommitted) {
+      List<CommitMessage> messages,
+      Predicate partitionFilter,
+      long identifier,
+      boolean checkCommitted) {
     if (checkCommitted && isCommitted(identifier)) {
       LOG.info("Overwrite {} of user {} already landed; skipping", identifier, commitUser);
       return List.of();
@@ -194,7 +205,10 @@ public final class FileStoreCommit {
         if (won) {
           LOG.info(
               "Committed snapshot {} (OVERWRITE, user {}, identifier {}, {} file(s) replaced)",
-              a.snapshot.id(), commitUser, identifier, changes.size() - adds.size());
+              a.snapshot.id(),
+              commitUser,
+              identifier,
+              changes.size() - adds.size());
           return List.of(a.snapshot.id());
         }
         a.cleanup();
@@ -250,7 +264,10 @@ public final class FileStoreCommit {
         if (won) {
           LOG.info(
               "Committed snapshot {} ({}, user {}, identifier {})",
-              a.snapshot.id(), kind, commitUser, identifier);
+              a.snapshot.id(),
+              kind,
+              commitUser,
+              identifier);
           return a.snapshot.id();
         }
         a.cleanup();
@@ -321,7 +338,10 @@ public final class FileStoreCommit {
       Set<String> removed = new HashSet<>();
       for (ManifestEntry e : changes) {
         if (e.kind() == FileKind.DELETE) {
-          removed.add(IndexManifest.Entry.of(e.partition(), e.bucket(), new DeletionFile(e.file().fileName(), "", 0, 0, 0)).target());
+          removed.add(
+              IndexManifest.Entry.of(
+                      e.partition(), e.bucket(), new DeletionFile(e.file().fileName(), "", 0, 0, 0))
+                  .target());
         }
       }
       java.util.Map<String, IndexManifest.Entry> entries = new java.util.LinkedHashMap<>();
@@ -339,7 +359,8 @@ public final class FileStoreCommit {
         }
       }
       if (changed) {
-        newIndex = entries.isEmpty() ? null : indexManifest.write(new ArrayList<>(entries.values()));
+        newIndex =
+            entries.isEmpty() ? null : indexManifest.write(new ArrayList<>(entries.values()));
         index = newIndex;
       }
     }
@@ -424,7 +445,10 @@ public final class FileStoreCommit {
     Set<ManifestEntry.Identifier> live = new HashSet<>();
     Set<String> liveTargets = new HashSet<>();
     if (latest.isPresent()) {
-      FileStoreScan scan = store.newScan().withPartitionFilter(PartitionPredicates.in(store.partitionType(), partitions));
+      FileStoreScan scan =
+          store
+              .newScan()
+              .withPartitionFilter(PartitionPredicates.in(store.partitionType(), partitions));
       for (ManifestEntry e : scan.plan(latest.get())) {
         live.add(e.identifier());
         liveTargets.add(
@@ -454,8 +478,8 @@ public final class FileStoreCommit {
   }
 
   /**
-   * Primary-key tables: after applying the changes, the files of one level >= 1 of one bucket
-   * must not overlap in key range (each such level is one sorted run).
+   * Primary-key tables: after applying the changes, the files of one level >= 1 of one bucket must
+   * not overlap in key range (each such level is one sorted run).
    */
   private void checkNoOverlap(Optional<Snapshot> latest, List<ManifestEntry> changes) {
     Set<BinaryRowData> partitions = new HashSet<>();
@@ -467,8 +491,12 @@ public final class FileStoreCommit {
     java.util.Map<ManifestEntry.Identifier, ManifestEntry> files = new java.util.LinkedHashMap<>();
     if (latest.isPresent()) {
       for (ManifestEntry e :
-          store.newScan().withPartitionFilter(PartitionPredicates.in(store.partitionType(), partitions)).plan(latest.get())) {
-        if (e.file().level() > 0 && buckets.contains(new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, ""))) {
+          store
+              .newScan()
+              .withPartitionFilter(PartitionPredicates.in(store.partitionType(), partitions))
+              .plan(latest.get())) {
+        if (e.file().level() > 0
+            && buckets.contains(new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, ""))) {
           files.put(e.identifier(), e);
         }
       }
@@ -483,7 +511,8 @@ public final class FileStoreCommit {
         files.remove(e.identifier());
       }
     }
-    java.util.Map<ManifestEntry.Identifier, List<ManifestEntry>> byLevel = new java.util.HashMap<>();
+    java.util.Map<ManifestEntry.Identifier, List<ManifestEntry>> byLevel =
+        new java.util.HashMap<>();
     for (ManifestEntry e : files.values()) {
       byLevel
           .computeIfAbsent(

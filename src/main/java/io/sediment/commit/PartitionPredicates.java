@@ -10,8 +10,8 @@ import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * Predicates on the partition row type that select given partitions exactly, so manifest
- * statistics prune everything else.
+ * Predicates on the partition row type that select given partitions exactly, so manifest statistics
+ * prune everything else.
  */
 public final class PartitionPredicates {
 
@@ -30,7 +30,8 @@ public final class PartitionPredicates {
     return PredicateBuilder.or(each);
   }
 
-  private static Predicate equalTo(PredicateBuilder builder, RowType type, BinaryRowData partition) {
+  private static Predicate equalTo(
+      PredicateBuilder builder, RowType type, BinaryRowData partition) {
     List<Predicate> fields = new ArrayList<>();
     for (int i = 0; i < type.getFieldCount(); i++) {
       String name = type.getFieldNames().get(i);

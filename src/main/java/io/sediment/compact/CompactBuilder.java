@@ -66,7 +66,10 @@ public final class CompactBuilder {
     return this;
   }
 
-  /** The same, from the JSON filter form, e.g. {@code {"method":"equal","field":"p","literals":["a"]}}. */
+  /**
+   * The same, from the JSON filter form, e.g. {@code
+   * {"method":"equal","field":"p","literals":["a"]}}.
+   */
   public CompactBuilder withPartitionFilter(String jsonFilter) {
     if (jsonFilter == null || jsonFilter.isBlank()) {
       throw new IllegalArgumentException("Partition filter JSON must not be empty");
@@ -146,7 +149,8 @@ public final class CompactBuilder {
       return List.of();
     }
     Table t = effectiveTable();
-    return new CompactPlanner(t.store(), t.fullName()).plan(latest.get(), partitionFilter(), Set.of());
+    return new CompactPlanner(t.store(), t.fullName())
+        .plan(latest.get(), partitionFilter(), Set.of());
   }
 
   /**
@@ -249,7 +253,10 @@ public final class CompactBuilder {
           done.add(r.message());
         }
         new CompactCommit(store, commitUser).abortInto(done, failure);
-        LOG.warn("Compaction of {} failed; outputs deleted, nothing committed", table.fullName(), failure);
+        LOG.warn(
+            "Compaction of {} failed; outputs deleted, nothing committed",
+            table.fullName(),
+            failure);
         throwUnchecked(failure);
       }
       return results;

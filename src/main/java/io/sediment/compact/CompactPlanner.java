@@ -33,9 +33,9 @@ public final class CompactPlanner {
     List<CompactTask> plan(Bucket bucket);
 
     /**
-     * Files of the bucket this strategy counts as waiting for compaction although {@code
-     * planned} (its plan of the bucket) does not include them, e.g. small files of an append
-     * bucket that are fewer than {@code compaction.min.file-num}. Used for the backlog metric.
+     * Files of the bucket this strategy counts as waiting for compaction although {@code planned}
+     * (its plan of the bucket) does not include them, e.g. small files of an append bucket that are
+     * fewer than {@code compaction.min.file-num}. Used for the backlog metric.
      */
     default long waitingFiles(Bucket bucket, List<CompactTask> planned) {
       return 0;
@@ -62,24 +62,25 @@ public final class CompactPlanner {
    * Plans tasks for the snapshot. {@code partitionFilter} is on the partition row type (null for
    * all partitions); {@code excluded} holds names of files that must not be planned.
    */
-  public List<CompactTask> plan(Snapshot snapshot, Predicate partitionFilter, Set<String> excluded) {
+  public List<CompactTask> plan(
+      Snapshot snapshot, Predicate partitionFilter, Set<String> excluded) {
     return planWithBacklog(snapshot, partitionFilter, excluded).tasks();
   }
 
   /**
-   * A plan and its backlog: {@code waitingFiles} counts the files the strategies consider
-   * eligible (e.g. small files) that no planned task includes, over the buckets planned (buckets
-   * with an excluded file are not looked at).
+   * A plan and its backlog: {@code waitingFiles} counts the files the strategies consider eligible
+   * (e.g. small files) that no planned task includes, over the buckets planned (buckets with an
+   * excluded file are not looked at).
    */
   public record Plan(List<CompactTask> tasks, long waitingFiles) {}
 
   /** {@link #plan} with the number of eligible files left out of the plan. */
   public Plan planWithBacklog(Snapshot snapshot, Predicate partitionFilter, Set<String> excluded) {
-    Map<ManifestEntry.Identifier, List<io.sediment.manifest.DataFileMeta>> files = new LinkedHashMap<>();
+    Map<ManifestEntry.Identifier, List<io.sediment.manifest.DataFileMeta>> files =
+        new LinkedHashMap<>();
     Map<ManifestEntry.Identifier, ManifestEntry> first = new LinkedHashMap<>();
     Set<ManifestEntry.Identifier> blocked = new java.util.HashSet<>();
-    for (ManifestEntry e :
-        store.newScan().withPartitionFilter(partitionFilter).plan(snapshot)) {
+    for (ManifestEntry e : store.newScan().withPartitionFilter(partitionFilter).plan(snapshot)) {
       ManifestEntry.Identifier key = new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, "");
       if (excluded.contains(e.file().fileName())) {
         // A bucket with files held by an unfinished task is left alone until the task ends:
@@ -92,7 +93,8 @@ public final class CompactPlanner {
     }
     List<CompactTask> tasks = new ArrayList<>();
     long waiting = 0;
-    for (Map.Entry<ManifestEntry.Identifier, List<io.sediment.manifest.DataFileMeta>> g : files.entrySet()) {
+    for (Map.Entry<ManifestEntry.Identifier, List<io.sediment.manifest.DataFileMeta>> g :
+        files.entrySet()) {
       if (blocked.contains(g.getKey())) {
         continue;
       }

@@ -12,8 +12,8 @@ import java.util.function.BooleanSupplier;
 public interface CompactRewriter {
 
   /**
-   * Rewrites one task. {@code cancelled} is polled between input files; when it turns true the
-   * task stops, deletes its output and throws {@link java.util.concurrent.CancellationException}.
+   * Rewrites one task. {@code cancelled} is polled between input files; when it turns true the task
+   * stops, deletes its output and throws {@link java.util.concurrent.CancellationException}.
    */
   CompactTaskResult rewrite(CompactTask task, BooleanSupplier cancelled) throws Exception;
 
@@ -22,8 +22,8 @@ public interface CompactRewriter {
   }
 
   /**
-   * A rewriter whose every output file is announced to {@code observer} before it is created, so
-   * a caller can record it first (the Flink topology writes a marker file per output, which makes
+   * A rewriter whose every output file is announced to {@code observer} before it is created, so a
+   * caller can record it first (the Flink topology writes a marker file per output, which makes
    * cleanup after a failover exact). Rewriters of every table kind must honour the observer.
    */
   static CompactRewriter forStore(FileStore store, OutputObserver observer) {

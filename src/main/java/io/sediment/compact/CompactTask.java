@@ -1,6 +1,5 @@
 package io.sediment.compact;
 
-import io.sediment.data.BinaryRows;
 import io.sediment.manifest.DataFileMeta;
 import java.io.IOException;
 import java.io.ObjectInputStream;
@@ -11,8 +10,8 @@ import org.apache.flink.table.data.binary.BinaryRowData;
 
 /**
  * One unit of compaction work, self-contained and serializable: which table, partition and bucket,
- * which input files (in the order their rows are to be read), the level the output goes to, and
- * the kind of rewrite. Produced by a {@link CompactPlanner}, run by a {@link CompactRewriter}.
+ * which input files (in the order their rows are to be read), the level the output goes to, and the
+ * kind of rewrite. Produced by a {@link CompactPlanner}, run by a {@link CompactRewriter}.
  */
 public final class CompactTask implements Serializable {
 

@@ -11,8 +11,8 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * Codec between Flink rows and the compact {@link BinaryRowData} form used for partitions, keys
- * and statistics in metadata. A {@code BinaryRowData} compares by bytes, so it serves as a map key
+ * Codec between Flink rows and the compact {@link BinaryRowData} form used for partitions, keys and
+ * statistics in metadata. A {@code BinaryRowData} compares by bytes, so it serves as a map key
  * (partition, key range) and its bytes are what manifests store.
  */
 public final class BinaryRows {

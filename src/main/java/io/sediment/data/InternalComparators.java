@@ -33,7 +33,8 @@ public final class InternalComparators {
         return (a, b) -> ((Comparable) a).compareTo(b);
       case CHAR:
       case VARCHAR:
-        return (a, b) -> ((BinaryStringData) toBinaryString(a)).compareTo((BinaryStringData) toBinaryString(b));
+        return (a, b) ->
+            ((BinaryStringData) toBinaryString(a)).compareTo((BinaryStringData) toBinaryString(b));
       case DECIMAL:
         return (a, b) -> ((DecimalData) a).compareTo((DecimalData) b);
       case TIMESTAMP_WITHOUT_TIME_ZONE:

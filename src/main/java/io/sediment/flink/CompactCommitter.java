@@ -30,21 +30,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Commits compaction results, parallelism 1. Messages arriving between two checkpoint barriers
- * form the window of the later checkpoint; at {@code notifyCheckpointComplete(n)} every window up
- * to n becomes one COMPACT snapshot per table (commit identifier = checkpoint id) through the
- * shared {@link CompactCommit}. In batch mode everything is one window, committed at end of
- * input with the batch identifier.
+ * Commits compaction results, parallelism 1. Messages arriving between two checkpoint barriers form
+ * the window of the later checkpoint; at {@code notifyCheckpointComplete(n)} every window up to n
+ * becomes one COMPACT snapshot per table (commit identifier = checkpoint id) through the shared
+ * {@link CompactCommit}. In batch mode everything is one window, committed at end of input with the
+ * batch identifier.
  *
- * <p>A window with a failed task is aborted whole (every output deleted); batch mode then fails
- * the job with the task's error, streaming mode logs and counts it and fails the job after
- * {@code compaction.max-consecutive-failures} failed windows in a row.
+ * <p>A window with a failed task is aborted whole (every output deleted); batch mode then fails the
+ * job with the task's error, streaming mode logs and counts it and fails the job after {@code
+ * compaction.max-consecutive-failures} failed windows in a row.
  *
- * <p>State: the commit user, the windows not yet committed (per checkpoint id, their messages),
- * and the count of consecutive failed windows. On restore the restored windows are committed,
- * skipping those the commit user already committed ({@link CompactCommit#isCommitted}), then
- * outputs recorded by markers that no snapshot references are deleted (outputs of tasks that ran
- * after the restored checkpoint).
+ * <p>State: the commit user, the windows not yet committed (per checkpoint id, their messages), and
+ * the count of consecutive failed windows. On restore the restored windows are committed, skipping
+ * those the commit user already committed ({@link CompactCommit#isCommitted}), then outputs
+ * recorded by markers that no snapshot references are deleted (outputs of tasks that ran after the
+ * restored checkpoint).
  */
 public final class CompactCommitter extends AbstractStreamOperator<Void>
     implements OneInputStreamOperator<CompactMessage, Void>, BoundedOneInput {
@@ -195,7 +195,8 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     if (failure != null) {
       for (Map.Entry<String, List<CompactMessage>> t : byTable.entrySet()) {
         Table table = table(t.getKey());
-        new CompactCommit(table.store(), commitUser).abortInto(commitMessages(t.getValue()), failure);
+        new CompactCommit(table.store(), commitUser)
+            .abortInto(commitMessages(t.getValue()), failure);
         finishMessages(table, window, t.getValue());
       }
       windowFailed(window, failure);
@@ -219,7 +220,10 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
         }
         LOG.info(
             "Committed compaction window {} of {}: {} task(s), snapshot {}",
-            window, t.getKey(), t.getValue().size(), snapshotId);
+            window,
+            t.getKey(),
+            t.getValue().size(),
+            snapshotId);
       } catch (RuntimeException e) {
         // CompactCommit deleted the outputs (e.g. a conflict with a concurrent commit).
         finishMessages(table, window, t.getValue());
@@ -261,7 +265,10 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     consecutiveFailures++;
     LOG.warn(
         "Compaction window {} of {} aborted ({} in a row): {}",
-        window, commitUser, consecutiveFailures, failure.toString());
+        window,
+        commitUser,
+        consecutiveFailures,
+        failure.toString());
     if (consecutiveFailures >= maxConsecutiveFailures) {
       throw new IllegalStateException(
           "Compaction failed in "

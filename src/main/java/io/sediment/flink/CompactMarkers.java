@@ -24,13 +24,13 @@ import org.slf4j.LoggerFactory;
  * Files a compaction job keeps beside a table, under {@code <table>/.markers/<commit-user>/}:
  *
  * <ul>
- *   <li>{@code marker-<data file name>}: written by the rewrite operator before each output file
- *       is created; holds the output's path. Deleted once the output was committed or deleted.
- *       Any marker still present when the job (re)starts belongs to an output of a dead attempt:
- *       the output is deleted unless the latest snapshot references it ({@link #cleanOrphans}).
+ *   <li>{@code marker-<data file name>}: written by the rewrite operator before each output file is
+ *       created; holds the output's path. Deleted once the output was committed or deleted. Any
+ *       marker still present when the job (re)starts belongs to an output of a dead attempt: the
+ *       output is deleted unless the latest snapshot references it ({@link #cleanOrphans}).
  *   <li>{@code released/release-<window>-<uuid>}: written by the committer after a commit window
- *       was committed or aborted; lists the ids of the tasks of that window, so the source can
- *       hand their files out again ({@link #takeReleases}).
+ *       was committed or aborted; lists the ids of the tasks of that window, so the source can hand
+ *       their files out again ({@link #takeReleases}).
  * </ul>
  */
 public final class CompactMarkers {
@@ -63,7 +63,8 @@ public final class CompactMarkers {
       paths.add(new Path(m));
     }
     for (IOException e : fileIO.deleteAll(paths)) {
-      LOG.warn("Could not delete a compaction marker (removed at the next restart): {}", e.toString());
+      LOG.warn(
+          "Could not delete a compaction marker (removed at the next restart): {}", e.toString());
     }
   }
 
@@ -117,7 +118,8 @@ public final class CompactMarkers {
   }
 
   /** Records that the tasks of a window finished (committed or aborted). */
-  static void writeRelease(FileStore store, String commitUser, long window, Collection<String> taskIds) {
+  static void writeRelease(
+      FileStore store, String commitUser, long window, Collection<String> taskIds) {
     if (taskIds.isEmpty()) {
       return;
     }
@@ -162,8 +164,8 @@ public final class CompactMarkers {
   /**
    * Deletes every output recorded by a marker of {@code commitUser} that the latest snapshot does
    * not reference, and the markers. Run only while no task of that commit user is writing (job
-   * start or restore, after restored windows were committed; or after a batch job ended).
-   * Returns the number of outputs deleted.
+   * start or restore, after restored windows were committed; or after a batch job ended). Returns
+   * the number of outputs deleted.
    */
   public static int cleanOrphans(FileStore store, String commitUser) {
     Path dir = dir(store, commitUser);

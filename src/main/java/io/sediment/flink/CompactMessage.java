@@ -7,8 +7,8 @@ import org.apache.flink.util.SerializedThrowable;
 
 /**
  * What the rewrite operator tells the committer about one task: its result (commit message and
- * metrics) or its failure (after the task deleted its own partial output), plus the markers of
- * the outputs it wrote.
+ * metrics) or its failure (after the task deleted its own partial output), plus the markers of the
+ * outputs it wrote.
  */
 public final class CompactMessage implements Serializable {
 
@@ -36,7 +36,8 @@ public final class CompactMessage implements Serializable {
     this.markers = List.copyOf(markers);
   }
 
-  static CompactMessage success(CompactTaskSplit split, CompactTaskResult result, List<String> markers) {
+  static CompactMessage success(
+      CompactTaskSplit split, CompactTaskResult result, List<String> markers) {
     return new CompactMessage(
         split.splitId(), split.task().table(), split.task().toString(), result, null, markers);
   }

@@ -23,22 +23,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Plans compaction tasks with the shared {@link CompactPlanner} and hands them out one at a time
- * to readers that ask (pull-based, so uneven tasks balance).
+ * Plans compaction tasks with the shared {@link CompactPlanner} and hands them out one at a time to
+ * readers that ask (pull-based, so uneven tasks balance).
  *
- * <p>Bounded: plans once, then signals the end. Continuous: re-plans every discovery interval
- * when a followed table has a new snapshot or tasks finished. Input files of tasks that are
- * pending or held (handed out, not known finished) are passed to the planner as {@code
- * excluded}, so no file is in two unfinished tasks. The committer records finished tasks (after
- * commit or abort) in release files ({@link CompactMarkers#takeReleases}); released tasks' files
- * can be planned again. Tasks of one bucket that are not append rewrites never run at once.
+ * <p>Bounded: plans once, then signals the end. Continuous: re-plans every discovery interval when
+ * a followed table has a new snapshot or tasks finished. Input files of tasks that are pending or
+ * held (handed out, not known finished) are passed to the planner as {@code excluded}, so no file
+ * is in two unfinished tasks. The committer records finished tasks (after commit or abort) in
+ * release files ({@link CompactMarkers#takeReleases}); released tasks' files can be planned again.
+ * Tasks of one bucket that are not append rewrites never run at once.
  *
  * <p>Continuous mode hands out nothing until the first checkpoint of this attempt completes: by
  * then the committer has committed or aborted the restored windows and deleted outputs of dead
- * attempts, and every task held in the restored state has ended (readers keep no tasks in
- * state), so all restored held tasks are released.
+ * attempts, and every task held in the restored state has ended (readers keep no tasks in state),
+ * so all restored held tasks are released.
  */
-final class CompactTaskEnumerator implements SplitEnumerator<CompactTaskSplit, CompactEnumeratorState> {
+final class CompactTaskEnumerator
+    implements SplitEnumerator<CompactTaskSplit, CompactEnumeratorState> {
 
   private static final Logger LOG = LoggerFactory.getLogger(CompactTaskEnumerator.class);
 
@@ -97,9 +98,9 @@ final class CompactTaskEnumerator implements SplitEnumerator<CompactTaskSplit, C
   }
 
   /**
-   * Files waiting for compaction: inputs of pending tasks and of held tasks (streaming: until
-   * the commit or abort of their window released them; batch: until their rewrite finished),
-   * plus the eligible files the last plan left out (see {@link CompactPlanner.Plan}).
+   * Files waiting for compaction: inputs of pending tasks and of held tasks (streaming: until the
+   * commit or abort of their window released them; batch: until their rewrite finished), plus the
+   * eligible files the last plan left out (see {@link CompactPlanner.Plan}).
    */
   private long backlogFiles() {
     long n = waitingFiles;

@@ -9,10 +9,10 @@ import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.core.io.InputStatus;
 
 /**
- * Asks the enumerator for one task at a time and emits it. The rewrite operator is chained to
- * this reader and rewrites synchronously, so the next task is requested only after the previous
- * one was rewritten: pull-based balancing. Keeps no tasks in state: a task not yet emitted at a
- * checkpoint is given up on restore and planned again (the enumerator releases it).
+ * Asks the enumerator for one task at a time and emits it. The rewrite operator is chained to this
+ * reader and rewrites synchronously, so the next task is requested only after the previous one was
+ * rewritten: pull-based balancing. Keeps no tasks in state: a task not yet emitted at a checkpoint
+ * is given up on restore and planned again (the enumerator releases it).
  */
 final class CompactTaskReader implements SourceReader<CompactTaskSplit, CompactTaskSplit> {
 

@@ -5,8 +5,8 @@ import java.io.Serializable;
 import org.apache.flink.api.connector.source.SourceSplit;
 
 /**
- * A compaction task handed out by the source, with the id the enumerator gave it. The source
- * emits splits as records, so the committer can tell the enumerator which tasks finished.
+ * A compaction task handed out by the source, with the id the enumerator gave it. The source emits
+ * splits as records, so the committer can tell the enumerator which tasks finished.
  */
 public final class CompactTaskSplit implements SourceSplit, Serializable {
 

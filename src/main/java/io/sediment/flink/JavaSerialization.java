@@ -37,7 +37,8 @@ public final class JavaSerialization {
     } catch (ClassNotFoundException e) {
       // The coordinator thread may not carry the user code class loader.
       try {
-        return (T) InstantiationUtil.deserializeObject(bytes, JavaSerialization.class.getClassLoader());
+        return (T)
+            InstantiationUtil.deserializeObject(bytes, JavaSerialization.class.getClassLoader());
       } catch (ClassNotFoundException e2) {
         throw new IOException(e2);
       }

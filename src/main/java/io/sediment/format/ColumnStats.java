@@ -10,10 +10,10 @@ import org.apache.flink.table.data.binary.BinaryRowData;
  * file's row type.
  *
  * <p>{@code min} and {@code max} are rows of the full row type. A field of them is null when the
- * column has no non-null value or its type has no order (ARRAY, MAP, ROW, ...). Order used:
- * numbers naturally (FLOAT/DOUBLE by {@link Float#compare}/{@link Double#compare}, i.e. NaN is the
- * greatest value and -0.0 &lt; 0.0), BOOLEAN false &lt; true, strings by UTF-8 bytes (= code
- * point order, as {@code StringData#compareTo}), BINARY/VARBINARY unsigned lexicographically,
+ * column has no non-null value or its type has no order (ARRAY, MAP, ROW, ...). Order used: numbers
+ * naturally (FLOAT/DOUBLE by {@link Float#compare}/{@link Double#compare}, i.e. NaN is the greatest
+ * value and -0.0 &lt; 0.0), BOOLEAN false &lt; true, strings by UTF-8 bytes (= code point order, as
+ * {@code StringData#compareTo}), BINARY/VARBINARY unsigned lexicographically,
  * DECIMAL/TIMESTAMP/DATE/TIME chronologically/numerically.
  *
  * <p>Java-serializable through a proxy holding the binary rows' bytes.
@@ -55,13 +55,17 @@ public record ColumnStats(BinaryRowData min, BinaryRowData max, long[] nullCount
 
   @Override
   public String toString() {
-    return "ColumnStats{min=" + min + ", max=" + max + ", nullCounts="
-        + Arrays.toString(nullCounts) + "}";
+    return "ColumnStats{min="
+        + min
+        + ", max="
+        + max
+        + ", nullCounts="
+        + Arrays.toString(nullCounts)
+        + "}";
   }
 
   private Object writeReplace() {
-    return new Proxy(
-        nullCounts.clone(), BinaryRows.toBytes(min), BinaryRows.toBytes(max));
+    return new Proxy(nullCounts.clone(), BinaryRows.toBytes(min), BinaryRows.toBytes(max));
   }
 
   private record Proxy(long[] nullCounts, byte[] min, byte[] max) implements Serializable {

@@ -43,8 +43,9 @@ public final class DataFileReader implements Closeable {
     this.path = path;
     this.producedType = producedType;
     this.reader = reader;
-    this.columnIO = new ColumnIOFactory(reader.getFileMetaData().getCreatedBy())
-        .getColumnIO(requested, reader.getFileMetaData().getSchema());
+    this.columnIO =
+        new ColumnIOFactory(reader.getFileMetaData().getCreatedBy())
+            .getColumnIO(requested, reader.getFileMetaData().getSchema());
     this.materializer = new RowDataMaterializer(producedType);
     this.serializer = new RowDataSerializer(producedType);
   }
@@ -74,13 +75,12 @@ public final class DataFileReader implements Closeable {
   }
 
   /** Like {@link #open(Path, RowType, int[])}, with a known file size (negative = unknown). */
-  public static DataFileReader open(
-      Path path, RowType fileRowType, int[] projection, long fileSize) throws IOException {
+  public static DataFileReader open(Path path, RowType fileRowType, int[] projection, long fileSize)
+      throws IOException {
     RowType producedType = project(fileRowType, projection);
     MessageType requested = ParquetSchemas.toParquet(producedType);
     ParquetReadOptions options = readOptions();
-    ParquetFileReader reader =
-        ParquetFileReader.open(new FlinkInputFile(path, fileSize), options);
+    ParquetFileReader reader = ParquetFileReader.open(new FlinkInputFile(path, fileSize), options);
     try {
       MessageType fileSchema = reader.getFileMetaData().getSchema();
       fileSchema.checkContains(requested);

@@ -78,13 +78,9 @@ public final class ParquetSchemas {
           LogicalTypeAnnotation annotation =
               LogicalTypeAnnotation.decimalType(decimal.getScale(), precision);
           if (precision <= 9) {
-            return Types.primitive(PrimitiveTypeName.INT32, repetition)
-                .as(annotation)
-                .named(name);
+            return Types.primitive(PrimitiveTypeName.INT32, repetition).as(annotation).named(name);
           } else if (precision <= 18) {
-            return Types.primitive(PrimitiveTypeName.INT64, repetition)
-                .as(annotation)
-                .named(name);
+            return Types.primitive(PrimitiveTypeName.INT64, repetition).as(annotation).named(name);
           } else {
             return Types.primitive(PrimitiveTypeName.FIXED_LEN_BYTE_ARRAY, repetition)
                 .length(decimalFixedLength(precision))
@@ -140,7 +136,8 @@ public final class ParquetSchemas {
   /** Smallest number of bytes holding any unscaled value of a decimal of {@code precision}. */
   public static int decimalFixedLength(int precision) {
     // ceil((precision * log2(10) + 1) / 8), computed exactly with BigInteger bit lengths
-    java.math.BigInteger max = java.math.BigInteger.TEN.pow(precision).subtract(java.math.BigInteger.ONE);
+    java.math.BigInteger max =
+        java.math.BigInteger.TEN.pow(precision).subtract(java.math.BigInteger.ONE);
     return (max.bitLength() + 1 + 7) / 8;
   }
 }

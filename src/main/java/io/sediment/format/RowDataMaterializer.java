@@ -20,8 +20,8 @@ import org.apache.parquet.io.api.RecordMaterializer;
 import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
 
 /**
- * Materializes Parquet records into one reused {@link GenericRowData} (internal data format) of
- * the produced row type; field i of the produced row is column i of the requested schema.
+ * Materializes Parquet records into one reused {@link GenericRowData} (internal data format) of the
+ * produced row type; field i of the produced row is column i of the requested schema.
  */
 final class RowDataMaterializer extends RecordMaterializer<RowData> {
 

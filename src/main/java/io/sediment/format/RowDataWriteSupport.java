@@ -574,8 +574,15 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
       int pad = buffer.length - unscaled.length;
       if (pad < 0) {
         throw new IllegalArgumentException(
-            "Decimal value " + d + " does not fit DECIMAL(" + precision + ", " + scale
-                + ") of column '" + name + "'");
+            "Decimal value "
+                + d
+                + " does not fit DECIMAL("
+                + precision
+                + ", "
+                + scale
+                + ") of column '"
+                + name
+                + "'");
       }
       byte fill = unscaled.length > 0 && unscaled[0] < 0 ? (byte) -1 : 0;
       Arrays.fill(buffer, 0, pad, fill);

@@ -37,7 +37,9 @@ public final class RowGroupCopier {
   /** One input file and what is known of it. */
   public record Input(Path path, long fileSize, long rowCount, ColumnStats stats) {}
 
-  /** Whether every input can be copied into a file of {@code rowType} compressed with {@code codec}. */
+  /**
+   * Whether every input can be copied into a file of {@code rowType} compressed with {@code codec}.
+   */
   public static boolean canCopy(List<Input> inputs, RowType rowType, FileFormatOptions options)
       throws IOException {
     MessageType expected = ParquetSchemas.toParquet(rowType);
@@ -67,7 +69,11 @@ public final class RowGroupCopier {
    * true between inputs, the partial output is deleted and the error thrown.
    */
   public static WrittenFile copy(
-      List<Input> inputs, Path output, RowType rowType, FileFormatOptions options, BooleanSupplier cancelled)
+      List<Input> inputs,
+      Path output,
+      RowType rowType,
+      FileFormatOptions options,
+      BooleanSupplier cancelled)
       throws IOException {
     MessageType schema = ParquetSchemas.toParquet(rowType);
     ParquetFileWriter writer =

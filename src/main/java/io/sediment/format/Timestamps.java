@@ -25,8 +25,8 @@ final class Timestamps {
   }
 
   /**
-   * {@code millis * factor + fraction} (0 &lt;= fraction &lt; factor) without intermediate
-   * overflow near Long.MIN_VALUE; throws ArithmeticException if the result does not fit.
+   * {@code millis * factor + fraction} (0 &lt;= fraction &lt; factor) without intermediate overflow
+   * near Long.MIN_VALUE; throws ArithmeticException if the result does not fit.
    */
   private static long scale(long millis, long factor, long fraction) {
     if (millis >= 0) {

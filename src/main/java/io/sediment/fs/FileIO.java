@@ -103,7 +103,8 @@ public final class FileIO implements Serializable {
    * partial file. Returns false, changing nothing, when the target already exists.
    */
   public boolean tryCreateExclusive(Path target, byte[] content) throws IOException {
-    Path tmp = new Path(target.getParent(), "." + target.getName() + "." + UUID.randomUUID() + ".tmp");
+    Path tmp =
+        new Path(target.getParent(), "." + target.getName() + "." + UUID.randomUUID() + ".tmp");
     writeNew(tmp, content);
     try {
       if (isLocal()) {
@@ -126,7 +127,8 @@ public final class FileIO implements Serializable {
 
   /** Replaces a small hint file (best effort, last writer wins): write then rename over. */
   public void overwriteHint(Path target, String content) throws IOException {
-    Path tmp = new Path(target.getParent(), "." + target.getName() + "." + UUID.randomUUID() + ".tmp");
+    Path tmp =
+        new Path(target.getParent(), "." + target.getName() + "." + UUID.randomUUID() + ".tmp");
     writeNew(tmp, content.getBytes(StandardCharsets.UTF_8));
     try {
       if (isLocal()) {

@@ -6,7 +6,10 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 
-/** The one JSON mapper for metadata files (snapshots, schemas): pretty; unknown keys are ignored so newer writers stay readable. */
+/**
+ * The one JSON mapper for metadata files (snapshots, schemas): pretty; unknown keys are ignored so
+ * newer writers stay readable.
+ */
 public final class JsonSerde {
 
   private static final ObjectMapper MAPPER =

@@ -1,7 +1,6 @@
 package io.sediment.maintenance;
 
 import io.sediment.manifest.FileStore;
-import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.manifest.TablePaths;
 import io.sediment.table.Table;
@@ -64,7 +63,8 @@ public final class ExpireSnapshots {
   }
 
   /** What an expiration did. */
-  public record Result(List<Long> expiredSnapshots, int deletedDataFiles, int deletedMetadataFiles) {}
+  public record Result(
+      List<Long> expiredSnapshots, int deletedDataFiles, int deletedMetadataFiles) {}
 
   public Result execute() {
     if (retainMin > retainMax) {
@@ -115,7 +115,9 @@ public final class ExpireSnapshots {
     errors.addAll(store.fileIO().deleteAll(manifests));
     errors.addAll(store.fileIO().deleteAll(lists));
     if (!errors.isEmpty()) {
-      IOException e = new IOException("Could not delete " + errors.size() + " file(s); no snapshot was expired");
+      IOException e =
+          new IOException(
+              "Could not delete " + errors.size() + " file(s); no snapshot was expired");
       errors.forEach(e::addSuppressed);
       throw new java.io.UncheckedIOException(e);
     }
@@ -126,13 +128,18 @@ public final class ExpireSnapshots {
       }
     }
     try {
-      store.fileIO().overwriteHint(new Path(paths.snapshotDir(), "EARLIEST"), Long.toString(ids.get(k)));
+      store
+          .fileIO()
+          .overwriteHint(new Path(paths.snapshotDir(), "EARLIEST"), Long.toString(ids.get(k)));
     } catch (IOException | RuntimeException e) {
       LOG.warn("Could not update the EARLIEST hint of {}", table.fullName(), e);
     }
     LOG.info(
         "Expired snapshots {}..{} of {}: {} data file(s), {} metadata file(s) deleted",
-        expired.get(0), expired.get(expired.size() - 1), table.fullName(), data.size(),
+        expired.get(0),
+        expired.get(expired.size() - 1),
+        table.fullName(),
+        data.size(),
         manifests.size() + lists.size());
     return new Result(expired, data.size(), manifests.size() + lists.size());
   }

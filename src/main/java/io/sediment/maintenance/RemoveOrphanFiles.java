@@ -19,9 +19,8 @@ import org.slf4j.LoggerFactory;
  * lost commit attempts, and temporary files of interrupted snapshot creations.
  *
  * <p>Files are listed first and snapshots read afterwards, so a snapshot committed meanwhile is
- * seen; the age threshold (default: one day) protects files of writes still in progress, which
- * are not referenced by any snapshot yet. Never touched: {@code schema/}, snapshot files and
- * hints.
+ * seen; the age threshold (default: one day) protects files of writes still in progress, which are
+ * not referenced by any snapshot yet. Never touched: {@code schema/}, snapshot files and hints.
  */
 public final class RemoveOrphanFiles {
 
@@ -94,11 +93,16 @@ public final class RemoveOrphanFiles {
         throw new UncheckedIOException(e);
       }
     }
-    LOG.info("{} {} orphan file(s) of {}", dryRun ? "Found" : "Removed", orphans.size(), table.fullName());
+    LOG.info(
+        "{} {} orphan file(s) of {}",
+        dryRun ? "Found" : "Removed",
+        orphans.size(),
+        table.fullName());
     return orphans;
   }
 
-  private static void collect(FileStore store, Path dir, TablePaths paths, List<FileStatus> out, boolean top)
+  private static void collect(
+      FileStore store, Path dir, TablePaths paths, List<FileStatus> out, boolean top)
       throws IOException {
     for (FileStatus st : store.fileIO().list(dir)) {
       String name = st.getPath().getName();
@@ -109,7 +113,8 @@ public final class RemoveOrphanFiles {
         collect(store, st.getPath(), paths, out, false);
       } else if (top) {
         continue; // nothing of ours lives at the table root
-      } else if (TableFiles.key(st.getPath().getParent()).equals(TableFiles.key(paths.snapshotDir()))) {
+      } else if (TableFiles.key(st.getPath().getParent())
+          .equals(TableFiles.key(paths.snapshotDir()))) {
         if (name.startsWith(".") && name.endsWith(".tmp")) {
           out.add(st); // an interrupted snapshot or hint creation
         }

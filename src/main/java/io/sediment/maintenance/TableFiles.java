@@ -17,8 +17,10 @@ import org.apache.flink.core.fs.Path;
 final class TableFiles {
 
   final Set<String> metadataNames = new HashSet<>();
+
   /** Files under {@code index/}: index manifests and the deletion-vector files they list. */
   final Set<String> indexNames = new HashSet<>();
+
   final java.util.Map<String, Path> dataPaths = new java.util.HashMap<>();
 
   /** Adds every file {@code snapshot} needs to be read. */
@@ -38,7 +40,8 @@ final class TableFiles {
         metadataNames.add(m.fileName());
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read the manifest lists of snapshot " + snapshot.id(), e);
+      throw new UncheckedIOException(
+          "Cannot read the manifest lists of snapshot " + snapshot.id(), e);
     }
     for (ManifestEntry e : store.newScan().plan(snapshot)) {
       Path p = store.dataFilePath(e.partition(), e.bucket(), e.file().fileName());

@@ -132,8 +132,20 @@ public final class DataFileMeta implements Serializable {
   /** The same file at another level (compaction may move a file up without rewriting it). */
   public DataFileMeta upgrade(int newLevel) {
     return new DataFileMeta(
-        fileName, fileSize, rowCount, minKey, maxKey, minValues, maxValues, nullCounts,
-        minSequenceNumber, maxSequenceNumber, schemaId, newLevel, creationTimeMillis, source,
+        fileName,
+        fileSize,
+        rowCount,
+        minKey,
+        maxKey,
+        minValues,
+        maxValues,
+        nullCounts,
+        minSequenceNumber,
+        maxSequenceNumber,
+        schemaId,
+        newLevel,
+        creationTimeMillis,
+        source,
         deleteRowCount);
   }
 

@@ -5,16 +5,16 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * Reads the live data files of a snapshot from its manifests: base entries, then delta entries;
- * a file is live when it has an ADD entry and no DELETE entry (see {@link
- * ManifestEntry.Identifier}). A partition filter skips whole manifests whose
- * partition statistics exclude it, and entries of other partitions inside the rest.
+ * Reads the live data files of a snapshot from its manifests: base entries, then delta entries; a
+ * file is live when it has an ADD entry and no DELETE entry (see {@link ManifestEntry.Identifier}).
+ * A partition filter skips whole manifests whose partition statistics exclude it, and entries of
+ * other partitions inside the rest.
  */
 public final class FileStoreScan {
 

@@ -17,10 +17,10 @@ import java.util.UUID;
 import org.apache.flink.table.data.binary.BinaryRowData;
 
 /**
- * The deletion vectors of a snapshot: file {@code index/index-manifest-<uuid>} (JSON), named by
- * the snapshot's {@code indexManifest}. It lists, for every data file that has one, its current
- * {@link DeletionFile}. Each commit that changes deletion vectors writes a new index manifest
- * (the previous entries with the changes applied); other commits inherit the previous one.
+ * The deletion vectors of a snapshot: file {@code index/index-manifest-<uuid>} (JSON), named by the
+ * snapshot's {@code indexManifest}. It lists, for every data file that has one, its current {@link
+ * DeletionFile}. Each commit that changes deletion vectors writes a new index manifest (the
+ * previous entries with the changes applied); other commits inherit the previous one.
  */
 public final class IndexManifest {
 
@@ -82,7 +82,9 @@ public final class IndexManifest {
 
   public String write(List<Entry> entries) throws IOException {
     String name = "index-manifest-" + UUID.randomUUID();
-    fileIO.writeNew(paths.index(name), JsonSerde.toJson(new ArrayList<>(entries)).getBytes(StandardCharsets.UTF_8));
+    fileIO.writeNew(
+        paths.index(name),
+        JsonSerde.toJson(new ArrayList<>(entries)).getBytes(StandardCharsets.UTF_8));
     return name;
   }
 

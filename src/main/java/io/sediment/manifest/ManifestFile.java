@@ -55,10 +55,25 @@ public final class ManifestFile {
             new BigIntType(false) // delete_row_count
           },
           new String[] {
-            "kind", "partition", "bucket", "total_buckets", "file_name", "file_size", "row_count",
-            "min_key", "max_key", "min_values", "max_values", "null_counts",
-            "min_sequence_number", "max_sequence_number", "schema_id", "level",
-            "creation_time_millis", "source", "delete_row_count"
+            "kind",
+            "partition",
+            "bucket",
+            "total_buckets",
+            "file_name",
+            "file_size",
+            "row_count",
+            "min_key",
+            "max_key",
+            "min_values",
+            "max_values",
+            "null_counts",
+            "min_sequence_number",
+            "max_sequence_number",
+            "schema_id",
+            "level",
+            "creation_time_millis",
+            "source",
+            "delete_row_count"
           });
 
   private final FileIO fileIO;
@@ -92,9 +107,9 @@ public final class ManifestFile {
   }
 
   /**
-   * Writes entries in order, rolling at the target size, and also where the partition changes
-   * once the current manifest holds at least {@code splitEntries} entries (entries sorted by
-   * partition then give manifests with narrow partition ranges).
+   * Writes entries in order, rolling at the target size, and also where the partition changes once
+   * the current manifest holds at least {@code splitEntries} entries (entries sorted by partition
+   * then give manifests with narrow partition ranges).
    */
   public List<ManifestFileMeta> write(List<ManifestEntry> entries, int splitEntries)
       throws IOException {
@@ -136,7 +151,8 @@ public final class ManifestFile {
     try (DataFileReader reader = DataFileReader.open(paths.manifest(fileName), ENTRY_TYPE, null)) {
       RowData row;
       while ((row = reader.next()) != null) {
-        BinaryRowData partition = BinaryRows.fromBytes(partitionType.getFieldCount(), row.getBinary(1));
+        BinaryRowData partition =
+            BinaryRows.fromBytes(partitionType.getFieldCount(), row.getBinary(1));
         if (partitionFilter != null && !partitionFilter.test(partition)) {
           continue;
         }
@@ -169,7 +185,8 @@ public final class ManifestFile {
             row.getLong(16),
             FileSource.values()[row.getInt(17)],
             row.getLong(18));
-    return new ManifestEntry(FileKind.fromCode(row.getInt(0)), partition, row.getInt(2), row.getInt(3), file);
+    return new ManifestEntry(
+        FileKind.fromCode(row.getInt(0)), partition, row.getInt(2), row.getInt(3), file);
   }
 
   private static RowData toRow(ManifestEntry e) {

@@ -7,8 +7,8 @@ import java.io.Serializable;
 import org.apache.flink.table.data.binary.BinaryRowData;
 
 /**
- * One line of a manifest list: a manifest file, how many entries it adds and deletes, and the
- * range of partitions it holds (so planning can skip it without opening it).
+ * One line of a manifest list: a manifest file, how many entries it adds and deletes, and the range
+ * of partitions it holds (so planning can skip it without opening it).
  */
 public final class ManifestFileMeta implements Serializable {
 

@@ -18,8 +18,8 @@ import java.util.Map;
  * small, they are merged: an ADD and a DELETE of the same file cancel out, the rest is sorted by
  * partition (stable, so add order within a partition is kept) and written again, starting a new
  * manifest at a partition boundary once the current one is settled, or at the target size. So
- * merged manifests cover narrow partition ranges, and a one-partition plan opens only the few
- * that can hold the partition.
+ * merged manifests cover narrow partition ranges, and a one-partition plan opens only the few that
+ * can hold the partition.
  *
  * <p>If a DELETE among the small manifests refers to a file added in a settled manifest, all
  * manifests are merged, so removed files do not linger in the metadata.

@@ -47,7 +47,8 @@ public final class SnapshotManager implements java.io.Serializable {
       List<Long> ids = listIds();
       return ids.isEmpty() ? OptionalLong.empty() : OptionalLong.of(ids.get(ids.size() - 1));
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot find the latest snapshot under " + paths.snapshotDir(), e);
+      throw new UncheckedIOException(
+          "Cannot find the latest snapshot under " + paths.snapshotDir(), e);
     }
   }
 
@@ -123,8 +124,8 @@ public final class SnapshotManager implements java.io.Serializable {
   }
 
   /**
-   * The newest snapshot written by {@code commitUser}, searching back from the latest; used to
-   * skip commits that already landed.
+   * The newest snapshot written by {@code commitUser}, searching back from the latest; used to skip
+   * commits that already landed.
    */
   public Optional<Snapshot> latestOfUser(String commitUser) {
     OptionalLong latest = latestId();

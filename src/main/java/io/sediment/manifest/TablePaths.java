@@ -94,7 +94,8 @@ public final class TablePaths implements Serializable {
     for (byte b : s.getBytes(StandardCharsets.UTF_8)) {
       int c = b & 0xff;
       if (c < 0x20 || c >= 0x7f || "\"#%'*/:=?\\{[]^".indexOf(c) >= 0) {
-        sb.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
+        sb.append('%')
+            .append(Character.toUpperCase(Character.forDigit(c >> 4, 16)))
             .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
       } else {
         sb.append((char) c);

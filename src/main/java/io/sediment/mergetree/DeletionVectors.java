@@ -14,8 +14,8 @@ import java.util.UUID;
 import org.roaringbitmap.RoaringBitmap;
 
 /**
- * Deletion-vector files {@code index/dv-<uuid>}: the 4 bytes {@code SDV1}, then for each data
- * file one RoaringBitmap of deleted row positions in Roaring's portable serialization. A {@link
+ * Deletion-vector files {@code index/dv-<uuid>}: the 4 bytes {@code SDV1}, then for each data file
+ * one RoaringBitmap of deleted row positions in Roaring's portable serialization. A {@link
  * DeletionFile} points at one bitmap (offset, length).
  */
 public final class DeletionVectors {
@@ -40,7 +40,8 @@ public final class DeletionVectors {
       b.runOptimize();
       int offset = out.size();
       b.serialize(out);
-      files.add(new DeletionFile(e.getKey(), name, offset, out.size() - offset, b.getLongCardinality()));
+      files.add(
+          new DeletionFile(e.getKey(), name, offset, out.size() - offset, b.getLongCardinality()));
     }
     out.flush();
     store.fileIO().writeNew(store.paths().index(name), bytes.toByteArray());
@@ -57,8 +58,10 @@ public final class DeletionVectors {
       if (content == null) {
         content = store.fileIO().readBytes(store.paths().index(f.dvFile()));
         if (content.length < 4
-            || content[0] != MAGIC[0] || content[1] != MAGIC[1]
-            || content[2] != MAGIC[2] || content[3] != MAGIC[3]) {
+            || content[0] != MAGIC[0]
+            || content[1] != MAGIC[1]
+            || content[2] != MAGIC[2]
+            || content[3] != MAGIC[3]) {
           throw new IOException("Not a deletion-vector file: " + f.dvFile());
         }
         contents.put(f.dvFile(), content);

@@ -50,7 +50,15 @@ public final class KeyValueFileWriter {
       int level,
       FileSource source,
       DataFileFactory names) {
-    this(store, layout, partition, bucket, level, source, names, CompactRewriter.OutputObserver.NONE);
+    this(
+        store,
+        layout,
+        partition,
+        bucket,
+        level,
+        source,
+        names,
+        CompactRewriter.OutputObserver.NONE);
   }
 
   /** A writer that announces each new file to {@code observer} before creating it. */

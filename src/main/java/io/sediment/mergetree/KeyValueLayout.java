@@ -193,7 +193,9 @@ public final class KeyValueLayout implements Serializable {
   }
 
   private static BinaryStringData binary(StringData s) {
-    return s instanceof BinaryStringData ? (BinaryStringData) s : BinaryStringData.fromString(s.toString());
+    return s instanceof BinaryStringData
+        ? (BinaryStringData) s
+        : BinaryStringData.fromString(s.toString());
   }
 
   /** Copies all fields of {@code from} (a row of {@code type}) into {@code to} by reference. */

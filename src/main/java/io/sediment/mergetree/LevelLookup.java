@@ -27,7 +27,11 @@ final class LevelLookup implements Closeable {
   private BinaryRowData current;
 
   LevelLookup(
-      LocalKeyCache cache, KeyValueLayout layout, BinaryRowData partition, int bucket, List<DataFileMeta> files) {
+      LocalKeyCache cache,
+      KeyValueLayout layout,
+      BinaryRowData partition,
+      int bucket,
+      List<DataFileMeta> files) {
     this.cache = cache;
     this.partition = partition;
     this.bucket = bucket;
@@ -40,7 +44,8 @@ final class LevelLookup implements Closeable {
   /** The file holding {@code kv}'s key, with {@link #position()} and {@link #row()}; or null. */
   DataFileMeta seek(RowData kv) throws IOException {
     keyView.replaceRow(kv);
-    while (index < files.size() && keyRowComparator.compare(files.get(index).maxKey(), keyView) < 0) {
+    while (index < files.size()
+        && keyRowComparator.compare(files.get(index).maxKey(), keyView) < 0) {
       closeCursor();
       index++;
     }

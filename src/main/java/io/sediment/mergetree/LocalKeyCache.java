@@ -27,9 +27,9 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 /**
  * Key lookup files of data files on local disk ({@code local-cache.dir}, default {@code
  * <java.io.tmpdir>/sediment-cache}): for each data file of a primary-key table, a file {@code
- * <table-hash>/<data-file>.keys} holding its rows in key order as (int position, int length,
- * binary row). Data files never change, so a lookup file, once built, is reused by every later
- * compaction; the least recently used files are removed when the cache grows beyond {@code
+ * <table-hash>/<data-file>.keys} holding its rows in key order as (int position, int length, binary
+ * row). Data files never change, so a lookup file, once built, is reused by every later compaction;
+ * the least recently used files are removed when the cache grows beyond {@code
  * local-cache.max-size}.
  */
 public final class LocalKeyCache {
@@ -47,7 +47,8 @@ public final class LocalKeyCache {
       base = new File(System.getProperty("java.io.tmpdir"), "sediment-cache").getPath();
     }
     String table =
-        UUID.nameUUIDFromBytes(store.paths().root().toString().getBytes(StandardCharsets.UTF_8)).toString();
+        UUID.nameUUIDFromBytes(store.paths().root().toString().getBytes(StandardCharsets.UTF_8))
+            .toString();
     this.dir = new File(base, table);
     this.maxSize = store.options().get(TableOptions.LOCAL_CACHE_MAX_SIZE).getBytes();
   }
@@ -57,7 +58,8 @@ public final class LocalKeyCache {
   }
 
   /** The lookup file of a data file, built now if it is not cached. */
-  public File lookupFile(org.apache.flink.table.data.binary.BinaryRowData partition, int bucket, DataFileMeta file)
+  public File lookupFile(
+      org.apache.flink.table.data.binary.BinaryRowData partition, int bucket, DataFileMeta file)
       throws IOException {
     File f = new File(dir, file.fileName() + ".keys");
     if (f.exists()) {
@@ -69,7 +71,10 @@ public final class LocalKeyCache {
     RowDataSerializer ser = new RowDataSerializer(layout.fileType());
     try (DataFileReader reader =
             DataFileReader.open(
-                store.dataFilePath(partition, bucket, file.fileName()), layout.fileType(), null, file.fileSize());
+                store.dataFilePath(partition, bucket, file.fileName()),
+                layout.fileType(),
+                null,
+                file.fileSize());
         DataOutputStream out =
             new DataOutputStream(new BufferedOutputStream(new FileOutputStream(tmp), 1 << 16))) {
       RowData row;

@@ -118,8 +118,8 @@ public final class MergeFunctions {
 
   /**
    * Non-null fields of later versions overwrite. Stored kinds: {@code +U} merges onto older
-   * versions, {@code -D} removes the key, {@code +I} is a complete row that replaces older
-   * versions (what a merge that saw a delete produces).
+   * versions, {@code -D} removes the key, {@code +I} is a complete row that replaces older versions
+   * (what a merge that saw a delete produces).
    */
   static final class PartialUpdate implements MergeFunction {
     private static final int NONE = 0;
@@ -192,7 +192,9 @@ public final class MergeFunctions {
       }
       acc.setField(arity, maxSeq);
       RowKind kind =
-          state == DELETED ? RowKind.DELETE : state == COMPLETE ? RowKind.INSERT : RowKind.UPDATE_AFTER;
+          state == DELETED
+              ? RowKind.DELETE
+              : state == COMPLETE ? RowKind.INSERT : RowKind.UPDATE_AFTER;
       acc.setField(arity + 1, kind.toByteValue());
       return acc;
     }
@@ -222,7 +224,10 @@ public final class MergeFunctions {
       List<String> keys = schema.primaryKeys();
       RowType type = schema.rowType();
       for (int i = 0; i < arity; i++) {
-        String fn = keys.contains(names.get(i)) ? "key" : functions.getOrDefault(names.get(i), "last_non_null_value");
+        String fn =
+            keys.contains(names.get(i))
+                ? "key"
+                : functions.getOrDefault(names.get(i), "last_non_null_value");
         aggs[i] = FieldAgg.of(fn, type.getTypeAt(i), names.get(i));
       }
     }
@@ -286,7 +291,12 @@ public final class MergeFunctions {
           Comparator<Object> c = io.sediment.data.InternalComparators.forType(type);
           if (c == null) {
             throw new IllegalArgumentException(
-                "Aggregate function " + fn + " of field '" + field + "' needs an ordered type, got " + type);
+                "Aggregate function "
+                    + fn
+                    + " of field '"
+                    + field
+                    + "' needs an ordered type, got "
+                    + type);
           }
           boolean min = fn.equals("min");
           return new FieldAgg() {
@@ -344,11 +354,17 @@ public final class MergeFunctions {
         case DECIMAL:
           DecimalType d = (DecimalType) type;
           return summer(
-              (a, b) -> dec(((DecimalData) a).toBigDecimal().add(((DecimalData) b).toBigDecimal()), d),
+              (a, b) ->
+                  dec(((DecimalData) a).toBigDecimal().add(((DecimalData) b).toBigDecimal()), d),
               a -> dec(((DecimalData) a).toBigDecimal().negate(), d));
         default:
           throw new IllegalArgumentException(
-              "Aggregate function " + fn + " of field '" + field + "' needs a numeric type, got " + type);
+              "Aggregate function "
+                  + fn
+                  + " of field '"
+                  + field
+                  + "' needs a numeric type, got "
+                  + type);
       }
     }
 
@@ -357,7 +373,8 @@ public final class MergeFunctions {
     }
 
     private static Summer summer(
-        java.util.function.BinaryOperator<Object> add, java.util.function.UnaryOperator<Object> neg) {
+        java.util.function.BinaryOperator<Object> add,
+        java.util.function.UnaryOperator<Object> neg) {
       return new Summer() {
         public Object add(Object a, Object b) {
           return add.apply(a, b);

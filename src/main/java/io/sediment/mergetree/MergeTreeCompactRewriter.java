@@ -1,12 +1,18 @@
 package io.sediment.mergetree;
 
 import io.sediment.commit.CommitMessage;
+import io.sediment.commit.PartitionPredicates;
 import io.sediment.compact.CompactRewriter;
 import io.sediment.compact.CompactTask;
 import io.sediment.compact.CompactTaskResult;
 import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.DeletionFile;
 import io.sediment.manifest.FileSource;
 import io.sediment.manifest.FileStore;
+import io.sediment.manifest.IndexManifest;
+import io.sediment.manifest.ManifestEntry;
+import io.sediment.manifest.Snapshot;
+import io.sediment.schema.TableOptions;
 import io.sediment.table.DataFileFactory;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -17,16 +23,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import io.sediment.commit.PartitionPredicates;
-import io.sediment.manifest.DeletionFile;
-import io.sediment.manifest.IndexManifest;
-import io.sediment.manifest.ManifestEntry;
-import io.sediment.manifest.Snapshot;
-import io.sediment.schema.TableOptions;
-import org.roaringbitmap.RoaringBitmap;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 import org.apache.flink.table.data.RowData;
+import org.roaringbitmap.RoaringBitmap;
 
 /**
  * Rewrites a MERGE_TREE task: k-way merges the sorted runs of its inputs with the table's merge
@@ -71,7 +71,8 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
         for (ManifestEntry e :
             store
                 .newScan()
-                .withPartitionFilter(PartitionPredicates.in(store.partitionType(), Set.of(task.partition())))
+                .withPartitionFilter(
+                    PartitionPredicates.in(store.partitionType(), Set.of(task.partition())))
                 .withBucket(task.bucket())
                 .plan(latest.get())) {
           if (e.file().level() > 0 && !inputs.contains(e.file().fileName())) {
@@ -136,7 +137,10 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
             continue;
           }
           int pos = l.position();
-          RoaringBitmap b = changed.containsKey(f.fileName()) ? changed.get(f.fileName()) : vectors.get(f.fileName());
+          RoaringBitmap b =
+              changed.containsKey(f.fileName())
+                  ? changed.get(f.fileName())
+                  : vectors.get(f.fileName());
           if (b != null && b.contains(pos)) {
             continue;
           }
@@ -192,9 +196,20 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
     }
     CommitMessage message =
         new CommitMessage(
-            task.partition(), task.bucket(), task.totalBuckets(), List.of(), task.inputs(), after, newVectors);
+            task.partition(),
+            task.bucket(),
+            task.totalBuckets(),
+            List.of(),
+            task.inputs(),
+            after,
+            newVectors);
     return new CompactTaskResult(
-        task, message, task.inputRows(), rows, task.inputBytes(), bytes,
+        task,
+        message,
+        task.inputRows(),
+        rows,
+        task.inputBytes(),
+        bytes,
         (System.nanoTime() - start) / 1_000_000);
   }
 }

@@ -9,8 +9,8 @@ public final class MergeTreeStrategies {
   private MergeTreeStrategies() {}
 
   /**
-   * A deletion-vector table compacts only with its key lookup on local disk: rejects the
-   * compaction (before anything is written) when {@code local-cache.enabled} is not true.
+   * A deletion-vector table compacts only with its key lookup on local disk: rejects the compaction
+   * (before anything is written) when {@code local-cache.enabled} is not true.
    */
   public static void checkCompactable(FileStore store) {
     TableOptions o = store.options();

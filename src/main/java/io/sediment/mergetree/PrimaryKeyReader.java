@@ -53,11 +53,11 @@ public final class PrimaryKeyReader implements RowIterator {
     } else {
       List<RowIterator> readers = new ArrayList<>();
       for (SortedRun r : runs) {
-        readers.add(new RunReader(store, layout, split.partition(), split.bucket(), r.files(), null));
+        readers.add(
+            new RunReader(store, layout, split.partition(), split.bucket(), r.files(), null));
       }
       source =
-          new SortMergeReader(
-              readers, layout, MergeFunctions.create(store.schema(), layout), true);
+          new SortMergeReader(readers, layout, MergeFunctions.create(store.schema(), layout), true);
     }
   }
 

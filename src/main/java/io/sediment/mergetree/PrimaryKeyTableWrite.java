@@ -34,10 +34,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes a primary-key table: per partition and bucket, rows are buffered (as binary rows with a
- * sequence number and row kind) up to {@code write-buffer-size}, sorted by key and sequence,
- * merged with the merge engine (deletes kept) and written as one level-0 file. Unless {@code
- * write-only}, the writer compacts its buckets at {@link #prepareCommit()} by the universal rules,
- * and synchronously whenever a bucket reaches {@code num-sorted-run.stop-trigger} runs.
+ * sequence number and row kind) up to {@code write-buffer-size}, sorted by key and sequence, merged
+ * with the merge engine (deletes kept) and written as one level-0 file. Unless {@code write-only},
+ * the writer compacts its buckets at {@link #prepareCommit()} by the universal rules, and
+ * synchronously whenever a bucket reaches {@code num-sorted-run.stop-trigger} runs.
  */
 public final class PrimaryKeyTableWrite implements AutoCloseable {
 
@@ -115,7 +115,12 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
   public void write(RowData row) throws IOException {
     if (row.getArity() != layout.arity()) {
       throw new IllegalArgumentException(
-          "Row has " + row.getArity() + " fields, table has " + layout.arity() + ": " + schema.fieldNames());
+          "Row has "
+              + row.getArity()
+              + " fields, table has "
+              + layout.arity()
+              + ": "
+              + schema.fieldNames());
     }
     RowKind kind = MergeFunctions.storedKind(engine, row.getRowKind());
     if (kind == null) {
@@ -200,7 +205,8 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
         for (ManifestEntry e :
             store
                 .newScan()
-                .withPartitionFilter(PartitionPredicates.in(store.partitionType(), Set.of(partition)))
+                .withPartitionFilter(
+                    PartitionPredicates.in(store.partitionType(), Set.of(partition)))
                 .withBucket(bucket)
                 .plan(latest.get())) {
           files.add(e.file());
@@ -230,7 +236,10 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       if (bufferBytes >= bufferSize) {
         flush();
         if (compactInWriter && !deletionVectors && level0Runs() >= stopTrigger) {
-          LOG.info("Bucket {} has {} level-0 runs: compacting before writing more", bucket, level0Runs());
+          LOG.info(
+              "Bucket {} has {} level-0 runs: compacting before writing more",
+              bucket,
+              level0Runs());
           compact();
         }
       }
@@ -256,7 +265,10 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       try {
         SortMergeReader merged =
             new SortMergeReader(
-                List.of(RowIterator.of(buffer)), layout, MergeFunctions.create(schema, layout), false);
+                List.of(RowIterator.of(buffer)),
+                layout,
+                MergeFunctions.create(schema, layout),
+                false);
         RowData kv;
         while ((kv = merged.next()) != null) {
           w.write(kv);
@@ -279,7 +291,12 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       List<CompactTask> tasks =
           s.plan(
               new CompactPlanner.Bucket(
-                  "", partition, store.partitionPath(partition), bucket, numBuckets, List.copyOf(files)));
+                  "",
+                  partition,
+                  store.partitionPath(partition),
+                  bucket,
+                  numBuckets,
+                  List.copyOf(files)));
       for (CompactTask t : tasks) {
         CompactTaskResult r;
         try {
@@ -296,7 +313,9 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
             compactBefore.add(before);
           } else {
             // An output of an earlier, uncommitted compaction: never committed, delete it.
-            store.fileIO().deleteAll(List.of(store.dataFilePath(partition, bucket, before.fileName())));
+            store
+                .fileIO()
+                .deleteAll(List.of(store.dataFilePath(partition, bucket, before.fileName())));
           }
         }
         files.addAll(m.compactAfter());

@@ -41,7 +41,10 @@ public final class SortMergeReader implements RowIterator {
    * @param dropDeletes whether deletes (retractions) are dropped from the output
    */
   public SortMergeReader(
-      List<? extends RowIterator> runs, KeyValueLayout layout, MergeFunction merge, boolean dropDeletes) {
+      List<? extends RowIterator> runs,
+      KeyValueLayout layout,
+      MergeFunction merge,
+      boolean dropDeletes) {
     this.runs = new ArrayList<>(runs);
     this.layout = layout;
     this.keyComparator = layout.keyComparator();

@@ -11,8 +11,8 @@ import java.util.List;
 import org.apache.flink.table.data.RowData;
 
 /**
- * Picks the sorted runs of one primary-key bucket to merge, by RocksDB's universal compaction
- * rules (runs ordered newest first):
+ * Picks the sorted runs of one primary-key bucket to merge, by RocksDB's universal compaction rules
+ * (runs ordered newest first):
  *
  * <ol>
  *   <li>size amplification: when the runs newer than the oldest are together larger than {@code
@@ -24,12 +24,11 @@ import org.apache.flink.table.data.RowData;
  *       the newest (runs - trigger + 1) runs (and more by the size ratio).
  * </ol>
  *
- * Rules 1 and 2 apply only when the bucket has at least {@code
- * num-sorted-run.compaction-trigger} runs. The output goes one level below the first run not
- * picked (never level 0), or to the top level {@code num-levels - 1} when all runs are picked.
- * {@code compaction.full=true} merges all runs into the top level. Deletes are dropped when the
- * output holds the oldest data of the bucket. Deletion-vector tables always move every level-0
- * file up.
+ * Rules 1 and 2 apply only when the bucket has at least {@code num-sorted-run.compaction-trigger}
+ * runs. The output goes one level below the first run not picked (never level 0), or to the top
+ * level {@code num-levels - 1} when all runs are picked. {@code compaction.full=true} merges all
+ * runs into the top level. Deletes are dropped when the output holds the oldest data of the bucket.
+ * Deletion-vector tables always move every level-0 file up.
  */
 public final class UniversalCompaction implements CompactPlanner.BucketStrategy {
 

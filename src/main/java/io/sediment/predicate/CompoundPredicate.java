@@ -36,7 +36,8 @@ public final class CompoundPredicate implements Predicate {
     this.function = Objects.requireNonNull(function, "function");
     Objects.requireNonNull(children, "children");
     if (children.isEmpty()) {
-      throw new IllegalArgumentException("A compound '" + function.jsonName + "' needs at least one child");
+      throw new IllegalArgumentException(
+          "A compound '" + function.jsonName + "' needs at least one child");
     }
     List<Predicate> copy = new ArrayList<>(children.size());
     for (Predicate child : children) {

@@ -85,7 +85,10 @@ public enum LeafFunction {
     }
     String expected;
     if (minLiterals == maxLiterals) {
-      expected = minLiterals == 0 ? "no literals" : "exactly " + minLiterals + " literal" + (minLiterals == 1 ? "" : "s");
+      expected =
+          minLiterals == 0
+              ? "no literals"
+              : "exactly " + minLiterals + " literal" + (minLiterals == 1 ? "" : "s");
     } else {
       expected = "at least " + minLiterals + " literal" + (minLiterals == 1 ? "" : "s");
     }

@@ -121,8 +121,7 @@ public final class LeafPredicate implements Predicate {
     } else {
       this.sortedLiterals = null;
     }
-    this.prefix =
-        function == LeafFunction.STARTS_WITH ? (BinaryStringData) converted.get(0) : null;
+    this.prefix = function == LeafFunction.STARTS_WITH ? (BinaryStringData) converted.get(0) : null;
   }
 
   public LeafFunction function() {
@@ -209,7 +208,9 @@ public final class LeafPredicate implements Predicate {
   }
 
   private static BinaryStringData asBinary(StringData s) {
-    return s instanceof BinaryStringData ? (BinaryStringData) s : BinaryStringData.fromString(s.toString());
+    return s instanceof BinaryStringData
+        ? (BinaryStringData) s
+        : BinaryStringData.fromString(s.toString());
   }
 
   // ---------------------------------------------------------------- stats
@@ -221,7 +222,9 @@ public final class LeafPredicate implements Predicate {
     }
     final int pos = fieldIndex;
     long nullCount =
-        nullCounts == null || pos >= nullCounts.length || nullCounts[pos] < 0 ? -1 : nullCounts[pos];
+        nullCounts == null || pos >= nullCounts.length || nullCounts[pos] < 0
+            ? -1
+            : nullCounts[pos];
     if (function == LeafFunction.IS_NULL) {
       return nullCount != 0;
     }
@@ -324,7 +327,8 @@ public final class LeafPredicate implements Predicate {
 
   @Override
   public int hashCode() {
-    return Objects.hash(function, fieldIndex, fieldName, type, Arrays.deepHashCode(literals.toArray()));
+    return Objects.hash(
+        function, fieldIndex, fieldName, type, Arrays.deepHashCode(literals.toArray()));
   }
 
   @Override
@@ -378,7 +382,12 @@ public final class LeafPredicate implements Predicate {
     private final String fieldName;
     private final ArrayList<Object> literals;
 
-    SerialForm(LeafFunction function, LogicalType type, int fieldIndex, String fieldName, List<Object> literals) {
+    SerialForm(
+        LeafFunction function,
+        LogicalType type,
+        int fieldIndex,
+        String fieldName,
+        List<Object> literals) {
       this.function = function;
       this.type = type;
       this.fieldIndex = fieldIndex;
@@ -390,7 +399,8 @@ public final class LeafPredicate implements Predicate {
       try {
         return new LeafPredicate(function, type, fieldIndex, fieldName, literals);
       } catch (RuntimeException e) {
-        InvalidObjectException ex = new InvalidObjectException("Invalid LeafPredicate: " + e.getMessage());
+        InvalidObjectException ex =
+            new InvalidObjectException("Invalid LeafPredicate: " + e.getMessage());
         ex.initCause(e);
         throw ex;
       }

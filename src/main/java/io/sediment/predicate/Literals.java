@@ -99,7 +99,10 @@ final class Literals {
         return "expected an integer number in [" + Short.MIN_VALUE + ", " + Short.MAX_VALUE + "]";
       case INTEGER:
         return "expected an integer number in ["
-            + Integer.MIN_VALUE + ", " + Integer.MAX_VALUE + "]";
+            + Integer.MIN_VALUE
+            + ", "
+            + Integer.MAX_VALUE
+            + "]";
       case BIGINT:
         return "expected an integer number in [" + Long.MIN_VALUE + ", " + Long.MAX_VALUE + "]";
       case FLOAT:
@@ -134,7 +137,8 @@ final class Literals {
             + (reason == null ? expected(type) : reason + "; " + expected(type)));
   }
 
-  private static IllegalArgumentException mismatch(Object literal, String field, LogicalType type, String reason) {
+  private static IllegalArgumentException mismatch(
+      Object literal, String field, LogicalType type, String reason) {
     return mismatch(literal, literal.getClass().getSimpleName(), field, type, reason);
   }
 
@@ -279,14 +283,20 @@ final class Literals {
         throw mismatch(lit, field, type, null);
       default:
         throw new IllegalArgumentException(
-            "Field '" + field + "' has type " + typeName(type)
+            "Field '"
+                + field
+                + "' has type "
+                + typeName(type)
                 + ", which filters support only with isNull/isNotNull");
     }
   }
 
   /** Byte/Short/Integer/Long/BigInteger, or a BigDecimal with an integral value; else null. */
   private static BigInteger exactInteger(Object lit) {
-    if (lit instanceof Byte || lit instanceof Short || lit instanceof Integer || lit instanceof Long) {
+    if (lit instanceof Byte
+        || lit instanceof Short
+        || lit instanceof Integer
+        || lit instanceof Long) {
       return BigInteger.valueOf(((Number) lit).longValue());
     }
     if (lit instanceof BigInteger) {
@@ -599,8 +609,7 @@ final class Literals {
       case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
         {
           int precision = LogicalTypeChecks.getPrecision(type);
-          return (row, pos, lit) ->
-              row.getTimestamp(pos, precision).compareTo((TimestampData) lit);
+          return (row, pos, lit) -> row.getTimestamp(pos, precision).compareTo((TimestampData) lit);
         }
       default:
         throw new IllegalArgumentException("Type " + typeName(type) + " is not comparable");

@@ -4,8 +4,8 @@ import java.util.Set;
 import org.apache.flink.table.data.RowData;
 
 /**
- * A filter over rows of one {@link org.apache.flink.table.types.logical.RowType}, evaluable on
- * rows (exact) and on file/manifest statistics (conservative, for pruning).
+ * A filter over rows of one {@link org.apache.flink.table.types.logical.RowType}, evaluable on rows
+ * (exact) and on file/manifest statistics (conservative, for pruning).
  *
  * <p>Build with {@link PredicateBuilder}, parse from JSON with {@link PredicateJson}.
  */
@@ -21,8 +21,8 @@ public interface Predicate extends java.io.Serializable {
    * May any row of a file/manifest with these stats match? Conservative: true when unsure.
    *
    * @param rowCount number of rows; 0 means nothing can match; negative means unknown
-   * @param min per-field minimum, indexed like the predicate's row type; a null row or a null
-   *     field means unknown (or all-null, decided with {@code nullCounts} and {@code rowCount})
+   * @param min per-field minimum, indexed like the predicate's row type; a null row or a null field
+   *     means unknown (or all-null, decided with {@code nullCounts} and {@code rowCount})
    * @param max per-field maximum, same layout as {@code min}
    * @param nullCounts per-field null counts; a null array or a negative entry means unknown
    */

@@ -10,11 +10,11 @@ import org.apache.flink.table.types.logical.RowType;
  * Builds predicates over a row type, by field name, converting Java literals to the column type.
  *
  * <p>Literals may be Java external values (String, Byte/Short/Integer/Long/BigInteger, BigDecimal,
- * Float/Double, Boolean, LocalDate, LocalTime, LocalDateTime, Instant for TIMESTAMP_LTZ, byte[])
- * or already internal (StringData, DecimalData, TimestampData, Integer days/millis for DATE/TIME).
+ * Float/Double, Boolean, LocalDate, LocalTime, LocalDateTime, Instant for TIMESTAMP_LTZ, byte[]) or
+ * already internal (StringData, DecimalData, TimestampData, Integer days/millis for DATE/TIME).
  * Numbers convert only when lossless and in range (an Integer for a BIGINT column, a Long for a
- * DECIMAL or DOUBLE column; a Long that overflows an INT column is rejected). All errors are
- * {@link IllegalArgumentException}s naming the field, the literal and the allowed values.
+ * DECIMAL or DOUBLE column; a Long that overflows an INT column is rejected). All errors are {@link
+ * IllegalArgumentException}s naming the field, the literal and the allowed values.
  */
 public final class PredicateBuilder {
 
@@ -46,7 +46,8 @@ public final class PredicateBuilder {
   }
 
   /** Generic leaf construction: field by name, literals converted by {@code converter}. */
-  LeafPredicate leaf(LeafFunction function, String field, List<?> rawLiterals, LiteralConverter converter) {
+  LeafPredicate leaf(
+      LeafFunction function, String field, List<?> rawLiterals, LiteralConverter converter) {
     int index = indexOf(field);
     LogicalType type = rowType.getTypeAt(index);
     function.checkLiteralCount(rawLiterals.size(), field);

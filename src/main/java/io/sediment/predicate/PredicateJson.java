@@ -83,7 +83,8 @@ public final class PredicateJson {
           "Malformed filter JSON" + where + ": " + e.getOriginalMessage(), e);
     }
     if (root == null || root.isMissingNode()) {
-      throw new IllegalArgumentException("Filter JSON is empty; expected an object with a 'method'");
+      throw new IllegalArgumentException(
+          "Filter JSON is empty; expected an object with a 'method'");
     }
     return parseNode(root, "$", new PredicateBuilder(rowType));
   }
@@ -107,7 +108,9 @@ public final class PredicateJson {
       if (children == null || !children.isArray() || children.isEmpty()) {
         throw error(
             path,
-            "'" + method + "' needs a non-empty array 'children', got "
+            "'"
+                + method
+                + "' needs a non-empty array 'children', got "
                 + (children == null ? "none" : describe(children)));
       }
       List<Predicate> parsed = new ArrayList<>();
@@ -121,13 +124,17 @@ public final class PredicateJson {
     LeafFunction function =
         LeafFunction.fromJsonName(method)
             .orElseThrow(
-                () -> error(path, "Unknown method '" + method + "'; allowed methods are " + methods()));
+                () ->
+                    error(
+                        path, "Unknown method '" + method + "'; allowed methods are " + methods()));
     checkKeys(node, LEAF_KEYS, path, "a leaf");
     JsonNode fieldNode = node.get("field");
     if (fieldNode == null || !fieldNode.isTextual()) {
       throw error(
           path,
-          "method '" + method + "' needs a string 'field', got "
+          "method '"
+              + method
+              + "' needs a string 'field', got "
               + (fieldNode == null ? "none" : describe(fieldNode)));
     }
     JsonNode literalsNode = node.get("literals");
@@ -162,8 +169,12 @@ public final class PredicateJson {
       throw Literals.mismatch(node.asText(), "boolean", field, type, null);
     }
     throw new IllegalArgumentException(
-        "Literal " + node + " for field '" + field
-            + "' must be a JSON string, number, boolean or null, got " + describe(node));
+        "Literal "
+            + node
+            + " for field '"
+            + field
+            + "' must be a JSON string, number, boolean or null, got "
+            + describe(node));
   }
 
   private static void checkKeys(JsonNode node, Set<String> allowed, String path, String what) {
@@ -174,7 +185,8 @@ public final class PredicateJson {
         List<String> sorted = new ArrayList<>(allowed);
         sorted.sort(null);
         throw error(
-            path, "Unknown key '" + name + "' in " + what + " filter object; allowed keys are " + sorted);
+            path,
+            "Unknown key '" + name + "' in " + what + " filter object; allowed keys are " + sorted);
       }
     }
   }

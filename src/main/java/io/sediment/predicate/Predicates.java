@@ -13,10 +13,10 @@ public final class Predicates {
 
   /**
    * The part of {@code predicate} that references only fields of {@code targetType} (by name),
-   * re-indexed onto it. AND keeps the children that project; OR projects only if every child
-   * does; a leaf projects if its field is in the target and its literals fit the target's field
-   * type. The result is implied by the original (never stricter), so it is safe for pruning.
-   * Empty if nothing qualifies.
+   * re-indexed onto it. AND keeps the children that project; OR projects only if every child does;
+   * a leaf projects if its field is in the target and its literals fit the target's field type. The
+   * result is implied by the original (never stricter), so it is safe for pruning. Empty if nothing
+   * qualifies.
    */
   public static Optional<Predicate> projectTo(Predicate predicate, RowType targetType) {
     Objects.requireNonNull(predicate, "predicate");
@@ -97,10 +97,10 @@ public final class Predicates {
   }
 
   /**
-   * AND of the predicates: null elements are skipped, nested ANDs are flattened, a single
-   * remaining predicate is returned as is. Throws IllegalArgumentException if the list is null
-   * or nothing remains (there is no "always true" predicate; callers treat "no filter" as null or
-   * {@code Optional.empty()}).
+   * AND of the predicates: null elements are skipped, nested ANDs are flattened, a single remaining
+   * predicate is returned as is. Throws IllegalArgumentException if the list is null or nothing
+   * remains (there is no "always true" predicate; callers treat "no filter" as null or {@code
+   * Optional.empty()}).
    */
   public static Predicate and(List<Predicate> predicates) {
     return combine(CompoundPredicate.Function.AND, predicates);
@@ -111,9 +111,11 @@ public final class Predicates {
     return combine(CompoundPredicate.Function.OR, predicates);
   }
 
-  private static Predicate combine(CompoundPredicate.Function function, List<Predicate> predicates) {
+  private static Predicate combine(
+      CompoundPredicate.Function function, List<Predicate> predicates) {
     if (predicates == null) {
-      throw new IllegalArgumentException("Cannot combine a null list of predicates with " + function);
+      throw new IllegalArgumentException(
+          "Cannot combine a null list of predicates with " + function);
     }
     List<Predicate> flat = new ArrayList<>();
     for (Predicate p : predicates) {
@@ -128,7 +130,9 @@ public final class Predicates {
     }
     if (flat.isEmpty()) {
       throw new IllegalArgumentException(
-          "Cannot combine zero predicates with " + function + "; pass at least one non-null predicate");
+          "Cannot combine zero predicates with "
+              + function
+              + "; pass at least one non-null predicate");
     }
     return flat.size() == 1 ? flat.get(0) : new CompoundPredicate(function, flat);
   }

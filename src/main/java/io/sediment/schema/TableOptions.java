@@ -190,8 +190,7 @@ public final class TableOptions implements java.io.Serializable {
       ConfigOptions.key("num-levels")
           .intType()
           .noDefaultValue()
-          .withDescription(
-              "Levels of the LSM tree of a bucket. Default: compaction-trigger + 1.");
+          .withDescription("Levels of the LSM tree of a bucket. Default: compaction-trigger + 1.");
 
   public static final ConfigOption<Integer> COMPACTION_MAX_SIZE_AMPLIFICATION_PERCENT =
       ConfigOptions.key("compaction.max-size-amplification-percent")
@@ -295,8 +294,7 @@ public final class TableOptions implements java.io.Serializable {
   }
 
   /**
-   * Rejects unknown keys and bad values. The message names the key, the value and what is
-   * allowed.
+   * Rejects unknown keys and bad values. The message names the key, the value and what is allowed.
    */
   public static void validate(Map<String, String> options) {
     Configuration conf = Configuration.fromMap(options);
@@ -454,7 +452,8 @@ public final class TableOptions implements java.io.Serializable {
   private static Map<String, ConfigOption<?>> collect() {
     Map<String, ConfigOption<?>> all = new LinkedHashMap<>();
     for (java.lang.reflect.Field f : TableOptions.class.getDeclaredFields()) {
-      if (f.getType() == ConfigOption.class && java.lang.reflect.Modifier.isStatic(f.getModifiers())) {
+      if (f.getType() == ConfigOption.class
+          && java.lang.reflect.Modifier.isStatic(f.getModifiers())) {
         try {
           ConfigOption<?> o = (ConfigOption<?>) f.get(null);
           all.put(o.key(), o);
@@ -478,8 +477,8 @@ public final class TableOptions implements java.io.Serializable {
       Set.of("bucket", "bucket-key", "merge-engine", "sequence.field", "deletion-vectors.enabled");
 
   /**
-   * These options with {@code dynamic} laid over them, validated. Options in {@link #IMMUTABLE}
-   * and per-field options cannot be changed this way.
+   * These options with {@code dynamic} laid over them, validated. Options in {@link #IMMUTABLE} and
+   * per-field options cannot be changed this way.
    */
   public TableOptions with(Map<String, String> dynamic) {
     for (String key : dynamic.keySet()) {
@@ -532,7 +531,9 @@ public final class TableOptions implements java.io.Serializable {
 
   public int numSortedRunStopTrigger() {
     Integer v = conf().get(NUM_SORTED_RUN_STOP_TRIGGER);
-    return v == null ? numSortedRunCompactionTrigger() + 3 : Math.max(v, numSortedRunCompactionTrigger());
+    return v == null
+        ? numSortedRunCompactionTrigger() + 3
+        : Math.max(v, numSortedRunCompactionTrigger());
   }
 
   public int numLevels() {

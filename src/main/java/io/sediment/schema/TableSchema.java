@@ -47,7 +47,9 @@ public final class TableSchema implements Serializable {
     this.partitionKeys = partitionKeys == null ? List.of() : List.copyOf(partitionKeys);
     this.primaryKeys = primaryKeys == null ? List.of() : List.copyOf(primaryKeys);
     this.options =
-        options == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(options));
+        options == null
+            ? Map.of()
+            : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(options));
     this.comment = comment;
     this.timeMillis = timeMillis;
   }
@@ -65,7 +67,8 @@ public final class TableSchema implements Serializable {
     List<String> names = new ArrayList<>();
     for (Schema.Column c : schema.columns()) {
       names.add(c.name());
-      fields.add(new DataField(fields.size(), c.name(), c.type().asSerializableString(), c.comment()));
+      fields.add(
+          new DataField(fields.size(), c.name(), c.type().asSerializableString(), c.comment()));
     }
     checkKeys("Partition key", schema.partitionKeys(), names);
     checkKeys("Primary key", schema.primaryKeys(), names);
@@ -126,12 +129,18 @@ public final class TableSchema implements Serializable {
     String seq = opts.get(TableOptions.SEQUENCE_FIELD);
     if (seq != null && !names.contains(seq)) {
       throw new IllegalArgumentException(
-          "Option 'sequence.field' names '" + seq + "', which is not a column; columns are " + names);
+          "Option 'sequence.field' names '"
+              + seq
+              + "', which is not a column; columns are "
+              + names);
     }
     for (String f : opts.referencedFields()) {
       if (!names.contains(f)) {
         throw new IllegalArgumentException(
-            "Option 'fields." + f + ".aggregate-function' names an unknown column; columns are " + names);
+            "Option 'fields."
+                + f
+                + ".aggregate-function' names an unknown column; columns are "
+                + names);
       }
     }
     for (String pk : schema.primaryKeys()) {
@@ -245,7 +254,8 @@ public final class TableSchema implements Serializable {
     for (int i = 0; i < idx.length; i++) {
       idx[i] = all.indexOf(names.get(i));
       if (idx[i] < 0) {
-        throw new IllegalArgumentException("Unknown field '" + names.get(i) + "'; fields are " + all);
+        throw new IllegalArgumentException(
+            "Unknown field '" + names.get(i) + "'; fields are " + all);
       }
     }
     return idx;

@@ -1,6 +1,5 @@
 package io.sediment.table;
 
-import io.sediment.data.BinaryRows;
 import io.sediment.manifest.DataFileMeta;
 import java.io.IOException;
 import java.io.ObjectInputStream;
@@ -75,6 +74,12 @@ public final class DataSplit implements Serializable {
 
   @Override
   public String toString() {
-    return "DataSplit{snapshot=" + snapshotId + ", bucket=" + bucket + ", files=" + files.size() + "}";
+    return "DataSplit{snapshot="
+        + snapshotId
+        + ", bucket="
+        + bucket
+        + ", files="
+        + files.size()
+        + "}";
   }
 }

@@ -9,8 +9,8 @@ import java.util.List;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * Configures a read: a filter (partition pruning, file pruning by column statistics, and exact
- * row filtering) and a projection. Both are validated when set.
+ * Configures a read: a filter (partition pruning, file pruning by column statistics, and exact row
+ * filtering) and a projection. Both are validated when set.
  */
 public final class ReadBuilder {
 

@@ -28,7 +28,11 @@ public final class RollingFileWriter implements Closeable {
   private DataFileWriter current;
 
   public RollingFileWriter(
-      FileIO fileIO, Supplier<Path> nextPath, RowType rowType, FileFormatOptions format, long targetSize) {
+      FileIO fileIO,
+      Supplier<Path> nextPath,
+      RowType rowType,
+      FileFormatOptions format,
+      long targetSize) {
     this.fileIO = fileIO;
     this.nextPath = nextPath;
     this.rowType = rowType;
@@ -37,8 +41,8 @@ public final class RollingFileWriter implements Closeable {
   }
 
   /**
-   * Writes a row; returns true when this row was the last of a file (the file was closed after
-   * it), so callers tracking per-file metadata (key ranges) know where files end.
+   * Writes a row; returns true when this row was the last of a file (the file was closed after it),
+   * so callers tracking per-file metadata (key ranges) know where files end.
    */
   public boolean write(RowData row) throws IOException {
     if (current == null) {
@@ -63,8 +67,8 @@ public final class RollingFileWriter implements Closeable {
   }
 
   /**
-   * Closes the last file and hands out every file written since the last call, in order. The
-   * writer stays usable; files handed out are no longer deleted by {@link #abort()}.
+   * Closes the last file and hands out every file written since the last call, in order. The writer
+   * stays usable; files handed out are no longer deleted by {@link #abort()}.
    */
   public List<WrittenFile> finish() throws IOException {
     roll();

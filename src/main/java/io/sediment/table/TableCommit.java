@@ -37,7 +37,8 @@ public final class TableCommit {
   /** Batch commit: all messages in one snapshot. A batch commit can be made only once. */
   public List<Long> commit(List<CommitMessage> messages) {
     if (streaming) {
-      throw new IllegalStateException("A stream commit needs an identifier: use commit(id, messages)");
+      throw new IllegalStateException(
+          "A stream commit needs an identifier: use commit(id, messages)");
     }
     if (batchCommitted) {
       throw new IllegalStateException("A batch write can be committed only once");
@@ -52,7 +53,8 @@ public final class TableCommit {
    * messages write to; an unpartitioned table is replaced whole. Can be made only once. On a
    * failure the new files are deleted before the error is thrown.
    */
-  public List<Long> overwrite(List<CommitMessage> messages, io.sediment.predicate.Predicate partitionFilter) {
+  public List<Long> overwrite(
+      List<CommitMessage> messages, io.sediment.predicate.Predicate partitionFilter) {
     if (streaming) {
       throw new IllegalStateException("Overwrite is supported for batch writes only");
     }
@@ -79,7 +81,8 @@ public final class TableCommit {
     return doCommit(identifier, messages, true);
   }
 
-  private List<Long> doCommit(long identifier, List<CommitMessage> messages, boolean checkCommitted) {
+  private List<Long> doCommit(
+      long identifier, List<CommitMessage> messages, boolean checkCommitted) {
     try {
       return commit.commit(messages, identifier, checkCommitted);
     } catch (CommitConflictException e) {
@@ -92,7 +95,8 @@ public final class TableCommit {
   public void abort(List<CommitMessage> messages) {
     List<IOException> errors = commit.abort(messages);
     if (!errors.isEmpty()) {
-      IOException first = new IOException("Could not delete " + errors.size() + " file(s) while aborting");
+      IOException first =
+          new IOException("Could not delete " + errors.size() + " file(s) while aborting");
       errors.forEach(first::addSuppressed);
       LOG.warn("Abort left files behind", first);
       throw new java.io.UncheckedIOException(first);

@@ -18,8 +18,8 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
- * Reads the rows of splits: file by file, in the split's order, streaming one row group at a
- * time. Rows that do not match the filter are dropped, so the filter is exact.
+ * Reads the rows of splits: file by file, in the split's order, streaming one row group at a time.
+ * Rows that do not match the filter are dropped, so the filter is exact.
  */
 public final class TableRead {
 

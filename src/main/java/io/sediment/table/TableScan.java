@@ -28,7 +28,12 @@ public final class TableScan {
   }
 
   /** What a plan read, for observing pruning. */
-  public record Plan(Long snapshotId, List<DataSplit> splits, int manifestsRead, int manifestsSkipped, int filesPruned) {}
+  public record Plan(
+      Long snapshotId,
+      List<DataSplit> splits,
+      int manifestsRead,
+      int manifestsSkipped,
+      int filesPruned) {}
 
   public Plan plan() {
     Optional<Snapshot> latest = store.snapshotManager().latest();
@@ -42,8 +47,7 @@ public final class TableScan {
     }
     boolean primaryKey = store.schema().hasPrimaryKey();
     boolean deletionVectors =
-        primaryKey
-            && store.options().get(io.sediment.schema.TableOptions.DELETION_VECTORS_ENABLED);
+        primaryKey && store.options().get(io.sediment.schema.TableOptions.DELETION_VECTORS_ENABLED);
     // Primary-key tables merge versions of a key from several files: a file may be skipped only
     // by its key range (the filter's part on key columns). Deletion-vector tables read each key
     // from one file (level 0 is skipped), so any column's statistics prune.

@@ -118,7 +118,9 @@ public final class TableWrite implements AutoCloseable {
     for (ManifestEntry e :
         store
             .newScan()
-            .withPartitionFilter(io.sediment.commit.PartitionPredicates.in(store.partitionType(), java.util.Set.of(partition)))
+            .withPartitionFilter(
+                io.sediment.commit.PartitionPredicates.in(
+                    store.partitionType(), java.util.Set.of(partition)))
             .withBucket(bucket)
             .plan(latest.get())) {
       max = Math.max(max, e.file().maxSequenceNumber());

@@ -6,8 +6,8 @@ import io.sediment.manifest.FileStore;
 
 /**
  * Creates a {@link TableWrite} and the matching {@link TableCommit}. A batch builder makes one
- * commit at the end; a stream builder makes commits with identifiers, deduplicated per commit
- * user. The commit user is validated when set.
+ * commit at the end; a stream builder makes commits with identifiers, deduplicated per commit user.
+ * The commit user is validated when set.
  */
 public final class WriteBuilder {
 

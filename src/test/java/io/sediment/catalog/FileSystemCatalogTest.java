@@ -68,7 +68,8 @@ class FileSystemCatalogTest {
         .isInstanceOf(CatalogException.class)
         .hasMessageContaining("already exists");
     catalog.createTable(id, simple().build(), true); // no error
-    assertThatThrownBy(() -> catalog.createDatabase("db", false)).hasMessageContaining("already exists");
+    assertThatThrownBy(() -> catalog.createDatabase("db", false))
+        .hasMessageContaining("already exists");
   }
 
   @Test
@@ -77,26 +78,52 @@ class FileSystemCatalogTest {
     Identifier id = new Identifier("db", "bad");
     List<Object[]> cases =
         List.of(
-            new Object[] {simple().partitionKeys("nope").build(), "Partition key 'nope' is not a column"},
-            new Object[] {simple().primaryKey("zzz").option("bucket", "2").build(), "Primary key 'zzz' is not a column"},
-            new Object[] {simple().option("colour", "red").build(), "Unknown table option(s) [colour]"},
-            new Object[] {simple().option("bucket", "0").build(), "Invalid value '0' for option 'bucket'"},
-            new Object[] {simple().option("bucket", "many").build(), "Invalid value 'many' for option 'bucket'"},
+            new Object[] {
+              simple().partitionKeys("nope").build(), "Partition key 'nope' is not a column"
+            },
+            new Object[] {
+              simple().primaryKey("zzz").option("bucket", "2").build(),
+              "Primary key 'zzz' is not a column"
+            },
+            new Object[] {
+              simple().option("colour", "red").build(), "Unknown table option(s) [colour]"
+            },
+            new Object[] {
+              simple().option("bucket", "0").build(), "Invalid value '0' for option 'bucket'"
+            },
+            new Object[] {
+              simple().option("bucket", "many").build(), "Invalid value 'many' for option 'bucket'"
+            },
             new Object[] {simple().option("target-file-size", "huge").build(), "target-file-size"},
-            new Object[] {simple().option("file.compression", "brotli").build(), "allowed: [zstd, snappy, gzip, lz4_raw, uncompressed]"},
-            new Object[] {simple().option("compaction.small-file-ratio", "2").build(), "must be > 0 and <= 1"},
-            new Object[] {simple().primaryKey("id").partitionKeys("p").option("bucket", "2").build(), "Partition key 'p' must be part of the primary key"},
+            new Object[] {
+              simple().option("file.compression", "brotli").build(),
+              "allowed: [zstd, snappy, gzip, lz4_raw, uncompressed]"
+            },
+            new Object[] {
+              simple().option("compaction.small-file-ratio", "2").build(), "must be > 0 and <= 1"
+            },
+            new Object[] {
+              simple().primaryKey("id").partitionKeys("p").option("bucket", "2").build(),
+              "Partition key 'p' must be part of the primary key"
+            },
             new Object[] {simple().primaryKey("id").build(), "needs a fixed number of buckets"},
-            new Object[] {simple().option("merge-engine", "partial-update").build(), "only to tables with a primary key"},
+            new Object[] {
+              simple().option("merge-engine", "partial-update").build(),
+              "only to tables with a primary key"
+            },
             new Object[] {simple().option("bucket-key", "id").build(), "needs 'bucket' set"},
-            new Object[] {simple().option("bucket", "2").option("bucket-key", "x").build(), "Bucket key 'x' is not a column"});
+            new Object[] {
+              simple().option("bucket", "2").option("bucket-key", "x").build(),
+              "Bucket key 'x' is not a column"
+            });
     for (Object[] c : cases) {
       assertThatThrownBy(() -> catalog.createTable(id, (Schema) c[0], false))
           .as("case %s", c[1])
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining((String) c[1]);
     }
-    assertThatThrownBy(() -> simple().column("id", DataTypes.INT())).hasMessageContaining("Duplicate column name 'id'");
+    assertThatThrownBy(() -> simple().column("id", DataTypes.INT()))
+        .hasMessageContaining("Duplicate column name 'id'");
     assertThat(catalog.listTables("db")).isEmpty();
     try (Stream<Path> files = Files.walk(dir.resolve("db.db"))) {
       assertThat(files.filter(Files::isRegularFile).collect(Collectors.toList())).isEmpty();
@@ -105,14 +132,16 @@ class FileSystemCatalogTest {
 
   @Test
   void badNamesAndMissingObjectsGiveClearErrors() {
-    assertThatThrownBy(() -> catalog.createDatabase("a/b", false)).hasMessageContaining("not valid");
+    assertThatThrownBy(() -> catalog.createDatabase("a/b", false))
+        .hasMessageContaining("not valid");
     assertThatThrownBy(() -> Identifier.parse("nodot")).hasMessageContaining("database.table");
     assertThatThrownBy(() -> catalog.getTable("db.missing")).hasMessageContaining("does not exist");
     catalog.createDatabase("db", false);
     assertThatThrownBy(() -> catalog.getTable("db.missing"))
         .isInstanceOf(CatalogException.class)
         .hasMessageContaining("Table 'db.missing' does not exist");
-    assertThatThrownBy(() -> catalog.createTable(new Identifier("nodb", "t"), simple().build(), false))
+    assertThatThrownBy(
+            () -> catalog.createTable(new Identifier("nodb", "t"), simple().build(), false))
         .hasMessageContaining("Database 'nodb' does not exist");
   }
 }

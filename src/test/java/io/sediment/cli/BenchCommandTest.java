@@ -22,7 +22,8 @@ class BenchCommandTest {
   @Test
   void w2OnTheTopologyIsVerified() throws Exception {
     SedimentCliTest.Result r =
-        SedimentCliTest.run("bench", "W2", "--scale", "2000", "--json", "--dir", dir.resolve("w").toString());
+        SedimentCliTest.run(
+            "bench", "W2", "--scale", "2000", "--json", "--dir", dir.resolve("w").toString());
     assertThat(r.code()).as(r.err()).isZero();
     JsonNode j = JSON.readTree(r.out());
     assertThat(j.get("workload").asText()).isEqualTo("W2");
@@ -37,10 +38,19 @@ class BenchCommandTest {
   @Test
   void w1InProcessAndW3AreVerified() throws Exception {
     SedimentCliTest.Result w1 =
-        SedimentCliTest.run("bench", "w1", "--scale", "1000", "--in-process", "--json", "--keep",
-            "--dir", dir.resolve("w1").toString());
+        SedimentCliTest.run(
+            "bench",
+            "w1",
+            "--scale",
+            "1000",
+            "--in-process",
+            "--json",
+            "--keep",
+            "--dir",
+            dir.resolve("w1").toString());
     assertThat(w1.code()).as(w1.err()).isZero();
-    assertThat(JSON.readTree(w1.out()).get("rows").asLong()).isEqualTo(2 * 50); // 2 commits of 50 rows at scale 1000
+    assertThat(JSON.readTree(w1.out()).get("rows").asLong())
+        .isEqualTo(2 * 50); // 2 commits of 50 rows at scale 1000
     assertThat(Files.exists(dir.resolve("w1"))).isTrue();
     SedimentCliTest.Result w3 = SedimentCliTest.run("bench", "W3", "--scale", "50");
     assertThat(w3.code()).as(w3.err()).isZero();
@@ -62,6 +72,7 @@ class BenchCommandTest {
   void badArgumentsAreOneLineErrors() {
     SedimentCliTest.Result r = SedimentCliTest.run("bench", "W9");
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err().trim()).isEqualTo("Error: Unknown workload 'W9'; workloads are W1, W2 and W3");
+    assertThat(r.err().trim())
+        .isEqualTo("Error: Unknown workload 'W9'; workloads are W1, W2 and W3");
   }
 }

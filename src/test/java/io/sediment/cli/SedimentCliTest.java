@@ -20,9 +20,9 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.test.junit5.InjectClusterClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -83,11 +83,24 @@ class SedimentCliTest {
       @InjectClusterClient ClusterClient<?> cluster) throws Exception {
     table();
     Result r =
-        run("compact", "--warehouse", dir.toString(), "--table", "db.t", "--mode", "streaming",
-            "--detached", "--commit-user", "cli", "--option", "compaction.min.file-num=3");
+        run(
+            "compact",
+            "--warehouse",
+            dir.toString(),
+            "--table",
+            "db.t",
+            "--mode",
+            "streaming",
+            "--detached",
+            "--commit-user",
+            "cli",
+            "--option",
+            "compaction.min.file-num=3");
     assertThat(r.code()).as(r.err()).isZero();
-    Matcher m = Pattern.compile("Started dedicated compaction job ([0-9a-f]{32}) \\(commit user (cli-compact-\\S+)\\)")
-        .matcher(r.out());
+    Matcher m =
+        Pattern.compile(
+                "Started dedicated compaction job ([0-9a-f]{32}) \\(commit user (cli-compact-\\S+)\\)")
+            .matcher(r.out());
     assertThat(m.find()).as(r.out()).isTrue();
     JobID id = JobID.fromHexString(m.group(1));
     try {
@@ -108,16 +121,36 @@ class SedimentCliTest {
   void compactDryRunThenBatchWithJson() throws Exception {
     Table t = table();
     Result dry =
-        run("compact", "--warehouse", dir.toString(), "--table", "db.t", "--dry-run", "--json",
-            "--option", "compaction.min.file-num=3");
+        run(
+            "compact",
+            "--warehouse",
+            dir.toString(),
+            "--table",
+            "db.t",
+            "--dry-run",
+            "--json",
+            "--option",
+            "compaction.min.file-num=3");
     assertThat(dry.code()).as(dry.err()).isZero();
     JsonNode plan = new ObjectMapper().readTree(dry.out());
     assertThat(plan.get("tasks")).hasSize(2);
     assertThat(t.snapshotManager().listIds()).hasSize(4);
 
     Result r =
-        run("compact", "--warehouse", dir.toString(), "--table", "db.t", "--partition", "p=a",
-            "--commit-user", "cli", "--option", "compaction.min.file-num=3", "--parallelism", "2",
+        run(
+            "compact",
+            "--warehouse",
+            dir.toString(),
+            "--table",
+            "db.t",
+            "--partition",
+            "p=a",
+            "--commit-user",
+            "cli",
+            "--option",
+            "compaction.min.file-num=3",
+            "--parallelism",
+            "2",
             "--json");
     assertThat(r.code()).as(r.err()).isZero();
     JsonNode json = new ObjectMapper().readTree(r.out());
@@ -132,8 +165,17 @@ class SedimentCliTest {
     assertThat(t.latestSnapshot().orElseThrow().commitUser()).startsWith("cli-compact-");
 
     Result none =
-        run("compact", "--warehouse", dir.toString(), "--table", "db.t", "--partition", "p=a",
-            "--option", "compaction.min.file-num=3", "--json");
+        run(
+            "compact",
+            "--warehouse",
+            dir.toString(),
+            "--table",
+            "db.t",
+            "--partition",
+            "p=a",
+            "--option",
+            "compaction.min.file-num=3",
+            "--json");
     assertThat(none.code()).isZero();
     assertThat(new ObjectMapper().readTree(none.out()).get("snapshotId").isNull()).isTrue();
   }
@@ -168,7 +210,8 @@ class SedimentCliTest {
     assertThat(missing.err().strip()).startsWith("Error: ").contains("does not exist");
     assertThat(missing.err().strip().lines()).hasSize(1);
 
-    Result unknownFlag = run("compact", "--warehouse", dir.toString(), "--table", "db.t", "--bogus");
+    Result unknownFlag =
+        run("compact", "--warehouse", dir.toString(), "--table", "db.t", "--bogus");
     assertThat(unknownFlag.code()).isEqualTo(2);
 
     Result verbose =
@@ -184,7 +227,10 @@ class SedimentCliTest {
     table();
     Result text = run("inspect", "--warehouse", dir.toString(), "--table", "db.t");
     assertThat(text.code()).as(text.err()).isZero();
-    assertThat(text.out()).contains("Table db.t").contains("latest 4 (APPEND").contains("p=a: 4 files");
+    assertThat(text.out())
+        .contains("Table db.t")
+        .contains("latest 4 (APPEND")
+        .contains("p=a: 4 files");
 
     Result json = run("inspect", "--warehouse", dir.toString(), "--table", "db.t", "--json");
     assertThat(json.code()).isZero();
@@ -193,7 +239,8 @@ class SedimentCliTest {
     assertThat(n.get("latestSnapshot").get("commitKind").asText()).isEqualTo("APPEND");
     assertThat(n.get("partitions")).hasSize(2);
     assertThat(n.get("partitions").get(0).get("rows").asInt()).isEqualTo(40);
-    assertThat(n.get("partitions").get(0).get("fileSizeHistogram").get("<16KiB").asInt()).isEqualTo(4);
+    assertThat(n.get("partitions").get(0).get("fileSizeHistogram").get("<16KiB").asInt())
+        .isEqualTo(4);
 
     Result missing = run("inspect", "--warehouse", dir.toString(), "--table", "db.nope");
     assertThat(missing.code()).isEqualTo(1);

@@ -124,7 +124,8 @@ class CompactBuilderTest {
     // A compaction with another codec rewrites rows: one row group, snappy.
     fill(table, 5, 100);
     List<String> before2 = rowsInReadOrder(table);
-    table.newCompactBuilder()
+    table
+        .newCompactBuilder()
         .withOptions(Map.of("file.compression", "snappy", "compaction.full", "true"))
         .execute();
     assertThat(files(table)).hasSize(1);
@@ -135,11 +136,13 @@ class CompactBuilderTest {
     assertThat(rowsInReadOrder(table)).containsExactlyElementsOf(before2);
   }
 
-  private static org.apache.parquet.hadoop.metadata.ParquetMetadata footer(Path file) throws IOException {
+  private static org.apache.parquet.hadoop.metadata.ParquetMetadata footer(Path file)
+      throws IOException {
     try (org.apache.parquet.hadoop.ParquetFileReader r =
         org.apache.parquet.hadoop.ParquetFileReader.open(
             org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(
-                new org.apache.hadoop.fs.Path(file.toUri()), new org.apache.hadoop.conf.Configuration()))) {
+                new org.apache.hadoop.fs.Path(file.toUri()),
+                new org.apache.hadoop.conf.Configuration()))) {
       return r.getFooter();
     }
   }
@@ -158,20 +161,24 @@ class CompactBuilderTest {
     assertThat(result.snapshotId()).isNull();
     assertThat(table.latestSnapshot().orElseThrow().id()).isEqualTo(3);
     // A full compaction takes them.
-    CompactResult full = table.newCompactBuilder().withOptions(Map.of("compaction.full", "true")).execute();
+    CompactResult full =
+        table.newCompactBuilder().withOptions(Map.of("compaction.full", "true")).execute();
     assertThat(full.tasks()).isEqualTo(1);
     assertThat(full.snapshotId()).isEqualTo(4L);
   }
 
   @Test
   void partitionFilterCompactsOnlyMatchingPartitions() throws Exception {
-    Table table = TestTables.create(TestTables.catalog(dir), "t", schema().partitionKeys("p").build());
+    Table table =
+        TestTables.create(TestTables.catalog(dir), "t", schema().partitionKeys("p").build());
     fill(table, 6, 20, "a", "b");
     List<DataFileMeta> bBefore = partitionFiles(table, "b");
     List<DataFileMeta> aBefore = partitionFiles(table, "a");
 
     CompactBuilder builder =
-        table.newCompactBuilder().withPartitionFilter("{\"method\":\"equal\",\"field\":\"p\",\"literals\":[\"a\"]}");
+        table
+            .newCompactBuilder()
+            .withPartitionFilter("{\"method\":\"equal\",\"field\":\"p\",\"literals\":[\"a\"]}");
     assertThat(builder.plan()).hasSize(1).allMatch(t -> t.partitionPath().equals("p=a"));
     CompactResult result = builder.execute();
     assertThat(result.tasks()).isEqualTo(1);
@@ -186,7 +193,12 @@ class CompactBuilderTest {
   private static List<DataFileMeta> partitionFiles(Table table, String p) {
     List<DataFileMeta> out = new ArrayList<>();
     for (DataSplit s :
-        table.newReadBuilder().withFilter(new PredicateBuilder(table.rowType()).equal("p", p)).newScan().plan().splits()) {
+        table
+            .newReadBuilder()
+            .withFilter(new PredicateBuilder(table.rowType()).equal("p", p))
+            .newScan()
+            .plan()
+            .splits()) {
       out.addAll(s.files());
     }
     return out;
@@ -194,17 +206,20 @@ class CompactBuilderTest {
 
   @Test
   void repeatedPartitionFiltersCombineWithAnd() {
-    Table table = TestTables.create(TestTables.catalog(dir), "t", schema().partitionKeys("p").build());
+    Table table =
+        TestTables.create(TestTables.catalog(dir), "t", schema().partitionKeys("p").build());
     fill(table, 6, 5, "a", "b", "c");
     PredicateBuilder pb = new PredicateBuilder(table.rowType());
     List<CompactTask> tasks =
-        table.newCompactBuilder()
+        table
+            .newCompactBuilder()
             .withPartitionFilter(pb.in("p", List.of("a", "b")))
             .withPartitionFilter(pb.notEqual("p", "a"))
             .plan();
     assertThat(tasks).extracting(CompactTask::partitionPath).containsExactly("p=b");
     assertThat(tasks.get(0).inputs()).hasSize(6);
-    assertThat(tasks.get(0).inputBytes()).isEqualTo(tasks.get(0).inputs().stream().mapToLong(DataFileMeta::fileSize).sum());
+    assertThat(tasks.get(0).inputBytes())
+        .isEqualTo(tasks.get(0).inputs().stream().mapToLong(DataFileMeta::fileSize).sum());
     assertThat(table.latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.APPEND);
   }
 
@@ -217,7 +232,9 @@ class CompactBuilderTest {
     assertThat(user).matches("nightly-compact-[0-9a-f]{8}");
     fill(table, 5, 10);
     table.newCompactBuilder().withCommitUser("nightly").execute();
-    assertThat(table.latestSnapshot().orElseThrow().commitUser()).startsWith("nightly-compact-").isNotEqualTo(user);
+    assertThat(table.latestSnapshot().orElseThrow().commitUser())
+        .startsWith("nightly-compact-")
+        .isNotEqualTo(user);
     fill(table, 5, 10);
     table.newCompactBuilder().execute();
     assertThat(table.latestSnapshot().orElseThrow().commitUser()).startsWith("sediment-compact-");
@@ -225,25 +242,35 @@ class CompactBuilderTest {
 
   @Test
   void invalidInputIsRejectedWhenSet() {
-    Table table = TestTables.create(TestTables.catalog(dir), "t", schema().partitionKeys("p").build());
+    Table table =
+        TestTables.create(TestTables.catalog(dir), "t", schema().partitionKeys("p").build());
     PredicateBuilder pb = new PredicateBuilder(table.rowType());
     CompactBuilder b = table.newCompactBuilder();
     assertThatThrownBy(() -> b.withPartitionFilter(pb.equal("id", 1L)))
         .hasMessageContaining("only partition columns [p]")
         .hasMessageContaining("'id'");
-    assertThatThrownBy(() -> b.withPartitionFilter("{\"method\":\"equal\",\"field\":\"nope\",\"literals\":[\"a\"]}"))
+    assertThatThrownBy(
+            () ->
+                b.withPartitionFilter(
+                    "{\"method\":\"equal\",\"field\":\"nope\",\"literals\":[\"a\"]}"))
         .hasMessageContaining("nope");
-    assertThatThrownBy(() -> b.withPartitionFilter("{\"method\":\"equal\",\"field\":\"id\",\"literals\":[\"x\"]}"))
+    assertThatThrownBy(
+            () ->
+                b.withPartitionFilter(
+                    "{\"method\":\"equal\",\"field\":\"id\",\"literals\":[\"x\"]}"))
         .hasMessageContaining("id");
-    assertThatThrownBy(() -> b.withPartitionFilter("{\"method\":\"equal\",\"field\":\"id\",\"literals\":[1]}"))
+    assertThatThrownBy(
+            () -> b.withPartitionFilter("{\"method\":\"equal\",\"field\":\"id\",\"literals\":[1]}"))
         .hasMessageContaining("only partition columns");
     for (String bad : new String[] {"", ".", "..", " a", "a ", "a/b", "a\\b", "a\tb"}) {
       assertThatThrownBy(() -> b.withCommitUser(bad)).as(bad).hasMessageContaining("Commit user");
     }
     assertThatThrownBy(() -> b.withOptions(Map.of("compaction.min.file-num", "zero")))
         .hasMessageContaining("compaction.min.file-num");
-    assertThatThrownBy(() -> b.withOptions(Map.of("no.such.option", "1"))).hasMessageContaining("no.such.option");
-    assertThatThrownBy(() -> b.withOptions(Map.of("bucket", "4"))).hasMessageContaining("fixed when the table is created");
+    assertThatThrownBy(() -> b.withOptions(Map.of("no.such.option", "1")))
+        .hasMessageContaining("no.such.option");
+    assertThatThrownBy(() -> b.withOptions(Map.of("bucket", "4")))
+        .hasMessageContaining("fixed when the table is created");
     assertThat(b.partitionFilter()).isNull();
     assertThat(b.commitUser()).isEqualTo(CompactBuilder.DEFAULT_COMMIT_USER);
   }
@@ -251,7 +278,9 @@ class CompactBuilderTest {
   @Test
   void aFailingTaskCommitsNothingAndLeavesNoOutput() throws Exception {
     Table table =
-        TestTables.create(faultyCatalog(), "t",
+        TestTables.create(
+            faultyCatalog(),
+            "t",
             schema().partitionKeys("p").option("compaction.parallelism", "1").build());
     fill(table, 6, 20, "a", "b");
     Set<String> filesBefore = dataFileNames();
@@ -275,7 +304,9 @@ class CompactBuilderTest {
   @Test
   void aFailingCleanupIsWarnedAndAttachedAsSuppressed() throws Exception {
     Table table =
-        TestTables.create(faultyCatalog(), "t",
+        TestTables.create(
+            faultyCatalog(),
+            "t",
             schema().partitionKeys("p").option("compaction.parallelism", "1").build());
     fill(table, 6, 20, "a", "b");
     List<CompactTask> plan = table.newCompactBuilder().plan();
@@ -283,7 +314,8 @@ class CompactBuilderTest {
     Set<String> inputs = CompactBuilder.inputNames(plan);
     FaultyFileSystem.failOpen(p -> p.endsWith(poisoned));
     // Deleting any compaction output fails.
-    FaultyFileSystem.failDelete(p -> p.contains("/data-") && inputs.stream().noneMatch(p::endsWith));
+    FaultyFileSystem.failDelete(
+        p -> p.contains("/data-") && inputs.stream().noneMatch(p::endsWith));
 
     Throwable error = catchThrowable(() -> table.newCompactBuilder().execute());
     assertThat(error).isInstanceOf(IOException.class).hasMessageContaining(poisoned);
@@ -299,8 +331,7 @@ class CompactBuilderTest {
 
   @Test
   void concurrentCompactionsOfTheSameFilesOneWinsTheOtherLeavesNothing() throws Exception {
-    Table table =
-        TestTables.create(faultyCatalog(), "t", schema().build());
+    Table table = TestTables.create(faultyCatalog(), "t", schema().build());
     fill(table, 8, 50);
     Set<String> inputs = dataFileNames();
 
@@ -364,7 +395,10 @@ class CompactBuilderTest {
   @Test
   void fixedBucketTablesKeepSequenceOrderAndCompactPerBucket() throws Exception {
     Table table =
-        TestTables.create(TestTables.catalog(dir), "t", schema().option("bucket", "2").option("bucket-key", "id").build());
+        TestTables.create(
+            TestTables.catalog(dir),
+            "t",
+            schema().option("bucket", "2").option("bucket-key", "id").build());
     fill(table, 6, 40);
     CompactResult result = table.newCompactBuilder().execute();
     assertThat(result.tasks()).isEqualTo(2);
@@ -378,10 +412,12 @@ class CompactBuilderTest {
     Table small = table.copy(Map.of("target-file-size", "2 kb"));
     fill(small, 6, 200);
     small.newCompactBuilder().withOptions(Map.of("compaction.full", "true")).execute();
-    assertThat(table.newReadBuilder().newScan().plan().splits()).anyMatch(s -> s.files().size() > 1);
+    assertThat(table.newReadBuilder().newScan().plan().splits())
+        .anyMatch(s -> s.files().size() > 1);
     for (DataSplit s : table.newReadBuilder().newScan().plan().splits()) {
       for (int i = 1; i < s.files().size(); i++) {
-        assertThat(s.files().get(i).minSequenceNumber()).isGreaterThan(s.files().get(i - 1).maxSequenceNumber());
+        assertThat(s.files().get(i).minSequenceNumber())
+            .isGreaterThan(s.files().get(i - 1).maxSequenceNumber());
       }
     }
   }

@@ -50,8 +50,10 @@ public final class CompactionExample {
 
     // Dry run: what would be compacted?
     List<CompactTask> plan =
-        table.newCompactBuilder()
-            .withPartitionFilter("{\"method\":\"equal\",\"field\":\"day\",\"literals\":[\"2026-11-29\"]}")
+        table
+            .newCompactBuilder()
+            .withPartitionFilter(
+                "{\"method\":\"equal\",\"field\":\"day\",\"literals\":[\"2026-11-29\"]}")
             .plan();
     for (CompactTask task : plan) {
       System.out.printf(
@@ -61,8 +63,10 @@ public final class CompactionExample {
 
     // Compact that partition: one COMPACT snapshot.
     CompactResult result =
-        table.newCompactBuilder()
-            .withPartitionFilter("{\"method\":\"equal\",\"field\":\"day\",\"literals\":[\"2026-11-29\"]}")
+        table
+            .newCompactBuilder()
+            .withPartitionFilter(
+                "{\"method\":\"equal\",\"field\":\"day\",\"literals\":[\"2026-11-29\"]}")
             .withCommitUser("nightly")
             .withOptions(Map.of("target-file-size", "64 mb", "compaction.parallelism", "2"))
             .execute(); // blocks until committed; executeAsync() returns a CompletableFuture

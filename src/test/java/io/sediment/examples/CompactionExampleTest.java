@@ -20,7 +20,11 @@ class CompactionExampleTest {
     assertThat(result.tasks()).isEqualTo(1);
     assertThat(result.filesBefore()).isEqualTo(10);
     assertThat(result.filesAfter()).isEqualTo(1);
-    Snapshot s = new FileSystemCatalog(dir.toString()).getTable("shop.orders").latestSnapshot().orElseThrow();
+    Snapshot s =
+        new FileSystemCatalog(dir.toString())
+            .getTable("shop.orders")
+            .latestSnapshot()
+            .orElseThrow();
     assertThat(s.commitKind()).isEqualTo(CommitKind.COMPACT);
     assertThat(s.commitUser()).startsWith("nightly-compact-");
     assertThat(s.totalRecordCount()).isEqualTo(1000);

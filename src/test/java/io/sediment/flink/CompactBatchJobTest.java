@@ -170,8 +170,7 @@ class CompactBatchJobTest {
     assertThatThrownBy(() -> job.runBatch(StreamExecutionEnvironment.getExecutionEnvironment()))
         .satisfies(
             e ->
-                assertThat(
-                        ExceptionUtils.findThrowableWithMessage(e, "Injected failure opening"))
+                assertThat(ExceptionUtils.findThrowableWithMessage(e, "Injected failure opening"))
                     .isPresent());
     FaultyFileSystem.reset();
 

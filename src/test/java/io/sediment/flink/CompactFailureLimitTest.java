@@ -139,9 +139,7 @@ class CompactFailureLimitTest {
     client = submit();
     await()
         .atMost(Duration.ofSeconds(30))
-        .until(
-            () ->
-                snapshots(table).stream().anyMatch(s -> s.commitKind() == CommitKind.COMPACT));
+        .until(() -> snapshots(table).stream().anyMatch(s -> s.commitKind() == CommitKind.COMPACT));
     assertThat(failures.get()).isEqualTo(1);
     assertThat(client.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
     client.cancel().get();

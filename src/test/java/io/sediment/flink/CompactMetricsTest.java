@@ -11,9 +11,9 @@ import io.sediment.manifest.DataFileMeta;
 import io.sediment.table.Table;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.time.Duration;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.metrics.Counter;
@@ -145,7 +145,9 @@ class CompactMetricsTest {
     return found ? total : -1;
   }
 
-  /** Metrics {@code name} of the batch job of table db.t whose identifier contains {@code scope}. */
+  /**
+   * Metrics {@code name} of the batch job of table db.t whose identifier contains {@code scope}.
+   */
   static List<Metric> metrics(String scope, String name) {
     List<Metric> out = new java.util.ArrayList<>();
     for (Map.Entry<MetricGroup, Map<String, Metric>> g : REPORTER.getMetricsByGroup().entrySet()) {
@@ -179,13 +181,18 @@ class CompactMetricsTest {
 
   private static List<String> known(String name) {
     List<String> ids = new java.util.ArrayList<>();
-    REPORTER.getMetricsByGroup()
-        .forEach((g, ms) -> ms.keySet().forEach(k -> {
-          String id = g.getMetricIdentifier(k);
-          if (k.equals(name)) {
-            ids.add(id);
-          }
-        }));
+    REPORTER
+        .getMetricsByGroup()
+        .forEach(
+            (g, ms) ->
+                ms.keySet()
+                    .forEach(
+                        k -> {
+                          String id = g.getMetricIdentifier(k);
+                          if (k.equals(name)) {
+                            ids.add(id);
+                          }
+                        }));
     return ids;
   }
 }

@@ -30,7 +30,8 @@ final class FlinkTestSupport {
   }
 
   /** {@code commits} batch commits, each one small file per partition; returns the rows. */
-  static List<RowData> fill(Table table, long firstId, int commits, int perCommit, String... partitions) {
+  static List<RowData> fill(
+      Table table, long firstId, int commits, int perCommit, String... partitions) {
     List<RowData> all = new ArrayList<>();
     long id = firstId;
     for (int c = 0; c < commits; c++) {

@@ -82,9 +82,33 @@ class DataFileRoundTripTest {
             new BigIntType(false),
           },
           new String[] {
-            "b", "ti", "si", "i", "l", "f", "d", "c", "s", "bin", "vb", "dec9", "dec18", "dec38",
-            "dt", "tm", "ts3", "ts6", "ts9", "ltz6", "ltz3", "i_nn", "s_nn", "ts9_nn", "dec38_nn",
-            "b_nn", "l_nn"
+            "b",
+            "ti",
+            "si",
+            "i",
+            "l",
+            "f",
+            "d",
+            "c",
+            "s",
+            "bin",
+            "vb",
+            "dec9",
+            "dec18",
+            "dec38",
+            "dt",
+            "tm",
+            "ts3",
+            "ts6",
+            "ts9",
+            "ltz6",
+            "ltz3",
+            "i_nn",
+            "s_nn",
+            "ts9_nn",
+            "dec38_nn",
+            "b_nn",
+            "l_nn"
           });
 
   static TimestampData ts(String iso) {
@@ -280,8 +304,10 @@ class DataFileRoundTripTest {
       }
     }
     // single column, and an empty projection
-    assertThat(TestRows.all(DataFileReader.project(ALL, new int[] {22}),
-            DataFileReader.readAll(path, ALL, new int[] {22})))
+    assertThat(
+            TestRows.all(
+                DataFileReader.project(ALL, new int[] {22}),
+                DataFileReader.readAll(path, ALL, new int[] {22})))
         .extracting(l -> l.get(0).toString())
         .containsExactly("zzz", "", "null row", "ü");
     assertThatThrownBy(() -> DataFileReader.open(path, ALL, new int[] {99}))
@@ -353,8 +379,7 @@ class DataFileRoundTripTest {
   @Test
   void nullInNotNullColumnIsRejected() throws Exception {
     RowType type =
-        RowType.of(
-            new LogicalType[] {new IntType(false), new IntType()}, new String[] {"k", "v"});
+        RowType.of(new LogicalType[] {new IntType(false), new IntType()}, new String[] {"k", "v"});
     Path path = newPath("nn.parquet");
     try (DataFileWriter writer = DataFileWriter.create(path, type, FileFormatOptions.defaults())) {
       writer.write(GenericRowData.of(1, 2));

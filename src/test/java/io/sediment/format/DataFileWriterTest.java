@@ -52,7 +52,9 @@ class DataFileWriterTest {
             new DoubleType(),
             new IntType(),
           },
-          new String[] {"id", "name", "qty", "big", "small", "ts", "raw", "flag", "score", "empty"});
+          new String[] {
+            "id", "name", "qty", "big", "small", "ts", "raw", "flag", "score", "empty"
+          });
 
   Path newPath(String name) {
     return new Path(tempDir.resolve(name).toUri());
@@ -248,8 +250,7 @@ class DataFileWriterTest {
   private long writeCompressible(String name, FileFormatOptions options) throws IOException {
     RowType type = RowType.of(new LogicalType[] {VarCharType.STRING_TYPE}, new String[] {"s"});
     Path path = newPath(name);
-    try (DataFileWriter writer =
-        DataFileWriter.create(path, type, options.withDictionary(false))) {
+    try (DataFileWriter writer = DataFileWriter.create(path, type, options.withDictionary(false))) {
       java.util.Random random = new java.util.Random(42);
       for (int i = 0; i < 20_000; i++) {
         StringBuilder sb = new StringBuilder();
@@ -380,7 +381,8 @@ class DataFileWriterTest {
     try (DataFileWriter writer = DataFileWriter.create(path, type, FileFormatOptions.defaults())) {
       writer.write(GenericRowData.of(TimestampData.fromEpochMillis(0)));
       // TIMESTAMP(9) is stored as INT64 nanoseconds: year 3000 does not fit
-      TimestampData tooLate = TimestampData.fromLocalDateTime(LocalDateTime.parse("3000-01-01T00:00"));
+      TimestampData tooLate =
+          TimestampData.fromLocalDateTime(LocalDateTime.parse("3000-01-01T00:00"));
       assertThatThrownBy(() -> writer.write(GenericRowData.of(tooLate)))
           .isInstanceOf(ArithmeticException.class);
       assertThatThrownBy(() -> writer.write(GenericRowData.of(TimestampData.fromEpochMillis(1))))

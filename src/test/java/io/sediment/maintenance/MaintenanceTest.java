@@ -54,7 +54,10 @@ class MaintenanceTest {
     for (ManifestFileMeta m : store.newScan().manifests(s)) {
       out.add(store.paths().manifest(m.fileName()));
     }
-    store.newScan().plan(s).forEach(e -> out.add(store.dataFilePath(e.partition(), e.bucket(), e.file().fileName())));
+    store
+        .newScan()
+        .plan(s)
+        .forEach(e -> out.add(store.dataFilePath(e.partition(), e.bucket(), e.file().fileName())));
     return out;
   }
 
@@ -79,11 +82,13 @@ class MaintenanceTest {
     }
     assertThat(r.deletedDataFiles()).isEqualTo(8); // the compacted-away small files
     assertThat(TestTables.dataFiles(dir.resolve("db.db/t"))).hasSize(3);
-    assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t))).containsExactlyInAnyOrderElementsOf(rows);
+    assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
+        .containsExactlyInAnyOrderElementsOf(rows);
     assertThat(Files.readString(dir.resolve("db.db/t/snapshot/EARLIEST")).trim()).isEqualTo("5");
 
     // retain_min keeps snapshots however old.
-    ExpireSnapshots.Result none = new ExpireSnapshots(t).retainMin(2).olderThan(Long.MAX_VALUE).execute();
+    ExpireSnapshots.Result none =
+        new ExpireSnapshots(t).retainMin(2).olderThan(Long.MAX_VALUE).execute();
     assertThat(none.expiredSnapshots()).isEmpty();
   }
 
@@ -102,13 +107,17 @@ class MaintenanceTest {
     Files.setLastModifiedTime(orphanManifest, old);
 
     long threshold = System.currentTimeMillis() - 60_000L;
-    List<org.apache.flink.core.fs.Path> dry = new RemoveOrphanFiles(t).olderThan(threshold).dryRun(true).execute();
+    List<org.apache.flink.core.fs.Path> dry =
+        new RemoveOrphanFiles(t).olderThan(threshold).dryRun(true).execute();
     assertThat(dry).hasSize(2);
     assertThat(Files.exists(orphanData)).isTrue();
 
-    List<org.apache.flink.core.fs.Path> removed = new RemoveOrphanFiles(t).olderThan(threshold).execute();
-    assertThat(removed).extracting(p -> p.getName()).containsExactlyInAnyOrder(
-        orphanData.getFileName().toString(), orphanManifest.getFileName().toString());
+    List<org.apache.flink.core.fs.Path> removed =
+        new RemoveOrphanFiles(t).olderThan(threshold).execute();
+    assertThat(removed)
+        .extracting(p -> p.getName())
+        .containsExactlyInAnyOrder(
+            orphanData.getFileName().toString(), orphanManifest.getFileName().toString());
     assertThat(Files.exists(orphanData)).isFalse();
     assertThat(Files.exists(fresh)).isTrue(); // too young: may belong to a running write
 
@@ -138,7 +147,8 @@ class MaintenanceTest {
                 .option("write-only", "true")
                 .option("deletion-vectors.enabled", "true")
                 .build());
-    Map<String, String> compact = Map.of("local-cache.enabled", "true", "local-cache.dir", cache.toString());
+    Map<String, String> compact =
+        Map.of("local-cache.enabled", "true", "local-cache.dir", cache.toString());
     TestTables.writeBatch(t, List.of(row(1L, "a"), row(2L, "b"), row(3L, "c")));
     t.newCompactBuilder().withOptions(compact).execute(); // rows move up
     TestTables.writeBatch(t, List.of(row(2L, "b2")));
@@ -161,9 +171,11 @@ class MaintenanceTest {
     // An orphan vector file is removed; the used ones stay.
     Path orphan = index.resolve("dv-orphan");
     Files.write(orphan, new byte[] {1, 2, 3});
-    Files.setLastModifiedTime(orphan, FileTime.fromMillis(System.currentTimeMillis() - 2 * 86_400_000L));
+    Files.setLastModifiedTime(
+        orphan, FileTime.fromMillis(System.currentTimeMillis() - 2 * 86_400_000L));
     for (String n : index.toFile().list()) {
-      Files.setLastModifiedTime(index.resolve(n), FileTime.fromMillis(System.currentTimeMillis() - 2 * 86_400_000L));
+      Files.setLastModifiedTime(
+          index.resolve(n), FileTime.fromMillis(System.currentTimeMillis() - 2 * 86_400_000L));
     }
     new RemoveOrphanFiles(t).execute();
     assertThat(orphan).doesNotExist();

@@ -11,7 +11,6 @@ import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.compact.CompactBuilder;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.Snapshot;
-import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Files;
@@ -39,7 +38,9 @@ class DeletionVectorTest {
       return List.of();
     }
     try (Stream<Path> s = Files.list(index)) {
-      return s.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("dv-")).collect(Collectors.toList());
+      return s.map(p -> p.getFileName().toString())
+          .filter(n -> n.startsWith("dv-"))
+          .collect(Collectors.toList());
     }
   }
 
@@ -48,7 +49,9 @@ class DeletionVectorTest {
     FileSystemCatalog catalog = TestTables.catalog(dir);
     Table t =
         TestTables.create(
-            catalog, "t", PrimaryKeyTableTest.schema().option("deletion-vectors.enabled", "true").build());
+            catalog,
+            "t",
+            PrimaryKeyTableTest.schema().option("deletion-vectors.enabled", "true").build());
     Path tableDir = dir.resolve("db.db").resolve("t");
     TestTables.writeBatch(t, List.of(row(1L, "a", 1), row(2L, "b", 2), row(3L, "c", 3)));
     assertThat(read(t)).isEmpty(); // level 0 is not read
@@ -84,16 +87,35 @@ class DeletionVectorTest {
     assertThat(now).extracting(DataFileMeta::fileName).contains(base.fileName());
     assertThat(now).hasSize(2);
     assertThat(dvFiles(tableDir)).hasSize(1);
-    assertThat(cache.toFile().list()).as("the lookup of the old file is kept on local disk").hasSize(1);
+    assertThat(cache.toFile().list())
+        .as("the lookup of the old file is kept on local disk")
+        .hasSize(1);
     Snapshot s = t.latestSnapshot().get();
     assertThat(s.indexManifest()).isNotNull();
     assertThat(t.newReadBuilder().newScan().plan().splits().get(0).deletionFiles())
         .containsOnlyKeys(base.fileName());
-    assertThat(t.newReadBuilder().newScan().plan().splits().get(0).deletionFiles().get(base.fileName()).cardinality())
+    assertThat(
+            t.newReadBuilder()
+                .newScan()
+                .plan()
+                .splits()
+                .get(0)
+                .deletionFiles()
+                .get(base.fileName())
+                .cardinality())
         .isEqualTo(2);
 
     // A full compaction rewrites everything; the vectors are no longer referenced.
-    t.newCompactBuilder().withOptions(Map.of("local-cache.enabled", "true", "local-cache.dir", cache.toString(), "compaction.full", "true")).execute();
+    t.newCompactBuilder()
+        .withOptions(
+            Map.of(
+                "local-cache.enabled",
+                "true",
+                "local-cache.dir",
+                cache.toString(),
+                "compaction.full",
+                "true"))
+        .execute();
     assertThat(files(t)).hasSize(1);
     assertThat(t.latestSnapshot().get().indexManifest()).isNull();
     assertThat(read(t)).containsExactlyInAnyOrder("(1,a,1)", "(2,b2,20)", "(4,d,4)");
@@ -115,7 +137,8 @@ class DeletionVectorTest {
     TestTables.writeBatch(t, List.of(row(1L, "a", 1), row(2L, "b", 2)));
     // The writer compacts by itself (local cache enabled): rows visible right away.
     assertThat(read(t)).containsExactlyInAnyOrder("(1,a,1)", "(2,b,2)");
-    TestTables.writeBatch(t, List.of(row(1L, "x", 9), row(3L, "c", 3), kind(RowKind.DELETE, row(2L, "b", 2))));
+    TestTables.writeBatch(
+        t, List.of(row(1L, "x", 9), row(3L, "c", 3), kind(RowKind.DELETE, row(2L, "b", 2))));
     assertThat(read(t)).containsExactlyInAnyOrder("(1,a,1)", "(2,b,2)", "(3,c,3)");
   }
 

@@ -60,7 +60,10 @@ class MergeEngineTest {
         Arguments.of(
             "deduplicate, delete last",
             Map.of(),
-            List.of(List.of(ins(1L, "a", 1)), List.of(ins(1L, "b", 1), del(1L, "b", 1)), List.of(ins(2L, "c", 2))),
+            List.of(
+                List.of(ins(1L, "a", 1)),
+                List.of(ins(1L, "b", 1), del(1L, "b", 1)),
+                List.of(ins(2L, "c", 2))),
             List.of("(2,c,2)")),
         Arguments.of(
             "partial-update",
@@ -124,7 +127,10 @@ class MergeEngineTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void sameRowsBeforeAndAfterFullCompaction(
-      String name, Map<String, String> options, List<List<GenericRowData>> commits, List<String> expected)
+      String name,
+      Map<String, String> options,
+      List<List<GenericRowData>> commits,
+      List<String> expected)
       throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(dir);
     Schema.Builder b = PrimaryKeyTableTest.schema().option("write-only", "true");
@@ -144,8 +150,14 @@ class MergeEngineTest {
     for (List<GenericRowData> c : commits) {
       TestTables.writeBatch(t2, c);
       t2.newCompactBuilder()
-          .withOptions(Map.of("num-sorted-run.compaction-trigger", "2", "compaction.size-ratio", "0",
-              "compaction.max-size-amplification-percent", "100000"))
+          .withOptions(
+              Map.of(
+                  "num-sorted-run.compaction-trigger",
+                  "2",
+                  "compaction.size-ratio",
+                  "0",
+                  "compaction.max-size-amplification-percent",
+                  "100000"))
           .execute();
       assertThat(read(t2)).isNotNull();
     }

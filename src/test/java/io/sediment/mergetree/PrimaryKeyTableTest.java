@@ -70,7 +70,8 @@ class PrimaryKeyTableTest {
     assertThat(before.get(0).maxKey().getLong(0)).isEqualTo(3L);
     assertThat(read(t)).containsExactly("(1,a,1)", "(2,b2,20)", "(4,d,4)");
 
-    CompactResult r = t.newCompactBuilder().withOptions(Map.of("compaction.full", "true")).execute();
+    CompactResult r =
+        t.newCompactBuilder().withOptions(Map.of("compaction.full", "true")).execute();
     assertThat(r.tasks()).isEqualTo(1);
     assertThat(t.latestSnapshot().get().commitKind()).isEqualTo(CommitKind.COMPACT);
     List<DataFileMeta> after = files(t);
@@ -80,7 +81,8 @@ class PrimaryKeyTableTest {
     assertThat(after.get(0).rowCount()).isEqualTo(3);
     assertThat(read(t)).containsExactly("(1,a,1)", "(2,b2,20)", "(4,d,4)");
     // Nothing left to do.
-    assertThat(t.newCompactBuilder().withOptions(Map.of("compaction.full", "true")).plan()).isEmpty();
+    assertThat(t.newCompactBuilder().withOptions(Map.of("compaction.full", "true")).plan())
+        .isEmpty();
   }
 
   @Test
@@ -88,7 +90,12 @@ class PrimaryKeyTableTest {
     FileSystemCatalog catalog = TestTables.catalog(dir);
     Table t =
         TestTables.create(
-            catalog, "t", schema().option("write-only", "true").option("num-sorted-run.compaction-trigger", "2").build());
+            catalog,
+            "t",
+            schema()
+                .option("write-only", "true")
+                .option("num-sorted-run.compaction-trigger", "2")
+                .build());
     TestTables.writeBatch(t, List.of(row(1L, "a", 1), row(2L, "b", 2)));
     assertThat(t.newCompactBuilder().plan()).isEmpty(); // one run: below the trigger
     TestTables.writeBatch(t, List.of(row(2L, "b2", 2), row(3L, "c", 3)));
@@ -107,7 +114,8 @@ class PrimaryKeyTableTest {
   void writerCompactsByItselfUnlessWriteOnly() {
     FileSystemCatalog catalog = TestTables.catalog(dir);
     Table t =
-        TestTables.create(catalog, "t", schema().option("num-sorted-run.compaction-trigger", "2").build());
+        TestTables.create(
+            catalog, "t", schema().option("num-sorted-run.compaction-trigger", "2").build());
     TestTables.writeBatch(t, List.of(row(1L, "a", 1), row(2L, "b", 2)));
     List<Long> ids = TestTables.writeBatch(t, List.of(row(2L, "b2", 2), row(3L, "c", 3)));
     assertThat(ids).hasSize(2); // APPEND then COMPACT
@@ -165,9 +173,21 @@ class PrimaryKeyTableTest {
     DataFileMeta top = files(t).get(0);
     DataFileMeta overlapping =
         new DataFileMeta(
-            "data-overlap.parquet", top.fileSize(), top.rowCount(), top.minKey(), top.maxKey(),
-            top.minValues(), top.maxValues(), top.nullCounts(), 100, 101, top.schemaId(),
-            top.level(), top.creationTimeMillis(), io.sediment.manifest.FileSource.COMPACT, 0);
+            "data-overlap.parquet",
+            top.fileSize(),
+            top.rowCount(),
+            top.minKey(),
+            top.maxKey(),
+            top.minValues(),
+            top.maxValues(),
+            top.nullCounts(),
+            100,
+            101,
+            top.schemaId(),
+            top.level(),
+            top.creationTimeMillis(),
+            io.sediment.manifest.FileSource.COMPACT,
+            0);
     long before = t.latestSnapshot().get().id();
     io.sediment.commit.FileStoreCommit commit =
         new io.sediment.commit.FileStoreCommit(t.store(), "test");
@@ -176,7 +196,11 @@ class PrimaryKeyTableTest {
                 commit.commit(
                     List.of(
                         io.sediment.commit.CommitMessage.compact(
-                            io.sediment.data.BinaryRows.EMPTY, 0, 1, List.of(), List.of(overlapping))),
+                            io.sediment.data.BinaryRows.EMPTY,
+                            0,
+                            1,
+                            List.of(),
+                            List.of(overlapping))),
                     1,
                     false))
         .isInstanceOf(io.sediment.commit.CommitConflictException.class)

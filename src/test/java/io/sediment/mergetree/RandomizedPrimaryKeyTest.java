@@ -86,7 +86,11 @@ class RandomizedPrimaryKeyTest {
       if (commit % 4 == 3) {
         t.newCompactBuilder()
             .withOptions(
-                Map.of("compaction.full", String.valueOf(commit % 8 == 7), "local-cache.enabled", "true"))
+                Map.of(
+                    "compaction.full",
+                    String.valueOf(commit % 8 == 7),
+                    "local-cache.enabled",
+                    "true"))
             .execute();
       }
       sawVectors |= t.latestSnapshot().get().indexManifest() != null;
@@ -103,7 +107,8 @@ class RandomizedPrimaryKeyTest {
     t.newCompactBuilder()
         .withOptions(Map.of("compaction.full", "true", "local-cache.enabled", "true"))
         .execute();
-    assertThat(PrimaryKeyTableTest.files(t)).allMatch(f -> f.level() == t.options().numLevels() - 1);
+    assertThat(PrimaryKeyTableTest.files(t))
+        .allMatch(f -> f.level() == t.options().numLevels() - 1);
     List<String> finalRows = PrimaryKeyTableTest.read(t);
     assertThat(finalRows).containsExactlyInAnyOrderElementsOf(new ArrayList<>(model.values()));
   }

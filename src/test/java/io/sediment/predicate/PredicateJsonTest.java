@@ -31,9 +31,12 @@ class PredicateJsonTest {
 
   @Test
   void parsesEveryMethod() {
-    assertThat(parse("{'method':'equal','field':'p','literals':['a']}")).isEqualTo(b.equal("p", "a"));
-    assertThat(parse("{'method':'notEqual','field':'id','literals':[42]}")).isEqualTo(b.notEqual("id", 42L));
-    assertThat(parse("{'method':'lessThan','field':'id','literals':['42']}")).isEqualTo(b.lessThan("id", 42L));
+    assertThat(parse("{'method':'equal','field':'p','literals':['a']}"))
+        .isEqualTo(b.equal("p", "a"));
+    assertThat(parse("{'method':'notEqual','field':'id','literals':[42]}"))
+        .isEqualTo(b.notEqual("id", 42L));
+    assertThat(parse("{'method':'lessThan','field':'id','literals':['42']}"))
+        .isEqualTo(b.lessThan("id", 42L));
     assertThat(parse("{'method':'lessOrEqual','field':'d','literals':['12.50']}"))
         .isEqualTo(b.lessOrEqual("d", new BigDecimal("12.5")));
     assertThat(parse("{'method':'greaterThan','field':'d','literals':[12.5]}"))
@@ -47,8 +50,10 @@ class PredicateJsonTest {
         .isEqualTo(b.in("i", Arrays.asList(1, 2, null)));
     assertThat(parse("{'method':'notIn','field':'p','literals':['x','y']}"))
         .isEqualTo(b.notIn("p", List.of("x", "y")));
-    assertThat(parse("{'method':'startsWith','field':'p','literals':['ab']}")).isEqualTo(b.startsWith("p", "ab"));
-    assertThat(parse("{'method':'between','field':'i','literals':[1,5]}")).isEqualTo(b.between("i", 1, 5));
+    assertThat(parse("{'method':'startsWith','field':'p','literals':['ab']}"))
+        .isEqualTo(b.startsWith("p", "ab"));
+    assertThat(parse("{'method':'between','field':'i','literals':[1,5]}"))
+        .isEqualTo(b.between("i", 1, 5));
   }
 
   @Test
@@ -61,16 +66,24 @@ class PredicateJsonTest {
         .isEqualTo(b.equal("ltz", Instant.parse("2024-01-01T10:00:00Z")));
     assertThat(parse("{'method':'equal','field':'tm','literals':['10:15:30.5']}"))
         .isEqualTo(b.equal("tm", LocalTime.of(10, 15, 30, 500_000_000)));
-    assertThat(parse("{'method':'equal','field':'b','literals':[true]}")).isEqualTo(b.equal("b", true));
-    assertThat(parse("{'method':'equal','field':'b','literals':['false']}")).isEqualTo(b.equal("b", false));
-    assertThat(parse("{'method':'equal','field':'dbl','literals':[1.5]}")).isEqualTo(b.equal("dbl", 1.5));
-    assertThat(parse("{'method':'equal','field':'dbl','literals':['NaN']}")).isEqualTo(b.equal("dbl", Double.NaN));
-    assertThat(parse("{'method':'equal','field':'f','literals':[0.1]}")).isEqualTo(b.equal("f", 0.1f));
-    assertThat(parse("{'method':'equal','field':'s','literals':[-7]}")).isEqualTo(b.equal("s", (short) -7));
-    assertThat(parse("{'method':'equal','field':'t','literals':['12']}")).isEqualTo(b.equal("t", (byte) 12));
+    assertThat(parse("{'method':'equal','field':'b','literals':[true]}"))
+        .isEqualTo(b.equal("b", true));
+    assertThat(parse("{'method':'equal','field':'b','literals':['false']}"))
+        .isEqualTo(b.equal("b", false));
+    assertThat(parse("{'method':'equal','field':'dbl','literals':[1.5]}"))
+        .isEqualTo(b.equal("dbl", 1.5));
+    assertThat(parse("{'method':'equal','field':'dbl','literals':['NaN']}"))
+        .isEqualTo(b.equal("dbl", Double.NaN));
+    assertThat(parse("{'method':'equal','field':'f','literals':[0.1]}"))
+        .isEqualTo(b.equal("f", 0.1f));
+    assertThat(parse("{'method':'equal','field':'s','literals':[-7]}"))
+        .isEqualTo(b.equal("s", (short) -7));
+    assertThat(parse("{'method':'equal','field':'t','literals':['12']}"))
+        .isEqualTo(b.equal("t", (byte) 12));
     assertThat(parse("{'method':'equal','field':'bin','literals':['AQL/']}"))
         .isEqualTo(b.equal("bin", new byte[] {1, 2, (byte) 0xff}));
-    assertThat(parse("{'method':'equal','field':'id','literals':[4.0]}")).isEqualTo(b.equal("id", 4L));
+    assertThat(parse("{'method':'equal','field':'id','literals':[4.0]}"))
+        .isEqualTo(b.equal("id", 4L));
   }
 
   @Test
@@ -86,7 +99,8 @@ class PredicateJsonTest {
             CompoundPredicate.Function.OR,
             List.of(
                 new CompoundPredicate(
-                    CompoundPredicate.Function.AND, List.of(b.equal("p", "a"), b.greaterThan("i", 3))),
+                    CompoundPredicate.Function.AND,
+                    List.of(b.equal("p", "a"), b.greaterThan("i", 3))),
                 b.isNull("p")));
     assertThat(p).isEqualTo(expected);
     assertThat(p.toString()).isEqualTo("(p = 'a' AND i > 3) OR p IS NULL");
@@ -120,8 +134,12 @@ class PredicateJsonTest {
             b.in("p", Arrays.asList("a", null, "b")),
             b.notIn("d", List.of(1, new BigDecimal("2.5"))),
             b.startsWith("p", "pre"),
-            b.between("ts", LocalDateTime.of(2024, 1, 1, 0, 0), LocalDateTime.of(2024, 12, 31, 23, 59, 59)),
-            PredicateBuilder.and(b.equal("p", "a"), PredicateBuilder.or(b.isNull("i"), b.lessThan("i", 3))));
+            b.between(
+                "ts",
+                LocalDateTime.of(2024, 1, 1, 0, 0),
+                LocalDateTime.of(2024, 12, 31, 23, 59, 59)),
+            PredicateBuilder.and(
+                b.equal("p", "a"), PredicateBuilder.or(b.isNull("i"), b.lessThan("i", 3))));
     for (Predicate p : all) {
       roundTrip(p);
     }
@@ -131,7 +149,8 @@ class PredicateJsonTest {
   void toJsonShape() {
     assertThat(PredicateJson.toJson(b.equal("p", "a")))
         .isEqualTo("{\"method\":\"equal\",\"field\":\"p\",\"literals\":[\"a\"]}");
-    assertThat(PredicateJson.toJson(b.isNull("p"))).isEqualTo("{\"method\":\"isNull\",\"field\":\"p\"}");
+    assertThat(PredicateJson.toJson(b.isNull("p")))
+        .isEqualTo("{\"method\":\"isNull\",\"field\":\"p\"}");
     assertThat(PredicateJson.toJson(b.equal("d", new BigDecimal("12.5"))))
         .isEqualTo("{\"method\":\"equal\",\"field\":\"d\",\"literals\":[12.50]}");
     assertThat(PredicateJson.toJson(b.equal("dt", LocalDate.of(2024, 1, 1))))
@@ -212,22 +231,40 @@ class PredicateJsonTest {
 
   @Test
   void wrongLiteralCount() {
-    fails("{'method':'equal','field':'i','literals':[1,2]}", "Method 'equal' on field 'i' takes exactly 1 literal, got 2");
+    fails(
+        "{'method':'equal','field':'i','literals':[1,2]}",
+        "Method 'equal' on field 'i' takes exactly 1 literal, got 2");
     fails("{'method':'equal','field':'i'}", "takes exactly 1 literal, got 0");
-    fails("{'method':'isNull','field':'i','literals':[1]}", "Method 'isNull' on field 'i' takes no literals, got 1");
-    fails("{'method':'in','field':'i','literals':[]}", "Method 'in' on field 'i' takes at least 1 literal, got 0");
-    fails("{'method':'notIn','field':'i'}", "Method 'notIn' on field 'i' takes at least 1 literal, got 0");
-    fails("{'method':'between','field':'i','literals':[1]}", "Method 'between' on field 'i' takes exactly 2 literals, got 1");
-    fails("{'method':'equal','field':'i','literals':[null]}", "does not take a null literal; use isNull/isNotNull");
+    fails(
+        "{'method':'isNull','field':'i','literals':[1]}",
+        "Method 'isNull' on field 'i' takes no literals, got 1");
+    fails(
+        "{'method':'in','field':'i','literals':[]}",
+        "Method 'in' on field 'i' takes at least 1 literal, got 0");
+    fails(
+        "{'method':'notIn','field':'i'}",
+        "Method 'notIn' on field 'i' takes at least 1 literal, got 0");
+    fails(
+        "{'method':'between','field':'i','literals':[1]}",
+        "Method 'between' on field 'i' takes exactly 2 literals, got 1");
+    fails(
+        "{'method':'equal','field':'i','literals':[null]}",
+        "does not take a null literal; use isNull/isNotNull");
     fails("{'method':'equal','field':'i','literals':5}", "'literals' must be an array");
   }
 
   @Test
   void malformedJson() {
     fails("{'method':'equal',", "Malformed filter JSON at line 1, column");
-    fails("{'method' 'equal'}", "Malformed filter JSON at line 1, column 11", "was expecting a colon");
+    fails(
+        "{'method' 'equal'}",
+        "Malformed filter JSON at line 1, column 11",
+        "was expecting a colon");
     fails("{'method':'isNull','field':'p'} x", "Malformed filter JSON");
-    fails("{'method':'isNull','field':'p','field':'i'}", "Malformed filter JSON", "Duplicate field 'field'");
+    fails(
+        "{'method':'isNull','field':'p','field':'i'}",
+        "Malformed filter JSON",
+        "Duplicate field 'field'");
     fails("", "Filter JSON is empty");
     fails("[1]", "expected a JSON object with a 'method', got array [1]");
   }

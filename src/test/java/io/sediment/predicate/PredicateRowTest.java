@@ -145,7 +145,9 @@ class PredicateRowTest {
     row.setField(index("b"), true);
     row.setField(index("dt"), (int) LocalDate.of(2024, 1, 2).toEpochDay());
     row.setField(index("tm"), 10 * 3600_000);
-    row.setField(index("ts"), TimestampData.fromLocalDateTime(LocalDateTime.of(2024, 1, 1, 10, 0, 0, 123456000)));
+    row.setField(
+        index("ts"),
+        TimestampData.fromLocalDateTime(LocalDateTime.of(2024, 1, 1, 10, 0, 0, 123456000)));
     row.setField(index("ltz"), TimestampData.fromInstant(Instant.parse("2024-01-01T10:00:00Z")));
     row.setField(index("bin"), new byte[] {1, (byte) 0xff});
     row.setField(index("s"), (short) 7);
@@ -161,11 +163,14 @@ class PredicateRowTest {
     assertThat(eval(b.equal("b", true), row)).isTrue();
     assertThat(eval(b.greaterThan("b", false), row)).isTrue();
     assertThat(eval(b.equal("dt", LocalDate.of(2024, 1, 2)), row)).isTrue();
-    assertThat(eval(b.between("dt", LocalDate.of(2024, 1, 1), LocalDate.of(2024, 1, 31)), row)).isTrue();
+    assertThat(eval(b.between("dt", LocalDate.of(2024, 1, 1), LocalDate.of(2024, 1, 31)), row))
+        .isTrue();
     assertThat(eval(b.equal("tm", LocalTime.of(10, 0)), row)).isTrue();
     assertThat(eval(b.lessThan("tm", LocalTime.of(10, 0, 0, 1_000_000)), row)).isTrue();
-    assertThat(eval(b.equal("ts", LocalDateTime.of(2024, 1, 1, 10, 0, 0, 123456000)), row)).isTrue();
-    assertThat(eval(b.greaterThan("ts", LocalDateTime.of(2024, 1, 1, 10, 0, 0, 123455000)), row)).isTrue();
+    assertThat(eval(b.equal("ts", LocalDateTime.of(2024, 1, 1, 10, 0, 0, 123456000)), row))
+        .isTrue();
+    assertThat(eval(b.greaterThan("ts", LocalDateTime.of(2024, 1, 1, 10, 0, 0, 123455000)), row))
+        .isTrue();
     assertThat(eval(b.equal("ltz", Instant.parse("2024-01-01T10:00:00Z")), row)).isTrue();
     assertThat(eval(b.equal("bin", new byte[] {1, (byte) 0xff}), row)).isTrue();
     // unsigned byte order: 0xff > 0x7f

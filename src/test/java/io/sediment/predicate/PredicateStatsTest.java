@@ -24,7 +24,8 @@ class PredicateStatsTest {
     return stats(pred, I, min, max, nulls, 10);
   }
 
-  private static boolean stats(Predicate pred, int pos, Object min, Object max, long nulls, long rows) {
+  private static boolean stats(
+      Predicate pred, int pos, Object min, Object max, long nulls, long rows) {
     GenericRowData minRow = new GenericRowData(ARITY);
     GenericRowData maxRow = new GenericRowData(ARITY);
     minRow.setField(0, 0L);

@@ -56,16 +56,22 @@ class PredicatesTest {
   void projectAndKeepsQualifyingChildren() {
     Predicate and =
         PredicateBuilder.and(
-            b.equal("p", "a"), b.greaterThan("i", 3), b.greaterOrEqual("dt", LocalDate.of(2024, 1, 1)));
+            b.equal("p", "a"),
+            b.greaterThan("i", 3),
+            b.greaterOrEqual("dt", LocalDate.of(2024, 1, 1)));
     Predicate projected = Predicates.projectTo(and, PARTITION).orElseThrow();
     assertThat(projected.fieldNames()).containsExactly("p", "dt");
     assertThat(projected.toString()).isEqualTo("p = 'a' AND dt >= '2024-01-01'");
     assertThat(projected.test(partition(LocalDate.of(2024, 2, 1), "a"))).isTrue();
     assertThat(projected.test(partition(LocalDate.of(2023, 2, 1), "a"))).isFalse();
     // only one qualifies: returned bare
-    Predicate one = Predicates.projectTo(PredicateBuilder.and(b.equal("p", "a"), b.isNull("i")), PARTITION).orElseThrow();
+    Predicate one =
+        Predicates.projectTo(PredicateBuilder.and(b.equal("p", "a"), b.isNull("i")), PARTITION)
+            .orElseThrow();
     assertThat(one).isInstanceOf(LeafPredicate.class);
-    assertThat(Predicates.projectTo(PredicateBuilder.and(b.equal("id", 1), b.isNull("i")), PARTITION)).isEmpty();
+    assertThat(
+            Predicates.projectTo(PredicateBuilder.and(b.equal("id", 1), b.isNull("i")), PARTITION))
+        .isEmpty();
   }
 
   @Test
@@ -73,22 +79,30 @@ class PredicatesTest {
     Predicate or = PredicateBuilder.or(b.equal("p", "a"), b.equal("dt", LocalDate.of(2024, 1, 1)));
     Predicate projected = Predicates.projectTo(or, PARTITION).orElseThrow();
     assertThat(projected.toString()).isEqualTo("p = 'a' OR dt = '2024-01-01'");
-    assertThat(Predicates.projectTo(PredicateBuilder.or(b.equal("p", "a"), b.equal("i", 1)), PARTITION)).isEmpty();
+    assertThat(
+            Predicates.projectTo(
+                PredicateBuilder.or(b.equal("p", "a"), b.equal("i", 1)), PARTITION))
+        .isEmpty();
     // (p = 'a' AND i = 1) OR p = 'b' projects to p = 'a' OR p = 'b' (weaker, safe for pruning)
     Predicate nested =
-        PredicateBuilder.or(PredicateBuilder.and(b.equal("p", "a"), b.equal("i", 1)), b.equal("p", "b"));
-    assertThat(Predicates.projectTo(nested, PARTITION).orElseThrow().toString()).isEqualTo("p = 'a' OR p = 'b'");
+        PredicateBuilder.or(
+            PredicateBuilder.and(b.equal("p", "a"), b.equal("i", 1)), b.equal("p", "b"));
+    assertThat(Predicates.projectTo(nested, PARTITION).orElseThrow().toString())
+        .isEqualTo("p = 'a' OR p = 'b'");
   }
 
   @Test
   void rebind() {
-    Predicate and = PredicateBuilder.and(b.equal("p", "a"), b.lessThan("dt", LocalDate.of(2024, 1, 1)));
+    Predicate and =
+        PredicateBuilder.and(b.equal("p", "a"), b.lessThan("dt", LocalDate.of(2024, 1, 1)));
     Predicate rebound = Predicates.rebind(and, PARTITION);
     assertThat(rebound.test(partition(LocalDate.of(2023, 1, 1), "a"))).isTrue();
     assertThat(rebound.test(partition(LocalDate.of(2024, 1, 1), "a"))).isFalse();
-    assertThatThrownBy(() -> Predicates.rebind(PredicateBuilder.and(and, b.equal("i", 1)), PARTITION))
+    assertThatThrownBy(
+            () -> Predicates.rebind(PredicateBuilder.and(and, b.equal("i", 1)), PARTITION))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("Field 'i' of the filter is missing from the target row type; fields are [dt, p]");
+        .hasMessageContaining(
+            "Field 'i' of the filter is missing from the target row type; fields are [dt, p]");
     // type widening on rebind: INT literal onto BIGINT column
     RowType wide = RowType.of(new LogicalType[] {new BigIntType()}, new String[] {"i"});
     LeafPredicate widened = (LeafPredicate) Predicates.rebind(b.equal("i", 7), wide);
@@ -109,7 +123,8 @@ class PredicatesTest {
     try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
       out.writeObject(value);
     }
-    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+    try (ObjectInputStream in =
+        new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
       return (T) in.readObject();
     }
   }
@@ -129,7 +144,8 @@ class PredicatesTest {
             b.startsWith("p", "ab"),
             b.isNull("arr"),
             b.equal("dbl", 2.5),
-            PredicateBuilder.or(b.equal("p", "a"), PredicateBuilder.and(b.isNull("i"), b.greaterThan("id", 3))));
+            PredicateBuilder.or(
+                b.equal("p", "a"), PredicateBuilder.and(b.isNull("i"), b.greaterThan("id", 3))));
     for (Predicate p : all) {
       Predicate back = javaRoundTrip(p);
       assertThat(back).isEqualTo(p).isNotSameAs(p);
@@ -146,11 +162,15 @@ class PredicatesTest {
   @Test
   void equalsHashCodeToString() {
     assertThat(b.equal("p", "a")).isEqualTo(b.equal("p", "a")).hasSameHashCodeAs(b.equal("p", "a"));
-    assertThat(b.equal("p", "a")).isNotEqualTo(b.equal("p", "b")).isNotEqualTo(b.notEqual("p", "a"));
+    assertThat(b.equal("p", "a"))
+        .isNotEqualTo(b.equal("p", "b"))
+        .isNotEqualTo(b.notEqual("p", "a"));
     assertThat(b.equal("bin", new byte[] {1})).isEqualTo(b.equal("bin", new byte[] {1}));
-    assertThat(b.equal("bin", new byte[] {1}).hashCode()).isEqualTo(b.equal("bin", new byte[] {1}).hashCode());
+    assertThat(b.equal("bin", new byte[] {1}).hashCode())
+        .isEqualTo(b.equal("bin", new byte[] {1}).hashCode());
 
-    assertThat(PredicateBuilder.and(b.equal("p", "a"), b.greaterThan("i", 3))).hasToString("p = 'a' AND i > 3");
+    assertThat(PredicateBuilder.and(b.equal("p", "a"), b.greaterThan("i", 3)))
+        .hasToString("p = 'a' AND i > 3");
     assertThat(b.notEqual("p", "it's")).hasToString("p <> 'it''s'");
     assertThat(b.lessOrEqual("d", new BigDecimal("1.5"))).hasToString("d <= 1.50");
     assertThat(b.isNull("p")).hasToString("p IS NULL");
@@ -161,6 +181,7 @@ class PredicatesTest {
     assertThat(b.between("dt", LocalDate.of(2024, 1, 1), LocalDate.of(2024, 1, 31)))
         .hasToString("dt BETWEEN '2024-01-01' AND '2024-01-31'");
     assertThat(b.equal("bin", new byte[] {0x0a, (byte) 0xff})).hasToString("bin = X'0aff'");
-    assertThat(b.lessThan("ts", LocalDateTime.of(2024, 1, 1, 10, 0))).hasToString("ts < '2024-01-01T10:00'");
+    assertThat(b.lessThan("ts", LocalDateTime.of(2024, 1, 1, 10, 0)))
+        .hasToString("ts < '2024-01-01T10:00'");
   }
 }

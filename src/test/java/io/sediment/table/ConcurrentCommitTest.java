@@ -22,7 +22,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
 import org.junit.jupiter.api.Test;
@@ -94,7 +93,8 @@ class ConcurrentCommitTest {
     List<Long> ids = table.snapshotManager().listIds();
     assertThat(ids).hasSize(total);
     assertThat(ids.get(ids.size() - 1)).isEqualTo(total);
-    Set<String> rows = new HashSet<>(TestTables.toStrings(table.rowType(), TestTables.readAll(table)));
+    Set<String> rows =
+        new HashSet<>(TestTables.toStrings(table.rowType(), TestTables.readAll(table)));
     for (String w : List.of("thread-1", "thread-2", "proc-1", "proc-2")) {
       for (int i = 0; i < COMMITS_PER_WRITER; i++) {
         assertThat(rows).contains("(" + w + "," + i + ")");
@@ -118,8 +118,7 @@ class ConcurrentCommitTest {
     FileSystemCatalog catalog = TestTables.catalog(dir);
     Table table = TestTables.create(catalog, "t", schema());
     TestTables.writeBatch(table, List.of(row("w", 1), row("w", 2)));
-    DataFileMeta original =
-        table.newReadBuilder().newScan().plan().splits().get(0).files().get(0);
+    DataFileMeta original = table.newReadBuilder().newScan().plan().splits().get(0).files().get(0);
 
     // Two "compactions" of the same file, each with its own output file.
     CommitMessage first = rewrite(table, original, "first");
@@ -128,8 +127,7 @@ class ConcurrentCommitTest {
     Snapshot afterFirst = table.latestSnapshot().orElseThrow();
     assertThat(afterFirst.commitKind()).isEqualTo(CommitKind.COMPACT);
 
-    Path secondOutput =
-        dir.resolve("db.db/t/bucket-0/" + second.compactAfter().get(0).fileName());
+    Path secondOutput = dir.resolve("db.db/t/bucket-0/" + second.compactAfter().get(0).fileName());
     assertThat(secondOutput).exists();
     TableCommit loser = table.newStreamWriteBuilder().withCommitUser("c2").newCommit();
     assertThatThrownBy(() -> loser.commit(1, List.of(second)))
@@ -142,13 +140,15 @@ class ConcurrentCommitTest {
   }
 
   /** A compaction-like message: replace {@code input} with a newly written file. */
-  private static CommitMessage rewrite(Table table, DataFileMeta input, String tag) throws Exception {
+  private static CommitMessage rewrite(Table table, DataFileMeta input, String tag)
+      throws Exception {
     WriteBuilder wb = table.newBatchWriteBuilder();
     try (TableWrite w = wb.newWrite()) {
       w.write(row(tag, 1));
       w.write(row(tag, 2));
       CommitMessage m = w.prepareCommit().get(0);
-      return CommitMessage.compact(m.partition(), m.bucket(), m.totalBuckets(), List.of(input), m.newFiles());
+      return CommitMessage.compact(
+          m.partition(), m.bucket(), m.totalBuckets(), List.of(input), m.newFiles());
     }
   }
 
@@ -167,14 +167,16 @@ class ConcurrentCommitTest {
                 .option("manifest.target-file-size", "8 kb")
                 .build());
     for (int p = 0; p < 200; p++) {
-      TestTables.writeBatch(table, List.of(row(String.format("d%03d", p), p), row(String.format("d%03d", p), p + 1)));
+      TestTables.writeBatch(
+          table, List.of(row(String.format("d%03d", p), p), row(String.format("d%03d", p), p + 1)));
     }
     TableScan.Plan all = table.newReadBuilder().newScan().plan();
     assertThat(all.splits()).hasSize(200);
     int manifestsTotal = all.manifestsRead() + all.manifestsSkipped();
 
     TableScan.Plan one =
-        table.newReadBuilder()
+        table
+            .newReadBuilder()
             .withFilter("{\"method\":\"equal\",\"field\":\"dt\",\"literals\":[\"d123\"]}")
             .newScan()
             .plan();

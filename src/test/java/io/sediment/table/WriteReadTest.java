@@ -82,16 +82,19 @@ class WriteReadTest {
     // Projection and a filter on a column that is not projected.
     PredicateBuilder pb = new PredicateBuilder(table.rowType());
     ReadBuilder rb =
-        table.newReadBuilder()
+        table
+            .newReadBuilder()
             .withFilter(PredicateBuilder.and(pb.equal("p", "a"), pb.lessThan("id", 10L)))
             .withProjection("name", "id");
     List<RowData> got = read(rb);
     assertThat(TestTables.toStrings(rb.readType(), got))
-        .containsExactlyInAnyOrder("(null,0)", "(name-2,2)", "(name-4,4)", "(name-6,6)", "(name-8,8)");
+        .containsExactlyInAnyOrder(
+            "(null,0)", "(name-2,2)", "(name-4,4)", "(name-6,6)", "(name-8,8)");
 
     // The JSON filter form gives the same rows.
     ReadBuilder json =
-        table.newReadBuilder()
+        table
+            .newReadBuilder()
             .withFilter(
                 "{\"method\":\"and\",\"children\":[{\"method\":\"equal\",\"field\":\"p\",\"literals\":[\"a\"]},"
                     + "{\"method\":\"lessThan\",\"field\":\"id\",\"literals\":[10]}]}")
@@ -115,7 +118,8 @@ class WriteReadTest {
       TestTables.writeBatch(table, rows(c * 100, (c + 1) * 100));
     }
     PredicateBuilder pb = new PredicateBuilder(table.rowType());
-    TableScan.Plan plan = table.newReadBuilder().withFilter(pb.between("id", 210L, 250L)).newScan().plan();
+    TableScan.Plan plan =
+        table.newReadBuilder().withFilter(pb.between("id", 210L, 250L)).newScan().plan();
     assertThat(plan.filesPruned()).isEqualTo(4);
     assertThat(plan.splits()).hasSize(1);
     assertThat(plan.splits().get(0).files()).hasSize(1);
@@ -125,20 +129,23 @@ class WriteReadTest {
   void dataFilesAreZstdParquetRolledAtTargetSizeUnderPartitionAndBucketDirs() throws Exception {
     Table table =
         TestTables.create(
-            catalog,
-            "t",
-            schema().partitionKeys("p").option("target-file-size", "16 kb").build());
+            catalog, "t", schema().partitionKeys("p").option("target-file-size", "16 kb").build());
     TestTables.writeBatch(table, rows(0, 20_000));
     Path tableDir = dir.resolve("db.db/t");
     List<Path> files = TestTables.dataFiles(tableDir);
     assertThat(files.size()).isGreaterThan(4);
-    assertThat(files).allMatch(f -> f.toString().contains("/p=a/bucket-0/") || f.toString().contains("/p=b/bucket-0/"));
+    assertThat(files)
+        .allMatch(
+            f ->
+                f.toString().contains("/p=a/bucket-0/") || f.toString().contains("/p=b/bucket-0/"));
     assertThat(files).allMatch(f -> f.getFileName().toString().endsWith(".parquet"));
     try (ParquetFileReader r =
         ParquetFileReader.open(
             HadoopInputFile.fromPath(
-                new org.apache.hadoop.fs.Path(files.get(0).toUri()), new org.apache.hadoop.conf.Configuration()))) {
-      assertThat(r.getFooter().getBlocks().get(0).getColumns().get(0).getCodec().name()).isEqualTo("ZSTD");
+                new org.apache.hadoop.fs.Path(files.get(0).toUri()),
+                new org.apache.hadoop.conf.Configuration()))) {
+      assertThat(r.getFooter().getBlocks().get(0).getColumns().get(0).getCodec().name())
+          .isEqualTo("ZSTD");
     }
     assertThat(TestTables.readAll(table)).hasSize(20_000);
     assertThat(table.latestSnapshot().orElseThrow().totalFileCount()).isEqualTo(files.size());
@@ -146,20 +153,25 @@ class WriteReadTest {
 
   @Test
   void compressionOptionIsHonoured() throws Exception {
-    Table table = TestTables.create(catalog, "t", schema().option("file.compression", "snappy").build());
+    Table table =
+        TestTables.create(catalog, "t", schema().option("file.compression", "snappy").build());
     TestTables.writeBatch(table, rows(0, 10));
     Path f = TestTables.dataFiles(dir.resolve("db.db/t")).get(0);
     try (ParquetFileReader r =
         ParquetFileReader.open(
-            HadoopInputFile.fromPath(new org.apache.hadoop.fs.Path(f.toUri()), new org.apache.hadoop.conf.Configuration()))) {
-      assertThat(r.getFooter().getBlocks().get(0).getColumns().get(0).getCodec().name()).isEqualTo("SNAPPY");
+            HadoopInputFile.fromPath(
+                new org.apache.hadoop.fs.Path(f.toUri()),
+                new org.apache.hadoop.conf.Configuration()))) {
+      assertThat(r.getFooter().getBlocks().get(0).getColumns().get(0).getCodec().name())
+          .isEqualTo("SNAPPY");
     }
   }
 
   @Test
   void fixedBucketsSpreadRowsByBucketKeyAndKeepSequenceOrder() {
     Table table =
-        TestTables.create(catalog, "t", schema().option("bucket", "4").option("bucket-key", "id").build());
+        TestTables.create(
+            catalog, "t", schema().option("bucket", "4").option("bucket-key", "id").build());
     TestTables.writeBatch(table, rows(0, 400));
     TestTables.writeBatch(table, rows(400, 800));
     TableScan.Plan plan = table.newReadBuilder().newScan().plan();
@@ -184,7 +196,12 @@ class WriteReadTest {
     Snapshot latest = table.latestSnapshot().orElseThrow();
     TableScan.Plan after = table.newReadBuilder().newScan().plan(latest);
     int finalBucket = bucketOf5;
-    assertThat(after.splits().stream().filter(s -> s.bucket() == finalBucket).findFirst().orElseThrow().files())
+    assertThat(
+            after.splits().stream()
+                .filter(s -> s.bucket() == finalBucket)
+                .findFirst()
+                .orElseThrow()
+                .files())
         .hasSize(3);
   }
 
@@ -238,7 +255,8 @@ class WriteReadTest {
     }
     @SuppressWarnings("unchecked")
     List<CommitMessage> copy =
-        (List<CommitMessage>) new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray())).readObject();
+        (List<CommitMessage>)
+            new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray())).readObject();
     wb.newCommit().commit(copy);
     assertThat(TestTables.readAll(table)).hasSize(10);
   }
@@ -256,7 +274,8 @@ class WriteReadTest {
       GenericRowData delete = (GenericRowData) rows(0, 1).get(0);
       delete.setRowKind(RowKind.DELETE);
       assertThatThrownBy(() -> write.write(delete)).hasMessageContaining("only INSERT rows");
-      assertThatThrownBy(() -> write.write(GenericRowData.of(1L))).hasMessageContaining("Row has 1 fields");
+      assertThatThrownBy(() -> write.write(GenericRowData.of(1L)))
+          .hasMessageContaining("Row has 1 fields");
     }
     assertThat(table.latestSnapshot()).isEmpty();
     assertThat(TestTables.dataFiles(dir.resolve("db.db/t"))).isEmpty();
@@ -265,13 +284,27 @@ class WriteReadTest {
   @Test
   void badReadInputIsRejected() {
     Table table = TestTables.create(catalog, "t", schema().build());
-    assertThatThrownBy(() -> table.newReadBuilder().withProjection("nope")).hasMessageContaining("Unknown field 'nope'");
-    assertThatThrownBy(() -> table.newReadBuilder().withProjection(new int[] {9})).hasMessageContaining("out of range");
-    assertThatThrownBy(() -> table.newReadBuilder().withFilter("{\"method\":\"equal\",\"field\":\"nope\",\"literals\":[1]}"))
+    assertThatThrownBy(() -> table.newReadBuilder().withProjection("nope"))
+        .hasMessageContaining("Unknown field 'nope'");
+    assertThatThrownBy(() -> table.newReadBuilder().withProjection(new int[] {9}))
+        .hasMessageContaining("out of range");
+    assertThatThrownBy(
+            () ->
+                table
+                    .newReadBuilder()
+                    .withFilter("{\"method\":\"equal\",\"field\":\"nope\",\"literals\":[1]}"))
         .hasMessageContaining("nope");
-    assertThatThrownBy(() -> table.newReadBuilder().withFilter("{\"method\":\"like\",\"field\":\"id\",\"literals\":[1]}"))
+    assertThatThrownBy(
+            () ->
+                table
+                    .newReadBuilder()
+                    .withFilter("{\"method\":\"like\",\"field\":\"id\",\"literals\":[1]}"))
         .hasMessageContaining("like");
-    assertThatThrownBy(() -> table.newReadBuilder().withFilter("{\"method\":\"equal\",\"field\":\"id\",\"literals\":[\"abc\"]}"))
+    assertThatThrownBy(
+            () ->
+                table
+                    .newReadBuilder()
+                    .withFilter("{\"method\":\"equal\",\"field\":\"id\",\"literals\":[\"abc\"]}"))
         .hasMessageContaining("id");
     assertThat(Files.exists(dir.resolve("db.db/t/snapshot"))).isFalse();
   }

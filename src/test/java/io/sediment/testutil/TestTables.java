@@ -86,7 +86,8 @@ public final class TestTables {
   public static GenericRowData row(Object... values) {
     Object[] converted = new Object[values.length];
     for (int i = 0; i < values.length; i++) {
-      converted[i] = values[i] instanceof String ? StringData.fromString((String) values[i]) : values[i];
+      converted[i] =
+          values[i] instanceof String ? StringData.fromString((String) values[i]) : values[i];
     }
     return GenericRowData.of(converted);
   }

@@ -67,14 +67,18 @@ public final class FilterConverter {
       }
       return null;
     }
-    if (fn == BuiltInFunctionDefinitions.LIKE && args.size() == 2
+    if (fn == BuiltInFunctionDefinitions.LIKE
+        && args.size() == 2
         && args.get(0) instanceof FieldReferenceExpression
         && args.get(1) instanceof ValueLiteralExpression) {
       Object v = literal((ValueLiteralExpression) args.get(1));
       if (v instanceof String) {
         String pattern = (String) v;
         String prefix = pattern.endsWith("%") ? pattern.substring(0, pattern.length() - 1) : null;
-        if (prefix != null && !prefix.isEmpty() && prefix.indexOf('%') < 0 && prefix.indexOf('_') < 0
+        if (prefix != null
+            && !prefix.isEmpty()
+            && prefix.indexOf('%') < 0
+            && prefix.indexOf('_') < 0
             && prefix.indexOf('\\') < 0) {
           return b.startsWith(((FieldReferenceExpression) args.get(0)).getName(), prefix);
         }
@@ -87,7 +91,8 @@ public final class FilterConverter {
     boolean flipped;
     FieldReferenceExpression field;
     ValueLiteralExpression lit;
-    if (args.get(0) instanceof FieldReferenceExpression && args.get(1) instanceof ValueLiteralExpression) {
+    if (args.get(0) instanceof FieldReferenceExpression
+        && args.get(1) instanceof ValueLiteralExpression) {
       field = (FieldReferenceExpression) args.get(0);
       lit = (ValueLiteralExpression) args.get(1);
       flipped = false;

@@ -39,11 +39,16 @@ public final class PartitionSpecs {
         int eq = kv.indexOf('=');
         if (eq <= 0) {
           throw new IllegalArgumentException(
-              "Partition spec '" + one.strip() + "' is not 'column=value[,column=value...]' (at '" + kv.strip() + "')");
+              "Partition spec '"
+                  + one.strip()
+                  + "' is not 'column=value[,column=value...]' (at '"
+                  + kv.strip()
+                  + "')");
         }
         String key = kv.substring(0, eq).strip();
         if (spec.put(key, kv.substring(eq + 1).strip()) != null) {
-          throw new IllegalArgumentException("Partition spec '" + one.strip() + "' names column '" + key + "' twice");
+          throw new IllegalArgumentException(
+              "Partition spec '" + one.strip() + "' names column '" + key + "' twice");
         }
       }
       out.add(spec);
@@ -73,7 +78,12 @@ public final class PartitionSpecs {
     for (Map.Entry<String, String> e : spec.entrySet()) {
       if (!keys.contains(e.getKey())) {
         throw new IllegalArgumentException(
-            "'" + e.getKey() + "' is not a partition column of " + table.fullName() + "; partition columns are " + keys);
+            "'"
+                + e.getKey()
+                + "' is not a partition column of "
+                + table.fullName()
+                + "; partition columns are "
+                + keys);
       }
       ObjectNode leaf = children.addObject();
       leaf.put("method", "equal");
@@ -86,7 +96,9 @@ public final class PartitionSpecs {
     return PredicateJson.parse(and.toString(), table.rowType());
   }
 
-  /** A static partition of {@code INSERT OVERWRITE ... PARTITION (...)} on the partition row type. */
+  /**
+   * A static partition of {@code INSERT OVERWRITE ... PARTITION (...)} on the partition row type.
+   */
   public static Predicate toPartitionPredicate(Table table, Map<String, String> spec) {
     return CompactBuilder.toPartitionPredicate(table, toRowPredicate(table, spec));
   }

@@ -50,9 +50,9 @@ import org.apache.flink.table.types.logical.LogicalType;
  * A Flink catalog over a Sediment warehouse: databases and tables are those of a {@link
  * FileSystemCatalog}. Tables are created from Flink DDL (physical columns, {@code PRIMARY KEY ...
  * NOT ENFORCED}, {@code PARTITIONED BY}, options in {@code WITH} validated like {@link
- * io.sediment.schema.TableOptions}); reads and writes go through {@link SedimentTableFactory}.
- * The virtual database {@code sys} holds the procedures {@code compact}, {@code
- * expire_snapshots} and {@code remove_orphan_files}.
+ * io.sediment.schema.TableOptions}); reads and writes go through {@link SedimentTableFactory}. The
+ * virtual database {@code sys} holds the procedures {@code compact}, {@code expire_snapshots} and
+ * {@code remove_orphan_files}.
  */
 public final class SedimentCatalog extends AbstractCatalog {
 
@@ -289,7 +289,9 @@ public final class SedimentCatalog extends AbstractCatalog {
     for (Column c : rs.getColumns()) {
       if (!c.isPhysical()) {
         throw new CatalogException(
-            "Column '" + c.getName() + "' is computed or metadata; Sediment stores physical columns only");
+            "Column '"
+                + c.getName()
+                + "' is computed or metadata; Sediment stores physical columns only");
       }
       b.column(c.getName(), c.getDataType().getLogicalType(), c.getComment().orElse(null));
     }
@@ -324,7 +326,9 @@ public final class SedimentCatalog extends AbstractCatalog {
   @Override
   public Procedure getProcedure(ObjectPath path) throws ProcedureNotExistException {
     Function<FileSystemCatalog, Procedure> p =
-        SYSTEM_DATABASE.equals(path.getDatabaseName()) ? procedures.get(path.getObjectName()) : null;
+        SYSTEM_DATABASE.equals(path.getDatabaseName())
+            ? procedures.get(path.getObjectName())
+            : null;
     if (p == null) {
       throw new ProcedureNotExistException(getName(), path);
     }
@@ -345,12 +349,14 @@ public final class SedimentCatalog extends AbstractCatalog {
       throw new TableNotPartitionedException(getName(), path);
     }
     java.util.Set<Map<String, String>> seen = new java.util.LinkedHashSet<>();
-    table.latestSnapshot()
+    table
+        .latestSnapshot()
         .ifPresent(
             s -> {
               for (io.sediment.manifest.ManifestEntry e : table.store().newScan().plan(s)) {
                 List<String> values =
-                    io.sediment.data.PartitionComputer.toStrings(table.schema().partitionType(), e.partition());
+                    io.sediment.data.PartitionComputer.toStrings(
+                        table.schema().partitionType(), e.partition());
                 Map<String, String> spec = new LinkedHashMap<>();
                 for (int i = 0; i < keys.size(); i++) {
                   spec.put(keys.get(i), values.get(i));
@@ -379,7 +385,8 @@ public final class SedimentCatalog extends AbstractCatalog {
 
   /** All partitions: Sediment prunes partitions itself through filter pushdown. */
   @Override
-  public List<CatalogPartitionSpec> listPartitionsByFilter(ObjectPath path, List<Expression> filters)
+  public List<CatalogPartitionSpec> listPartitionsByFilter(
+      ObjectPath path, List<Expression> filters)
       throws TableNotExistException, TableNotPartitionedException {
     return listPartitions(path);
   }
@@ -404,7 +411,10 @@ public final class SedimentCatalog extends AbstractCatalog {
 
   @Override
   public void createPartition(
-      ObjectPath path, CatalogPartitionSpec spec, CatalogPartition partition, boolean ignoreIfExists) {
+      ObjectPath path,
+      CatalogPartitionSpec spec,
+      CatalogPartition partition,
+      boolean ignoreIfExists) {
     throw new UnsupportedOperationException("Partitions are created by writing rows");
   }
 
@@ -416,7 +426,10 @@ public final class SedimentCatalog extends AbstractCatalog {
 
   @Override
   public void alterPartition(
-      ObjectPath path, CatalogPartitionSpec spec, CatalogPartition partition, boolean ignoreIfNotExists) {
+      ObjectPath path,
+      CatalogPartitionSpec spec,
+      CatalogPartition partition,
+      boolean ignoreIfNotExists) {
     throw new UnsupportedOperationException("Partitions have no properties in Sediment");
   }
 
@@ -444,7 +457,8 @@ public final class SedimentCatalog extends AbstractCatalog {
   }
 
   @Override
-  public void alterFunction(ObjectPath path, CatalogFunction newFunction, boolean ignoreIfNotExists) {
+  public void alterFunction(
+      ObjectPath path, CatalogFunction newFunction, boolean ignoreIfNotExists) {
     throw new UnsupportedOperationException("Sediment catalogs hold no functions");
   }
 
@@ -469,7 +483,8 @@ public final class SedimentCatalog extends AbstractCatalog {
   }
 
   @Override
-  public CatalogColumnStatistics getPartitionColumnStatistics(ObjectPath path, CatalogPartitionSpec spec) {
+  public CatalogColumnStatistics getPartitionColumnStatistics(
+      ObjectPath path, CatalogPartitionSpec spec) {
     return CatalogColumnStatistics.UNKNOWN;
   }
 
@@ -479,7 +494,8 @@ public final class SedimentCatalog extends AbstractCatalog {
   }
 
   @Override
-  public void alterTableColumnStatistics(ObjectPath path, CatalogColumnStatistics s, boolean ignore) {
+  public void alterTableColumnStatistics(
+      ObjectPath path, CatalogColumnStatistics s, boolean ignore) {
     throw new UnsupportedOperationException("Sediment keeps statistics in its manifests");
   }
 

@@ -27,11 +27,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The single committer of a write job (parallelism 1).
  *
- * <p>Streaming: keeps the writers' messages per checkpoint window in operator state together
- * with its commit user, and commits every window up to a checkpoint when that checkpoint
- * completes, as one APPEND snapshot with identifier = checkpoint id. On restore it commits the
- * restored windows; windows that already landed are skipped by the stream commit's (commit user,
- * identifier) check, so each lands exactly once.
+ * <p>Streaming: keeps the writers' messages per checkpoint window in operator state together with
+ * its commit user, and commits every window up to a checkpoint when that checkpoint completes, as
+ * one APPEND snapshot with identifier = checkpoint id. On restore it commits the restored windows;
+ * windows that already landed are skipped by the stream commit's (commit user, identifier) check,
+ * so each lands exactly once.
  *
  * <p>Batch: commits everything once at end of input (APPEND, or OVERWRITE for {@code INSERT
  * OVERWRITE}).
@@ -60,7 +60,11 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
    * @param commitUser the commit user, or null for a random one (kept in state when streaming)
    */
   public SedimentCommitOperator(
-      Table table, boolean streaming, boolean overwrite, Predicate overwriteFilter, String commitUser) {
+      Table table,
+      boolean streaming,
+      boolean overwrite,
+      Predicate overwriteFilter,
+      String commitUser) {
     this.table = table;
     this.streaming = streaming;
     this.overwrite = overwrite;
@@ -73,14 +77,17 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
     super.initializeState(context);
     pending = new TreeMap<>();
     userState =
-        context.getOperatorStateStore().getListState(new ListStateDescriptor<>("commit-user", Types.STRING));
+        context
+            .getOperatorStateStore()
+            .getListState(new ListStateDescriptor<>("commit-user", Types.STRING));
     windowState =
         context
             .getOperatorStateStore()
             .getListState(
                 new ListStateDescriptor<>(
                     "windows",
-                    org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+                    org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo
+                        .BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
     commitUser = null;
     if (context.isRestored()) {
       for (String u : userState.get()) {
@@ -96,7 +103,11 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
       commitUser = initialCommitUser != null ? initialCommitUser : CommitUsers.random();
     }
     if (streaming && !pending.isEmpty()) {
-      LOG.info("Committing {} restored window(s) of {} as user {}", pending.size(), table.fullName(), commitUser);
+      LOG.info(
+          "Committing {} restored window(s) of {} as user {}",
+          pending.size(),
+          table.fullName(),
+          commitUser);
       commitUpTo(Long.MAX_VALUE);
     }
   }
@@ -142,12 +153,14 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
     if (streamCommit == null) {
       streamCommit = table.newStreamWriteBuilder().withCommitUser(commitUser).newCommit();
     }
-    Iterator<Map.Entry<Long, List<CommitMessage>>> it = pending.headMap(checkpointId, true).entrySet().iterator();
+    Iterator<Map.Entry<Long, List<CommitMessage>>> it =
+        pending.headMap(checkpointId, true).entrySet().iterator();
     while (it.hasNext()) {
       Map.Entry<Long, List<CommitMessage>> window = it.next();
       if (!window.getValue().isEmpty()) {
         List<Long> ids = streamCommit.commit(window.getKey(), window.getValue());
-        LOG.info("Window {} of {} committed as snapshot(s) {}", window.getKey(), table.fullName(), ids);
+        LOG.info(
+            "Window {} of {} committed as snapshot(s) {}", window.getKey(), table.fullName(), ids);
       }
       it.remove();
     }

@@ -80,7 +80,8 @@ public final class SedimentSource
   }
 
   @Override
-  public SplitEnumerator<Split, Collection<Split>> createEnumerator(SplitEnumeratorContext<Split> ctx) {
+  public SplitEnumerator<Split, Collection<Split>> createEnumerator(
+      SplitEnumeratorContext<Split> ctx) {
     return new IteratorSourceEnumerator<>(ctx, planSplits());
   }
 
@@ -106,7 +107,8 @@ public final class SedimentSource
   }
 
   /** One {@link DataSplit} and how many of its rows were already emitted. */
-  public static final class Split implements IteratorSourceSplit<RowData, RowIterator>, Serializable {
+  public static final class Split
+      implements IteratorSourceSplit<RowData, RowIterator>, Serializable {
 
     private static final long serialVersionUID = 1L;
 
@@ -212,15 +214,17 @@ public final class SedimentSource
 
     @Override
     public byte[] serialize(T obj) throws IOException {
-      return InstantiationUtil.serializeObject(obj instanceof Collection && !(obj instanceof ArrayList)
-          ? new ArrayList<>((Collection<?>) obj)
-          : obj);
+      return InstantiationUtil.serializeObject(
+          obj instanceof Collection && !(obj instanceof ArrayList)
+              ? new ArrayList<>((Collection<?>) obj)
+              : obj);
     }
 
     @Override
     public T deserialize(int version, byte[] serialized) throws IOException {
       try {
-        return InstantiationUtil.deserializeObject(serialized, Thread.currentThread().getContextClassLoader());
+        return InstantiationUtil.deserializeObject(
+            serialized, Thread.currentThread().getContextClassLoader());
       } catch (ClassNotFoundException e) {
         throw new IOException(e);
       }

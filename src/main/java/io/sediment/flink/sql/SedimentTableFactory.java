@@ -19,7 +19,8 @@ import org.apache.flink.table.factories.DynamicTableSourceFactory;
  * statement (dynamic table options, {@code /*+ OPTIONS(...) *}{@code /}) are laid over the table's
  * own with {@link Table#copy(Map)}, so they are validated the same way.
  */
-public final class SedimentTableFactory implements DynamicTableSourceFactory, DynamicTableSinkFactory {
+public final class SedimentTableFactory
+    implements DynamicTableSourceFactory, DynamicTableSinkFactory {
 
   private final FileSystemCatalog catalog;
 

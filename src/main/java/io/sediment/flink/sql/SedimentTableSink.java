@@ -25,7 +25,8 @@ import org.apache.flink.table.data.RowData;
  * 1). Bounded inputs commit once at the end (batch); unbounded inputs commit once per completed
  * checkpoint, exactly once. {@code INSERT OVERWRITE} is supported for bounded inputs only.
  */
-public final class SedimentTableSink implements DynamicTableSink, SupportsOverwrite, SupportsPartitioning {
+public final class SedimentTableSink
+    implements DynamicTableSink, SupportsOverwrite, SupportsPartitioning {
 
   static final TypeInformation<Tuple2<Long, byte[]>> COMMITTABLE_TYPE =
       Types.TUPLE(Types.LONG, Types.PRIMITIVE_ARRAY(Types.BYTE));
@@ -57,7 +58,8 @@ public final class SedimentTableSink implements DynamicTableSink, SupportsOverwr
     boolean doOverwrite = overwrite;
     return new DataStreamSinkProvider() {
       @Override
-      public DataStreamSink<?> consumeDataStream(ProviderContext provider, DataStream<RowData> rows) {
+      public DataStreamSink<?> consumeDataStream(
+          ProviderContext provider, DataStream<RowData> rows) {
         SingleOutputStreamOperator<Tuple2<Long, byte[]>> written =
             rows.transform(
                 "Sediment write " + table.fullName(),

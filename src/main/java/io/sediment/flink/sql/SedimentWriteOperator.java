@@ -60,7 +60,8 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
     List<CommitMessage> messages = write.prepareCommit();
     if (!messages.isEmpty()) {
       output.collect(
-          new StreamRecord<>(Tuple2.of(window, InstantiationUtil.serializeObject(new ArrayList<>(messages)))));
+          new StreamRecord<>(
+              Tuple2.of(window, InstantiationUtil.serializeObject(new ArrayList<>(messages)))));
     }
   }
 

@@ -76,8 +76,14 @@ class SedimentSqlTest {
     for (int batch = 0; batch < 4; batch++) {
       exec(
           "INSERT INTO db.t VALUES ("
-              + (batch * 10 + 1) + ", 'a', 'x" + batch + "'), ("
-              + (batch * 10 + 2) + ", 'b', 'y" + batch + "')");
+              + (batch * 10 + 1)
+              + ", 'a', 'x"
+              + batch
+              + "'), ("
+              + (batch * 10 + 2)
+              + ", 'b', 'y"
+              + batch
+              + "')");
     }
   }
 
@@ -100,7 +106,8 @@ class SedimentSqlTest {
         .hasStackTraceContaining("no-such-option");
     assertThatThrownBy(() -> exec("CREATE TABLE db.bad (x INT) WITH ('bucket' = 'many')"))
         .hasStackTraceContaining("bucket");
-    assertThat(new FileSystemCatalog(warehouse.toString()).listTables("db")).containsExactly("a", "k");
+    assertThat(new FileSystemCatalog(warehouse.toString()).listTables("db"))
+        .containsExactly("a", "k");
 
     exec("DROP TABLE db.a");
     assertThat(query("SHOW TABLES IN db")).containsExactly("+I[k]");
@@ -114,7 +121,8 @@ class SedimentSqlTest {
 
     List<String> result = rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t')"));
     assertThat(result).hasSize(1);
-    // +I[tasks, snapshotId, filesBefore, filesAfter, bytesBefore, bytesAfter, rowsRead, rowsWritten, ...]
+    // +I[tasks, snapshotId, filesBefore, filesAfter, bytesBefore, bytesAfter, rowsRead,
+    // rowsWritten, ...]
     String[] f = result.get(0).substring(3, result.get(0).length() - 1).split(", ");
     assertThat(f[0]).isEqualTo("2"); // one task per partition
     assertThat(f[2]).isEqualTo("8");
@@ -123,15 +131,18 @@ class SedimentSqlTest {
     assertThat(f[7]).isEqualTo("8");
 
     assertThat(query("SELECT * FROM db.t")).isEqualTo(before);
-    assertThat(table("t").latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.COMPACT);
+    assertThat(table("t").latestSnapshot().orElseThrow().commitKind())
+        .isEqualTo(CommitKind.COMPACT);
     assertThat(f[1]).isEqualTo(String.valueOf(table("t").latestSnapshot().orElseThrow().id()));
     // After compaction nothing is left to plan.
-    assertThat(rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t', dry_run => true)"))).isEmpty();
+    assertThat(rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t', dry_run => true)")))
+        .isEmpty();
 
     // Projection and filter pushdown.
     assertThat(query("SELECT v FROM db.t WHERE p = 'b' AND id > 12"))
         .containsExactly("+I[y2]", "+I[y3]");
-    assertThat(query("SELECT id FROM db.t WHERE v LIKE 'x%' AND id < 20")).containsExactlyInAnyOrder("+I[1]", "+I[11]");
+    assertThat(query("SELECT id FROM db.t WHERE v LIKE 'x%' AND id < 20"))
+        .containsExactlyInAnyOrder("+I[1]", "+I[11]");
   }
 
   @Test
@@ -146,11 +157,14 @@ class SedimentSqlTest {
     assertThat(query("SELECT * FROM db.k")).isEqualTo(expected);
 
     List<String> result =
-        rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.k', options => 'compaction.full=true')"));
+        rows(
+            tEnv.executeSql(
+                "CALL c.sys.compact(`table` => 'db.k', options => 'compaction.full=true')"));
     String[] f = result.get(0).substring(3, result.get(0).length() - 1).split(", ");
     assertThat(Integer.parseInt(f[0])).isPositive();
     assertThat(f[7]).isEqualTo("3"); // rows written: one per key
-    assertThat(table("k").latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.COMPACT);
+    assertThat(table("k").latestSnapshot().orElseThrow().commitKind())
+        .isEqualTo(CommitKind.COMPACT);
     assertThat(query("SELECT * FROM db.k")).isEqualTo(expected);
   }
 
@@ -158,27 +172,38 @@ class SedimentSqlTest {
   void compactOnePartitionLeavesTheOtherUntouched() throws Exception {
     createAndFill();
     Table t = table("t");
-    List<String> filesOfB = TestTables.dataFiles(warehouse.resolve("db.db/t/p=b")).stream().map(Path::toString).collect(Collectors.toList());
+    List<String> filesOfB =
+        TestTables.dataFiles(warehouse.resolve("db.db/t/p=b")).stream()
+            .map(Path::toString)
+            .collect(Collectors.toList());
     assertThat(filesOfB).hasSize(4);
 
-    List<String> dry = rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t', partitions => 'p=a', dry_run => true)"));
+    List<String> dry =
+        rows(
+            tEnv.executeSql(
+                "CALL c.sys.compact(`table` => 'db.t', partitions => 'p=a', dry_run => true)"));
     assertThat(dry).hasSize(1);
     assertThat(t.latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.APPEND);
 
     List<String> result =
-        rows(tEnv.executeSql(
-            "CALL c.sys.compact(`table` => 'db.t', partitions => 'p=a', commit_user => 'nightly',"
-                + " options => 'target-file-size=64mb')"));
+        rows(
+            tEnv.executeSql(
+                "CALL c.sys.compact(`table` => 'db.t', partitions => 'p=a', commit_user => 'nightly',"
+                    + " options => 'target-file-size=64mb')"));
     assertThat(result.get(0)).startsWith("+I[1, ");
     assertThat(t.latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.COMPACT);
     assertThat(t.latestSnapshot().orElseThrow().commitUser()).startsWith("nightly-compact-");
-    List<String> newFilesOfB = TestTables.dataFiles(warehouse.resolve("db.db/t/p=b")).stream().map(Path::toString).collect(Collectors.toList());
+    List<String> newFilesOfB =
+        TestTables.dataFiles(warehouse.resolve("db.db/t/p=b")).stream()
+            .map(Path::toString)
+            .collect(Collectors.toList());
     assertThat(newFilesOfB).isEqualTo(filesOfB);
     // Live files of b are still the four appended ones.
     long liveB =
         t.newReadBuilder().newScan().plan().splits().stream()
             .filter(s -> s.partition().getString(0).toString().equals("b"))
-            .mapToLong(s -> s.files().size()).sum();
+            .mapToLong(s -> s.files().size())
+            .sum();
     assertThat(liveB).isEqualTo(4);
     assertThat(query("SELECT count(*) FROM db.t")).containsExactly("+I[8]");
   }
@@ -188,20 +213,41 @@ class SedimentSqlTest {
     createAndFill();
     assertThatThrownBy(() -> rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.nope')")))
         .hasStackTraceContaining("Argument 'table'");
-    assertThatThrownBy(() -> rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t', partitions => 'v=a')")))
+    assertThatThrownBy(
+            () ->
+                rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t', partitions => 'v=a')")))
         .hasStackTraceContaining("Argument 'partitions'");
-    assertThatThrownBy(() -> rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t', partitions => 'p')")))
+    assertThatThrownBy(
+            () -> rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t', partitions => 'p')")))
         .hasStackTraceContaining("Argument 'partitions'");
-    assertThatThrownBy(() -> rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t', `where` => '{\"method\":\"nope\"}')")))
+    assertThatThrownBy(
+            () ->
+                rows(
+                    tEnv.executeSql(
+                        "CALL c.sys.compact(`table` => 'db.t', `where` => '{\"method\":\"nope\"}')")))
         .hasStackTraceContaining("Argument 'where'");
-    assertThatThrownBy(() -> rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t', options => 'no.such=1')")))
+    assertThatThrownBy(
+            () ->
+                rows(
+                    tEnv.executeSql(
+                        "CALL c.sys.compact(`table` => 'db.t', options => 'no.such=1')")))
         .hasStackTraceContaining("Argument 'options'")
         .hasStackTraceContaining("no.such");
-    assertThatThrownBy(() -> rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t', mode => 'sometimes')")))
+    assertThatThrownBy(
+            () ->
+                rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t', mode => 'sometimes')")))
         .hasStackTraceContaining("Argument 'mode'");
-    assertThatThrownBy(() -> rows(tEnv.executeSql("CALL c.sys.expire_snapshots(`table` => 'db.t', retain_max => 0)")))
+    assertThatThrownBy(
+            () ->
+                rows(
+                    tEnv.executeSql(
+                        "CALL c.sys.expire_snapshots(`table` => 'db.t', retain_max => 0)")))
         .hasStackTraceContaining("Argument 'retain_max'");
-    assertThatThrownBy(() -> rows(tEnv.executeSql("CALL c.sys.remove_orphan_files(`table` => 'db.t', older_than => 'yesterday')")))
+    assertThatThrownBy(
+            () ->
+                rows(
+                    tEnv.executeSql(
+                        "CALL c.sys.remove_orphan_files(`table` => 'db.t', older_than => 'yesterday')")))
         .hasStackTraceContaining("Argument 'older_than'");
     assertThat(table("t").latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.APPEND);
   }
@@ -212,10 +258,12 @@ class SedimentSqlTest {
     exec("INSERT OVERWRITE db.t PARTITION (p = 'a') SELECT 100, 'z'");
     assertThat(query("SELECT id, p, v FROM db.t WHERE p = 'a'")).containsExactly("+I[100, a, z]");
     assertThat(query("SELECT count(*) FROM db.t WHERE p = 'b'")).containsExactly("+I[4]");
-    assertThat(table("t").latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.OVERWRITE);
+    assertThat(table("t").latestSnapshot().orElseThrow().commitKind())
+        .isEqualTo(CommitKind.OVERWRITE);
     // Dynamic overwrite: only the partitions written to are replaced.
     exec("INSERT OVERWRITE db.t SELECT 200, 'b', 'w'");
-    assertThat(query("SELECT id, p, v FROM db.t")).containsExactly("+I[100, a, z]", "+I[200, b, w]");
+    assertThat(query("SELECT id, p, v FROM db.t"))
+        .containsExactly("+I[100, a, z]", "+I[200, b, w]");
   }
 
   @Test

@@ -83,7 +83,8 @@ class StreamingInsertTest {
 
     DataStream<Long> ids =
         env.fromSource(
-                new DataGeneratorSource<>(x -> x, n, RateLimiterStrategy.perSecond(400), Types.LONG),
+                new DataGeneratorSource<>(
+                    x -> x, n, RateLimiterStrategy.perSecond(400), Types.LONG),
                 WatermarkStrategy.noWatermarks(),
                 "ids")
             .map(new FailOnce())
@@ -101,11 +102,13 @@ class StreamingInsertTest {
     assertThat(rows).hasSize((int) n);
     assertThat(seen).hasSize((int) n);
     List<Long> snapshotIds = table.snapshotManager().listIds();
-    assertThat(snapshotIds.size()).isGreaterThan(1); // one commit per checkpoint, not one at the end
+    assertThat(snapshotIds.size())
+        .isGreaterThan(1); // one commit per checkpoint, not one at the end
     for (long id : snapshotIds) {
       Snapshot s = table.snapshotManager().snapshot(id);
       assertThat(s.commitKind()).isEqualTo(CommitKind.APPEND);
-      assertThat(s.commitUser()).isEqualTo(table.snapshotManager().snapshot(snapshotIds.get(0)).commitUser());
+      assertThat(s.commitUser())
+          .isEqualTo(table.snapshotManager().snapshot(snapshotIds.get(0)).commitUser());
     }
   }
 }

@@ -55,12 +55,16 @@ public final class CompactProcedure implements Procedure {
   public Row[] call(
       ProcedureContext context,
       @ArgumentHint(name = "table", type = @DataTypeHint("STRING")) String table,
-      @ArgumentHint(name = "partitions", type = @DataTypeHint("STRING"), isOptional = true) String partitions,
+      @ArgumentHint(name = "partitions", type = @DataTypeHint("STRING"), isOptional = true)
+          String partitions,
       @ArgumentHint(name = "where", type = @DataTypeHint("STRING"), isOptional = true) String where,
-      @ArgumentHint(name = "options", type = @DataTypeHint("STRING"), isOptional = true) String options,
-      @ArgumentHint(name = "commit_user", type = @DataTypeHint("STRING"), isOptional = true) String commitUser,
+      @ArgumentHint(name = "options", type = @DataTypeHint("STRING"), isOptional = true)
+          String options,
+      @ArgumentHint(name = "commit_user", type = @DataTypeHint("STRING"), isOptional = true)
+          String commitUser,
       @ArgumentHint(name = "mode", type = @DataTypeHint("STRING"), isOptional = true) String mode,
-      @ArgumentHint(name = "dry_run", type = @DataTypeHint("BOOLEAN"), isOptional = true) Boolean dryRun)
+      @ArgumentHint(name = "dry_run", type = @DataTypeHint("BOOLEAN"), isOptional = true)
+          Boolean dryRun)
       throws Exception {
     CompactBuilder compaction = configure(catalog, table, partitions, where, options, commitUser);
     String m = mode == null ? "batch" : mode.strip().toLowerCase(Locale.ROOT);
@@ -71,8 +75,18 @@ public final class CompactProcedure implements Procedure {
       List<Row> rows = new ArrayList<>();
       for (CompactTask t : compaction.plan()) {
         rows.add(
-            Row.of(1, null, (long) t.inputs().size(), null, t.inputBytes(), null, t.inputRows(), null,
-                null, null, t.toString()));
+            Row.of(
+                1,
+                null,
+                (long) t.inputs().size(),
+                null,
+                t.inputBytes(),
+                null,
+                t.inputRows(),
+                null,
+                null,
+                null,
+                t.toString()));
       }
       return rows.toArray(new Row[0]);
     }
@@ -82,14 +96,29 @@ public final class CompactProcedure implements Procedure {
     }
     CompactResult r = runner.runBatch(compaction, context.getExecutionEnvironment());
     return new Row[] {
-      Row.of(r.tasks(), r.snapshotId(), r.filesBefore(), r.filesAfter(), r.bytesBefore(), r.bytesAfter(),
-          r.rowsRead(), r.rowsWritten(), r.durationMs(), null, null)
+      Row.of(
+          r.tasks(),
+          r.snapshotId(),
+          r.filesBefore(),
+          r.filesAfter(),
+          r.bytesBefore(),
+          r.bytesAfter(),
+          r.rowsRead(),
+          r.rowsWritten(),
+          r.durationMs(),
+          null,
+          null)
     };
   }
 
   /** Validates the arguments into a compaction; errors name the argument. */
   public static CompactBuilder configure(
-      FileSystemCatalog catalog, String table, String partitions, String where, String options, String commitUser) {
+      FileSystemCatalog catalog,
+      String table,
+      String partitions,
+      String where,
+      String options,
+      String commitUser) {
     Table t = ProcedureArgs.table(catalog, table);
     CompactBuilder b = t.newCompactBuilder();
     if (partitions != null && !partitions.isBlank()) {

@@ -15,10 +15,12 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 public interface CompactionRunner {
 
   /** Runs a compaction to the end and returns what it did. */
-  CompactResult runBatch(CompactBuilder compaction, StreamExecutionEnvironment env) throws Exception;
+  CompactResult runBatch(CompactBuilder compaction, StreamExecutionEnvironment env)
+      throws Exception;
 
   /** Submits a long-running compaction job and returns its job id. */
-  String submitStreaming(CompactBuilder compaction, StreamExecutionEnvironment env) throws Exception;
+  String submitStreaming(CompactBuilder compaction, StreamExecutionEnvironment env)
+      throws Exception;
 
   /** The Flink topology: the same job `sediment compact` runs. */
   static CompactionRunner topology(String warehouse) {

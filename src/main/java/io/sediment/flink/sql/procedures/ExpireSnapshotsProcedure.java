@@ -12,8 +12,8 @@ import org.apache.flink.types.Row;
 
 /**
  * {@code CALL c.sys.expire_snapshots(`table` => 'db.t', retain_max => 10, retain_min => 1,
- * older_than => '1 d' | '2024-05-01 10:00:00')}; see {@link ExpireSnapshots}. Returns one row:
- * the number of snapshots expired and of files deleted.
+ * older_than => '1 d' | '2024-05-01 10:00:00')}; see {@link ExpireSnapshots}. Returns one row: the
+ * number of snapshots expired and of files deleted.
  */
 public final class ExpireSnapshotsProcedure implements Procedure {
 
@@ -26,13 +26,18 @@ public final class ExpireSnapshotsProcedure implements Procedure {
   }
 
   @ProcedureHint(
-      output = @DataTypeHint("ROW<expiredSnapshots INT, deletedDataFiles INT, deletedMetadataFiles INT>"))
+      output =
+          @DataTypeHint(
+              "ROW<expiredSnapshots INT, deletedDataFiles INT, deletedMetadataFiles INT>"))
   public Row[] call(
       ProcedureContext context,
       @ArgumentHint(name = "table", type = @DataTypeHint("STRING")) String table,
-      @ArgumentHint(name = "retain_max", type = @DataTypeHint("INT"), isOptional = true) Integer retainMax,
-      @ArgumentHint(name = "retain_min", type = @DataTypeHint("INT"), isOptional = true) Integer retainMin,
-      @ArgumentHint(name = "older_than", type = @DataTypeHint("STRING"), isOptional = true) String olderThan) {
+      @ArgumentHint(name = "retain_max", type = @DataTypeHint("INT"), isOptional = true)
+          Integer retainMax,
+      @ArgumentHint(name = "retain_min", type = @DataTypeHint("INT"), isOptional = true)
+          Integer retainMin,
+      @ArgumentHint(name = "older_than", type = @DataTypeHint("STRING"), isOptional = true)
+          String olderThan) {
     Table t = ProcedureArgs.table(catalog, table);
     ExpireSnapshots expire = new ExpireSnapshots(t);
     if (retainMax != null) {
@@ -56,6 +61,8 @@ public final class ExpireSnapshotsProcedure implements Procedure {
       throw ProcedureArgs.bad("retain_max", "give retain_max or older_than (or both)");
     }
     ExpireSnapshots.Result r = expire.execute();
-    return new Row[] {Row.of(r.expiredSnapshots().size(), r.deletedDataFiles(), r.deletedMetadataFiles())};
+    return new Row[] {
+      Row.of(r.expiredSnapshots().size(), r.deletedDataFiles(), r.deletedMetadataFiles())
+    };
   }
 }

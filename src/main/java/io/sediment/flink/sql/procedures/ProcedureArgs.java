@@ -21,7 +21,8 @@ final class ProcedureArgs {
   }
 
   static IllegalArgumentException bad(String argument, RuntimeException cause) {
-    return new IllegalArgumentException("Argument '" + argument + "': " + cause.getMessage(), cause);
+    return new IllegalArgumentException(
+        "Argument '" + argument + "': " + cause.getMessage(), cause);
   }
 
   /** Loads {@code db.table}. */
@@ -63,7 +64,10 @@ final class ProcedureArgs {
   static long pointInTime(String argument, String text) {
     String t = text.strip();
     try {
-      return LocalDateTime.parse(t.replace(' ', 'T')).atZone(ZoneId.systemDefault()).toInstant().toEpochMilli();
+      return LocalDateTime.parse(t.replace(' ', 'T'))
+          .atZone(ZoneId.systemDefault())
+          .toInstant()
+          .toEpochMilli();
     } catch (DateTimeParseException notTimestamp) {
       try {
         Duration age = TimeUtils.parseDuration(t);
@@ -71,7 +75,9 @@ final class ProcedureArgs {
       } catch (RuntimeException e) {
         throw bad(
             argument,
-            "'" + text + "' is neither a timestamp like '2024-05-01 10:00:00' nor an age like '1 d'");
+            "'"
+                + text
+                + "' is neither a timestamp like '2024-05-01 10:00:00' nor an age like '1 d'");
       }
     }
   }

@@ -13,9 +13,9 @@ import org.apache.flink.table.procedures.Procedure;
 import org.apache.flink.types.Row;
 
 /**
- * {@code CALL c.sys.remove_orphan_files(`table` => 'db.t', older_than => '1 d', dry_run =>
- * false)}; see {@link RemoveOrphanFiles}. Returns one row per orphan file found (and deleted
- * unless a dry run).
+ * {@code CALL c.sys.remove_orphan_files(`table` => 'db.t', older_than => '1 d', dry_run => false)};
+ * see {@link RemoveOrphanFiles}. Returns one row per orphan file found (and deleted unless a dry
+ * run).
  */
 public final class RemoveOrphanFilesProcedure implements Procedure {
 
@@ -31,8 +31,10 @@ public final class RemoveOrphanFilesProcedure implements Procedure {
   public Row[] call(
       ProcedureContext context,
       @ArgumentHint(name = "table", type = @DataTypeHint("STRING")) String table,
-      @ArgumentHint(name = "older_than", type = @DataTypeHint("STRING"), isOptional = true) String olderThan,
-      @ArgumentHint(name = "dry_run", type = @DataTypeHint("BOOLEAN"), isOptional = true) Boolean dryRun) {
+      @ArgumentHint(name = "older_than", type = @DataTypeHint("STRING"), isOptional = true)
+          String olderThan,
+      @ArgumentHint(name = "dry_run", type = @DataTypeHint("BOOLEAN"), isOptional = true)
+          Boolean dryRun) {
     Table t = ProcedureArgs.table(catalog, table);
     RemoveOrphanFiles remove = new RemoveOrphanFiles(t).dryRun(Boolean.TRUE.equals(dryRun));
     if (olderThan != null) {
