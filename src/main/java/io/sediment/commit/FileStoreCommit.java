@@ -65,7 +65,10 @@ public final class FileStoreCommit {
 
   /** Whether a commit of this user with this identifier (or a later one) already landed. */
   public boolean isCommitted(long identifier) {
-    Optional<Snapshot> last = snapshots.latestOfUser(commitUser);
+    // Batch commits (identifier Long.MAX_VALUE) of the same user say nothing about stream
+    // identifiers, so they are skipped.
+    Optional<Snapshot> last =
+        snapshots.latestOfUser(commitUser, s -> s.commitIdentifier() != Long.MAX_VALUE);
     return last.isPresent() && last.get().commitIdentifier() >= identifier;
   }
 
@@ -542,22 +545,85 @@ public final class FileStoreCommit {
 
   /** Deletes every file the messages added (new files, compaction outputs, deletion vectors). */
   public List<IOException> abort(List<CommitMessage> messages) {
+    // Never delete what the latest snapshot references: a retried or restored commit that had
+    // in fact landed must not lose its files when it then fails (for example on a conflict with
+    // itself). Data files and deletion-vector files are checked.
+    Set<String> live = new HashSet<>();
+    Set<String> liveVectors = new HashSet<>();
+    Optional<Snapshot> latest = snapshots.latest();
+    if (latest.isPresent() && !messages.isEmpty()) {
+      Set<BinaryRowData> partitions = new HashSet<>();
+      for (CommitMessage m : messages) {
+        partitions.add(m.partition());
+      }
+      for (ManifestEntry e :
+          store
+              .newScan()
+              .withPartitionFilter(PartitionPredicates.in(store.partitionType(), partitions))
+              .plan(latest.get())) {
+        live.add(e.file().fileName());
+      }
+      if (latest.get().indexManifest() != null) {
+        try {
+          for (IndexManifest.Entry e :
+              new IndexManifest(store.fileIO(), store.paths()).read(latest.get().indexManifest())) {
+            liveVectors.add(e.deletionFile().dvFile());
+          }
+        } catch (IOException e) {
+          return List.of(new IOException("Cannot read the index manifest; nothing was deleted", e));
+        }
+      }
+    }
     List<Path> paths = new ArrayList<>();
     Set<String> dvFiles = new LinkedHashSet<>();
     for (CommitMessage m : messages) {
       for (DeletionFile d : m.deletionFiles()) {
-        if (dvFiles.add(d.dvFile())) {
+        if (!liveVectors.contains(d.dvFile()) && dvFiles.add(d.dvFile())) {
           paths.add(store.paths().index(d.dvFile()));
         }
       }
       for (DataFileMeta f : m.newFiles()) {
-        paths.add(store.dataFilePath(m.partition(), m.bucket(), f.fileName()));
+        if (!live.contains(f.fileName())) {
+          paths.add(store.dataFilePath(m.partition(), m.bucket(), f.fileName()));
+        }
       }
       for (DataFileMeta f : m.compactAfter()) {
-        paths.add(store.dataFilePath(m.partition(), m.bucket(), f.fileName()));
+        if (!live.contains(f.fileName())) {
+          paths.add(store.dataFilePath(m.partition(), m.bucket(), f.fileName()));
+        }
       }
     }
     return store.fileIO().deleteAll(paths);
+  }
+
+  /**
+   * Checks that every file the messages add exists. A restored commit window whose outputs were
+   * deleted by an earlier abort must not be committed: that would replace live files with missing
+   * ones.
+   */
+  public void checkOutputsExist(List<CommitMessage> messages) {
+    List<String> missing = new ArrayList<>();
+    try {
+      for (CommitMessage m : messages) {
+        for (DataFileMeta f : m.newFiles()) {
+          if (!store.fileIO().exists(store.dataFilePath(m.partition(), m.bucket(), f.fileName()))) {
+            missing.add(f.fileName());
+          }
+        }
+        for (DataFileMeta f : m.compactAfter()) {
+          if (!store.fileIO().exists(store.dataFilePath(m.partition(), m.bucket(), f.fileName()))) {
+            missing.add(f.fileName());
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot check the files to commit", e);
+    }
+    if (!missing.isEmpty()) {
+      throw new IllegalStateException(
+          "Refusing to commit: files to add are missing (deleted by an earlier abort?): "
+              + missing);
+    }
   }
 
   /** The id of the latest snapshot, if any. */

@@ -49,7 +49,11 @@ public final class CompactCommit {
     if (nonEmpty.isEmpty()) {
       return null;
     }
+    if (checkCommitted && commit.isCommitted(identifier)) {
+      return null;
+    }
     try {
+      commit.checkOutputsExist(nonEmpty);
       List<Long> ids = commit.commit(nonEmpty, identifier, checkCommitted);
       return ids.isEmpty() ? null : ids.get(ids.size() - 1);
     } catch (RuntimeException e) {

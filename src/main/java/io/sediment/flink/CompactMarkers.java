@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import org.apache.flink.core.fs.FileStatus;
@@ -27,7 +26,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code marker-<data file name>}: written by the rewrite operator before each output file is
  *       created; holds the output's path. Deleted once the output was committed or deleted. Any
  *       marker still present when the job (re)starts belongs to an output of a dead attempt: the
- *       output is deleted unless the latest snapshot references it ({@link #cleanOrphans}).
+ *       output is deleted unless a retained snapshot references it ({@link #cleanOrphans}).
  *   <li>{@code released/release-<window>-<uuid>}: written by the committer after a commit window
  *       was committed or aborted; lists the ids of the tasks of that window, so the source can hand
  *       their files out again ({@link #takeReleases}).
@@ -162,10 +161,10 @@ public final class CompactMarkers {
   }
 
   /**
-   * Deletes every output recorded by a marker of {@code commitUser} that the latest snapshot does
-   * not reference, and the markers. Run only while no task of that commit user is writing (job
-   * start or restore, after restored windows were committed; or after a batch job ended). Returns
-   * the number of outputs deleted.
+   * Deletes every output recorded by a marker of {@code commitUser} that no retained snapshot
+   * references, and the markers. Run only while no task of that commit user is writing (job start
+   * or restore, after restored windows were committed; or after a batch job ended). Returns the
+   * number of outputs deleted.
    */
   public static int cleanOrphans(FileStore store, String commitUser) {
     Path dir = dir(store, commitUser);
@@ -211,14 +210,37 @@ public final class CompactMarkers {
     }
   }
 
+  /**
+   * Names of the data files any retained snapshot references: the live files of the earliest
+   * snapshot plus every file a later snapshot added. An output committed by a window and later
+   * compacted away by someone else is still referenced by older snapshots and must stay.
+   */
   private static Set<String> liveFileNames(FileStore store) {
-    Set<String> live = new HashSet<>();
-    Optional<Snapshot> latest = store.snapshotManager().latest();
-    if (latest.isPresent()) {
-      for (ManifestEntry e : store.newScan().plan(latest.get())) {
-        live.add(e.file().fileName());
-      }
+    Set<String> referenced = new HashSet<>();
+    io.sediment.manifest.SnapshotManager snapshots = store.snapshotManager();
+    List<Long> ids = snapshots.listIds();
+    if (ids.isEmpty()) {
+      return referenced;
     }
-    return live;
+    for (ManifestEntry e : store.newScan().plan(snapshots.snapshot(ids.get(0)))) {
+      referenced.add(e.file().fileName());
+    }
+    io.sediment.manifest.ManifestList lists = store.manifestList();
+    io.sediment.manifest.ManifestFile manifests = store.manifestFile();
+    try {
+      for (int i = 1; i < ids.size(); i++) {
+        Snapshot s = snapshots.snapshot(ids.get(i));
+        for (io.sediment.manifest.ManifestFileMeta m : lists.read(s.deltaManifestList())) {
+          for (ManifestEntry e : manifests.read(m.fileName())) {
+            if (e.kind() == io.sediment.manifest.FileKind.ADD) {
+              referenced.add(e.file().fileName());
+            }
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("Cannot read the delta manifests of the table", e);
+    }
+    return referenced;
   }
 }

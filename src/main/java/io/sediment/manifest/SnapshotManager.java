@@ -128,6 +128,12 @@ public final class SnapshotManager implements java.io.Serializable {
    * commits that already landed.
    */
   public Optional<Snapshot> latestOfUser(String commitUser) {
+    return latestOfUser(commitUser, s -> true);
+  }
+
+  /** The newest snapshot written by {@code commitUser} that also matches {@code filter}. */
+  public Optional<Snapshot> latestOfUser(
+      String commitUser, java.util.function.Predicate<Snapshot> filter) {
     OptionalLong latest = latestId();
     if (latest.isEmpty()) {
       return Optional.empty();
@@ -138,7 +144,7 @@ public final class SnapshotManager implements java.io.Serializable {
         break; // expired
       }
       Snapshot s = snapshot(id);
-      if (commitUser.equals(s.commitUser())) {
+      if (commitUser.equals(s.commitUser()) && filter.test(s)) {
         return Optional.of(s);
       }
     }

@@ -83,6 +83,10 @@ public final class TableCommit {
 
   private List<Long> doCommit(
       long identifier, List<CommitMessage> messages, boolean checkCommitted) {
+    if (checkCommitted && commit.isCommitted(identifier)) {
+      return List.of();
+    }
+    commit.checkOutputsExist(messages);
     try {
       return commit.commit(messages, identifier, checkCommitted);
     } catch (CommitConflictException e) {
