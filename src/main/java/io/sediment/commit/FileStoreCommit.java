@@ -198,13 +198,7 @@ public final class FileStoreCommit {
         delta = manifestFile.write(changes);
         checkNoConflict(latest, changes, List.of());
         Attempt a = prepare(latest, delta, changes, List.of(), CommitKind.OVERWRITE, identifier);
-        boolean won;
-        try {
-          won = snapshots.tryCommit(a.snapshot);
-        } catch (IOException | RuntimeException e) {
-          a.cleanup();
-          throw e;
-        }
+        boolean won = publish(a);
         if (won) {
           LOG.info(
               "Committed snapshot {} (OVERWRITE, user {}, identifier {}, {} file(s) replaced)",
@@ -222,7 +216,7 @@ public final class FileStoreCommit {
         }
         throw new UncheckedIOException("Overwrite commit failed", e);
       } catch (RuntimeException e) {
-        if (delta != null) {
+        if (delta != null && !(e instanceof CommitOutcomeUnknownException)) {
           manifestFile.delete(delta);
         }
         throw e;
@@ -257,13 +251,7 @@ public final class FileStoreCommit {
           checkNoOverlap(latest, changes);
         }
         Attempt a = prepare(latest, delta, changes, deletionVectors, kind, identifier);
-        boolean won;
-        try {
-          won = snapshots.tryCommit(a.snapshot);
-        } catch (IOException | RuntimeException e) {
-          a.cleanup();
-          throw e;
-        }
+        boolean won = publish(a);
         if (won) {
           LOG.info(
               "Committed snapshot {} ({}, user {}, identifier {})",
@@ -287,9 +275,48 @@ public final class FileStoreCommit {
       }
       throw new UncheckedIOException("Commit failed", e);
     } catch (RuntimeException e) {
-      if (delta != null) {
+      if (delta != null && !(e instanceof CommitOutcomeUnknownException)) {
         manifestFile.delete(delta);
       }
+      throw e;
+    }
+  }
+
+  /**
+   * Publishes an attempt's snapshot. When publishing throws, the snapshot may still have been
+   * created (a rename that succeeded before its reply was lost): if the snapshot with that id is
+   * ours the commit landed; if it is absent or another's, the attempt is cleaned up and the error
+   * thrown; if that cannot be told, nothing is cleaned up and {@link CommitOutcomeUnknownException}
+   * is thrown.
+   */
+  private boolean publish(Attempt a) throws IOException {
+    try {
+      return snapshots.tryCommit(a.snapshot);
+    } catch (IOException | RuntimeException e) {
+      Boolean ours;
+      try {
+        ours =
+            snapshots.exists(a.snapshot.id())
+                && snapshots
+                    .snapshot(a.snapshot.id())
+                    .baseManifestList()
+                    .equals(a.snapshot.baseManifestList());
+      } catch (RuntimeException check) {
+        e.addSuppressed(check);
+        ours = null;
+      }
+      if (ours == null) {
+        throw new CommitOutcomeUnknownException(
+            "Could not tell whether snapshot " + a.snapshot.id() + " was published", e);
+      }
+      if (ours) {
+        LOG.warn(
+            "Publishing snapshot {} reported an error but it landed: {}",
+            a.snapshot.id(),
+            e.toString());
+        return true;
+      }
+      a.cleanup();
       throw e;
     }
   }

@@ -56,6 +56,8 @@ public final class CompactCommit {
       commit.checkOutputsExist(nonEmpty);
       List<Long> ids = commit.commit(nonEmpty, identifier, checkCommitted);
       return ids.isEmpty() ? null : ids.get(ids.size() - 1);
+    } catch (io.sediment.commit.CommitOutcomeUnknownException e) {
+      throw e; // the snapshot may have landed: its outputs must stay
     } catch (RuntimeException e) {
       abortInto(nonEmpty, e);
       throw e;

@@ -85,4 +85,29 @@ class CommitSafetyTest {
     assertThat(ids).hasSize(1);
     assertThat(TestTables.readAll(t)).hasSize(2);
   }
+
+  @Test
+  void aSnapshotThatLandedDespiteAnErrorIsRecognised() throws Exception {
+    io.sediment.catalog.FileSystemCatalog catalog =
+        new io.sediment.catalog.FileSystemCatalog(io.sediment.testutil.FaultyFileSystem.uri(dir));
+    catalog.createDatabase("db", true);
+    Table t =
+        TestTables.create(
+            catalog,
+            "t",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT().notNull())
+                .column("v", DataTypes.STRING())
+                .build());
+    try {
+      io.sediment.testutil.FaultyFileSystem.failAfterRename(p -> p.endsWith("/snapshot-1"));
+      List<Long> ids =
+          t.newStreamWriteBuilder().withCommitUser("job").newCommit().commit(1, write(t, 1));
+      assertThat(ids).containsExactly(1L);
+    } finally {
+      io.sediment.testutil.FaultyFileSystem.reset();
+    }
+    // The snapshot's manifests were kept: it reads.
+    assertThat(TestTables.readAll(t)).hasSize(1);
+  }
 }

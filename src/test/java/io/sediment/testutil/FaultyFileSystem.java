@@ -28,6 +28,7 @@ public final class FaultyFileSystem extends FileSystem {
 
   private static volatile OpenHook openHook = p -> {};
   private static volatile Predicate<String> failDelete = p -> false;
+  private static volatile Predicate<String> failAfterRename = p -> false;
   public static final AtomicInteger DELETE_FAILURES = new AtomicInteger();
 
   private final LocalFileSystem local = new LocalFileSystem();
@@ -51,7 +52,13 @@ public final class FaultyFileSystem extends FileSystem {
     failDelete = matcher;
   }
 
+  /** Renaming to a matching target happens, then reports an IOException (a lost reply). */
+  public static void failAfterRename(Predicate<String> targetMatcher) {
+    failAfterRename = targetMatcher;
+  }
+
   public static void reset() {
+    failAfterRename = p -> false;
     openHook = p -> {};
     failDelete = p -> false;
     DELETE_FAILURES.set(0);
@@ -141,7 +148,11 @@ public final class FaultyFileSystem extends FileSystem {
 
   @Override
   public boolean rename(Path src, Path dst) throws IOException {
-    return local.rename(toLocal(src), toLocal(dst));
+    boolean renamed = local.rename(toLocal(src), toLocal(dst));
+    if (renamed && failAfterRename.test(dst.toString())) {
+      throw new IOException("Injected failure after renaming to " + dst);
+    }
+    return renamed;
   }
 
   @Override
