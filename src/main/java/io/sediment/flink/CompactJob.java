@@ -124,7 +124,7 @@ public final class CompactJob {
             .transform(
                 "Compact rewrite",
                 JavaSerialization.typeInfo(CompactMessage.class),
-                new CompactRewriteOperator(targets, commitUser))
+                new CompactRewriteOperator(targets))
             .setParallelism(p)
             .uid("sediment-compact-rewrite");
     messages

@@ -32,7 +32,6 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
   static final String TASKS_DONE_ACCUMULATOR = "sediment.compact.tasks-done";
 
   private final CompactTargets targets;
-  private final String commitUser;
 
   private transient Map<String, Table> tables;
   private transient volatile boolean cancelled;
@@ -45,9 +44,9 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
   private transient Counter bytesWritten;
   private transient IntCounter doneAccumulator;
 
-  public CompactRewriteOperator(CompactTargets targets, String commitUser) {
+  /** Output markers go under each task's commit user ({@link CompactTaskSplit#commitUser()}). */
+  public CompactRewriteOperator(CompactTargets targets) {
     this.targets = targets;
-    this.commitUser = commitUser;
   }
 
   @Override
@@ -75,7 +74,7 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
     CompactRewriter rewriter =
         CompactRewriter.forStore(
             table.store(),
-            path -> markers.add(CompactMarkers.write(table.store(), commitUser, path)));
+            path -> markers.add(CompactMarkers.write(table.store(), split.commitUser(), path)));
     running.incrementAndGet();
     CompactMessage message;
     try {

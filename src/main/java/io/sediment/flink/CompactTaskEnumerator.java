@@ -47,7 +47,7 @@ final class CompactTaskEnumerator
   private final CompactTargets targets;
   private final boolean bounded;
   private final long discoveryIntervalMs;
-  private final String commitUser;
+  private String commitUser;
 
   private final ArrayDeque<CompactTaskSplit> pending = new ArrayDeque<>();
   private final Map<String, CompactTaskSplit> held = new LinkedHashMap<>();
@@ -89,6 +89,9 @@ final class CompactTaskEnumerator
         restoredHeld.add(s.splitId());
       }
       nextId = restored.nextId();
+      if (restored.commitUser() != null) {
+        this.commitUser = restored.commitUser();
+      }
     }
     this.tasksPlanned = context.metricGroup().counter("tasksPlanned");
     context.metricGroup().gauge("tasksPending", () -> pending.size());
@@ -191,7 +194,7 @@ final class CompactTaskEnumerator
         continue; // planned from a stale view of the held files; planned again later
       }
       t.inputs().forEach(f -> taken.add(f.fileName()));
-      pending.add(new CompactTaskSplit(Long.toString(nextId++), t));
+      pending.add(new CompactTaskSplit(Long.toString(nextId++), t, commitUser));
       added++;
     }
     if (added > 0) {
@@ -292,7 +295,7 @@ final class CompactTaskEnumerator
   @Override
   public CompactEnumeratorState snapshotState(long checkpointId) {
     return new CompactEnumeratorState(
-        new ArrayList<>(pending), new ArrayList<>(held.values()), nextId);
+        new ArrayList<>(pending), new ArrayList<>(held.values()), nextId, commitUser);
   }
 
   @Override

@@ -14,10 +14,21 @@ public final class CompactTaskSplit implements SourceSplit, Serializable {
 
   private final String id;
   private final CompactTask task;
+  private final String commitUser;
 
-  public CompactTaskSplit(String id, CompactTask task) {
+  /**
+   * @param commitUser the job's commit user, kept in the enumerator's state: rewrite operators
+   *     write the output markers of the task under it, so after a restore (even into a resubmitted
+   *     job) markers, releases and the committer all use the user of the restored state
+   */
+  public CompactTaskSplit(String id, CompactTask task, String commitUser) {
     this.id = id;
     this.task = task;
+    this.commitUser = commitUser;
+  }
+
+  public String commitUser() {
+    return commitUser;
   }
 
   @Override
