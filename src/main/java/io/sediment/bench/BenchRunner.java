@@ -119,36 +119,18 @@ public final class BenchRunner {
     List<DataFileMeta> inputs = liveFiles(table);
     long inputBytes = inputs.stream().mapToLong(DataFileMeta::fileSize).sum();
 
-    long planStart = System.nanoTime();
-    List<CompactTask> plan = table.newCompactBuilder().withOptions(OPTIONS).plan();
-    double planSeconds = (System.nanoTime() - planStart) / 1e9;
-
-    resetPeakHeap();
-    long start = System.nanoTime();
-    CompactResult result = compactor.compact(table, OPTIONS);
-    double wall = (System.nanoTime() - start) / 1e9;
-    long peakHeap = peakHeap();
+    Timed timed = timeCompaction(table, compactor);
+    List<CompactTask> plan = timed.plan();
+    double planSeconds = timed.planSeconds();
+    CompactResult result = timed.result();
+    double wall = timed.wallSeconds();
+    long peakHeap = timed.peakHeap();
 
     // Verify: rows, sum of ids, one COMPACT snapshot, no input file left.
     StringBuilder problems = new StringBuilder();
-    Snapshot latest = table.latestSnapshot().orElseThrow();
-    if (latest.commitKind() != CommitKind.COMPACT || latest.id() != scale.w1Commits() + 1) {
-      problems
-          .append("latest snapshot is ")
-          .append(latest.id())
-          .append(' ')
-          .append(latest.commitKind())
-          .append("; ");
-    }
-    Set<String> inputNames = new HashSet<>();
-    inputs.forEach(f -> inputNames.add(f.fileName()));
+    Snapshot latest = checkOneCompactSnapshot(table, scale.w1Commits() + 1, problems);
     List<DataFileMeta> after = liveFiles(table);
-    for (DataFileMeta f : after) {
-      if (inputNames.contains(f.fileName())) {
-        problems.append("input ").append(f.fileName()).append(" still live; ");
-        break;
-      }
-    }
+    checkInputsGone(inputs, after, problems);
     long[] countAndSum = countAndSumIds(table);
     if (countAndSum[0] != totalRows) {
       problems.append("row count ").append(countAndSum[0]).append("; ");
@@ -258,37 +240,24 @@ public final class BenchRunner {
     long level0 = inputs.stream().filter(f -> f.level() == 0).count();
     Snapshot before = table.latestSnapshot().orElseThrow();
 
-    long planStart = System.nanoTime();
-    List<CompactTask> plan = table.newCompactBuilder().withOptions(OPTIONS).plan();
-    double planSeconds = (System.nanoTime() - planStart) / 1e9;
-
-    resetPeakHeap();
-    long start = System.nanoTime();
-    CompactResult result = compactor.compact(table, OPTIONS);
-    double wall = (System.nanoTime() - start) / 1e9;
-    long peakHeap = peakHeap();
+    Timed timed = timeCompaction(table, compactor);
+    List<CompactTask> plan = timed.plan();
+    double planSeconds = timed.planSeconds();
+    CompactResult result = timed.result();
+    double wall = timed.wallSeconds();
+    long peakHeap = timed.peakHeap();
 
     StringBuilder problems = new StringBuilder();
-    Snapshot latest = table.latestSnapshot().orElseThrow();
-    if (latest.commitKind() != CommitKind.COMPACT || latest.id() != before.id() + 1) {
-      problems
-          .append("latest snapshot is ")
-          .append(latest.id())
-          .append(' ')
-          .append(latest.commitKind())
-          .append("; ");
-    }
-    Set<String> inputNames = new HashSet<>();
-    inputs.forEach(f -> inputNames.add(f.fileName()));
+    Snapshot latest = checkOneCompactSnapshot(table, before.id() + 1, problems);
     List<DataSplit> splits = table.newReadBuilder().newScan().plan().splits();
     List<DataFileMeta> after = new java.util.ArrayList<>();
     int maxLevel = table.options().numLevels() - 1;
     for (DataSplit s : splits) {
       after.addAll(s.files());
+    }
+    checkInputsGone(inputs, after, problems);
+    for (DataSplit s : splits) {
       for (DataFileMeta f : s.files()) {
-        if (inputNames.contains(f.fileName())) {
-          problems.append("input ").append(f.fileName()).append(" still live; ");
-        }
         if (f.level() != maxLevel) {
           problems.append(f.fileName()).append(" at level ").append(f.level()).append("; ");
         }
@@ -387,6 +356,52 @@ public final class BenchRunner {
       problems.append(mismatches).append(" mismatching rows in all; ");
     }
     return new long[] {rows, mismatches};
+  }
+
+  /** The timed part of a run: an untimed plan for the report, then the compaction itself. */
+  private record Timed(
+      List<CompactTask> plan,
+      double planSeconds,
+      CompactResult result,
+      double wallSeconds,
+      long peakHeap) {}
+
+  private static Timed timeCompaction(Table table, Compactor compactor) throws Exception {
+    long planStart = System.nanoTime();
+    List<CompactTask> plan = table.newCompactBuilder().withOptions(OPTIONS).plan();
+    double planSeconds = (System.nanoTime() - planStart) / 1e9;
+    resetPeakHeap();
+    long start = System.nanoTime();
+    CompactResult result = compactor.compact(table, OPTIONS);
+    double wall = (System.nanoTime() - start) / 1e9;
+    return new Timed(plan, planSeconds, result, wall, peakHeap());
+  }
+
+  /** Notes a problem unless the latest snapshot is the one expected COMPACT snapshot. */
+  private static Snapshot checkOneCompactSnapshot(
+      Table table, long expectedId, StringBuilder problems) {
+    Snapshot latest = table.latestSnapshot().orElseThrow();
+    if (latest.commitKind() != CommitKind.COMPACT || latest.id() != expectedId) {
+      problems
+          .append("latest snapshot is ")
+          .append(latest.id())
+          .append(' ')
+          .append(latest.commitKind())
+          .append("; ");
+    }
+    return latest;
+  }
+
+  /** Notes a problem for every input file still live after the compaction. */
+  private static void checkInputsGone(
+      List<DataFileMeta> inputs, List<DataFileMeta> after, StringBuilder problems) {
+    Set<String> inputNames = new HashSet<>();
+    inputs.forEach(f -> inputNames.add(f.fileName()));
+    for (DataFileMeta f : after) {
+      if (inputNames.contains(f.fileName())) {
+        problems.append("input ").append(f.fileName()).append(" still live; ");
+      }
+    }
   }
 
   static List<DataFileMeta> liveFiles(Table table) {
