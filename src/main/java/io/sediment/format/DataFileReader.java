@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.core.fs.Path;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
@@ -22,10 +23,15 @@ import org.apache.parquet.schema.MessageType;
  * Reads the rows of a Parquet data file written by {@link DataFileWriter}, optionally projected,
  * one row group at a time.
  *
- * <p><b>Row reuse:</b> {@link #next()} returns the same mutable row object on every call,
- * overwritten by the following call. Copy it (e.g. {@link #copy(RowData)}) to retain it, or use
- * {@link #readAll()}. The field values themselves (strings, decimals, byte arrays, timestamps) are
- * never mutated afterwards. Not thread-safe.
+ * <p>Flat files in the encodings Sediment writes are decoded column by column into batches and
+ * streamed page by page ({@link VectorizedFileReader}); anything else (DECIMAL columns, other
+ * encodings) goes through parquet-mr's record assembly, one row group at a time.
+ *
+ * <p><b>Row reuse:</b> a row returned by {@link #next()} is a reused, mutable object that stays
+ * valid until the second {@link #next()} after it (so a merge may hold the previous row of a file
+ * while looking at the current one); {@link #skip()} does not invalidate it. Copy it (e.g. {@link
+ * #copy(RowData)}) to retain it longer, or use {@link #readAll()}. The field values themselves
+ * (strings, decimals, byte arrays, timestamps) are never mutated afterwards. Not thread-safe.
  */
 public final class DataFileReader implements Closeable {
 
@@ -35,11 +41,19 @@ public final class DataFileReader implements Closeable {
   private final MessageColumnIO columnIO;
   private final RowDataMaterializer materializer;
   private final RowDataSerializer serializer;
+  private final VectorizedFileReader vectorized;
+  // record assembly reuses one row: hand out two alternating shallow copies instead
+  private final GenericRowData[] assembled = new GenericRowData[2];
+  private int assembledFlip;
   private RecordReader<RowData> recordReader;
   private long remainingInRowGroup;
 
   private DataFileReader(
-      Path path, RowType producedType, ParquetFileReader reader, MessageType requested) {
+      Path path,
+      RowType producedType,
+      ParquetFileReader reader,
+      MessageType requested,
+      VectorizedFileReader vectorized) {
     this.path = path;
     this.producedType = producedType;
     this.reader = reader;
@@ -48,6 +62,10 @@ public final class DataFileReader implements Closeable {
             .getColumnIO(requested, reader.getFileMetaData().getSchema());
     this.materializer = new RowDataMaterializer(producedType);
     this.serializer = new RowDataSerializer(producedType);
+    this.vectorized = vectorized;
+    for (int i = 0; i < 2; i++) {
+      assembled[i] = new GenericRowData(producedType.getFieldCount());
+    }
   }
 
   /**
@@ -85,7 +103,10 @@ public final class DataFileReader implements Closeable {
       MessageType fileSchema = reader.getFileMetaData().getSchema();
       fileSchema.checkContains(requested);
       reader.setRequestedSchema(requested);
-      return new DataFileReader(path, producedType, reader, requested);
+      VectorizedFileReader vectorized =
+          VectorizedFileReader.create(
+              path, producedType, requested, reader.getFooter(), options.getCodecFactory());
+      return new DataFileReader(path, producedType, reader, requested, vectorized);
     } catch (RuntimeException e) {
       try {
         reader.close();
@@ -118,16 +139,49 @@ public final class DataFileReader implements Closeable {
    * comment).
    */
   public RowData next() throws IOException {
+    if (vectorized != null) {
+      return vectorized.next();
+    }
+    if (!advanceAssembled()) {
+      return null;
+    }
+    GenericRowData row = (GenericRowData) recordReader.read();
+    GenericRowData out = assembled[assembledFlip ^= 1];
+    for (int i = 0; i < out.getArity(); i++) {
+      out.setField(i, row.getField(i));
+    }
+    out.setRowKind(row.getRowKind());
+    return out;
+  }
+
+  /** Whether this file is decoded column-wise (see the class comment). */
+  public boolean isColumnar() {
+    return vectorized != null;
+  }
+
+  /** Skips the next row without returning it; false at the end. */
+  public boolean skip() throws IOException {
+    if (vectorized != null) {
+      return vectorized.skip();
+    }
+    if (!advanceAssembled()) {
+      return false;
+    }
+    recordReader.read();
+    return true;
+  }
+
+  private boolean advanceAssembled() throws IOException {
     while (remainingInRowGroup == 0) {
       PageReadStore pages = reader.readNextRowGroup();
       if (pages == null) {
-        return null;
+        return false;
       }
       remainingInRowGroup = pages.getRowCount();
       recordReader = columnIO.getRecordReader(pages, materializer);
     }
     remainingInRowGroup--;
-    return recordReader.read();
+    return true;
   }
 
   /** An independent copy of a row returned by {@link #next()}. */
@@ -173,6 +227,18 @@ public final class DataFileReader implements Closeable {
 
   @Override
   public void close() throws IOException {
+    if (vectorized != null) {
+      try {
+        vectorized.close();
+      } catch (IOException e) {
+        try {
+          reader.close();
+        } catch (IOException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        throw e;
+      }
+    }
     reader.close();
   }
 }

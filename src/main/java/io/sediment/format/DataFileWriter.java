@@ -2,17 +2,13 @@ package io.sediment.format;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.util.Map;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.parquet.conf.ParquetConfiguration;
-import org.apache.parquet.conf.PlainParquetConfiguration;
+import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.hadoop.CodecFactory;
-import org.apache.parquet.hadoop.ParquetFileWriter;
-import org.apache.parquet.hadoop.ParquetWriter;
-import org.apache.parquet.hadoop.api.WriteSupport;
-import org.apache.parquet.io.OutputFile;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,10 +27,10 @@ public final class DataFileWriter implements Closeable {
   public static final String ZSTD_LEVEL_KEY = "parquet.compression.codec.zstd.level";
 
   private final Path path;
-  private final RowDataWriteSupport writeSupport;
+  private final RowFieldWriters fields;
   private final FlinkOutputFile outputFile;
   private final CodecFactory codecFactory;
-  private final ParquetWriter<RowData> writer;
+  private final ParquetRowGroupWriter writer;
   private long rowCount;
   private WrittenFile result;
   private boolean closed;
@@ -42,12 +38,12 @@ public final class DataFileWriter implements Closeable {
 
   private DataFileWriter(
       Path path,
-      RowDataWriteSupport writeSupport,
+      RowFieldWriters fields,
       FlinkOutputFile outputFile,
       CodecFactory codecFactory,
-      ParquetWriter<RowData> writer) {
+      ParquetRowGroupWriter writer) {
     this.path = path;
-    this.writeSupport = writeSupport;
+    this.fields = fields;
     this.outputFile = outputFile;
     this.codecFactory = codecFactory;
     this.writer = writer;
@@ -61,30 +57,25 @@ public final class DataFileWriter implements Closeable {
    */
   public static DataFileWriter create(Path path, RowType rowType, FileFormatOptions options)
       throws IOException {
-    RowDataWriteSupport writeSupport = new RowDataWriteSupport(rowType); // validates types
-    PlainParquetConfiguration conf = new PlainParquetConfiguration();
-    conf.setInt(ZSTD_LEVEL_KEY, options.zstdLevel());
+    RowFieldWriters fields = new RowFieldWriters(rowType); // validates types
     // A Hadoop Configuration without default resources: the codecs need one, and loading
     // core-default.xml for every file written costs more than writing a small file.
     Configuration codecConf = new Configuration(false);
     codecConf.setInt(ZSTD_LEVEL_KEY, options.zstdLevel());
     CodecFactory codecFactory = new CodecFactory(codecConf, options.pageSize());
     FlinkOutputFile outputFile = new FlinkOutputFile(path);
-    ParquetWriter<RowData> writer;
+    ParquetProperties props =
+        ParquetProperties.builder()
+            .withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
+            .withPageSize(options.pageSize())
+            .withDictionaryPageSize(options.pageSize())
+            .withDictionaryEncoding(options.dictionary())
+            .build();
+    ParquetRowGroupWriter writer;
     try {
       writer =
-          new Builder(outputFile, writeSupport)
-              .withConf(conf)
-              .withWriteMode(ParquetFileWriter.Mode.CREATE)
-              .withCodecFactory(codecFactory)
-              .withCompressionCodec(options.codec())
-              .withRowGroupSize(options.rowGroupSize())
-              .withPageSize(options.pageSize())
-              .withDictionaryPageSize(options.pageSize())
-              .withDictionaryEncoding(options.dictionary())
-              .withMaxPaddingSize(0)
-              .withValidation(false)
-              .build();
+          new ParquetRowGroupWriter(
+              outputFile, fields, props, codecFactory, options.codec(), options.rowGroupSize());
     } catch (IOException | RuntimeException e) {
       codecFactory.release();
       if (outputFile.stream() != null) {
@@ -93,7 +84,7 @@ public final class DataFileWriter implements Closeable {
       }
       throw e;
     }
-    return new DataFileWriter(path, writeSupport, outputFile, codecFactory, writer);
+    return new DataFileWriter(path, fields, outputFile, codecFactory, writer);
   }
 
   /**
@@ -109,7 +100,7 @@ public final class DataFileWriter implements Closeable {
     if (failed != null) {
       throw new IOException("Writer failed before, cannot write: " + path, failed);
     }
-    writeSupport.checkNotNull(row);
+    fields.checkNotNull(row);
     try {
       writer.write(row);
     } catch (IOException | RuntimeException e) {
@@ -126,7 +117,7 @@ public final class DataFileWriter implements Closeable {
 
   /** Bytes written to the file so far plus bytes buffered for the current row group. */
   public long estimatedLength() {
-    return writer.getDataSize();
+    return writer.dataSize();
   }
 
   public Path path() {
@@ -147,7 +138,7 @@ public final class DataFileWriter implements Closeable {
     }
     closed = true;
     try {
-      writer.close();
+      writer.finish(Map.of("writer.model.name", "sediment"));
     } catch (IOException | RuntimeException e) {
       abortQuietly(outputFile, path, e);
       throw e;
@@ -156,7 +147,7 @@ public final class DataFileWriter implements Closeable {
     }
     FlinkOutputFile.PositionStream stream = outputFile.stream();
     long size = stream.getPos();
-    result = new WrittenFile(path, size, rowCount, writeSupport.stats());
+    result = new WrittenFile(path, size, rowCount, fields.stats());
     return result;
   }
 
@@ -189,31 +180,6 @@ public final class DataFileWriter implements Closeable {
     } catch (IOException | RuntimeException e) {
       cause.addSuppressed(e);
       LOG.warn("Could not delete partial data file {}", path, e);
-    }
-  }
-
-  private static final class Builder extends ParquetWriter.Builder<RowData, Builder> {
-    private final WriteSupport<RowData> writeSupport;
-
-    Builder(OutputFile file, WriteSupport<RowData> writeSupport) {
-      super(file);
-      this.writeSupport = writeSupport;
-    }
-
-    @Override
-    protected Builder self() {
-      return this;
-    }
-
-    @SuppressWarnings("deprecation") // abstract in parquet, required
-    @Override
-    protected WriteSupport<RowData> getWriteSupport(Configuration conf) {
-      return writeSupport;
-    }
-
-    @Override
-    protected WriteSupport<RowData> getWriteSupport(ParquetConfiguration conf) {
-      return writeSupport;
     }
   }
 }

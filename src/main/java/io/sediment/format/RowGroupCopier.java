@@ -137,7 +137,7 @@ public final class RowGroupCopier {
         }
       }
     }
-    RowType statsType = RowDataWriteSupport.nullable(rowType);
+    RowType statsType = RowFieldWriters.nullable(rowType);
     return new ColumnStats(
         BinaryRows.toBinary(statsType, GenericRowData.of(min)),
         BinaryRows.toBinary(statsType, GenericRowData.of(max)),

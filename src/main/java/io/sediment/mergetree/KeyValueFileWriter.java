@@ -38,8 +38,9 @@ public final class KeyValueFileWriter {
   private long maxSeq = Long.MIN_VALUE;
   private long deletes;
   private BinaryRowData minKey;
+  // the key fields of the last row written (the file's max key when it ends), other fields null
   private final GenericRowData last;
-  private final KeyValueLayout.RowCopier copier;
+  private final RowData.FieldGetter[] keyGetters;
   private boolean hasLast;
 
   public KeyValueFileWriter(
@@ -98,7 +99,11 @@ public final class KeyValueFileWriter {
     }
     this.valueProjector = new PartitionComputer(layout.fileType(), values);
     this.last = new GenericRowData(layout.fileType().getFieldCount());
-    this.copier = new KeyValueLayout.RowCopier(layout.fileType());
+    int[] keys = layout.keyIndexes();
+    this.keyGetters = new RowData.FieldGetter[keys.length];
+    for (int i = 0; i < keys.length; i++) {
+      keyGetters[i] = RowData.createFieldGetter(layout.fileType().getTypeAt(keys[i]), keys[i]);
+    }
   }
 
   public void write(RowData kv) throws IOException {
@@ -115,7 +120,10 @@ public final class KeyValueFileWriter {
     if (rolled) {
       endFile(keyProjector.project(kv));
     } else {
-      copier.copy(kv, last);
+      int[] keys = layout.keyIndexes();
+      for (int i = 0; i < keys.length; i++) {
+        last.setField(keys[i], keyGetters[i].getFieldOrNull(kv));
+      }
       hasLast = true;
     }
   }

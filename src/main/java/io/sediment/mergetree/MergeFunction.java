@@ -4,9 +4,10 @@ import org.apache.flink.table.data.RowData;
 
 /**
  * Merges the versions of one key into one row. Versions are added in version order (oldest first);
- * rows are file-layout rows ({@link KeyValueLayout}) and may be reused by the caller after {@link
- * #add}, so implementations copy what they keep. The result is a file-layout row whose {@code
- * _ROW_KIND} tells whether it is a delete; null means "no row".
+ * rows are file-layout rows ({@link KeyValueLayout}). Callers keep every added row valid until the
+ * result has been consumed, so an implementation may return an added row itself (deduplicate does);
+ * one that combines fields into a row of its own copies the values. The result is a file-layout row
+ * whose {@code _ROW_KIND} tells whether it is a delete; null means "no row".
  */
 public interface MergeFunction {
 

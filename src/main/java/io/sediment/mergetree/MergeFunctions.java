@@ -64,26 +64,22 @@ public final class MergeFunctions {
 
   /** Last version wins; a retraction as last version deletes the key. */
   static final class Deduplicate implements MergeFunction {
-    private final KeyValueLayout.RowCopier copier;
-    private final GenericRowData latest;
-    private boolean has;
+    // the row itself, not a copy: it stays valid while the merge reads the next version
+    // (RowIterator's contract), and the result is consumed before the merge moves on
+    private RowData latest;
 
-    Deduplicate(KeyValueLayout layout) {
-      copier = new KeyValueLayout.RowCopier(layout.fileType());
-      latest = new GenericRowData(layout.fileType().getFieldCount());
-    }
+    Deduplicate(KeyValueLayout layout) {}
 
     public void reset() {
-      has = false;
+      latest = null;
     }
 
     public void add(RowData kv) {
-      copier.copy(kv, latest);
-      has = true;
+      latest = kv;
     }
 
     public RowData result() {
-      return has ? latest : null;
+      return latest;
     }
   }
 

@@ -4,7 +4,11 @@ import java.io.Closeable;
 import java.io.IOException;
 import org.apache.flink.table.data.RowData;
 
-/** A pull iterator of rows; {@code next()} returns null at the end and may reuse its row. */
+/**
+ * A pull iterator of rows; {@code next()} returns null at the end. It may reuse row objects, but a
+ * returned row must stay valid until the second {@code next()} after it (a merge compares a run's
+ * previous row with its current one).
+ */
 public interface RowIterator extends Closeable {
 
   RowData next() throws IOException;

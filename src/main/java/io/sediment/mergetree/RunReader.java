@@ -13,7 +13,8 @@ import org.roaringbitmap.RoaringBitmap;
 
 /**
  * Reads one sorted run: its files one after another (in key order), opening one file at a time.
- * Rows whose position is set in the file's deletion vector are skipped.
+ * Rows whose position is set in the file's deletion vector are skipped. A returned row stays valid
+ * until the second {@link #next()} after it, like {@link DataFileReader#next()}'s.
  */
 public final class RunReader implements RowIterator {
 
@@ -60,16 +61,21 @@ public final class RunReader implements RowIterator {
         currentDv = deletionVectors.get(currentFile.fileName());
         position = 0;
       }
+      if (currentDv != null && currentDv.contains(position)) {
+        // skipping keeps the previously returned row valid (see DataFileReader#next)
+        if (current.skip()) {
+          position++;
+        } else {
+          closeCurrent();
+        }
+        continue;
+      }
       RowData row = current.next();
       if (row == null) {
-        current.close();
-        current = null;
+        closeCurrent();
         continue;
       }
-      int pos = position++;
-      if (currentDv != null && currentDv.contains(pos)) {
-        continue;
-      }
+      position++;
       return row;
     }
   }
@@ -82,6 +88,11 @@ public final class RunReader implements RowIterator {
   /** The position in its file of the row last returned. */
   public int currentPosition() {
     return position - 1;
+  }
+
+  private void closeCurrent() throws IOException {
+    current.close();
+    current = null;
   }
 
   @Override

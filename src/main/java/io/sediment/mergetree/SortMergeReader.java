@@ -5,13 +5,14 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
-import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 
 /**
  * K-way merge of sorted runs: a priority queue holds the current row of each run, ordered by key
  * then sequence number; the versions of one key go through the merge function. Streaming: one row
- * per run is held at a time. Returned rows are reused by the next call.
+ * per run is held at a time. Nothing is copied per row: a run's row stays valid until the run's
+ * second {@code next()} after it ({@link RowIterator}), so the row last added to the merge function
+ * is the group's key while the run moves on. Returned rows are only valid until the next call.
  */
 public final class SortMergeReader implements RowIterator {
 
@@ -21,8 +22,6 @@ public final class SortMergeReader implements RowIterator {
   private final MergeFunction merge;
   private final boolean dropDeletes;
   private final PriorityQueue<Head> heap;
-  private final GenericRowData groupKey;
-  private final KeyValueLayout.RowCopier copier;
   private boolean started;
 
   private static final class Head {
@@ -58,8 +57,6 @@ public final class SortMergeReader implements RowIterator {
               int c = kvs.compare(a.row, b.row);
               return c != 0 ? c : Integer.compare(a.index, b.index);
             });
-    this.groupKey = new GenericRowData(layout.fileType().getFieldCount());
-    this.copier = new KeyValueLayout.RowCopier(layout.fileType());
   }
 
   private void advance(Head h) throws IOException {
@@ -79,13 +76,14 @@ public final class SortMergeReader implements RowIterator {
     }
     while (!heap.isEmpty()) {
       Head h = heap.poll();
-      copier.copy(h.row, groupKey);
+      RowData last = h.row;
       merge.reset();
-      merge.add(h.row);
+      merge.add(last);
       advance(h);
-      while (!heap.isEmpty() && keyComparator.compare(heap.peek().row, groupKey) == 0) {
+      while (!heap.isEmpty() && keyComparator.compare(heap.peek().row, last) == 0) {
         h = heap.poll();
-        merge.add(h.row);
+        last = h.row;
+        merge.add(last);
         advance(h);
       }
       RowData result = merge.result();

@@ -269,18 +269,128 @@ class DataFileRoundTripTest {
   }
 
   @Test
-  void nextReusesTheRowAndReadAllCopies() throws Exception {
+  void aReturnedRowStaysValidUntilTheSecondNextAndReadAllCopies() throws Exception {
     Path path = newPath("reuse.parquet");
-    write(path, ALL, sampleRows(), FileFormatOptions.defaults());
-    try (DataFileReader reader = DataFileReader.open(path, ALL, null)) {
-      RowData first = reader.next();
-      RowData second = reader.next();
-      assertThat(second).isSameAs(first);
-      RowData copy = reader.copy(second);
-      RowData third = reader.next();
-      assertThat(third).isSameAs(first);
-      assertThat(TestRows.fields(ALL, copy)).isEqualTo(TestRows.fields(ALL, sampleRows().get(1)));
+    List<RowData> rows = sampleRows();
+    write(path, ALL, rows, FileFormatOptions.defaults());
+    // the record-assembly path (DECIMAL columns) and the columnar path (all other columns)
+    for (int[] projection : new int[][] {null, {0, 3, 8, 18, 22}}) {
+      RowType produced = DataFileReader.project(ALL, projection);
+      try (DataFileReader reader = DataFileReader.open(path, ALL, projection)) {
+        assertThat(reader.isColumnar()).isEqualTo(projection != null);
+        RowData first = reader.next();
+        RowData second = reader.next();
+        assertThat(second).isNotSameAs(first);
+        assertThat(TestRows.fields(produced, first))
+            .isEqualTo(TestRows.fields(produced, project(rows.get(0), projection)));
+        RowData copy = reader.copy(second);
+        RowData third = reader.next();
+        assertThat(third).isSameAs(first);
+        assertThat(TestRows.fields(produced, second))
+            .isEqualTo(TestRows.fields(produced, project(rows.get(1), projection)));
+        assertThat(TestRows.fields(produced, copy))
+            .isEqualTo(TestRows.fields(produced, project(rows.get(1), projection)));
+        // skipping does not invalidate the row last returned
+        assertThat(reader.skip()).isTrue();
+        assertThat(TestRows.fields(produced, third))
+            .isEqualTo(TestRows.fields(produced, project(rows.get(2), projection)));
+        assertThat(reader.next()).isNull();
+        assertThat(reader.skip()).isFalse();
+      }
     }
+  }
+
+  private static RowData project(RowData row, int[] projection) {
+    if (projection == null) {
+      return row;
+    }
+    GenericRowData out = new GenericRowData(projection.length);
+    for (int i = 0; i < projection.length; i++) {
+      int p = projection[i];
+      out.setField(i, RowData.createFieldGetter(ALL.getTypeAt(p), p).getFieldOrNull(row));
+    }
+    return out;
+  }
+
+  @Test
+  void columnarReadMatchesAcrossPagesBatchesRowGroupsAndCodecs() throws Exception {
+    // every column but the decimals: decoded column-wise
+    int[] simple = {
+      0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 25, 26
+    };
+    RowType produced = DataFileReader.project(ALL, simple);
+    List<RowData> samples = sampleRows();
+    List<RowData> rows = new ArrayList<>();
+    for (int i = 0; i < 10_000; i++) {
+      GenericRowData r = (GenericRowData) samples.get(i % samples.size());
+      GenericRowData copy = new GenericRowData(ALL.getFieldCount());
+      for (int f = 0; f < ALL.getFieldCount(); f++) {
+        copy.setField(f, r.getField(f));
+      }
+      copy.setField(8, StringData.fromString("row-" + i)); // distinct, not dictionary-friendly
+      if (i % 7 == 0) {
+        copy.setField(22, StringData.fromString("k" + (i % 3)));
+      }
+      rows.add(copy);
+    }
+    for (FileFormatOptions options :
+        List.of(
+            FileFormatOptions.defaults().withRowGroupSize(64 * 1024).withPageSize(4 * 1024),
+            FileFormatOptions.defaults().withDictionary(false),
+            FileFormatOptions.defaults().withCompression("snappy").withPageSize(8 * 1024),
+            FileFormatOptions.defaults().withCompression("uncompressed"),
+            FileFormatOptions.defaults().withCompression("gzip").withDictionary(false))) {
+      Path path = newPath("columnar-" + options.hashCode() + "-" + System.nanoTime() + ".parquet");
+      write(path, ALL, rows, options);
+      List<Object> heldStrings = new ArrayList<>();
+      List<Object> heldBytes = new ArrayList<>();
+      try (DataFileReader reader = DataFileReader.open(path, ALL, simple)) {
+        assertThat(reader.isColumnar()).as(options.toString()).isTrue();
+        int r = 0;
+        RowData row;
+        while ((row = reader.next()) != null) {
+          List<Object> full = TestRows.fields(ALL, rows.get(r));
+          List<Object> expected = new ArrayList<>();
+          for (int p : simple) {
+            expected.add(full.get(p));
+          }
+          assertThat(TestRows.fields(produced, row)).as(options + " row " + r).isEqualTo(expected);
+          heldStrings.add(row.getString(8));
+          heldBytes.add(row.isNullAt(10) ? null : row.getBinary(10));
+          r++;
+        }
+        assertThat(r).isEqualTo(rows.size());
+        assertThat(reader.next()).isNull();
+      }
+      for (int i = 0; i < rows.size(); i++) {
+        assertThat(heldStrings.get(i).toString()).isEqualTo("row-" + i);
+        byte[] expectedBytes = rows.get(i).isNullAt(10) ? null : rows.get(i).getBinary(10);
+        assertThat((byte[]) heldBytes.get(i)).isEqualTo(expectedBytes);
+      }
+    }
+  }
+
+  @Test
+  void aCorruptPageIsAnErrorNamingTheFile() throws Exception {
+    Path path = newPath("corrupt.parquet");
+    List<RowData> rows = new ArrayList<>();
+    for (int i = 0; i < 5000; i++) {
+      rows.add(GenericRowData.of((long) i, StringData.fromString("v" + i)));
+    }
+    RowType type =
+        RowType.of(
+            new LogicalType[] {new BigIntType(false), new VarCharType(100)},
+            new String[] {"id", "v"});
+    write(path, type, rows, FileFormatOptions.defaults().withCompression("uncompressed"));
+    java.nio.file.Path file = tempDir.resolve("corrupt.parquet");
+    byte[] bytes = Files.readAllBytes(file);
+    // overwrite the start of the first column chunk (its page header) with garbage
+    for (int i = 4; i < 40; i++) {
+      bytes[i] = (byte) 0xFF;
+    }
+    Files.write(file, bytes);
+    assertThatThrownBy(() -> DataFileReader.readAll(path, type, null))
+        .isInstanceOf(java.io.IOException.class);
   }
 
   @Test

@@ -2,7 +2,6 @@ package io.sediment.format;
 
 import io.sediment.data.BinaryRows;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.table.data.DecimalData;
@@ -17,28 +16,26 @@ import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.TimestampType;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.parquet.conf.ParquetConfiguration;
-import org.apache.parquet.hadoop.api.WriteSupport;
+import org.apache.parquet.column.ColumnWriteStore;
+import org.apache.parquet.column.ColumnWriter;
 import org.apache.parquet.io.api.Binary;
-import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
 import org.apache.parquet.schema.MessageType;
 
 /**
- * Writes Flink {@link RowData} (internal format) to a Parquet {@link RecordConsumer} through a
- * precomputed array of per-field writers, which also track min/max/null count per column.
+ * Writes the fields of Flink {@link RowData} (internal format) straight into the Parquet column
+ * writers of a flat schema (no record assembly: every row is one value or null per column) through
+ * a precomputed array of per-field writers, which also track min/max/null count per column.
  */
-final class RowDataWriteSupport extends WriteSupport<RowData> {
+final class RowFieldWriters {
 
   private final RowType rowType;
   private final MessageType schema;
   private final FieldWriter[] writers;
   private final int[] notNullPositions;
-  private RecordConsumer consumer;
   private long rowCount;
 
-  RowDataWriteSupport(RowType rowType) {
+  RowFieldWriters(RowType rowType) {
     this.rowType = rowType;
     this.schema = ParquetSchemas.toParquet(rowType);
     List<RowType.RowField> fields = rowType.getFields();
@@ -56,25 +53,11 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
     return schema;
   }
 
-  @SuppressWarnings("deprecation") // abstract in parquet, required
-  @Override
-  public WriteContext init(Configuration configuration) {
-    return new WriteContext(schema, new HashMap<>());
-  }
-
-  @Override
-  public WriteContext init(ParquetConfiguration configuration) {
-    return new WriteContext(schema, new HashMap<>());
-  }
-
-  @Override
-  public String getName() {
-    return "sediment";
-  }
-
-  @Override
-  public void prepareForWrite(RecordConsumer recordConsumer) {
-    this.consumer = recordConsumer;
+  /** Directs the writers to the column writers of a new row group's store. */
+  void bind(ColumnWriteStore store) {
+    for (int i = 0; i < writers.length; i++) {
+      writers[i].column = store.getColumnWriter(schema.getColumns().get(i));
+    }
   }
 
   /**
@@ -90,21 +73,17 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
     }
   }
 
-  @Override
-  public void write(RowData row) {
-    FieldWriter[] ws = writers;
-    RecordConsumer rc = consumer;
-    rc.startMessage();
-    for (FieldWriter w : ws) {
+  /** Writes one row (its NOT NULL columns checked by {@link #checkNotNull} before). */
+  void write(RowData row) {
+    for (FieldWriter w : writers) {
+      ColumnWriter cw = w.column;
       if (row.isNullAt(w.pos)) {
         w.nullCount++;
+        cw.writeNull(0, 0);
       } else {
-        rc.startField(w.name, w.pos);
-        w.write(rc, row);
-        rc.endField(w.name, w.pos);
+        w.write(cw, row);
       }
     }
-    rc.endMessage();
     rowCount++;
   }
 
@@ -194,16 +173,20 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
     final String name;
     final int pos;
     final boolean nullable;
+    // definition level of a present value: 1 in an OPTIONAL column, 0 in a REQUIRED one
+    final int defined;
+    ColumnWriter column;
     long nullCount;
 
     FieldWriter(String name, int pos, boolean nullable) {
       this.name = name;
       this.pos = pos;
       this.nullable = nullable;
+      this.defined = nullable ? 1 : 0;
     }
 
     /** Writes the value at {@link #pos}, which is not null. */
-    abstract void write(RecordConsumer rc, RowData row);
+    abstract void write(ColumnWriter cw, RowData row);
 
     /** Min over non-null values in internal format, or null if none. */
     abstract Object min();
@@ -220,14 +203,14 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
     }
 
     @Override
-    void write(RecordConsumer rc, RowData row) {
+    void write(ColumnWriter cw, RowData row) {
       boolean v = row.getBoolean(pos);
       if (v) {
         seenTrue = true;
       } else {
         seenFalse = true;
       }
-      rc.addBoolean(v);
+      cw.write(v, 0, defined);
     }
 
     @Override
@@ -259,7 +242,7 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
     }
 
     @Override
-    void write(RecordConsumer rc, RowData row) {
+    void write(ColumnWriter cw, RowData row) {
       int v;
       switch (kind) {
         case BYTE:
@@ -280,7 +263,7 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
       } else if (v > max) {
         max = v;
       }
-      rc.addInteger(v);
+      cw.write(v, 0, defined);
     }
 
     private Object box(int v) {
@@ -315,7 +298,7 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
     }
 
     @Override
-    void write(RecordConsumer rc, RowData row) {
+    void write(ColumnWriter cw, RowData row) {
       long v = row.getLong(pos);
       if (!seen) {
         seen = true;
@@ -326,7 +309,7 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
       } else if (v > max) {
         max = v;
       }
-      rc.addLong(v);
+      cw.write(v, 0, defined);
     }
 
     @Override
@@ -350,7 +333,7 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
     }
 
     @Override
-    void write(RecordConsumer rc, RowData row) {
+    void write(ColumnWriter cw, RowData row) {
       float v = row.getFloat(pos);
       if (!seen) {
         seen = true;
@@ -361,7 +344,7 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
       } else if (Float.compare(v, max) > 0) {
         max = v;
       }
-      rc.addFloat(v);
+      cw.write(v, 0, defined);
     }
 
     @Override
@@ -385,7 +368,7 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
     }
 
     @Override
-    void write(RecordConsumer rc, RowData row) {
+    void write(ColumnWriter cw, RowData row) {
       double v = row.getDouble(pos);
       if (!seen) {
         seen = true;
@@ -396,7 +379,7 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
       } else if (Double.compare(v, max) > 0) {
         max = v;
       }
-      rc.addDouble(v);
+      cw.write(v, 0, defined);
     }
 
     @Override
@@ -445,7 +428,7 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
     }
 
     @Override
-    void write(RecordConsumer rc, RowData row) {
+    void write(ColumnWriter cw, RowData row) {
       StringData s = row.getString(pos);
       if (s instanceof BinaryStringData bs && bs.getBinarySection() != null) {
         MemorySegment[] segments = bs.getSegments();
@@ -455,13 +438,13 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
           int off = bs.getOffset();
           int len = bs.getSizeInBytes();
           update(heap, off, len);
-          rc.addBinary(Binary.fromReusedByteArray(heap, off, len));
+          cw.write(Binary.fromReusedByteArray(heap, off, len), 0, defined);
           return;
         }
       }
       byte[] bytes = s.toBytes();
       update(bytes, 0, bytes.length);
-      rc.addBinary(Binary.fromReusedByteArray(bytes));
+      cw.write(Binary.fromReusedByteArray(bytes), 0, defined);
     }
 
     @Override
@@ -481,10 +464,10 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
     }
 
     @Override
-    void write(RecordConsumer rc, RowData row) {
+    void write(ColumnWriter cw, RowData row) {
       byte[] bytes = row.getBinary(pos);
       update(bytes, 0, bytes.length);
-      rc.addBinary(Binary.fromReusedByteArray(bytes));
+      cw.write(Binary.fromReusedByteArray(bytes), 0, defined);
     }
 
     @Override
@@ -515,7 +498,7 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
     }
 
     @Override
-    void write(RecordConsumer rc, RowData row) {
+    void write(ColumnWriter cw, RowData row) {
       long v = row.getDecimal(pos, precision, scale).toUnscaledLong();
       if (!seen) {
         seen = true;
@@ -527,9 +510,9 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
         max = v;
       }
       if (int32) {
-        rc.addInteger((int) v);
+        cw.write((int) v, 0, defined);
       } else {
-        rc.addLong(v);
+        cw.write(v, 0, defined);
       }
     }
 
@@ -560,7 +543,7 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
     }
 
     @Override
-    void write(RecordConsumer rc, RowData row) {
+    void write(ColumnWriter cw, RowData row) {
       DecimalData d = row.getDecimal(pos, precision, scale);
       if (min == null) {
         min = d.copy();
@@ -587,7 +570,7 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
       byte fill = unscaled.length > 0 && unscaled[0] < 0 ? (byte) -1 : 0;
       Arrays.fill(buffer, 0, pad, fill);
       System.arraycopy(unscaled, 0, buffer, pad, unscaled.length);
-      rc.addBinary(Binary.fromReusedByteArray(buffer));
+      cw.write(Binary.fromReusedByteArray(buffer), 0, defined);
     }
 
     @Override
@@ -615,7 +598,7 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
     }
 
     @Override
-    void write(RecordConsumer rc, RowData row) {
+    void write(ColumnWriter cw, RowData row) {
       TimestampData ts = row.getTimestamp(pos, precision);
       long v = Timestamps.toLong(ts, unit);
       if (!seen) {
@@ -627,7 +610,7 @@ final class RowDataWriteSupport extends WriteSupport<RowData> {
       } else if (v > max) {
         max = v;
       }
-      rc.addLong(v);
+      cw.write(v, 0, defined);
     }
 
     @Override

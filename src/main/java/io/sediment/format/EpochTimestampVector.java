@@ -1,0 +1,61 @@
+package io.sediment.format;
+
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.data.columnar.vector.heap.AbstractHeapVector;
+import org.apache.flink.table.data.columnar.vector.writable.WritableTimestampVector;
+import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
+
+/**
+ * A heap timestamp vector whose millisecond and nano-of-millisecond arrays are written directly
+ * from Parquet INT64 epoch values, without a {@link TimestampData} per row.
+ */
+final class EpochTimestampVector extends AbstractHeapVector implements WritableTimestampVector {
+
+  private static final long serialVersionUID = 1L;
+
+  private final long[] millis;
+  private final int[] nanoOfMillis;
+
+  EpochTimestampVector(int size) {
+    super(size);
+    this.millis = new long[size];
+    this.nanoOfMillis = new int[size];
+  }
+
+  /** Sets row {@code i} from an epoch value in {@code unit}, as {@link Timestamps#fromLong}. */
+  void setEpoch(int i, long value, TimeUnit unit) {
+    switch (unit) {
+      case MILLIS:
+        millis[i] = value;
+        nanoOfMillis[i] = 0;
+        break;
+      case MICROS:
+        millis[i] = Math.floorDiv(value, 1_000L);
+        nanoOfMillis[i] = (int) Math.floorMod(value, 1_000L) * 1_000;
+        break;
+      case NANOS:
+        millis[i] = Math.floorDiv(value, 1_000_000L);
+        nanoOfMillis[i] = (int) Math.floorMod(value, 1_000_000L);
+        break;
+      default:
+        throw new IllegalStateException(String.valueOf(unit));
+    }
+  }
+
+  @Override
+  public TimestampData getTimestamp(int i, int precision) {
+    return TimestampData.fromEpochMillis(millis[i], nanoOfMillis[i]);
+  }
+
+  @Override
+  public void setTimestamp(int i, TimestampData timestamp) {
+    millis[i] = timestamp.getMillisecond();
+    nanoOfMillis[i] = timestamp.getNanoOfMillisecond();
+  }
+
+  @Override
+  public void fill(TimestampData value) {
+    java.util.Arrays.fill(millis, value.getMillisecond());
+    java.util.Arrays.fill(nanoOfMillis, value.getNanoOfMillisecond());
+  }
+}

@@ -1,0 +1,115 @@
+package io.sediment.format;
+
+import java.io.IOException;
+import java.util.Map;
+import org.apache.flink.table.data.RowData;
+import org.apache.parquet.bytes.HeapByteBufferAllocator;
+import org.apache.parquet.column.ColumnWriteStore;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.compression.CompressionCodecFactory;
+import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.io.OutputFile;
+import org.apache.parquet.schema.MessageType;
+
+/**
+ * Writes rows of a flat schema into a Parquet file: fields go straight to parquet-mr's column
+ * writers ({@link RowFieldWriters}), without the record-assembly layer of {@code ParquetWriter}
+ * (which walks every column per row to find the absent ones). Row groups are cut like parquet-mr
+ * cuts them: the buffered size is checked at a row interval estimated from the bytes per row.
+ */
+final class ParquetRowGroupWriter {
+
+  private static final long MIN_ROWS_FOR_CHECK = 100;
+  private static final long MAX_ROWS_FOR_CHECK = 10_000;
+
+  private final MessageType schema;
+  private final ParquetProperties props;
+  private final CompressionCodecFactory.BytesInputCompressor compressor;
+  private final ParquetFileWriter file;
+  private final RowFieldWriters fields;
+  private final long rowGroupSize;
+  private ColumnChunkPageWriteStore pageStore;
+  private ColumnWriteStore columnStore;
+  private long rowsInGroup;
+  private long rowsForNextCheck = MIN_ROWS_FOR_CHECK;
+  private long lastGroupEnd;
+
+  ParquetRowGroupWriter(
+      OutputFile output,
+      RowFieldWriters fields,
+      ParquetProperties props,
+      CompressionCodecFactory codecs,
+      CompressionCodecName codec,
+      long rowGroupSize)
+      throws IOException {
+    this.schema = fields.schema();
+    this.props = props;
+    this.fields = fields;
+    this.rowGroupSize = rowGroupSize;
+    this.compressor = codecs.getCompressor(codec);
+    this.file =
+        new ParquetFileWriter(
+            output, schema, ParquetFileWriter.Mode.CREATE, rowGroupSize, 0, null, props);
+    file.start();
+    newRowGroup();
+  }
+
+  private void newRowGroup() {
+    pageStore =
+        new ColumnChunkPageWriteStore(
+            compressor,
+            schema,
+            HeapByteBufferAllocator.getInstance(),
+            props.getColumnIndexTruncateLength(),
+            props.getPageWriteChecksumEnabled());
+    columnStore = props.newColumnWriteStore(schema, pageStore, pageStore);
+    fields.bind(columnStore);
+  }
+
+  void write(RowData row) throws IOException {
+    fields.write(row);
+    columnStore.endRecord();
+    rowsInGroup++;
+    if (rowsInGroup >= rowsForNextCheck) {
+      long buffered = columnStore.getBufferedSize();
+      long rowSize = Math.max(1, buffered / rowsInGroup);
+      if (buffered > rowGroupSize - 2 * rowSize) {
+        flushRowGroup();
+        newRowGroup();
+        rowsForNextCheck = MIN_ROWS_FOR_CHECK;
+      } else {
+        long expected = rowGroupSize / rowSize;
+        rowsForNextCheck =
+            Math.min(
+                Math.max(MIN_ROWS_FOR_CHECK, (rowsInGroup + expected) / 2),
+                rowsInGroup + MAX_ROWS_FOR_CHECK);
+      }
+    }
+  }
+
+  /** Bytes written so far plus bytes buffered for the current row group. */
+  long dataSize() {
+    return lastGroupEnd + columnStore.getBufferedSize();
+  }
+
+  private void flushRowGroup() throws IOException {
+    if (rowsInGroup > 0) {
+      file.startBlock(rowsInGroup);
+      columnStore.flush();
+      pageStore.flushToFileWriter(file);
+      file.endBlock();
+      rowsInGroup = 0;
+      lastGroupEnd = file.getPos();
+    }
+    columnStore.close();
+    pageStore.close();
+  }
+
+  /** Writes the last row group and the footer (with {@code metadata} as key-value metadata). */
+  void finish(Map<String, String> metadata) throws IOException {
+    flushRowGroup();
+    file.end(metadata);
+  }
+}

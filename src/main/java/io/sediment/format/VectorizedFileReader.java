@@ -1,0 +1,332 @@
+package io.sediment.format;
+
+import java.io.BufferedInputStream;
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.core.fs.FSDataInputStream;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.columnar.ColumnarRowData;
+import org.apache.flink.table.data.columnar.vector.ColumnVector;
+import org.apache.flink.table.data.columnar.vector.VectorizedColumnBatch;
+import org.apache.flink.table.data.columnar.vector.heap.AbstractHeapVector;
+import org.apache.flink.table.data.columnar.vector.heap.HeapBooleanVector;
+import org.apache.flink.table.data.columnar.vector.heap.HeapByteVector;
+import org.apache.flink.table.data.columnar.vector.heap.HeapBytesVector;
+import org.apache.flink.table.data.columnar.vector.heap.HeapDoubleVector;
+import org.apache.flink.table.data.columnar.vector.heap.HeapFloatVector;
+import org.apache.flink.table.data.columnar.vector.heap.HeapIntVector;
+import org.apache.flink.table.data.columnar.vector.heap.HeapLongVector;
+import org.apache.flink.table.data.columnar.vector.heap.HeapShortVector;
+import org.apache.flink.table.types.logical.LocalZonedTimestampType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.compression.CompressionCodecFactory;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
+import org.apache.parquet.schema.MessageType;
+
+/**
+ * Reads the flat columns of a Parquet file column by column into batches of Flink heap vectors,
+ * {@link #BATCH_SIZE} rows at a time, each column chunk streamed page by page from its own input
+ * stream ({@link ColumnChunkReader}): memory is a page per column and two batches, whatever the
+ * size of the row groups.
+ *
+ * <p><b>Row validity:</b> a row returned by {@link #next()} stays valid until the second {@link
+ * #next()} after it (two views over two batches alternate; {@link #skip()} never overwrites the
+ * batch of the last returned row). Field values (strings, byte arrays) are never overwritten.
+ */
+final class VectorizedFileReader implements Closeable {
+
+  static final int BATCH_SIZE = 4096;
+
+  private static final Set<Encoding> SUPPORTED =
+      EnumSet.of(
+          Encoding.PLAIN,
+          Encoding.PLAIN_DICTIONARY,
+          Encoding.RLE_DICTIONARY,
+          Encoding.RLE,
+          Encoding.BIT_PACKED);
+
+  private final Path path;
+  private final List<BlockMetaData> blocks;
+  private final ColumnDescriptor[] columns;
+  private final int[] kinds;
+  private final TimeUnit[] units;
+  private final PageDecompressor[] decompressors;
+  private final CompressionCodecFactory codecs;
+  private final AbstractHeapVector[][] vectors = new AbstractHeapVector[2][];
+  private final VectorizedColumnBatch[] batches = new VectorizedColumnBatch[2];
+  private final ColumnarRowData[] views = new ColumnarRowData[2];
+  private final ColumnChunkReader[] chunks;
+  private FileSystem fs;
+
+  private int nextBlock;
+  private long leftInBlock;
+  private int current = -1;
+  private int pinned = -1;
+  private int rowsInBatch;
+  private int nextRow;
+  private int view;
+
+  private VectorizedFileReader(
+      Path path,
+      RowType producedType,
+      ColumnDescriptor[] columns,
+      List<BlockMetaData> blocks,
+      CompressionCodecFactory codecs) {
+    this.path = path;
+    this.blocks = blocks;
+    this.columns = columns;
+    this.codecs = codecs;
+    int n = columns.length;
+    this.kinds = new int[n];
+    this.units = new TimeUnit[n];
+    this.decompressors = new PageDecompressor[n];
+    this.chunks = new ColumnChunkReader[n];
+    for (int i = 0; i < n; i++) {
+      LogicalType type = producedType.getTypeAt(i);
+      kinds[i] = kind(type);
+      if (kinds[i] == ColumnChunkReader.TIMESTAMP) {
+        units[i] = ParquetSchemas.timeUnit(timestampPrecision(type));
+      }
+    }
+    for (int b = 0; b < 2; b++) {
+      vectors[b] = new AbstractHeapVector[n];
+      for (int i = 0; i < n; i++) {
+        vectors[b][i] = newVector(kinds[i]);
+      }
+      batches[b] = new VectorizedColumnBatch((ColumnVector[]) vectors[b]);
+      views[b] = new ColumnarRowData(batches[b]);
+    }
+  }
+
+  /**
+   * A reader of {@code requested} (flat, of {@code producedType}), or null when a column's type or
+   * an encoding of the file is not supported here (the caller then assembles records instead).
+   */
+  static VectorizedFileReader create(
+      Path path,
+      RowType producedType,
+      MessageType requested,
+      ParquetMetadata footer,
+      CompressionCodecFactory codecs) {
+    MessageType fileSchema = footer.getFileMetaData().getSchema();
+    List<ColumnDescriptor> requestedColumns = requested.getColumns();
+    if (requestedColumns.size() != producedType.getFieldCount()) {
+      return null;
+    }
+    ColumnDescriptor[] columns = new ColumnDescriptor[requestedColumns.size()];
+    for (int i = 0; i < columns.length; i++) {
+      String[] p = requestedColumns.get(i).getPath();
+      if (kind(producedType.getTypeAt(i)) < 0 || p.length != 1 || !fileSchema.containsPath(p)) {
+        return null;
+      }
+      columns[i] = fileSchema.getColumnDescription(p);
+      if (columns[i].getMaxRepetitionLevel() != 0 || columns[i].getMaxDefinitionLevel() > 1) {
+        return null;
+      }
+    }
+    for (BlockMetaData block : footer.getBlocks()) {
+      for (ColumnChunkMetaData chunk : block.getColumns()) {
+        if (!SUPPORTED.containsAll(chunk.getEncodings()) || chunk.isEncrypted()) {
+          return null;
+        }
+      }
+    }
+    return new VectorizedFileReader(path, producedType, columns, footer.getBlocks(), codecs);
+  }
+
+  static int kind(LogicalType type) {
+    switch (type.getTypeRoot()) {
+      case BOOLEAN:
+        return ColumnChunkReader.BOOLEAN;
+      case TINYINT:
+        return ColumnChunkReader.BYTE;
+      case SMALLINT:
+        return ColumnChunkReader.SHORT;
+      case INTEGER:
+      case DATE:
+      case TIME_WITHOUT_TIME_ZONE:
+        return ColumnChunkReader.INT;
+      case BIGINT:
+        return ColumnChunkReader.LONG;
+      case FLOAT:
+        return ColumnChunkReader.FLOAT;
+      case DOUBLE:
+        return ColumnChunkReader.DOUBLE;
+      case CHAR:
+      case VARCHAR:
+      case BINARY:
+      case VARBINARY:
+        return ColumnChunkReader.BYTES;
+      case TIMESTAMP_WITHOUT_TIME_ZONE:
+      case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+        return ColumnChunkReader.TIMESTAMP;
+      default:
+        return -1;
+    }
+  }
+
+  private static AbstractHeapVector newVector(int kind) {
+    switch (kind) {
+      case ColumnChunkReader.BOOLEAN:
+        return new HeapBooleanVector(BATCH_SIZE);
+      case ColumnChunkReader.BYTE:
+        return new HeapByteVector(BATCH_SIZE);
+      case ColumnChunkReader.SHORT:
+        return new HeapShortVector(BATCH_SIZE);
+      case ColumnChunkReader.INT:
+        return new HeapIntVector(BATCH_SIZE);
+      case ColumnChunkReader.LONG:
+        return new HeapLongVector(BATCH_SIZE);
+      case ColumnChunkReader.FLOAT:
+        return new HeapFloatVector(BATCH_SIZE);
+      case ColumnChunkReader.DOUBLE:
+        return new HeapDoubleVector(BATCH_SIZE);
+      case ColumnChunkReader.BYTES:
+        return new HeapBytesVector(BATCH_SIZE);
+      case ColumnChunkReader.TIMESTAMP:
+        return new EpochTimestampVector(BATCH_SIZE);
+      default:
+        throw new IllegalStateException("kind " + kind);
+    }
+  }
+
+  private static int timestampPrecision(LogicalType type) {
+    return type instanceof TimestampType
+        ? ((TimestampType) type).getPrecision()
+        : ((LocalZonedTimestampType) type).getPrecision();
+  }
+
+  /** The next row, or null at the end (see the class comment for how long it stays valid). */
+  RowData next() throws IOException {
+    if (nextRow >= rowsInBatch && !loadBatch()) {
+      return null;
+    }
+    pinned = current;
+    view ^= 1;
+    ColumnarRowData row = views[view];
+    row.setVectorizedColumnBatch(batches[current]);
+    row.setRowId(nextRow++);
+    return row;
+  }
+
+  /** Skips one row; false at the end. */
+  boolean skip() throws IOException {
+    if (nextRow >= rowsInBatch && !loadBatch()) {
+      return false;
+    }
+    nextRow++;
+    return true;
+  }
+
+  private boolean loadBatch() throws IOException {
+    while (leftInBlock == 0) {
+      closeChunks();
+      if (nextBlock >= blocks.size()) {
+        return false;
+      }
+      openBlock(blocks.get(nextBlock++));
+    }
+    // never overwrite the batch of the row last returned by next()
+    current = pinned == 0 ? 1 : 0;
+    int n = (int) Math.min(BATCH_SIZE, leftInBlock);
+    AbstractHeapVector[] target = vectors[current];
+    for (int c = 0; c < chunks.length; c++) {
+      chunks[c].readBatch(n, target[c]);
+    }
+    batches[current].setNumRows(n);
+    leftInBlock -= n;
+    rowsInBatch = n;
+    nextRow = 0;
+    return true;
+  }
+
+  private void openBlock(BlockMetaData block) throws IOException {
+    Map<ColumnPath, ColumnChunkMetaData> byPath = new HashMap<>();
+    for (ColumnChunkMetaData chunk : block.getColumns()) {
+      byPath.put(chunk.getPath(), chunk);
+    }
+    if (fs == null) {
+      fs = path.getFileSystem();
+    }
+    try {
+      openChunks(byPath);
+    } catch (IOException | RuntimeException e) {
+      try {
+        closeChunks();
+      } catch (IOException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+    leftInBlock = block.getRowCount();
+  }
+
+  private void openChunks(Map<ColumnPath, ColumnChunkMetaData> byPath) throws IOException {
+    for (int c = 0; c < columns.length; c++) {
+      ColumnChunkMetaData meta = byPath.get(ColumnPath.get(columns[c].getPath()));
+      if (meta == null) {
+        throw new IOException(
+            "Corrupt Parquet file " + path + ": no column chunk for " + columns[c]);
+      }
+      decompressors[c] = PageDecompressor.of(meta.getCodec(), codecs);
+      FSDataInputStream in = fs.open(path);
+      try {
+        in.seek(meta.getStartingPos());
+      } catch (IOException e) {
+        in.close();
+        throw e;
+      }
+      int buffer = (int) Math.max(8192, Math.min(meta.getTotalSize(), 64 * 1024));
+      chunks[c] =
+          new ColumnChunkReader(
+              columns[c].getPath()[0],
+              new BufferedInputStream(in, buffer),
+              decompressors[c],
+              columns[c].getPrimitiveType().getPrimitiveTypeName(),
+              kinds[c],
+              units[c],
+              columns[c].getMaxDefinitionLevel());
+    }
+  }
+
+  private void closeChunks() throws IOException {
+    IOException first = null;
+    for (int c = 0; c < chunks.length; c++) {
+      if (chunks[c] != null) {
+        try {
+          chunks[c].close();
+        } catch (IOException e) {
+          if (first == null) {
+            first = e;
+          } else {
+            first.addSuppressed(e);
+          }
+        }
+        chunks[c] = null;
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    closeChunks();
+  }
+}
