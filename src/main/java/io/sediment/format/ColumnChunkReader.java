@@ -138,7 +138,7 @@ final class ColumnChunkReader implements Closeable {
       }
     }
     if (kind == BYTES) {
-      decodeBytes((HeapBytesVector) v, off, m, hasNulls);
+      decodeBytes((HeapBytesVector) v, off, m, hasNulls, present);
       return;
     }
     if (kind == BOOLEAN) {
@@ -298,13 +298,24 @@ final class ColumnChunkReader implements Closeable {
     return idScratch;
   }
 
-  private void decodeBytes(HeapBytesVector v, int off, int m, boolean hasNulls) throws IOException {
+  private void decodeBytes(HeapBytesVector v, int off, int m, boolean hasNulls, int present)
+      throws IOException {
+    if (dictionaryEncoded) {
+      int[] idv = ids(present);
+      int j = 0;
+      for (int i = 0; i < m; i++) {
+        if (hasNulls && defs[i] != maxDefinition) {
+          v.setNullAt(off + i);
+        } else {
+          byte[] value = dictBytes[idv[j++]];
+          v.appendBytes(off + i, value, 0, value.length);
+        }
+      }
+      return;
+    }
     for (int i = 0; i < m; i++) {
       if (hasNulls && defs[i] != maxDefinition) {
         v.setNullAt(off + i);
-      } else if (dictionaryEncoded) {
-        byte[] value = dictBytes[ids.readInt()];
-        v.appendBytes(off + i, value, 0, value.length);
       } else {
         need(4);
         int length = (int) INTS.get(page, valuePos);

@@ -11,6 +11,7 @@ import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinaryStringData;
+import org.apache.flink.table.data.columnar.vector.heap.HeapBytesVector;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -429,6 +430,16 @@ final class RowFieldWriters {
 
     @Override
     void write(ColumnWriter cw, RowData row) {
+      if (row instanceof BatchRow batchRow) {
+        HeapBytesVector v = batchRow.bytesVector(pos);
+        if (v != null) {
+          // straight from the batch's buffer: no StringData per value
+          int i = batchRow.rowId();
+          update(v.buffer, v.start[i], v.length[i]);
+          cw.write(Binary.fromReusedByteArray(v.buffer, v.start[i], v.length[i]), 0, defined);
+          return;
+        }
+      }
       StringData s = row.getString(pos);
       if (s instanceof BinaryStringData bs && bs.getBinarySection() != null) {
         MemorySegment[] segments = bs.getSegments();

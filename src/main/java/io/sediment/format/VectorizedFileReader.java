@@ -12,7 +12,6 @@ import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.columnar.ColumnarRowData;
 import org.apache.flink.table.data.columnar.vector.ColumnVector;
 import org.apache.flink.table.data.columnar.vector.VectorizedColumnBatch;
 import org.apache.flink.table.data.columnar.vector.heap.AbstractHeapVector;
@@ -69,7 +68,7 @@ final class VectorizedFileReader implements Closeable {
   private final CompressionCodecFactory codecs;
   private final AbstractHeapVector[][] vectors = new AbstractHeapVector[2][];
   private final VectorizedColumnBatch[] batches = new VectorizedColumnBatch[2];
-  private final ColumnarRowData[] views = new ColumnarRowData[2];
+  private final BatchRow[] views = new BatchRow[2];
   private final ColumnChunkReader[] chunks;
   private FileSystem fs;
 
@@ -109,7 +108,7 @@ final class VectorizedFileReader implements Closeable {
         vectors[b][i] = newVector(kinds[i]);
       }
       batches[b] = new VectorizedColumnBatch((ColumnVector[]) vectors[b]);
-      views[b] = new ColumnarRowData(batches[b]);
+      views[b] = new BatchRow();
     }
   }
 
@@ -218,9 +217,8 @@ final class VectorizedFileReader implements Closeable {
     }
     pinned = current;
     view ^= 1;
-    ColumnarRowData row = views[view];
-    row.setVectorizedColumnBatch(batches[current]);
-    row.setRowId(nextRow++);
+    BatchRow row = views[view];
+    row.set(batches[current], nextRow++);
     return row;
   }
 

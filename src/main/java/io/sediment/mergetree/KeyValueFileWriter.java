@@ -41,6 +41,9 @@ public final class KeyValueFileWriter {
   // the key fields of the last row written (the file's max key when it ends), other fields null
   private final GenericRowData last;
   private final RowData.FieldGetter[] keyGetters;
+  // a one-column integral key is kept as a primitive and boxed once, when the file ends
+  private final KeyValueLayout.IntegralKey integralKey;
+  private long lastIntegralKey;
   private boolean hasLast;
 
   public KeyValueFileWriter(
@@ -104,6 +107,7 @@ public final class KeyValueFileWriter {
     for (int i = 0; i < keys.length; i++) {
       keyGetters[i] = RowData.createFieldGetter(layout.fileType().getTypeAt(keys[i]), keys[i]);
     }
+    this.integralKey = layout.integralKey();
   }
 
   public void write(RowData kv) throws IOException {
@@ -120,9 +124,13 @@ public final class KeyValueFileWriter {
     if (rolled) {
       endFile(keyProjector.project(kv));
     } else {
-      int[] keys = layout.keyIndexes();
-      for (int i = 0; i < keys.length; i++) {
-        last.setField(keys[i], keyGetters[i].getFieldOrNull(kv));
+      if (integralKey != null) {
+        lastIntegralKey = integralKey.get(kv);
+      } else {
+        int[] keys = layout.keyIndexes();
+        for (int i = 0; i < keys.length; i++) {
+          last.setField(keys[i], keyGetters[i].getFieldOrNull(kv));
+        }
       }
       hasLast = true;
     }
@@ -141,6 +149,9 @@ public final class KeyValueFileWriter {
   /** Closes the last file and describes every file written since the last call. */
   public List<DataFileMeta> finish() throws IOException {
     if (minKey != null && hasLast) {
+      if (integralKey != null) {
+        last.setField(layout.keyIndexes()[0], integralKey.box(lastIntegralKey));
+      }
       endFile(keyProjector.project(last));
     }
     List<WrittenFile> written = writer.finish();

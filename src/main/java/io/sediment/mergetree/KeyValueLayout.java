@@ -12,6 +12,7 @@ import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.binary.BinaryStringData;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.TinyIntType;
 import org.apache.flink.types.RowKind;
@@ -98,6 +99,71 @@ public final class KeyValueLayout implements Serializable {
   /** Compares file rows (or any rows with the key at the table positions) by key. */
   public Comparator<RowData> keyComparator() {
     return fieldsComparator(valueType, keyIndexes);
+  }
+
+  /** Reads a one-column integral key as a long, and boxes such a long back to its field type. */
+  public static final class IntegralKey implements Serializable {
+    private static final long serialVersionUID = 1L;
+    private final int pos;
+    private final LogicalTypeRoot root;
+
+    IntegralKey(int pos, LogicalTypeRoot root) {
+      this.pos = pos;
+      this.root = root;
+    }
+
+    public long get(RowData row) {
+      switch (root) {
+        case TINYINT:
+          return row.getByte(pos);
+        case SMALLINT:
+          return row.getShort(pos);
+        case BIGINT:
+          return row.getLong(pos);
+        default:
+          return row.getInt(pos);
+      }
+    }
+
+    /** The internal (boxed) field value of a key read by {@link #get}. */
+    public Object box(long key) {
+      switch (root) {
+        case TINYINT:
+          return (byte) key;
+        case SMALLINT:
+          return (short) key;
+        case BIGINT:
+          return key;
+        default:
+          return (int) key;
+      }
+    }
+  }
+
+  /**
+   * The key as a long when it is a single NOT NULL integral column (TINYINT, SMALLINT, INTEGER,
+   * BIGINT, DATE, TIME), so merges compare primitives; null for any other key.
+   */
+  public IntegralKey integralKey() {
+    if (keyIndexes.length != 1) {
+      return null;
+    }
+    int pos = keyIndexes[0];
+    LogicalType type = valueType.getTypeAt(pos);
+    if (type.isNullable()) {
+      return null;
+    }
+    switch (type.getTypeRoot()) {
+      case TINYINT:
+      case SMALLINT:
+      case INTEGER:
+      case DATE:
+      case TIME_WITHOUT_TIME_ZONE:
+      case BIGINT:
+        return new IntegralKey(pos, type.getTypeRoot());
+      default:
+        return null;
+    }
   }
 
   /** Compares binary key rows (arity = primary-key columns), as stored in file metadata. */
