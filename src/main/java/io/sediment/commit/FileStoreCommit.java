@@ -14,6 +14,7 @@ import io.sediment.manifest.ManifestList;
 import io.sediment.manifest.ManifestMerger;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
+import io.sediment.manifest.UserCommit;
 import io.sediment.predicate.Predicate;
 import io.sediment.schema.TableOptions;
 import java.io.IOException;
@@ -49,6 +50,16 @@ public final class FileStoreCommit {
   private final int maxRetries;
   private final IndexManifest indexManifest;
 
+  /**
+   * This user's newest stream commit as far as this committer knows (null: none), valid while
+   * {@link #resolved}. Resolved from the snapshots once, then kept up to date by this committer's
+   * own commits: with one committer per commit user nobody else adds to it, and the user's hint is
+   * read on every check so that another committer of the same user is noticed.
+   */
+  private UserCommit known;
+
+  private boolean resolved;
+
   public FileStoreCommit(FileStore store, String commitUser) {
     this.store = store;
     this.commitUser = commitUser;
@@ -65,11 +76,33 @@ public final class FileStoreCommit {
 
   /** Whether a commit of this user with this identifier (or a later one) already landed. */
   public boolean isCommitted(long identifier) {
-    // Batch commits (identifier Long.MAX_VALUE) of the same user say nothing about stream
-    // identifiers, so they are skipped.
-    Optional<Snapshot> last =
-        snapshots.latestOfUser(commitUser, s -> s.commitIdentifier() != Long.MAX_VALUE);
+    Optional<UserCommit> last = latestCommit();
     return last.isPresent() && last.get().commitIdentifier() >= identifier;
+  }
+
+  /**
+   * The newest stream commit of this user (batch commits, identifier Long.MAX_VALUE, say nothing
+   * about stream identifiers and are skipped). Reads the user's hint; the snapshots only when this
+   * committer does not know yet, or the hint shows a commit it did not make.
+   */
+  public Optional<UserCommit> latestCommit() {
+    Optional<UserCommit> hint = snapshots.readUserHint(commitUser);
+    boolean trusted =
+        resolved
+            && (hint.isEmpty() || (known != null && hint.get().snapshotId() <= known.snapshotId()));
+    if (!trusted) {
+      known = snapshots.latestCommitOfUser(commitUser).orElse(null);
+      resolved = true;
+    }
+    return Optional.ofNullable(known);
+  }
+
+  /** This committer published {@code s}: it is now the user's newest commit. */
+  private void published(Snapshot s) {
+    if (SnapshotManager.isStreamCommit(s)) {
+      known = UserCommit.of(s);
+      resolved = true;
+    }
   }
 
   /**
@@ -78,10 +111,14 @@ public final class FileStoreCommit {
    * is thrown; the caller decides whether to abort (delete) the new files.
    */
   public List<Long> commit(List<CommitMessage> messages, long identifier, boolean checkCommitted) {
+    if (messages.stream().allMatch(CommitMessage::isEmpty)) {
+      return List.of();
+    }
     if (checkCommitted && isCommitted(identifier)) {
       LOG.info("Commit {} of user {} already landed; skipping", identifier, commitUser);
       return List.of();
     }
+    checkOutputsExist(messages);
     List<ManifestEntry> appends = new ArrayList<>();
     List<ManifestEntry> compacts = new ArrayList<>();
     List<IndexManifest.Entry> deletionVectors = new ArrayList<>();
@@ -200,6 +237,7 @@ public final class FileStoreCommit {
         Attempt a = prepare(latest, delta, changes, List.of(), CommitKind.OVERWRITE, identifier);
         boolean won = publish(a);
         if (won) {
+          published(a.snapshot);
           LOG.info(
               "Committed snapshot {} (OVERWRITE, user {}, identifier {}, {} file(s) replaced)",
               a.snapshot.id(),
@@ -211,11 +249,13 @@ public final class FileStoreCommit {
         a.cleanup();
         manifestFile.delete(delta);
       } catch (IOException e) {
+        resolved = false;
         if (delta != null) {
           manifestFile.delete(delta);
         }
         throw new UncheckedIOException("Overwrite commit failed", e);
       } catch (RuntimeException e) {
+        resolved = false;
         if (delta != null && !(e instanceof CommitOutcomeUnknownException)) {
           manifestFile.delete(delta);
         }
@@ -253,6 +293,7 @@ public final class FileStoreCommit {
         Attempt a = prepare(latest, delta, changes, deletionVectors, kind, identifier);
         boolean won = publish(a);
         if (won) {
+          published(a.snapshot);
           LOG.info(
               "Committed snapshot {} ({}, user {}, identifier {})",
               a.snapshot.id(),
@@ -270,11 +311,13 @@ public final class FileStoreCommit {
         }
       }
     } catch (IOException e) {
+      resolved = false; // look again next time
       if (delta != null) {
         manifestFile.delete(delta);
       }
       throw new UncheckedIOException("Commit failed", e);
     } catch (RuntimeException e) {
+      resolved = false;
       if (delta != null && !(e instanceof CommitOutcomeUnknownException)) {
         manifestFile.delete(delta);
       }
@@ -314,6 +357,7 @@ public final class FileStoreCommit {
             "Publishing snapshot {} reported an error but it landed: {}",
             a.snapshot.id(),
             e.toString());
+        snapshots.writeHints(a.snapshot);
         return true;
       }
       a.cleanup();
