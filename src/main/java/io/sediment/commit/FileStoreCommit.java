@@ -36,7 +36,9 @@ import org.slf4j.LoggerFactory;
  * become one COMPACT snapshot. Each attempt writes manifests, then races for the next snapshot id
  * with an exclusive create; the loser retries on top of the winner. A commit that deletes files
  * first checks that all of them are still live, and fails with {@link CommitConflictException}
- * otherwise. A (commit user, identifier) pair that already landed is skipped.
+ * otherwise. A (commit user, identifier) pair that already landed is skipped, except that a retry
+ * completes (or drops) a writer's compaction whose COMPACT snapshot did not land after its APPEND
+ * did (see {@link #commit}).
  */
 public final class FileStoreCommit {
 
@@ -109,26 +111,80 @@ public final class FileStoreCommit {
    * Commits the messages; returns the ids of the snapshots made (empty when there was nothing to
    * commit or the identifier already landed). On a conflict nothing is committed and the exception
    * is thrown; the caller decides whether to abort (delete) the new files.
+   *
+   * <p>Messages with new files and compaction changes (a primary-key writer's own compaction) make
+   * two snapshots with the same identifier: APPEND, then COMPACT. The APPEND can land and the
+   * COMPACT fail (an I/O error, a crash, an unknown outcome). A retry of that identifier ({@code
+   * checkCommitted}) then finds the user's newest commit to be the APPEND of this identifier, and
+   * commits only the compaction, so the window ends complete and its outputs are not left
+   * unreferenced: the compaction lands if its inputs are still live and its outputs exist;
+   * otherwise it is dropped and its outputs are deleted, as on a conflict in the first attempt. The
+   * rows are the same either way: the compaction only rewrites them.
    */
   public List<Long> commit(List<CommitMessage> messages, long identifier, boolean checkCommitted) {
     if (messages.stream().allMatch(CommitMessage::isEmpty)) {
       return List.of();
     }
-    if (checkCommitted && isCommitted(identifier)) {
-      LOG.info("Commit {} of user {} already landed; skipping", identifier, commitUser);
-      return List.of();
+    if (checkCommitted) {
+      Optional<UserCommit> last = latestCommit();
+      if (last.isPresent() && last.get().commitIdentifier() >= identifier) {
+        if (last.get().commitIdentifier() == identifier
+            && last.get().commitKind() == CommitKind.APPEND
+            && hasCompaction(messages)) {
+          LOG.info(
+              "Commit {} of user {}: snapshot {} appended the new files, the compaction did not"
+                  + " land; committing it now",
+              identifier,
+              commitUser,
+              last.get().snapshotId());
+          return commitCompaction(messages, identifier, last.get().snapshotId(), true);
+        }
+        LOG.info("Commit {} of user {} already landed; skipping", identifier, commitUser);
+        return List.of();
+      }
     }
     checkOutputsExist(messages);
     List<ManifestEntry> appends = new ArrayList<>();
-    List<ManifestEntry> compacts = new ArrayList<>();
-    List<IndexManifest.Entry> deletionVectors = new ArrayList<>();
     for (CommitMessage m : messages) {
-      for (DeletionFile d : m.deletionFiles()) {
-        deletionVectors.add(IndexManifest.Entry.of(m.partition(), m.bucket(), d));
-      }
       for (DataFileMeta f : m.newFiles()) {
         appends.add(
             new ManifestEntry(FileKind.ADD, m.partition(), m.bucket(), m.totalBuckets(), f));
+      }
+    }
+    List<Long> ids = new ArrayList<>();
+    if (!appends.isEmpty()) {
+      ids.add(tryCommit(appends, List.of(), CommitKind.APPEND, identifier));
+    }
+    ids.addAll(commitCompaction(messages, identifier, ids.isEmpty() ? null : ids.get(0), false));
+    return ids;
+  }
+
+  private static boolean hasCompaction(List<CommitMessage> messages) {
+    for (CommitMessage m : messages) {
+      if (!m.compactBefore().isEmpty()
+          || !m.compactAfter().isEmpty()
+          || !m.deletionFiles().isEmpty()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Commits the compaction part of the messages as one COMPACT snapshot; returns its id, or nothing
+   * when there is none or it was dropped. {@code appended} is the APPEND snapshot of the same
+   * messages if it landed (null otherwise): then a conflict, or outputs missing on a {@code retry},
+   * drop the compaction and delete its outputs instead of failing, so that a caller's abort never
+   * touches the appended files and a restored window does not fail again on every restore.
+   */
+  private List<Long> commitCompaction(
+      List<CommitMessage> messages, long identifier, Long appended, boolean retry) {
+    List<ManifestEntry> compacts = new ArrayList<>();
+    List<IndexManifest.Entry> deletionVectors = new ArrayList<>();
+    List<CommitMessage> compactOnly = new ArrayList<>();
+    for (CommitMessage m : messages) {
+      for (DeletionFile d : m.deletionFiles()) {
+        deletionVectors.add(IndexManifest.Entry.of(m.partition(), m.bucket(), d));
       }
       for (DataFileMeta f : m.compactBefore()) {
         compacts.add(
@@ -138,46 +194,58 @@ public final class FileStoreCommit {
         compacts.add(
             new ManifestEntry(FileKind.ADD, m.partition(), m.bucket(), m.totalBuckets(), f));
       }
+      // What dropping the compaction deletes: its outputs that are not appended files.
+      List<DataFileMeta> outputs = new ArrayList<>(m.compactAfter());
+      outputs.removeAll(m.newFiles());
+      compactOnly.add(
+          new CommitMessage(
+              m.partition(),
+              m.bucket(),
+              m.totalBuckets(),
+              List.of(),
+              List.of(),
+              outputs,
+              m.deletionFiles()));
     }
-    List<Long> ids = new ArrayList<>();
-    if (!appends.isEmpty()) {
-      ids.add(tryCommit(appends, List.of(), CommitKind.APPEND, identifier));
+    if (compacts.isEmpty() && deletionVectors.isEmpty()) {
+      return List.of();
     }
-    if (!compacts.isEmpty() || !deletionVectors.isEmpty()) {
-      try {
-        ids.add(tryCommit(compacts, deletionVectors, CommitKind.COMPACT, identifier));
-      } catch (CommitConflictException e) {
-        if (ids.isEmpty()) {
-          throw e;
-        }
-        // The appended files already landed: never let a caller's abort delete them. Drop only
-        // the compaction (a primary-key writer's own) and delete its outputs; a later compaction
-        // redoes it.
+    if (retry) {
+      List<String> missing = missingOutputs(compactOnly);
+      if (!missing.isEmpty()) {
+        // An earlier attempt dropped this compaction and deleted (some of) its outputs.
         LOG.warn(
-            "Snapshot {} appended the new files, but the writer's compaction conflicted and is"
-                + " dropped: {}",
-            ids.get(0),
-            e.getMessage());
-        List<CommitMessage> compactOnly = new ArrayList<>();
-        for (CommitMessage m : messages) {
-          List<DataFileMeta> outputs = new ArrayList<>(m.compactAfter());
-          outputs.removeAll(m.newFiles());
-          compactOnly.add(
-              new CommitMessage(
-                  m.partition(),
-                  m.bucket(),
-                  m.totalBuckets(),
-                  List.of(),
-                  List.of(),
-                  outputs,
-                  m.deletionFiles()));
-        }
-        for (IOException x : abort(compactOnly)) {
-          LOG.warn("Could not delete a dropped compaction output: {}", x.toString());
-        }
+            "Commit {} of user {}: the compaction's outputs {} are missing; it is dropped",
+            identifier,
+            commitUser,
+            missing);
+        dropCompaction(compactOnly);
+        return List.of();
       }
     }
-    return ids;
+    try {
+      return List.of(tryCommit(compacts, deletionVectors, CommitKind.COMPACT, identifier));
+    } catch (CommitConflictException e) {
+      if (appended == null) {
+        throw e;
+      }
+      // The appended files already landed: never let a caller's abort delete them. Drop only
+      // the compaction (a primary-key writer's own) and delete its outputs; a later compaction
+      // redoes it.
+      LOG.warn(
+          "Snapshot {} appended the new files, but the writer's compaction conflicted and is"
+              + " dropped: {}",
+          appended,
+          e.getMessage());
+      dropCompaction(compactOnly);
+      return List.of();
+    }
+  }
+
+  private void dropCompaction(List<CommitMessage> compactOnly) {
+    for (IOException x : abort(compactOnly)) {
+      LOG.warn("Could not delete a dropped compaction output: {}", x.toString());
+    }
   }
 
   /**
@@ -673,9 +741,29 @@ public final class FileStoreCommit {
    * ones.
    */
   public void checkOutputsExist(List<CommitMessage> messages) {
+    List<String> missing = missingOutputs(messages);
+    if (!missing.isEmpty()) {
+      throw new IllegalStateException(
+          "Refusing to commit: files to add are missing (deleted by an earlier abort?): "
+              + missing);
+    }
+  }
+
+  /**
+   * The files the messages add (new files, compaction outputs, deletion-vector files) that do not
+   * exist.
+   */
+  private List<String> missingOutputs(List<CommitMessage> messages) {
     List<String> missing = new ArrayList<>();
+    Set<String> vectorFiles = new HashSet<>();
     try {
       for (CommitMessage m : messages) {
+        for (DeletionFile d : m.deletionFiles()) {
+          if (vectorFiles.add(d.dvFile())
+              && !store.fileIO().exists(store.paths().index(d.dvFile()))) {
+            missing.add(d.dvFile());
+          }
+        }
         for (DataFileMeta f : m.newFiles()) {
           if (!store.fileIO().exists(store.dataFilePath(m.partition(), m.bucket(), f.fileName()))) {
             missing.add(f.fileName());
@@ -690,11 +778,7 @@ public final class FileStoreCommit {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot check the files to commit", e);
     }
-    if (!missing.isEmpty()) {
-      throw new IllegalStateException(
-          "Refusing to commit: files to add are missing (deleted by an earlier abort?): "
-              + missing);
-    }
+    return missing;
   }
 
   /** The id of the latest snapshot, if any. */
