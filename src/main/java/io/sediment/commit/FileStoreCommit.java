@@ -14,6 +14,7 @@ import io.sediment.manifest.ManifestList;
 import io.sediment.manifest.ManifestMerger;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
+import io.sediment.manifest.UserCommit;
 import io.sediment.predicate.Predicate;
 import io.sediment.schema.TableOptions;
 import java.io.IOException;
@@ -35,7 +36,9 @@ import org.slf4j.LoggerFactory;
  * become one COMPACT snapshot. Each attempt writes manifests, then races for the next snapshot id
  * with an exclusive create; the loser retries on top of the winner. A commit that deletes files
  * first checks that all of them are still live, and fails with {@link CommitConflictException}
- * otherwise. A (commit user, identifier) pair that already landed is skipped.
+ * otherwise. A (commit user, identifier) pair that already landed is skipped, except that a retry
+ * completes (or drops) a writer's compaction whose COMPACT snapshot did not land after its APPEND
+ * did (see {@link #commit}).
  */
 public final class FileStoreCommit {
 
@@ -48,6 +51,16 @@ public final class FileStoreCommit {
   private final ManifestList manifestList;
   private final int maxRetries;
   private final IndexManifest indexManifest;
+
+  /**
+   * This user's newest stream commit as far as this committer knows (null: none), valid while
+   * {@link #resolved}. Resolved from the snapshots once, then kept up to date by this committer's
+   * own commits: with one committer per commit user nobody else adds to it, and the user's hint is
+   * read on every check so that another committer of the same user is noticed.
+   */
+  private UserCommit known;
+
+  private boolean resolved;
 
   public FileStoreCommit(FileStore store, String commitUser) {
     this.store = store;
@@ -65,33 +78,113 @@ public final class FileStoreCommit {
 
   /** Whether a commit of this user with this identifier (or a later one) already landed. */
   public boolean isCommitted(long identifier) {
-    // Batch commits (identifier Long.MAX_VALUE) of the same user say nothing about stream
-    // identifiers, so they are skipped.
-    Optional<Snapshot> last =
-        snapshots.latestOfUser(commitUser, s -> s.commitIdentifier() != Long.MAX_VALUE);
+    Optional<UserCommit> last = latestCommit();
     return last.isPresent() && last.get().commitIdentifier() >= identifier;
+  }
+
+  /**
+   * The newest stream commit of this user (batch commits, identifier Long.MAX_VALUE, say nothing
+   * about stream identifiers and are skipped). Reads the user's hint; the snapshots only when this
+   * committer does not know yet, or the hint shows a commit it did not make.
+   */
+  public Optional<UserCommit> latestCommit() {
+    Optional<UserCommit> hint = snapshots.readUserHint(commitUser);
+    boolean trusted =
+        resolved
+            && (hint.isEmpty() || (known != null && hint.get().snapshotId() <= known.snapshotId()));
+    if (!trusted) {
+      known = snapshots.latestCommitOfUser(commitUser).orElse(null);
+      resolved = true;
+    }
+    return Optional.ofNullable(known);
+  }
+
+  /** This committer published {@code s}: it is now the user's newest commit. */
+  private void published(Snapshot s) {
+    if (SnapshotManager.isStreamCommit(s)) {
+      known = UserCommit.of(s);
+      resolved = true;
+    }
   }
 
   /**
    * Commits the messages; returns the ids of the snapshots made (empty when there was nothing to
    * commit or the identifier already landed). On a conflict nothing is committed and the exception
    * is thrown; the caller decides whether to abort (delete) the new files.
+   *
+   * <p>Messages with new files and compaction changes (a primary-key writer's own compaction) make
+   * two snapshots with the same identifier: APPEND, then COMPACT. The APPEND can land and the
+   * COMPACT fail (an I/O error, a crash, an unknown outcome). A retry of that identifier ({@code
+   * checkCommitted}) then finds the user's newest commit to be the APPEND of this identifier, and
+   * commits only the compaction, so the window ends complete and its outputs are not left
+   * unreferenced: the compaction lands if its inputs are still live and its outputs exist;
+   * otherwise it is dropped and its outputs are deleted, as on a conflict in the first attempt. The
+   * rows are the same either way: the compaction only rewrites them.
    */
   public List<Long> commit(List<CommitMessage> messages, long identifier, boolean checkCommitted) {
-    if (checkCommitted && isCommitted(identifier)) {
-      LOG.info("Commit {} of user {} already landed; skipping", identifier, commitUser);
+    if (messages.stream().allMatch(CommitMessage::isEmpty)) {
       return List.of();
     }
-    List<ManifestEntry> appends = new ArrayList<>();
-    List<ManifestEntry> compacts = new ArrayList<>();
-    List<IndexManifest.Entry> deletionVectors = new ArrayList<>();
-    for (CommitMessage m : messages) {
-      for (DeletionFile d : m.deletionFiles()) {
-        deletionVectors.add(IndexManifest.Entry.of(m.partition(), m.bucket(), d));
+    if (checkCommitted) {
+      Optional<UserCommit> last = latestCommit();
+      if (last.isPresent() && last.get().commitIdentifier() >= identifier) {
+        if (last.get().commitIdentifier() == identifier
+            && last.get().commitKind() == CommitKind.APPEND
+            && hasCompaction(messages)) {
+          LOG.info(
+              "Commit {} of user {}: snapshot {} appended the new files, the compaction did not"
+                  + " land; committing it now",
+              identifier,
+              commitUser,
+              last.get().snapshotId());
+          return commitCompaction(messages, identifier, last.get().snapshotId(), true);
+        }
+        LOG.info("Commit {} of user {} already landed; skipping", identifier, commitUser);
+        return List.of();
       }
+    }
+    checkOutputsExist(messages);
+    List<ManifestEntry> appends = new ArrayList<>();
+    for (CommitMessage m : messages) {
       for (DataFileMeta f : m.newFiles()) {
         appends.add(
             new ManifestEntry(FileKind.ADD, m.partition(), m.bucket(), m.totalBuckets(), f));
+      }
+    }
+    List<Long> ids = new ArrayList<>();
+    if (!appends.isEmpty()) {
+      ids.add(tryCommit(appends, List.of(), CommitKind.APPEND, identifier));
+    }
+    ids.addAll(commitCompaction(messages, identifier, ids.isEmpty() ? null : ids.get(0), false));
+    return ids;
+  }
+
+  private static boolean hasCompaction(List<CommitMessage> messages) {
+    for (CommitMessage m : messages) {
+      if (!m.compactBefore().isEmpty()
+          || !m.compactAfter().isEmpty()
+          || !m.deletionFiles().isEmpty()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Commits the compaction part of the messages as one COMPACT snapshot; returns its id, or nothing
+   * when there is none or it was dropped. {@code appended} is the APPEND snapshot of the same
+   * messages if it landed (null otherwise): then a conflict, or outputs missing on a {@code retry},
+   * drop the compaction and delete its outputs instead of failing, so that a caller's abort never
+   * touches the appended files and a restored window does not fail again on every restore.
+   */
+  private List<Long> commitCompaction(
+      List<CommitMessage> messages, long identifier, Long appended, boolean retry) {
+    List<ManifestEntry> compacts = new ArrayList<>();
+    List<IndexManifest.Entry> deletionVectors = new ArrayList<>();
+    List<CommitMessage> compactOnly = new ArrayList<>();
+    for (CommitMessage m : messages) {
+      for (DeletionFile d : m.deletionFiles()) {
+        deletionVectors.add(IndexManifest.Entry.of(m.partition(), m.bucket(), d));
       }
       for (DataFileMeta f : m.compactBefore()) {
         compacts.add(
@@ -101,46 +194,58 @@ public final class FileStoreCommit {
         compacts.add(
             new ManifestEntry(FileKind.ADD, m.partition(), m.bucket(), m.totalBuckets(), f));
       }
+      // What dropping the compaction deletes: its outputs that are not appended files.
+      List<DataFileMeta> outputs = new ArrayList<>(m.compactAfter());
+      outputs.removeAll(m.newFiles());
+      compactOnly.add(
+          new CommitMessage(
+              m.partition(),
+              m.bucket(),
+              m.totalBuckets(),
+              List.of(),
+              List.of(),
+              outputs,
+              m.deletionFiles()));
     }
-    List<Long> ids = new ArrayList<>();
-    if (!appends.isEmpty()) {
-      ids.add(tryCommit(appends, List.of(), CommitKind.APPEND, identifier));
+    if (compacts.isEmpty() && deletionVectors.isEmpty()) {
+      return List.of();
     }
-    if (!compacts.isEmpty() || !deletionVectors.isEmpty()) {
-      try {
-        ids.add(tryCommit(compacts, deletionVectors, CommitKind.COMPACT, identifier));
-      } catch (CommitConflictException e) {
-        if (ids.isEmpty()) {
-          throw e;
-        }
-        // The appended files already landed: never let a caller's abort delete them. Drop only
-        // the compaction (a primary-key writer's own) and delete its outputs; a later compaction
-        // redoes it.
+    if (retry) {
+      List<String> missing = missingOutputs(compactOnly);
+      if (!missing.isEmpty()) {
+        // An earlier attempt dropped this compaction and deleted (some of) its outputs.
         LOG.warn(
-            "Snapshot {} appended the new files, but the writer's compaction conflicted and is"
-                + " dropped: {}",
-            ids.get(0),
-            e.getMessage());
-        List<CommitMessage> compactOnly = new ArrayList<>();
-        for (CommitMessage m : messages) {
-          List<DataFileMeta> outputs = new ArrayList<>(m.compactAfter());
-          outputs.removeAll(m.newFiles());
-          compactOnly.add(
-              new CommitMessage(
-                  m.partition(),
-                  m.bucket(),
-                  m.totalBuckets(),
-                  List.of(),
-                  List.of(),
-                  outputs,
-                  m.deletionFiles()));
-        }
-        for (IOException x : abort(compactOnly)) {
-          LOG.warn("Could not delete a dropped compaction output: {}", x.toString());
-        }
+            "Commit {} of user {}: the compaction's outputs {} are missing; it is dropped",
+            identifier,
+            commitUser,
+            missing);
+        dropCompaction(compactOnly);
+        return List.of();
       }
     }
-    return ids;
+    try {
+      return List.of(tryCommit(compacts, deletionVectors, CommitKind.COMPACT, identifier));
+    } catch (CommitConflictException e) {
+      if (appended == null) {
+        throw e;
+      }
+      // The appended files already landed: never let a caller's abort delete them. Drop only
+      // the compaction (a primary-key writer's own) and delete its outputs; a later compaction
+      // redoes it.
+      LOG.warn(
+          "Snapshot {} appended the new files, but the writer's compaction conflicted and is"
+              + " dropped: {}",
+          appended,
+          e.getMessage());
+      dropCompaction(compactOnly);
+      return List.of();
+    }
+  }
+
+  private void dropCompaction(List<CommitMessage> compactOnly) {
+    for (IOException x : abort(compactOnly)) {
+      LOG.warn("Could not delete a dropped compaction output: {}", x.toString());
+    }
   }
 
   /**
@@ -200,6 +305,7 @@ public final class FileStoreCommit {
         Attempt a = prepare(latest, delta, changes, List.of(), CommitKind.OVERWRITE, identifier);
         boolean won = publish(a);
         if (won) {
+          published(a.snapshot);
           LOG.info(
               "Committed snapshot {} (OVERWRITE, user {}, identifier {}, {} file(s) replaced)",
               a.snapshot.id(),
@@ -211,11 +317,13 @@ public final class FileStoreCommit {
         a.cleanup();
         manifestFile.delete(delta);
       } catch (IOException e) {
+        resolved = false;
         if (delta != null) {
           manifestFile.delete(delta);
         }
         throw new UncheckedIOException("Overwrite commit failed", e);
       } catch (RuntimeException e) {
+        resolved = false;
         if (delta != null && !(e instanceof CommitOutcomeUnknownException)) {
           manifestFile.delete(delta);
         }
@@ -253,6 +361,7 @@ public final class FileStoreCommit {
         Attempt a = prepare(latest, delta, changes, deletionVectors, kind, identifier);
         boolean won = publish(a);
         if (won) {
+          published(a.snapshot);
           LOG.info(
               "Committed snapshot {} ({}, user {}, identifier {})",
               a.snapshot.id(),
@@ -270,11 +379,13 @@ public final class FileStoreCommit {
         }
       }
     } catch (IOException e) {
+      resolved = false; // look again next time
       if (delta != null) {
         manifestFile.delete(delta);
       }
       throw new UncheckedIOException("Commit failed", e);
     } catch (RuntimeException e) {
+      resolved = false;
       if (delta != null && !(e instanceof CommitOutcomeUnknownException)) {
         manifestFile.delete(delta);
       }
@@ -314,6 +425,7 @@ public final class FileStoreCommit {
             "Publishing snapshot {} reported an error but it landed: {}",
             a.snapshot.id(),
             e.toString());
+        snapshots.writeHints(a.snapshot);
         return true;
       }
       a.cleanup();
@@ -629,9 +741,29 @@ public final class FileStoreCommit {
    * ones.
    */
   public void checkOutputsExist(List<CommitMessage> messages) {
+    List<String> missing = missingOutputs(messages);
+    if (!missing.isEmpty()) {
+      throw new IllegalStateException(
+          "Refusing to commit: files to add are missing (deleted by an earlier abort?): "
+              + missing);
+    }
+  }
+
+  /**
+   * The files the messages add (new files, compaction outputs, deletion-vector files) that do not
+   * exist.
+   */
+  private List<String> missingOutputs(List<CommitMessage> messages) {
     List<String> missing = new ArrayList<>();
+    Set<String> vectorFiles = new HashSet<>();
     try {
       for (CommitMessage m : messages) {
+        for (DeletionFile d : m.deletionFiles()) {
+          if (vectorFiles.add(d.dvFile())
+              && !store.fileIO().exists(store.paths().index(d.dvFile()))) {
+            missing.add(d.dvFile());
+          }
+        }
         for (DataFileMeta f : m.newFiles()) {
           if (!store.fileIO().exists(store.dataFilePath(m.partition(), m.bucket(), f.fileName()))) {
             missing.add(f.fileName());
@@ -646,11 +778,7 @@ public final class FileStoreCommit {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot check the files to commit", e);
     }
-    if (!missing.isEmpty()) {
-      throw new IllegalStateException(
-          "Refusing to commit: files to add are missing (deleted by an earlier abort?): "
-              + missing);
-    }
+    return missing;
   }
 
   /** The id of the latest snapshot, if any. */

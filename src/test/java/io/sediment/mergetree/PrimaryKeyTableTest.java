@@ -188,6 +188,10 @@ class PrimaryKeyTableTest {
             top.creationTimeMillis(),
             io.sediment.manifest.FileSource.COMPACT,
             0);
+    // The file must exist: a commit refuses files that are missing.
+    java.nio.file.Files.copy(
+        dir.resolve("db.db/t/bucket-0/" + top.fileName()),
+        dir.resolve("db.db/t/bucket-0/data-overlap.parquet"));
     long before = t.latestSnapshot().get().id();
     io.sediment.commit.FileStoreCommit commit =
         new io.sediment.commit.FileStoreCommit(t.store(), "test");

@@ -29,6 +29,7 @@ public final class FaultyFileSystem extends FileSystem {
   private static volatile OpenHook openHook = p -> {};
   private static volatile Predicate<String> failDelete = p -> false;
   private static volatile Predicate<String> failAfterRename = p -> false;
+  private static volatile Predicate<String> failCreate = p -> false;
   public static final AtomicInteger DELETE_FAILURES = new AtomicInteger();
 
   private final LocalFileSystem local = new LocalFileSystem();
@@ -57,8 +58,14 @@ public final class FaultyFileSystem extends FileSystem {
     failAfterRename = targetMatcher;
   }
 
+  /** Creating a path whose string matches fails with an IOException (nothing is created). */
+  public static void failCreate(Predicate<String> matcher) {
+    failCreate = matcher;
+  }
+
   public static void reset() {
     failAfterRename = p -> false;
+    failCreate = p -> false;
     openHook = p -> {};
     failDelete = p -> false;
     DELETE_FAILURES.set(0);
@@ -143,6 +150,9 @@ public final class FaultyFileSystem extends FileSystem {
 
   @Override
   public FSDataOutputStream create(Path f, WriteMode overwriteMode) throws IOException {
+    if (failCreate.test(f.toString())) {
+      throw new IOException("Injected failure creating " + f);
+    }
     return local.create(toLocal(f), overwriteMode);
   }
 
