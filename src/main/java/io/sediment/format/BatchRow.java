@@ -39,6 +39,11 @@ final class BatchRow implements RowData {
     return batch.columns[pos] instanceof HeapBytesVector v && !v.hasDictionary() ? v : null;
   }
 
+  /** The timestamp vector of a timestamp column decoded by this package, or null. */
+  EpochTimestampVector timestampVector(int pos) {
+    return batch.columns[pos] instanceof EpochTimestampVector v ? v : null;
+  }
+
   @Override
   public int getArity() {
     return batch.getArity();

@@ -8,7 +8,9 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.hadoop.CodecFactory;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,13 +25,11 @@ public final class DataFileWriter implements Closeable {
 
   private static final Logger LOG = LoggerFactory.getLogger(DataFileWriter.class);
 
-  /** Parquet's configuration key of the zstd level. */
-  public static final String ZSTD_LEVEL_KEY = "parquet.compression.codec.zstd.level";
-
   private final Path path;
   private final RowFieldWriters fields;
   private final FlinkOutputFile outputFile;
-  private final CodecFactory codecFactory;
+  // releases the page compressor (a native zstd context) or the codec factory behind it
+  private final Runnable releaseCodec;
   private final ParquetRowGroupWriter writer;
   private long rowCount;
   private WrittenFile result;
@@ -40,12 +40,12 @@ public final class DataFileWriter implements Closeable {
       Path path,
       RowFieldWriters fields,
       FlinkOutputFile outputFile,
-      CodecFactory codecFactory,
+      Runnable releaseCodec,
       ParquetRowGroupWriter writer) {
     this.path = path;
     this.fields = fields;
     this.outputFile = outputFile;
-    this.codecFactory = codecFactory;
+    this.releaseCodec = releaseCodec;
     this.writer = writer;
   }
 
@@ -58,33 +58,47 @@ public final class DataFileWriter implements Closeable {
   public static DataFileWriter create(Path path, RowType rowType, FileFormatOptions options)
       throws IOException {
     RowFieldWriters fields = new RowFieldWriters(rowType); // validates types
-    // A Hadoop Configuration without default resources: the codecs need one, and loading
-    // core-default.xml for every file written costs more than writing a small file.
-    Configuration codecConf = new Configuration(false);
-    codecConf.setInt(ZSTD_LEVEL_KEY, options.zstdLevel());
-    CodecFactory codecFactory = new CodecFactory(codecConf, options.pageSize());
+    CompressionCodecFactory.BytesInputCompressor compressor;
+    Runnable releaseCodec;
+    if (options.codec() == CompressionCodecName.ZSTD) {
+      ZstdPageCompressor zstd = new ZstdPageCompressor(options.zstdLevel());
+      compressor = zstd;
+      releaseCodec = zstd::release;
+    } else {
+      // A Hadoop Configuration without default resources: the codecs need one, and loading
+      // core-default.xml for every file written costs more than writing a small file.
+      Configuration codecConf = new Configuration(false);
+      CodecFactory codecFactory = new CodecFactory(codecConf, options.pageSize());
+      compressor = codecFactory.getCompressor(options.codec());
+      releaseCodec = codecFactory::release;
+    }
     FlinkOutputFile outputFile = new FlinkOutputFile(path);
-    ParquetProperties props =
+    ParquetProperties.Builder builder =
         ParquetProperties.builder()
             .withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
             .withPageSize(options.pageSize())
             .withDictionaryPageSize(options.pageSize())
             .withDictionaryEncoding(options.dictionary())
-            .build();
+            .withAllocator(new RecyclingAllocator())
+            // unencoded-size statistics (Parquet 2.10) cost a little per value; nothing reads them
+            .withSizeStatisticsEnabled(false);
+    for (String column : options.plainColumns()) {
+      builder.withDictionaryEncoding(column, false);
+    }
+    ParquetProperties props = builder.build();
     ParquetRowGroupWriter writer;
     try {
       writer =
-          new ParquetRowGroupWriter(
-              outputFile, fields, props, codecFactory, options.codec(), options.rowGroupSize());
+          new ParquetRowGroupWriter(outputFile, fields, props, compressor, options.rowGroupSize());
     } catch (IOException | RuntimeException e) {
-      codecFactory.release();
+      releaseCodec.run();
       if (outputFile.stream() != null) {
         // we created the file, but failed afterwards: remove it
         abortQuietly(outputFile, path, e);
       }
       throw e;
     }
-    return new DataFileWriter(path, fields, outputFile, codecFactory, writer);
+    return new DataFileWriter(path, fields, outputFile, releaseCodec, writer);
   }
 
   /**
@@ -143,7 +157,7 @@ public final class DataFileWriter implements Closeable {
       abortQuietly(outputFile, path, e);
       throw e;
     } finally {
-      codecFactory.release();
+      releaseCodec.run();
     }
     FlinkOutputFile.PositionStream stream = outputFile.stream();
     long size = stream.getPos();
@@ -165,7 +179,7 @@ public final class DataFileWriter implements Closeable {
         stream.close();
       }
     } finally {
-      codecFactory.release();
+      releaseCodec.run();
       path.getFileSystem().delete(path, false);
     }
   }

@@ -42,6 +42,11 @@ final class EpochTimestampVector extends AbstractHeapVector implements WritableT
     }
   }
 
+  /** Row {@code i} as an epoch value in {@code unit}, without a {@link TimestampData}. */
+  long epoch(int i, TimeUnit unit) {
+    return Timestamps.toLong(millis[i], nanoOfMillis[i], unit);
+  }
+
   @Override
   public TimestampData getTimestamp(int i, int precision) {
     return TimestampData.fromEpochMillis(millis[i], nanoOfMillis[i]);

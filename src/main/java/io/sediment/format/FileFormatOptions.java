@@ -3,6 +3,7 @@ package io.sediment.format;
 import java.io.Serializable;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 
 /**
@@ -15,7 +16,12 @@ import org.apache.parquet.hadoop.metadata.CompressionCodecName;
  * @param dictionary whether dictionary encoding is enabled
  */
 public record FileFormatOptions(
-    String compression, int zstdLevel, long rowGroupSize, int pageSize, boolean dictionary)
+    String compression,
+    int zstdLevel,
+    long rowGroupSize,
+    int pageSize,
+    boolean dictionary,
+    Set<String> plainColumns)
     implements Serializable {
 
   /** The accepted values of {@link #compression()}. */
@@ -44,9 +50,16 @@ public record FileFormatOptions(
     if (pageSize <= 0) {
       throw new IllegalArgumentException("pageSize must be positive: " + pageSize);
     }
+    plainColumns = plainColumns == null ? Set.of() : Set.copyOf(plainColumns);
     if (normalized.equals("zstd") && (zstdLevel < -131072 || zstdLevel > 22)) {
       throw new IllegalArgumentException("zstdLevel out of range [-131072, 22]: " + zstdLevel);
     }
+  }
+
+  /** Options with dictionary encoding on or off for every column. */
+  public FileFormatOptions(
+      String compression, int zstdLevel, long rowGroupSize, int pageSize, boolean dictionary) {
+    this(compression, zstdLevel, rowGroupSize, pageSize, dictionary, Set.of());
   }
 
   /** zstd level 1, row groups of 128 MiB, pages of 1 MiB, dictionary encoding on. */
@@ -56,23 +69,36 @@ public record FileFormatOptions(
   }
 
   public FileFormatOptions withCompression(String newCompression) {
-    return new FileFormatOptions(newCompression, zstdLevel, rowGroupSize, pageSize, dictionary);
+    return new FileFormatOptions(
+        newCompression, zstdLevel, rowGroupSize, pageSize, dictionary, plainColumns);
   }
 
   public FileFormatOptions withZstdLevel(int level) {
-    return new FileFormatOptions(compression, level, rowGroupSize, pageSize, dictionary);
+    return new FileFormatOptions(
+        compression, level, rowGroupSize, pageSize, dictionary, plainColumns);
   }
 
   public FileFormatOptions withRowGroupSize(long size) {
-    return new FileFormatOptions(compression, zstdLevel, size, pageSize, dictionary);
+    return new FileFormatOptions(compression, zstdLevel, size, pageSize, dictionary, plainColumns);
   }
 
   public FileFormatOptions withPageSize(int size) {
-    return new FileFormatOptions(compression, zstdLevel, rowGroupSize, size, dictionary);
+    return new FileFormatOptions(
+        compression, zstdLevel, rowGroupSize, size, dictionary, plainColumns);
   }
 
   public FileFormatOptions withDictionary(boolean enabled) {
-    return new FileFormatOptions(compression, zstdLevel, rowGroupSize, pageSize, enabled);
+    return new FileFormatOptions(
+        compression, zstdLevel, rowGroupSize, pageSize, enabled, plainColumns);
+  }
+
+  /**
+   * These (top-level) columns written without dictionary even when {@link #dictionary()} is on: for
+   * columns known to have too many distinct values (see {@link EncodingHints}).
+   */
+  public FileFormatOptions withPlainColumns(Set<String> columns) {
+    return new FileFormatOptions(
+        compression, zstdLevel, rowGroupSize, pageSize, dictionary, columns);
   }
 
   /** The Parquet codec of {@link #compression()}. */

@@ -3,13 +3,11 @@ package io.sediment.format;
 import java.io.IOException;
 import java.util.Map;
 import org.apache.flink.table.data.RowData;
-import org.apache.parquet.bytes.HeapByteBufferAllocator;
 import org.apache.parquet.column.ColumnWriteStore;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
 import org.apache.parquet.hadoop.ParquetFileWriter;
-import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.schema.MessageType;
 
@@ -40,15 +38,14 @@ final class ParquetRowGroupWriter {
       OutputFile output,
       RowFieldWriters fields,
       ParquetProperties props,
-      CompressionCodecFactory codecs,
-      CompressionCodecName codec,
+      CompressionCodecFactory.BytesInputCompressor compressor,
       long rowGroupSize)
       throws IOException {
     this.schema = fields.schema();
     this.props = props;
     this.fields = fields;
     this.rowGroupSize = rowGroupSize;
-    this.compressor = codecs.getCompressor(codec);
+    this.compressor = compressor;
     this.file =
         new ParquetFileWriter(
             output, schema, ParquetFileWriter.Mode.CREATE, rowGroupSize, 0, null, props);
@@ -61,7 +58,7 @@ final class ParquetRowGroupWriter {
         new ColumnChunkPageWriteStore(
             compressor,
             schema,
-            HeapByteBufferAllocator.getInstance(),
+            props.getAllocator(),
             props.getColumnIndexTruncateLength(),
             props.getPageWriteChecksumEnabled());
     columnStore = props.newColumnWriteStore(schema, pageStore, pageStore);

@@ -8,7 +8,6 @@ import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
-import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinaryStringData;
 import org.apache.flink.table.data.columnar.vector.heap.HeapBytesVector;
@@ -610,8 +609,14 @@ final class RowFieldWriters {
 
     @Override
     void write(ColumnWriter cw, RowData row) {
-      TimestampData ts = row.getTimestamp(pos, precision);
-      long v = Timestamps.toLong(ts, unit);
+      long v;
+      EpochTimestampVector vector =
+          row instanceof BatchRow batchRow ? batchRow.timestampVector(pos) : null;
+      if (vector != null) {
+        v = vector.epoch(((BatchRow) row).rowId(), unit); // no TimestampData per value
+      } else {
+        v = Timestamps.toLong(row.getTimestamp(pos, precision), unit);
+      }
       if (!seen) {
         seen = true;
         min = v;

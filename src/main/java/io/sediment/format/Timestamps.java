@@ -10,8 +10,11 @@ final class Timestamps {
 
   /** Epoch value in {@code unit}; sub-unit digits are truncated (floor). */
   static long toLong(TimestampData ts, TimeUnit unit) {
-    long millis = ts.getMillisecond();
-    int nanoOfMilli = ts.getNanoOfMillisecond(); // always 0..999_999
+    return toLong(ts.getMillisecond(), ts.getNanoOfMillisecond(), unit);
+  }
+
+  /** Like {@link #toLong(TimestampData, TimeUnit)}, from the two parts of a timestamp. */
+  static long toLong(long millis, int nanoOfMilli, TimeUnit unit) {
     switch (unit) {
       case MILLIS:
         return millis;

@@ -4,6 +4,8 @@ import io.sediment.compact.CompactRewriter;
 import io.sediment.data.BinaryRows;
 import io.sediment.data.PartitionComputer;
 import io.sediment.format.ColumnStats;
+import io.sediment.format.EncodingHints;
+import io.sediment.format.FileFormatOptions;
 import io.sediment.format.WrittenFile;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileSource;
@@ -45,6 +47,7 @@ public final class KeyValueFileWriter {
   private final KeyValueLayout.IntegralKey integralKey;
   private long lastIntegralKey;
   private boolean hasLast;
+  private EncodingHints encodingHints;
 
   public KeyValueFileWriter(
       FileStore store,
@@ -93,7 +96,10 @@ public final class KeyValueFileWriter {
               return path;
             },
             layout.fileType(),
-            DataFileFactory.formatOptions(store.options()),
+            () -> {
+              FileFormatOptions base = DataFileFactory.formatOptions(store.options());
+              return encodingHints == null ? base : encodingHints.apply(base);
+            },
             store.options().targetFileSize());
     this.keyProjector = new PartitionComputer(layout.fileType(), layout.keyIndexes());
     int[] values = new int[layout.arity()];
@@ -108,6 +114,14 @@ public final class KeyValueFileWriter {
       keyGetters[i] = RowData.createFieldGetter(layout.fileType().getTypeAt(keys[i]), keys[i]);
     }
     this.integralKey = layout.integralKey();
+  }
+
+  /**
+   * Encodes each new file's columns as the inputs' {@code hints} suggest (see {@link
+   * EncodingHints}), consulted when the file is created.
+   */
+  public void useEncodingHints(EncodingHints hints) {
+    this.encodingHints = hints;
   }
 
   public void write(RowData kv) throws IOException {

@@ -5,6 +5,7 @@ import io.sediment.commit.PartitionPredicates;
 import io.sediment.compact.CompactRewriter;
 import io.sediment.compact.CompactTask;
 import io.sediment.compact.CompactTaskResult;
+import io.sediment.format.EncodingHints;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.DeletionFile;
 import io.sediment.manifest.FileSource;
@@ -84,10 +85,14 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
         java.util.Collections.reverse(others);
       }
     }
+    // the runs open their first files before the first output file is created (the merge
+    // reads one row of every run first), so the output's encodings can follow the inputs'
+    EncodingHints hints = new EncodingHints();
     List<RowIterator> readers = new ArrayList<>();
     for (SortedRun run : SortedRun.of(task.inputs(), layout.keyRowComparator())) {
       readers.add(
-          new RunReader(store, layout, task.partition(), task.bucket(), run.files(), vectors));
+          new RunReader(store, layout, task.partition(), task.bucket(), run.files(), vectors)
+              .observeEncodings(hints));
     }
     KeyValueFileWriter writer =
         new KeyValueFileWriter(
@@ -99,6 +104,7 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
             FileSource.COMPACT,
             names,
             observer);
+    writer.useEncodingHints(hints);
     List<DataFileMeta> after;
     long rows = 0;
     Map<String, RoaringBitmap> changed = new LinkedHashMap<>();

@@ -1,6 +1,7 @@
 package io.sediment.mergetree;
 
 import io.sediment.format.DataFileReader;
+import io.sediment.format.EncodingHints;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileStore;
 import java.io.IOException;
@@ -28,6 +29,7 @@ public final class RunReader implements RowIterator {
   private RoaringBitmap currentDv;
   private int position;
   private DataFileMeta currentFile;
+  private EncodingHints encodingHints;
 
   public RunReader(
       FileStore store,
@@ -59,6 +61,9 @@ public final class RunReader implements RowIterator {
                 null,
                 currentFile.fileSize());
         currentDv = deletionVectors.get(currentFile.fileName());
+        if (encodingHints != null) {
+          encodingHints.observe(current.footer());
+        }
         position = 0;
       }
       if (currentDv != null && currentDv.contains(position)) {
@@ -78,6 +83,12 @@ public final class RunReader implements RowIterator {
       position++;
       return row;
     }
+  }
+
+  /** Reports the footer of every file opened from now on to {@code hints}. */
+  public RunReader observeEncodings(EncodingHints hints) {
+    this.encodingHints = hints;
+    return this;
   }
 
   /** The file of the row last returned. */

@@ -22,7 +22,7 @@ public final class RollingFileWriter implements Closeable {
   private final FileIO fileIO;
   private final Supplier<Path> nextPath;
   private final RowType rowType;
-  private final FileFormatOptions format;
+  private final Supplier<FileFormatOptions> format;
   private final long targetSize;
   private final List<WrittenFile> written = new ArrayList<>();
   private DataFileWriter current;
@@ -32,6 +32,16 @@ public final class RollingFileWriter implements Closeable {
       Supplier<Path> nextPath,
       RowType rowType,
       FileFormatOptions format,
+      long targetSize) {
+    this(fileIO, nextPath, rowType, () -> format, targetSize);
+  }
+
+  /** A writer asking {@code format} for the options of each new file when it creates it. */
+  public RollingFileWriter(
+      FileIO fileIO,
+      Supplier<Path> nextPath,
+      RowType rowType,
+      Supplier<FileFormatOptions> format,
       long targetSize) {
     this.fileIO = fileIO;
     this.nextPath = nextPath;
@@ -46,7 +56,7 @@ public final class RollingFileWriter implements Closeable {
    */
   public boolean write(RowData row) throws IOException {
     if (current == null) {
-      current = DataFileWriter.create(nextPath.get(), rowType, format);
+      current = DataFileWriter.create(nextPath.get(), rowType, format.get());
     }
     current.write(row);
     // Checking the size costs a little; do it every 1024 rows.

@@ -89,6 +89,10 @@ public final class TableScan {
       byTarget.put(d.target(), d.deletionFile());
     }
     for (Map.Entry<ManifestEntry.Identifier, List<DataFileMeta>> g : groups.entrySet()) {
+      if (!primaryKey) {
+        // an append bucket is read in write order, whatever order compactions left in manifests
+        g.getValue().sort(java.util.Comparator.comparingLong(DataFileMeta::minSequenceNumber));
+      }
       Map<String, io.sediment.manifest.DeletionFile> splitDvs = new java.util.HashMap<>();
       if (!byTarget.isEmpty()) {
         for (DataFileMeta f : g.getValue()) {
