@@ -10,7 +10,12 @@ import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.data.columnar.vector.BytesColumnVector;
 import org.apache.flink.table.data.columnar.vector.VectorizedColumnBatch;
+import org.apache.flink.table.data.columnar.vector.heap.AbstractHeapVector;
+import org.apache.flink.table.data.columnar.vector.heap.HeapByteVector;
 import org.apache.flink.table.data.columnar.vector.heap.HeapBytesVector;
+import org.apache.flink.table.data.columnar.vector.heap.HeapDoubleVector;
+import org.apache.flink.table.data.columnar.vector.heap.HeapIntVector;
+import org.apache.flink.table.data.columnar.vector.heap.HeapLongVector;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.types.variant.Variant;
 
@@ -22,11 +27,15 @@ import org.apache.flink.types.variant.Variant;
 final class BatchRow implements RowData {
 
   private VectorizedColumnBatch batch;
+  // the batch's vectors typed as heap vectors: isNullAt and the primitive getters below are then
+  // direct calls on known classes instead of interface calls on nine different vector types
+  private AbstractHeapVector[] vectors;
   private int rowId;
   private RowKind kind = RowKind.INSERT;
 
-  void set(VectorizedColumnBatch batch, int rowId) {
+  void set(VectorizedColumnBatch batch, AbstractHeapVector[] vectors, int rowId) {
     this.batch = batch;
+    this.vectors = vectors;
     this.rowId = rowId;
   }
 
@@ -36,12 +45,12 @@ final class BatchRow implements RowData {
 
   /** The plain (non-dictionary) heap vector of a string/bytes column, or null. */
   HeapBytesVector bytesVector(int pos) {
-    return batch.columns[pos] instanceof HeapBytesVector v && !v.hasDictionary() ? v : null;
+    return vectors[pos] instanceof HeapBytesVector v && !v.hasDictionary() ? v : null;
   }
 
   /** The timestamp vector of a timestamp column decoded by this package, or null. */
   EpochTimestampVector timestampVector(int pos) {
-    return batch.columns[pos] instanceof EpochTimestampVector v ? v : null;
+    return vectors[pos] instanceof EpochTimestampVector v ? v : null;
   }
 
   @Override
@@ -61,7 +70,7 @@ final class BatchRow implements RowData {
 
   @Override
   public boolean isNullAt(int pos) {
-    return batch.isNullAt(rowId, pos);
+    return vectors[pos].isNullAt(rowId);
   }
 
   @Override
@@ -71,7 +80,7 @@ final class BatchRow implements RowData {
 
   @Override
   public byte getByte(int pos) {
-    return batch.getByte(rowId, pos);
+    return vectors[pos] instanceof HeapByteVector v ? v.vector[rowId] : batch.getByte(rowId, pos);
   }
 
   @Override
@@ -81,12 +90,12 @@ final class BatchRow implements RowData {
 
   @Override
   public int getInt(int pos) {
-    return batch.getInt(rowId, pos);
+    return vectors[pos] instanceof HeapIntVector v ? v.vector[rowId] : batch.getInt(rowId, pos);
   }
 
   @Override
   public long getLong(int pos) {
-    return batch.getLong(rowId, pos);
+    return vectors[pos] instanceof HeapLongVector v ? v.vector[rowId] : batch.getLong(rowId, pos);
   }
 
   @Override
@@ -96,7 +105,9 @@ final class BatchRow implements RowData {
 
   @Override
   public double getDouble(int pos) {
-    return batch.getDouble(rowId, pos);
+    return vectors[pos] instanceof HeapDoubleVector v
+        ? v.vector[rowId]
+        : batch.getDouble(rowId, pos);
   }
 
   @Override

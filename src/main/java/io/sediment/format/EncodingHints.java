@@ -19,7 +19,7 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata;
  */
 public final class EncodingHints {
 
-  // per column: [files seen, files whose data pages were not all dictionary-encoded]
+  // per column: [files seen, files with plain (not dictionary-encoded) data pages]
   private final Map<String, int[]> columns = new HashMap<>();
 
   /** Takes note of one input file's footer. */
@@ -32,14 +32,15 @@ public final class EncodingHints {
         }
         int[] counts = columns.computeIfAbsent(chunk.getPath().toDotString(), c -> new int[2]);
         counts[0]++;
-        if (stats.hasNonDictionaryEncodedPages() && stats.hasDictionaryPages()) {
-          counts[1]++; // tried a dictionary and fell back
+        if (stats.hasNonDictionaryEncodedPages()) {
+          // a fallback before the first page leaves no dictionary page at all
+          counts[1]++;
         }
       }
     }
   }
 
-  /** Columns every observed file fell back from dictionary to plain encoding in. */
+  /** Columns with plain data pages in every observed file. */
   public Set<String> plainColumns() {
     Set<String> plain = new TreeSet<>();
     columns.forEach(

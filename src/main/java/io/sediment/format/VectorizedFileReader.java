@@ -218,7 +218,7 @@ final class VectorizedFileReader implements Closeable {
     pinned = current;
     view ^= 1;
     BatchRow row = views[view];
-    row.set(batches[current], nextRow++);
+    row.set(batches[current], vectors[current], nextRow++);
     return row;
   }
 

@@ -131,7 +131,7 @@ public final class KeyValueFileWriter {
     long seq = layout.sequence(kv);
     minSeq = Math.min(minSeq, seq);
     maxSeq = Math.max(maxSeq, seq);
-    if (KeyValueLayout.isRetract(layout.kind(kv))) {
+    if (layout.isRetract(kv)) {
       deletes++;
     }
     boolean rolled = writer.write(kv);

@@ -92,6 +92,12 @@ public final class KeyValueLayout implements Serializable {
     return RowKind.fromByteValue(kv.getByte(arity + 1));
   }
 
+  /** Whether the file-layout row is a retraction (DELETE or UPDATE_BEFORE), read as its byte. */
+  public boolean isRetract(RowData kv) {
+    byte kind = kv.getByte(arity + 1);
+    return kind == RowKind.DELETE.toByteValue() || kind == RowKind.UPDATE_BEFORE.toByteValue();
+  }
+
   public static boolean isRetract(RowKind kind) {
     return kind == RowKind.DELETE || kind == RowKind.UPDATE_BEFORE;
   }

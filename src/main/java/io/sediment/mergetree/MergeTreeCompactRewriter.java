@@ -155,7 +155,7 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
           versions.add(l.row());
         }
         if (foundFiles.isEmpty()) {
-          if (!KeyValueLayout.isRetract(layout.kind(kv))) {
+          if (!layout.isRetract(kv)) {
             writer.write(kv);
           }
           continue;
@@ -177,7 +177,7 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
             b.add(foundPositions.get(i));
           }
         }
-        if (newWins && !KeyValueLayout.isRetract(layout.kind(result))) {
+        if (newWins && !layout.isRetract(result)) {
           writer.write(result);
         }
       }

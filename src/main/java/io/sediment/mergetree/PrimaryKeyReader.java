@@ -65,7 +65,7 @@ public final class PrimaryKeyReader implements RowIterator {
   public RowData next() throws IOException {
     RowData kv;
     while ((kv = source.next()) != null) {
-      if (deletionVectors && KeyValueLayout.isRetract(layout.kind(kv))) {
+      if (deletionVectors && layout.isRetract(kv)) {
         continue;
       }
       RowData row = values.replaceRow(kv);

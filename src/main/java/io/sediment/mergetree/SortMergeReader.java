@@ -149,7 +149,7 @@ public final class SortMergeReader implements RowIterator {
         advanceTop();
       }
       RowData result = merge.result();
-      if (result == null || (dropDeletes && KeyValueLayout.isRetract(layout.kind(result)))) {
+      if (result == null || (dropDeletes && layout.isRetract(result))) {
         continue;
       }
       return result;

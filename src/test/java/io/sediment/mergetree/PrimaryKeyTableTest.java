@@ -22,6 +22,7 @@ import java.util.Map;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -219,5 +220,65 @@ class PrimaryKeyTableTest {
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
+  }
+
+  static String name(long id) {
+    // the first 16,000 keys share 50 names (dictionary pages fill first), then every name differs
+    return id < 16_000 ? "common-" + (id % 50) : String.format("%040d", id * 7919);
+  }
+
+  @Test
+  void compactionWritesPlainTheColumnsWhoseDictionaryOverflowedInEveryInput() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table t =
+        TestTables.create(
+            catalog,
+            "t",
+            schema().option("write-only", "true").option("parquet.page-size", "4 kb").build());
+    for (int c = 0; c < 2; c++) {
+      List<GenericRowData> rows = new ArrayList<>();
+      for (int i = 0; i < 20_000; i++) {
+        long id = i * 2L + c;
+        rows.add(row(id, name(id), (int) (id % 10)));
+      }
+      TestTables.writeBatch(t, rows);
+    }
+    for (DataFileMeta f : files(t)) {
+      // name: dictionary pages first, then parquet-mr fell back to plain; v: dictionary only
+      assertThat(encodings(f, "name").hasDictionaryEncodedPages()).isTrue();
+      assertThat(encodings(f, "name").hasNonDictionaryEncodedPages()).isTrue();
+      assertThat(encodings(f, "v").hasNonDictionaryEncodedPages()).isFalse();
+    }
+    t.newCompactBuilder().withOptions(Map.of("compaction.full", "true")).execute();
+    List<DataFileMeta> after = files(t);
+    assertThat(after).hasSize(1);
+    // without the inputs' hint the output would start with a dictionary for name, as they did
+    assertThat(encodings(after.get(0), "name").hasDictionaryPages()).isFalse();
+    assertThat(encodings(after.get(0), "v").hasDictionaryEncodedPages()).isTrue();
+    assertThat(encodings(after.get(0), "v").hasNonDictionaryEncodedPages()).isFalse();
+    List<RowData> rows = TestTables.readAll(t);
+    assertThat(rows).hasSize(40_000);
+    for (int i = 0; i < rows.size(); i++) {
+      assertThat(rows.get(i).getLong(0)).isEqualTo(i);
+      assertThat(rows.get(i).getString(1).toString()).isEqualTo(name(i));
+    }
+  }
+
+  private org.apache.parquet.column.EncodingStats encodings(DataFileMeta f, String column)
+      throws java.io.IOException {
+    org.apache.flink.core.fs.Path path =
+        new org.apache.flink.core.fs.Path(dir.resolve("db.db/t/bucket-0/" + f.fileName()).toUri());
+    RowType fileType =
+        new KeyValueLayout(TestTables.catalog(dir).getTable("db.t").schema()).fileType();
+    try (io.sediment.format.DataFileReader reader =
+        io.sediment.format.DataFileReader.open(path, fileType, null)) {
+      for (org.apache.parquet.hadoop.metadata.ColumnChunkMetaData chunk :
+          reader.footer().getBlocks().get(0).getColumns()) {
+        if (chunk.getPath().toDotString().equals(column)) {
+          return chunk.getEncodingStats();
+        }
+      }
+    }
+    throw new AssertionError("no column " + column);
   }
 }
