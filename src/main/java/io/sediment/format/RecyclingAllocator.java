@@ -19,16 +19,27 @@ final class RecyclingAllocator implements ByteBufferAllocator {
   private final Map<Integer, ArrayDeque<ByteBuffer>> free = new HashMap<>();
   private long pooledBytes;
 
+  /**
+   * A buffer of {@code size} bytes (its limit; the capacity is {@code size} rounded up to a power
+   * of two, so that the growing slab sizes parquet-mr asks for find released buffers to reuse).
+   */
   @Override
   public ByteBuffer allocate(int size) {
-    ArrayDeque<ByteBuffer> buffers = free.get(size);
-    if (buffers != null && !buffers.isEmpty()) {
-      ByteBuffer b = buffers.pop();
-      pooledBytes -= size;
-      b.clear();
-      return b;
+    int capacity = size <= 64 ? 64 : Integer.highestOneBit(size - 1) << 1;
+    if (capacity <= 0) {
+      capacity = size; // beyond 1 GiB: exact
     }
-    return ByteBuffer.allocate(size);
+    ArrayDeque<ByteBuffer> buffers = free.get(capacity);
+    ByteBuffer b;
+    if (buffers != null && !buffers.isEmpty()) {
+      b = buffers.pop();
+      pooledBytes -= capacity;
+      b.clear();
+    } else {
+      b = ByteBuffer.allocate(capacity);
+    }
+    b.limit(size);
+    return b;
   }
 
   @Override

@@ -134,7 +134,12 @@ final class VectorizedFileReader implements Closeable {
         return null;
       }
       columns[i] = fileSchema.getColumnDescription(p);
-      if (columns[i].getMaxRepetitionLevel() != 0 || columns[i].getMaxDefinitionLevel() > 1) {
+      if (columns[i].getMaxRepetitionLevel() != 0
+          || columns[i].getMaxDefinitionLevel() > 1
+          || columns[i].getPrimitiveType().getPrimitiveTypeName()
+              != ParquetSchemas.toParquet("c", producedType.getTypeAt(i))
+                  .asPrimitiveType()
+                  .getPrimitiveTypeName()) {
         return null;
       }
     }

@@ -26,6 +26,7 @@ public final class RollingFileWriter implements Closeable {
   private final long targetSize;
   private final List<WrittenFile> written = new ArrayList<>();
   private DataFileWriter current;
+  private long nextSizeCheck;
 
   public RollingFileWriter(
       FileIO fileIO,
@@ -57,12 +58,20 @@ public final class RollingFileWriter implements Closeable {
   public boolean write(RowData row) throws IOException {
     if (current == null) {
       current = DataFileWriter.create(nextPath.get(), rowType, format.get());
+      nextSizeCheck = 128;
     }
     current.write(row);
-    // Checking the size costs a little; do it every 1024 rows.
-    if ((current.rowCount() & 1023) == 0 && current.estimatedLength() >= targetSize) {
-      roll();
-      return true;
+    long rows = current.rowCount();
+    if (rows >= nextSizeCheck) {
+      // Checking the size walks every column's buffers: check again when, at the bytes per row
+      // seen so far, the file is about halfway to the target (at least 128 rows later).
+      long size = current.estimatedLength();
+      if (size >= targetSize) {
+        roll();
+        return true;
+      }
+      long bytesPerRow = Math.max(1, size / rows);
+      nextSizeCheck = rows + Math.max(128, Math.min(65_536, (targetSize - size) / bytesPerRow / 2));
     }
     return false;
   }
