@@ -66,7 +66,7 @@ final class RowFieldWriters {
    */
   void checkNotNull(RowData row) {
     for (int pos : notNullPositions) {
-      if (row.isNullAt(pos)) {
+      if (row instanceof BatchRow b ? b.isNullAt(pos) : row.isNullAt(pos)) {
         throw new NullPointerException(
             "Column '" + writers[pos].name + "' is NOT NULL but the row has null: " + row);
       }
@@ -75,9 +75,12 @@ final class RowFieldWriters {
 
   /** Writes one row (its NOT NULL columns checked by {@link #checkNotNull} before). */
   void write(RowData row) {
+    BatchRow batchRow = row instanceof BatchRow b ? b : null;
     for (FieldWriter w : writers) {
       ColumnWriter cw = w.column;
-      if (row.isNullAt(w.pos)) {
+      // BatchRow is final: its calls inline, where a RowData call site that sees several row
+      // classes (compaction, writers, manifests) would dispatch through the interface per value
+      if (batchRow != null ? batchRow.isNullAt(w.pos) : row.isNullAt(w.pos)) {
         w.nullCount++;
         cw.writeNull(0, 0);
       } else {
@@ -246,13 +249,13 @@ final class RowFieldWriters {
       int v;
       switch (kind) {
         case BYTE:
-          v = row.getByte(pos);
+          v = row instanceof BatchRow b ? b.getByte(pos) : row.getByte(pos);
           break;
         case SHORT:
           v = row.getShort(pos);
           break;
         default:
-          v = row.getInt(pos);
+          v = row instanceof BatchRow b ? b.getInt(pos) : row.getInt(pos);
       }
       if (!seen) {
         seen = true;
@@ -299,7 +302,7 @@ final class RowFieldWriters {
 
     @Override
     void write(ColumnWriter cw, RowData row) {
-      long v = row.getLong(pos);
+      long v = row instanceof BatchRow b ? b.getLong(pos) : row.getLong(pos);
       if (!seen) {
         seen = true;
         min = v;
@@ -369,7 +372,7 @@ final class RowFieldWriters {
 
     @Override
     void write(ColumnWriter cw, RowData row) {
-      double v = row.getDouble(pos);
+      double v = row instanceof BatchRow b ? b.getDouble(pos) : row.getDouble(pos);
       if (!seen) {
         seen = true;
         min = v;
