@@ -29,6 +29,7 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.EncodingStats;
 import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
@@ -36,6 +37,7 @@ import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
 import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
 /**
  * Reads the flat columns of a Parquet file column by column into batches of Flink heap vectors,
@@ -58,6 +60,9 @@ final class VectorizedFileReader implements Closeable {
           Encoding.RLE_DICTIONARY,
           Encoding.RLE,
           Encoding.BIT_PACKED);
+
+  private static final Set<Encoding> DATA_ENCODINGS =
+      EnumSet.of(Encoding.PLAIN, Encoding.PLAIN_DICTIONARY, Encoding.RLE_DICTIONARY);
 
   private final Path path;
   private final List<BlockMetaData> blocks;
@@ -146,6 +151,17 @@ final class VectorizedFileReader implements Closeable {
     for (BlockMetaData block : footer.getBlocks()) {
       for (ColumnChunkMetaData chunk : block.getColumns()) {
         if (!SUPPORTED.containsAll(chunk.getEncodings()) || chunk.isEncrypted()) {
+          return null;
+        }
+        // RLE in the chunk's encodings may be the definition levels' or the values' (v2 pages
+        // encode BOOLEAN values with RLE): only the encoding stats tell the values' encodings
+        EncodingStats stats = chunk.getEncodingStats();
+        if (stats != null) {
+          if (!DATA_ENCODINGS.containsAll(stats.getDataEncodings())) {
+            return null;
+          }
+        } else if (chunk.getPrimitiveType().getPrimitiveTypeName() == PrimitiveTypeName.BOOLEAN
+            && chunk.getEncodings().contains(Encoding.RLE)) {
           return null;
         }
       }

@@ -425,6 +425,49 @@ class DataFileRoundTripTest {
   }
 
   @Test
+  void readsRleEncodedBooleansOfDataPagesV2() throws Exception {
+    // parquet-mr's v2 writer encodes BOOLEAN values with RLE: the column chunk's encodings are
+    // then just {RLE}, the same as the definition levels of a plain column
+    RowType type =
+        RowType.of(
+            new LogicalType[] {new BigIntType(false), new BooleanType()},
+            new String[] {"id", "flag"});
+    Path path = newPath("v2-boolean.parquet");
+    org.apache.parquet.example.data.simple.SimpleGroupFactory groups =
+        new org.apache.parquet.example.data.simple.SimpleGroupFactory(
+            ParquetSchemas.toParquet(type));
+    try (org.apache.parquet.hadoop.ParquetWriter<org.apache.parquet.example.data.Group> w =
+        org.apache.parquet.hadoop.example.ExampleParquetWriter.builder(new FlinkOutputFile(path))
+            .withType(ParquetSchemas.toParquet(type))
+            .withWriterVersion(
+                org.apache.parquet.column.ParquetProperties.WriterVersion.PARQUET_2_0)
+            .withDictionaryEncoding(true)
+            .withConf(new org.apache.hadoop.conf.Configuration(false))
+            .build()) {
+      for (int i = 0; i < 1000; i++) {
+        org.apache.parquet.example.data.Group g = groups.newGroup();
+        g.add("id", (long) (i % 7));
+        if (i % 3 != 0) {
+          g.add("flag", i % 2 == 0);
+        }
+        w.write(g);
+      }
+    }
+    try (DataFileReader reader = DataFileReader.open(path, type, null)) {
+      for (int i = 0; i < 1000; i++) {
+        RowData row = reader.next();
+        assertThat(row.getLong(0)).isEqualTo(i % 7);
+        if (i % 3 == 0) {
+          assertThat(row.isNullAt(1)).as("row %d", i).isTrue();
+        } else {
+          assertThat(row.getBoolean(1)).as("row %d", i).isEqualTo(i % 2 == 0);
+        }
+      }
+      assertThat(reader.next()).isNull();
+    }
+  }
+
+  @Test
   void aCorruptPageIsAnErrorNamingTheFile() throws Exception {
     Path path = newPath("corrupt.parquet");
     List<RowData> rows = new ArrayList<>();
