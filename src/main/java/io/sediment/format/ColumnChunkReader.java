@@ -106,8 +106,8 @@ final class ColumnChunkReader implements Closeable {
     }
     int done = 0;
     while (done < n) {
-      if (pageLeft == 0) {
-        readNextPage();
+      while (pageLeft == 0) {
+        readNextPage(); // a page may hold no values
       }
       int m = Math.min(n - done, pageLeft);
       decode(v, done, m);
