@@ -120,11 +120,6 @@ public final class BenchRunner {
     long inputBytes = inputs.stream().mapToLong(DataFileMeta::fileSize).sum();
 
     Timed timed = timeCompaction(table, compactor);
-    List<CompactTask> plan = timed.plan();
-    double planSeconds = timed.planSeconds();
-    CompactResult result = timed.result();
-    double wall = timed.wallSeconds();
-    long peakHeap = timed.peakHeap();
 
     // Verify: rows, sum of ids, one COMPACT snapshot, no input file left.
     StringBuilder problems = new StringBuilder();
@@ -138,30 +133,22 @@ public final class BenchRunner {
     if (countAndSum[1] != sumId) {
       problems.append("sum(id) ").append(countAndSum[1]).append("; ");
     }
-    boolean ok = problems.length() == 0;
-    return new BenchResult(
+    return timed.report(
         "W1",
         mode,
-        wall,
-        planSeconds,
         totalRows,
-        totalRows / wall,
         inputBytes,
-        inputBytes / wall,
         inputs.size(),
         after.size(),
-        peakHeap,
-        "zstd level 1",
-        ok,
-        ok
-            ? totalRows
+        problems,
+        () ->
+            totalRows
                 + " rows, sum(id) ok, snapshot "
                 + latest.id()
                 + " COMPACT, tasks "
-                + plan.size()
+                + timed.plan().size()
                 + ", snapshotId "
-                + result.snapshotId()
-            : problems.toString());
+                + timed.result().snapshotId());
   }
 
   private static BenchResult w3(FileSystemCatalog catalog, String mode, Scale scale)
@@ -241,11 +228,6 @@ public final class BenchRunner {
     Snapshot before = table.latestSnapshot().orElseThrow();
 
     Timed timed = timeCompaction(table, compactor);
-    List<CompactTask> plan = timed.plan();
-    double planSeconds = timed.planSeconds();
-    CompactResult result = timed.result();
-    double wall = timed.wallSeconds();
-    long peakHeap = timed.peakHeap();
 
     StringBuilder problems = new StringBuilder();
     Snapshot latest = checkOneCompactSnapshot(table, before.id() + 1, problems);
@@ -273,23 +255,16 @@ public final class BenchRunner {
           .append(distinct)
           .append("; ");
     }
-    boolean ok = problems.length() == 0;
-    return new BenchResult(
+    return timed.report(
         "W2",
         mode,
-        wall,
-        planSeconds,
         rowsRead,
-        rowsRead / wall,
         inputBytes,
-        inputBytes / wall,
         inputs.size(),
         after.size(),
-        peakHeap,
-        "zstd level 1",
-        ok,
-        ok
-            ? String.format(
+        problems,
+        () ->
+            String.format(
                 java.util.Locale.ROOT,
                 "%d upserts read, %d rows = distinct ids written, every row's values those of the"
                     + " last commit writing its id; %d level-0 runs before (write buffer %d MiB);"
@@ -300,9 +275,8 @@ public final class BenchRunner {
                 buffer >> 20,
                 maxLevel,
                 latest.id(),
-                plan.size(),
-                result.snapshotId())
-            : problems.toString());
+                timed.plan().size(),
+                timed.result().snapshotId()));
   }
 
   /**
@@ -364,7 +338,36 @@ public final class BenchRunner {
       double planSeconds,
       CompactResult result,
       double wallSeconds,
-      long peakHeap) {}
+      long peakHeap) {
+
+    /** The report of a verified run ({@code problems} empty) or of a failed verification. */
+    BenchResult report(
+        String workload,
+        String mode,
+        long rows,
+        long inputBytes,
+        long filesIn,
+        long filesOut,
+        CharSequence problems,
+        java.util.function.Supplier<String> verification) {
+      boolean ok = problems.length() == 0;
+      return new BenchResult(
+          workload,
+          mode,
+          wallSeconds,
+          planSeconds,
+          rows,
+          rows / wallSeconds,
+          inputBytes,
+          inputBytes / wallSeconds,
+          filesIn,
+          filesOut,
+          peakHeap,
+          "zstd level 1",
+          ok,
+          ok ? verification.get() : problems.toString());
+    }
+  }
 
   private static Timed timeCompaction(Table table, Compactor compactor) throws Exception {
     syncTable(table);

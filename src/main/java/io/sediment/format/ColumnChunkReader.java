@@ -345,7 +345,7 @@ final class ColumnChunkReader implements Closeable {
         case DATA_PAGE:
           {
             DataPageHeader h = header.getData_page_header();
-            readBody(compressedSize, size, true);
+            readBody(compressedSize, size);
             int pos = 0;
             if (maxDefinition > 0) {
               if (h.getDefinition_level_encoding() != Encoding.RLE) {
@@ -425,7 +425,7 @@ final class ColumnChunkReader implements Closeable {
   }
 
   private void readDictionary(int count, int compressedSize, int size) throws IOException {
-    readBody(compressedSize, size, true);
+    readBody(compressedSize, size);
     valuePos = 0;
     valueEnd = size;
     switch (physical) {
@@ -474,7 +474,7 @@ final class ColumnChunkReader implements Closeable {
   }
 
   /** Reads a page body of {@code compressedSize} bytes into {@link #page}, decompressed. */
-  private void readBody(int compressedSize, int size, boolean compressedBody) throws IOException {
+  private void readBody(int compressedSize, int size) throws IOException {
     readFully(compressedSize);
     ensurePage(size);
     decompressor.decompress(compressed, 0, compressedSize, page, size);

@@ -265,7 +265,18 @@ final class VectorizedFileReader implements Closeable {
     int n = (int) Math.min(BATCH_SIZE, leftInBlock);
     AbstractHeapVector[] target = vectors[current];
     for (int c = 0; c < chunks.length; c++) {
-      chunks[c].readBatch(n, target[c]);
+      try {
+        chunks[c].readBatch(n, target[c]);
+      } catch (IOException e) {
+        throw new IOException(
+            "Cannot read column '"
+                + columns[c].getPath()[0]
+                + "' of data file "
+                + path
+                + ": "
+                + e.getMessage(),
+            e);
+      }
     }
     batches[current].setNumRows(n);
     leftInBlock -= n;

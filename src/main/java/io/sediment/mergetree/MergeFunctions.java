@@ -26,7 +26,7 @@ public final class MergeFunctions {
     MergeFunction f;
     switch (options.mergeEngine()) {
       case "deduplicate":
-        f = new Deduplicate(layout);
+        f = new Deduplicate();
         break;
       case "first-row":
         f = new FirstRow(layout);
@@ -67,8 +67,6 @@ public final class MergeFunctions {
     // the row itself, not a copy: it stays valid while the merge reads the next version
     // (RowIterator's contract), and the result is consumed before the merge moves on
     private RowData latest;
-
-    Deduplicate(KeyValueLayout layout) {}
 
     public void reset() {
       latest = null;

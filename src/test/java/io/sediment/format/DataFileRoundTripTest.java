@@ -487,7 +487,9 @@ class DataFileRoundTripTest {
     }
     Files.write(file, bytes);
     assertThatThrownBy(() -> DataFileReader.readAll(path, type, null))
-        .isInstanceOf(java.io.IOException.class);
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining("corrupt.parquet")
+        .hasMessageContaining("column 'id'");
   }
 
   @Test
