@@ -1,11 +1,16 @@
 package io.sediment.bench;
 
-/** The figures of one benchmark run, printed as one JSON object. */
+/**
+ * The figures of one benchmark run, printed as one JSON object. {@code cpuSeconds} is the CPU time
+ * of the whole process over the timed section (all threads, JIT and GC included): steadier than
+ * wall time on a noisy machine, and comparable with the peers' {@code compaction_cpu_s}.
+ */
 public record BenchResult(
     String workload,
     String mode,
     double wallSeconds,
     double planSeconds,
+    double cpuSeconds,
     long rows,
     double rowsPerSecond,
     long inputBytes,
@@ -38,7 +43,8 @@ public record BenchResult(
   public String toJson() {
     return String.format(
         java.util.Locale.ROOT,
-        "{\"workload\":\"%s\",\"mode\":\"%s\",\"wallSeconds\":%.3f,\"planSeconds\":%.3f,\"rows\":%d,"
+        "{\"workload\":\"%s\",\"mode\":\"%s\",\"wallSeconds\":%.3f,\"planSeconds\":%.3f,\"cpuSeconds\":%.3f,"
+            + "\"rows\":%d,"
             + "\"rowsPerSecond\":%.0f,\"inputBytes\":%d,\"inputBytesPerSecond\":%.0f,\"filesIn\":%d,"
             + "\"filesOut\":%d,\"peakHeapBytes\":%d,\"compression\":\"%s\",\"verified\":%s,"
             + "\"verification\":\"%s\"}",
@@ -46,6 +52,7 @@ public record BenchResult(
         mode,
         wallSeconds,
         planSeconds,
+        cpuSeconds,
         rows,
         rowsPerSecond,
         inputBytes,

@@ -157,9 +157,11 @@ public final class BenchRunner {
     // Full compaction planning of all 20,000 files.
     Map<String, String> full = Map.of("compaction.full", "true");
     resetPeakHeap(); // the peak of the planning, not of the generation
+    long cpuStart = processCpuNanos();
     long start = System.nanoTime();
     List<CompactTask> all = table.newCompactBuilder().withOptions(full).plan();
     double fullSeconds = (System.nanoTime() - start) / 1e9;
+    double fullCpuSeconds = (processCpuNanos() - cpuStart) / 1e9;
     // One partition.
     String filter =
         "{\"method\":\"equal\",\"field\":\"dt\",\"literals\":[\""
@@ -182,6 +184,7 @@ public final class BenchRunner {
         mode,
         fullSeconds,
         oneSeconds,
+        fullCpuSeconds,
         rows,
         rows / fullSeconds,
         0,
@@ -338,6 +341,7 @@ public final class BenchRunner {
       double planSeconds,
       CompactResult result,
       double wallSeconds,
+      double cpuSeconds,
       long peakHeap) {
 
     /** The report of a verified run ({@code problems} empty) or of a failed verification. */
@@ -356,6 +360,7 @@ public final class BenchRunner {
           mode,
           wallSeconds,
           planSeconds,
+          cpuSeconds,
           rows,
           rows / wallSeconds,
           inputBytes,
@@ -375,10 +380,12 @@ public final class BenchRunner {
     List<CompactTask> plan = table.newCompactBuilder().withOptions(OPTIONS).plan();
     double planSeconds = (System.nanoTime() - planStart) / 1e9;
     resetPeakHeap();
+    long cpuStart = processCpuNanos();
     long start = System.nanoTime();
     CompactResult result = compactor.compact(table, OPTIONS);
     double wall = (System.nanoTime() - start) / 1e9;
-    return new Timed(plan, planSeconds, result, wall, peakHeap());
+    double cpu = (processCpuNanos() - cpuStart) / 1e9;
+    return new Timed(plan, planSeconds, result, wall, cpu, peakHeap());
   }
 
   /**
@@ -464,6 +471,15 @@ public final class BenchRunner {
         pool.resetPeakUsage();
       }
     }
+  }
+
+  /** CPU time of this process so far (all threads), or 0 where the JVM cannot tell. */
+  private static long processCpuNanos() {
+    if (ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.OperatingSystemMXBean os) {
+      return Math.max(0, os.getProcessCpuTime());
+    }
+    return 0;
   }
 
   /** Sum of the heap pools' peak usage since the last reset (an upper bound of the peak). */

@@ -407,6 +407,13 @@ public final class SedimentCli implements Callable<Integer> {
     boolean inProcess;
 
     @Option(
+        names = "--no-warm-up",
+        description =
+            "Time the compaction as the cluster's first job: skip the two no-op jobs that"
+                + " otherwise warm the embedded Flink before timing (as the peers' harness does).")
+    boolean noWarmUp;
+
+    @Option(
         names = "--parallelism",
         defaultValue = "2",
         description = "Rewrite parallelism (default 2).")
@@ -460,6 +467,10 @@ public final class SedimentCli implements Callable<Integer> {
         } else {
           flink = FlinkEnvironments.Embedded.start(parallelism);
           extra.put("clusterStartSeconds", flink.startSeconds());
+          if (!noWarmUp) {
+            extra.put("noopJobSeconds", flink.runNoopJob());
+            extra.put("noopJob2Seconds", flink.runNoopJob());
+          }
           FlinkEnvironments.Embedded cluster = flink;
           String warehouse = wh.toString();
           mode = "flink-topology";

@@ -32,6 +32,10 @@ class BenchCommandTest {
     assertThat(j.get("filesIn").asLong()).isEqualTo(10); // 5 level-0 runs x 2 buckets
     assertThat(j.get("filesOut").asLong()).isEqualTo(2);
     assertThat(j.has("clusterStartSeconds")).isTrue();
+    // the cluster is warmed by two no-op jobs before timing, reported apart from the wall time
+    assertThat(j.get("noopJobSeconds").asDouble()).isPositive();
+    assertThat(j.get("noopJob2Seconds").asDouble()).isPositive();
+    assertThat(j.get("cpuSeconds").asDouble()).isPositive();
     assertThat(Files.exists(dir.resolve("w"))).isFalse(); // not --keep
   }
 
