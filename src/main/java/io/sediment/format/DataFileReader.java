@@ -11,12 +11,15 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.page.PageReadStore;
+import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.ColumnIOFactory;
 import org.apache.parquet.io.MessageColumnIO;
 import org.apache.parquet.io.RecordReader;
+import org.apache.parquet.io.SeekableInputStream;
 import org.apache.parquet.schema.MessageType;
 
 /**
@@ -37,11 +40,14 @@ public final class DataFileReader implements Closeable {
 
   private final Path path;
   private final RowType producedType;
+  private final ParquetMetadata footer;
+  private final CompressionCodecFactory codecs;
+  private final RowDataSerializer serializer;
+  // exactly one of the two is set: column-wise decoding, or parquet-mr's record assembly
+  private final VectorizedFileReader vectorized;
   private final ParquetFileReader reader;
   private final MessageColumnIO columnIO;
   private final RowDataMaterializer materializer;
-  private final RowDataSerializer serializer;
-  private final VectorizedFileReader vectorized;
   // record assembly reuses one row: hand out two alternating shallow copies instead
   private final GenericRowData[] assembled = new GenericRowData[2];
   private int assembledFlip;
@@ -51,20 +57,29 @@ public final class DataFileReader implements Closeable {
   private DataFileReader(
       Path path,
       RowType producedType,
+      ParquetMetadata footer,
+      CompressionCodecFactory codecs,
+      VectorizedFileReader vectorized,
       ParquetFileReader reader,
-      MessageType requested,
-      VectorizedFileReader vectorized) {
+      MessageType requested) {
     this.path = path;
     this.producedType = producedType;
-    this.reader = reader;
-    this.columnIO =
-        new ColumnIOFactory(reader.getFileMetaData().getCreatedBy())
-            .getColumnIO(requested, reader.getFileMetaData().getSchema());
-    this.materializer = new RowDataMaterializer(producedType);
+    this.footer = footer;
+    this.codecs = codecs;
     this.serializer = new RowDataSerializer(producedType);
     this.vectorized = vectorized;
-    for (int i = 0; i < 2; i++) {
-      assembled[i] = new GenericRowData(producedType.getFieldCount());
+    this.reader = reader;
+    if (reader != null) {
+      this.columnIO =
+          new ColumnIOFactory(footer.getFileMetaData().getCreatedBy())
+              .getColumnIO(requested, footer.getFileMetaData().getSchema());
+      this.materializer = new RowDataMaterializer(producedType);
+      for (int i = 0; i < 2; i++) {
+        assembled[i] = new GenericRowData(producedType.getFieldCount());
+      }
+    } else {
+      this.columnIO = null;
+      this.materializer = null;
     }
   }
 
@@ -92,30 +107,53 @@ public final class DataFileReader implements Closeable {
         .build();
   }
 
-  /** Like {@link #open(Path, RowType, int[])}, with a known file size (negative = unknown). */
+  /**
+   * Like {@link #open(Path, RowType, int[])}, with a known file size (negative = unknown).
+   *
+   * <p>The footer is read through a stream that is closed at once: column-wise decoding opens one
+   * stream per column chunk itself, so only record assembly keeps parquet-mr's file reader (and its
+   * stream) open.
+   */
   public static DataFileReader open(Path path, RowType fileRowType, int[] projection, long fileSize)
       throws IOException {
     RowType producedType = project(fileRowType, projection);
     MessageType requested = ParquetSchemas.toParquet(producedType);
     ParquetReadOptions options = readOptions();
-    ParquetFileReader reader = ParquetFileReader.open(new FlinkInputFile(path, fileSize), options);
+    CompressionCodecFactory codecs = options.getCodecFactory();
+    FlinkInputFile file = new FlinkInputFile(path, fileSize);
+    ParquetMetadata footer;
+    try (SeekableInputStream in = file.newStream()) {
+      footer = ParquetFileReader.readFooter(file, options, in);
+    }
+    VectorizedFileReader vectorized;
     try {
-      MessageType fileSchema = reader.getFileMetaData().getSchema();
-      fileSchema.checkContains(requested);
+      footer.getFileMetaData().getSchema().checkContains(requested);
+      vectorized = VectorizedFileReader.create(path, producedType, requested, footer, codecs);
+    } catch (RuntimeException e) {
+      codecs.release();
+      throw mismatch(path, producedType, e);
+    }
+    if (vectorized != null) {
+      return new DataFileReader(path, producedType, footer, codecs, vectorized, null, requested);
+    }
+    ParquetFileReader reader = ParquetFileReader.open(file, options);
+    try {
       reader.setRequestedSchema(requested);
-      VectorizedFileReader vectorized =
-          VectorizedFileReader.create(
-              path, producedType, requested, reader.getFooter(), options.getCodecFactory());
-      return new DataFileReader(path, producedType, reader, requested, vectorized);
+      return new DataFileReader(
+          path, producedType, reader.getFooter(), codecs, null, reader, requested);
     } catch (RuntimeException e) {
       try {
         reader.close();
       } catch (IOException suppressed) {
         e.addSuppressed(suppressed);
       }
-      throw new IOException(
-          "Data file " + path + " does not match the expected row type " + producedType, e);
+      throw mismatch(path, producedType, e);
     }
+  }
+
+  private static IOException mismatch(Path path, RowType producedType, RuntimeException e) {
+    return new IOException(
+        "Data file " + path + " does not match the expected row type " + producedType, e);
   }
 
   /** The fields of {@code type} at {@code projection} (null = all), in projection order. */
@@ -213,12 +251,16 @@ public final class DataFileReader implements Closeable {
 
   /** Number of rows of the file, from its footer. */
   public long rowCount() {
-    return reader.getRecordCount();
+    long rows = 0;
+    for (BlockMetaData block : footer.getBlocks()) {
+      rows += block.getRowCount();
+    }
+    return rows;
   }
 
   /** The Parquet footer (schema, row groups, codecs, Parquet's own column statistics). */
   public ParquetMetadata footer() {
-    return reader.getFooter();
+    return footer;
   }
 
   public Path path() {
@@ -227,18 +269,14 @@ public final class DataFileReader implements Closeable {
 
   @Override
   public void close() throws IOException {
-    if (vectorized != null) {
-      try {
-        vectorized.close();
-      } catch (IOException e) {
-        try {
-          reader.close();
-        } catch (IOException suppressed) {
-          e.addSuppressed(suppressed);
-        }
-        throw e;
-      }
+    if (reader != null) {
+      reader.close(); // releases the codecs too
+      return;
     }
-    reader.close();
+    try {
+      vectorized.close();
+    } finally {
+      codecs.release();
+    }
   }
 }

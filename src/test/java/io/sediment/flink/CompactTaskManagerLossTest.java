@@ -1,0 +1,109 @@
+package io.sediment.flink;
+
+import static io.sediment.flink.FlinkTestSupport.filesPerPartition;
+import static io.sediment.flink.FlinkTestSupport.rows;
+import static io.sediment.flink.FlinkTestSupport.snapshots;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.manifest.CommitKind;
+import io.sediment.manifest.Snapshot;
+import io.sediment.table.Table;
+import io.sediment.testutil.TestTables;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The task manager running a rewrite goes away after the rewrite wrote its outputs and before it
+ * reported them. The job restarts on a new task manager, compacts, and leaves the rows unchanged,
+ * each window committed once, and no file of the lost attempt behind.
+ */
+class CompactTaskManagerLossTest {
+
+  // Its own cluster: the test replaces the task manager.
+  @RegisterExtension
+  static final MiniClusterExtension MINI_CLUSTER =
+      new MiniClusterExtension(
+          new MiniClusterResourceConfiguration.Builder()
+              .setNumberTaskManagers(1)
+              .setNumberSlotsPerTaskManager(2)
+              .build());
+
+  @TempDir Path dir;
+
+  private JobClient client;
+
+  @AfterEach
+  void stop() throws Exception {
+    FailureInjection.reset();
+    if (client != null) {
+      client.cancel().get();
+    }
+  }
+
+  @Test
+  void restartsOnNewTaskManagerAndCleansUpTheLostAttempt(@InjectMiniCluster MiniCluster cluster)
+      throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table = TestTables.create(catalog, "t", FlinkTestSupport.partitioned().build());
+    FlinkTestSupport.fill(table, 0, 8, 10, "a", "b");
+    List<String> before = rows(table);
+    long snapshotsBefore = snapshots(table).size();
+    CountDownLatch parked = new CountDownLatch(1);
+    FailureInjection.parkAfterRewriteOnce.set(parked);
+
+    Configuration conf = new Configuration();
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.enableCheckpointing(300);
+    CompactJob job =
+        CompactJob.builder(dir.toString(), "db.t")
+            .commitUser("dedicated")
+            .option("compaction.min.file-num", "3")
+            .option("compaction.discovery-interval", "100ms")
+            .parallelism(2)
+            .build();
+    client = job.submitStreaming(env);
+
+    assertThat(parked.await(60, TimeUnit.SECONDS)).as("a rewrite wrote its outputs").isTrue();
+    Path tableDir = dir.resolve("db.db/t");
+    // The parked rewrite's outputs are on disk and no snapshot has them yet.
+    assertThat(FlinkTestSupport.orphanDataFiles(table, tableDir)).isNotEmpty();
+    cluster.terminateTaskManager(0).get();
+    cluster.startTaskManager();
+
+    await()
+        .atMost(Duration.ofSeconds(90))
+        .until(() -> filesPerPartition(table).values().stream().allMatch(n -> n <= 2));
+    client.cancel().get();
+    client = null;
+
+    Table t = catalog.getTable("db.t");
+    assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
+    List<Snapshot> compacts =
+        snapshots(t).stream().filter(s -> s.commitKind() == CommitKind.COMPACT).toList();
+    assertThat(compacts).isNotEmpty();
+    assertThat(snapshots(t).size()).isGreaterThan((int) snapshotsBefore);
+    assertThat(compacts.stream().map(Snapshot::commitIdentifier)).doesNotHaveDuplicates();
+    // The lost attempt's outputs were found (by their markers) and deleted.
+    assertThat(FlinkTestSupport.orphanDataFiles(t, tableDir)).isEmpty();
+  }
+}
