@@ -80,6 +80,7 @@ public final class DataFileWriter implements Closeable {
             .withDictionaryPageSize(options.pageSize())
             .withDictionaryEncoding(options.dictionary())
             .withAllocator(new RecyclingAllocator())
+            .withValuesWriterFactory(new ArrayPlainValuesWriter.Factory())
             // unencoded-size statistics (Parquet 2.10) cost a little per value; nothing reads them
             .withSizeStatisticsEnabled(false);
     for (String column : options.plainColumns()) {

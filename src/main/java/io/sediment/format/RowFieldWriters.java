@@ -409,6 +409,11 @@ final class RowFieldWriters {
       if (min == null) {
         min = Arrays.copyOfRange(bytes, off, off + len);
         max = min;
+      } else if (len > 0
+          && min.length > 0
+          && (bytes[off] & 0xFF) > (min[0] & 0xFF)
+          && (bytes[off] & 0xFF) < (max[0] & 0xFF)) {
+        // the first byte alone puts the value strictly between the bounds (the usual case)
       } else if (Arrays.compareUnsigned(bytes, off, off + len, min, 0, min.length) < 0) {
         min = Arrays.copyOfRange(bytes, off, off + len);
       } else if (Arrays.compareUnsigned(bytes, off, off + len, max, 0, max.length) > 0) {

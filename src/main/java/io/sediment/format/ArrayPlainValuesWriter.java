@@ -1,0 +1,176 @@
+package io.sediment.format;
+
+import java.io.OutputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import org.apache.parquet.bytes.BytesInput;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.column.values.ValuesWriter;
+import org.apache.parquet.column.values.factory.DefaultValuesWriterFactory;
+import org.apache.parquet.column.values.factory.ValuesWriterFactory;
+import org.apache.parquet.io.api.Binary;
+
+/**
+ * PLAIN encoding of one page's values into a single growable array, written through little-endian
+ * {@link VarHandle}s. It produces the same bytes as parquet-mr's {@code PlainValuesWriter}, which
+ * goes through a stream and a slab list with bounds checks and a small array copy per value; on a
+ * compaction that writes most columns plain (see {@link EncodingHints}) that is a large part of the
+ * write cost.
+ *
+ * <p>Same lifetime contract as parquet-mr's writers: the bytes of {@link #getBytes()} are valid
+ * until {@link #reset()}, and the column writer hands them to the page writer (which compresses or
+ * copies them) before resetting. The array is kept across pages: its size follows the page size.
+ */
+final class ArrayPlainValuesWriter extends ValuesWriter {
+
+  private static final VarHandle INT =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final VarHandle LONG =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+  private byte[] buf;
+  private int pos;
+  // Binary.writeTo(OutputStream) hands over its backing range in one call, without a copy
+  private final OutputStream sink =
+      new OutputStream() {
+        @Override
+        public void write(int b) {
+          ensure(1);
+          buf[pos++] = (byte) b;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+          ensure(len);
+          System.arraycopy(b, off, buf, pos, len);
+          pos += len;
+        }
+      };
+
+  ArrayPlainValuesWriter(int initialCapacity) {
+    this.buf = new byte[Math.max(64, initialCapacity)];
+  }
+
+  private void ensure(int more) {
+    if (buf.length - pos < more) {
+      long needed = (long) pos + more;
+      if (needed > Integer.MAX_VALUE - 16) {
+        throw new IllegalStateException("A page's values exceed 2 GiB");
+      }
+      buf =
+          Arrays.copyOf(
+              buf, (int) Math.min(Integer.MAX_VALUE - 16, Math.max(needed, 2L * buf.length)));
+    }
+  }
+
+  @Override
+  public void writeInteger(int v) {
+    ensure(4);
+    INT.set(buf, pos, v);
+    pos += 4;
+  }
+
+  @Override
+  public void writeLong(long v) {
+    ensure(8);
+    LONG.set(buf, pos, v);
+    pos += 8;
+  }
+
+  @Override
+  public void writeFloat(float v) {
+    ensure(4);
+    // floatToIntBits, not the raw bits: one NaN, as parquet-mr writes it
+    INT.set(buf, pos, Float.floatToIntBits(v));
+    pos += 4;
+  }
+
+  @Override
+  public void writeDouble(double v) {
+    ensure(8);
+    LONG.set(buf, pos, Double.doubleToLongBits(v));
+    pos += 8;
+  }
+
+  @Override
+  public void writeBytes(Binary v) {
+    int len = v.length();
+    ensure(4 + len);
+    INT.set(buf, pos, len);
+    pos += 4;
+    try {
+      v.writeTo(sink);
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(e); // the sink does not throw
+    }
+  }
+
+  @Override
+  public long getBufferedSize() {
+    return pos;
+  }
+
+  @Override
+  public BytesInput getBytes() {
+    return BytesInput.from(buf, 0, pos);
+  }
+
+  @Override
+  public Encoding getEncoding() {
+    return Encoding.PLAIN;
+  }
+
+  @Override
+  public void reset() {
+    pos = 0;
+  }
+
+  @Override
+  public long getAllocatedSize() {
+    return buf.length;
+  }
+
+  @Override
+  public String memUsageString(String prefix) {
+    return prefix + " ArrayPlainValuesWriter " + buf.length + " bytes";
+  }
+
+  /**
+   * parquet-mr's default writers, except that columns written plain from the start (dictionary off
+   * for the column) of the types whose PLAIN encoding is a fixed-width value or a length-prefixed
+   * byte string get an {@link ArrayPlainValuesWriter}. Only for v1 pages: v2 pages encode these
+   * types with DELTA encodings instead.
+   */
+  static final class Factory implements ValuesWriterFactory {
+    private final ValuesWriterFactory defaults = new DefaultValuesWriterFactory();
+    private ParquetProperties props;
+
+    @Override
+    public void initialize(ParquetProperties properties) {
+      this.props = properties;
+      defaults.initialize(properties);
+    }
+
+    @Override
+    public ValuesWriter newValuesWriter(ColumnDescriptor descriptor) {
+      if (props.getWriterVersion() == ParquetProperties.WriterVersion.PARQUET_1_0
+          && !props.isDictionaryEnabled(descriptor)) {
+        switch (descriptor.getPrimitiveType().getPrimitiveTypeName()) {
+          case INT32:
+          case INT64:
+          case FLOAT:
+          case DOUBLE:
+          case BINARY:
+            return new ArrayPlainValuesWriter(Math.min(props.getPageSizeThreshold(), 64 << 10));
+          default:
+            break;
+        }
+      }
+      return defaults.newValuesWriter(descriptor);
+    }
+  }
+}
