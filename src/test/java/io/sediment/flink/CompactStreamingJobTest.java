@@ -11,6 +11,7 @@ import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
+import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,11 +20,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -34,12 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 class CompactStreamingJobTest {
 
   @RegisterExtension
-  static final MiniClusterExtension MINI_CLUSTER =
-      new MiniClusterExtension(
-          new MiniClusterResourceConfiguration.Builder()
-              .setNumberTaskManagers(1)
-              .setNumberSlotsPerTaskManager(2)
-              .build());
+  static final MiniClusterExtension MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
 
   @TempDir Path dir;
 
@@ -53,31 +45,12 @@ class CompactStreamingJobTest {
     }
   }
 
-  private static StreamExecutionEnvironment env() {
-    Configuration conf = new Configuration();
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    env.enableCheckpointing(300);
-    return env;
-  }
-
-  private CompactJob job() {
-    return CompactJob.builder(dir.toString(), "db.t")
-        .commitUser("dedicated")
-        .option("compaction.min.file-num", "3")
-        .option("compaction.discovery-interval", "100ms")
-        .parallelism(2)
-        .build();
-  }
-
   @Test
   void dedicatedJobKeepsTableCompactWhileWriterAppends() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(dir);
     Table table = TestTables.create(catalog, "t", FlinkTestSupport.partitioned().build());
-    CompactJob job = job();
-    client = job.submitStreaming(env());
+    CompactJob job = FlinkTestSupport.dedicatedJob(dir);
+    client = job.submitStreaming(FlinkTestSupport.restartingStreamEnv());
 
     List<RowData> written = Collections.synchronizedList(new ArrayList<>());
     AtomicBoolean stop = new AtomicBoolean();
@@ -147,8 +120,8 @@ class CompactStreamingJobTest {
     FailureInjection.failAfterRewriteOnce = true;
     FailureInjection.failBeforeCommitOnce = true;
 
-    CompactJob job = job();
-    client = job.submitStreaming(env());
+    CompactJob job = FlinkTestSupport.dedicatedJob(dir);
+    client = job.submitStreaming(FlinkTestSupport.restartingStreamEnv());
     await()
         .atMost(Duration.ofSeconds(60))
         .until(

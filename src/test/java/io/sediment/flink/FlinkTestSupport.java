@@ -9,10 +9,14 @@ import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
 
@@ -20,6 +24,30 @@ import org.apache.flink.table.data.RowData;
 final class FlinkTestSupport {
 
   private FlinkTestSupport() {}
+
+  /**
+   * A streaming environment on the test's MiniCluster that checkpoints every 300 ms and restarts a
+   * failed job up to 5 times.
+   */
+  static StreamExecutionEnvironment restartingStreamEnv() {
+    Configuration conf = new Configuration();
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.enableCheckpointing(300);
+    return env;
+  }
+
+  /** The dedicated compaction job of table {@code db.t}: compacts 3 or more files, polls fast. */
+  static CompactJob dedicatedJob(Path warehouse) {
+    return CompactJob.builder(warehouse.toString(), "db.t")
+        .commitUser("dedicated")
+        .option("compaction.min.file-num", "3")
+        .option("compaction.discovery-interval", "100ms")
+        .parallelism(2)
+        .build();
+  }
 
   static Schema.Builder partitioned() {
     return Schema.newBuilder()

@@ -1,0 +1,22 @@
+package io.sediment.testutil;
+
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+/** The Flink MiniCluster of the tests that run jobs. */
+public final class TestClusters {
+
+  private TestClusters() {}
+
+  /**
+   * One task manager with two slots, shared by the tests of a class: parallelism 2 as on the
+   * benchmark machine.
+   */
+  public static MiniClusterExtension oneTaskManagerTwoSlots() {
+    return new MiniClusterExtension(
+        new MiniClusterResourceConfiguration.Builder()
+            .setNumberTaskManagers(1)
+            .setNumberSlotsPerTaskManager(2)
+            .build());
+  }
+}
