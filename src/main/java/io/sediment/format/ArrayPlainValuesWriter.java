@@ -141,9 +141,9 @@ final class ArrayPlainValuesWriter extends ValuesWriter {
 
   /**
    * parquet-mr's default writers, except that columns written plain from the start (dictionary off
-   * for the column) of the types whose PLAIN encoding is a fixed-width value or a length-prefixed
-   * byte string get an {@link ArrayPlainValuesWriter}. Only for v1 pages: v2 pages encode these
-   * types with DELTA encodings instead.
+   * for the column, no BYTE_STREAM_SPLIT) of the types whose PLAIN encoding is a fixed-width value
+   * or a length-prefixed byte string get an {@link ArrayPlainValuesWriter}. Only for v1 pages: v2
+   * pages encode these types with DELTA encodings instead.
    */
   static final class Factory implements ValuesWriterFactory {
     private final ValuesWriterFactory defaults = new DefaultValuesWriterFactory();
@@ -158,7 +158,9 @@ final class ArrayPlainValuesWriter extends ValuesWriter {
     @Override
     public ValuesWriter newValuesWriter(ColumnDescriptor descriptor) {
       if (props.getWriterVersion() == ParquetProperties.WriterVersion.PARQUET_1_0
-          && !props.isDictionaryEnabled(descriptor)) {
+          && !props.isDictionaryEnabled(descriptor)
+          // BYTE_STREAM_SPLIT asked for the column: parquet-mr's writer, not PLAIN
+          && !props.isByteStreamSplitEnabled(descriptor)) {
         switch (descriptor.getPrimitiveType().getPrimitiveTypeName()) {
           case INT32:
           case INT64:

@@ -90,4 +90,25 @@ class ArrayPlainValuesWriterTest {
             .build();
     assertThat(v2.newValuesWriter(a)).isNotInstanceOf(ArrayPlainValuesWriter.class);
   }
+
+  @Test
+  void factoryLeavesByteStreamSplitColumnsToParquetMr() {
+    MessageType schema =
+        MessageTypeParser.parseMessageType(
+            "message m { required double x; required int64 y; required double z; }");
+    ColumnDescriptor x = schema.getColumnDescription(new String[] {"x"});
+    ColumnDescriptor y = schema.getColumnDescription(new String[] {"y"});
+    ColumnDescriptor z = schema.getColumnDescription(new String[] {"z"});
+    ParquetProperties props =
+        ParquetProperties.builder()
+            .withWriterVersion(ParquetProperties.WriterVersion.PARQUET_1_0)
+            .withDictionaryEncoding(false)
+            .withByteStreamSplitEncoding("x", true)
+            .withValuesWriterFactory(new ArrayPlainValuesWriter.Factory())
+            .build();
+    // a column asked for BYTE_STREAM_SPLIT must not be written PLAIN
+    assertThat(props.newValuesWriter(x).getEncoding()).isEqualTo(Encoding.BYTE_STREAM_SPLIT);
+    assertThat(props.newValuesWriter(y)).isInstanceOf(ArrayPlainValuesWriter.class);
+    assertThat(props.newValuesWriter(z)).isInstanceOf(ArrayPlainValuesWriter.class);
+  }
 }
