@@ -32,6 +32,8 @@ final class ArrayPlainValuesWriter extends ValuesWriter {
   private static final VarHandle LONG =
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
+  private final int initialCapacity;
+  private final int shrinkAbove;
   private byte[] buf;
   private int pos;
   // Binary.writeTo(OutputStream) hands over its backing range in one call, without a copy
@@ -51,8 +53,14 @@ final class ArrayPlainValuesWriter extends ValuesWriter {
         }
       };
 
-  ArrayPlainValuesWriter(int initialCapacity) {
-    this.buf = new byte[Math.max(64, initialCapacity)];
+  /**
+   * @param initialCapacity the array's first size
+   * @param shrinkAbove a reset drops an array larger than this (grown by an outsized value)
+   */
+  ArrayPlainValuesWriter(int initialCapacity, int shrinkAbove) {
+    this.initialCapacity = Math.max(64, initialCapacity);
+    this.shrinkAbove = Math.max(this.initialCapacity, shrinkAbove);
+    this.buf = new byte[this.initialCapacity];
   }
 
   private void ensure(int more) {
@@ -127,6 +135,10 @@ final class ArrayPlainValuesWriter extends ValuesWriter {
   @Override
   public void reset() {
     pos = 0;
+    if (buf.length > shrinkAbove) {
+      // one huge value made the array grow: do not hold on to that for the rest of the row group
+      buf = new byte[initialCapacity];
+    }
   }
 
   @Override
@@ -167,7 +179,12 @@ final class ArrayPlainValuesWriter extends ValuesWriter {
           case FLOAT:
           case DOUBLE:
           case BINARY:
-            return new ArrayPlainValuesWriter(Math.min(props.getPageSizeThreshold(), 64 << 10));
+            int pageSize = props.getPageSizeThreshold();
+            // a page is cut once its values pass the page size: an array of several page sizes
+            // held one outsized value
+            return new ArrayPlainValuesWriter(
+                Math.min(pageSize, 64 << 10),
+                (int) Math.min(1 << 30, Math.max(8L << 20, 4L * pageSize)));
           default:
             break;
         }

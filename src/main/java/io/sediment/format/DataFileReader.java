@@ -121,33 +121,49 @@ public final class DataFileReader implements Closeable {
     ParquetReadOptions options = readOptions();
     CompressionCodecFactory codecs = options.getCodecFactory();
     FlinkInputFile file = new FlinkInputFile(path, fileSize);
+    SeekableInputStream in = file.newStream();
     ParquetMetadata footer;
-    try (SeekableInputStream in = file.newStream()) {
-      footer = ParquetFileReader.readFooter(file, options, in);
-    }
     VectorizedFileReader vectorized;
     try {
-      footer.getFileMetaData().getSchema().checkContains(requested);
-      vectorized = VectorizedFileReader.create(path, producedType, requested, footer, codecs);
-    } catch (RuntimeException e) {
+      footer = ParquetFileReader.readFooter(file, options, in);
+      try {
+        footer.getFileMetaData().getSchema().checkContains(requested);
+        vectorized = VectorizedFileReader.create(path, producedType, requested, footer, codecs);
+      } catch (RuntimeException e) {
+        throw mismatch(path, producedType, e);
+      }
+    } catch (IOException | RuntimeException e) {
+      closeAfterFailure(in, e);
       codecs.release();
-      throw mismatch(path, producedType, e);
+      throw e;
     }
     if (vectorized != null) {
+      in.close(); // the column chunks are read through streams of their own
       return new DataFileReader(path, producedType, footer, codecs, vectorized, null, requested);
     }
-    ParquetFileReader reader = ParquetFileReader.open(file, options);
+    ParquetFileReader reader;
+    try {
+      reader = new ParquetFileReader(file, options, in); // owns the stream from here on
+    } catch (IOException | RuntimeException e) {
+      closeAfterFailure(in, e);
+      codecs.release();
+      throw e;
+    }
     try {
       reader.setRequestedSchema(requested);
       return new DataFileReader(
           path, producedType, reader.getFooter(), codecs, null, reader, requested);
     } catch (RuntimeException e) {
-      try {
-        reader.close();
-      } catch (IOException suppressed) {
-        e.addSuppressed(suppressed);
-      }
+      closeAfterFailure(reader, e);
       throw mismatch(path, producedType, e);
+    }
+  }
+
+  private static void closeAfterFailure(Closeable c, Exception failure) {
+    try {
+      c.close();
+    } catch (IOException suppressed) {
+      failure.addSuppressed(suppressed);
     }
   }
 

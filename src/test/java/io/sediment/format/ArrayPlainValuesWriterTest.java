@@ -43,7 +43,7 @@ class ArrayPlainValuesWriterTest {
   @Test
   void writesTheBytesOfParquetsPlainWriterAcrossGrowthAndResets() throws Exception {
     SplittableRandom r = new SplittableRandom(42);
-    ArrayPlainValuesWriter ours = new ArrayPlainValuesWriter(64);
+    ArrayPlainValuesWriter ours = new ArrayPlainValuesWriter(64, 4096);
     PlainValuesWriter parquets = new PlainValuesWriter(64, 1 << 20, new HeapByteBufferAllocator());
     for (int page = 0; page < 20; page++) {
       writeRandom(r, r.nextInt(5_000), ours, parquets);
@@ -55,6 +55,8 @@ class ArrayPlainValuesWriterTest {
       parquets.reset();
     }
     assertThat(ours.getEncoding()).isEqualTo(Encoding.PLAIN);
+    // the pages above grew the array past 4096 bytes: a reset gives it back
+    assertThat(ours.getAllocatedSize()).isLessThanOrEqualTo(4096);
     assertThat(ours.getBufferedSize()).isZero();
   }
 
