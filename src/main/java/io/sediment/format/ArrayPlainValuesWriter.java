@@ -10,7 +10,8 @@ import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.column.values.ValuesWriter;
-import org.apache.parquet.column.values.factory.DefaultValuesWriterFactory;
+import org.apache.parquet.column.values.factory.DefaultV1ValuesWriterFactory;
+import org.apache.parquet.column.values.factory.DefaultV2ValuesWriterFactory;
 import org.apache.parquet.column.values.factory.ValuesWriterFactory;
 import org.apache.parquet.io.api.Binary;
 
@@ -152,18 +153,26 @@ final class ArrayPlainValuesWriter extends ValuesWriter {
   }
 
   /**
-   * parquet-mr's default writers, except that columns written plain from the start (dictionary off
-   * for the column, no BYTE_STREAM_SPLIT) of the types whose PLAIN encoding is a fixed-width value
-   * or a length-prefixed byte string get an {@link ArrayPlainValuesWriter}. Only for v1 pages: v2
-   * pages encode these types with DELTA encodings instead.
+   * parquet-mr's default writers (from a factory of this file's own), except that columns written
+   * plain from the start (dictionary off for the column, no BYTE_STREAM_SPLIT) of the types whose
+   * PLAIN encoding is a fixed-width value or a length-prefixed byte string get an {@link
+   * ArrayPlainValuesWriter}. Only for v1 pages: v2 pages encode these types with DELTA encodings
+   * instead.
    */
   static final class Factory implements ValuesWriterFactory {
-    private final ValuesWriterFactory defaults = new DefaultValuesWriterFactory();
+    private ValuesWriterFactory defaults;
     private ParquetProperties props;
 
     @Override
     public void initialize(ParquetProperties properties) {
       this.props = properties;
+      // Not parquet-mr's DefaultValuesWriterFactory: it delegates to one static V1 (or V2)
+      // factory that every initialize() re-points at the latest properties, so writers built on
+      // other threads would hand this file's columns their allocator and dictionary settings.
+      this.defaults =
+          properties.getWriterVersion() == ParquetProperties.WriterVersion.PARQUET_1_0
+              ? new DefaultV1ValuesWriterFactory()
+              : new DefaultV2ValuesWriterFactory();
       defaults.initialize(properties);
     }
 

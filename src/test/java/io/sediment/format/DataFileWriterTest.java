@@ -287,6 +287,47 @@ class DataFileWriterTest {
   }
 
   @Test
+  void anotherWriterCreatedMeanwhileDoesNotChangeAnOpenWritersEncodings() throws Exception {
+    // parquet-mr's default values-writer factory is one static instance re-pointed at the
+    // properties of the writer built last: an open writer's next row groups then took that
+    // writer's dictionary setting and buffer allocator (shared across threads, it broke)
+    RowType type =
+        RowType.of(
+            new LogicalType[] {new BigIntType(false), new VarCharType(VarCharType.MAX_LENGTH)},
+            new String[] {"id", "c"});
+    FileFormatOptions small =
+        FileFormatOptions.defaults().withRowGroupSize(16 * 1024).withPageSize(4 * 1024);
+    Path a = newPath("a.parquet");
+    Path b = newPath("b.parquet");
+    try (DataFileWriter first = DataFileWriter.create(a, type, small)) {
+      for (long i = 0; i < 20_000; i++) {
+        first.write(GenericRowData.of(i, StringData.fromString("k" + (i % 5))));
+      }
+      try (DataFileWriter second =
+          DataFileWriter.create(b, type, FileFormatOptions.defaults().withDictionary(false))) {
+        second.write(GenericRowData.of(0L, StringData.fromString("x")));
+        for (long i = 20_000; i < 40_000; i++) {
+          first.write(GenericRowData.of(i, StringData.fromString("k" + (i % 5))));
+        }
+        second.finish();
+      }
+      first.finish();
+    }
+    try (DataFileReader reader = DataFileReader.open(a, type, null)) {
+      List<BlockMetaData> groups = reader.footer().getBlocks();
+      assertThat(groups.size()).isGreaterThan(2);
+      for (BlockMetaData group : groups) {
+        ColumnChunkMetaData c = group.getColumns().get(1);
+        assertThat(c.getEncodingStats().hasDictionaryPages())
+            .as("row group at row " + group.getRowIndexOffset())
+            .isTrue();
+        assertThat(c.getEncodingStats().hasNonDictionaryEncodedPages()).isFalse();
+      }
+      assertThat(reader.rowCount()).isEqualTo(40_000);
+    }
+  }
+
+  @Test
   void manyRowsAcrossRowGroups() throws Exception {
     FileFormatOptions options =
         FileFormatOptions.defaults().withRowGroupSize(64 * 1024).withPageSize(8 * 1024);
