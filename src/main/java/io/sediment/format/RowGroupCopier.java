@@ -29,9 +29,6 @@ import org.apache.parquet.schema.MessageType;
  */
 public final class RowGroupCopier {
 
-  private static final org.apache.parquet.ParquetReadOptions READ_OPTIONS =
-      DataFileReader.readOptions(); // only footers and raw bytes are read: no codec is used
-
   private RowGroupCopier() {}
 
   /** One input file and what is known of it. */
@@ -46,7 +43,11 @@ public final class RowGroupCopier {
     CompressionCodecName codec = options.codec();
     for (Input in : inputs) {
       try (ParquetFileReader reader =
-          ParquetFileReader.open(new FlinkInputFile(in.path(), in.fileSize()), READ_OPTIONS)) {
+          ParquetFileReader.open(
+              new FlinkInputFile(in.path(), in.fileSize()),
+              // options of its own: closing a reader releases the options' codec factory,
+              // which is not thread-safe (only footers and raw bytes are read here)
+              DataFileReader.readOptions())) {
         ParquetMetadata footer = reader.getFooter();
         if (!footer.getFileMetaData().getSchema().equals(expected)) {
           return false;
@@ -92,7 +93,11 @@ public final class RowGroupCopier {
           throw new java.util.concurrent.CancellationException("Copy cancelled");
         }
         try (ParquetFileReader reader =
-            ParquetFileReader.open(new FlinkInputFile(in.path(), in.fileSize()), READ_OPTIONS)) {
+            ParquetFileReader.open(
+                new FlinkInputFile(in.path(), in.fileSize()),
+                // options of its own: closing a reader releases the options' codec factory,
+                // which is not thread-safe (only footers and raw bytes are read here)
+                DataFileReader.readOptions())) {
           reader.appendTo(writer);
         }
         rows += in.rowCount();
