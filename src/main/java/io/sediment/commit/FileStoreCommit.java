@@ -93,7 +93,7 @@ public final class FileStoreCommit {
         resolved
             && (hint.isEmpty() || (known != null && hint.get().snapshotId() <= known.snapshotId()));
     if (!trusted) {
-      known = snapshots.latestCommitOfUser(commitUser).orElse(null);
+      known = snapshots.latestCommitOfUser(commitUser, hint).orElse(null);
       resolved = true;
     }
     return Optional.ofNullable(known);

@@ -175,11 +175,13 @@ final class ColumnChunkReader implements Closeable {
         readDoubles(out, off, m);
         return;
       }
-      for (int i = 0; i < m; i++) {
+      // all present values in one go, then spread to their rows back to front (j <= i)
+      readDoubles(out, off, present);
+      for (int i = m - 1, j = present - 1; i >= 0; i--) {
         if (defs[i] != maxDefinition) {
           v.setNullAt(off + i);
         } else {
-          readDoubles(out, off + i, 1);
+          out[off + i] = out[off + j--];
         }
       }
       return;

@@ -123,26 +123,20 @@ public final class DataFileReader implements Closeable {
     FlinkInputFile file = new FlinkInputFile(path, fileSize);
     SeekableInputStream in = file.newStream();
     ParquetMetadata footer;
-    VectorizedFileReader vectorized;
+    ParquetFileReader reader;
     try {
       footer = ParquetFileReader.readFooter(file, options, in);
+      VectorizedFileReader vectorized;
       try {
         footer.getFileMetaData().getSchema().checkContains(requested);
         vectorized = VectorizedFileReader.create(path, producedType, requested, footer, codecs);
       } catch (RuntimeException e) {
         throw mismatch(path, producedType, e);
       }
-    } catch (IOException | RuntimeException e) {
-      closeAfterFailure(in, e);
-      codecs.release();
-      throw e;
-    }
-    if (vectorized != null) {
-      in.close(); // the column chunks are read through streams of their own
-      return new DataFileReader(path, producedType, footer, codecs, vectorized, null, requested);
-    }
-    ParquetFileReader reader;
-    try {
+      if (vectorized != null) {
+        in.close(); // the column chunks are read through streams of their own
+        return new DataFileReader(path, producedType, footer, codecs, vectorized, null, requested);
+      }
       reader = new ParquetFileReader(file, options, in); // owns the stream from here on
     } catch (IOException | RuntimeException e) {
       closeAfterFailure(in, e);

@@ -19,7 +19,7 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata;
  */
 public final class EncodingHints {
 
-  // per column: [files seen, files with plain (not dictionary-encoded) data pages]
+  // per column: [row groups seen, row groups with plain (not dictionary-encoded) data pages]
   private final Map<String, int[]> columns = new HashMap<>();
 
   /** Takes note of one input file's footer. */
@@ -40,12 +40,12 @@ public final class EncodingHints {
     }
   }
 
-  /** Columns with plain data pages in every observed file. */
+  /** Columns with plain data pages in every row group of every observed file. */
   public Set<String> plainColumns() {
     Set<String> plain = new TreeSet<>();
     columns.forEach(
         (column, counts) -> {
-          if (counts[0] > 0 && counts[1] == counts[0]) {
+          if (counts[1] == counts[0]) { // an entry exists only once a row group was seen
             plain.add(column);
           }
         });

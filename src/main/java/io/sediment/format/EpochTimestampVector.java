@@ -24,22 +24,8 @@ final class EpochTimestampVector extends AbstractHeapVector implements WritableT
 
   /** Sets row {@code i} from an epoch value in {@code unit}, as {@link Timestamps#fromLong}. */
   void setEpoch(int i, long value, TimeUnit unit) {
-    switch (unit) {
-      case MILLIS:
-        millis[i] = value;
-        nanoOfMillis[i] = 0;
-        break;
-      case MICROS:
-        millis[i] = Math.floorDiv(value, 1_000L);
-        nanoOfMillis[i] = (int) Math.floorMod(value, 1_000L) * 1_000;
-        break;
-      case NANOS:
-        millis[i] = Math.floorDiv(value, 1_000_000L);
-        nanoOfMillis[i] = (int) Math.floorMod(value, 1_000_000L);
-        break;
-      default:
-        throw new IllegalStateException(String.valueOf(unit));
-    }
+    millis[i] = Timestamps.millisOf(value, unit);
+    nanoOfMillis[i] = Timestamps.nanoOfMillisOf(value, unit);
   }
 
   /** Row {@code i} as an epoch value in {@code unit}, without a {@link TimestampData}. */

@@ -16,6 +16,7 @@ import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnWriteStore;
 import org.apache.parquet.column.ColumnWriter;
 import org.apache.parquet.io.api.Binary;
@@ -33,7 +34,6 @@ final class RowFieldWriters {
   private final MessageType schema;
   private final FieldWriter[] writers;
   private final int[] notNullPositions;
-  private long rowCount;
 
   RowFieldWriters(RowType rowType) {
     this.rowType = rowType;
@@ -55,8 +55,9 @@ final class RowFieldWriters {
 
   /** Directs the writers to the column writers of a new row group's store. */
   void bind(ColumnWriteStore store) {
+    List<ColumnDescriptor> columns = schema.getColumns(); // a new list per call
     for (int i = 0; i < writers.length; i++) {
-      writers[i].column = store.getColumnWriter(schema.getColumns().get(i));
+      writers[i].column = store.getColumnWriter(columns.get(i));
     }
   }
 
@@ -87,11 +88,6 @@ final class RowFieldWriters {
         w.write(cw, row);
       }
     }
-    rowCount++;
-  }
-
-  long rowCount() {
-    return rowCount;
   }
 
   /** Statistics of the rows written so far. */
@@ -197,6 +193,80 @@ final class RowFieldWriters {
     abstract Object max();
   }
 
+  /** Min/max over values held as longs (integers, compact decimals, timestamps). */
+  abstract static class LongRangeWriter extends FieldWriter {
+    private boolean seen;
+    private long min;
+    private long max;
+
+    LongRangeWriter(String name, int pos, boolean nullable) {
+      super(name, pos, nullable);
+    }
+
+    final void update(long v) {
+      if (!seen) {
+        seen = true;
+        min = v;
+        max = v;
+      } else if (v < min) {
+        min = v;
+      } else if (v > max) {
+        max = v;
+      }
+    }
+
+    /** The column's value of {@code v}, in internal format. */
+    abstract Object box(long v);
+
+    @Override
+    final Object min() {
+      return seen ? box(min) : null;
+    }
+
+    @Override
+    final Object max() {
+      return seen ? box(max) : null;
+    }
+  }
+
+  /**
+   * Min/max in {@link Double#compare} order over values held as doubles (a float widens exactly and
+   * keeps {@link Float#compare}'s order: -0.0 before 0.0, NaN last).
+   */
+  abstract static class DoubleRangeWriter extends FieldWriter {
+    private boolean seen;
+    private double min;
+    private double max;
+
+    DoubleRangeWriter(String name, int pos, boolean nullable) {
+      super(name, pos, nullable);
+    }
+
+    final void update(double v) {
+      if (!seen) {
+        seen = true;
+        min = v;
+        max = v;
+      } else if (Double.compare(v, min) < 0) {
+        min = v;
+      } else if (Double.compare(v, max) > 0) {
+        max = v;
+      }
+    }
+
+    abstract Object box(double v);
+
+    @Override
+    final Object min() {
+      return seen ? box(min) : null;
+    }
+
+    @Override
+    final Object max() {
+      return seen ? box(max) : null;
+    }
+  }
+
   static final class BooleanWriter extends FieldWriter {
     private boolean seenFalse;
     private boolean seenTrue;
@@ -233,11 +303,8 @@ final class RowFieldWriters {
     INT
   }
 
-  static final class IntWriter extends FieldWriter {
+  static final class IntWriter extends LongRangeWriter {
     private final IntKind kind;
-    private boolean seen;
-    private int min;
-    private int max;
 
     IntWriter(String name, int pos, boolean nullable, IntKind kind) {
       super(name, pos, nullable);
@@ -257,44 +324,24 @@ final class RowFieldWriters {
         default:
           v = row instanceof BatchRow b ? b.getInt(pos) : row.getInt(pos);
       }
-      if (!seen) {
-        seen = true;
-        min = v;
-        max = v;
-      } else if (v < min) {
-        min = v;
-      } else if (v > max) {
-        max = v;
-      }
+      update(v);
       cw.write(v, 0, defined);
     }
 
-    private Object box(int v) {
+    @Override
+    Object box(long v) {
       switch (kind) {
         case BYTE:
           return (byte) v;
         case SHORT:
           return (short) v;
         default:
-          return v;
+          return (int) v;
       }
-    }
-
-    @Override
-    Object min() {
-      return seen ? box(min) : null;
-    }
-
-    @Override
-    Object max() {
-      return seen ? box(max) : null;
     }
   }
 
-  static final class LongWriter extends FieldWriter {
-    private boolean seen;
-    private long min;
-    private long max;
+  static final class LongWriter extends LongRangeWriter {
 
     LongWriter(String name, int pos, boolean nullable) {
       super(name, pos, nullable);
@@ -303,33 +350,17 @@ final class RowFieldWriters {
     @Override
     void write(ColumnWriter cw, RowData row) {
       long v = row instanceof BatchRow b ? b.getLong(pos) : row.getLong(pos);
-      if (!seen) {
-        seen = true;
-        min = v;
-        max = v;
-      } else if (v < min) {
-        min = v;
-      } else if (v > max) {
-        max = v;
-      }
+      update(v);
       cw.write(v, 0, defined);
     }
 
     @Override
-    Object min() {
-      return seen ? min : null;
-    }
-
-    @Override
-    Object max() {
-      return seen ? max : null;
+    Object box(long v) {
+      return v;
     }
   }
 
-  static final class FloatWriter extends FieldWriter {
-    private boolean seen;
-    private float min;
-    private float max;
+  static final class FloatWriter extends DoubleRangeWriter {
 
     FloatWriter(String name, int pos, boolean nullable) {
       super(name, pos, nullable);
@@ -338,33 +369,17 @@ final class RowFieldWriters {
     @Override
     void write(ColumnWriter cw, RowData row) {
       float v = row.getFloat(pos);
-      if (!seen) {
-        seen = true;
-        min = v;
-        max = v;
-      } else if (Float.compare(v, min) < 0) {
-        min = v;
-      } else if (Float.compare(v, max) > 0) {
-        max = v;
-      }
+      update(v);
       cw.write(v, 0, defined);
     }
 
     @Override
-    Object min() {
-      return seen ? min : null;
-    }
-
-    @Override
-    Object max() {
-      return seen ? max : null;
+    Object box(double v) {
+      return (float) v;
     }
   }
 
-  static final class DoubleWriter extends FieldWriter {
-    private boolean seen;
-    private double min;
-    private double max;
+  static final class DoubleWriter extends DoubleRangeWriter {
 
     DoubleWriter(String name, int pos, boolean nullable) {
       super(name, pos, nullable);
@@ -373,26 +388,13 @@ final class RowFieldWriters {
     @Override
     void write(ColumnWriter cw, RowData row) {
       double v = row instanceof BatchRow b ? b.getDouble(pos) : row.getDouble(pos);
-      if (!seen) {
-        seen = true;
-        min = v;
-        max = v;
-      } else if (Double.compare(v, min) < 0) {
-        min = v;
-      } else if (Double.compare(v, max) > 0) {
-        max = v;
-      }
+      update(v);
       cw.write(v, 0, defined);
     }
 
     @Override
-    Object min() {
-      return seen ? min : null;
-    }
-
-    @Override
-    Object max() {
-      return seen ? max : null;
+    Object box(double v) {
+      return v;
     }
   }
 
@@ -500,13 +502,10 @@ final class RowFieldWriters {
   }
 
   /** DECIMAL with precision up to 18: INT32 (p &lt;= 9) or INT64 unscaled values. */
-  static final class CompactDecimalWriter extends FieldWriter {
+  static final class CompactDecimalWriter extends LongRangeWriter {
     private final int precision;
     private final int scale;
     private final boolean int32;
-    private boolean seen;
-    private long min;
-    private long max;
 
     CompactDecimalWriter(String name, int pos, boolean nullable, int precision, int scale) {
       super(name, pos, nullable);
@@ -518,15 +517,7 @@ final class RowFieldWriters {
     @Override
     void write(ColumnWriter cw, RowData row) {
       long v = row.getDecimal(pos, precision, scale).toUnscaledLong();
-      if (!seen) {
-        seen = true;
-        min = v;
-        max = v;
-      } else if (v < min) {
-        min = v;
-      } else if (v > max) {
-        max = v;
-      }
+      update(v);
       if (int32) {
         cw.write((int) v, 0, defined);
       } else {
@@ -535,13 +526,8 @@ final class RowFieldWriters {
     }
 
     @Override
-    Object min() {
-      return seen ? DecimalData.fromUnscaledLong(min, precision, scale) : null;
-    }
-
-    @Override
-    Object max() {
-      return seen ? DecimalData.fromUnscaledLong(max, precision, scale) : null;
+    Object box(long v) {
+      return DecimalData.fromUnscaledLong(v, precision, scale);
     }
   }
 
@@ -602,12 +588,9 @@ final class RowFieldWriters {
     }
   }
 
-  static final class TimestampWriter extends FieldWriter {
+  static final class TimestampWriter extends LongRangeWriter {
     private final int precision;
     private final TimeUnit unit;
-    private boolean seen;
-    private long min;
-    private long max;
 
     TimestampWriter(String name, int pos, boolean nullable, int precision, TimeUnit unit) {
       super(name, pos, nullable);
@@ -625,26 +608,13 @@ final class RowFieldWriters {
       } else {
         v = Timestamps.toLong(row.getTimestamp(pos, precision), unit);
       }
-      if (!seen) {
-        seen = true;
-        min = v;
-        max = v;
-      } else if (v < min) {
-        min = v;
-      } else if (v > max) {
-        max = v;
-      }
+      update(v);
       cw.write(v, 0, defined);
     }
 
     @Override
-    Object min() {
-      return seen ? Timestamps.fromLong(min, unit) : null;
-    }
-
-    @Override
-    Object max() {
-      return seen ? Timestamps.fromLong(max, unit) : null;
+    Object box(long v) {
+      return Timestamps.fromLong(v, unit);
     }
   }
 }

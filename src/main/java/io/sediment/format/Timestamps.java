@@ -39,15 +39,32 @@ final class Timestamps {
   }
 
   static TimestampData fromLong(long value, TimeUnit unit) {
+    return TimestampData.fromEpochMillis(millisOf(value, unit), nanoOfMillisOf(value, unit));
+  }
+
+  /** The epoch milliseconds of an epoch value in {@code unit} (rounded down). */
+  static long millisOf(long value, TimeUnit unit) {
     switch (unit) {
       case MILLIS:
-        return TimestampData.fromEpochMillis(value);
+        return value;
       case MICROS:
-        return TimestampData.fromEpochMillis(
-            Math.floorDiv(value, 1_000L), (int) Math.floorMod(value, 1_000L) * 1_000);
+        return Math.floorDiv(value, 1_000L);
       case NANOS:
-        return TimestampData.fromEpochMillis(
-            Math.floorDiv(value, 1_000_000L), (int) Math.floorMod(value, 1_000_000L));
+        return Math.floorDiv(value, 1_000_000L);
+      default:
+        throw new IllegalStateException(String.valueOf(unit));
+    }
+  }
+
+  /** The nanoseconds within the millisecond of an epoch value in {@code unit}. */
+  static int nanoOfMillisOf(long value, TimeUnit unit) {
+    switch (unit) {
+      case MILLIS:
+        return 0;
+      case MICROS:
+        return (int) Math.floorMod(value, 1_000L) * 1_000;
+      case NANOS:
+        return (int) Math.floorMod(value, 1_000_000L);
       default:
         throw new IllegalStateException(String.valueOf(unit));
     }

@@ -69,7 +69,6 @@ final class VectorizedFileReader implements Closeable {
   private final ColumnDescriptor[] columns;
   private final int[] kinds;
   private final TimeUnit[] units;
-  private final PageDecompressor[] decompressors;
   private final CompressionCodecFactory codecs;
   private final AbstractHeapVector[][] vectors = new AbstractHeapVector[2][];
   private final VectorizedColumnBatch[] batches = new VectorizedColumnBatch[2];
@@ -98,7 +97,6 @@ final class VectorizedFileReader implements Closeable {
     int n = columns.length;
     this.kinds = new int[n];
     this.units = new TimeUnit[n];
-    this.decompressors = new PageDecompressor[n];
     this.chunks = new ColumnChunkReader[n];
     for (int i = 0; i < n; i++) {
       LogicalType type = producedType.getTypeAt(i);
@@ -313,7 +311,7 @@ final class VectorizedFileReader implements Closeable {
         throw new IOException(
             "Corrupt Parquet file " + path + ": no column chunk for " + columns[c]);
       }
-      decompressors[c] = PageDecompressor.of(meta.getCodec(), codecs);
+      PageDecompressor decompressor = PageDecompressor.of(meta.getCodec(), codecs);
       FSDataInputStream in = fs.open(path);
       try {
         in.seek(meta.getStartingPos());
@@ -326,7 +324,7 @@ final class VectorizedFileReader implements Closeable {
           new ColumnChunkReader(
               columns[c].getPath()[0],
               new BufferedInputStream(in, buffer),
-              decompressors[c],
+              decompressor,
               columns[c].getPrimitiveType().getPrimitiveTypeName(),
               kinds[c],
               units[c],

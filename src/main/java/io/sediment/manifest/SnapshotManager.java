@@ -170,13 +170,10 @@ public final class SnapshotManager implements java.io.Serializable {
   public Optional<UserCommit> readUserHint(String commitUser) {
     Path p = userHintPath(commitUser);
     try {
-      if (!fileIO.exists(p)) {
-        return Optional.empty();
-      }
       UserCommit c = UserCommit.fromJson(fileIO.readUtf8(p));
       return commitUser.equals(c.commitUser()) ? Optional.of(c) : Optional.empty();
     } catch (FileNotFoundException e) {
-      return Optional.empty();
+      return Optional.empty(); // no hint (one read: no separate existence check)
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read the hint of commit user " + commitUser, e);
     } catch (RuntimeException e) {
@@ -198,14 +195,16 @@ public final class SnapshotManager implements java.io.Serializable {
    * is left of that commit and is taken as it is ({@code ExpireSnapshots} records each user's
    * newest expired stream commit in the hint before deleting it). Without a hint the search goes
    * down to the earliest snapshot. Batch commits are ignored.
+   *
+   * @param userHint the user's hint as the caller just read it ({@link #readUserHint})
    */
-  public Optional<UserCommit> latestCommitOfUser(String commitUser) {
+  public Optional<UserCommit> latestCommitOfUser(String commitUser, Optional<UserCommit> userHint) {
     OptionalLong latestId = latestId();
     if (latestId.isEmpty()) {
       return Optional.empty();
     }
     long latest = latestId.getAsLong();
-    UserCommit hint = readUserHint(commitUser).orElse(null);
+    UserCommit hint = userHint.orElse(null);
     if (hint != null && hint.snapshotId() > latest) {
       hint = null; // not of this history
     }
@@ -260,9 +259,6 @@ public final class SnapshotManager implements java.io.Serializable {
 
   private Snapshot readIfExists(long id) {
     try {
-      if (!fileIO.exists(paths.snapshot(id))) {
-        return null;
-      }
       return Snapshot.fromJson(fileIO.readUtf8(paths.snapshot(id)));
     } catch (FileNotFoundException e) {
       return null; // expired meanwhile
