@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -25,6 +26,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -157,10 +159,11 @@ public final class CompactBuilder {
    * Plans, runs every task on a pool of {@code compaction.parallelism} threads, and makes one
    * COMPACT commit. Blocks the calling thread until done; see {@link #executeAsync()}.
    *
-   * <p>When a task fails, the outputs of all tasks are deleted, nothing is committed, and the
-   * task's error is thrown (deletion errors are attached as suppressed). When the commit conflicts
-   * with a concurrent commit, the outputs are deleted and the {@link
-   * io.sediment.commit.CommitConflictException} names the files.
+   * <p>When a task fails, the other tasks are stopped, the outputs of all tasks are deleted once
+   * every task has ended, nothing is committed, and the task's error is thrown (deletion errors are
+   * attached as suppressed). An interrupt of the calling thread while tasks run does the same and
+   * throws {@link InterruptedException}. When the commit conflicts with a concurrent commit, the
+   * outputs are deleted and the {@link io.sediment.commit.CommitConflictException} names the files.
    */
   public CompactResult execute() throws Exception {
     long start = System.currentTimeMillis();
@@ -191,7 +194,12 @@ public final class CompactBuilder {
     return result;
   }
 
-  /** {@link #execute()} on a new thread; the future completes with its result or error. */
+  /**
+   * {@link #execute()} on a new thread; the future completes with its result or error. Cancelling
+   * the future interrupts that thread: running tasks stop, every output is deleted and nothing is
+   * committed (unless the commit had already begun, which then completes). The clean-up runs after
+   * {@code cancel} returns.
+   */
   public CompletableFuture<CompactResult> executeAsync() {
     CompletableFuture<CompactResult> future = new CompletableFuture<>();
     Thread thread =
@@ -205,6 +213,12 @@ public final class CompactBuilder {
             },
             "sediment-compact-" + table.fullName());
     thread.setDaemon(true);
+    future.whenComplete(
+        (r, e) -> {
+          if (future.isCancelled()) {
+            thread.interrupt();
+          }
+        });
     thread.start();
     return future;
   }
@@ -214,6 +228,13 @@ public final class CompactBuilder {
     return user + "-compact-" + UUID.randomUUID().toString().substring(0, 8);
   }
 
+  /**
+   * Runs every task and returns their results. On a task failure or an interrupt of the calling
+   * thread, tasks not yet started are skipped, running ones are told to stop (each deletes its own
+   * partial output), and only after every task has ended are the outputs of the finished ones
+   * deleted; then the error is thrown (an interrupt as {@link InterruptedException}, with the
+   * thread's interrupt flag set again). No task is still writing when this method returns.
+   */
   private List<CompactTaskResult> runAll(FileStore store, List<CompactTask> tasks, int parallelism)
       throws Exception {
     CompactRewriter rewriter = CompactRewriter.forStore(store);
@@ -227,45 +248,86 @@ public final class CompactBuilder {
         };
     ExecutorService pool = Executors.newFixedThreadPool(parallelism, threads);
     List<Future<CompactTaskResult>> futures = new ArrayList<>();
+    Throwable failure = null;
     try {
       for (CompactTask task : tasks) {
-        futures.add(pool.submit(() -> rewriter.rewrite(task, cancelled::get)));
+        futures.add(
+            pool.submit(
+                () -> {
+                  if (cancelled.get()) {
+                    throw new CancellationException("Compaction task not started: " + task);
+                  }
+                  return rewriter.rewrite(task, cancelled::get);
+                }));
       }
-      List<CompactTaskResult> results = new ArrayList<>();
-      Throwable failure = null;
-      // Wait for every task, even after a failure, so no task is still writing when the
-      // outputs are deleted.
       for (Future<CompactTaskResult> f : futures) {
         try {
-          results.add(f.get());
+          f.get();
         } catch (ExecutionException e) {
           if (failure == null) {
             failure = e.getCause();
             cancelled.set(true);
-          } else if (!(e.getCause() instanceof java.util.concurrent.CancellationException)) {
-            failure.addSuppressed(e.getCause());
           }
         }
       }
-      if (failure != null) {
-        List<CommitMessage> done = new ArrayList<>();
-        for (CompactTaskResult r : results) {
-          done.add(r.message());
-        }
-        new CompactCommit(store, commitUser).abortInto(done, failure);
-        LOG.warn(
-            "Compaction of {} failed; outputs deleted, nothing committed",
-            table.fullName(),
-            failure);
-        throwUnchecked(failure);
-      }
-      return results;
     } catch (InterruptedException e) {
+      failure = e;
       cancelled.set(true);
-      Thread.currentThread().interrupt();
-      throw e;
     } finally {
       pool.shutdown();
+    }
+    // Every task has ended once the pool has terminated: only then are outputs deleted.
+    boolean interrupted = awaitTerminationUninterruptibly(pool);
+    List<CompactTaskResult> results = new ArrayList<>();
+    for (Future<CompactTaskResult> f : futures) {
+      try {
+        results.add(f.get());
+      } catch (ExecutionException e) {
+        if (failure != null
+            && e.getCause() != failure
+            && !(e.getCause() instanceof CancellationException)) {
+          failure.addSuppressed(e.getCause());
+        }
+      }
+    }
+    if (failure == null) {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+      return results;
+    }
+    List<CommitMessage> done = new ArrayList<>();
+    for (CompactTaskResult r : results) {
+      done.add(r.message());
+    }
+    new CompactCommit(store, commitUser).abortInto(done, failure);
+    if (failure instanceof InterruptedException) {
+      LOG.warn(
+          "Compaction of {} interrupted; every task stopped, outputs deleted, nothing committed",
+          table.fullName());
+      Thread.currentThread().interrupt();
+    } else {
+      LOG.warn(
+          "Compaction of {} failed; outputs deleted, nothing committed", table.fullName(), failure);
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    throwUnchecked(failure);
+    throw new AssertionError("unreachable");
+  }
+
+  /** Waits for the pool's tasks to end; returns whether the thread was interrupted meanwhile. */
+  private static boolean awaitTerminationUninterruptibly(ExecutorService pool) {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        if (pool.awaitTermination(1, TimeUnit.MINUTES)) {
+          return interrupted;
+        }
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
     }
   }
 

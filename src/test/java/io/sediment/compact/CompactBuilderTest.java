@@ -18,6 +18,7 @@ import io.sediment.testutil.FaultyFileSystem;
 import io.sediment.testutil.TestTables;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -30,9 +31,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class CompactBuilderTest {
 
@@ -299,6 +303,84 @@ class CompactBuilderTest {
 
     assertThat(table.latestSnapshot().orElseThrow().id()).isEqualTo(snapshotBefore);
     assertThat(dataFileNames()).isEqualTo(filesBefore);
+  }
+
+  @ParameterizedTest(name = "cancelled through executeAsync: {0}")
+  @ValueSource(booleans = {false, true})
+  void interruptingExecuteStopsTheTasksDeletesEveryOutputAndCommitsNothing(boolean async)
+      throws Exception {
+    Table table =
+        TestTables.create(
+            faultyCatalog(),
+            "t",
+            schema().partitionKeys("p").option("compaction.parallelism", "1").build());
+    List<RowData> written = fill(table, 6, 20, "a", "b");
+    Set<String> filesBefore = dataFileNames();
+    long snapshotBefore = table.latestSnapshot().orElseThrow().id();
+    // One worker runs the tasks in plan order: a finishes, then b parks while opening its second
+    // input, with part of its output written.
+    List<CompactTask> plan = table.newCompactBuilder().plan();
+    assertThat(plan).extracting(CompactTask::partitionPath).containsExactly("p=a", "p=b");
+    String parkAt = plan.get(1).inputs().get(1).fileName();
+    CountDownLatch parked = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    FaultyFileSystem.onOpen(
+        p -> {
+          if (p.endsWith(parkAt)) {
+            parked.countDown();
+            try {
+              release.await();
+            } catch (InterruptedException e) {
+              throw new IOException(e);
+            }
+          }
+        });
+    CompletableFuture<CompactResult> run = new CompletableFuture<>();
+    Thread executing;
+    if (async) {
+      run = table.newCompactBuilder().executeAsync();
+      executing = null;
+    } else {
+      CompletableFuture<CompactResult> result = run;
+      executing =
+          new Thread(
+              () -> {
+                try {
+                  result.complete(table.newCompactBuilder().execute());
+                } catch (Throwable e) {
+                  result.completeExceptionally(e);
+                }
+              });
+      executing.start();
+    }
+    CompletableFuture<CompactResult> running = run;
+    Awaitility.await()
+        .atMost(Duration.ofMinutes(2))
+        .until(() -> parked.getCount() == 0 || running.isDone());
+    assertThat(run).isNotDone();
+    assertThat(dataFileNames()).isNotEqualTo(filesBefore); // a's output is on disk
+
+    if (async) {
+      executing =
+          Thread.getAllStackTraces().keySet().stream()
+              .filter(th -> th.getName().equals("sediment-compact-" + table.fullName()))
+              .findFirst()
+              .orElseThrow();
+      run.cancel(true);
+    } else {
+      executing.interrupt();
+    }
+    release.countDown();
+    executing.join();
+
+    if (!async) {
+      assertThatThrownBy(run::get).cause().isInstanceOf(InterruptedException.class);
+    }
+    // Once execute() has returned, no task writes any more and nothing of the run is left.
+    assertThat(table.latestSnapshot().orElseThrow().id()).isEqualTo(snapshotBefore);
+    assertThat(dataFileNames()).isEqualTo(filesBefore);
+    assertThat(rowsInReadOrder(table))
+        .containsExactlyInAnyOrderElementsOf(TestTables.toStrings(table.rowType(), written));
   }
 
   @Test
