@@ -1,12 +1,15 @@
 package io.sediment.maintenance;
 
+import io.sediment.fs.FileIO;
 import io.sediment.manifest.FileStore;
+import io.sediment.manifest.InvalidMetadataFileException;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.manifest.TablePaths;
 import io.sediment.manifest.UserCommit;
 import io.sediment.table.Table;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -23,15 +26,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The snapshots kept are always the newest ones (a contiguous range ending at the latest): at
  * most {@code retainMax}; of those, the ones older than {@code olderThanMillis} are expired too,
- * but never below {@code retainMin} (at least 1, so the latest always stays). A file is deleted
- * only when no kept snapshot uses it (data files live in a kept snapshot, its manifests and
- * manifest lists). Order: data files, manifests, manifest lists, then the snapshot files from the
- * oldest up, so an interrupted run leaves a readable contiguous range of snapshots and at worst
- * unreferenced files for {@link RemoveOrphanFiles}; the {@code EARLIEST} hint is updated last.
+ * but never below {@code retainMin} (at least 1, so the latest always stays). Snapshots at the old
+ * end whose metadata is already gone (an expiration of an older version was interrupted) are
+ * expired as well. A file is deleted only when no retained snapshot uses it.
  *
- * <p>Expiring a commit user's last snapshot must not make its commit look undone to a restored
- * writer: before deleting anything, each user's newest expired stream commit is written into the
- * user's hint {@code snapshot/user-<user>} (see {@link #recordCommits}); hints are never deleted.
+ * <p>Crash-safe at every step, each one idempotent: (1) each commit user's newest expired stream
+ * commit is written into the user's hint ({@link #recordCommits}); (2) the expiry record {@code
+ * snapshot/EXPIRING} is created, naming the snapshots to retire and their manifest lists; (3) their
+ * snapshot files are deleted, oldest first, so the listing stays a contiguous, readable range; (4)
+ * the data and deletion-vector files only they referenced are deleted, then (5) their manifests and
+ * index manifests, then (6) their manifest lists, and (7) the record. A run that finds a record
+ * (the last one failed or died) finishes it first; files already gone are skipped.
  *
  * <p>Run it from one process at a time per table; it is safe against concurrent writers, which
  * always commit on top of the latest snapshot.
@@ -73,7 +78,10 @@ public final class ExpireSnapshots {
     return this;
   }
 
-  /** What an expiration did. */
+  /**
+   * What an expiration did, including an interrupted one it finished. The counts are of the files
+   * it set out to delete; files a failed run already deleted are counted again by the rerun.
+   */
   public record Result(
       List<Long> expiredSnapshots, int deletedDataFiles, int deletedMetadataFiles) {}
 
@@ -88,14 +96,21 @@ public final class ExpireSnapshots {
    */
   private void recordCommits(SnapshotManager sm, Iterable<Snapshot> newest) {
     for (Snapshot s : newest) {
-      Optional<UserCommit> hint = sm.readUserHint(s.commitUser());
+      Optional<UserCommit> hint;
+      try {
+        hint = sm.readUserHint(s.commitUser());
+      } catch (InvalidMetadataFileException e) {
+        // The user has no newer commit than s (none is kept), so s is what the hint must say.
+        LOG.warn("Replacing an invalid commit user hint: {}", e.getMessage());
+        hint = Optional.empty();
+      }
       if (hint.isPresent() && hint.get().snapshotId() >= s.id()) {
         continue;
       }
       try {
         sm.writeUserHint(UserCommit.of(s));
       } catch (IOException e) {
-        throw new java.io.UncheckedIOException(
+        throw new UncheckedIOException(
             "Could not record the last commit of user "
                 + s.commitUser()
                 + " (snapshot "
@@ -112,6 +127,12 @@ public final class ExpireSnapshots {
           "retain_min (" + retainMin + ") must not be larger than retain_max (" + retainMax + ")");
     }
     FileStore store = table.store();
+    Progress done = new Progress();
+    Optional<ExpiryRecord> unfinished = ExpiryRecord.read(store.fileIO(), store.paths().expiryRecord());
+    if (unfinished.isPresent()) {
+      LOG.info("Finishing an interrupted expiration of {}", table.fullName());
+      finish(store, unfinished.get(), done);
+    }
     SnapshotManager sm = store.snapshotManager();
     List<Long> ids = sm.listIds();
     int n = ids.size();
@@ -119,79 +140,206 @@ public final class ExpireSnapshots {
     while (k < n - retainMin && sm.snapshot(ids.get(k)).timeMillis() < olderThanMillis) {
       k++;
     }
-    if (k == 0) {
-      return new Result(List.of(), 0, 0);
+    // Snapshots at the old end whose metadata is gone are expired already: retire them too.
+    while (k < n - 1 && TableFiles.missingFile(store, sm.snapshot(ids.get(k))).isPresent()) {
+      k++;
     }
-    List<Long> expired = new ArrayList<>(ids.subList(0, k));
-    TableFiles kept = new TableFiles();
+    if (k == 0) {
+      return done.result();
+    }
+    Optional<Path> latestMissing = TableFiles.missingFile(store, sm.snapshot(ids.get(n - 1)));
+    if (latestMissing.isPresent()) {
+      throw new IllegalStateException(
+          "The latest snapshot "
+              + ids.get(n - 1)
+              + " of "
+              + table.fullName()
+              + " cannot be read: "
+              + latestMissing.get()
+              + " does not exist; nothing was expired");
+    }
+    List<Snapshot> expired = new ArrayList<>();
+    for (long id : ids.subList(0, k)) {
+      expired.add(sm.snapshot(id));
+    }
     Set<String> keptUsers = new HashSet<>();
     for (long id : ids.subList(k, n)) {
       Snapshot s = sm.snapshot(id);
-      kept.add(store, s);
       if (SnapshotManager.isStreamCommit(s)) {
         keptUsers.add(s.commitUser());
       }
     }
-    TableFiles candidates = new TableFiles();
     Map<String, Snapshot> newestExpired = new LinkedHashMap<>();
-    for (long id : expired) {
-      Snapshot s = sm.snapshot(id);
-      candidates.add(store, s);
+    for (Snapshot s : expired) {
       if (SnapshotManager.isStreamCommit(s) && !keptUsers.contains(s.commitUser())) {
         newestExpired.put(s.commitUser(), s); // ascending ids: the last one is the newest
       }
     }
     recordCommits(sm, newestExpired.values());
+    ExpiryRecord record = ExpiryRecord.of(expired.stream().map(TableFiles.Retired::of).toList());
+    Path recordFile = store.paths().expiryRecord();
+    try {
+      if (!record.create(store.fileIO(), recordFile)) {
+        throw new IllegalStateException(
+            "Another expiration of "
+                + table.fullName()
+                + " is in progress: "
+                + recordFile
+                + " appeared meanwhile; nothing was expired");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "Could not write the expiry record " + recordFile + "; nothing was expired", e);
+    }
+    finish(store, record, done);
+    return done.result();
+  }
+
+  /** What this run expired and deleted. */
+  private static final class Progress {
+    final List<Long> expired = new ArrayList<>();
+    int dataFiles;
+    int metadataFiles;
+
+    Result result() {
+      return new Result(List.copyOf(expired), dataFiles, metadataFiles);
+    }
+  }
+
+  /**
+   * Carries out a recorded expiration: retires the snapshot files (oldest first), deletes the
+   * files only they referenced (data and deletion vectors, then manifests and index manifests,
+   * then manifest lists), and deletes the record. Idempotent; a failure leaves the record for the
+   * next run.
+   */
+  private void finish(FileStore store, ExpiryRecord record, Progress done) {
     TablePaths paths = store.paths();
+    FileIO io = store.fileIO();
+    SnapshotManager sm = store.snapshotManager();
+    List<TableFiles.Retired> retired = record.retired();
+    if (retired.isEmpty()) {
+      deleteRecord(io, paths);
+      return;
+    }
+    String range = retired.get(0).id() + ".." + retired.get(retired.size() - 1).id();
+    List<Long> listed = sm.listIds();
+    long latest = listed.isEmpty() ? Long.MIN_VALUE : listed.get(listed.size() - 1);
+    for (TableFiles.Retired r : retired) {
+      if (r.id() >= latest) {
+        throw new IllegalStateException(
+            "The expiry record "
+                + paths.expiryRecord()
+                + " names snapshot "
+                + r.id()
+                + ", but the latest snapshot is "
+                + latest
+                + " and is never expired; nothing was deleted");
+      }
+    }
+    for (TableFiles.Retired r : retired) {
+      IOException e = io.deleteQuietly(paths.snapshot(r.id()));
+      if (e != null) {
+        throw new UncheckedIOException(
+            "Could not delete the snapshot file "
+                + paths.snapshot(r.id())
+                + " while expiring snapshots "
+                + range
+                + " of "
+                + table.fullName()
+                + "; run the expiration again to finish it",
+            e);
+      }
+    }
+    List<Long> remaining = sm.listIds();
+    if (!remaining.isEmpty()) {
+      try {
+        io.overwriteHint(new Path(paths.snapshotDir(), "EARLIEST"), Long.toString(remaining.get(0)));
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("Could not update the EARLIEST hint of {}", table.fullName(), e);
+      }
+    }
+
+    TableFiles kept = TableFiles.ofRetainedSnapshots(store);
+    TableFiles gone = TableFiles.ofRetired(store, retired);
     List<Path> data = new ArrayList<>();
-    for (java.util.Map.Entry<String, Path> e : candidates.dataPaths.entrySet()) {
+    for (Map.Entry<String, Path> e : gone.dataPaths.entrySet()) {
       if (!kept.dataPaths.containsKey(e.getKey())) {
         data.add(e.getValue());
       }
     }
+    List<Path> vectors = new ArrayList<>();
+    List<Path> indexManifests = new ArrayList<>();
+    Set<String> indexManifestNames = new HashSet<>();
+    for (TableFiles.Retired r : retired) {
+      if (r.indexManifest() != null) {
+        indexManifestNames.add(r.indexManifest());
+      }
+    }
+    for (String name : gone.indexNames) {
+      if (!kept.indexNames.contains(name)) {
+        (indexManifestNames.contains(name) ? indexManifests : vectors).add(paths.index(name));
+      }
+    }
+    Set<String> listNames = new HashSet<>();
+    for (TableFiles.Retired r : retired) {
+      listNames.add(r.baseManifestList());
+      listNames.add(r.deltaManifestList());
+    }
     List<Path> manifests = new ArrayList<>();
     List<Path> lists = new ArrayList<>();
-    for (String name : candidates.metadataNames) {
+    for (String name : gone.metadataNames) {
       if (!kept.metadataNames.contains(name)) {
-        (name.startsWith("manifest-list-") ? lists : manifests).add(paths.manifest(name));
+        (listNames.contains(name) ? lists : manifests).add(paths.manifest(name));
       }
     }
-    for (String name : candidates.indexNames) {
-      if (!kept.indexNames.contains(name)) {
-        manifests.add(paths.index(name));
-      }
+    manifests.addAll(indexManifests);
+    List<Path> dataAndVectors = new ArrayList<>(data);
+    dataAndVectors.addAll(vectors);
+    deleteStep(io, dataAndVectors, range);
+    deleteStep(io, manifests, range);
+    deleteStep(io, lists, range);
+    deleteRecord(io, paths);
+    for (TableFiles.Retired r : retired) {
+      done.expired.add(r.id());
     }
-    List<IOException> errors = new ArrayList<>();
-    errors.addAll(store.fileIO().deleteAll(data));
-    errors.addAll(store.fileIO().deleteAll(manifests));
-    errors.addAll(store.fileIO().deleteAll(lists));
+    done.dataFiles += data.size();
+    done.metadataFiles += vectors.size() + manifests.size() + lists.size();
+    LOG.info(
+        "Expired snapshots {} of {}: {} data file(s), {} metadata file(s) deleted",
+        range,
+        table.fullName(),
+        data.size(),
+        vectors.size() + manifests.size() + lists.size());
+  }
+
+  /** Deletes one step's files; on any failure stops here, leaving the record for a rerun. */
+  private void deleteStep(FileIO io, List<Path> files, String range) {
+    List<IOException> errors = io.deleteAll(files);
     if (!errors.isEmpty()) {
       IOException e =
           new IOException(
-              "Could not delete " + errors.size() + " file(s); no snapshot was expired");
+              "Could not delete "
+                  + errors.size()
+                  + " file(s) of the expired snapshots "
+                  + range
+                  + " of "
+                  + table.fullName()
+                  + "; the snapshots are expired, run the expiration again to delete the rest");
       errors.forEach(e::addSuppressed);
-      throw new java.io.UncheckedIOException(e);
+      throw new UncheckedIOException(e);
     }
-    for (long id : expired) {
-      IOException e = store.fileIO().deleteQuietly(paths.snapshot(id));
-      if (e != null) {
-        throw new java.io.UncheckedIOException("Could not delete snapshot " + id, e);
-      }
+  }
+
+  private void deleteRecord(FileIO io, TablePaths paths) {
+    IOException e = io.deleteQuietly(paths.expiryRecord());
+    if (e != null) {
+      throw new UncheckedIOException(
+          "Could not delete the expiry record "
+              + paths.expiryRecord()
+              + " of "
+              + table.fullName()
+              + "; every file of the expiration is deleted, the next run removes it",
+          e);
     }
-    try {
-      store
-          .fileIO()
-          .overwriteHint(new Path(paths.snapshotDir(), "EARLIEST"), Long.toString(ids.get(k)));
-    } catch (IOException | RuntimeException e) {
-      LOG.warn("Could not update the EARLIEST hint of {}", table.fullName(), e);
-    }
-    LOG.info(
-        "Expired snapshots {}..{} of {}: {} data file(s), {} metadata file(s) deleted",
-        expired.get(0),
-        expired.get(expired.size() - 1),
-        table.fullName(),
-        data.size(),
-        manifests.size() + lists.size());
-    return new Result(expired, data.size(), manifests.size() + lists.size());
   }
 }
