@@ -237,4 +237,26 @@ class MaintenanceTest {
     assertThat(hint).exists();
     assertCommittedOnce(t, m5);
   }
+
+  /**
+   * Once the user's snapshots have expired, its hint is the only record of its last commit: a
+   * damaged hint must make a restored writer refuse, not commit the window a second time.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(
+      strings = {"not json", "{\"commitUser\" : \"u\", \"snapshotId\" : 1", "{\"commitUser\":\"u\"}"})
+  void aDamagedHintOfAnExpiredCommitRefusesTheRestoredCommit(String damaged) throws Exception {
+    List<io.sediment.commit.CommitMessage> m5 = new ArrayList<>();
+    Table t = streamCommitThenOthers(m5);
+    new ExpireSnapshots(t).retainMax(1).execute();
+    Path hint = dir.resolve("db.db/s/snapshot/user-u");
+    Files.writeString(hint, damaged);
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> t.newStreamWriteBuilder().withCommitUser("u").newCommit().commit(5, m5))
+        .hasMessageContaining(hint.toString())
+        .hasMessageContaining("committing is refused");
+    assertThat(t.snapshotManager().listIds()).containsExactly(21L);
+    assertThat(TestTables.readAll(t)).hasSize(21); // the window was not committed twice
+  }
 }
