@@ -69,7 +69,8 @@ public final class JsonSerde {
     }
     if (!missing.isEmpty()) {
       throw new IllegalArgumentException(
-          (missing.size() == 1 ? "missing field " : "missing fields ") + String.join(", ", missing));
+          (missing.size() == 1 ? "missing field " : "missing fields ")
+              + String.join(", ", missing));
     }
     try {
       return MAPPER.treeToValue(tree, type);

@@ -128,7 +128,8 @@ public final class ExpireSnapshots {
     }
     FileStore store = table.store();
     Progress done = new Progress();
-    Optional<ExpiryRecord> unfinished = ExpiryRecord.read(store.fileIO(), store.paths().expiryRecord());
+    Optional<ExpiryRecord> unfinished =
+        ExpiryRecord.read(store.fileIO(), store.paths().expiryRecord());
     if (unfinished.isPresent()) {
       LOG.info("Finishing an interrupted expiration of {}", table.fullName());
       finish(store, unfinished.get(), done);
@@ -207,10 +208,10 @@ public final class ExpireSnapshots {
   }
 
   /**
-   * Carries out a recorded expiration: retires the snapshot files (oldest first), deletes the
-   * files only they referenced (data and deletion vectors, then manifests and index manifests,
-   * then manifest lists), and deletes the record. Idempotent; a failure leaves the record for the
-   * next run.
+   * Carries out a recorded expiration: retires the snapshot files (oldest first), deletes the files
+   * only they referenced (data and deletion vectors, then manifests and index manifests, then
+   * manifest lists), and deletes the record. Idempotent; a failure leaves the record for the next
+   * run.
    */
   private void finish(FileStore store, ExpiryRecord record, Progress done) {
     TablePaths paths = store.paths();
@@ -253,7 +254,8 @@ public final class ExpireSnapshots {
     List<Long> remaining = sm.listIds();
     if (!remaining.isEmpty()) {
       try {
-        io.overwriteHint(new Path(paths.snapshotDir(), "EARLIEST"), Long.toString(remaining.get(0)));
+        io.overwriteHint(
+            new Path(paths.snapshotDir(), "EARLIEST"), Long.toString(remaining.get(0)));
       } catch (IOException | RuntimeException e) {
         LOG.warn("Could not update the EARLIEST hint of {}", table.fullName(), e);
       }

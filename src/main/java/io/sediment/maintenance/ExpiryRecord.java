@@ -18,13 +18,12 @@ import org.apache.flink.core.fs.Path;
  * The record of an expiration in progress, file {@code snapshot/EXPIRING} (JSON, see docs/spec.md
  * section "Expiry record"): the snapshots being retired, oldest first, with their manifest lists
  * and index manifest. Written before the first snapshot file is deleted and deleted after the last
- * file they alone referenced, so a rerun after a failure or crash knows what to finish although
- * the snapshot files are gone.
+ * file they alone referenced, so a rerun after a failure or crash knows what to finish although the
+ * snapshot files are gone.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 record ExpiryRecord(
-    @JsonProperty("version") int version,
-    @JsonProperty("snapshots") List<Entry> snapshots) {
+    @JsonProperty("version") int version, @JsonProperty("snapshots") List<Entry> snapshots) {
 
   static final int CURRENT_VERSION = 1;
 
@@ -85,7 +84,10 @@ record ExpiryRecord(
           file, "format version " + r.version() + " is not supported", null);
     }
     for (Entry e : r.snapshots()) {
-      if (e == null || e.id() < 1 || e.baseManifestList() == null || e.deltaManifestList() == null) {
+      if (e == null
+          || e.id() < 1
+          || e.baseManifestList() == null
+          || e.deltaManifestList() == null) {
         throw new InvalidMetadataFileException(
             file, "an entry lacks its id or manifest lists: " + e, null);
       }

@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * whose manifest list, manifest or index manifest is gone is expired (an expiration retired it, or
  * an older version's expiration was interrupted after deleting its metadata) and is skipped; the
  * latest must be readable, and an error names its missing file otherwise. Only a file that does not
- * exist makes a snapshot expired: any other read error is raised, so a transient failure never
- * lets a snapshot's files be taken for unreferenced ones.
+ * exist makes a snapshot expired: any other read error is raised, so a transient failure never lets
+ * a snapshot's files be taken for unreferenced ones.
  */
 public final class TableFiles {
 
@@ -69,7 +69,8 @@ public final class TableFiles {
       Optional<Snapshot> s = sm.snapshotIfExists(id);
       if (s.isEmpty()) {
         if (latest) {
-          throw new IllegalStateException("The latest snapshot file " + store.paths().snapshot(id) + " is gone");
+          throw new IllegalStateException(
+              "The latest snapshot file " + store.paths().snapshot(id) + " is gone");
         }
         previous = -1; // retired by an expiration since the listing
         continue;
@@ -91,9 +92,9 @@ public final class TableFiles {
   }
 
   /**
-   * The files the given snapshots referenced, as far as their metadata is still there: the
-   * metadata files they name, and the data and deletion-vector files of each whose manifests (and
-   * index manifest) can all be read. Missing files are skipped: {@link ExpireSnapshots} deletes data
+   * The files the given snapshots referenced, as far as their metadata is still there: the metadata
+   * files they name, and the data and deletion-vector files of each whose manifests (and index
+   * manifest) can all be read. Missing files are skipped: {@link ExpireSnapshots} deletes data
    * files before the metadata that lists them, so metadata that is gone means the data step of that
    * expiration finished.
    */
@@ -146,8 +147,7 @@ public final class TableFiles {
   /** What locates a snapshot's files; kept in the expiry record once the snapshot file is gone. */
   record Retired(long id, String baseManifestList, String deltaManifestList, String indexManifest) {
     static Retired of(Snapshot s) {
-      return new Retired(
-          s.id(), s.baseManifestList(), s.deltaManifestList(), s.indexManifest());
+      return new Retired(s.id(), s.baseManifestList(), s.deltaManifestList(), s.indexManifest());
     }
   }
 
@@ -271,9 +271,20 @@ public final class TableFiles {
       }
     }
 
-    /** A read failed: null when the file does not exist (recorded in {@code f}), else throws. */
+    /**
+     * A read failed: null when the file does not exist (recorded in {@code f}), else throws. Asks
+     * the file system again: a concurrent expiration may have deleted it since it was checked.
+     */
     private <T> T missingOrThrow(Path file, SnapshotFiles f, IOException e) {
-      if (exists(file)) {
+      boolean present;
+      try {
+        present = io.exists(file);
+      } catch (IOException check) {
+        e.addSuppressed(check);
+        present = true;
+      }
+      exists.put(key(file), present);
+      if (present) {
         throw new UncheckedIOException("Cannot read " + file, e);
       }
       if (f.missing == null) {

@@ -281,7 +281,8 @@ public final class SnapshotManager implements java.io.Serializable {
     } catch (FileNotFoundException e) {
       return Optional.empty(); // no hint (one read: no separate existence check)
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read the hint " + p + " of commit user " + commitUser, e);
+      throw new UncheckedIOException(
+          "Cannot read the hint " + p + " of commit user " + commitUser, e);
     }
     UserCommit c;
     try {

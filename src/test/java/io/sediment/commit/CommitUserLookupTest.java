@@ -145,7 +145,6 @@ class CommitUserLookupTest {
         "{\"commitUser\":\"u\",\"snapshotId\":3,\"commitIdentifier\":99,\"commitKind\":\"APPEND\"}");
     assertThat(new FileStoreCommit(t.store(), "u").isCommitted(1)).isTrue();
     assertThat(new FileStoreCommit(t.store(), "u").isCommitted(2)).isFalse();
-
   }
 
   @Test

@@ -78,8 +78,8 @@ class ExpireCrashSafetyTest {
   }
 
   /**
-   * Files under manifest/ and the data directories that no listed snapshot uses, read the plain
-   * way (every manifest of every snapshot), independently of the code under test.
+   * Files under manifest/ and the data directories that no listed snapshot uses, read the plain way
+   * (every manifest of every snapshot), independently of the code under test.
    */
   private List<Path> unreferencedFiles(Table t) throws Exception {
     Set<String> used = new HashSet<>();
@@ -199,7 +199,8 @@ class ExpireCrashSafetyTest {
     }
     onlyExpired.removeAll(kept);
     assertThat(onlyExpired).anyMatch(p -> p.contains("/manifest/manifest-list-"));
-    assertThat(onlyExpired).anyMatch(p -> p.contains("/manifest/manifest-") && !p.contains("-list-"));
+    assertThat(onlyExpired)
+        .anyMatch(p -> p.contains("/manifest/manifest-") && !p.contains("-list-"));
     assertThat(onlyExpired).anyMatch(p -> p.endsWith(".parquet"));
     for (String p : onlyExpired) {
       Files.delete(Path.of(p));

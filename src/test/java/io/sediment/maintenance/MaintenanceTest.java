@@ -244,7 +244,11 @@ class MaintenanceTest {
    */
   @org.junit.jupiter.params.ParameterizedTest
   @org.junit.jupiter.params.provider.ValueSource(
-      strings = {"not json", "{\"commitUser\" : \"u\", \"snapshotId\" : 1", "{\"commitUser\":\"u\"}"})
+      strings = {
+        "not json",
+        "{\"commitUser\" : \"u\", \"snapshotId\" : 1",
+        "{\"commitUser\":\"u\"}"
+      })
   void aDamagedHintOfAnExpiredCommitRefusesTheRestoredCommit(String damaged) throws Exception {
     List<io.sediment.commit.CommitMessage> m5 = new ArrayList<>();
     Table t = streamCommitThenOthers(m5);

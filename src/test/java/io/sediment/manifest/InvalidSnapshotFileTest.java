@@ -84,7 +84,8 @@ class InvalidSnapshotFileTest {
         .hasMessageContaining(snapshotFile(4).toString())
         .hasMessageContaining("missing fields version, id, schemaId, baseManifestList");
 
-    Files.writeString(snapshotFile(4), Files.readString(snapshotFile(3)).replace("\"commitKind\"", "\"x\""));
+    Files.writeString(
+        snapshotFile(4), Files.readString(snapshotFile(3)).replace("\"commitKind\"", "\"x\""));
     assertThatThrownBy(() -> sm.snapshot(4))
         .hasMessageContaining(snapshotFile(4).toString())
         .hasMessageContaining("missing field commitKind");
