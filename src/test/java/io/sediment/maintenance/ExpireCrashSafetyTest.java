@@ -97,6 +97,7 @@ class ExpireCrashSafetyTest {
           .filter(p -> !root.relativize(p).toString().startsWith("schema/"))
           .filter(p -> !root.relativize(p).toString().startsWith("snapshot/"))
           .filter(p -> !root.relativize(p).toString().startsWith(".markers/"))
+          .filter(p -> !root.relativize(p).toString().startsWith("index/")) // checked apart
           .filter(p -> !used.contains(p.toAbsolutePath().toString()))
           .forEach(out::add);
     }
@@ -253,5 +254,67 @@ class ExpireCrashSafetyTest {
         .hasMessageContaining("latest snapshot 6")
         .hasMessageContaining(latest.deltaManifestList());
     assertThat(t.snapshotManager().listIds()).containsExactly(1L, 2L, 3L, 4L, 5L, 6L);
+  }
+
+  /** Deletion-vector files and index manifests of expired snapshots, with a failing delete. */
+  @Test
+  void aFailingDeleteOfADeletionVectorFileIsFinishedByTheNextRun() throws Exception {
+    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
+    catalog.createDatabase("db", true);
+    Table t =
+        TestTables.create(
+            catalog,
+            "dv",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT().notNull())
+                .column("v", DataTypes.STRING())
+                .primaryKey("id")
+                .option("bucket", "1")
+                .option("write-only", "true")
+                .option("deletion-vectors.enabled", "true")
+                .build());
+    Map<String, String> compact =
+        Map.of("local-cache.enabled", "true", "local-cache.dir", dir.resolve("cache").toString());
+    TestTables.writeBatch(t, List.of(row(1L, "a"), row(2L, "b"), row(3L, "c")));
+    t.newCompactBuilder().withOptions(compact).execute();
+    TestTables.writeBatch(t, List.of(row(2L, "b2")));
+    t.newCompactBuilder().withOptions(compact).execute(); // a vector hides the old 2
+    TestTables.writeBatch(t, List.of(row(3L, "c3")));
+    t.newCompactBuilder().withOptions(compact).execute(); // a new vector file replaces it
+    List<String> before = rows(t);
+    Snapshot latest = t.latestSnapshot().orElseThrow();
+    Path index = tableDir(t).resolve("index");
+    List<String> liveVectors = new ArrayList<>();
+    for (var e :
+        new io.sediment.manifest.IndexManifest(t.store().fileIO(), t.store().paths())
+            .read(latest.indexManifest())) {
+      liveVectors.add(e.deletionFile().dvFile());
+    }
+    try (Stream<Path> files = Files.list(index)) {
+      assertThat(files.map(p -> p.getFileName().toString()))
+          .anyMatch(n -> n.startsWith("dv-") && !liveVectors.contains(n));
+    }
+
+    FaultyFileSystem.failDelete(p -> p.contains("/index/"));
+    RuntimeException failure = null;
+    try {
+      new ExpireSnapshots(t).retainMax(1).execute();
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    FaultyFileSystem.reset();
+    assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
+
+    new ExpireSnapshots(t).retainMax(1).execute();
+    assertThat(failure).hasMessageContaining("run the expiration again");
+    assertThat(t.snapshotManager().listIds()).containsExactly(latest.id());
+    List<String> expected = new ArrayList<>(liveVectors);
+    expected.add(latest.indexManifest());
+    try (Stream<Path> files = Files.list(index)) {
+      assertThat(files.map(p -> p.getFileName().toString()))
+          .containsExactlyInAnyOrderElementsOf(expected);
+    }
+    assertThat(unreferencedFiles(t)).isEmpty();
+    assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
   }
 }
