@@ -1,11 +1,9 @@
 package io.sediment.maintenance;
 
-import io.sediment.fs.FileIO;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.InvalidMetadataFileException;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
-import io.sediment.manifest.TablePaths;
 import io.sediment.manifest.UserCommit;
 import io.sediment.table.Table;
 import java.io.IOException;
@@ -83,7 +81,19 @@ public final class ExpireSnapshots {
    * it set out to delete; files a failed run already deleted are counted again by the rerun.
    */
   public record Result(
-      List<Long> expiredSnapshots, int deletedDataFiles, int deletedMetadataFiles) {}
+      List<Long> expiredSnapshots, int deletedDataFiles, int deletedMetadataFiles) {
+
+    static final Result NONE = new Result(List.of(), 0, 0);
+
+    Result plus(Result other) {
+      List<Long> ids = new ArrayList<>(expiredSnapshots);
+      ids.addAll(other.expiredSnapshots);
+      return new Result(
+          List.copyOf(ids),
+          deletedDataFiles + other.deletedDataFiles,
+          deletedMetadataFiles + other.deletedMetadataFiles);
+    }
+  }
 
   /**
    * Before any snapshot is deleted: writes each commit user's newest stream commit among the
@@ -94,8 +104,20 @@ public final class ExpireSnapshots {
    * snapshots are skipped: the search finds that one. Hints are never deleted. A failure here stops
    * the expiration before anything is deleted.
    */
-  private void recordCommits(SnapshotManager sm, Iterable<Snapshot> newest) {
-    for (Snapshot s : newest) {
+  private void recordCommits(SnapshotManager sm, List<Snapshot> expired, List<Snapshot> kept) {
+    Set<String> keptUsers = new HashSet<>();
+    for (Snapshot s : kept) {
+      if (SnapshotManager.isStreamCommit(s)) {
+        keptUsers.add(s.commitUser());
+      }
+    }
+    Map<String, Snapshot> newest = new LinkedHashMap<>();
+    for (Snapshot s : expired) {
+      if (SnapshotManager.isStreamCommit(s) && !keptUsers.contains(s.commitUser())) {
+        newest.put(s.commitUser(), s); // ascending ids: the last one is the newest
+      }
+    }
+    for (Snapshot s : newest.values()) {
       Optional<UserCommit> hint;
       try {
         hint = sm.readUserHint(s.commitUser());
@@ -127,221 +149,58 @@ public final class ExpireSnapshots {
           "retain_min (" + retainMin + ") must not be larger than retain_max (" + retainMax + ")");
     }
     FileStore store = table.store();
-    Progress done = new Progress();
-    Optional<ExpiryRecord> unfinished =
-        ExpiryRecord.read(store.fileIO(), store.paths().expiryRecord());
-    if (unfinished.isPresent()) {
-      LOG.info("Finishing an interrupted expiration of {}", table.fullName());
-      finish(store, unfinished.get(), done);
-    }
+    RecordedExpiration expiration = new RecordedExpiration(store, table.fullName());
+    Result finished = expiration.finishUnfinished();
     SnapshotManager sm = store.snapshotManager();
     List<Long> ids = sm.listIds();
+    int k = expiredCount(store, sm, ids);
+    if (k == 0) {
+      return finished;
+    }
+    checkReadable(store, sm.snapshot(ids.get(ids.size() - 1)));
+    List<Snapshot> expired = new ArrayList<>();
+    for (long id : ids.subList(0, k)) {
+      expired.add(sm.snapshot(id));
+    }
+    List<Snapshot> kept = new ArrayList<>();
+    for (long id : ids.subList(k, ids.size())) {
+      kept.add(sm.snapshot(id));
+    }
+    recordCommits(sm, expired, kept);
+    return finished.plus(expiration.run(expired));
+  }
+
+  /**
+   * How many of the snapshots {@code ids} (ascending) to expire: by the retention settings, plus
+   * those at the old end whose metadata is gone (expired already: an interrupted expiration of an
+   * older version deleted files before snapshot files). Never the latest.
+   */
+  private int expiredCount(FileStore store, SnapshotManager sm, List<Long> ids) {
     int n = ids.size();
     int k = Math.max(0, n - retainMax);
     while (k < n - retainMin && sm.snapshot(ids.get(k)).timeMillis() < olderThanMillis) {
       k++;
     }
-    // Snapshots at the old end whose metadata is gone are expired already: retire them too.
     while (k < n - 1 && TableFiles.missingFile(store, sm.snapshot(ids.get(k))).isPresent()) {
       k++;
     }
-    if (k == 0) {
-      return done.result();
-    }
-    Optional<Path> latestMissing = TableFiles.missingFile(store, sm.snapshot(ids.get(n - 1)));
-    if (latestMissing.isPresent()) {
-      throw new IllegalStateException(
-          "The latest snapshot "
-              + ids.get(n - 1)
-              + " of "
-              + table.fullName()
-              + " cannot be read: "
-              + latestMissing.get()
-              + " does not exist; nothing was expired");
-    }
-    List<Snapshot> expired = new ArrayList<>();
-    for (long id : ids.subList(0, k)) {
-      expired.add(sm.snapshot(id));
-    }
-    Set<String> keptUsers = new HashSet<>();
-    for (long id : ids.subList(k, n)) {
-      Snapshot s = sm.snapshot(id);
-      if (SnapshotManager.isStreamCommit(s)) {
-        keptUsers.add(s.commitUser());
-      }
-    }
-    Map<String, Snapshot> newestExpired = new LinkedHashMap<>();
-    for (Snapshot s : expired) {
-      if (SnapshotManager.isStreamCommit(s) && !keptUsers.contains(s.commitUser())) {
-        newestExpired.put(s.commitUser(), s); // ascending ids: the last one is the newest
-      }
-    }
-    recordCommits(sm, newestExpired.values());
-    ExpiryRecord record = ExpiryRecord.of(expired.stream().map(TableFiles.Retired::of).toList());
-    Path recordFile = store.paths().expiryRecord();
-    try {
-      if (!record.create(store.fileIO(), recordFile)) {
-        throw new IllegalStateException(
-            "Another expiration of "
-                + table.fullName()
-                + " is in progress: "
-                + recordFile
-                + " appeared meanwhile; nothing was expired");
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(
-          "Could not write the expiry record " + recordFile + "; nothing was expired", e);
-    }
-    finish(store, record, done);
-    return done.result();
-  }
-
-  /** What this run expired and deleted. */
-  private static final class Progress {
-    final List<Long> expired = new ArrayList<>();
-    int dataFiles;
-    int metadataFiles;
-
-    Result result() {
-      return new Result(List.copyOf(expired), dataFiles, metadataFiles);
-    }
+    return k;
   }
 
   /**
-   * Carries out a recorded expiration: retires the snapshot files (oldest first), deletes the files
-   * only they referenced (data and deletion vectors, then manifests and index manifests, then
-   * manifest lists), and deletes the record. Idempotent; a failure leaves the record for the next
-   * run.
+   * The latest snapshot must stay readable: refuses, naming the missing file, before any change.
    */
-  private void finish(FileStore store, ExpiryRecord record, Progress done) {
-    TablePaths paths = store.paths();
-    FileIO io = store.fileIO();
-    SnapshotManager sm = store.snapshotManager();
-    List<TableFiles.Retired> retired = record.retired();
-    if (retired.isEmpty()) {
-      deleteRecord(io, paths);
-      return;
-    }
-    String range = retired.get(0).id() + ".." + retired.get(retired.size() - 1).id();
-    List<Long> listed = sm.listIds();
-    long latest = listed.isEmpty() ? Long.MIN_VALUE : listed.get(listed.size() - 1);
-    for (TableFiles.Retired r : retired) {
-      if (r.id() >= latest) {
-        throw new IllegalStateException(
-            "The expiry record "
-                + paths.expiryRecord()
-                + " names snapshot "
-                + r.id()
-                + ", but the latest snapshot is "
-                + latest
-                + " and is never expired; nothing was deleted");
-      }
-    }
-    for (TableFiles.Retired r : retired) {
-      IOException e = io.deleteQuietly(paths.snapshot(r.id()));
-      if (e != null) {
-        throw new UncheckedIOException(
-            "Could not delete the snapshot file "
-                + paths.snapshot(r.id())
-                + " while expiring snapshots "
-                + range
-                + " of "
-                + table.fullName()
-                + "; run the expiration again to finish it",
-            e);
-      }
-    }
-    List<Long> remaining = sm.listIds();
-    if (!remaining.isEmpty()) {
-      try {
-        io.overwriteHint(
-            new Path(paths.snapshotDir(), "EARLIEST"), Long.toString(remaining.get(0)));
-      } catch (IOException | RuntimeException e) {
-        LOG.warn("Could not update the EARLIEST hint of {}", table.fullName(), e);
-      }
-    }
-
-    TableFiles kept = TableFiles.ofRetainedSnapshots(store);
-    TableFiles gone = TableFiles.ofRetired(store, retired);
-    List<Path> data = new ArrayList<>();
-    for (Map.Entry<String, Path> e : gone.dataPaths.entrySet()) {
-      if (!kept.dataPaths.containsKey(e.getKey())) {
-        data.add(e.getValue());
-      }
-    }
-    List<Path> vectors = new ArrayList<>();
-    List<Path> indexManifests = new ArrayList<>();
-    Set<String> indexManifestNames = new HashSet<>();
-    for (TableFiles.Retired r : retired) {
-      if (r.indexManifest() != null) {
-        indexManifestNames.add(r.indexManifest());
-      }
-    }
-    for (String name : gone.indexNames) {
-      if (!kept.indexNames.contains(name)) {
-        (indexManifestNames.contains(name) ? indexManifests : vectors).add(paths.index(name));
-      }
-    }
-    Set<String> listNames = new HashSet<>();
-    for (TableFiles.Retired r : retired) {
-      listNames.add(r.baseManifestList());
-      listNames.add(r.deltaManifestList());
-    }
-    List<Path> manifests = new ArrayList<>();
-    List<Path> lists = new ArrayList<>();
-    for (String name : gone.metadataNames) {
-      if (!kept.metadataNames.contains(name)) {
-        (listNames.contains(name) ? lists : manifests).add(paths.manifest(name));
-      }
-    }
-    manifests.addAll(indexManifests);
-    List<Path> dataAndVectors = new ArrayList<>(data);
-    dataAndVectors.addAll(vectors);
-    deleteStep(io, dataAndVectors, range);
-    deleteStep(io, manifests, range);
-    deleteStep(io, lists, range);
-    deleteRecord(io, paths);
-    for (TableFiles.Retired r : retired) {
-      done.expired.add(r.id());
-    }
-    done.dataFiles += data.size();
-    done.metadataFiles += vectors.size() + manifests.size() + lists.size();
-    LOG.info(
-        "Expired snapshots {} of {}: {} data file(s), {} metadata file(s) deleted",
-        range,
-        table.fullName(),
-        data.size(),
-        vectors.size() + manifests.size() + lists.size());
-  }
-
-  /** Deletes one step's files; on any failure stops here, leaving the record for a rerun. */
-  private void deleteStep(FileIO io, List<Path> files, String range) {
-    List<IOException> errors = io.deleteAll(files);
-    if (!errors.isEmpty()) {
-      IOException e =
-          new IOException(
-              "Could not delete "
-                  + errors.size()
-                  + " file(s) of the expired snapshots "
-                  + range
-                  + " of "
-                  + table.fullName()
-                  + "; the snapshots are expired, run the expiration again to delete the rest");
-      errors.forEach(e::addSuppressed);
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private void deleteRecord(FileIO io, TablePaths paths) {
-    IOException e = io.deleteQuietly(paths.expiryRecord());
-    if (e != null) {
-      throw new UncheckedIOException(
-          "Could not delete the expiry record "
-              + paths.expiryRecord()
+  private void checkReadable(FileStore store, Snapshot latest) {
+    Optional<Path> missing = TableFiles.missingFile(store, latest);
+    if (missing.isPresent()) {
+      throw new IllegalStateException(
+          "The latest snapshot "
+              + latest.id()
               + " of "
               + table.fullName()
-              + "; every file of the expiration is deleted, the next run removes it",
-          e);
+              + " cannot be read: "
+              + missing.get()
+              + " does not exist; nothing was expired");
     }
   }
 }
