@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.flink.CompactMarkers;
 import io.sediment.manifest.FileStore;
+import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.Snapshot;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
@@ -285,9 +286,8 @@ class ExpireCrashSafetyTest {
     Snapshot latest = t.latestSnapshot().orElseThrow();
     Path index = tableDir(t).resolve("index");
     List<String> liveVectors = new ArrayList<>();
-    for (var e :
-        new io.sediment.manifest.IndexManifest(t.store().fileIO(), t.store().paths())
-            .read(latest.indexManifest())) {
+    for (IndexManifest.Entry e :
+        new IndexManifest(t.store().fileIO(), t.store().paths()).read(latest.indexManifest())) {
       liveVectors.add(e.deletionFile().dvFile());
     }
     try (Stream<Path> files = Files.list(index)) {

@@ -2,6 +2,7 @@ package io.sediment.maintenance;
 
 import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.manifest.FileStore;
@@ -19,6 +20,8 @@ import java.util.Map;
 import org.apache.flink.table.api.DataTypes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Snapshot expiration and orphan removal never delete what a retained snapshot uses. */
 class MaintenanceTest {
@@ -242,8 +245,8 @@ class MaintenanceTest {
    * Once the user's snapshots have expired, its hint is the only record of its last commit: a
    * damaged hint must make a restored writer refuse, not commit the window a second time.
    */
-  @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.ValueSource(
+  @ParameterizedTest
+  @ValueSource(
       strings = {
         "not json",
         "{\"commitUser\" : \"u\", \"snapshotId\" : 1",
@@ -256,7 +259,7 @@ class MaintenanceTest {
     Path hint = dir.resolve("db.db/s/snapshot/user-u");
     Files.writeString(hint, damaged);
 
-    org.assertj.core.api.Assertions.assertThatThrownBy(
+    assertThatThrownBy(
             () -> t.newStreamWriteBuilder().withCommitUser("u").newCommit().commit(5, m5))
         .hasMessageContaining(hint.toString())
         .hasMessageContaining("committing is refused");
