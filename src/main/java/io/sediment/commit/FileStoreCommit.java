@@ -281,7 +281,7 @@ public final class FileStoreCommit {
     }
     boolean partitioned = store.partitionType().getFieldCount() > 0;
     for (int attempt = 0; ; attempt++) {
-      Optional<Snapshot> latest = snapshots.latest();
+      Optional<Snapshot> latest = snapshots.latestForCommit();
       List<ManifestEntry> changes = new ArrayList<>();
       if (latest.isPresent()) {
         for (ManifestEntry e : store.newScan().plan(latest.get())) {
@@ -351,7 +351,7 @@ public final class FileStoreCommit {
       boolean levelled =
           store.schema().hasPrimaryKey() && changes.stream().anyMatch(e -> e.file().level() > 0);
       for (int attempt = 0; ; attempt++) {
-        Optional<Snapshot> latest = snapshots.latest();
+        Optional<Snapshot> latest = snapshots.latestForCommit();
         if (deletes) {
           checkNoConflict(latest, changes, deletionVectors);
         }

@@ -1,16 +1,14 @@
 package io.sediment.flink;
 
 import io.sediment.fs.FileIO;
+import io.sediment.maintenance.TableFiles;
 import io.sediment.manifest.FileStore;
-import io.sediment.manifest.ManifestEntry;
-import io.sediment.manifest.Snapshot;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -211,36 +209,10 @@ public final class CompactMarkers {
   }
 
   /**
-   * Names of the data files any retained snapshot references: the live files of the earliest
-   * snapshot plus every file a later snapshot added. An output committed by a window and later
-   * compacted away by someone else is still referenced by older snapshots and must stay.
+   * Names of the data files any retained snapshot references. An output committed by a window and
+   * later compacted away by someone else is still referenced by older snapshots and must stay.
    */
   private static Set<String> liveFileNames(FileStore store) {
-    Set<String> referenced = new HashSet<>();
-    io.sediment.manifest.SnapshotManager snapshots = store.snapshotManager();
-    List<Long> ids = snapshots.listIds();
-    if (ids.isEmpty()) {
-      return referenced;
-    }
-    for (ManifestEntry e : store.newScan().plan(snapshots.snapshot(ids.get(0)))) {
-      referenced.add(e.file().fileName());
-    }
-    io.sediment.manifest.ManifestList lists = store.manifestList();
-    io.sediment.manifest.ManifestFile manifests = store.manifestFile();
-    try {
-      for (int i = 1; i < ids.size(); i++) {
-        Snapshot s = snapshots.snapshot(ids.get(i));
-        for (io.sediment.manifest.ManifestFileMeta m : lists.read(s.deltaManifestList())) {
-          for (ManifestEntry e : manifests.read(m.fileName())) {
-            if (e.kind() == io.sediment.manifest.FileKind.ADD) {
-              referenced.add(e.file().fileName());
-            }
-          }
-        }
-      }
-    } catch (IOException e) {
-      throw new java.io.UncheckedIOException("Cannot read the delta manifests of the table", e);
-    }
-    return referenced;
+    return TableFiles.ofRetainedSnapshots(store).dataFileNames();
   }
 }

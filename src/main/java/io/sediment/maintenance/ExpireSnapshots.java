@@ -1,12 +1,13 @@
 package io.sediment.maintenance;
 
 import io.sediment.manifest.FileStore;
+import io.sediment.manifest.InvalidMetadataFileException;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
-import io.sediment.manifest.TablePaths;
 import io.sediment.manifest.UserCommit;
 import io.sediment.table.Table;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -23,15 +24,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The snapshots kept are always the newest ones (a contiguous range ending at the latest): at
  * most {@code retainMax}; of those, the ones older than {@code olderThanMillis} are expired too,
- * but never below {@code retainMin} (at least 1, so the latest always stays). A file is deleted
- * only when no kept snapshot uses it (data files live in a kept snapshot, its manifests and
- * manifest lists). Order: data files, manifests, manifest lists, then the snapshot files from the
- * oldest up, so an interrupted run leaves a readable contiguous range of snapshots and at worst
- * unreferenced files for {@link RemoveOrphanFiles}; the {@code EARLIEST} hint is updated last.
+ * but never below {@code retainMin} (at least 1, so the latest always stays). Snapshots at the old
+ * end whose metadata is already gone (an expiration of an older version was interrupted) are
+ * expired as well. A file is deleted only when no retained snapshot uses it.
  *
- * <p>Expiring a commit user's last snapshot must not make its commit look undone to a restored
- * writer: before deleting anything, each user's newest expired stream commit is written into the
- * user's hint {@code snapshot/user-<user>} (see {@link #recordCommits}); hints are never deleted.
+ * <p>Crash-safe at every step, each one idempotent: (1) each commit user's newest expired stream
+ * commit is written into the user's hint ({@link #recordCommits}); (2) the expiry record {@code
+ * snapshot/EXPIRING} is created, naming the snapshots to retire and their manifest lists; (3) their
+ * snapshot files are deleted, oldest first, so the listing stays a contiguous, readable range; (4)
+ * the data and deletion-vector files only they referenced are deleted, then (5) their manifests and
+ * index manifests, then (6) their manifest lists, and (7) the record. A run that finds a record
+ * (the last one failed or died) finishes it first; files already gone are skipped.
  *
  * <p>Run it from one process at a time per table; it is safe against concurrent writers, which
  * always commit on top of the latest snapshot.
@@ -73,9 +76,24 @@ public final class ExpireSnapshots {
     return this;
   }
 
-  /** What an expiration did. */
+  /**
+   * What an expiration did, including an interrupted one it finished. The counts are of the files
+   * it set out to delete; files a failed run already deleted are counted again by the rerun.
+   */
   public record Result(
-      List<Long> expiredSnapshots, int deletedDataFiles, int deletedMetadataFiles) {}
+      List<Long> expiredSnapshots, int deletedDataFiles, int deletedMetadataFiles) {
+
+    static final Result NONE = new Result(List.of(), 0, 0);
+
+    Result plus(Result other) {
+      List<Long> ids = new ArrayList<>(expiredSnapshots);
+      ids.addAll(other.expiredSnapshots);
+      return new Result(
+          List.copyOf(ids),
+          deletedDataFiles + other.deletedDataFiles,
+          deletedMetadataFiles + other.deletedMetadataFiles);
+    }
+  }
 
   /**
    * Before any snapshot is deleted: writes each commit user's newest stream commit among the
@@ -86,16 +104,35 @@ public final class ExpireSnapshots {
    * snapshots are skipped: the search finds that one. Hints are never deleted. A failure here stops
    * the expiration before anything is deleted.
    */
-  private void recordCommits(SnapshotManager sm, Iterable<Snapshot> newest) {
-    for (Snapshot s : newest) {
-      Optional<UserCommit> hint = sm.readUserHint(s.commitUser());
+  private void recordCommits(SnapshotManager sm, List<Snapshot> expired, List<Snapshot> kept) {
+    Set<String> keptUsers = new HashSet<>();
+    for (Snapshot s : kept) {
+      if (SnapshotManager.isStreamCommit(s)) {
+        keptUsers.add(s.commitUser());
+      }
+    }
+    Map<String, Snapshot> newest = new LinkedHashMap<>();
+    for (Snapshot s : expired) {
+      if (SnapshotManager.isStreamCommit(s) && !keptUsers.contains(s.commitUser())) {
+        newest.put(s.commitUser(), s); // ascending ids: the last one is the newest
+      }
+    }
+    for (Snapshot s : newest.values()) {
+      Optional<UserCommit> hint;
+      try {
+        hint = sm.readUserHint(s.commitUser());
+      } catch (InvalidMetadataFileException e) {
+        // The user has no newer commit than s (none is kept), so s is what the hint must say.
+        LOG.warn("Replacing an invalid commit user hint: {}", e.getMessage());
+        hint = Optional.empty();
+      }
       if (hint.isPresent() && hint.get().snapshotId() >= s.id()) {
         continue;
       }
       try {
         sm.writeUserHint(UserCommit.of(s));
       } catch (IOException e) {
-        throw new java.io.UncheckedIOException(
+        throw new UncheckedIOException(
             "Could not record the last commit of user "
                 + s.commitUser()
                 + " (snapshot "
@@ -112,86 +149,58 @@ public final class ExpireSnapshots {
           "retain_min (" + retainMin + ") must not be larger than retain_max (" + retainMax + ")");
     }
     FileStore store = table.store();
+    RecordedExpiration expiration = new RecordedExpiration(store, table.fullName());
+    Result finished = expiration.finishUnfinished();
     SnapshotManager sm = store.snapshotManager();
     List<Long> ids = sm.listIds();
+    int k = expiredCount(store, sm, ids);
+    if (k == 0) {
+      return finished;
+    }
+    checkReadable(store, sm.snapshot(ids.get(ids.size() - 1)));
+    List<Snapshot> expired = new ArrayList<>();
+    for (long id : ids.subList(0, k)) {
+      expired.add(sm.snapshot(id));
+    }
+    List<Snapshot> kept = new ArrayList<>();
+    for (long id : ids.subList(k, ids.size())) {
+      kept.add(sm.snapshot(id));
+    }
+    recordCommits(sm, expired, kept);
+    return finished.plus(expiration.run(expired));
+  }
+
+  /**
+   * How many of the snapshots {@code ids} (ascending) to expire: by the retention settings, plus
+   * those at the old end whose metadata is gone (expired already: an interrupted expiration of an
+   * older version deleted files before snapshot files). Never the latest.
+   */
+  private int expiredCount(FileStore store, SnapshotManager sm, List<Long> ids) {
     int n = ids.size();
     int k = Math.max(0, n - retainMax);
     while (k < n - retainMin && sm.snapshot(ids.get(k)).timeMillis() < olderThanMillis) {
       k++;
     }
-    if (k == 0) {
-      return new Result(List.of(), 0, 0);
+    while (k < n - 1 && TableFiles.missingFile(store, sm.snapshot(ids.get(k))).isPresent()) {
+      k++;
     }
-    List<Long> expired = new ArrayList<>(ids.subList(0, k));
-    TableFiles kept = new TableFiles();
-    Set<String> keptUsers = new HashSet<>();
-    for (long id : ids.subList(k, n)) {
-      Snapshot s = sm.snapshot(id);
-      kept.add(store, s);
-      if (SnapshotManager.isStreamCommit(s)) {
-        keptUsers.add(s.commitUser());
-      }
+    return k;
+  }
+
+  /**
+   * The latest snapshot must stay readable: refuses, naming the missing file, before any change.
+   */
+  private void checkReadable(FileStore store, Snapshot latest) {
+    Optional<Path> missing = TableFiles.missingFile(store, latest);
+    if (missing.isPresent()) {
+      throw new IllegalStateException(
+          "The latest snapshot "
+              + latest.id()
+              + " of "
+              + table.fullName()
+              + " cannot be read: "
+              + missing.get()
+              + " does not exist; nothing was expired");
     }
-    TableFiles candidates = new TableFiles();
-    Map<String, Snapshot> newestExpired = new LinkedHashMap<>();
-    for (long id : expired) {
-      Snapshot s = sm.snapshot(id);
-      candidates.add(store, s);
-      if (SnapshotManager.isStreamCommit(s) && !keptUsers.contains(s.commitUser())) {
-        newestExpired.put(s.commitUser(), s); // ascending ids: the last one is the newest
-      }
-    }
-    recordCommits(sm, newestExpired.values());
-    TablePaths paths = store.paths();
-    List<Path> data = new ArrayList<>();
-    for (java.util.Map.Entry<String, Path> e : candidates.dataPaths.entrySet()) {
-      if (!kept.dataPaths.containsKey(e.getKey())) {
-        data.add(e.getValue());
-      }
-    }
-    List<Path> manifests = new ArrayList<>();
-    List<Path> lists = new ArrayList<>();
-    for (String name : candidates.metadataNames) {
-      if (!kept.metadataNames.contains(name)) {
-        (name.startsWith("manifest-list-") ? lists : manifests).add(paths.manifest(name));
-      }
-    }
-    for (String name : candidates.indexNames) {
-      if (!kept.indexNames.contains(name)) {
-        manifests.add(paths.index(name));
-      }
-    }
-    List<IOException> errors = new ArrayList<>();
-    errors.addAll(store.fileIO().deleteAll(data));
-    errors.addAll(store.fileIO().deleteAll(manifests));
-    errors.addAll(store.fileIO().deleteAll(lists));
-    if (!errors.isEmpty()) {
-      IOException e =
-          new IOException(
-              "Could not delete " + errors.size() + " file(s); no snapshot was expired");
-      errors.forEach(e::addSuppressed);
-      throw new java.io.UncheckedIOException(e);
-    }
-    for (long id : expired) {
-      IOException e = store.fileIO().deleteQuietly(paths.snapshot(id));
-      if (e != null) {
-        throw new java.io.UncheckedIOException("Could not delete snapshot " + id, e);
-      }
-    }
-    try {
-      store
-          .fileIO()
-          .overwriteHint(new Path(paths.snapshotDir(), "EARLIEST"), Long.toString(ids.get(k)));
-    } catch (IOException | RuntimeException e) {
-      LOG.warn("Could not update the EARLIEST hint of {}", table.fullName(), e);
-    }
-    LOG.info(
-        "Expired snapshots {}..{} of {}: {} data file(s), {} metadata file(s) deleted",
-        expired.get(0),
-        expired.get(expired.size() - 1),
-        table.fullName(),
-        data.size(),
-        manifests.size() + lists.size());
-    return new Result(expired, data.size(), manifests.size() + lists.size());
   }
 }

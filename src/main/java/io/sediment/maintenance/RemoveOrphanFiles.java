@@ -1,7 +1,6 @@
 package io.sediment.maintenance;
 
 import io.sediment.manifest.FileStore;
-import io.sediment.manifest.SnapshotManager;
 import io.sediment.manifest.TablePaths;
 import io.sediment.table.Table;
 import java.io.IOException;
@@ -60,11 +59,7 @@ public final class RemoveOrphanFiles {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot list the files of " + table.fullName(), e);
     }
-    SnapshotManager sm = store.snapshotManager();
-    TableFiles used = new TableFiles();
-    for (long id : sm.listIds()) {
-      used.add(store, sm.snapshot(id));
-    }
+    TableFiles used = TableFiles.ofRetainedSnapshots(store);
     List<Path> orphans = new ArrayList<>();
     for (FileStatus st : candidates) {
       if (st.getModificationTime() >= olderThanMillis) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.sediment.fs.JsonSerde;
 import java.io.Serializable;
+import java.util.List;
 
 /**
  * One version of a table (file {@code snapshot/snapshot-<id>}, JSON, written once). The files of
@@ -30,6 +31,22 @@ public record Snapshot(
 
   public static final int CURRENT_VERSION = 1;
 
+  /** Every field but {@code indexManifest} (absent when the table has no deletion vectors). */
+  private static final List<String> REQUIRED =
+      List.of(
+          "version",
+          "id",
+          "schemaId",
+          "baseManifestList",
+          "deltaManifestList",
+          "commitUser",
+          "commitIdentifier",
+          "commitKind",
+          "timeMillis",
+          "totalRecordCount",
+          "deltaRecordCount",
+          "totalFileCount");
+
   @JsonCreator
   public Snapshot {}
 
@@ -37,7 +54,21 @@ public record Snapshot(
     return JsonSerde.toJson(this);
   }
 
+  /**
+   * Parses the content of a snapshot file, checking that every required field is there.
+   *
+   * @throws IllegalArgumentException saying what is wrong (the caller names the file)
+   */
   public static Snapshot fromJson(String json) {
-    return JsonSerde.fromJson(json, Snapshot.class);
+    Snapshot s = JsonSerde.parseObject(json, Snapshot.class, REQUIRED);
+    if (s.version() < 1 || s.version() > CURRENT_VERSION) {
+      throw new IllegalArgumentException(
+          "format version "
+              + s.version()
+              + " is not supported (this version of Sediment reads 1 to "
+              + CURRENT_VERSION
+              + ")");
+    }
+    return s;
   }
 }

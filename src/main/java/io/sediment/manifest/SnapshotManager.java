@@ -11,6 +11,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads and publishes snapshots. The listing of {@code snapshot/} is the truth; {@code LATEST},
@@ -20,6 +22,7 @@ import org.apache.flink.core.fs.Path;
 public final class SnapshotManager implements java.io.Serializable {
 
   private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(SnapshotManager.class);
   private static final String PREFIX = "snapshot-";
   private static final String USER_PREFIX = "user-";
 
@@ -60,19 +63,115 @@ public final class SnapshotManager implements java.io.Serializable {
     return ids.isEmpty() ? OptionalLong.empty() : OptionalLong.of(ids.get(0));
   }
 
+  /**
+   * The newest valid snapshot, for readers. A snapshot file that does not parse is skipped (with a
+   * warning naming it): committers write snapshot files whole and exclusively, so such a file was
+   * never published by one, and it must not make the committed snapshots below it unreadable. When
+   * no snapshot file is valid, the error names the newest one. Committers use {@link
+   * #latestForCommit}, which refuses instead.
+   */
   public Optional<Snapshot> latest() {
-    OptionalLong id = latestId();
-    return id.isPresent() ? Optional.of(snapshot(id.getAsLong())) : Optional.empty();
+    OptionalLong top = latestId();
+    if (top.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(snapshot(top.getAsLong()));
+    } catch (InvalidMetadataFileException invalid) {
+      List<Long> ids = listIds();
+      for (int i = ids.size() - 1; i >= 0; i--) {
+        long id = ids.get(i);
+        if (id >= top.getAsLong()) {
+          continue;
+        }
+        try {
+          Snapshot s = snapshot(id);
+          LOG.warn(
+              "Reading snapshot {}, the newest valid one; ignoring the invalid snapshot file(s)"
+                  + " above it ({}). Commits are refused until it is removed, see"
+                  + " docs/operations.md",
+              id,
+              invalid.getMessage());
+          return Optional.of(s);
+        } catch (InvalidMetadataFileException below) {
+          invalid.addSuppressed(below);
+        }
+      }
+      throw invalid;
+    }
   }
 
+  /**
+   * The snapshot a new commit builds on: the latest, read strictly. The next commit needs the id
+   * above the newest snapshot file; when that file is invalid, no commit can take its id, and
+   * skipping past it could drop a commit whose file was damaged, so this refuses with an error
+   * naming the file instead (see docs/operations.md, "An invalid snapshot file").
+   */
+  public Optional<Snapshot> latestForCommit() {
+    OptionalLong top = latestId();
+    if (top.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(snapshot(top.getAsLong()));
+    } catch (InvalidMetadataFileException e) {
+      throw new IllegalStateException(
+          "Refusing to commit to "
+              + paths.root()
+              + ": the newest snapshot file is invalid and the next commit would build on it ("
+              + e.getMessage()
+              + "). Move the file out of "
+              + paths.snapshotDir()
+              + " once it is known not to be a damaged commit; see docs/operations.md",
+          e);
+    }
+  }
+
+  /**
+   * Reads a snapshot.
+   *
+   * @throws IllegalStateException when it does not exist
+   * @throws InvalidMetadataFileException naming the file when it does not hold a valid snapshot
+   */
   public Snapshot snapshot(long id) {
     try {
-      return Snapshot.fromJson(fileIO.readUtf8(paths.snapshot(id)));
+      return read(id);
     } catch (FileNotFoundException e) {
-      throw new IllegalStateException("Snapshot " + id + " does not exist in " + paths.root(), e);
+      throw new IllegalStateException(
+          "Snapshot " + id + " does not exist: no file " + paths.snapshot(id), e);
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read snapshot " + id + " of " + paths.root(), e);
+      throw new UncheckedIOException("Cannot read snapshot file " + paths.snapshot(id), e);
     }
+  }
+
+  /**
+   * Reads a snapshot, or empty when its file does not exist (expired, or never written).
+   *
+   * @throws InvalidMetadataFileException naming the file when it does not hold a valid snapshot
+   */
+  public Optional<Snapshot> snapshotIfExists(long id) {
+    try {
+      return Optional.of(read(id));
+    } catch (FileNotFoundException e) {
+      return Optional.empty();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read snapshot file " + paths.snapshot(id), e);
+    }
+  }
+
+  private Snapshot read(long id) throws IOException {
+    Path file = paths.snapshot(id);
+    String json = fileIO.readUtf8(file);
+    Snapshot s;
+    try {
+      s = Snapshot.fromJson(json);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidMetadataFileException(file, e.getMessage(), e);
+    }
+    if (s.id() != id) {
+      throw new InvalidMetadataFileException(file, "it holds snapshot id " + s.id(), null);
+    }
+    return s;
   }
 
   public boolean exists(long id) {
@@ -166,19 +265,47 @@ public final class SnapshotManager implements java.io.Serializable {
     return new Path(paths.snapshotDir(), USER_PREFIX + name);
   }
 
-  /** The commit user's hint, if present, readable and naming that user. */
+  /**
+   * The commit user's hint, if present. A hint that exists but cannot be read as this user's is an
+   * error naming the file, never "no hint": once the user's snapshots have expired the hint is all
+   * that is left of its last commit, and taking it as missing would let a restored writer commit
+   * that window again.
+   *
+   * @throws InvalidMetadataFileException when the hint does not parse or names another user
+   */
   public Optional<UserCommit> readUserHint(String commitUser) {
     Path p = userHintPath(commitUser);
+    String json;
     try {
-      UserCommit c = UserCommit.fromJson(fileIO.readUtf8(p));
-      return commitUser.equals(c.commitUser()) ? Optional.of(c) : Optional.empty();
+      json = fileIO.readUtf8(p);
     } catch (FileNotFoundException e) {
       return Optional.empty(); // no hint (one read: no separate existence check)
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read the hint of commit user " + commitUser, e);
-    } catch (RuntimeException e) {
-      return Optional.empty(); // unparsable: as if missing
+      throw new UncheckedIOException(
+          "Cannot read the hint " + p + " of commit user " + commitUser, e);
     }
+    UserCommit c;
+    try {
+      c = UserCommit.fromJson(json);
+    } catch (IllegalArgumentException e) {
+      throw invalidHint(p, commitUser, e.getMessage(), e);
+    }
+    if (!commitUser.equals(c.commitUser())) {
+      throw invalidHint(p, commitUser, "it names commit user " + c.commitUser(), null);
+    }
+    return Optional.of(c);
+  }
+
+  private static InvalidMetadataFileException invalidHint(
+      Path p, String commitUser, String problem, Throwable cause) {
+    return new InvalidMetadataFileException(
+        p,
+        problem
+            + "; it may be the only record of the last commit of "
+            + commitUser
+            + ", so whether a commit already landed cannot be told and committing is refused"
+            + " (see docs/operations.md, \"A damaged commit user hint\")",
+        cause);
   }
 
   /** Replaces the commit user's hint (temporary file and rename, last writer wins). */
@@ -222,7 +349,7 @@ public final class SnapshotManager implements java.io.Serializable {
     if (hint == null) {
       return Optional.empty();
     }
-    Snapshot s = readIfExists(hint.snapshotId());
+    Snapshot s = snapshotIfExists(hint.snapshotId()).orElse(null);
     if (s == null) {
       return Optional.of(hint); // expired: the hint is the record
     }
@@ -244,7 +371,7 @@ public final class SnapshotManager implements java.io.Serializable {
   private Search search(String commitUser, long from, long stopAbove) {
     Search r = new Search();
     for (long id = from; id > stopAbove; id--) {
-      Snapshot s = readIfExists(id);
+      Snapshot s = snapshotIfExists(id).orElse(null); // null: expired
       if (s == null) {
         r.expiredBelow = id; // ids are contiguous: everything below is gone too
         return r;
@@ -255,16 +382,6 @@ public final class SnapshotManager implements java.io.Serializable {
       }
     }
     return r;
-  }
-
-  private Snapshot readIfExists(long id) {
-    try {
-      return Snapshot.fromJson(fileIO.readUtf8(paths.snapshot(id)));
-    } catch (FileNotFoundException e) {
-      return null; // expired meanwhile
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read snapshot " + id + " of " + paths.root(), e);
-    }
   }
 
   private Long readHint(String name) throws IOException {

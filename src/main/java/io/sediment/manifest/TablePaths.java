@@ -10,7 +10,7 @@ import org.apache.flink.core.fs.Path;
  *
  * <pre>
  * &lt;table&gt;/schema/schema-&lt;id&gt;
- * &lt;table&gt;/snapshot/snapshot-&lt;id&gt;, LATEST, EARLIEST
+ * &lt;table&gt;/snapshot/snapshot-&lt;id&gt;, LATEST, EARLIEST, user-&lt;user&gt;, EXPIRING
  * &lt;table&gt;/manifest/manifest-list-&lt;uuid&gt;, manifest-&lt;uuid&gt;
  * &lt;table&gt;/index/
  * &lt;table&gt;/&lt;k1=v1&gt;/&lt;k2=v2&gt;/bucket-&lt;n&gt;/data-&lt;uuid&gt;-&lt;n&gt;.parquet
@@ -47,6 +47,11 @@ public final class TablePaths implements Serializable {
 
   public Path snapshot(long id) {
     return new Path(snapshotDir(), "snapshot-" + id);
+  }
+
+  /** The record of an expiration in progress (see docs/spec.md, "Expiry record"). */
+  public Path expiryRecord() {
+    return new Path(snapshotDir(), "EXPIRING");
   }
 
   public Path manifestDir() {

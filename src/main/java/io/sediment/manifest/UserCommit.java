@@ -3,6 +3,7 @@ package io.sediment.manifest;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.sediment.fs.JsonSerde;
+import java.util.List;
 
 /**
  * The newest stream commit of a commit user: the snapshot it made, its identifier and kind. Also
@@ -26,7 +27,15 @@ public record UserCommit(
     return JsonSerde.toJson(this);
   }
 
+  /**
+   * Parses the content of a hint file, checking that every field is there.
+   *
+   * @throws IllegalArgumentException saying what is wrong (the caller names the file)
+   */
   public static UserCommit fromJson(String json) {
-    return JsonSerde.fromJson(json, UserCommit.class);
+    return JsonSerde.parseObject(
+        json,
+        UserCommit.class,
+        List.of("commitUser", "snapshotId", "commitIdentifier", "commitKind"));
   }
 }

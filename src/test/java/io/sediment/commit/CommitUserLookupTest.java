@@ -2,6 +2,7 @@ package io.sediment.commit;
 
 import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.schema.Schema;
@@ -144,10 +145,15 @@ class CommitUserLookupTest {
         "{\"commitUser\":\"u\",\"snapshotId\":3,\"commitIdentifier\":99,\"commitKind\":\"APPEND\"}");
     assertThat(new FileStoreCommit(t.store(), "u").isCommitted(1)).isTrue();
     assertThat(new FileStoreCommit(t.store(), "u").isCommitted(2)).isFalse();
+  }
 
+  @Test
+  void anUnparsableHintIsAnErrorNamingItNotAMissingHint() throws Exception {
+    committer("u").commit(1, write(1));
     Files.writeString(dir.resolve("db.db/t/snapshot/user-u"), "not json");
-    assertThat(new FileStoreCommit(t.store(), "u").isCommitted(1)).isTrue();
-    assertThat(new FileStoreCommit(t.store(), "u").isCommitted(2)).isFalse();
+    assertThatThrownBy(() -> new FileStoreCommit(t.store(), "u").isCommitted(1))
+        .hasMessageContaining("snapshot/user-u")
+        .hasMessageContaining("not JSON");
   }
 
   @Test

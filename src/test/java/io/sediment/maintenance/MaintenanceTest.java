@@ -2,6 +2,7 @@ package io.sediment.maintenance;
 
 import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.manifest.FileStore;
@@ -19,6 +20,8 @@ import java.util.Map;
 import org.apache.flink.table.api.DataTypes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Snapshot expiration and orphan removal never delete what a retained snapshot uses. */
 class MaintenanceTest {
@@ -236,5 +239,31 @@ class MaintenanceTest {
     assertThat(t.snapshotManager().listIds()).containsExactly(21L);
     assertThat(hint).exists();
     assertCommittedOnce(t, m5);
+  }
+
+  /**
+   * Once the user's snapshots have expired, its hint is the only record of its last commit: a
+   * damaged hint must make a restored writer refuse, not commit the window a second time.
+   */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "not json",
+        "{\"commitUser\" : \"u\", \"snapshotId\" : 1",
+        "{\"commitUser\":\"u\"}"
+      })
+  void aDamagedHintOfAnExpiredCommitRefusesTheRestoredCommit(String damaged) throws Exception {
+    List<io.sediment.commit.CommitMessage> m5 = new ArrayList<>();
+    Table t = streamCommitThenOthers(m5);
+    new ExpireSnapshots(t).retainMax(1).execute();
+    Path hint = dir.resolve("db.db/s/snapshot/user-u");
+    Files.writeString(hint, damaged);
+
+    assertThatThrownBy(
+            () -> t.newStreamWriteBuilder().withCommitUser("u").newCommit().commit(5, m5))
+        .hasMessageContaining(hint.toString())
+        .hasMessageContaining("committing is refused");
+    assertThat(t.snapshotManager().listIds()).containsExactly(21L);
+    assertThat(TestTables.readAll(t)).hasSize(21); // the window was not committed twice
   }
 }

@@ -32,6 +32,11 @@ public final class FaultyFileSystem extends FileSystem {
   private static volatile Predicate<String> failCreate = p -> false;
   public static final AtomicInteger DELETE_FAILURES = new AtomicInteger();
 
+  /** Deletes attempted since the last {@link #reset}. */
+  public static final AtomicInteger DELETES = new AtomicInteger();
+
+  private static volatile int deletesBeforeCrash = -1;
+
   private final LocalFileSystem local = new LocalFileSystem();
 
   /** Opening a path whose string matches fails with an IOException. */
@@ -53,6 +58,15 @@ public final class FaultyFileSystem extends FileSystem {
     failDelete = matcher;
   }
 
+  /**
+   * A crash point: the first {@code n} deletes happen, every later one fails (the process "died"
+   * there; what it would have deleted next stays).
+   */
+  public static void failDeletesAfter(int n) {
+    DELETES.set(0);
+    deletesBeforeCrash = n;
+  }
+
   /** Renaming to a matching target happens, then reports an IOException (a lost reply). */
   public static void failAfterRename(Predicate<String> targetMatcher) {
     failAfterRename = targetMatcher;
@@ -69,6 +83,8 @@ public final class FaultyFileSystem extends FileSystem {
     openHook = p -> {};
     failDelete = p -> false;
     DELETE_FAILURES.set(0);
+    DELETES.set(0);
+    deletesBeforeCrash = -1;
   }
 
   /** A {@code faulty:} URI string for a local directory. */
@@ -136,6 +152,11 @@ public final class FaultyFileSystem extends FileSystem {
 
   @Override
   public boolean delete(Path f, boolean recursive) throws IOException {
+    int budget = deletesBeforeCrash;
+    if (DELETES.incrementAndGet() > budget && budget >= 0) {
+      DELETE_FAILURES.incrementAndGet();
+      throw new IOException("Injected crash before deleting " + f);
+    }
     if (failDelete.test(f.toString())) {
       DELETE_FAILURES.incrementAndGet();
       throw new IOException("Injected failure deleting " + f);
