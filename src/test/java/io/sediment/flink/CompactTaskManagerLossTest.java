@@ -40,10 +40,11 @@ class CompactTaskManagerLossTest {
   @TempDir Path dir;
 
   private JobClient client;
+  private final InjectedFaults faults = InjectedFaults.create();
 
   @AfterEach
   void stop() throws Exception {
-    FailureInjection.reset();
+    faults.close();
     if (client != null) {
       client.cancel().get();
     }
@@ -58,10 +59,11 @@ class CompactTaskManagerLossTest {
     List<String> before = rows(table);
     long snapshotsBefore = snapshots(table).size();
     CountDownLatch parked = new CountDownLatch(1);
-    FailureInjection.parkAfterRewriteOnce.set(parked);
+    faults.parkAfterRewriteOnce(parked);
 
     client =
-        FlinkTestSupport.dedicatedJob(dir).submitStreaming(FlinkTestSupport.restartingStreamEnv());
+        FlinkTestSupport.dedicatedJob(dir, faults)
+            .submitStreaming(FlinkTestSupport.restartingStreamEnv());
 
     assertThat(parked.await(60, TimeUnit.SECONDS)).as("a rewrite wrote its outputs").isTrue();
     Path tableDir = dir.resolve("db.db/t");

@@ -41,11 +41,17 @@ final class FlinkTestSupport {
 
   /** The dedicated compaction job of table {@code db.t}: compacts 3 or more files, polls fast. */
   static CompactJob dedicatedJob(Path warehouse) {
+    return dedicatedJob(warehouse, CompactListener.NONE);
+  }
+
+  /** {@link #dedicatedJob(Path)} with a listener (injected faults). */
+  static CompactJob dedicatedJob(Path warehouse, CompactListener listener) {
     return CompactJob.builder(warehouse.toString(), "db.t")
         .commitUser("dedicated")
         .option("compaction.min.file-num", "3")
         .option("compaction.discovery-interval", "100ms")
         .parallelism(2)
+        .listener(listener)
         .build();
   }
 
