@@ -1,5 +1,6 @@
 package io.sediment.maintenance;
 
+import io.sediment.fs.FileIO;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.manifest.TablePaths;
@@ -7,7 +8,9 @@ import io.sediment.table.Table;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.Path;
 import org.slf4j.Logger;
@@ -15,12 +18,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Deletes files in a table's directory that no snapshot uses and that are older than a threshold:
- * data files left by failed or cancelled writers and compactions, manifests and manifest lists of
- * lost commit attempts, and temporary files of interrupted snapshot creations.
+ * data files left by failed or cancelled writers and compactions, deletion-vector files and index
+ * manifests ({@code index/}) and manifests and manifest lists of lost commit attempts, and
+ * temporary files of interrupted snapshot creations.
  *
- * <p>Files are listed first and snapshots read afterwards, so a snapshot committed meanwhile is
- * seen; the age threshold (default: one day) protects files of writes still in progress, which are
- * not referenced by any snapshot yet. Never touched: {@code schema/}, snapshot files and hints.
+ * <p>Files are listed first, then the compaction markers, then snapshots are read, so a snapshot
+ * committed meanwhile is seen. An output of a compaction job still in flight is skipped whatever its
+ * age while its marker ({@code .markers/<commit-user>/marker-<file name>}) exists: the job deletes
+ * the marker only once the output is committed or deleted. The age threshold (default: one day)
+ * protects files of other writes still in progress, which are not referenced by any snapshot yet.
+ * Never touched: {@code schema/}, snapshot files and hints, and {@code .markers/} (markers and
+ * release records belong to the compaction jobs; see docs/operations.md for a job gone for good).
  */
 public final class RemoveOrphanFiles {
 
@@ -60,6 +68,9 @@ public final class RemoveOrphanFiles {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot list the files of " + table.fullName(), e);
     }
+    // After the listing: an output listed above whose marker is gone by now was committed (the
+    // snapshots read below see it) or deleted.
+    Set<String> inFlight = markedOutputNames(store);
     SnapshotManager sm = store.snapshotManager();
     TableFiles used = new TableFiles();
     for (long id : sm.listIds()) {
@@ -72,6 +83,9 @@ public final class RemoveOrphanFiles {
       }
       Path p = st.getPath();
       String name = p.getName();
+      if (inFlight.contains(name)) {
+        continue; // an output of a running compaction, not committed yet
+      }
       String parent = p.getParent() == null ? "" : TableFiles.key(p.getParent());
       boolean inUse;
       if (parent.equals(TableFiles.key(paths.manifestDir()))) {
@@ -101,14 +115,44 @@ public final class RemoveOrphanFiles {
     return orphans;
   }
 
+  /**
+   * Names of the files a compaction marker protects (file names are unique in a table): outputs of
+   * compaction tasks that are running or whose commit window has not finished yet.
+   */
+  private Set<String> markedOutputNames(FileStore store) {
+    Set<String> names = new HashSet<>();
+    FileIO io = store.fileIO();
+    Path markers = store.paths().markersDir();
+    try {
+      if (!io.exists(markers)) {
+        return names;
+      }
+      for (FileStatus job : io.list(markers)) {
+        if (!job.isDir()) {
+          continue;
+        }
+        for (FileStatus st : io.list(job.getPath())) {
+          String output = st.isDir() ? null : TablePaths.markedOutputName(st.getPath().getName());
+          if (output != null) {
+            names.add(output);
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "Cannot list the compaction markers of " + table.fullName() + " under " + markers, e);
+    }
+    return names;
+  }
+
   private static void collect(
       FileStore store, Path dir, TablePaths paths, List<FileStatus> out, boolean top)
       throws IOException {
     for (FileStatus st : store.fileIO().list(dir)) {
       String name = st.getPath().getName();
       if (st.isDir()) {
-        if (top && name.equals("schema")) {
-          continue;
+        if (top && (name.equals("schema") || name.equals(TablePaths.MARKERS_DIR))) {
+          continue; // schemas; the compaction jobs' markers and release records
         }
         collect(store, st.getPath(), paths, out, false);
       } else if (top) {

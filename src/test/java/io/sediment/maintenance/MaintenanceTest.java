@@ -184,6 +184,74 @@ class MaintenanceTest {
         .containsExactlyInAnyOrder("(1,a)", "(2,b2)", "(3,c)");
   }
 
+  /** Writes the marker a compaction job writes before creating {@code output}. */
+  private static void mark(Table t, String commitUser, Path output) throws Exception {
+    org.apache.flink.core.fs.Path marker =
+        t.store().paths().marker(commitUser, output.getFileName().toString());
+    Files.createDirectories(Path.of(marker.getParent().toUri()));
+    Files.writeString(Path.of(marker.toUri()), output.toUri().toString());
+  }
+
+  private static void age(Path file) throws Exception {
+    Files.setLastModifiedTime(
+        file, FileTime.fromMillis(System.currentTimeMillis() - 2 * 86_400_000L));
+  }
+
+  @Test
+  void outputsOfAnInFlightCompactionSurviveWhateverTheirAge() throws Exception {
+    Table t = fill();
+    // A compaction job (commit user "job-compact-1") has written an output and a deletion-vector
+    // file, each after its marker, and not committed them yet; the files are old.
+    Path output = dir.resolve("db.db/t/p=a/bucket-0/data-in-flight-0.parquet");
+    Files.write(output, new byte[] {1, 2, 3});
+    Path vector = dir.resolve("db.db/t/index/dv-in-flight");
+    Files.createDirectories(vector.getParent());
+    Files.write(vector, new byte[] {4});
+    mark(t, "job-compact-1", output);
+    mark(t, "job-compact-1", vector);
+    age(output);
+    age(vector);
+    // A file of a dead job whose marker is gone: an orphan like any other.
+    Path dead = dir.resolve("db.db/t/p=b/bucket-0/data-dead-job-0.parquet");
+    Files.write(dead, new byte[] {5});
+    age(dead);
+
+    List<org.apache.flink.core.fs.Path> removed = new RemoveOrphanFiles(t).execute();
+
+    assertThat(removed).extracting(p -> p.getName()).containsExactly(dead.getFileName().toString());
+    assertThat(output).exists();
+    assertThat(vector).exists();
+    assertThat(TestTables.readAll(t)).hasSize(9);
+  }
+
+  @Test
+  void markersAndReleaseRecordsAreNeverOrphans() throws Exception {
+    Table t = fill();
+    Path output = dir.resolve("db.db/t/p=a/bucket-0/data-in-flight-0.parquet");
+    Files.write(output, new byte[] {1});
+    mark(t, "job-compact-1", output);
+    Path release =
+        Path.of(t.store().paths().release("job-compact-1", 7, "0a1b2c3d").toUri());
+    Files.createDirectories(release.getParent());
+    Files.writeString(release, "3\n4");
+    List<Path> bookkeeping;
+    try (var files = Files.walk(dir.resolve("db.db/t/.markers"))) {
+      bookkeeping = files.filter(Files::isRegularFile).toList();
+    }
+    assertThat(bookkeeping).hasSize(2);
+    for (Path f : bookkeeping) {
+      age(f);
+    }
+    age(output);
+
+    assertThat(new RemoveOrphanFiles(t).dryRun(true).execute()).isEmpty();
+    assertThat(new RemoveOrphanFiles(t).olderThan(Long.MAX_VALUE).execute()).isEmpty();
+    for (Path f : bookkeeping) {
+      assertThat(f).exists();
+    }
+    assertThat(output).exists();
+  }
+
   /** A stream commit of user "u" with identifier 5, then 20 commits of other writers. */
   private Table streamCommitThenOthers(List<io.sediment.commit.CommitMessage> out)
       throws Exception {
