@@ -196,18 +196,10 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     current = new ArrayList<>();
     // A restarted committer may find its window committed by an earlier attempt: skip it then.
     boolean retried = getRuntimeContext().getTaskInfo().getAttemptNumber() > 0;
-    try {
-      listener.beforeCommit(TableCommit.BATCH_IDENTIFIER);
-      finishWindow(TableCommit.BATCH_IDENTIFIER, all, retried);
-    } catch (Exception | Error e) {
-      try {
-        deleteOutputsOfDeadAttempts();
-      } catch (RuntimeException cleanup) {
-        LOG.warn("Could not delete outputs of {} after a failure: {}", commitUser, cleanup.toString());
-        e.addSuppressed(cleanup);
-      }
-      throw e;
-    }
+    // On a failure here nothing more is deleted: a restarted committer reads the same messages
+    // again and commits their outputs; when the job fails for good, runBatch deletes them.
+    listener.beforeCommit(TableCommit.BATCH_IDENTIFIER);
+    finishWindow(TableCommit.BATCH_IDENTIFIER, all, retried);
     // End of input: every rewrite of the job has ended. Outputs no snapshot references are those
     // of attempts Flink restarted (a lost task manager, a failed task), which never reached here.
     try {

@@ -1,6 +1,5 @@
 package io.sediment.maintenance;
 
-import io.sediment.fs.FileIO;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.manifest.TablePaths;
@@ -23,12 +22,14 @@ import org.slf4j.LoggerFactory;
  * temporary files of interrupted snapshot creations.
  *
  * <p>Files are listed first, then the compaction markers, then snapshots are read, so a snapshot
- * committed meanwhile is seen. An output of a compaction job still in flight is skipped whatever its
- * age while its marker ({@code .markers/<commit-user>/marker-<file name>}) exists: the job deletes
- * the marker only once the output is committed or deleted. The age threshold (default: one day)
- * protects files of other writes still in progress, which are not referenced by any snapshot yet.
- * Never touched: {@code schema/}, snapshot files and hints, and {@code .markers/} (markers and
- * release records belong to the compaction jobs; see docs/operations.md for a job gone for good).
+ * committed meanwhile is seen. An output of a compaction job in flight is skipped whatever its age
+ * while its marker ({@code .markers/<commit-user>/marker-<file name>}) exists and the job is live
+ * (one of its markers or release records is younger than the threshold); the job deletes a marker
+ * once its output is committed or deleted. The age threshold (default: one day) protects files of
+ * other writes still in progress, which are not referenced by any snapshot yet. Files under {@code
+ * .markers/} are never orphans: the markers and release records of a stale job (none younger than
+ * the threshold) protect nothing and are deleted once their outputs are deleted or committed ({@link
+ * MarkedOutputs}). Never touched: {@code schema/}, snapshot files and hints.
  */
 public final class RemoveOrphanFiles {
 
@@ -70,7 +71,17 @@ public final class RemoveOrphanFiles {
     }
     // After the listing: an output listed above whose marker is gone by now was committed (the
     // snapshots read below see it) or deleted.
-    Set<String> inFlight = markedOutputNames(store);
+    MarkedOutputs marked;
+    try {
+      marked = MarkedOutputs.list(store.fileIO(), paths, olderThanMillis);
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "Cannot list the compaction markers of " + table.fullName() + " under "
+              + paths.markersDir(),
+          e);
+    }
+    Set<String> inFlight = marked.protectedNames();
+    Set<String> young = new HashSet<>();
     SnapshotManager sm = store.snapshotManager();
     TableFiles used = new TableFiles();
     for (long id : sm.listIds()) {
@@ -79,6 +90,7 @@ public final class RemoveOrphanFiles {
     List<Path> orphans = new ArrayList<>();
     for (FileStatus st : candidates) {
       if (st.getModificationTime() >= olderThanMillis) {
+        young.add(st.getPath().getName());
         continue;
       }
       Path p = st.getPath();
@@ -107,42 +119,19 @@ public final class RemoveOrphanFiles {
         throw new UncheckedIOException(e);
       }
     }
+    if (!dryRun) {
+      // Outputs of stale jobs that are not young are now deleted, missing or used.
+      List<Path> stale = marked.deleteStale(name -> !young.contains(name));
+      if (!stale.isEmpty()) {
+        LOG.info("Removed {} stale compaction marker(s) of {}", stale.size(), table.fullName());
+      }
+    }
     LOG.info(
         "{} {} orphan file(s) of {}",
         dryRun ? "Found" : "Removed",
         orphans.size(),
         table.fullName());
     return orphans;
-  }
-
-  /**
-   * Names of the files a compaction marker protects (file names are unique in a table): outputs of
-   * compaction tasks that are running or whose commit window has not finished yet.
-   */
-  private Set<String> markedOutputNames(FileStore store) {
-    Set<String> names = new HashSet<>();
-    FileIO io = store.fileIO();
-    Path markers = store.paths().markersDir();
-    try {
-      if (!io.exists(markers)) {
-        return names;
-      }
-      for (FileStatus job : io.list(markers)) {
-        if (!job.isDir()) {
-          continue;
-        }
-        for (FileStatus st : io.list(job.getPath())) {
-          String output = st.isDir() ? null : TablePaths.markedOutputName(st.getPath().getName());
-          if (output != null) {
-            names.add(output);
-          }
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(
-          "Cannot list the compaction markers of " + table.fullName() + " under " + markers, e);
-    }
-    return names;
   }
 
   private static void collect(

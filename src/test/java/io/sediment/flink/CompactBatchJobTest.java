@@ -209,6 +209,35 @@ class CompactBatchJobTest {
   }
 
   @Test
+  void committerRestartedBeforeItsCommitCommitsOnceAndLeavesNoOrphan() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table = TestTables.create(catalog, "t", FlinkTestSupport.partitioned().build());
+    fill(table, 0, 6, 20, "a", "b");
+    List<String> before = rows(table);
+    int snapshotsBefore = snapshots(table).size();
+
+    try (InjectedFaults faults = InjectedFaults.create().failBeforeCommitOnce()) {
+      CompactJob.builder(dir.toString(), "db.t")
+          .option("compaction.min.file-num", "3")
+          .parallelism(2)
+          .listener(faults)
+          .build()
+          .runBatch(FlinkTestSupport.restartingEnv());
+      assertThat(faults.allFired()).as("the committer failed once").isTrue();
+    }
+
+    Table t = catalog.getTable("db.t");
+    assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
+    List<Snapshot> after = snapshots(t);
+    assertThat(after).hasSize(snapshotsBefore + 1);
+    assertThat(after.get(after.size() - 1).commitKind()).isEqualTo(CommitKind.COMPACT);
+    assertThat(FlinkTestSupport.liveFiles(t)).hasSize(2);
+    Path tableDir = dir.resolve("db.db/t");
+    assertThat(FlinkTestSupport.orphanDataFiles(t, tableDir)).isEmpty();
+    assertThat(FlinkTestSupport.markerFiles(tableDir)).isEmpty();
+  }
+
+  @Test
   void lostRewriteOfADeletionVectorTableLeavesNoDataOrDeletionVectorFile() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(dir);
     Map<String, String> cache =
