@@ -206,7 +206,8 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
       deleteOutputsOfDeadAttempts();
     } catch (RuntimeException e) {
       // The commit landed; the outputs stay recorded by their markers for remove_orphan_files.
-      LOG.warn("Could not delete outputs of restarted attempts of {}: {}", commitUser, e.toString());
+      LOG.warn(
+          "Could not delete outputs of restarted attempts of {}: {}", commitUser, e.toString());
     }
   }
 

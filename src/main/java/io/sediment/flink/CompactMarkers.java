@@ -16,6 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Stream;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.Path;
 import org.slf4j.Logger;
@@ -32,8 +33,8 @@ import org.slf4j.LoggerFactory;
  *       job (re)starts, or when a batch job's input ended, belongs to an output of a dead attempt:
  *       the output is deleted unless a retained snapshot references it ({@link #cleanOrphans}).
  *       While a marker exists, {@code remove_orphan_files} leaves its output alone.
- *   <li>{@code released/release-<window>-<id>}: written by the committer after a commit window
- *       was committed or aborted; lists the ids of the tasks of that window, so the source can hand
+ *   <li>{@code released/release-<window>-<id>}: written by the committer after a commit window was
+ *       committed or aborted; lists the ids of the tasks of that window, so the source can hand
  *       their files out again ({@link #takeReleases}).
  * </ul>
  */
@@ -216,14 +217,15 @@ public final class CompactMarkers {
   }
 
   /**
-   * Whether a retained snapshot references an output: data files by name ({@link
-   * #liveFileNames}), deletion-vector files in {@code index/} by the index manifests. Each set is
-   * read once, when first needed.
+   * Whether a retained snapshot references an output: data files by name ({@link #liveFileNames}),
+   * files in {@code index/} by the index manifests, the latest snapshot's first (where a just
+   * committed window's vectors are). Each set is read once, when first needed.
    */
   private static final class Referenced {
     private final FileStore store;
     private final String indexDir;
     private Set<String> dataFiles;
+    private Set<String> latestIndexFiles;
     private Set<String> indexFiles;
 
     Referenced(FileStore store) {
@@ -234,8 +236,18 @@ public final class CompactMarkers {
     boolean contains(Path output) {
       Path parent = output.getParent();
       if (parent != null && parent.toUri().normalize().getPath().equals(indexDir)) {
+        if (latestIndexFiles == null) {
+          latestIndexFiles = indexFileNames(store, store.snapshotManager().latest().stream());
+        }
+        if (latestIndexFiles.contains(output.getName())) {
+          return true;
+        }
         if (indexFiles == null) {
-          indexFiles = liveIndexFileNames(store);
+          indexFiles =
+              indexFileNames(
+                  store,
+                  store.snapshotManager().listIds().stream()
+                      .map(id -> store.snapshotManager().snapshot(id)));
         }
         return indexFiles.contains(output.getName());
       }
@@ -246,15 +258,11 @@ public final class CompactMarkers {
     }
   }
 
-  /**
-   * Names of the files in {@code index/} any retained snapshot references: its index manifest and
-   * the deletion-vector files that lists.
-   */
-  private static Set<String> liveIndexFileNames(FileStore store) {
+  /** Names of the files in {@code index/} the snapshots reference: index manifests, vectors. */
+  private static Set<String> indexFileNames(FileStore store, Stream<Snapshot> snapshots) {
     Set<String> referenced = new HashSet<>();
     IndexManifest index = new IndexManifest(store.fileIO(), store.paths());
-    for (long id : store.snapshotManager().listIds()) {
-      Snapshot s = store.snapshotManager().snapshot(id);
+    for (Snapshot s : (Iterable<Snapshot>) snapshots::iterator) {
       if (s.indexManifest() == null) {
         continue;
       }
@@ -266,10 +274,10 @@ public final class CompactMarkers {
       } catch (FileNotFoundException e) {
         // Being expired: what it alone referenced is deleted by the expiry; files later snapshots
         // share are found through those.
-        LOG.debug("Index manifest of snapshot {} is gone (expired)", id);
+        LOG.debug("Index manifest of snapshot {} is gone (expired)", s.id());
       } catch (IOException e) {
         throw new UncheckedIOException(
-            "Cannot read the index manifest " + s.indexManifest() + " of snapshot " + id, e);
+            "Cannot read the index manifest " + s.indexManifest() + " of snapshot " + s.id(), e);
       }
     }
     return referenced;

@@ -17,10 +17,10 @@ import org.apache.flink.core.fs.Path;
  * .markers/<commit-user>/}, see {@link TablePaths#markerDir}): per compaction job, the markers of
  * the outputs it is writing or has not committed yet, and its release records.
  *
- * <p>A job is <em>live</em> when one of its markers or release records was modified at or after
- * the orphan threshold: then every one of its markers protects its output, whatever the output's
- * age. A job with no such file is <em>stale</em> (cancelled for good, or stopped for longer than
- * the threshold): its markers protect nothing, its outputs are judged like any other file, and its
+ * <p>A job is <em>live</em> when one of its markers or release records was modified at or after the
+ * orphan threshold: then every one of its markers protects its output, whatever the output's age. A
+ * job with no such file is <em>stale</em> (cancelled for good, or stopped for longer than the
+ * threshold): its markers protect nothing, its outputs are judged like any other file, and its
  * markers whose outputs are gone or committed, and its release records, are deleted.
  */
 final class MarkedOutputs {

@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * once its output is committed or deleted. The age threshold (default: one day) protects files of
  * other writes still in progress, which are not referenced by any snapshot yet. Files under {@code
  * .markers/} are never orphans: the markers and release records of a stale job (none younger than
- * the threshold) protect nothing and are deleted once their outputs are deleted or committed ({@link
- * MarkedOutputs}). Never touched: {@code schema/}, snapshot files and hints.
+ * the threshold) protect nothing and are deleted once their outputs are deleted or committed
+ * ({@link MarkedOutputs}). Never touched: {@code schema/}, snapshot files and hints.
  */
 public final class RemoveOrphanFiles {
 
@@ -76,7 +76,9 @@ public final class RemoveOrphanFiles {
       marked = MarkedOutputs.list(store.fileIO(), paths, olderThanMillis);
     } catch (IOException e) {
       throw new UncheckedIOException(
-          "Cannot list the compaction markers of " + table.fullName() + " under "
+          "Cannot list the compaction markers of "
+              + table.fullName()
+              + " under "
               + paths.markersDir(),
           e);
     }

@@ -96,7 +96,8 @@ public final class TablePaths implements Serializable {
 
   /** The output file name a marker file name records, or null if it is no marker's name. */
   public static String markedOutputName(String markerFileName) {
-    return markerFileName.startsWith(MARKER_PREFIX) && markerFileName.length() > MARKER_PREFIX.length()
+    return markerFileName.startsWith(MARKER_PREFIX)
+            && markerFileName.length() > MARKER_PREFIX.length()
         ? markerFileName.substring(MARKER_PREFIX.length())
         : null;
   }

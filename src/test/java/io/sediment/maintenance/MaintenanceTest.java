@@ -270,7 +270,9 @@ class MaintenanceTest {
     List<org.apache.flink.core.fs.Path> removed = new RemoveOrphanFiles(t).execute();
 
     // Only data is reported as orphan; the stale bookkeeping goes too, the committed file stays.
-    assertThat(removed).extracting(p -> p.getName()).containsExactly(output.getFileName().toString());
+    assertThat(removed)
+        .extracting(p -> p.getName())
+        .containsExactly(output.getFileName().toString());
     assertThat(output).doesNotExist();
     for (Path f : bookkeeping) {
       assertThat(f).doesNotExist();
