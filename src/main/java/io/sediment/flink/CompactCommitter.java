@@ -205,7 +205,8 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     try {
       deleteOutputsOfDeadAttempts();
     } catch (RuntimeException e) {
-      // The commit landed; the outputs stay recorded by their markers for remove_orphan_files.
+      // The commit landed: do not fail the job. The outputs stay with their markers, which
+      // remove_orphan_files honours until they are stale (docs/operations.md).
       LOG.warn(
           "Could not delete outputs of restarted attempts of {}: {}", commitUser, e.toString());
     }

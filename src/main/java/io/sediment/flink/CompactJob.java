@@ -148,6 +148,8 @@ public final class CompactJob {
    * Runs the batch job: plans once, compacts, makes one COMPACT commit, ends. Blocks until the job
    * ends. {@code progress} (may be null) is called now and then with the number of tasks rewritten
    * so far. When the job fails, every output it wrote is deleted and the task's error is thrown.
+   * After a failure Flink recovered from (with a restart strategy), the committer deletes the
+   * outputs of the lost attempts once its input ended.
    */
   public CompactResult runBatch(StreamExecutionEnvironment env, IntConsumer progress)
       throws Exception {

@@ -19,9 +19,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs the shared {@link CompactRewriter} on each task, synchronously (chained to the source, so a
- * checkpoint barrier never passes a running task). Before each output file it writes a marker
- * ({@link CompactMarkers}). Emits a {@link CompactMessage} with the result, or with the error after
- * the rewriter deleted its partial output.
+ * checkpoint barrier never passes a running task). Before each output file (data file or
+ * deletion-vector file) it writes a marker ({@link CompactMarkers}). Emits a {@link CompactMessage}
+ * with the result, or with the error after the rewriter deleted its partial output.
  */
 public final class CompactRewriteOperator extends AbstractStreamOperator<CompactMessage>
     implements OneInputStreamOperator<CompactTaskSplit, CompactMessage> {
