@@ -16,7 +16,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import java.util.stream.Stream;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.Path;
 import org.slf4j.Logger;
@@ -237,17 +236,19 @@ public final class CompactMarkers {
       Path parent = output.getParent();
       if (parent != null && parent.toUri().normalize().getPath().equals(indexDir)) {
         if (latestIndexFiles == null) {
-          latestIndexFiles = indexFileNames(store, store.snapshotManager().latest().stream());
+          latestIndexFiles =
+              indexFileNames(
+                  store, store.snapshotManager().latest().map(List::of).orElse(List.of()));
         }
         if (latestIndexFiles.contains(output.getName())) {
           return true;
         }
         if (indexFiles == null) {
-          indexFiles =
-              indexFileNames(
-                  store,
-                  store.snapshotManager().listIds().stream()
-                      .map(id -> store.snapshotManager().snapshot(id)));
+          List<Snapshot> retained = new ArrayList<>();
+          for (long id : store.snapshotManager().listIds()) {
+            retained.add(store.snapshotManager().snapshot(id));
+          }
+          indexFiles = indexFileNames(store, retained);
         }
         return indexFiles.contains(output.getName());
       }
@@ -259,10 +260,10 @@ public final class CompactMarkers {
   }
 
   /** Names of the files in {@code index/} the snapshots reference: index manifests, vectors. */
-  private static Set<String> indexFileNames(FileStore store, Stream<Snapshot> snapshots) {
+  private static Set<String> indexFileNames(FileStore store, List<Snapshot> snapshots) {
     Set<String> referenced = new HashSet<>();
     IndexManifest index = new IndexManifest(store.fileIO(), store.paths());
-    for (Snapshot s : (Iterable<Snapshot>) snapshots::iterator) {
+    for (Snapshot s : snapshots) {
       if (s.indexManifest() == null) {
         continue;
       }
