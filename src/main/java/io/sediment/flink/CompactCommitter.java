@@ -45,6 +45,11 @@ import org.slf4j.LoggerFactory;
  * those the commit user already committed ({@link CompactCommit#isCommitted}), then outputs
  * recorded by markers that no snapshot references are deleted (outputs of tasks that ran after the
  * restored checkpoint).
+ *
+ * <p>Batch mode: at end of input every rewrite has ended, so after the commit (or the abort) the
+ * committer deletes the outputs that markers record and no snapshot references: outputs of rewrite
+ * attempts that Flink restarted after a failure it recovered from. A restarted committer commits
+ * with {@code checkCommitted}, so a window an earlier attempt committed is not committed twice.
  */
 public final class CompactCommitter extends AbstractStreamOperator<Void>
     implements OneInputStreamOperator<CompactMessage, Void>, BoundedOneInput {
@@ -57,6 +62,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
   private final CompactTargets targets;
   private final boolean batch;
   private final int maxConsecutiveFailures;
+  private final CompactListener listener;
   private String commitUser;
 
   private transient ListState<String> commitUserState;
@@ -72,11 +78,16 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
   private transient ListAccumulator<CompactResult> results;
 
   public CompactCommitter(
-      CompactTargets targets, String commitUser, boolean batch, int maxConsecutiveFailures) {
+      CompactTargets targets,
+      String commitUser,
+      boolean batch,
+      int maxConsecutiveFailures,
+      CompactListener listener) {
     this.targets = targets;
     this.commitUser = commitUser;
     this.batch = batch;
     this.maxConsecutiveFailures = maxConsecutiveFailures;
+    this.listener = listener;
   }
 
   @Override
@@ -125,6 +136,14 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     }
     // No task of this job runs now (the source hands out tasks only after a checkpoint of this
     // attempt completes): every marker left belongs to an attempt that died.
+    deleteOutputsOfDeadAttempts();
+  }
+
+  /**
+   * Deletes the outputs recorded by markers of the commit user that no retained snapshot
+   * references, and their markers. Only while no rewrite of this job runs.
+   */
+  private void deleteOutputsOfDeadAttempts() {
     for (String name : targets.tableNames()) {
       int n = CompactMarkers.cleanOrphans(table(name).store(), commitUser);
       if (n > 0) {
@@ -161,7 +180,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     if (done.isEmpty()) {
       return;
     }
-    FailureInjection.beforeCommit();
+    listener.beforeCommit(checkpointId);
     for (Map.Entry<Long, List<CompactMessage>> w : new ArrayList<>(done.entrySet())) {
       finishWindow(w.getKey(), w.getValue(), false);
       windows.remove(w.getKey());
@@ -170,10 +189,26 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
 
   @Override
   public void endInput() throws Exception {
-    if (batch) {
-      List<CompactMessage> all = current;
-      current = new ArrayList<>();
-      finishWindow(TableCommit.BATCH_IDENTIFIER, all, false);
+    if (!batch) {
+      return;
+    }
+    List<CompactMessage> all = current;
+    current = new ArrayList<>();
+    // A restarted committer may find its window committed by an earlier attempt: skip it then.
+    boolean retried = getRuntimeContext().getTaskInfo().getAttemptNumber() > 0;
+    // On a failure here nothing more is deleted: a restarted committer reads the same messages
+    // again and commits their outputs; when the job fails for good, runBatch deletes them.
+    listener.beforeCommit(TableCommit.BATCH_IDENTIFIER);
+    finishWindow(TableCommit.BATCH_IDENTIFIER, all, retried);
+    // End of input: every rewrite of the job has ended. Outputs no snapshot references are those
+    // of attempts Flink restarted (a lost task manager, a failed task), which never reached here.
+    try {
+      deleteOutputsOfDeadAttempts();
+    } catch (RuntimeException e) {
+      // The commit landed: do not fail the job. The outputs stay with their markers, which
+      // remove_orphan_files honours until they are stale (docs/operations.md).
+      LOG.warn(
+          "Could not delete outputs of restarted attempts of {}: {}", commitUser, e.toString());
     }
   }
 

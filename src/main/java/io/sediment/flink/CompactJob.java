@@ -55,12 +55,14 @@ public final class CompactJob {
   private final long discoveryIntervalMs;
   private final int maxConsecutiveFailures;
   private final Table singleTable;
+  private final CompactListener listener;
 
   private CompactJob(Builder b, CompactTargets targets, Table singleTable, Configuration opts) {
     this.targets = targets;
     this.name = b.table != null ? b.table : b.database + "." + b.includingTables;
     this.commitUser = CompactBuilder.compactCommitUser(b.commitUser);
     this.singleTable = singleTable;
+    this.listener = b.listener;
     Integer p = b.parallelism;
     if (p == null && opts.contains(TableOptions.COMPACTION_PARALLELISM)) {
       p = opts.get(TableOptions.COMPACTION_PARALLELISM);
@@ -124,14 +126,14 @@ public final class CompactJob {
             .transform(
                 "Compact rewrite",
                 JavaSerialization.typeInfo(CompactMessage.class),
-                new CompactRewriteOperator(targets))
+                new CompactRewriteOperator(targets, listener))
             .setParallelism(p)
             .uid("sediment-compact-rewrite");
     messages
         .transform(
             "Compact commit",
             Types.VOID,
-            new CompactCommitter(targets, commitUser, bounded, maxConsecutiveFailures))
+            new CompactCommitter(targets, commitUser, bounded, maxConsecutiveFailures, listener))
         .setParallelism(1)
         .setMaxParallelism(1)
         .uid("sediment-compact-commit");
@@ -146,6 +148,8 @@ public final class CompactJob {
    * Runs the batch job: plans once, compacts, makes one COMPACT commit, ends. Blocks until the job
    * ends. {@code progress} (may be null) is called now and then with the number of tasks rewritten
    * so far. When the job fails, every output it wrote is deleted and the task's error is thrown.
+   * After a failure Flink recovered from (with a restart strategy), the committer deletes the
+   * outputs of the lost attempts once its input ended.
    */
   public CompactResult runBatch(StreamExecutionEnvironment env, IntConsumer progress)
       throws Exception {
@@ -261,6 +265,7 @@ public final class CompactJob {
     private final Map<String, String> options = new LinkedHashMap<>();
     private String commitUser = CompactBuilder.DEFAULT_COMMIT_USER;
     private Integer parallelism;
+    private CompactListener listener = CompactListener.NONE;
 
     private Builder(String warehouse) {
       this.warehouse = warehouse;
@@ -307,6 +312,15 @@ public final class CompactJob {
         throw new IllegalArgumentException("Parallelism must be at least 1, got " + p);
       }
       this.parallelism = p;
+      return this;
+    }
+
+    /** Told about rewrites and commits as the job runs (default: {@link CompactListener#NONE}). */
+    public Builder listener(CompactListener listener) {
+      if (listener == null) {
+        throw new IllegalArgumentException("Compaction listener must not be null");
+      }
+      this.listener = listener;
       return this;
     }
 

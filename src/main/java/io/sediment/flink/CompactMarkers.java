@@ -3,6 +3,7 @@ package io.sediment.flink;
 import io.sediment.fs.FileIO;
 import io.sediment.maintenance.TableFiles;
 import io.sediment.manifest.FileStore;
+import io.sediment.manifest.TablePaths;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -18,15 +19,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Files a compaction job keeps beside a table, under {@code <table>/.markers/<commit-user>/}:
+ * Files a compaction job keeps beside a table, under {@code <table>/.markers/<commit-user>/} (the
+ * layout is {@link TablePaths}'s and docs/spec.md's):
  *
  * <ul>
- *   <li>{@code marker-<data file name>}: written by the rewrite operator before each output file is
- *       created; holds the output's path. Deleted once the output was committed or deleted. Any
- *       marker still present when the job (re)starts belongs to an output of a dead attempt: the
- *       output is deleted unless a retained snapshot references it ({@link #cleanOrphans}).
- *   <li>{@code released/release-<window>-<uuid>}: written by the committer after a commit window
- *       was committed or aborted; lists the ids of the tasks of that window, so the source can hand
+ *   <li>{@code marker-<output file name>}: written by the rewrite operator before each output file
+ *       is created, data file or deletion-vector file ({@code index/dv-*}); holds the output's
+ *       path. Deleted once the output was committed or deleted. Any marker still present when the
+ *       job (re)starts, or when a batch job's input ended, belongs to an output of a dead attempt:
+ *       the output is deleted unless a retained snapshot references it ({@link #cleanOrphans}).
+ *       While a marker exists, {@code remove_orphan_files} leaves its output alone.
+ *   <li>{@code released/release-<window>-<id>}: written by the committer after a commit window was
+ *       committed or aborted; lists the ids of the tasks of that window, so the source can hand
  *       their files out again ({@link #takeReleases}).
  * </ul>
  */
@@ -34,23 +38,31 @@ public final class CompactMarkers {
 
   private static final Logger LOG = LoggerFactory.getLogger(CompactMarkers.class);
 
-  static final String MARKER_PREFIX = "marker-";
-
   private CompactMarkers() {}
 
   public static Path dir(FileStore store, String commitUser) {
-    return new Path(new Path(store.paths().root(), ".markers"), commitUser);
-  }
-
-  private static Path releaseDir(FileStore store, String commitUser) {
-    return new Path(dir(store, commitUser), "released");
+    return store.paths().markerDir(commitUser);
   }
 
   /** Writes the marker of an output file before it is created; returns the marker's path. */
-  static String write(FileStore store, String commitUser, Path dataFile) throws IOException {
-    Path marker = new Path(dir(store, commitUser), MARKER_PREFIX + dataFile.getName());
-    store.fileIO().writeNew(marker, dataFile.toString().getBytes(StandardCharsets.UTF_8));
+  static String write(FileStore store, String commitUser, Path output) throws IOException {
+    Path marker = store.paths().marker(commitUser, output.getName());
+    store.fileIO().writeNew(marker, output.toString().getBytes(StandardCharsets.UTF_8));
     return marker.toString();
+  }
+
+  /**
+   * The output a marker records, or null when the marker is incomplete (its writer died while
+   * writing it, before creating the output): a marker names its output's file name, so a recorded
+   * path with another name is a truncated one and must not be acted on.
+   */
+  private static Path outputOf(FileIO io, Path marker) throws IOException {
+    String recorded = io.readUtf8(marker).trim();
+    String name = TablePaths.markedOutputName(marker.getName());
+    if (name == null || !recorded.endsWith("/" + name)) {
+      return null;
+    }
+    return new Path(recorded);
   }
 
   /** Deletes markers whose output no longer needs one (committed, or deleted). */
@@ -70,8 +82,8 @@ public final class CompactMarkers {
     List<String> gone = new ArrayList<>();
     for (String m : markers) {
       try {
-        Path data = new Path(fileIO.readUtf8(new Path(m)).trim());
-        if (!fileIO.exists(data)) {
+        Path data = outputOf(fileIO, new Path(m));
+        if (data == null || !fileIO.exists(data)) {
           gone.add(m);
         }
       } catch (IOException e) {
@@ -82,7 +94,7 @@ public final class CompactMarkers {
   }
 
   /**
-   * Deletes the markers of a finished window: those whose output is referenced by the latest
+   * Deletes the markers of a finished window: those whose output is referenced by a retained
    * snapshot (committed) or no longer exists (deleted). Others stay for the restart cleanup.
    */
   static void deleteMarkersOfMissingOutputsOrLive(FileStore store, Collection<String> markers) {
@@ -90,24 +102,17 @@ public final class CompactMarkers {
       return;
     }
     FileIO io = store.fileIO();
-    Set<String> live = null;
+    Referenced referenced = new Referenced(store);
     List<String> done = new ArrayList<>();
     for (String m : markers) {
       try {
-        Path data = new Path(io.readUtf8(new Path(m)).trim());
-        if (!io.exists(data)) {
-          done.add(m);
-          continue;
-        }
-        if (live == null) {
-          live = liveFileNames(store);
-        }
-        if (live.contains(data.getName())) {
+        Path output = outputOf(io, new Path(m));
+        if (output == null || !io.exists(output) || referenced.contains(output)) {
           done.add(m);
         }
       } catch (FileNotFoundException e) {
         // already gone
-      } catch (IOException e) {
+      } catch (IOException | UncheckedIOException e) {
         LOG.warn("Could not check compaction marker {}: {}", m, e.toString());
       }
     }
@@ -121,9 +126,7 @@ public final class CompactMarkers {
       return;
     }
     Path file =
-        new Path(
-            releaseDir(store, commitUser),
-            "release-" + window + "-" + UUID.randomUUID().toString().substring(0, 8));
+        store.paths().release(commitUser, window, UUID.randomUUID().toString().substring(0, 8));
     try {
       store.fileIO().writeNew(file, String.join("\n", taskIds).getBytes(StandardCharsets.UTF_8));
     } catch (IOException e) {
@@ -135,13 +138,13 @@ public final class CompactMarkers {
   /** Reads and deletes the release records of a table: ids of finished tasks. */
   static List<String> takeReleases(FileStore store, String commitUser) throws IOException {
     List<String> ids = new ArrayList<>();
-    Path dir = releaseDir(store, commitUser);
+    Path dir = store.paths().releaseDir(commitUser);
     FileIO io = store.fileIO();
     if (!io.exists(dir)) {
       return ids;
     }
     for (FileStatus st : io.list(dir)) {
-      if (st.isDir() || !st.getPath().getName().startsWith("release-")) {
+      if (st.isDir() || !st.getPath().getName().startsWith(TablePaths.RELEASE_PREFIX)) {
         continue;
       }
       try {
@@ -160,9 +163,10 @@ public final class CompactMarkers {
 
   /**
    * Deletes every output recorded by a marker of {@code commitUser} that no retained snapshot
-   * references, and the markers. Run only while no task of that commit user is writing (job start
-   * or restore, after restored windows were committed; or after a batch job ended). Returns the
-   * number of outputs deleted.
+   * references (data files and deletion-vector files), and the markers. Run only while no task of
+   * that commit user is writing (job start or restore, after restored windows were committed; at
+   * the end of a batch job's input; after a batch job ended). Returns the number of outputs
+   * deleted.
    */
   public static int cleanOrphans(FileStore store, String commitUser) {
     Path dir = dir(store, commitUser);
@@ -173,31 +177,31 @@ public final class CompactMarkers {
       }
       List<Path> markers = new ArrayList<>();
       for (FileStatus st : io.list(dir)) {
-        if (!st.isDir() && st.getPath().getName().startsWith(MARKER_PREFIX)) {
+        if (!st.isDir() && TablePaths.markedOutputName(st.getPath().getName()) != null) {
           markers.add(st.getPath());
         }
       }
       if (markers.isEmpty()) {
         return 0;
       }
-      Set<String> live = liveFileNames(store);
+      Referenced referenced = new Referenced(store);
       int deleted = 0;
       List<Path> toDelete = new ArrayList<>();
       for (Path m : markers) {
-        Path data;
+        Path output;
         try {
-          data = new Path(io.readUtf8(m).trim());
+          output = outputOf(io, m);
         } catch (FileNotFoundException e) {
           continue;
         }
-        if (!live.contains(data.getName()) && io.exists(data)) {
-          IOException err = io.deleteQuietly(data);
+        if (output != null && !referenced.contains(output) && io.exists(output)) {
+          IOException err = io.deleteQuietly(output);
           if (err != null) {
-            LOG.warn("Could not delete orphaned compaction output {}: {}", data, err.toString());
+            LOG.warn("Could not delete orphaned compaction output {}: {}", output, err.toString());
             continue; // keep the marker, retry at the next start
           }
           deleted++;
-          LOG.info("Deleted compaction output {} of an attempt that did not commit it", data);
+          LOG.info("Deleted compaction output {} of an attempt that did not commit it", output);
         }
         toDelete.add(m);
       }
@@ -209,10 +213,31 @@ public final class CompactMarkers {
   }
 
   /**
-   * Names of the data files any retained snapshot references. An output committed by a window and
-   * later compacted away by someone else is still referenced by older snapshots and must stay.
+   * Whether a retained snapshot references an output: data files by name, files in {@code index/}
+   * (deletion vectors) by the retained index manifests. Read once, when first needed.
    */
-  private static Set<String> liveFileNames(FileStore store) {
-    return TableFiles.ofRetainedSnapshots(store).dataFileNames();
+  private static final class Referenced {
+    private final FileStore store;
+    private final String indexDir;
+    private Set<String> dataFiles;
+    private Set<String> indexFiles;
+
+    Referenced(FileStore store) {
+      this.store = store;
+      this.indexDir = store.paths().indexDir().toUri().normalize().getPath();
+    }
+
+    boolean contains(Path output) {
+      if (dataFiles == null) {
+        TableFiles retained = TableFiles.ofRetainedSnapshots(store);
+        dataFiles = retained.dataFileNames();
+        indexFiles = retained.indexFileNames();
+      }
+      Path parent = output.getParent();
+      if (parent != null && parent.toUri().normalize().getPath().equals(indexDir)) {
+        return indexFiles.contains(output.getName());
+      }
+      return dataFiles.contains(output.getName());
+    }
   }
 }

@@ -19,9 +19,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs the shared {@link CompactRewriter} on each task, synchronously (chained to the source, so a
- * checkpoint barrier never passes a running task). Before each output file it writes a marker
- * ({@link CompactMarkers}). Emits a {@link CompactMessage} with the result, or with the error after
- * the rewriter deleted its partial output.
+ * checkpoint barrier never passes a running task). Before each output file (data file or
+ * deletion-vector file) it writes a marker ({@link CompactMarkers}). Emits a {@link CompactMessage}
+ * with the result, or with the error after the rewriter deleted its partial output.
  */
 public final class CompactRewriteOperator extends AbstractStreamOperator<CompactMessage>
     implements OneInputStreamOperator<CompactTaskSplit, CompactMessage> {
@@ -32,6 +32,7 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
   static final String TASKS_DONE_ACCUMULATOR = "sediment.compact.tasks-done";
 
   private final CompactTargets targets;
+  private final CompactListener listener;
 
   private transient Map<String, Table> tables;
   private transient volatile boolean cancelled;
@@ -44,9 +45,13 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
   private transient Counter bytesWritten;
   private transient IntCounter doneAccumulator;
 
-  /** Output markers go under each task's commit user ({@link CompactTaskSplit#commitUser()}). */
-  public CompactRewriteOperator(CompactTargets targets) {
+  /**
+   * Output markers go under each task's commit user ({@link CompactTaskSplit#commitUser()}); {@code
+   * listener} is told about each finished rewrite before its result is emitted.
+   */
+  public CompactRewriteOperator(CompactTargets targets, CompactListener listener) {
     this.targets = targets;
+    this.listener = listener;
   }
 
   @Override
@@ -67,7 +72,7 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
   }
 
   @Override
-  public void processElement(StreamRecord<CompactTaskSplit> element) {
+  public void processElement(StreamRecord<CompactTaskSplit> element) throws Exception {
     CompactTaskSplit split = element.getValue();
     Table table = tables.computeIfAbsent(split.task().table(), targets::table);
     List<String> markers = Collections.synchronizedList(new ArrayList<>());
@@ -75,26 +80,28 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
         CompactRewriter.forStore(
             table.store(),
             path -> markers.add(CompactMarkers.write(table.store(), split.commitUser(), path)));
+    CompactTaskResult result = null;
+    Exception error = null;
     running.incrementAndGet();
-    CompactMessage message;
     try {
-      CompactTaskResult result = rewriter.rewrite(split.task(), () -> cancelled);
-      FailureInjection.afterRewrite();
+      result = rewriter.rewrite(split.task(), () -> cancelled);
+    } catch (Exception e) {
+      error = e;
+    } finally {
+      running.decrementAndGet();
+    }
+    CompactMessage message;
+    if (error != null) {
+      message = failed(split, table, error, markers);
+    } else {
+      // Not part of the task: a listener's exception fails the operator, outputs left on disk.
+      listener.rewritten(split.task(), result);
       filesRead.inc(result.filesRead());
       filesWritten.inc(result.filesWritten());
       bytesRead.inc(result.bytesRead());
       bytesWritten.inc(result.bytesWritten());
       tasksDone.inc();
       message = CompactMessage.success(split, result, markers);
-    } catch (IllegalStateException e) {
-      if (e.getMessage() != null && e.getMessage().startsWith("Injected failure")) {
-        throw e; // test-only: fail the job with the outputs on disk
-      }
-      message = failed(split, table, e, markers);
-    } catch (Exception e) {
-      message = failed(split, table, e, markers);
-    } finally {
-      running.decrementAndGet();
     }
     doneAccumulator.add(1);
     output.collect(new StreamRecord<>(message));

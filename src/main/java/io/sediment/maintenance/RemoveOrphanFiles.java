@@ -6,7 +6,9 @@ import io.sediment.table.Table;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.Path;
 import org.slf4j.Logger;
@@ -14,12 +16,19 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Deletes files in a table's directory that no snapshot uses and that are older than a threshold:
- * data files left by failed or cancelled writers and compactions, manifests and manifest lists of
- * lost commit attempts, and temporary files of interrupted snapshot creations.
+ * data files left by failed or cancelled writers and compactions, deletion-vector files and index
+ * manifests ({@code index/}) and manifests and manifest lists of lost commit attempts, and
+ * temporary files of interrupted snapshot creations.
  *
- * <p>Files are listed first and snapshots read afterwards, so a snapshot committed meanwhile is
- * seen; the age threshold (default: one day) protects files of writes still in progress, which are
- * not referenced by any snapshot yet. Never touched: {@code schema/}, snapshot files and hints.
+ * <p>Files are listed first, then the compaction markers, then snapshots are read, so a snapshot
+ * committed meanwhile is seen. An output of a compaction job in flight is skipped whatever its age
+ * while its marker ({@code .markers/<commit-user>/marker-<file name>}) exists and the job is live
+ * (one of its markers or release records is younger than the threshold); the job deletes a marker
+ * once its output is committed or deleted. The age threshold (default: one day) protects files of
+ * other writes still in progress, which are not referenced by any snapshot yet. Files under {@code
+ * .markers/} are never orphans: the markers and release records of a stale job (none younger than
+ * the threshold) protect nothing and are deleted once their outputs are deleted or committed
+ * ({@link MarkedOutputs}). Never touched: {@code schema/}, snapshot files and hints.
  */
 public final class RemoveOrphanFiles {
 
@@ -59,14 +68,33 @@ public final class RemoveOrphanFiles {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot list the files of " + table.fullName(), e);
     }
+    // After the listing: an output listed above whose marker is gone by now was committed (the
+    // snapshots read below see it) or deleted.
+    MarkedOutputs marked;
+    try {
+      marked = MarkedOutputs.list(store.fileIO(), paths, olderThanMillis);
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "Cannot list the compaction markers of "
+              + table.fullName()
+              + " under "
+              + paths.markersDir(),
+          e);
+    }
+    Set<String> inFlight = marked.protectedNames();
+    Set<String> young = new HashSet<>();
     TableFiles used = TableFiles.ofRetainedSnapshots(store);
     List<Path> orphans = new ArrayList<>();
     for (FileStatus st : candidates) {
       if (st.getModificationTime() >= olderThanMillis) {
+        young.add(st.getPath().getName());
         continue;
       }
       Path p = st.getPath();
       String name = p.getName();
+      if (inFlight.contains(name)) {
+        continue; // an output of a running compaction, not committed yet
+      }
       String parent = p.getParent() == null ? "" : TableFiles.key(p.getParent());
       boolean inUse;
       if (parent.equals(TableFiles.key(paths.manifestDir()))) {
@@ -88,6 +116,13 @@ public final class RemoveOrphanFiles {
         throw new UncheckedIOException(e);
       }
     }
+    if (!dryRun) {
+      // Outputs of stale jobs that are not young are now deleted, missing or used.
+      List<Path> stale = marked.deleteStale(name -> !young.contains(name));
+      if (!stale.isEmpty()) {
+        LOG.info("Removed {} stale compaction marker(s) of {}", stale.size(), table.fullName());
+      }
+    }
     LOG.info(
         "{} {} orphan file(s) of {}",
         dryRun ? "Found" : "Removed",
@@ -102,8 +137,8 @@ public final class RemoveOrphanFiles {
     for (FileStatus st : store.fileIO().list(dir)) {
       String name = st.getPath().getName();
       if (st.isDir()) {
-        if (top && name.equals("schema")) {
-          continue;
+        if (top && (name.equals("schema") || name.equals(TablePaths.MARKERS_DIR))) {
+          continue; // schemas; the compaction jobs' markers and release records
         }
         collect(store, st.getPath(), paths, out, false);
       } else if (top) {

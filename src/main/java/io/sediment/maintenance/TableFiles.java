@@ -12,6 +12,7 @@ import io.sediment.manifest.TablePaths;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -131,6 +132,11 @@ public final class TableFiles {
       names.add(p.getName());
     }
     return names;
+  }
+
+  /** Names of the files under {@code index/} referenced: index manifests and deletion vectors. */
+  public Set<String> indexFileNames() {
+    return Collections.unmodifiableSet(indexNames);
   }
 
   private void addAll(SnapshotFiles f) {

@@ -12,8 +12,10 @@ import org.apache.flink.core.fs.Path;
  * &lt;table&gt;/schema/schema-&lt;id&gt;
  * &lt;table&gt;/snapshot/snapshot-&lt;id&gt;, LATEST, EARLIEST, user-&lt;user&gt;, EXPIRING
  * &lt;table&gt;/manifest/manifest-list-&lt;uuid&gt;, manifest-&lt;uuid&gt;
- * &lt;table&gt;/index/
+ * &lt;table&gt;/index/dv-&lt;uuid&gt;, index-manifest-&lt;uuid&gt;
  * &lt;table&gt;/&lt;k1=v1&gt;/&lt;k2=v2&gt;/bucket-&lt;n&gt;/data-&lt;uuid&gt;-&lt;n&gt;.parquet
+ * &lt;table&gt;/.markers/&lt;commit-user&gt;/marker-&lt;output file name&gt;
+ * &lt;table&gt;/.markers/&lt;commit-user&gt;/released/release-&lt;window&gt;-&lt;id&gt;
  * </pre>
  */
 public final class TablePaths implements Serializable {
@@ -22,6 +24,15 @@ public final class TablePaths implements Serializable {
 
   /** Directory name of a null partition value. */
   public static final String DEFAULT_PARTITION = "__DEFAULT_PARTITION__";
+
+  /** Name of the directory of compaction markers, in the table directory. */
+  public static final String MARKERS_DIR = ".markers";
+
+  /** File name prefix of a marker: {@code marker-<output file name>}. */
+  public static final String MARKER_PREFIX = "marker-";
+
+  /** File name prefix of a release record: {@code release-<window>-<id>}. */
+  public static final String RELEASE_PREFIX = "release-";
 
   private final String root;
 
@@ -68,6 +79,42 @@ public final class TablePaths implements Serializable {
 
   public Path index(String name) {
     return new Path(indexDir(), name);
+  }
+
+  /**
+   * Directory of the compaction jobs' bookkeeping: per commit user, the markers of outputs being
+   * written and the release records of finished tasks (docs/spec.md, section 2.3).
+   */
+  public Path markersDir() {
+    return new Path(root, MARKERS_DIR);
+  }
+
+  /** Markers and release records of one compaction job (its commit user). */
+  public Path markerDir(String commitUser) {
+    return new Path(markersDir(), commitUser);
+  }
+
+  /** The marker of output file {@code outputName} (a data or deletion-vector file name). */
+  public Path marker(String commitUser, String outputName) {
+    return new Path(markerDir(commitUser), MARKER_PREFIX + outputName);
+  }
+
+  /** The output file name a marker file name records, or null if it is no marker's name. */
+  public static String markedOutputName(String markerFileName) {
+    return markerFileName.startsWith(MARKER_PREFIX)
+            && markerFileName.length() > MARKER_PREFIX.length()
+        ? markerFileName.substring(MARKER_PREFIX.length())
+        : null;
+  }
+
+  /** Release records of one compaction job. */
+  public Path releaseDir(String commitUser) {
+    return new Path(markerDir(commitUser), "released");
+  }
+
+  /** A release record of the tasks of commit window {@code window}; {@code id} makes it unique. */
+  public Path release(String commitUser, long window, String id) {
+    return new Path(releaseDir(commitUser), RELEASE_PREFIX + window + "-" + id);
   }
 
   /** Directory of one bucket of one partition; {@code partitionPath} is "" when unpartitioned. */

@@ -1,5 +1,6 @@
 package io.sediment.mergetree;
 
+import io.sediment.compact.CompactRewriter.OutputObserver;
 import io.sediment.manifest.DeletionFile;
 import io.sediment.manifest.FileStore;
 import java.io.ByteArrayOutputStream;
@@ -11,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.apache.flink.core.fs.Path;
 import org.roaringbitmap.RoaringBitmap;
 
 /**
@@ -26,6 +28,13 @@ public final class DeletionVectors {
 
   /** Writes the bitmaps (by data file name) into one new file; returns their deletion files. */
   public static List<DeletionFile> write(FileStore store, Map<String, RoaringBitmap> bitmaps)
+      throws IOException {
+    return write(store, bitmaps, OutputObserver.NONE);
+  }
+
+  /** {@link #write(FileStore, Map)}, announcing the new file to {@code observer} first. */
+  public static List<DeletionFile> write(
+      FileStore store, Map<String, RoaringBitmap> bitmaps, OutputObserver observer)
       throws IOException {
     if (bitmaps.isEmpty()) {
       return List.of();
@@ -44,7 +53,9 @@ public final class DeletionVectors {
           new DeletionFile(e.getKey(), name, offset, out.size() - offset, b.getLongCardinality()));
     }
     out.flush();
-    store.fileIO().writeNew(store.paths().index(name), bytes.toByteArray());
+    Path path = store.paths().index(name);
+    observer.beforeCreate(path);
+    store.fileIO().writeNew(path, bytes.toByteArray());
     return files;
   }
 

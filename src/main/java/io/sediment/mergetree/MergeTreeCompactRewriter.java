@@ -185,7 +185,7 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
         throw new CancellationException("Compaction task cancelled: " + task);
       }
       after = writer.finish();
-      newVectors = DeletionVectors.write(store, changed);
+      newVectors = DeletionVectors.write(store, changed, observer);
     } catch (Exception | Error e) {
       for (IOException cleanup : writer.abort()) {
         e.addSuppressed(cleanup);

@@ -174,4 +174,106 @@ class CompactBatchJobTest {
     assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
     assertThat(FlinkTestSupport.orphanDataFiles(t, dir.resolve("db.db/t"))).isEmpty();
   }
+
+  @Test
+  void rewriteLostAfterWritingItsOutputsIsRedoneAndLeavesNoOrphan() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table = TestTables.create(catalog, "t", FlinkTestSupport.partitioned().build());
+    fill(table, 0, 6, 20, "a", "b");
+    List<String> before = rows(table);
+    int snapshotsBefore = snapshots(table).size();
+
+    CompactResult result;
+    try (InjectedFaults faults = InjectedFaults.create().failAfterRewriteOnce()) {
+      result =
+          CompactJob.builder(dir.toString(), "db.t")
+              .option("compaction.min.file-num", "3")
+              .parallelism(2)
+              .listener(faults)
+              .build()
+              .runBatch(FlinkTestSupport.restartingEnv());
+      assertThat(faults.allFired()).as("a rewrite attempt was lost").isTrue();
+    }
+
+    Table t = catalog.getTable("db.t");
+    assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
+    List<Snapshot> after = snapshots(t);
+    assertThat(after).hasSize(snapshotsBefore + 1);
+    assertThat(after.get(after.size() - 1).commitKind()).isEqualTo(CommitKind.COMPACT);
+    assertThat(result.snapshotId()).isEqualTo(after.get(after.size() - 1).id());
+    assertThat(FlinkTestSupport.liveFiles(t)).hasSize(2);
+    // The lost attempt's outputs were deleted by the committer after its commit.
+    Path tableDir = dir.resolve("db.db/t");
+    assertThat(FlinkTestSupport.orphanDataFiles(t, tableDir)).isEmpty();
+    assertThat(FlinkTestSupport.markerFiles(tableDir)).isEmpty();
+  }
+
+  @Test
+  void committerRestartedBeforeItsCommitCommitsOnceAndLeavesNoOrphan() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table = TestTables.create(catalog, "t", FlinkTestSupport.partitioned().build());
+    fill(table, 0, 6, 20, "a", "b");
+    List<String> before = rows(table);
+    int snapshotsBefore = snapshots(table).size();
+
+    try (InjectedFaults faults = InjectedFaults.create().failBeforeCommitOnce()) {
+      CompactJob.builder(dir.toString(), "db.t")
+          .option("compaction.min.file-num", "3")
+          .parallelism(2)
+          .listener(faults)
+          .build()
+          .runBatch(FlinkTestSupport.restartingEnv());
+      assertThat(faults.allFired()).as("the committer failed once").isTrue();
+    }
+
+    Table t = catalog.getTable("db.t");
+    assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
+    List<Snapshot> after = snapshots(t);
+    assertThat(after).hasSize(snapshotsBefore + 1);
+    assertThat(after.get(after.size() - 1).commitKind()).isEqualTo(CommitKind.COMPACT);
+    assertThat(FlinkTestSupport.liveFiles(t)).hasSize(2);
+    Path tableDir = dir.resolve("db.db/t");
+    assertThat(FlinkTestSupport.orphanDataFiles(t, tableDir)).isEmpty();
+    assertThat(FlinkTestSupport.markerFiles(tableDir)).isEmpty();
+  }
+
+  @Test
+  void lostRewriteOfADeletionVectorTableLeavesNoDataOrDeletionVectorFile() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Map<String, String> cache =
+        Map.of("local-cache.enabled", "true", "local-cache.dir", dir.resolve("cache").toString());
+    Table table =
+        TestTables.create(
+            catalog,
+            "dv",
+            FlinkTestSupport.partitioned()
+                .primaryKey("p", "id")
+                .option("bucket", "1")
+                .option("write-only", "true")
+                .option("deletion-vectors.enabled", "true")
+                .build());
+    fill(table, 0, 1, 20, "a", "b");
+    table.newCompactBuilder().withOptions(cache).execute(); // level-0 rows move up
+    // Updates of some keys: compacting them marks the older versions deleted (a new vector).
+    fill(table, 0, 1, 5, "a");
+    List<String> before = rows(table);
+
+    try (InjectedFaults faults = InjectedFaults.create().failAfterRewriteOnce()) {
+      CompactJob.builder(dir.toString(), "db.dv")
+          .options(cache)
+          .parallelism(2)
+          .listener(faults)
+          .build()
+          .runBatch(FlinkTestSupport.restartingEnv());
+      assertThat(faults.allFired()).as("a rewrite attempt was lost").isTrue();
+    }
+
+    Table t = catalog.getTable("db.dv");
+    assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
+    assertThat(t.latestSnapshot().orElseThrow().indexManifest()).isNotNull();
+    Path tableDir = dir.resolve("db.db/dv");
+    assertThat(FlinkTestSupport.orphanDataFiles(t, tableDir)).isEmpty();
+    assertThat(FlinkTestSupport.orphanIndexFiles(t, tableDir)).isEmpty();
+    assertThat(FlinkTestSupport.markerFiles(tableDir)).isEmpty();
+  }
 }

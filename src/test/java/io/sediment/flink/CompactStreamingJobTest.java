@@ -36,10 +36,11 @@ class CompactStreamingJobTest {
   @TempDir Path dir;
 
   private JobClient client;
+  private final InjectedFaults faults = InjectedFaults.create();
 
   @AfterEach
   void stop() throws Exception {
-    FailureInjection.reset();
+    faults.close();
     if (client != null) {
       client.cancel().get();
     }
@@ -117,17 +118,15 @@ class CompactStreamingJobTest {
     Table table = TestTables.create(catalog, "t", FlinkTestSupport.partitioned().build());
     FlinkTestSupport.fill(table, 0, 8, 10, "a", "b");
     List<String> before = rows(table);
-    FailureInjection.failAfterRewriteOnce = true;
-    FailureInjection.failBeforeCommitOnce = true;
+    faults.failAfterRewriteOnce().failBeforeCommitOnce();
 
-    CompactJob job = FlinkTestSupport.dedicatedJob(dir);
+    CompactJob job = FlinkTestSupport.dedicatedJob(dir, faults);
     client = job.submitStreaming(FlinkTestSupport.restartingStreamEnv());
     await()
         .atMost(Duration.ofSeconds(60))
         .until(
             () ->
-                !FailureInjection.failAfterRewriteOnce
-                    && !FailureInjection.failBeforeCommitOnce
+                faults.allFired()
                     && filesPerPartition(table).values().stream().allMatch(n -> n <= 2));
     client.cancel().get();
     client = null;

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.compact.CompactResult;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
@@ -15,6 +16,8 @@ import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.core.execution.JobClient;
@@ -28,8 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The task manager running a rewrite goes away after the rewrite wrote its outputs and before it
- * reported them. The job restarts on a new task manager, compacts, and leaves the rows unchanged,
- * each window committed once, and no file of the lost attempt behind.
+ * reported them. The job (dedicated or batch) restarts on a new task manager, compacts, and leaves
+ * the rows unchanged, each window committed once, and no file of the lost attempt behind.
  */
 class CompactTaskManagerLossTest {
 
@@ -39,11 +42,21 @@ class CompactTaskManagerLossTest {
 
   @TempDir Path dir;
 
+  // MiniCluster keeps terminated task managers in its list: the live one is the last started.
+  private static int liveTaskManager = 0;
+
+  private static void replaceTaskManager(MiniCluster cluster) throws Exception {
+    cluster.terminateTaskManager(liveTaskManager).get();
+    cluster.startTaskManager();
+    liveTaskManager++;
+  }
+
   private JobClient client;
+  private final InjectedFaults faults = InjectedFaults.create();
 
   @AfterEach
   void stop() throws Exception {
-    FailureInjection.reset();
+    faults.close();
     if (client != null) {
       client.cancel().get();
     }
@@ -58,17 +71,17 @@ class CompactTaskManagerLossTest {
     List<String> before = rows(table);
     long snapshotsBefore = snapshots(table).size();
     CountDownLatch parked = new CountDownLatch(1);
-    FailureInjection.parkAfterRewriteOnce.set(parked);
+    faults.parkAfterRewriteOnce(parked);
 
     client =
-        FlinkTestSupport.dedicatedJob(dir).submitStreaming(FlinkTestSupport.restartingStreamEnv());
+        FlinkTestSupport.dedicatedJob(dir, faults)
+            .submitStreaming(FlinkTestSupport.restartingStreamEnv());
 
     assertThat(parked.await(60, TimeUnit.SECONDS)).as("a rewrite wrote its outputs").isTrue();
     Path tableDir = dir.resolve("db.db/t");
     // The parked rewrite's outputs are on disk and no snapshot has them yet.
     assertThat(FlinkTestSupport.orphanDataFiles(table, tableDir)).isNotEmpty();
-    cluster.terminateTaskManager(0).get();
-    cluster.startTaskManager();
+    replaceTaskManager(cluster);
 
     await()
         .atMost(Duration.ofSeconds(90))
@@ -85,5 +98,49 @@ class CompactTaskManagerLossTest {
     assertThat(compacts.stream().map(Snapshot::commitIdentifier)).doesNotHaveDuplicates();
     // The lost attempt's outputs were found (by their markers) and deleted.
     assertThat(FlinkTestSupport.orphanDataFiles(t, tableDir)).isEmpty();
+  }
+
+  @Test
+  void batchJobRecoversFromTaskManagerLossAndLeavesNoFileOfTheLostAttempt(
+      @InjectMiniCluster MiniCluster cluster) throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table = TestTables.create(catalog, "t", FlinkTestSupport.partitioned().build());
+    FlinkTestSupport.fill(table, 0, 8, 10, "a", "b");
+    List<String> before = rows(table);
+    int snapshotsBefore = snapshots(table).size();
+    CountDownLatch parked = new CountDownLatch(1);
+    faults.parkAfterRewriteOnce(parked);
+    CompactJob job =
+        CompactJob.builder(dir.toString(), "db.t")
+            .option("compaction.min.file-num", "3")
+            .parallelism(2)
+            .listener(faults)
+            .build();
+
+    CompletableFuture<CompactResult> run =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return job.runBatch(FlinkTestSupport.restartingEnv());
+              } catch (Exception e) {
+                throw new CompletionException(e);
+              }
+            });
+    assertThat(parked.await(60, TimeUnit.SECONDS)).as("a rewrite wrote its outputs").isTrue();
+    Path tableDir = dir.resolve("db.db/t");
+    assertThat(FlinkTestSupport.orphanDataFiles(table, tableDir)).isNotEmpty();
+    replaceTaskManager(cluster);
+    CompactResult result = run.get(90, TimeUnit.SECONDS);
+
+    Table t = catalog.getTable("db.t");
+    assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
+    List<Snapshot> after = snapshots(t);
+    assertThat(after).hasSize(snapshotsBefore + 1);
+    assertThat(after.get(after.size() - 1).commitKind()).isEqualTo(CommitKind.COMPACT);
+    assertThat(result.snapshotId()).isEqualTo(after.get(after.size() - 1).id());
+    assertThat(FlinkTestSupport.liveFiles(t)).hasSize(2);
+    // The lost attempt's outputs were found (by their markers) and deleted.
+    assertThat(FlinkTestSupport.orphanDataFiles(t, tableDir)).isEmpty();
+    assertThat(FlinkTestSupport.markerFiles(tableDir)).isEmpty();
   }
 }

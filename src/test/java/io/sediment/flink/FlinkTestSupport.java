@@ -3,17 +3,21 @@ package io.sediment.flink;
 import static io.sediment.testutil.TestTables.row;
 
 import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.TestTables;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -39,13 +43,64 @@ final class FlinkTestSupport {
     return env;
   }
 
+  /** An environment on the test's MiniCluster that restarts a failed job up to 3 times. */
+  static StreamExecutionEnvironment restartingEnv() {
+    Configuration conf = new Configuration();
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+    return StreamExecutionEnvironment.getExecutionEnvironment(conf);
+  }
+
+  /** Files under the table's {@code index/} that no snapshot's index manifest lists. */
+  static Set<String> orphanIndexFiles(Table table, Path tableDir) throws IOException {
+    Set<String> referenced = new HashSet<>();
+    IndexManifest index = new IndexManifest(table.store().fileIO(), table.store().paths());
+    for (Snapshot s : snapshots(table)) {
+      if (s.indexManifest() != null) {
+        referenced.add(s.indexManifest());
+        for (IndexManifest.Entry e : index.read(s.indexManifest())) {
+          referenced.add(e.deletionFile().dvFile());
+        }
+      }
+    }
+    Set<String> out = new HashSet<>();
+    Path dir = tableDir.resolve("index");
+    if (Files.isDirectory(dir)) {
+      try (Stream<Path> files = Files.list(dir)) {
+        files
+            .map(p -> p.getFileName().toString())
+            .filter(n -> !n.startsWith(".") && !referenced.contains(n))
+            .forEach(out::add);
+      }
+    }
+    return out;
+  }
+
+  /** Files left under {@code <table>/.markers/} (markers and release records). */
+  static List<Path> markerFiles(Path tableDir) throws IOException {
+    Path dir = tableDir.resolve(".markers");
+    if (!Files.isDirectory(dir)) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.walk(dir)) {
+      return files.filter(Files::isRegularFile).toList();
+    }
+  }
+
   /** The dedicated compaction job of table {@code db.t}: compacts 3 or more files, polls fast. */
   static CompactJob dedicatedJob(Path warehouse) {
+    return dedicatedJob(warehouse, CompactListener.NONE);
+  }
+
+  /** {@link #dedicatedJob(Path)} with a listener (injected faults). */
+  static CompactJob dedicatedJob(Path warehouse, CompactListener listener) {
     return CompactJob.builder(warehouse.toString(), "db.t")
         .commitUser("dedicated")
         .option("compaction.min.file-num", "3")
         .option("compaction.discovery-interval", "100ms")
         .parallelism(2)
+        .listener(listener)
         .build();
   }
 

@@ -187,6 +187,103 @@ class MaintenanceTest {
         .containsExactlyInAnyOrder("(1,a)", "(2,b2)", "(3,c)");
   }
 
+  /** Writes the marker a compaction job writes before creating {@code output}. */
+  private static Path mark(Table t, String commitUser, Path output) throws Exception {
+    Path marker =
+        Path.of(t.store().paths().marker(commitUser, output.getFileName().toString()).toUri());
+    Files.createDirectories(marker.getParent());
+    Files.writeString(marker, output.toUri().toString());
+    return marker;
+  }
+
+  /** Writes a release record of a compaction job's finished window. */
+  private static Path release(Table t, String commitUser) throws Exception {
+    Path release = Path.of(t.store().paths().release(commitUser, 7, "0a1b2c3d").toUri());
+    Files.createDirectories(release.getParent());
+    Files.writeString(release, "3\n4");
+    return release;
+  }
+
+  private static void age(Path file) throws Exception {
+    Files.setLastModifiedTime(
+        file, FileTime.fromMillis(System.currentTimeMillis() - 2 * 86_400_000L));
+  }
+
+  @Test
+  void outputsOfAnInFlightCompactionSurviveWhateverTheirAge() throws Exception {
+    Table t = fill();
+    // A running compaction job (commit user "job-compact-1") has written an output and a
+    // deletion-vector file, each after its marker, and not committed them yet; the files are old,
+    // and so is a release record of a window it finished long ago.
+    Path output = dir.resolve("db.db/t/p=a/bucket-0/data-in-flight-0.parquet");
+    Files.write(output, new byte[] {1, 2, 3});
+    Path vector = dir.resolve("db.db/t/index/dv-in-flight");
+    Files.createDirectories(vector.getParent());
+    Files.write(vector, new byte[] {4});
+    Path outputMarker = mark(t, "job-compact-1", output);
+    Path vectorMarker = mark(t, "job-compact-1", vector);
+    Path release = release(t, "job-compact-1");
+    age(output);
+    age(vector);
+    age(vectorMarker);
+    age(release);
+    // A file of a dead job whose marker is gone: an orphan like any other.
+    Path dead = dir.resolve("db.db/t/p=b/bucket-0/data-dead-job-0.parquet");
+    Files.write(dead, new byte[] {5});
+    age(dead);
+
+    assertThat(new RemoveOrphanFiles(t).dryRun(true).execute())
+        .extracting(p -> p.getName())
+        .containsExactly(dead.getFileName().toString());
+    List<org.apache.flink.core.fs.Path> removed = new RemoveOrphanFiles(t).execute();
+
+    assertThat(removed).extracting(p -> p.getName()).containsExactly(dead.getFileName().toString());
+    assertThat(dead).doesNotExist();
+    for (Path kept : List.of(output, vector, outputMarker, vectorMarker, release)) {
+      assertThat(kept).exists();
+    }
+    assertThat(TestTables.readAll(t)).hasSize(9);
+  }
+
+  @Test
+  void markersOfAStaleJobProtectNothingAndAreRemovedWithItsOutputs() throws Exception {
+    Table t = fill();
+    // A job cancelled for good two days ago: an uncommitted output, the marker of an output that
+    // was committed, a release record. Nothing of it is younger than the threshold.
+    Path output = dir.resolve("db.db/t/p=a/bucket-0/data-cancelled-job-0.parquet");
+    Files.write(output, new byte[] {1});
+    io.sediment.manifest.ManifestEntry live =
+        t.store().newScan().plan(t.latestSnapshot().orElseThrow()).get(0);
+    Path committed =
+        Path.of(
+            t.store()
+                .dataFilePath(live.partition(), live.bucket(), live.file().fileName())
+                .toUri());
+    List<Path> bookkeeping =
+        List.of(
+            mark(t, "gone-compact-2", output),
+            mark(t, "gone-compact-2", committed),
+            release(t, "gone-compact-2"));
+    for (Path f : bookkeeping) {
+      age(f);
+    }
+    age(output);
+    age(committed);
+
+    List<org.apache.flink.core.fs.Path> removed = new RemoveOrphanFiles(t).execute();
+
+    // Only data is reported as orphan; the stale bookkeeping goes too, the committed file stays.
+    assertThat(removed)
+        .extracting(p -> p.getName())
+        .containsExactly(output.getFileName().toString());
+    assertThat(output).doesNotExist();
+    for (Path f : bookkeeping) {
+      assertThat(f).doesNotExist();
+    }
+    assertThat(committed).exists();
+    assertThat(TestTables.readAll(t)).hasSize(9);
+  }
+
   /** A stream commit of user "u" with identifier 5, then 20 commits of other writers. */
   private Table streamCommitThenOthers(List<io.sediment.commit.CommitMessage> out)
       throws Exception {

@@ -1,0 +1,109 @@
+package io.sediment.maintenance;
+
+import io.sediment.fs.FileIO;
+import io.sediment.manifest.TablePaths;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Predicate;
+import org.apache.flink.core.fs.FileStatus;
+import org.apache.flink.core.fs.Path;
+
+/**
+ * The compaction markers of a table as {@link RemoveOrphanFiles} sees them ({@code
+ * .markers/<commit-user>/}, see {@link TablePaths#markerDir}): per compaction job, the markers of
+ * the outputs it is writing or has not committed yet, and its release records.
+ *
+ * <p>A job is <em>live</em> when one of its markers or release records was modified at or after the
+ * orphan threshold: then every one of its markers protects its output, whatever the output's age. A
+ * job with no such file is <em>stale</em> (cancelled for good, or stopped for longer than the
+ * threshold): its markers protect nothing, its outputs are judged like any other file, and its
+ * markers whose outputs are gone or committed, and its release records, are deleted.
+ */
+final class MarkedOutputs {
+
+  private record Job(List<FileStatus> markers, List<Path> releases, boolean live) {}
+
+  private final FileIO io;
+  private final List<Job> jobs;
+
+  private MarkedOutputs(FileIO io, List<Job> jobs) {
+    this.io = io;
+    this.jobs = jobs;
+  }
+
+  /** Lists the markers of every job; files modified at or after {@code liveSince} make it live. */
+  static MarkedOutputs list(FileIO io, TablePaths paths, long liveSince) throws IOException {
+    List<Job> jobs = new ArrayList<>();
+    Path root = paths.markersDir();
+    if (!io.exists(root)) {
+      return new MarkedOutputs(io, jobs);
+    }
+    for (FileStatus dir : io.list(root)) {
+      if (!dir.isDir()) {
+        continue;
+      }
+      List<FileStatus> markers = new ArrayList<>();
+      List<Path> releases = new ArrayList<>();
+      boolean live = false;
+      for (FileStatus st : io.list(dir.getPath())) {
+        if (st.isDir()) {
+          for (FileStatus r : io.list(st.getPath())) {
+            if (!r.isDir() && r.getPath().getName().startsWith(TablePaths.RELEASE_PREFIX)) {
+              releases.add(r.getPath());
+              live |= r.getModificationTime() >= liveSince;
+            }
+          }
+        } else if (TablePaths.markedOutputName(st.getPath().getName()) != null) {
+          markers.add(st);
+          live |= st.getModificationTime() >= liveSince;
+        }
+      }
+      jobs.add(new Job(markers, releases, live));
+    }
+    return new MarkedOutputs(io, jobs);
+  }
+
+  /** Names of the outputs that markers of live jobs protect (file names are unique in a table). */
+  Set<String> protectedNames() {
+    Set<String> names = new HashSet<>();
+    for (Job job : jobs) {
+      if (job.live()) {
+        for (FileStatus m : job.markers()) {
+          names.add(TablePaths.markedOutputName(m.getPath().getName()));
+        }
+      }
+    }
+    return names;
+  }
+
+  /**
+   * Deletes the bookkeeping of stale jobs: markers whose output {@code settled} (deleted, missing
+   * or used by a snapshot), and release records. Returns the files deleted.
+   */
+  List<Path> deleteStale(Predicate<String> settled) {
+    List<Path> paths = new ArrayList<>();
+    for (Job job : jobs) {
+      if (job.live()) {
+        continue;
+      }
+      for (FileStatus m : job.markers()) {
+        if (settled.test(TablePaths.markedOutputName(m.getPath().getName()))) {
+          paths.add(m.getPath());
+        }
+      }
+      paths.addAll(job.releases());
+    }
+    List<IOException> errors = io.deleteAll(paths);
+    if (!errors.isEmpty()) {
+      IOException e =
+          new IOException("Could not delete " + errors.size() + " stale compaction marker(s)");
+      errors.forEach(e::addSuppressed);
+      throw new UncheckedIOException(e);
+    }
+    return paths;
+  }
+}
