@@ -1,6 +1,7 @@
 package io.sediment.format;
 
 import java.io.Closeable;
+import java.io.EOFException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -148,8 +149,16 @@ public final class DataFileReader implements Closeable {
       }
       return footer;
     } catch (IOException | RuntimeException e) {
+      String why =
+          e instanceof EOFException
+              ? "the file ends early"
+              : e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
       throw new IOException(
-          "Cannot read the Parquet footer of data file " + file.path() + ": " + e.getMessage(), e);
+          "Cannot read the Parquet footer of data file "
+              + file.path()
+              + " (truncated or corrupt): "
+              + why,
+          e);
     }
   }
 

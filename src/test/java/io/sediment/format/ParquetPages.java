@@ -98,6 +98,41 @@ public final class ParquetPages {
     }
   }
 
+  /**
+   * Makes every page header of {@code file} look like one written without a CRC, as an older writer
+   * would, keeping the file's size and every offset: the crc field (4, an i32) is retyped as an i64,
+   * which readers skip as an unknown field (both are zigzag varints in Thrift's compact protocol).
+   */
+  public static void stripCrcs(java.nio.file.Path file) {
+    try {
+      byte[] bytes = Files.readAllBytes(file);
+      for (Page page : pages(file)) {
+        int p = (int) page.headerOffset();
+        int field = 0;
+        while (true) {
+          int b = bytes[p] & 0xFF;
+          int type = b & 0x0F;
+          field += b >>> 4;
+          if (field == 4 && type == 5) {
+            bytes[p] = (byte) ((b & 0xF0) | 6);
+            break;
+          }
+          if (type != 5 || field > 4) {
+            throw new AssertionError("No crc in the header of " + page);
+          }
+          p++; // the field header, then its varint value
+          while ((bytes[p] & 0x80) != 0) {
+            p++;
+          }
+          p++;
+        }
+      }
+      Files.write(file, bytes);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   public static ParquetMetadata footer(java.nio.file.Path file) throws IOException {
     try (ParquetFileReader reader =
         ParquetFileReader.open(
