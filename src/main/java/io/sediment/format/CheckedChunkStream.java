@@ -22,17 +22,18 @@ import org.apache.parquet.io.SeekableInputStream;
  * data pages must add up to the chunk's value count in the footer. A page without a crc is not
  * handed out: {@link PageWithoutChecksumException}.
  *
- * <p>Call {@link #startChunk} before a chunk is copied and {@link #finishChunk} after. Reads from
- * the chunk's start are verified; reads elsewhere (the footer, or a dictionary page header
- * parquet-mr peeks at when a footer lacks its offset) are served as they are and never copied.
- * Memory: one page, plus a read-ahead buffer. Not thread-safe.
+ * <p>{@link #open} a file, call {@link #startChunk} before a chunk is copied and {@link
+ * #finishChunk} after, {@link #close} the file; the next file may be opened on the same instance,
+ * which keeps its buffers. Reads from a chunk's start are verified; reads elsewhere (the footer, or
+ * a dictionary page header parquet-mr peeks at when a footer lacks its offset) are served as they
+ * are and never copied. Memory: one page, plus a read-ahead buffer. Not thread-safe.
  */
 final class CheckedChunkStream extends SeekableInputStream {
 
   private static final int READ_AHEAD = 64 * 1024;
 
-  private final Path file;
-  private final FSDataInputStream raw;
+  private Path file;
+  private FSDataInputStream raw;
   private final CRC32 crc = new CRC32();
   private final HeaderInput headerInput = new HeaderInput();
   private final byte[] one = new byte[1];
@@ -59,10 +60,18 @@ final class CheckedChunkStream extends SeekableInputStream {
   private boolean verifying; // reading the chunk sequentially from its start
   private long pos; // file position of the next byte handed out
 
-  /** Reads {@code file} through {@code raw}, a stream at the file's start; closing closes it. */
-  CheckedChunkStream(Path file, FSDataInputStream raw) {
+  /** Reads {@code file} from now on, through {@code raw}, a stream at the file's start. */
+  void open(Path file, FSDataInputStream raw) {
     this.file = file;
     this.raw = raw;
+    this.rawPos = 0;
+    this.aheadNext = 0;
+    this.aheadEnd = 0;
+    this.chunkStart = -1;
+    this.verifying = false;
+    this.pagePos = 0;
+    this.pageEnd = 0;
+    this.pos = 0;
   }
 
   /** The next reads from the start of {@code chunk} (of row group {@code rowGroup}) verify it. */
@@ -180,9 +189,14 @@ final class CheckedChunkStream extends SeekableInputStream {
     }
   }
 
+  /** Closes the file opened last. */
   @Override
   public void close() throws IOException {
-    raw.close();
+    if (raw != null) {
+      FSDataInputStream closing = raw;
+      raw = null;
+      closing.close();
+    }
   }
 
   /** Reads the page at {@link #pos} into {@link #page} and verifies it. */

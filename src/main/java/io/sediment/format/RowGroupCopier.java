@@ -100,6 +100,8 @@ public final class RowGroupCopier {
             ParquetFileWriter.Mode.CREATE,
             options.rowGroupSize(),
             0);
+    // one stream for all inputs: its page and read-ahead buffers are reused
+    CheckedChunkStream stream = new CheckedChunkStream();
     try {
       writer.start();
       long rows = 0;
@@ -107,7 +109,10 @@ public final class RowGroupCopier {
         if (cancelled.getAsBoolean()) {
           throw new CancellationException("Copy cancelled");
         }
-        rows += append(in, schema, writer);
+        stream.open(in.path(), in.path().getFileSystem().open(in.path()));
+        try (stream) {
+          rows += append(in, stream, schema, writer);
+        }
       }
       writer.end(Collections.emptyMap());
       long size = output.getFileSystem().getFileStatus(output).getLen();
@@ -118,12 +123,15 @@ public final class RowGroupCopier {
     }
   }
 
-  /** Appends the row groups of {@code in} to {@code writer}, verified; returns its rows. */
-  private static long append(Input in, MessageType schema, ParquetFileWriter writer)
+  /**
+   * Appends the row groups of {@code in}, read through {@code stream}, to {@code writer}, verified;
+   * returns its rows.
+   */
+  private static long append(
+      Input in, CheckedChunkStream stream, MessageType schema, ParquetFileWriter writer)
       throws IOException {
     FlinkInputFile file = new FlinkInputFile(in.path(), in.fileSize());
-    try (CheckedChunkStream stream =
-        new CheckedChunkStream(in.path(), in.path().getFileSystem().open(in.path()))) {
+    try {
       // options of its own: closing a reader releases the options' codec factory, which is not
       // thread-safe (only the footer is read through them here)
       ParquetMetadata footer = DataFileReader.readFooter(file, DataFileReader.readOptions(), stream);
