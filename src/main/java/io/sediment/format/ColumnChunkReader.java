@@ -513,7 +513,7 @@ final class ColumnChunkReader implements Closeable {
           "Corrupt Parquet column chunk of "
               + column
               + ": it holds more values than the row group has rows ("
-              + (chunkLeft != 0 ? chunkLeft + " bytes of pages left" : pageLeft + " values left")
+              + (chunkLeft != 0 ? chunkLeft + " bytes of pages left" : "values left: " + pageLeft)
               + ")");
     }
   }

@@ -615,6 +615,61 @@ class DataFileRoundTripTest {
     }
   }
 
+  /** Makes the footer of {@code file} claim one row less in its last row group than it holds. */
+  private static void footerLosesARow(java.nio.file.Path file) {
+    ParquetPages.rewriteFooter(
+        file,
+        meta -> {
+          org.apache.parquet.format.RowGroup last = meta.getRow_groups().get(meta.getRow_groupsSize() - 1);
+          last.setNum_rows(last.getNum_rows() - 1);
+          meta.setNum_rows(meta.getNum_rows() - 1);
+        });
+  }
+
+  @Test
+  void aFooterClaimingFewerRowsThanThePagesHoldIsAnError() throws Exception {
+    java.nio.file.Path file = writeIdAndV("fewer.parquet", "zstd");
+    int last = ParquetPages.footer(file).getBlocks().size() - 1;
+    footerLosesARow(file);
+    Path path = new Path(file.toUri());
+
+    assertThatThrownBy(() -> DataFileReader.readAll(path, ID_AND_V, null))
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining("fewer.parquet")
+        .hasMessageContaining("row group " + last)
+        .hasMessageContaining("holds more values than the row group has rows");
+  }
+
+  @Test
+  void theRowGroupCopyRefusesAFooterClaimingFewerRowsThanTheValues() throws Exception {
+    java.nio.file.Path file = writeIdAndV("copy-fewer.parquet", "zstd");
+    int last = ParquetPages.footer(file).getBlocks().size() - 1;
+    long rows;
+    try (DataFileReader reader = DataFileReader.open(new Path(file.toUri()), ID_AND_V, null)) {
+      rows = reader.rowCount();
+    }
+    // the footer and the manifest agree on a row less than the pages hold
+    footerLosesARow(file);
+    ColumnStats stats =
+        new ColumnStats(
+            BinaryRows.toBinary(ID_AND_V, GenericRowData.of(0L, StringData.fromString("a"))),
+            BinaryRows.toBinary(ID_AND_V, GenericRowData.of(1L, StringData.fromString("b"))),
+            new long[2]);
+    RowGroupCopier.Input input =
+        new RowGroupCopier.Input(new Path(file.toUri()), Files.size(file), rows - 1, stats);
+    Path out = newPath("copy-out.parquet");
+
+    assertThatThrownBy(
+            () ->
+                RowGroupCopier.copy(
+                    List.of(input), out, ID_AND_V, FileFormatOptions.defaults(), () -> false))
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining("copy-fewer.parquet")
+        .hasMessageContaining("row group " + last)
+        .hasMessageContaining("values for");
+    assertThat(tempDir.resolve("copy-out.parquet")).doesNotExist();
+  }
+
   @Test
   void projectsSubsetAndReorderedFields() throws Exception {
     List<RowData> rows = sampleRows();

@@ -1,11 +1,16 @@
 package io.sediment.format;
 
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.zip.CRC32;
 import org.apache.flink.core.fs.Path;
 import org.apache.parquet.format.PageHeader;
@@ -128,6 +133,28 @@ public final class ParquetPages {
         }
       }
       Files.write(file, bytes);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Rewrites the footer of {@code file} after {@code change}; the pages stay where they are. */
+  public static void rewriteFooter(
+      java.nio.file.Path file, Consumer<org.apache.parquet.format.FileMetaData> change) {
+    try {
+      byte[] bytes = Files.readAllBytes(file);
+      int length = ByteBuffer.wrap(bytes, bytes.length - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
+      int start = bytes.length - 8 - length;
+      org.apache.parquet.format.FileMetaData meta =
+          Util.readFileMetaData(new ByteArrayInputStream(bytes, start, length));
+      change.accept(meta);
+      ByteArrayOutputStream out = new ByteArrayOutputStream();
+      out.write(bytes, 0, start);
+      Util.writeFileMetaData(meta, out);
+      int newLength = out.size() - start;
+      out.write(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(newLength).array());
+      out.write(new byte[] {'P', 'A', 'R', '1'});
+      Files.write(file, out.toByteArray());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
