@@ -29,10 +29,10 @@ import org.slf4j.LoggerFactory;
  * Otherwise (the table's compression changed, say) rows are read file by file and written again.
  *
  * <p>Both ways verify their input: every page against its CRC, every file's footer row count
- * against its manifest entry. A corrupt input fails the task with an error naming the file, and
- * the outputs written so far are deleted. An input with pages without a CRC (written before
- * Sediment wrote them) is never copied blindly: the whole task is re-encoded instead, so its pages
- * are at least decoded.
+ * against its manifest entry. A corrupt input fails the task with an error naming the file, and the
+ * outputs written so far are deleted. An input with pages without a CRC (written before Sediment
+ * wrote them) is never copied blindly: the whole task is re-encoded instead, so its pages are at
+ * least decoded.
  */
 final class AppendCompactRewriter implements CompactRewriter {
 

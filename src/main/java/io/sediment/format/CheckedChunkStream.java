@@ -335,7 +335,9 @@ final class CheckedChunkStream extends SeekableInputStream {
     }
   }
 
-  /** The file from a page's start, recorded into {@link #page}, for its header; ends with the chunk. */
+  /**
+   * The file from a page's start, recorded into {@link #page}, for its header; ends with the chunk.
+   */
   private final class HeaderInput extends InputStream {
     private final byte[] single = new byte[1];
     private long limit;

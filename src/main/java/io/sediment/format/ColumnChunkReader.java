@@ -33,9 +33,9 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * parquet-mr writes for the flat schemas of {@link ParquetSchemas}.
  *
  * <p><b>Verification:</b> a page whose header carries a CRC (every page Sediment writes) is checked
- * against it before it is decoded: CRC32 over the page's stored bytes, one pass over the bytes
- * just read, before decompression. Pages stay inside the chunk's byte range from the footer, their
- * sizes within the chunk's, and the chunk must not end before the row group's rows do ({@link
+ * against it before it is decoded: CRC32 over the page's stored bytes, one pass over the bytes just
+ * read, before decompression. Pages stay inside the chunk's byte range from the footer, their sizes
+ * within the chunk's, and the chunk must not end before the row group's rows do ({@link
  * #checkExhausted} checks that it holds no more either). A page without a CRC (another writer's
  * file) is decoded as far as its encoding can be checked.
  */
@@ -520,7 +520,8 @@ final class ColumnChunkReader implements Closeable {
 
   private void startValues(Encoding encoding, int pos, int end, int numValues) throws IOException {
     if (numValues < 0) {
-      throw new IOException("Corrupt Parquet page of column " + column + ": " + numValues + " values");
+      throw new IOException(
+          "Corrupt Parquet page of column " + column + ": " + numValues + " values");
     }
     valuePos = pos;
     valueEnd = end;

@@ -151,14 +151,10 @@ public final class DataFileReader implements Closeable {
     } catch (IOException | RuntimeException e) {
       String why =
           e instanceof EOFException
-              ? "the file ends early"
+              ? "it ends early (truncated?)"
               : e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
       throw new IOException(
-          "Cannot read the Parquet footer of data file "
-              + file.path()
-              + " (truncated or corrupt): "
-              + why,
-          e);
+          "Cannot read the Parquet footer of data file " + file.path() + ": " + why, e);
     }
   }
 

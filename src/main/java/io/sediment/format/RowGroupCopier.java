@@ -33,9 +33,9 @@ import org.slf4j.LoggerFactory;
  * those of the inputs, at the cost of copying the bytes once.
  *
  * <p><b>Nothing is copied unverified.</b> An input's footer must hold the row count its manifest
- * entry says, and every page is checked against the CRC32 of its header as it passes through
- * memory ({@link CheckedChunkStream}): a corrupt input fails the copy with an error naming the file,
- * the column and the row group, and the partial output is deleted. A page without a CRC cannot be
+ * entry says, and every page is checked against the CRC32 of its header as it passes through memory
+ * ({@link CheckedChunkStream}): a corrupt input fails the copy with an error naming the file, the
+ * column and the row group, and the partial output is deleted. A page without a CRC cannot be
  * verified: {@link PageWithoutChecksumException}, and the caller decodes the rows instead.
  */
 public final class RowGroupCopier {
@@ -134,7 +134,8 @@ public final class RowGroupCopier {
     try {
       // options of its own: closing a reader releases the options' codec factory, which is not
       // thread-safe (only the footer is read through them here)
-      ParquetMetadata footer = DataFileReader.readFooter(file, DataFileReader.readOptions(), stream);
+      ParquetMetadata footer =
+          DataFileReader.readFooter(file, DataFileReader.readOptions(), stream);
       DataFileReader.checkRowCount(in.path(), footer, in.rowCount());
       if (!footer.getFileMetaData().getSchema().equals(schema)) {
         throw new IOException("Data file " + in.path() + " no longer has the schema " + schema);

@@ -96,8 +96,7 @@ class CompactCorruptInputTest {
             .newScan()
             .plan()
             .splits();
-    return TestTables.toStrings(
-        table.rowType(), table.newReadBuilder().newRead().readAll(splits));
+    return TestTables.toStrings(table.rowType(), table.newReadBuilder().newRead().readAll(splits));
   }
 
   private static List<DataFileMeta> files(Table table, String p) {
@@ -154,8 +153,7 @@ class CompactCorruptInputTest {
     for (DataFileMeta f : aFiles) {
       if (f != victim) {
         org.apache.flink.core.fs.Path path = new org.apache.flink.core.fs.Path(onDisk(f).toUri());
-        assertThat(DataFileReader.readAll(path, fileType(table), null))
-            .hasSize((int) f.rowCount());
+        assertThat(DataFileReader.readAll(path, fileType(table), null)).hasSize((int) f.rowCount());
       }
     }
   }
@@ -186,7 +184,11 @@ class CompactCorruptInputTest {
   }
 
   @ParameterizedTest(name = "{0} {1} of {2}")
-  @CsvSource({"zstd, DATA_PAGE, note", "uncompressed, DATA_PAGE, note", "uncompressed, DATA_PAGE, id"})
+  @CsvSource({
+    "zstd, DATA_PAGE, note",
+    "uncompressed, DATA_PAGE, note",
+    "uncompressed, DATA_PAGE, id"
+  })
   void thePrimaryKeyMergeRefusesAFlippedByte(String compression, PageType type, String column)
       throws Exception {
     Table table = primaryKeyTable(compression);
@@ -209,7 +211,8 @@ class CompactCorruptInputTest {
         table,
         Map.of("compaction.full", "true"),
         file -> rewrite(file, bytes -> Arrays.copyOf(bytes, bytes.length / 2)),
-        "Cannot read the Parquet footer");
+        "Cannot read the Parquet footer",
+        "ends early (truncated?)");
   }
 
   @ParameterizedTest
@@ -259,7 +262,8 @@ class CompactCorruptInputTest {
     long snapshotBefore = table.latestSnapshot().orElseThrow().id();
 
     assertThatThrownBy(
-            () -> table.newCompactBuilder().withOptions(Map.of("compaction.full", "true")).execute())
+            () ->
+                table.newCompactBuilder().withOptions(Map.of("compaction.full", "true")).execute())
         .isInstanceOf(IOException.class)
         .hasMessageContaining(victim.fileName())
         .hasMessageContaining("holds 50 rows by its footer, but its manifest entry says 49");

@@ -525,8 +525,7 @@ class DataFileRoundTripTest {
     "uncompressed, DICTIONARY_PAGE, v"
   })
   void aFlippedByteInAPageIsCaughtByItsCrcNamingFileColumnAndRowGroup(
-      String compression, org.apache.parquet.format.PageType type, String column)
-      throws Exception {
+      String compression, org.apache.parquet.format.PageType type, String column) throws Exception {
     java.nio.file.Path file = writeIdAndV("flipped-" + compression + ".parquet", compression);
     assertThat(ParquetPages.footer(file).getBlocks()).hasSizeGreaterThan(1);
     ParquetPages.flipBodyByte(file, ParquetPages.page(file, 1, column, type));
@@ -581,20 +580,27 @@ class DataFileRoundTripTest {
   @Test
   void aTruncatedFileOrABadFooterIsAnErrorNamingTheFile() throws Exception {
     java.nio.file.Path truncated = writeIdAndV("truncated.parquet", "zstd");
-    byte[] bytes = Files.readAllBytes(truncated);
+    final byte[] bytes = Files.readAllBytes(truncated);
     Files.write(truncated, java.util.Arrays.copyOf(bytes, bytes.length / 2));
     assertThatThrownBy(() -> DataFileReader.readAll(new Path(truncated.toUri()), ID_AND_V, null))
         .isInstanceOf(java.io.IOException.class)
         .hasMessageContaining("Cannot read the Parquet footer of data file")
         .hasMessageContaining("truncated.parquet");
+    // at the size its manifest entry gives
+    assertThatThrownBy(
+            () -> DataFileReader.open(new Path(truncated.toUri()), ID_AND_V, null, bytes.length))
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining("Cannot read the Parquet footer of data file")
+        .hasMessageContaining("truncated.parquet")
+        .hasMessageContaining("ends early (truncated?)");
 
     // the footer's bytes (before its length and the magic) overwritten
     java.nio.file.Path badFooter = writeIdAndV("bad-footer.parquet", "zstd");
-    bytes = Files.readAllBytes(badFooter);
-    for (int i = bytes.length - 60; i < bytes.length - 8; i++) {
-      bytes[i] = (byte) 0xA5;
+    byte[] footerDamaged = Files.readAllBytes(badFooter);
+    for (int i = footerDamaged.length - 60; i < footerDamaged.length - 8; i++) {
+      footerDamaged[i] = (byte) 0xA5;
     }
-    Files.write(badFooter, bytes);
+    Files.write(badFooter, footerDamaged);
     assertThatThrownBy(() -> DataFileReader.readAll(new Path(badFooter.toUri()), ID_AND_V, null))
         .isInstanceOf(java.io.IOException.class)
         .hasMessageContaining("Cannot read the Parquet footer of data file")
@@ -610,7 +616,8 @@ class DataFileRoundTripTest {
         .hasMessageContaining("count.parquet")
         .hasMessageContaining("holds 5000 rows by its footer")
         .hasMessageContaining("says 4999");
-    try (DataFileReader reader = DataFileReader.open(path, ID_AND_V, null, Files.size(file), 5000)) {
+    try (DataFileReader reader =
+        DataFileReader.open(path, ID_AND_V, null, Files.size(file), 5000)) {
       assertThat(reader.readAll()).hasSize(5000);
     }
   }
@@ -620,7 +627,8 @@ class DataFileRoundTripTest {
     ParquetPages.rewriteFooter(
         file,
         meta -> {
-          org.apache.parquet.format.RowGroup last = meta.getRow_groups().get(meta.getRow_groupsSize() - 1);
+          org.apache.parquet.format.RowGroup last =
+              meta.getRow_groups().get(meta.getRow_groupsSize() - 1);
           last.setNum_rows(last.getNum_rows() - 1);
           meta.setNum_rows(meta.getNum_rows() - 1);
         });

@@ -105,8 +105,9 @@ public final class ParquetPages {
 
   /**
    * Makes every page header of {@code file} look like one written without a CRC, as an older writer
-   * would, keeping the file's size and every offset: the crc field (4, an i32) is retyped as an i64,
-   * which readers skip as an unknown field (both are zigzag varints in Thrift's compact protocol).
+   * would, keeping the file's size and every offset: the crc field (4, an i32) is retyped as an
+   * i64, which readers skip as an unknown field (both are zigzag varints in Thrift's compact
+   * protocol).
    */
   public static void stripCrcs(java.nio.file.Path file) {
     try {
@@ -143,7 +144,8 @@ public final class ParquetPages {
       java.nio.file.Path file, Consumer<org.apache.parquet.format.FileMetaData> change) {
     try {
       byte[] bytes = Files.readAllBytes(file);
-      int length = ByteBuffer.wrap(bytes, bytes.length - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
+      int length =
+          ByteBuffer.wrap(bytes, bytes.length - 8, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
       int start = bytes.length - 8 - length;
       org.apache.parquet.format.FileMetaData meta =
           Util.readFileMetaData(new ByteArrayInputStream(bytes, start, length));
