@@ -4,6 +4,7 @@ import io.sediment.commit.CommitMessage;
 import io.sediment.format.ColumnStats;
 import io.sediment.format.DataFileReader;
 import io.sediment.format.FileFormatOptions;
+import io.sediment.format.PageWithoutChecksumException;
 import io.sediment.format.RowGroupCopier;
 import io.sediment.format.WrittenFile;
 import io.sediment.manifest.DataFileMeta;
@@ -18,14 +19,24 @@ import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.RowData;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Rewrites the files of an append-table task into files of the target size, keeping row order,
  * values and nulls. When the inputs already have the table's Parquet schema and codec, their row
  * groups are copied byte for byte ({@link RowGroupCopier}): nothing is decoded or re-encoded.
  * Otherwise (the table's compression changed, say) rows are read file by file and written again.
+ *
+ * <p>Both ways verify their input: every page against its CRC, every file's footer row count
+ * against its manifest entry. A corrupt input fails the task with an error naming the file, and the
+ * outputs written so far are deleted. An input with pages without a CRC (written before Sediment
+ * wrote them) is never copied blindly: the whole task is re-encoded instead, so its pages are at
+ * least decoded.
  */
 final class AppendCompactRewriter implements CompactRewriter {
+
+  private static final Logger LOG = LoggerFactory.getLogger(AppendCompactRewriter.class);
 
   private final FileStore store;
   private final DataFileFactory files = new DataFileFactory();
@@ -51,7 +62,15 @@ final class AppendCompactRewriter implements CompactRewriter {
     }
     FileFormatOptions format = DataFileFactory.formatOptions(store.options());
     if (RowGroupCopier.canCopy(inputs, store.rowType(), format)) {
-      return copy(task, inputs, format, cancelled, start);
+      try {
+        return copy(task, inputs, format, cancelled, start);
+      } catch (PageWithoutChecksumException e) {
+        LOG.info(
+            "Data file {} has pages without a CRC, its bytes cannot be verified: re-encoding the"
+                + " rows of task {} instead of copying them",
+            e.file(),
+            task);
+      }
     }
     return reencode(task, cancelled, start);
   }
@@ -123,7 +142,8 @@ final class AppendCompactRewriter implements CompactRewriter {
                 store.dataFilePath(task.partition(), task.bucket(), input.fileName()),
                 store.rowType(),
                 null,
-                input.fileSize())) {
+                input.fileSize(),
+                input.rowCount())) {
           RowData row;
           while ((row = reader.next()) != null) {
             writer.write(row);

@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.zip.CRC32;
 import org.apache.flink.table.data.columnar.vector.heap.AbstractHeapVector;
 import org.apache.flink.table.data.columnar.vector.heap.HeapBooleanVector;
 import org.apache.flink.table.data.columnar.vector.heap.HeapByteVector;
@@ -30,6 +31,13 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * not grow with the row group. Supports data pages v1 and v2 with PLAIN or dictionary
  * (PLAIN_DICTIONARY / RLE_DICTIONARY) values and RLE definition levels, which is everything
  * parquet-mr writes for the flat schemas of {@link ParquetSchemas}.
+ *
+ * <p><b>Verification:</b> a page whose header carries a CRC (every page Sediment writes) is checked
+ * against it before it is decoded: CRC32 over the page's stored bytes, one pass over the bytes just
+ * read, before decompression. Pages stay inside the chunk's byte range from the footer, their sizes
+ * within the chunk's, and the chunk must not end before the row group's rows do ({@link
+ * #checkExhausted} checks that it holds no more either). A page without a CRC (another writer's
+ * file) is decoded as far as its encoding can be checked.
  */
 final class ColumnChunkReader implements Closeable {
 
@@ -50,6 +58,11 @@ final class ColumnChunkReader implements Closeable {
 
   private final String column;
   private final InputStream in;
+  // the chunk's page headers are read through this view, which stops at the chunk's end
+  private final InputStream headers = new HeaderInput();
+  private final CRC32 crc = new CRC32();
+  private final int maxPageSize;
+  private long chunkLeft;
   private final PageDecompressor decompressor;
   private final PrimitiveTypeName physical;
   private final int kind;
@@ -79,9 +92,17 @@ final class ColumnChunkReader implements Closeable {
   private int[] intScratch = new int[0];
   private long[] longScratch = new long[0];
 
+  /**
+   * @param in positioned at the chunk's first page
+   * @param chunkSize the chunk's size from the footer: pages are read within it
+   * @param maxPageSize the largest page size (stored or decompressed) to accept: the chunk's
+   *     uncompressed size, so a corrupt header cannot make us allocate more than the chunk holds
+   */
   ColumnChunkReader(
       String column,
       InputStream in,
+      long chunkSize,
+      long maxPageSize,
       PageDecompressor decompressor,
       PrimitiveTypeName physical,
       int kind,
@@ -89,6 +110,8 @@ final class ColumnChunkReader implements Closeable {
       int maxDefinition) {
     this.column = column;
     this.in = in;
+    this.chunkLeft = chunkSize;
+    this.maxPageSize = (int) Math.min(Integer.MAX_VALUE - 16, Math.max(maxPageSize, chunkSize));
     this.decompressor = decompressor;
     this.physical = physical;
     this.kind = kind;
@@ -337,23 +360,55 @@ final class ColumnChunkReader implements Closeable {
 
   private void readNextPage() throws IOException {
     while (true) {
-      PageHeader header = Util.readPageHeader(in);
+      if (chunkLeft == 0) {
+        throw new IOException(
+            "Corrupt Parquet column chunk of "
+                + column
+                + ": its pages hold fewer values than the row group has rows");
+      }
+      PageHeader header = readPageHeader();
       int compressedSize = header.getCompressed_page_size();
       int size = header.getUncompressed_page_size();
+      if (compressedSize < 0 || compressedSize > chunkLeft) {
+        throw new IOException(
+            "Corrupt Parquet page of column "
+                + column
+                + ": "
+                + compressedSize
+                + " stored bytes, but "
+                + chunkLeft
+                + " left in the column chunk");
+      }
+      if (size < 0 || size > maxPageSize) {
+        throw new IOException(
+            "Corrupt Parquet page of column "
+                + column
+                + ": uncompressed size "
+                + size
+                + " outside the column chunk's "
+                + maxPageSize);
+      }
       switch (header.getType()) {
         case DICTIONARY_PAGE:
-          readDictionary(header.getDictionary_page_header().getNum_values(), compressedSize, size);
+          readStored(header);
+          decompress(compressedSize, size);
+          readDictionary(header.getDictionary_page_header().getNum_values(), size);
           break;
         case DATA_PAGE:
           {
             DataPageHeader h = header.getData_page_header();
-            readBody(compressedSize, size);
+            readStored(header);
+            decompress(compressedSize, size);
             int pos = 0;
             if (maxDefinition > 0) {
               if (h.getDefinition_level_encoding() != Encoding.RLE) {
                 throw unsupported("definition levels " + h.getDefinition_level_encoding());
               }
-              int length = (int) INTS.get(page, 0);
+              int length = size < 4 ? -1 : (int) INTS.get(page, 0);
+              if (length < 0 || length > size - 4) {
+                throw new IOException(
+                    "Corrupt Parquet page of column " + column + ": definition levels overrun");
+              }
               levels.init(page, 4, 4 + length, bitWidth(maxDefinition));
               pos = 4 + length;
             }
@@ -365,7 +420,14 @@ final class ColumnChunkReader implements Closeable {
             DataPageHeaderV2 h = header.getData_page_header_v2();
             int levelBytes =
                 h.getRepetition_levels_byte_length() + h.getDefinition_levels_byte_length();
-            readFully(compressedSize);
+            if (h.getRepetition_levels_byte_length() < 0
+                || h.getDefinition_levels_byte_length() < 0
+                || levelBytes > compressedSize
+                || levelBytes > size) {
+              throw new IOException(
+                  "Corrupt Parquet page of column " + column + ": levels overrun the page");
+            }
+            readStored(header);
             // levels are never compressed in v2; the values are unless is_compressed is false
             byte[] raw = compressed;
             if (maxDefinition > 0) {
@@ -381,19 +443,86 @@ final class ColumnChunkReader implements Closeable {
             if (h.isIs_compressed()) {
               decompressor.decompress(
                   raw, levelBytes, compressedSize - levelBytes, page, valuesSize);
-            } else {
+            } else if (compressedSize == size) {
               System.arraycopy(raw, levelBytes, page, 0, valuesSize);
+            } else {
+              throw new IOException(
+                  "Corrupt Parquet page of column "
+                      + column
+                      + ": "
+                      + compressedSize
+                      + " stored bytes, "
+                      + size
+                      + " expected");
             }
             startValues(h.getEncoding(), 0, valuesSize, h.getNum_values());
             return;
           }
         default:
           skipFully(compressedSize);
+          chunkLeft -= compressedSize;
       }
     }
   }
 
+  private PageHeader readPageHeader() throws IOException {
+    try {
+      return Util.readPageHeader(headers);
+    } catch (IOException e) {
+      throw new IOException(
+          "Corrupt Parquet column chunk of "
+              + column
+              + ": cannot read a page header ("
+              + e.getMessage()
+              + ")",
+          e);
+    }
+  }
+
+  /**
+   * Reads the stored (compressed) bytes of the page of {@code header} into {@link #compressed} and
+   * checks them against the header's CRC when it has one.
+   */
+  private void readStored(PageHeader header) throws IOException {
+    int length = header.getCompressed_page_size();
+    readFully(length);
+    chunkLeft -= length;
+    if (header.isSetCrc()) {
+      crc.reset();
+      crc.update(compressed, 0, length);
+      int actual = (int) crc.getValue();
+      if (actual != header.getCrc()) {
+        throw new IOException(
+            "Corrupt Parquet page of column "
+                + column
+                + ": its CRC32 "
+                + Integer.toHexString(actual)
+                + " does not match the page header's "
+                + Integer.toHexString(header.getCrc()));
+      }
+    }
+  }
+
+  /**
+   * Whether the chunk's values and pages are all read: called when its row group's rows are, so a
+   * chunk holding more than the footer's row count is found too.
+   */
+  void checkExhausted() throws IOException {
+    if (pageLeft != 0 || chunkLeft != 0) {
+      throw new IOException(
+          "Corrupt Parquet column chunk of "
+              + column
+              + ": it holds more values than the row group has rows ("
+              + (chunkLeft != 0 ? chunkLeft + " bytes of pages left" : "values left: " + pageLeft)
+              + ")");
+    }
+  }
+
   private void startValues(Encoding encoding, int pos, int end, int numValues) throws IOException {
+    if (numValues < 0) {
+      throw new IOException(
+          "Corrupt Parquet page of column " + column + ": " + numValues + " values");
+    }
     valuePos = pos;
     valueEnd = end;
     booleanBit = 0;
@@ -426,8 +555,10 @@ final class ColumnChunkReader implements Closeable {
     }
   }
 
-  private void readDictionary(int count, int compressedSize, int size) throws IOException {
-    readBody(compressedSize, size);
+  private void readDictionary(int count, int size) throws IOException {
+    if (count < 0) {
+      throw new IOException("Corrupt Parquet dictionary of column " + column + ": " + count);
+    }
     valuePos = 0;
     valueEnd = size;
     switch (physical) {
@@ -475,9 +606,8 @@ final class ColumnChunkReader implements Closeable {
     }
   }
 
-  /** Reads a page body of {@code compressedSize} bytes into {@link #page}, decompressed. */
-  private void readBody(int compressedSize, int size) throws IOException {
-    readFully(compressedSize);
+  /** Decompresses the stored page in {@link #compressed} into {@link #page}. */
+  private void decompress(int compressedSize, int size) throws IOException {
     ensurePage(size);
     decompressor.decompress(compressed, 0, compressedSize, page, size);
   }
@@ -526,5 +656,32 @@ final class ColumnChunkReader implements Closeable {
   @Override
   public void close() throws IOException {
     in.close();
+  }
+
+  /** The chunk's stream for page headers: ends where the chunk does. */
+  private final class HeaderInput extends InputStream {
+    @Override
+    public int read() throws IOException {
+      if (chunkLeft <= 0) {
+        return -1;
+      }
+      int b = in.read();
+      if (b >= 0) {
+        chunkLeft--;
+      }
+      return b;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      if (chunkLeft <= 0) {
+        return -1;
+      }
+      int n = in.read(b, off, (int) Math.min(len, chunkLeft));
+      if (n > 0) {
+        chunkLeft -= n;
+      }
+      return n;
+    }
   }
 }

@@ -1,6 +1,7 @@
 package io.sediment.format;
 
 import java.io.Closeable;
+import java.io.EOFException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +16,7 @@ import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.conf.PlainParquetConfiguration;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.ColumnIOFactory;
 import org.apache.parquet.io.MessageColumnIO;
@@ -29,6 +31,11 @@ import org.apache.parquet.schema.MessageType;
  * <p>Flat files in the encodings Sediment writes are decoded column by column into batches and
  * streamed page by page ({@link VectorizedFileReader}); anything else (DECIMAL columns, other
  * encodings) goes through parquet-mr's record assembly, one row group at a time.
+ *
+ * <p><b>Verification:</b> both paths check every page that carries a CRC (every page Sediment
+ * writes) before decoding it, and fail with an error naming the file, and the column and row group
+ * where known. A footer that cannot be read, or whose row count differs from the one the caller
+ * expects (the manifest's), is an error naming the file.
  *
  * <p><b>Row reuse:</b> a row returned by {@link #next()} is a reused, mutable object that stays
  * valid until the second {@link #next()} after it (so a merge may hold the previous row of a file
@@ -53,6 +60,8 @@ public final class DataFileReader implements Closeable {
   private int assembledFlip;
   private RecordReader<RowData> recordReader;
   private long remainingInRowGroup;
+  // the row group being assembled (-1 before the first), for error messages
+  private int assembledRowGroup = -1;
 
   private DataFileReader(
       Path path,
@@ -92,19 +101,88 @@ public final class DataFileReader implements Closeable {
    */
   public static DataFileReader open(Path path, RowType fileRowType, int[] projection)
       throws IOException {
-    return open(path, fileRowType, projection, -1);
+    return open(path, fileRowType, projection, -1, -1);
   }
 
   /**
    * Read options whose codecs use a Hadoop Configuration without default resources: parsing
-   * core-default.xml for every file opened would cost more than reading a small file.
+   * core-default.xml for every file opened would cost more than reading a small file. Record
+   * assembly verifies page CRCs like column-wise decoding does.
    */
   static ParquetReadOptions readOptions() {
     return ParquetReadOptions.builder(new PlainParquetConfiguration())
         .withCodecFactory(
             new org.apache.parquet.hadoop.CodecFactory(
                 new org.apache.hadoop.conf.Configuration(false), 1 << 20))
+        .usePageChecksumVerification(true)
         .build();
+  }
+
+  /**
+   * The footer of {@code file}, read through {@code in}; any failure (a truncated file, a corrupt
+   * footer) is an {@link IOException} naming the file.
+   */
+  static ParquetMetadata readFooter(
+      FlinkInputFile file, ParquetReadOptions options, SeekableInputStream in) throws IOException {
+    try {
+      ParquetMetadata footer = ParquetFileReader.readFooter(file, options, in);
+      // a corrupt footer may still parse: its row groups must at least lie inside the file
+      long length = file.getLength();
+      for (BlockMetaData block : footer.getBlocks()) {
+        for (ColumnChunkMetaData chunk : block.getColumns()) {
+          long start = chunk.getStartingPos();
+          if (start < 4 || chunk.getTotalSize() < 0 || start + chunk.getTotalSize() > length) {
+            throw new IOException(
+                "column chunk "
+                    + chunk.getPath().toDotString()
+                    + " at "
+                    + start
+                    + " of "
+                    + chunk.getTotalSize()
+                    + " bytes lies outside the file's "
+                    + length);
+          }
+        }
+        if (block.getRowCount() < 0) {
+          throw new IOException("a row group of " + block.getRowCount() + " rows");
+        }
+      }
+      return footer;
+    } catch (IOException | RuntimeException e) {
+      String why =
+          e instanceof EOFException
+              ? "it ends early (truncated?)"
+              : e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+      throw new IOException(
+          "Cannot read the Parquet footer of data file " + file.path() + ": " + why, e);
+    }
+  }
+
+  /** Rows of a footer. */
+  static long rowCount(ParquetMetadata footer) {
+    long rows = 0;
+    for (BlockMetaData block : footer.getBlocks()) {
+      rows += block.getRowCount();
+    }
+    return rows;
+  }
+
+  /**
+   * Fails unless the footer of {@code path} holds {@code expected} rows (the manifest's count);
+   * negative {@code expected}: not checked.
+   */
+  static void checkRowCount(Path path, ParquetMetadata footer, long expected) throws IOException {
+    long rows = rowCount(footer);
+    if (expected >= 0 && rows != expected) {
+      throw new IOException(
+          "Data file "
+              + path
+              + " holds "
+              + rows
+              + " rows by its footer, but its manifest entry says "
+              + expected
+              + ": the file is corrupt or not the one committed");
+    }
   }
 
   /**
@@ -116,6 +194,17 @@ public final class DataFileReader implements Closeable {
    */
   public static DataFileReader open(Path path, RowType fileRowType, int[] projection, long fileSize)
       throws IOException {
+    return open(path, fileRowType, projection, fileSize, -1);
+  }
+
+  /**
+   * Like {@link #open(Path, RowType, int[], long)}, failing unless the footer holds {@code
+   * rowCount} rows (negative = not checked): a file's row count in the manifest is matched against
+   * its footer before a row is read.
+   */
+  public static DataFileReader open(
+      Path path, RowType fileRowType, int[] projection, long fileSize, long rowCount)
+      throws IOException {
     RowType producedType = project(fileRowType, projection);
     MessageType requested = ParquetSchemas.toParquet(producedType);
     ParquetReadOptions options = readOptions();
@@ -125,7 +214,8 @@ public final class DataFileReader implements Closeable {
     ParquetMetadata footer;
     ParquetFileReader reader;
     try {
-      footer = ParquetFileReader.readFooter(file, options, in);
+      footer = readFooter(file, options, in);
+      checkRowCount(path, footer, rowCount);
       VectorizedFileReader vectorized;
       try {
         footer.getFileMetaData().getSchema().checkContains(requested);
@@ -193,7 +283,7 @@ public final class DataFileReader implements Closeable {
     if (!advanceAssembled()) {
       return null;
     }
-    GenericRowData row = (GenericRowData) recordReader.read();
+    GenericRowData row = (GenericRowData) readAssembled();
     GenericRowData out = assembled[assembledFlip ^= 1];
     for (int i = 0; i < out.getArity(); i++) {
       out.setField(i, row.getField(i));
@@ -215,13 +305,39 @@ public final class DataFileReader implements Closeable {
     if (!advanceAssembled()) {
       return false;
     }
-    recordReader.read();
+    readAssembled();
     return true;
+  }
+
+  private RowData readAssembled() throws IOException {
+    try {
+      return recordReader.read();
+    } catch (RuntimeException e) {
+      throw assemblyFailure(e);
+    }
+  }
+
+  /** parquet-mr's failures (a CRC mismatch among them) do not name the file: these do. */
+  private IOException assemblyFailure(Exception e) {
+    return new IOException(
+        "Cannot read row group "
+            + assembledRowGroup
+            + " of data file "
+            + path
+            + ": "
+            + e.getMessage(),
+        e);
   }
 
   private boolean advanceAssembled() throws IOException {
     while (remainingInRowGroup == 0) {
-      PageReadStore pages = reader.readNextRowGroup();
+      PageReadStore pages;
+      assembledRowGroup++;
+      try {
+        pages = reader.readNextRowGroup();
+      } catch (IOException | RuntimeException e) {
+        throw assemblyFailure(e);
+      }
       if (pages == null) {
         return false;
       }
@@ -261,11 +377,7 @@ public final class DataFileReader implements Closeable {
 
   /** Number of rows of the file, from its footer. */
   public long rowCount() {
-    long rows = 0;
-    for (BlockMetaData block : footer.getBlocks()) {
-      rows += block.getRowCount();
-    }
-    return rows;
+    return rowCount(footer);
   }
 
   /** The Parquet footer (schema, row groups, codecs, Parquet's own column statistics). */

@@ -82,7 +82,10 @@ public final class DataFileWriter implements Closeable {
             .withAllocator(new RecyclingAllocator())
             .withValuesWriterFactory(new ArrayPlainValuesWriter.Factory())
             // unencoded-size statistics (Parquet 2.10) cost a little per value; nothing reads them
-            .withSizeStatisticsEnabled(false);
+            .withSizeStatisticsEnabled(false)
+            // a CRC32 in every page header, dictionary pages included: readers and the row-group
+            // copy of compaction verify pages by it (parquet-mr's default, stated, not assumed)
+            .withPageWriteChecksumEnabled(true);
     for (String column : options.plainColumns()) {
       builder.withDictionaryEncoding(column, false);
     }

@@ -6,18 +6,23 @@ import java.io.IOException;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.io.SeekableInputStream;
 import org.apache.parquet.schema.MessageType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Concatenates Parquet data files by copying their row groups byte for byte into a new file: no
@@ -26,37 +31,44 @@ import org.apache.parquet.schema.MessageType;
  *
  * <p>Compaction of append tables uses it: small files become one large file whose row groups are
  * those of the inputs, at the cost of copying the bytes once.
+ *
+ * <p><b>Nothing is copied unverified.</b> An input's footer must hold the row count its manifest
+ * entry says, and every page is checked against the CRC32 of its header as it passes through memory
+ * ({@link CheckedChunkStream}): a corrupt input fails the copy with an error naming the file, the
+ * column and the row group, and the partial output is deleted. A page without a CRC cannot be
+ * verified: {@link PageWithoutChecksumException}, and the caller decodes the rows instead.
  */
 public final class RowGroupCopier {
 
+  private static final Logger LOG = LoggerFactory.getLogger(RowGroupCopier.class);
+
   private RowGroupCopier() {}
 
-  /** One input file and what is known of it. */
+  /** One input file and what its manifest entry says of it. */
   public record Input(Path path, long fileSize, long rowCount, ColumnStats stats) {}
 
   /**
    * Whether every input can be copied into a file of {@code rowType} compressed with {@code codec}.
+   *
+   * @throws IOException if a footer cannot be read (the message names the file)
    */
   public static boolean canCopy(List<Input> inputs, RowType rowType, FileFormatOptions options)
       throws IOException {
     MessageType expected = ParquetSchemas.toParquet(rowType);
     CompressionCodecName codec = options.codec();
     for (Input in : inputs) {
-      try (ParquetFileReader reader =
-          ParquetFileReader.open(
-              new FlinkInputFile(in.path(), in.fileSize()),
-              // options of its own: closing a reader releases the options' codec factory,
-              // which is not thread-safe (only footers and raw bytes are read here)
-              DataFileReader.readOptions())) {
-        ParquetMetadata footer = reader.getFooter();
-        if (!footer.getFileMetaData().getSchema().equals(expected)) {
-          return false;
-        }
-        for (BlockMetaData block : footer.getBlocks()) {
-          for (ColumnChunkMetaData column : block.getColumns()) {
-            if (column.getCodec() != codec) {
-              return false;
-            }
+      FlinkInputFile file = new FlinkInputFile(in.path(), in.fileSize());
+      ParquetMetadata footer;
+      try (SeekableInputStream stream = file.newStream()) {
+        footer = DataFileReader.readFooter(file, DataFileReader.readOptions(), stream);
+      }
+      if (!footer.getFileMetaData().getSchema().equals(expected)) {
+        return false;
+      }
+      for (BlockMetaData block : footer.getBlocks()) {
+        for (ColumnChunkMetaData column : block.getColumns()) {
+          if (column.getCodec() != codec) {
+            return false;
           }
         }
       }
@@ -65,9 +77,13 @@ public final class RowGroupCopier {
   }
 
   /**
-   * Writes the row groups of {@code inputs}, in order, to a new file at {@code output}. The stats
-   * of the result are merged from the inputs' stats. On failure or when {@code cancelled} turns
-   * true between inputs, the partial output is deleted and the error thrown.
+   * Writes the row groups of {@code inputs}, in order, to a new file at {@code output}, verifying
+   * every page (see the class comment). The stats of the result are merged from the inputs' stats.
+   * On failure or when {@code cancelled} turns true between inputs, the partial output is deleted
+   * and the error thrown.
+   *
+   * @throws PageWithoutChecksumException if a page has no CRC to verify it by
+   * @throws IOException if an input is corrupt (named in the message) or cannot be read
    */
   public static WrittenFile copy(
       List<Input> inputs,
@@ -84,36 +100,132 @@ public final class RowGroupCopier {
             ParquetFileWriter.Mode.CREATE,
             options.rowGroupSize(),
             0);
-    boolean done = false;
+    // one stream for all inputs: its page and read-ahead buffers are reused
+    CheckedChunkStream stream = new CheckedChunkStream();
     try {
       writer.start();
       long rows = 0;
       for (Input in : inputs) {
         if (cancelled.getAsBoolean()) {
-          throw new java.util.concurrent.CancellationException("Copy cancelled");
+          throw new CancellationException("Copy cancelled");
         }
-        try (ParquetFileReader reader =
-            ParquetFileReader.open(
-                new FlinkInputFile(in.path(), in.fileSize()),
-                // options of its own: closing a reader releases the options' codec factory,
-                // which is not thread-safe (only footers and raw bytes are read here)
-                DataFileReader.readOptions())) {
-          reader.appendTo(writer);
+        stream.open(in.path(), in.path().getFileSystem().open(in.path()));
+        try (stream) {
+          rows += append(in, stream, schema, writer);
         }
-        rows += in.rowCount();
       }
       writer.end(Collections.emptyMap());
       long size = output.getFileSystem().getFileStatus(output).getLen();
-      done = true;
       return new WrittenFile(output, size, rows, merge(rowType, inputs));
-    } finally {
-      if (!done) {
-        try {
-          output.getFileSystem().delete(output, false);
-        } catch (IOException ignored) {
-          // best effort; the caller reports its own error
-        }
+    } catch (IOException | RuntimeException | Error e) {
+      deletePartial(writer, output, e);
+      throw e;
+    }
+  }
+
+  /**
+   * Appends the row groups of {@code in}, read through {@code stream}, to {@code writer}, verified;
+   * returns its rows.
+   */
+  private static long append(
+      Input in, CheckedChunkStream stream, MessageType schema, ParquetFileWriter writer)
+      throws IOException {
+    FlinkInputFile file = new FlinkInputFile(in.path(), in.fileSize());
+    try {
+      // options of its own: closing a reader releases the options' codec factory, which is not
+      // thread-safe (only the footer is read through them here)
+      ParquetMetadata footer =
+          DataFileReader.readFooter(file, DataFileReader.readOptions(), stream);
+      DataFileReader.checkRowCount(in.path(), footer, in.rowCount());
+      if (!footer.getFileMetaData().getSchema().equals(schema)) {
+        throw new IOException("Data file " + in.path() + " no longer has the schema " + schema);
       }
+      List<ColumnDescriptor> columns = schema.getColumns();
+      List<BlockMetaData> blocks = footer.getBlocks();
+      for (int g = 0; g < blocks.size(); g++) {
+        BlockMetaData block = blocks.get(g);
+        if (block.getRowCount() == 0) {
+          continue; // no rows, nothing to copy (and Parquet refuses an empty row group)
+        }
+        checkChunks(in.path(), g, block, columns);
+        writer.startBlock(block.getRowCount());
+        for (int c = 0; c < columns.size(); c++) {
+          ColumnChunkMetaData chunk = block.getColumns().get(c);
+          stream.startChunk(g, chunk);
+          writer.appendColumnChunk(columns.get(c), stream, chunk, null, null, null);
+          stream.finishChunk();
+        }
+        writer.endBlock();
+      }
+      return DataFileReader.rowCount(footer);
+    } catch (RuntimeException e) {
+      // parquet-mr's own failures do not name the file
+      throw new IOException(
+          "Cannot copy the row groups of data file " + in.path() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The footer's chunks of a row group must be the schema's columns, a value per row each. */
+  private static void checkChunks(
+      Path path, int rowGroup, BlockMetaData block, List<ColumnDescriptor> columns)
+      throws IOException {
+    List<ColumnChunkMetaData> chunks = block.getColumns();
+    if (chunks.size() != columns.size()) {
+      throw new IOException(
+          "Corrupt data file "
+              + path
+              + ": row group "
+              + rowGroup
+              + " has "
+              + chunks.size()
+              + " column chunks, the schema "
+              + columns.size()
+              + " columns");
+    }
+    for (int c = 0; c < columns.size(); c++) {
+      ColumnChunkMetaData chunk = chunks.get(c);
+      ColumnDescriptor column = columns.get(c);
+      if (!chunk.getPath().equals(ColumnPath.get(column.getPath()))) {
+        throw new IOException(
+            "Corrupt data file "
+                + path
+                + ": column chunk "
+                + c
+                + " of row group "
+                + rowGroup
+                + " is "
+                + chunk.getPath().toDotString()
+                + ", not "
+                + String.join(".", column.getPath()));
+      }
+      if (column.getMaxRepetitionLevel() == 0 && chunk.getValueCount() != block.getRowCount()) {
+        throw new IOException(
+            "Corrupt data file "
+                + path
+                + ", column '"
+                + chunk.getPath().toDotString()
+                + "' in row group "
+                + rowGroup
+                + ": "
+                + chunk.getValueCount()
+                + " values for "
+                + block.getRowCount()
+                + " rows");
+      }
+    }
+  }
+
+  private static void deletePartial(ParquetFileWriter writer, Path output, Throwable failure) {
+    try {
+      writer.close();
+    } catch (IOException | RuntimeException e) {
+      failure.addSuppressed(e);
+    }
+    try {
+      output.getFileSystem().delete(output, false);
+    } catch (IOException | RuntimeException e) {
+      failure.addSuppressed(e);
+      LOG.warn("Could not delete the partial copy {}", output, e);
     }
   }
 

@@ -252,6 +252,16 @@ final class VectorizedFileReader implements Closeable {
 
   private boolean loadBatch() throws IOException {
     while (leftInBlock == 0) {
+      if (chunks.length > 0 && chunks[0] != null) {
+        // the row group's rows are read: its chunks must hold no more
+        for (int c = 0; c < chunks.length; c++) {
+          try {
+            chunks[c].checkExhausted();
+          } catch (IOException e) {
+            throw readFailure(c, e);
+          }
+        }
+      }
       closeChunks();
       if (nextBlock >= blocks.size()) {
         return false;
@@ -265,15 +275,9 @@ final class VectorizedFileReader implements Closeable {
     for (int c = 0; c < chunks.length; c++) {
       try {
         chunks[c].readBatch(n, target[c]);
-      } catch (IOException e) {
-        throw new IOException(
-            "Cannot read column '"
-                + columns[c].getPath()[0]
-                + "' of data file "
-                + path
-                + ": "
-                + e.getMessage(),
-            e);
+      } catch (IOException | RuntimeException e) {
+        // a corrupt page without a CRC may fail decoding anywhere (an index out of bounds)
+        throw readFailure(c, e);
       }
     }
     batches[current].setNumRows(n);
@@ -281,6 +285,20 @@ final class VectorizedFileReader implements Closeable {
     rowsInBatch = n;
     nextRow = 0;
     return true;
+  }
+
+  /** The failure to read column {@code c} of the current row group, naming the file. */
+  private IOException readFailure(int c, Exception e) {
+    return new IOException(
+        "Cannot read column '"
+            + columns[c].getPath()[0]
+            + "' of row group "
+            + (nextBlock - 1)
+            + " of data file "
+            + path
+            + ": "
+            + e.getMessage(),
+        e);
   }
 
   private void openBlock(BlockMetaData block) throws IOException {
@@ -324,6 +342,8 @@ final class VectorizedFileReader implements Closeable {
           new ColumnChunkReader(
               columns[c].getPath()[0],
               new BufferedInputStream(in, buffer),
+              meta.getTotalSize(),
+              meta.getTotalUncompressedSize(),
               decompressor,
               columns[c].getPrimitiveType().getPrimitiveTypeName(),
               kinds[c],

@@ -74,7 +74,8 @@ public final class LocalKeyCache {
                 store.dataFilePath(partition, bucket, file.fileName()),
                 layout.fileType(),
                 null,
-                file.fileSize());
+                file.fileSize(),
+                file.rowCount());
         DataOutputStream out =
             new DataOutputStream(new BufferedOutputStream(new FileOutputStream(tmp), 1 << 16))) {
       RowData row;

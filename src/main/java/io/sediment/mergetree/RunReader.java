@@ -59,7 +59,8 @@ public final class RunReader implements RowIterator {
                 store.dataFilePath(partition, bucket, currentFile.fileName()),
                 layout.fileType(),
                 null,
-                currentFile.fileSize());
+                currentFile.fileSize(),
+                currentFile.rowCount());
         currentDv = deletionVectors.get(currentFile.fileName());
         if (encodingHints != null) {
           encodingHints.observe(current.footer());

@@ -45,6 +45,8 @@ import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.Type;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class DataFileRoundTripTest {
 
@@ -490,6 +492,190 @@ class DataFileRoundTripTest {
         .isInstanceOf(java.io.IOException.class)
         .hasMessageContaining("corrupt.parquet")
         .hasMessageContaining("column 'id'");
+  }
+
+  private static final RowType ID_AND_V =
+      RowType.of(
+          new LogicalType[] {new BigIntType(false), new VarCharType(100)},
+          new String[] {"id", "v"});
+
+  /** 5000 rows of ID_AND_V in two row groups, each column with a dictionary and data pages. */
+  private java.nio.file.Path writeIdAndV(String name, String compression) throws Exception {
+    List<RowData> rows = new ArrayList<>();
+    for (int i = 0; i < 5000; i++) {
+      rows.add(GenericRowData.of((long) (i % 700), StringData.fromString("v" + (i % 300))));
+    }
+    write(
+        newPath(name),
+        ID_AND_V,
+        rows,
+        FileFormatOptions.defaults()
+            .withCompression(compression)
+            .withRowGroupSize(32 * 1024)
+            .withPageSize(64 * 1024));
+    return tempDir.resolve(name);
+  }
+
+  @ParameterizedTest(name = "{0} {1} of {2}")
+  @CsvSource({
+    "zstd, DATA_PAGE, v",
+    "zstd, DICTIONARY_PAGE, id",
+    "uncompressed, DATA_PAGE, v",
+    "uncompressed, DICTIONARY_PAGE, id",
+    "uncompressed, DICTIONARY_PAGE, v"
+  })
+  void aFlippedByteInAPageIsCaughtByItsCrcNamingFileColumnAndRowGroup(
+      String compression, org.apache.parquet.format.PageType type, String column) throws Exception {
+    java.nio.file.Path file = writeIdAndV("flipped-" + compression + ".parquet", compression);
+    assertThat(ParquetPages.footer(file).getBlocks()).hasSizeGreaterThan(1);
+    ParquetPages.flipBodyByte(file, ParquetPages.page(file, 1, column, type));
+
+    // the uncompressed pages decode without complaint: only the CRC tells
+    assertThatThrownBy(() -> DataFileReader.readAll(new Path(file.toUri()), ID_AND_V, null))
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining(file.getFileName().toString())
+        .hasMessageContaining("column '" + column + "'")
+        .hasMessageContaining("row group 1")
+        .hasMessageContaining("CRC32");
+  }
+
+  @Test
+  void aFlippedByteIsCaughtByItsCrcWhenRecordsAreAssembledToo() throws Exception {
+    // DECIMAL columns are read through parquet-mr's record assembly, not column-wise
+    RowType type =
+        RowType.of(
+            new LogicalType[] {new BigIntType(false), new DecimalType(18, 2)},
+            new String[] {"id", "amount"});
+    List<RowData> rows = new ArrayList<>();
+    for (int i = 0; i < 3000; i++) {
+      rows.add(GenericRowData.of((long) i, DecimalData.fromUnscaledLong(i * 7L, 18, 2)));
+    }
+    Path path = newPath("assembled.parquet");
+    write(path, type, rows, FileFormatOptions.defaults().withCompression("uncompressed"));
+    java.nio.file.Path file = tempDir.resolve("assembled.parquet");
+    try (DataFileReader reader = DataFileReader.open(path, type, null)) {
+      assertThat(reader.isColumnar()).isFalse();
+    }
+    ParquetPages.flipBodyByte(
+        file, ParquetPages.page(file, 0, "amount", org.apache.parquet.format.PageType.DATA_PAGE));
+
+    assertThatThrownBy(() -> DataFileReader.readAll(path, type, null))
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining("assembled.parquet")
+        .hasMessageContaining("row group 0")
+        .hasRootCauseMessage("could not verify page integrity, CRC checksum verification failed");
+  }
+
+  @Test
+  void pagesWithoutACrcAreStillDecoded() throws Exception {
+    java.nio.file.Path file = writeIdAndV("no-crc.parquet", "zstd");
+    List<RowData> expected = DataFileReader.readAll(new Path(file.toUri()), ID_AND_V, null);
+    ParquetPages.stripCrcs(file);
+    assertThat(ParquetPages.pages(file)).noneMatch(ParquetPages.Page::hasCrc);
+
+    List<RowData> read = DataFileReader.readAll(new Path(file.toUri()), ID_AND_V, null);
+    assertThat(TestRows.all(ID_AND_V, read)).isEqualTo(TestRows.all(ID_AND_V, expected));
+  }
+
+  @Test
+  void aTruncatedFileOrABadFooterIsAnErrorNamingTheFile() throws Exception {
+    java.nio.file.Path truncated = writeIdAndV("truncated.parquet", "zstd");
+    final byte[] bytes = Files.readAllBytes(truncated);
+    Files.write(truncated, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+    assertThatThrownBy(() -> DataFileReader.readAll(new Path(truncated.toUri()), ID_AND_V, null))
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining("Cannot read the Parquet footer of data file")
+        .hasMessageContaining("truncated.parquet");
+    // at the size its manifest entry gives
+    assertThatThrownBy(
+            () -> DataFileReader.open(new Path(truncated.toUri()), ID_AND_V, null, bytes.length))
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining("Cannot read the Parquet footer of data file")
+        .hasMessageContaining("truncated.parquet")
+        .hasMessageContaining("ends early (truncated?)");
+
+    // the footer's bytes (before its length and the magic) overwritten
+    java.nio.file.Path badFooter = writeIdAndV("bad-footer.parquet", "zstd");
+    byte[] footerDamaged = Files.readAllBytes(badFooter);
+    for (int i = footerDamaged.length - 60; i < footerDamaged.length - 8; i++) {
+      footerDamaged[i] = (byte) 0xA5;
+    }
+    Files.write(badFooter, footerDamaged);
+    assertThatThrownBy(() -> DataFileReader.readAll(new Path(badFooter.toUri()), ID_AND_V, null))
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining("Cannot read the Parquet footer of data file")
+        .hasMessageContaining("bad-footer.parquet");
+  }
+
+  @Test
+  void aFooterRowCountOtherThanTheManifestsIsAnErrorNamingTheFile() throws Exception {
+    java.nio.file.Path file = writeIdAndV("count.parquet", "zstd");
+    Path path = new Path(file.toUri());
+    assertThatThrownBy(() -> DataFileReader.open(path, ID_AND_V, null, Files.size(file), 4999))
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining("count.parquet")
+        .hasMessageContaining("holds 5000 rows by its footer")
+        .hasMessageContaining("says 4999");
+    try (DataFileReader reader =
+        DataFileReader.open(path, ID_AND_V, null, Files.size(file), 5000)) {
+      assertThat(reader.readAll()).hasSize(5000);
+    }
+  }
+
+  /** Makes the footer of {@code file} claim one row less in its last row group than it holds. */
+  private static void footerLosesARow(java.nio.file.Path file) {
+    ParquetPages.rewriteFooter(
+        file,
+        meta -> {
+          org.apache.parquet.format.RowGroup last =
+              meta.getRow_groups().get(meta.getRow_groupsSize() - 1);
+          last.setNum_rows(last.getNum_rows() - 1);
+          meta.setNum_rows(meta.getNum_rows() - 1);
+        });
+  }
+
+  @Test
+  void aFooterClaimingFewerRowsThanThePagesHoldIsAnError() throws Exception {
+    java.nio.file.Path file = writeIdAndV("fewer.parquet", "zstd");
+    int last = ParquetPages.footer(file).getBlocks().size() - 1;
+    footerLosesARow(file);
+    Path path = new Path(file.toUri());
+
+    assertThatThrownBy(() -> DataFileReader.readAll(path, ID_AND_V, null))
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining("fewer.parquet")
+        .hasMessageContaining("row group " + last)
+        .hasMessageContaining("holds more values than the row group has rows");
+  }
+
+  @Test
+  void theRowGroupCopyRefusesAFooterClaimingFewerRowsThanTheValues() throws Exception {
+    java.nio.file.Path file = writeIdAndV("copy-fewer.parquet", "zstd");
+    int last = ParquetPages.footer(file).getBlocks().size() - 1;
+    long rows;
+    try (DataFileReader reader = DataFileReader.open(new Path(file.toUri()), ID_AND_V, null)) {
+      rows = reader.rowCount();
+    }
+    // the footer and the manifest agree on a row less than the pages hold
+    footerLosesARow(file);
+    ColumnStats stats =
+        new ColumnStats(
+            BinaryRows.toBinary(ID_AND_V, GenericRowData.of(0L, StringData.fromString("a"))),
+            BinaryRows.toBinary(ID_AND_V, GenericRowData.of(1L, StringData.fromString("b"))),
+            new long[2]);
+    RowGroupCopier.Input input =
+        new RowGroupCopier.Input(new Path(file.toUri()), Files.size(file), rows - 1, stats);
+    Path out = newPath("copy-out.parquet");
+
+    assertThatThrownBy(
+            () ->
+                RowGroupCopier.copy(
+                    List.of(input), out, ID_AND_V, FileFormatOptions.defaults(), () -> false))
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessageContaining("copy-fewer.parquet")
+        .hasMessageContaining("row group " + last)
+        .hasMessageContaining("values for");
+    assertThat(tempDir.resolve("copy-out.parquet")).doesNotExist();
   }
 
   @Test

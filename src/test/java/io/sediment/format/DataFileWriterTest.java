@@ -240,6 +240,36 @@ class DataFileWriterTest {
     }
   }
 
+  @ParameterizedTest
+  @ValueSource(strings = {"zstd", "snappy", "uncompressed"})
+  void everyPageDictionaryPagesIncludedCarriesAMatchingCrc(String compression) throws Exception {
+    FileFormatOptions options =
+        FileFormatOptions.defaults()
+            .withCompression(compression)
+            .withRowGroupSize(256 * 1024)
+            .withPageSize(32 * 1024);
+    Path path = newPath("crc-" + compression + ".parquet");
+    try (DataFileWriter writer = DataFileWriter.create(path, TYPE, options)) {
+      for (long i = 0; i < 20_000; i++) {
+        writer.write(row(i));
+      }
+      writer.finish();
+    }
+    List<ParquetPages.Page> pages = ParquetPages.pages(tempDir.resolve(path.getName()));
+    assertThat(pages)
+        .extracting(ParquetPages.Page::type)
+        .contains(
+            org.apache.parquet.format.PageType.DICTIONARY_PAGE,
+            org.apache.parquet.format.PageType.DATA_PAGE);
+    assertThat(pages).extracting(ParquetPages.Page::rowGroup).contains(0, 1);
+    assertThat(pages)
+        .allSatisfy(
+            p -> {
+              assertThat(p.hasCrc()).as("crc of %s", p).isTrue();
+              assertThat(p.crcMatches()).as("crc of %s", p).isTrue();
+            });
+  }
+
   @Test
   void zstdLevelIsApplied() throws Exception {
     long size1 = writeCompressible("z1.parquet", FileFormatOptions.defaults().withZstdLevel(1));
