@@ -12,6 +12,7 @@ import io.sediment.manifest.FileStore;
 import io.sediment.table.DataFileFactory;
 import io.sediment.table.RollingFileWriter;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -99,13 +100,11 @@ final class AppendCompactRewriter implements CompactRewriter {
         new RollingFileWriter(
             store.fileIO(),
             () -> {
-              org.apache.flink.core.fs.Path path =
-                  store.dataFilePath(task.partition(), task.bucket(), files.newFileName());
+              Path path = store.dataFilePath(task.partition(), task.bucket(), files.newFileName());
               try {
                 observer.beforeCreate(path);
               } catch (IOException e) {
-                throw new java.io.UncheckedIOException(
-                    "Could not record compaction output " + path, e);
+                throw new UncheckedIOException("Could not record compaction output " + path, e);
               }
               return path;
             },
@@ -168,7 +167,12 @@ final class AppendCompactRewriter implements CompactRewriter {
     }
     CommitMessage message =
         CommitMessage.compact(
-            task.partition(), task.bucket(), task.totalBuckets(), task.inputs(), after);
+            task.partition(),
+            task.bucket(),
+            task.totalBuckets(),
+            task.inputs(),
+            after,
+            baseOf(task));
     return new CompactTaskResult(
         task,
         message,
@@ -177,5 +181,10 @@ final class AppendCompactRewriter implements CompactRewriter {
         task.inputBytes(),
         bytesWritten,
         (System.nanoTime() - startNanos) / 1_000_000);
+  }
+
+  /** The base of the task's commit message: the snapshot the task was planned from. */
+  private static Long baseOf(CompactTask task) {
+    return task.baseSnapshotId().isPresent() ? task.baseSnapshotId().getAsLong() : null;
   }
 }
