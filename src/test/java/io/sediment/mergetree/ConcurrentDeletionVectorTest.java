@@ -23,14 +23,25 @@ import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
 import io.sediment.table.TableWrite;
 import io.sediment.table.WriteBuilder;
+import io.sediment.testutil.FaultyFileSystem;
 import io.sediment.testutil.TestTables;
-import java.nio.file.Path;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.flink.core.fs.Path;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Deletion-vector tables under concurrent commits: a commit is validated against the snapshot its
@@ -40,8 +51,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ConcurrentDeletionVectorTest {
 
-  @TempDir Path dir;
-  @TempDir Path cache;
+  @TempDir java.nio.file.Path dir;
+  @TempDir java.nio.file.Path cache;
+
+  @AfterEach
+  void reset() {
+    FaultyFileSystem.reset();
+  }
 
   private Map<String, String> cacheOn() {
     return Map.of("local-cache.enabled", "true", "local-cache.dir", cache.toString());
@@ -65,14 +81,22 @@ class ConcurrentDeletionVectorTest {
 
   private List<String> unreferencedFiles(Table t) {
     List<String> out = new ArrayList<>();
-    for (org.apache.flink.core.fs.Path p :
-        new RemoveOrphanFiles(t).olderThan(Long.MAX_VALUE).dryRun(true).execute()) {
+    for (Path p : new RemoveOrphanFiles(t).olderThan(Long.MAX_VALUE).dryRun(true).execute()) {
       String name = p.getName();
       if (name.startsWith("data-") || name.startsWith("dv-")) {
         out.add(name);
       }
     }
     return out;
+  }
+
+  private Set<String> vectorFiles() throws IOException {
+    try (Stream<java.nio.file.Path> files = Files.list(dir.resolve("db.db/t/index"))) {
+      return files
+          .map(f -> f.getFileName().toString())
+          .filter(n -> n.startsWith("dv-"))
+          .collect(Collectors.toSet());
+    }
   }
 
   private static Map<String, DeletionFile> vectors(Table t) {
@@ -83,21 +107,17 @@ class ConcurrentDeletionVectorTest {
     return out;
   }
 
-  /**
-   * The interleaving of issue 12: a full compaction B rewrites files F (holding key 1) and G with
-   * F's vector as it was; meanwhile key 1 is updated and a minor compaction A commits a new vector
-   * on F hiding F's key 1. B's commit must conflict (its output holds the old key 1), delete its
-   * outputs, and leave the table reading every key once.
-   */
-  @Test
-  void compactionConflictsWhenAnInputsDeletionVectorChangedSinceItsBase() throws Exception {
+  /** Files F (lower level: keys 1 and 4) and G (top level: keys 1 to 3, its key 1 deleted). */
+  private record Levels(Table table, Map<Long, String> model, DataFileMeta f, DataFileMeta g) {}
+
+  private Levels fileFAboveFileG() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(dir);
     Table t =
         TestTables.create(
             catalog,
             "t",
             PrimaryKeyTableTest.schema().option("deletion-vectors.enabled", "true").build());
-    Map<Long, String> model = new java.util.TreeMap<>();
+    Map<Long, String> model = new TreeMap<>();
     TestTables.writeBatch(t, List.of(row(1L, "a", 1), row(2L, "b", 2), row(3L, "c", 3)));
     t.newCompactBuilder().withOptions(cacheOn()).execute(); // G: top level, keys 1-3
     TestTables.writeBatch(t, List.of(row(1L, "a2", 12), row(4L, "d", 4)));
@@ -109,41 +129,65 @@ class ConcurrentDeletionVectorTest {
     assertThat(read(t)).containsExactlyInAnyOrderElementsOf(model(model));
     List<DataFileMeta> fg = files(t);
     assertThat(fg).hasSize(2);
-    fg.sort(java.util.Comparator.comparingInt(DataFileMeta::level));
-    DataFileMeta f = fg.get(0); // keys 1 and 4
-    DataFileMeta g = fg.get(1); // keys 1 to 3, its key 1 deleted
+    fg.sort(Comparator.comparingInt(DataFileMeta::level));
+    DataFileMeta f = fg.get(0);
+    DataFileMeta g = fg.get(1);
     assertThat(f.level()).isLessThan(g.level());
     assertThat(f.maxKey().getLong(0)).isEqualTo(4L);
     assertThat(vectors(t)).containsOnlyKeys(g.fileName());
+    return new Levels(t, model, f, g);
+  }
 
-    // B: a full compaction plans and rewrites F and G, reading F's vector (none yet).
-    CompactBuilder b = t.newCompactBuilder().withOptions(fullWithCache());
+  /** Plans a full compaction of F and G and rewrites it, as a compaction job would. */
+  private CompactTaskResult planAndRewriteFull(Levels l) throws Exception {
+    CompactBuilder b = l.table().newCompactBuilder().withOptions(fullWithCache());
     List<CompactTask> planned = b.plan();
     assertThat(planned).hasSize(1);
     assertThat(planned.get(0).inputs())
         .extracting(DataFileMeta::fileName)
-        .containsExactlyInAnyOrder(f.fileName(), g.fileName());
-    CompactTaskResult rewritten =
-        CompactRewriter.forStore(b.effectiveTable().store()).rewrite(planned.get(0), () -> false);
+        .containsExactlyInAnyOrder(l.f().fileName(), l.g().fileName());
+    assertThat(planned.get(0).baseSnapshotId())
+        .hasValue(l.table().latestSnapshot().orElseThrow().id());
+    return CompactRewriter.forStore(b.effectiveTable().store())
+        .rewrite(planned.get(0), () -> false);
+  }
+
+  private CompactCommit compactCommit(Table t) {
+    return new CompactCommit(t.copy(fullWithCache()).store(), "b-compact");
+  }
+
+  /**
+   * The interleaving of issue 12: a full compaction B rewrites files F (holding key 1) and G with
+   * F's vector as it was; meanwhile key 1 is updated and a minor compaction A commits a new vector
+   * on F hiding F's key 1. B's commit must conflict (its output holds the old key 1), delete its
+   * outputs, and leave the table reading every key once.
+   */
+  @Test
+  void compactionConflictsWhenAnInputsDeletionVectorChangedSinceItsBase() throws Exception {
+    Levels l = fileFAboveFileG();
+    Table t = l.table();
+    Map<Long, String> model = l.model();
+
+    // B: a full compaction plans and rewrites F and G, reading F's vector (none yet).
+    CompactTaskResult rewritten = planAndRewriteFull(l);
 
     // Meanwhile key 1 is updated and a minor compaction A hides F's key 1 with a new vector.
     TestTables.writeBatch(t, List.of(row(1L, "a3", 13)));
     t.newCompactBuilder().withOptions(cacheOn()).execute();
     model.put(1L, render(1, "a3", 13));
-    assertThat(vectors(t)).containsKey(f.fileName());
+    assertThat(vectors(t)).containsKey(l.f().fileName());
     assertThat(read(t)).containsExactlyInAnyOrderElementsOf(model(model));
     long beforeB = t.latestSnapshot().orElseThrow().id();
 
     // B commits: F and G are still live, but F's vector changed since B's base.
-    CompactCommit commitB = new CompactCommit(b.effectiveTable().store(), "b-compact");
     List<CommitMessage> messages = List.of(rewritten.message());
-    assertThatThrownBy(() -> commitB.commit(messages, TableCommit.BATCH_IDENTIFIER, false))
+    assertThatThrownBy(() -> compactCommit(t).commit(messages, TableCommit.BATCH_IDENTIFIER, false))
         .isInstanceOf(CommitConflictException.class)
-        .hasMessageContaining("deletion vector")
+        .hasMessageContaining("deletion vectors of files to replace changed after snapshot")
         .satisfies(
             e ->
                 assertThat(((CommitConflictException) e).conflictingFiles())
-                    .containsExactly(f.fileName()));
+                    .containsExactly(l.f().fileName()));
     assertThat(t.latestSnapshot().orElseThrow().id()).isEqualTo(beforeB);
     assertThat(read(t)).containsExactlyInAnyOrderElementsOf(model(model));
     assertThat(unreferencedFiles(t)).as("B's outputs are deleted").isEmpty();
@@ -156,13 +200,48 @@ class ConcurrentDeletionVectorTest {
   }
 
   /**
+   * A message whose base is unknown (restored from state of an older version) cannot show that the
+   * vectors of its inputs are the ones it read: it conflicts when an input has one. The same work
+   * with its base commits, nothing having changed since.
+   */
+  @Test
+  void aCompactionWithoutABaseConflictsWhenAnInputHasADeletionVector() throws Exception {
+    Levels l = fileFAboveFileG();
+    Table t = l.table();
+    long before = t.latestSnapshot().orElseThrow().id();
+    CommitMessage unknownBase = planAndRewriteFull(l).message().withBaseSnapshotId(null);
+    assertThatThrownBy(
+            () ->
+                compactCommit(t).commit(List.of(unknownBase), TableCommit.BATCH_IDENTIFIER, false))
+        .isInstanceOf(CommitConflictException.class)
+        .hasMessageContaining("the snapshot the work read is unknown")
+        .satisfies(
+            e ->
+                assertThat(((CommitConflictException) e).conflictingFiles())
+                    .containsExactly(l.g().fileName()));
+    assertThat(t.latestSnapshot().orElseThrow().id()).isEqualTo(before);
+    assertThat(unreferencedFiles(t)).isEmpty();
+
+    CommitMessage withBase = planAndRewriteFull(l).message();
+    assertThat(withBase.baseSnapshotId()).hasValue(before);
+    Long landed = compactCommit(t).commit(List.of(withBase), TableCommit.BATCH_IDENTIFIER, false);
+    assertThat(landed).isEqualTo(before + 1);
+    assertThat(files(t)).hasSize(1);
+    assertThat(vectors(t)).isEmpty();
+    assertThat(read(t)).containsExactlyInAnyOrderElementsOf(model(l.model()));
+  }
+
+  /**
    * Two writers, each compacting its own new file into the same level, add deletions to the same
    * older file H (one hides key 1, the other key 2), both based on the same snapshot. The second
    * commit merges its vector with the first one's: both keys stay hidden in H.
    */
-  @Test
-  void deletionsTwoCommitsAddToTheSameLiveFileAreMerged() throws Exception {
-    FileSystemCatalog catalog = TestTables.catalog(dir);
+  @ParameterizedTest(name = "second base known: {0}, first publish fails: {1}")
+  @CsvSource({"true,false", "false,false", "true,true"})
+  void deletionsTwoCommitsAddToTheSameLiveFileAreMerged(boolean baseKnown, boolean failPublish)
+      throws Exception {
+    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
+    catalog.createDatabase("db", true);
     Table t =
         TestTables.create(
             catalog,
@@ -172,7 +251,7 @@ class ConcurrentDeletionVectorTest {
                 .option("local-cache.enabled", "true")
                 .option("local-cache.dir", cache.toString())
                 .build());
-    Map<Long, String> model = new java.util.TreeMap<>();
+    Map<Long, String> model = new TreeMap<>();
     TestTables.writeBatch(
         t, List.of(row(1L, "a", 1), row(2L, "b", 2), row(3L, "c", 3), row(4L, "d", 4)));
     for (long k = 1; k <= 4; k++) {
@@ -195,12 +274,32 @@ class ConcurrentDeletionVectorTest {
       m1 = w1.prepareCommit();
       m2 = w2.prepareCommit();
     }
+    if (!baseKnown) {
+      // As if restored from state of an older version: merged all the same.
+      m2 = List.of(m2.get(0).withBaseSnapshotId(null));
+    }
     assertThat(m1.get(0).deletionFiles()).extracting(DeletionFile::dataFile).containsExactly(h);
     assertThat(m2.get(0).deletionFiles()).extracting(DeletionFile::dataFile).containsExactly(h);
 
     wb1.newCommit().commit(1, m1);
     model.put(1L, render(1, "a2", 11));
     assertThat(read(t)).containsExactlyInAnyOrderElementsOf(model(model));
+    if (failPublish) {
+      // The second commit's APPEND lands, publishing its COMPACT (with the merged vector) fails:
+      // the attempt's merged vector file is deleted, the writer's own one kept for a retry.
+      long compactId = t.latestSnapshot().orElseThrow().id() + 2;
+      Set<String> vectorFiles = vectorFiles();
+      FaultyFileSystem.failCreate(p -> p.contains("/snapshot/.snapshot-" + compactId + "."));
+      List<CommitMessage> window = m2;
+      try {
+        assertThatThrownBy(() -> wb2.newCommit().commit(1, window))
+            .hasMessageContaining("Commit failed");
+      } finally {
+        FaultyFileSystem.reset();
+      }
+      assertThat(t.latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.APPEND);
+      assertThat(vectorFiles()).isEqualTo(vectorFiles);
+    }
     wb2.newCommit().commit(1, m2);
     model.put(2L, render(2, "b2", 22));
 
