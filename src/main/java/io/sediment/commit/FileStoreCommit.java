@@ -211,7 +211,7 @@ public final class FileStoreCommit {
               List.of(),
               outputs,
               m.deletionFiles(),
-              m.baseSnapshotId().isPresent() ? m.baseSnapshotId().getAsLong() : null));
+              null));
     }
     if (compacts.isEmpty() && !addsVectors) {
       return List.of();
@@ -281,6 +281,7 @@ public final class FileStoreCommit {
     }
     boolean partitioned = store.partitionType().getFieldCount() > 0;
     SnapshotVectors vectors = new SnapshotVectors(snapshots, indexManifest);
+    int[] replaced = {0}; // by the attempt that lands
     CommitRetryLoop.AttemptBuilder attempt =
         latest -> {
           List<ManifestEntry> changes = new ArrayList<>();
@@ -301,19 +302,10 @@ public final class FileStoreCommit {
           }
           conflicts.checkFilesLive(latest, changes, List.of());
           List<ManifestFileMeta> delta = manifestFile.write(changes);
+          replaced[0] = changes.size() - adds.size();
           try {
-            SnapshotAttempt a =
-                assembler.prepare(
-                    latest,
-                    delta,
-                    true,
-                    changes,
-                    List.of(),
-                    vectors,
-                    CommitKind.OVERWRITE,
-                    identifier);
-            LOG.debug("Overwrite attempt replaces {} file(s)", changes.size() - adds.size());
-            return a;
+            return assembler.prepare(
+                latest, delta, true, changes, List.of(), vectors, CommitKind.OVERWRITE, identifier);
           } catch (IOException | RuntimeException e) {
             manifestFile.delete(delta);
             throw e;
@@ -327,11 +319,11 @@ public final class FileStoreCommit {
       Snapshot s = landed.get().snapshot();
       published(s);
       LOG.info(
-          "Committed snapshot {} (OVERWRITE, user {}, identifier {}, {} record(s))",
+          "Committed snapshot {} (OVERWRITE, user {}, identifier {}, {} file(s) replaced)",
           s.id(),
           commitUser,
           identifier,
-          s.totalRecordCount());
+          replaced[0]);
       return List.of(s.id());
     } catch (IOException e) {
       resolved = false;
