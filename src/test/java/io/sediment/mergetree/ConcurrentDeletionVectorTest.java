@@ -27,6 +27,7 @@ import io.sediment.testutil.FaultyFileSystem;
 import io.sediment.testutil.TestTables;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -36,7 +37,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.apache.flink.core.fs.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,8 +51,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class ConcurrentDeletionVectorTest {
 
-  @TempDir java.nio.file.Path dir;
-  @TempDir java.nio.file.Path cache;
+  @TempDir Path dir;
+  @TempDir Path cache;
 
   @AfterEach
   void reset() {
@@ -81,7 +81,7 @@ class ConcurrentDeletionVectorTest {
 
   private List<String> unreferencedFiles(Table t) {
     List<String> out = new ArrayList<>();
-    for (Path p : new RemoveOrphanFiles(t).olderThan(Long.MAX_VALUE).dryRun(true).execute()) {
+    for (var p : new RemoveOrphanFiles(t).olderThan(Long.MAX_VALUE).dryRun(true).execute()) {
       String name = p.getName();
       if (name.startsWith("data-") || name.startsWith("dv-")) {
         out.add(name);
@@ -91,7 +91,7 @@ class ConcurrentDeletionVectorTest {
   }
 
   private Set<String> vectorFiles() throws IOException {
-    try (Stream<java.nio.file.Path> files = Files.list(dir.resolve("db.db/t/index"))) {
+    try (Stream<Path> files = Files.list(dir.resolve("db.db/t/index"))) {
       return files
           .map(f -> f.getFileName().toString())
           .filter(n -> n.startsWith("dv-"))
