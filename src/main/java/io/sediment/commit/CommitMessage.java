@@ -43,7 +43,15 @@ public final class CommitMessage implements Serializable {
       List<DataFileMeta> newFiles,
       List<DataFileMeta> compactBefore,
       List<DataFileMeta> compactAfter) {
-    this(partition, bucket, totalBuckets, newFiles, compactBefore, compactAfter, List.of(), null);
+    this(
+        partition,
+        bucket,
+        totalBuckets,
+        newFiles,
+        compactBefore,
+        compactAfter,
+        List.of(),
+        OptionalLong.empty());
   }
 
   /**
@@ -51,7 +59,7 @@ public final class CommitMessage implements Serializable {
    * this bucket, each holding every deleted position of its file as of {@code baseSnapshotId} plus
    * the deletions this work adds; they are committed with the compaction. {@code baseSnapshotId} is
    * the snapshot the work read its files and deletion vectors from (0: the table had no snapshot;
-   * null: unknown).
+   * empty: unknown).
    */
   public CommitMessage(
       BinaryRowData partition,
@@ -61,7 +69,7 @@ public final class CommitMessage implements Serializable {
       List<DataFileMeta> compactBefore,
       List<DataFileMeta> compactAfter,
       List<DeletionFile> deletionFiles,
-      Long baseSnapshotId) {
+      OptionalLong baseSnapshotId) {
     this.deletionFiles = List.copyOf(deletionFiles);
     this.partition = partition;
     this.bucket = bucket;
@@ -69,7 +77,7 @@ public final class CommitMessage implements Serializable {
     this.newFiles = List.copyOf(newFiles);
     this.compactBefore = List.copyOf(compactBefore);
     this.compactAfter = List.copyOf(compactAfter);
-    this.baseSnapshotId = baseSnapshotId;
+    this.baseSnapshotId = baseSnapshotId.isPresent() ? baseSnapshotId.getAsLong() : null;
   }
 
   public static CommitMessage append(
@@ -84,7 +92,7 @@ public final class CommitMessage implements Serializable {
       int totalBuckets,
       List<DataFileMeta> before,
       List<DataFileMeta> after) {
-    return compact(partition, bucket, totalBuckets, before, after, null);
+    return compact(partition, bucket, totalBuckets, before, after, OptionalLong.empty());
   }
 
   /** A compaction of the inputs {@code before} into {@code after}, read from {@code base}. */
@@ -94,7 +102,7 @@ public final class CommitMessage implements Serializable {
       int totalBuckets,
       List<DataFileMeta> before,
       List<DataFileMeta> after,
-      Long baseSnapshotId) {
+      OptionalLong baseSnapshotId) {
     return new CommitMessage(
         partition, bucket, totalBuckets, List.of(), before, after, List.of(), baseSnapshotId);
   }
@@ -137,8 +145,8 @@ public final class CommitMessage implements Serializable {
     return baseSnapshotId == null ? OptionalLong.empty() : OptionalLong.of(baseSnapshotId);
   }
 
-  /** The same changes, with the given base (null: unknown). */
-  public CommitMessage withBaseSnapshotId(Long base) {
+  /** The same changes, with the given base (empty: unknown). */
+  public CommitMessage withBaseSnapshotId(OptionalLong base) {
     return new CommitMessage(
         partition,
         bucket,

@@ -211,7 +211,7 @@ public final class FileStoreCommit {
               List.of(),
               outputs,
               m.deletionFiles(),
-              null));
+              OptionalLong.empty()));
     }
     if (compacts.isEmpty() && !addsVectors) {
       return List.of();

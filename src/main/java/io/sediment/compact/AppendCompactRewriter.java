@@ -172,7 +172,7 @@ final class AppendCompactRewriter implements CompactRewriter {
             task.totalBuckets(),
             task.inputs(),
             after,
-            baseOf(task));
+            task.baseSnapshotId());
     return new CompactTaskResult(
         task,
         message,
@@ -181,10 +181,5 @@ final class AppendCompactRewriter implements CompactRewriter {
         task.inputBytes(),
         bytesWritten,
         (System.nanoTime() - startNanos) / 1_000_000);
-  }
-
-  /** The base of the task's commit message: the snapshot the task was planned from. */
-  private static Long baseOf(CompactTask task) {
-    return task.baseSnapshotId().isPresent() ? task.baseSnapshotId().getAsLong() : null;
   }
 }

@@ -65,7 +65,7 @@ public final class CompactTask implements Serializable {
         outputLevel,
         kind,
         dropDeletes,
-        null);
+        OptionalLong.empty());
   }
 
   public CompactTask(
@@ -78,7 +78,7 @@ public final class CompactTask implements Serializable {
       int outputLevel,
       Kind kind,
       boolean dropDeletes,
-      Long baseSnapshotId) {
+      OptionalLong baseSnapshotId) {
     this.table = table;
     this.partition = partition;
     this.partitionPath = partitionPath;
@@ -88,7 +88,7 @@ public final class CompactTask implements Serializable {
     this.outputLevel = outputLevel;
     this.kind = kind;
     this.dropDeletes = dropDeletes;
-    this.baseSnapshotId = baseSnapshotId;
+    this.baseSnapshotId = baseSnapshotId.isPresent() ? baseSnapshotId.getAsLong() : null;
   }
 
   /** The same task, planned from snapshot {@code id}. */
@@ -103,7 +103,7 @@ public final class CompactTask implements Serializable {
         outputLevel,
         kind,
         dropDeletes,
-        id);
+        OptionalLong.of(id));
   }
 
   /** The id of the snapshot the task was planned from; empty when unknown. */

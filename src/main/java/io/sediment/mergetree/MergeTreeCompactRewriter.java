@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
@@ -62,10 +63,10 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
     Map<String, RoaringBitmap> vectors = new HashMap<>();
     Map<String, DeletionFile> vectorFiles = new HashMap<>();
     List<SortedRun> others = new ArrayList<>();
-    Long base = task.baseSnapshotId().isPresent() ? task.baseSnapshotId().getAsLong() : null;
+    OptionalLong base = task.baseSnapshotId();
     if (dv) {
       Optional<Snapshot> latest = store.snapshotManager().latest();
-      base = latest.map(Snapshot::id).orElse(0L);
+      base = OptionalLong.of(latest.map(Snapshot::id).orElse(0L));
       if (latest.isPresent()) {
         vectorFiles =
             new IndexManifest(store.fileIO(), store.paths())

@@ -333,15 +333,15 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
      */
     CommitMessage drain() {
       List<DeletionFile> dvs = new ArrayList<>();
-      Long base = null;
+      OptionalLong base = OptionalLong.empty();
       boolean baseKnown = true;
       for (CommitMessage m : extra) {
         dvs.addAll(m.deletionFiles());
         OptionalLong b = m.baseSnapshotId();
         if (b.isEmpty()) {
           baseKnown = false;
-        } else if (base == null || b.getAsLong() < base) {
-          base = b.getAsLong();
+        } else if (base.isEmpty() || b.getAsLong() < base.getAsLong()) {
+          base = b;
         }
       }
       CommitMessage m =
@@ -353,7 +353,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
               compactBefore,
               compactAfter,
               dvs,
-              baseKnown ? base : null);
+              baseKnown ? base : OptionalLong.empty());
       newFiles.clear();
       compactBefore.clear();
       compactAfter.clear();

@@ -8,6 +8,7 @@ import io.sediment.compact.CompactTask;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -89,7 +90,7 @@ class SerializationCompatibilityTest {
         (CompactMessage)
             JavaSerialization.ObjectSerializer.INSTANCE.deserialize(
                 new DataInputDeserializer(fixture("compact-message-record.bin")));
-    CommitMessage withBase = record.result().message().withBaseSnapshotId(42L);
+    CommitMessage withBase = record.result().message().withBaseSnapshotId(OptionalLong.of(42));
     DataOutputSerializer out = new DataOutputSerializer(4096);
     JavaSerialization.ObjectSerializer.INSTANCE.serialize(withBase, out);
     CommitMessage read =

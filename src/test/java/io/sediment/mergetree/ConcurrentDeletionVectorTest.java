@@ -33,6 +33,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -213,7 +214,8 @@ class ConcurrentDeletionVectorTest {
     Levels l = fileFAboveFileG();
     Table t = l.table();
     long before = t.latestSnapshot().orElseThrow().id();
-    CommitMessage unknownBase = planAndRewriteFull(l).message().withBaseSnapshotId(null);
+    CommitMessage unknownBase =
+        planAndRewriteFull(l).message().withBaseSnapshotId(OptionalLong.empty());
     assertThatThrownBy(
             () ->
                 compactCommit(t).commit(List.of(unknownBase), TableCommit.BATCH_IDENTIFIER, false))
@@ -280,7 +282,7 @@ class ConcurrentDeletionVectorTest {
     }
     if (!baseKnown) {
       // As if restored from state of an older version: merged all the same.
-      m2 = List.of(m2.get(0).withBaseSnapshotId(null));
+      m2 = List.of(m2.get(0).withBaseSnapshotId(OptionalLong.empty()));
     }
     assertThat(m1.get(0).deletionFiles()).extracting(DeletionFile::dataFile).containsExactly(h);
     assertThat(m2.get(0).deletionFiles()).extracting(DeletionFile::dataFile).containsExactly(h);
