@@ -1,5 +1,6 @@
 package io.sediment.commit;
 
+import io.sediment.data.BinaryRows;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.DeletionFile;
 import java.io.IOException;
@@ -7,12 +8,18 @@ import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.Serializable;
 import java.util.List;
+import java.util.OptionalLong;
 import org.apache.flink.table.data.binary.BinaryRowData;
 
 /**
  * What one writer or compaction task changed in one partition and bucket, waiting to be committed:
- * new files appended, and for compaction the files it replaces and the files it wrote.
- * Serializable, so it can travel between Flink operators and sit in checkpoint state.
+ * new files appended, and for compaction the files it replaces and the files it wrote, with the id
+ * of the snapshot its work read (its base, see {@link #baseSnapshotId()}). Serializable, so it can
+ * travel between Flink operators and sit in checkpoint state.
+ *
+ * <p>Serialized form: Java serialization with {@code serialVersionUID} 1. Version 1 had no base
+ * snapshot id; such a message reads back with the base unknown, which the commit treats
+ * conservatively (see {@link FileStoreCommit}).
  */
 public final class CommitMessage implements Serializable {
 
@@ -26,6 +33,9 @@ public final class CommitMessage implements Serializable {
   private final List<DataFileMeta> compactAfter;
   private final List<DeletionFile> deletionFiles;
 
+  /** Null: unknown (a message of serialized version 1, or one that changes no existing file). */
+  private final Long baseSnapshotId;
+
   public CommitMessage(
       BinaryRowData partition,
       int bucket,
@@ -33,12 +43,23 @@ public final class CommitMessage implements Serializable {
       List<DataFileMeta> newFiles,
       List<DataFileMeta> compactBefore,
       List<DataFileMeta> compactAfter) {
-    this(partition, bucket, totalBuckets, newFiles, compactBefore, compactAfter, List.of());
+    this(
+        partition,
+        bucket,
+        totalBuckets,
+        newFiles,
+        compactBefore,
+        compactAfter,
+        List.of(),
+        OptionalLong.empty());
   }
 
   /**
    * With deletion-vector changes: {@code deletionFiles} are new deletion vectors of data files of
-   * this bucket (each replaces the file's previous one); they are committed with the compaction.
+   * this bucket, each holding every deleted position of its file as of {@code baseSnapshotId} plus
+   * the deletions this work adds; they are committed with the compaction. {@code baseSnapshotId} is
+   * the snapshot the work read its files and deletion vectors from (0: the table had no snapshot;
+   * empty: unknown).
    */
   public CommitMessage(
       BinaryRowData partition,
@@ -47,7 +68,8 @@ public final class CommitMessage implements Serializable {
       List<DataFileMeta> newFiles,
       List<DataFileMeta> compactBefore,
       List<DataFileMeta> compactAfter,
-      List<DeletionFile> deletionFiles) {
+      List<DeletionFile> deletionFiles,
+      OptionalLong baseSnapshotId) {
     this.deletionFiles = List.copyOf(deletionFiles);
     this.partition = partition;
     this.bucket = bucket;
@@ -55,6 +77,7 @@ public final class CommitMessage implements Serializable {
     this.newFiles = List.copyOf(newFiles);
     this.compactBefore = List.copyOf(compactBefore);
     this.compactAfter = List.copyOf(compactAfter);
+    this.baseSnapshotId = baseSnapshotId.isPresent() ? baseSnapshotId.getAsLong() : null;
   }
 
   public static CommitMessage append(
@@ -62,13 +85,26 @@ public final class CommitMessage implements Serializable {
     return new CommitMessage(partition, bucket, totalBuckets, newFiles, List.of(), List.of());
   }
 
+  /** A compaction of the inputs {@code before} into {@code after}; its base is unknown. */
   public static CommitMessage compact(
       BinaryRowData partition,
       int bucket,
       int totalBuckets,
       List<DataFileMeta> before,
       List<DataFileMeta> after) {
-    return new CommitMessage(partition, bucket, totalBuckets, List.of(), before, after);
+    return compact(partition, bucket, totalBuckets, before, after, OptionalLong.empty());
+  }
+
+  /** A compaction of the inputs {@code before} into {@code after}, read from {@code base}. */
+  public static CommitMessage compact(
+      BinaryRowData partition,
+      int bucket,
+      int totalBuckets,
+      List<DataFileMeta> before,
+      List<DataFileMeta> after,
+      OptionalLong baseSnapshotId) {
+    return new CommitMessage(
+        partition, bucket, totalBuckets, List.of(), before, after, List.of(), baseSnapshotId);
   }
 
   public BinaryRowData partition() {
@@ -100,6 +136,28 @@ public final class CommitMessage implements Serializable {
     return deletionFiles == null ? List.of() : deletionFiles;
   }
 
+  /**
+   * The id of the snapshot this message's work read its input files and deletion vectors from (0
+   * when the table had none); empty when unknown. The commit validates the message against it: see
+   * {@link FileStoreCommit}.
+   */
+  public OptionalLong baseSnapshotId() {
+    return baseSnapshotId == null ? OptionalLong.empty() : OptionalLong.of(baseSnapshotId);
+  }
+
+  /** The same changes, with the given base (empty: unknown). */
+  public CommitMessage withBaseSnapshotId(OptionalLong base) {
+    return new CommitMessage(
+        partition,
+        bucket,
+        totalBuckets,
+        newFiles,
+        compactBefore,
+        compactAfter,
+        deletionFiles(),
+        base);
+  }
+
   public boolean isEmpty() {
     return newFiles.isEmpty()
         && compactBefore.isEmpty()
@@ -109,12 +167,12 @@ public final class CommitMessage implements Serializable {
 
   private void writeObject(ObjectOutputStream out) throws IOException {
     out.defaultWriteObject();
-    io.sediment.data.BinaryRows.writeRow(out, partition);
+    BinaryRows.writeRow(out, partition);
   }
 
   private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
     in.defaultReadObject();
-    partition = io.sediment.data.BinaryRows.readRow(in);
+    partition = BinaryRows.readRow(in);
   }
 
   @Override
@@ -129,6 +187,8 @@ public final class CommitMessage implements Serializable {
         + compactAfter.size()
         + ", deletionVectors="
         + deletionFiles().size()
+        + ", base="
+        + (baseSnapshotId == null ? "unknown" : baseSnapshotId)
         + "}";
   }
 }

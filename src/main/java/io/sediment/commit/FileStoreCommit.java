@@ -5,13 +5,10 @@ import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.DeletionFile;
 import io.sediment.manifest.FileKind;
 import io.sediment.manifest.FileStore;
-import io.sediment.manifest.FileStoreScan;
 import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.ManifestFile;
 import io.sediment.manifest.ManifestFileMeta;
-import io.sediment.manifest.ManifestList;
-import io.sediment.manifest.ManifestMerger;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.manifest.UserCommit;
@@ -21,12 +18,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,11 +29,18 @@ import org.slf4j.LoggerFactory;
 /**
  * Turns commit messages into snapshots. New files become one APPEND snapshot; compaction changes
  * become one COMPACT snapshot. Each attempt writes manifests, then races for the next snapshot id
- * with an exclusive create; the loser retries on top of the winner. A commit that deletes files
- * first checks that all of them are still live, and fails with {@link CommitConflictException}
- * otherwise. A (commit user, identifier) pair that already landed is skipped, except that a retry
- * completes (or drops) a writer's compaction whose COMPACT snapshot did not land after its APPEND
- * did (see {@link #commit}).
+ * ({@link CommitRetryLoop}); the loser retries on top of the winner. A (commit user, identifier)
+ * pair that already landed is skipped, except that a retry completes (or drops) a writer's
+ * compaction whose COMPACT snapshot did not land after its APPEND did (see {@link #commit}).
+ *
+ * <p>Validation against the base snapshot ({@link CommitConflicts}): a commit that deletes files
+ * fails with {@link CommitConflictException} when one of them is no longer live, or when the
+ * deletion vector of a file a message replaces changed after the snapshot the message's work read
+ * ({@link CommitMessage#baseSnapshotId()}); a message without a known base then conflicts when such
+ * a file has any deletion vector. Deletion vectors a commit adds to files it does not replace are
+ * merged with vectors other commits added since (union, {@link DeletionVectorChanges}), never
+ * replaced. Snapshot assembly is {@link SnapshotAssembler}; deleting what is not committed is
+ * {@link CommitCleanup}.
  */
 public final class FileStoreCommit {
 
@@ -48,9 +50,11 @@ public final class FileStoreCommit {
   private final String commitUser;
   private final SnapshotManager snapshots;
   private final ManifestFile manifestFile;
-  private final ManifestList manifestList;
-  private final int maxRetries;
   private final IndexManifest indexManifest;
+  private final CommitConflicts conflicts;
+  private final SnapshotAssembler assembler;
+  private final CommitCleanup cleanup;
+  private final CommitRetryLoop retries;
 
   /**
    * This user's newest stream commit as far as this committer knows (null: none), valid while
@@ -67,9 +71,12 @@ public final class FileStoreCommit {
     this.commitUser = commitUser;
     this.snapshots = store.snapshotManager();
     this.manifestFile = store.manifestFile();
-    this.manifestList = store.manifestList();
-    this.maxRetries = store.options().get(TableOptions.COMMIT_MAX_RETRIES);
     this.indexManifest = new IndexManifest(store.fileIO(), store.paths());
+    this.conflicts = new CommitConflicts(store);
+    this.assembler = new SnapshotAssembler(store, commitUser);
+    this.cleanup = new CommitCleanup(store);
+    this.retries =
+        new CommitRetryLoop(snapshots, store.options().get(TableOptions.COMMIT_MAX_RETRIES));
   }
 
   public String commitUser() {
@@ -180,12 +187,10 @@ public final class FileStoreCommit {
   private List<Long> commitCompaction(
       List<CommitMessage> messages, long identifier, Long appended, boolean retry) {
     List<ManifestEntry> compacts = new ArrayList<>();
-    List<IndexManifest.Entry> deletionVectors = new ArrayList<>();
+    boolean addsVectors = false;
     List<CommitMessage> compactOnly = new ArrayList<>();
     for (CommitMessage m : messages) {
-      for (DeletionFile d : m.deletionFiles()) {
-        deletionVectors.add(IndexManifest.Entry.of(m.partition(), m.bucket(), d));
-      }
+      addsVectors |= !m.deletionFiles().isEmpty();
       for (DataFileMeta f : m.compactBefore()) {
         compacts.add(
             new ManifestEntry(FileKind.DELETE, m.partition(), m.bucket(), m.totalBuckets(), f));
@@ -205,13 +210,14 @@ public final class FileStoreCommit {
               List.of(),
               List.of(),
               outputs,
-              m.deletionFiles()));
+              m.deletionFiles(),
+              OptionalLong.empty()));
     }
-    if (compacts.isEmpty() && deletionVectors.isEmpty()) {
+    if (compacts.isEmpty() && !addsVectors) {
       return List.of();
     }
     if (retry) {
-      List<String> missing = missingOutputs(compactOnly);
+      List<String> missing = cleanup.missingOutputs(compactOnly);
       if (!missing.isEmpty()) {
         // An earlier attempt dropped this compaction and deleted (some of) its outputs.
         LOG.warn(
@@ -219,12 +225,12 @@ public final class FileStoreCommit {
             identifier,
             commitUser,
             missing);
-        dropCompaction(compactOnly);
+        cleanup.drop(compactOnly);
         return List.of();
       }
     }
     try {
-      return List.of(tryCommit(compacts, deletionVectors, CommitKind.COMPACT, identifier));
+      return List.of(tryCommit(compacts, messages, CommitKind.COMPACT, identifier));
     } catch (CommitConflictException e) {
       if (appended == null) {
         throw e;
@@ -237,14 +243,8 @@ public final class FileStoreCommit {
               + " dropped: {}",
           appended,
           e.getMessage());
-      dropCompaction(compactOnly);
+      cleanup.drop(compactOnly);
       return List.of();
-    }
-  }
-
-  private void dropCompaction(List<CommitMessage> compactOnly) {
-    for (IOException x : abort(compactOnly)) {
-      LOG.warn("Could not delete a dropped compaction output: {}", x.toString());
     }
   }
 
@@ -280,104 +280,107 @@ public final class FileStoreCommit {
       }
     }
     boolean partitioned = store.partitionType().getFieldCount() > 0;
-    for (int attempt = 0; ; attempt++) {
-      Optional<Snapshot> latest = snapshots.latestForCommit();
-      List<ManifestEntry> changes = new ArrayList<>();
-      if (latest.isPresent()) {
-        for (ManifestEntry e : store.newScan().plan(latest.get())) {
-          boolean overwritten =
-              !partitioned
-                  || written.contains(e.partition())
-                  || (partitionFilter != null && partitionFilter.test(e.partition()));
-          if (overwritten) {
-            changes.add(e.withKind(FileKind.DELETE));
+    SnapshotVectors vectors = new SnapshotVectors(snapshots, indexManifest);
+    int[] replaced = {0}; // by the attempt that lands
+    CommitRetryLoop.AttemptBuilder attempt =
+        latest -> {
+          List<ManifestEntry> changes = new ArrayList<>();
+          if (latest.isPresent()) {
+            for (ManifestEntry e : store.newScan().plan(latest.get())) {
+              boolean overwritten =
+                  !partitioned
+                      || written.contains(e.partition())
+                      || (partitionFilter != null && partitionFilter.test(e.partition()));
+              if (overwritten) {
+                changes.add(e.withKind(FileKind.DELETE));
+              }
+            }
           }
-        }
-      }
-      changes.addAll(adds);
-      if (changes.isEmpty()) {
+          changes.addAll(adds);
+          if (changes.isEmpty()) {
+            return null;
+          }
+          conflicts.checkFilesLive(latest, changes, List.of());
+          List<ManifestFileMeta> delta = manifestFile.write(changes);
+          replaced[0] = changes.size() - adds.size();
+          try {
+            return assembler.prepare(
+                latest, delta, true, changes, List.of(), vectors, CommitKind.OVERWRITE, identifier);
+          } catch (IOException | RuntimeException e) {
+            manifestFile.delete(delta);
+            throw e;
+          }
+        };
+    try {
+      Optional<SnapshotAttempt> landed = retries.run("an overwrite", attempt);
+      if (landed.isEmpty()) {
         return List.of();
       }
-      List<ManifestFileMeta> delta = null;
-      try {
-        delta = manifestFile.write(changes);
-        checkNoConflict(latest, changes, List.of());
-        Attempt a = prepare(latest, delta, changes, List.of(), CommitKind.OVERWRITE, identifier);
-        boolean won = publish(a);
-        if (won) {
-          published(a.snapshot);
-          LOG.info(
-              "Committed snapshot {} (OVERWRITE, user {}, identifier {}, {} file(s) replaced)",
-              a.snapshot.id(),
-              commitUser,
-              identifier,
-              changes.size() - adds.size());
-          return List.of(a.snapshot.id());
-        }
-        a.cleanup();
-        manifestFile.delete(delta);
-      } catch (IOException e) {
-        resolved = false;
-        if (delta != null) {
-          manifestFile.delete(delta);
-        }
-        throw new UncheckedIOException("Overwrite commit failed", e);
-      } catch (RuntimeException e) {
-        resolved = false;
-        if (delta != null && !(e instanceof CommitOutcomeUnknownException)) {
-          manifestFile.delete(delta);
-        }
-        throw e;
-      }
-      if (attempt >= maxRetries) {
-        throw new IllegalStateException(
-            "Gave up committing an overwrite after "
-                + (attempt + 1)
-                + " attempts: other committers kept taking the next snapshot id");
-      }
+      Snapshot s = landed.get().snapshot();
+      published(s);
+      LOG.info(
+          "Committed snapshot {} (OVERWRITE, user {}, identifier {}, {} file(s) replaced)",
+          s.id(),
+          commitUser,
+          identifier,
+          replaced[0]);
+      return List.of(s.id());
+    } catch (IOException e) {
+      resolved = false;
+      throw new UncheckedIOException("Overwrite commit failed", e);
+    } catch (RuntimeException e) {
+      resolved = false;
+      throw e;
     }
   }
 
+  /**
+   * Commits the changes as one snapshot of {@code kind}; {@code messages} are the messages they
+   * come from when the commit replaces files or adds deletion vectors (validated against their base
+   * snapshots), else empty.
+   */
   private long tryCommit(
-      List<ManifestEntry> changes,
-      List<IndexManifest.Entry> deletionVectors,
-      CommitKind kind,
-      long identifier) {
+      List<ManifestEntry> changes, List<CommitMessage> messages, CommitKind kind, long identifier) {
+    List<IndexManifest.Entry> deletionVectors = new ArrayList<>();
+    for (CommitMessage m : messages) {
+      for (DeletionFile d : m.deletionFiles()) {
+        deletionVectors.add(IndexManifest.Entry.of(m.partition(), m.bucket(), d));
+      }
+    }
+    boolean deletes =
+        !deletionVectors.isEmpty() || changes.stream().anyMatch(e -> e.kind() == FileKind.DELETE);
+    boolean levelled =
+        store.schema().hasPrimaryKey() && changes.stream().anyMatch(e -> e.file().level() > 0);
+    SnapshotVectors vectors = new SnapshotVectors(snapshots, indexManifest);
     List<ManifestFileMeta> delta = null;
     try {
-      delta = manifestFile.write(changes);
-      boolean deletes =
-          !deletionVectors.isEmpty() || changes.stream().anyMatch(e -> e.kind() == FileKind.DELETE);
-      boolean levelled =
-          store.schema().hasPrimaryKey() && changes.stream().anyMatch(e -> e.file().level() > 0);
-      for (int attempt = 0; ; attempt++) {
-        Optional<Snapshot> latest = snapshots.latestForCommit();
-        if (deletes) {
-          checkNoConflict(latest, changes, deletionVectors);
-        }
-        if (levelled) {
-          checkNoOverlap(latest, changes);
-        }
-        Attempt a = prepare(latest, delta, changes, deletionVectors, kind, identifier);
-        boolean won = publish(a);
-        if (won) {
-          published(a.snapshot);
-          LOG.info(
-              "Committed snapshot {} ({}, user {}, identifier {})",
-              a.snapshot.id(),
-              kind,
-              commitUser,
-              identifier);
-          return a.snapshot.id();
-        }
-        a.cleanup();
-        if (attempt >= maxRetries) {
-          throw new IllegalStateException(
-              "Gave up committing after "
-                  + (attempt + 1)
-                  + " attempts: other committers kept taking the next snapshot id");
-        }
-      }
+      List<ManifestFileMeta> written = manifestFile.write(changes);
+      delta = written;
+      SnapshotAttempt a =
+          retries
+              .run(
+                  "a " + kind + " commit",
+                  latest -> {
+                    if (deletes) {
+                      conflicts.checkFilesLive(latest, changes, deletionVectors);
+                      conflicts.checkInputVectorsUnchanged(latest, messages, vectors);
+                    }
+                    if (levelled) {
+                      conflicts.checkNoOverlap(latest, changes);
+                    }
+                    return assembler.prepare(
+                        latest, written, false, changes, messages, vectors, kind, identifier);
+                  })
+              .orElseThrow();
+      published(a.snapshot());
+      LOG.info(
+          "Committed snapshot {} ({}, user {}, identifier {})",
+          a.snapshot().id(),
+          kind,
+          commitUser,
+          identifier);
+      cleanup.deleteReplacedVectors(messages, a.newVectors());
+      return a.snapshot().id();
     } catch (IOException e) {
       resolved = false; // look again next time
       if (delta != null) {
@@ -393,346 +396,9 @@ public final class FileStoreCommit {
     }
   }
 
-  /**
-   * Publishes an attempt's snapshot. When publishing throws, the snapshot may still have been
-   * created (a rename that succeeded before its reply was lost): if the snapshot with that id is
-   * ours the commit landed; if it is absent or another's, the attempt is cleaned up and the error
-   * thrown; if that cannot be told, nothing is cleaned up and {@link CommitOutcomeUnknownException}
-   * is thrown.
-   */
-  private boolean publish(Attempt a) throws IOException {
-    try {
-      return snapshots.tryCommit(a.snapshot);
-    } catch (IOException | RuntimeException e) {
-      Boolean ours;
-      try {
-        ours =
-            snapshots.exists(a.snapshot.id())
-                && snapshots
-                    .snapshot(a.snapshot.id())
-                    .baseManifestList()
-                    .equals(a.snapshot.baseManifestList());
-      } catch (RuntimeException check) {
-        e.addSuppressed(check);
-        ours = null;
-      }
-      if (ours == null) {
-        throw new CommitOutcomeUnknownException(
-            "Could not tell whether snapshot " + a.snapshot.id() + " was published", e);
-      }
-      if (ours) {
-        LOG.warn(
-            "Publishing snapshot {} reported an error but it landed: {}",
-            a.snapshot.id(),
-            e.toString());
-        snapshots.writeHints(a.snapshot);
-        return true;
-      }
-      a.cleanup();
-      throw e;
-    }
-  }
-
-  /** One attempt's snapshot and the metadata files written for it. */
-  private final class Attempt {
-    final Snapshot snapshot;
-    final String baseList;
-    final String deltaList;
-    final List<ManifestFileMeta> merged;
-    final String newIndexManifest;
-
-    Attempt(
-        Snapshot snapshot,
-        String baseList,
-        String deltaList,
-        List<ManifestFileMeta> merged,
-        String newIndexManifest) {
-      this.snapshot = snapshot;
-      this.baseList = baseList;
-      this.deltaList = deltaList;
-      this.merged = merged;
-      this.newIndexManifest = newIndexManifest;
-    }
-
-    void cleanup() {
-      manifestList.delete(baseList);
-      manifestList.delete(deltaList);
-      manifestFile.delete(merged);
-      indexManifest.delete(newIndexManifest);
-    }
-  }
-
-  private Attempt prepare(
-      Optional<Snapshot> latest,
-      List<ManifestFileMeta> delta,
-      List<ManifestEntry> changes,
-      List<IndexManifest.Entry> deletionVectors,
-      CommitKind kind,
-      long identifier)
-      throws IOException {
-    String previousIndex = latest.map(Snapshot::indexManifest).orElse(null);
-    String index = previousIndex;
-    String newIndex = null;
-    boolean dropsFiles = changes.stream().anyMatch(e -> e.kind() == FileKind.DELETE);
-    if (!deletionVectors.isEmpty() || (previousIndex != null && dropsFiles)) {
-      // Deletion vectors: previous entries, minus those of data files this commit removes,
-      // with this commit's new vectors replacing older ones of the same data file.
-      Set<String> removed = new HashSet<>();
-      for (ManifestEntry e : changes) {
-        if (e.kind() == FileKind.DELETE) {
-          removed.add(
-              IndexManifest.Entry.of(
-                      e.partition(), e.bucket(), new DeletionFile(e.file().fileName(), "", 0, 0, 0))
-                  .target());
-        }
-      }
-      java.util.Map<String, IndexManifest.Entry> entries = new java.util.LinkedHashMap<>();
-      List<IndexManifest.Entry> previous = indexManifest.read(previousIndex);
-      for (IndexManifest.Entry e : previous) {
-        if (!removed.contains(e.target())) {
-          entries.put(e.target(), e);
-        }
-      }
-      boolean changed = entries.size() != previous.size();
-      for (IndexManifest.Entry e : deletionVectors) {
-        if (!removed.contains(e.target())) {
-          entries.put(e.target(), e);
-          changed = true;
-        }
-      }
-      if (changed) {
-        newIndex =
-            entries.isEmpty() ? null : indexManifest.write(new ArrayList<>(entries.values()));
-        index = newIndex;
-      }
-    }
-    List<ManifestFileMeta> base = new ArrayList<>();
-    long totalRecords = 0;
-    long totalFiles = 0;
-    if (latest.isPresent()) {
-      base.addAll(manifestList.read(latest.get().baseManifestList()));
-      base.addAll(manifestList.read(latest.get().deltaManifestList()));
-      totalRecords = latest.get().totalRecordCount();
-      totalFiles = latest.get().totalFileCount();
-    }
-    ManifestMerger.Result merged =
-        new ManifestMerger(
-                manifestFile,
-                store.options().get(TableOptions.MANIFEST_TARGET_FILE_SIZE).getBytes(),
-                store.options().get(TableOptions.MANIFEST_MERGE_MIN_COUNT))
-            .maybeMerge(base);
-    long deltaRecords = 0;
-    for (ManifestEntry e : changes) {
-      long rows = e.file().rowCount() - e.file().deleteRowCount();
-      if (e.kind() == FileKind.ADD) {
-        deltaRecords += rows;
-        totalFiles++;
-      } else {
-        deltaRecords -= rows;
-        totalFiles--;
-      }
-    }
-    String baseList = null;
-    String deltaList = null;
-    try {
-      baseList = manifestList.write(merged.manifests());
-      deltaList = manifestList.write(delta);
-    } catch (IOException | RuntimeException e) {
-      if (baseList != null) {
-        manifestList.delete(baseList);
-      }
-      manifestFile.delete(merged.written());
-      indexManifest.delete(newIndex);
-      throw e;
-    }
-    long id = latest.map(s -> s.id() + 1).orElse(1L);
-    Snapshot snapshot =
-        new Snapshot(
-            Snapshot.CURRENT_VERSION,
-            id,
-            store.schema().id(),
-            baseList,
-            deltaList,
-            index,
-            commitUser,
-            identifier,
-            kind,
-            System.currentTimeMillis(),
-            totalRecords + deltaRecords,
-            deltaRecords,
-            totalFiles);
-    return new Attempt(snapshot, baseList, deltaList, merged.written(), newIndex);
-  }
-
-  /**
-   * Fails when a file to delete, or a data file given a new deletion vector, is no longer live in
-   * the latest snapshot.
-   */
-  private void checkNoConflict(
-      Optional<Snapshot> latest,
-      List<ManifestEntry> changes,
-      List<IndexManifest.Entry> deletionVectors) {
-    Set<ManifestEntry.Identifier> toDelete = new LinkedHashSet<>();
-    Set<BinaryRowData> partitions = new HashSet<>();
-    for (ManifestEntry e : changes) {
-      if (e.kind() == FileKind.DELETE) {
-        toDelete.add(e.identifier());
-        partitions.add(e.partition());
-      }
-    }
-    int partitionArity = store.partitionType().getFieldCount();
-    for (IndexManifest.Entry d : deletionVectors) {
-      partitions.add(d.partition(partitionArity));
-    }
-    Set<ManifestEntry.Identifier> live = new HashSet<>();
-    Set<String> liveTargets = new HashSet<>();
-    if (latest.isPresent()) {
-      FileStoreScan scan =
-          store
-              .newScan()
-              .withPartitionFilter(PartitionPredicates.in(store.partitionType(), partitions));
-      for (ManifestEntry e : scan.plan(latest.get())) {
-        live.add(e.identifier());
-        liveTargets.add(
-            IndexManifest.Entry.of(
-                    e.partition(), e.bucket(), new DeletionFile(e.file().fileName(), "", 0, 0, 0))
-                .target());
-      }
-    }
-    List<String> missing = new ArrayList<>();
-    for (ManifestEntry.Identifier id : toDelete) {
-      if (!live.contains(id)) {
-        missing.add(id.fileName());
-      }
-    }
-    for (IndexManifest.Entry d : deletionVectors) {
-      if (!liveTargets.contains(d.target())) {
-        missing.add(d.deletionFile().dataFile());
-      }
-    }
-    if (!missing.isEmpty()) {
-      throw new CommitConflictException(
-          "Commit conflicts with a concurrent commit: files to replace are no longer in the latest"
-              + " snapshot "
-              + latest.map(Snapshot::id).orElse(0L),
-          missing);
-    }
-  }
-
-  /**
-   * Primary-key tables: after applying the changes, the files of one level >= 1 of one bucket must
-   * not overlap in key range (each such level is one sorted run).
-   */
-  private void checkNoOverlap(Optional<Snapshot> latest, List<ManifestEntry> changes) {
-    Set<BinaryRowData> partitions = new HashSet<>();
-    Set<ManifestEntry.Identifier> buckets = new HashSet<>();
-    for (ManifestEntry e : changes) {
-      partitions.add(e.partition());
-      buckets.add(new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, ""));
-    }
-    java.util.Map<ManifestEntry.Identifier, ManifestEntry> files = new java.util.LinkedHashMap<>();
-    if (latest.isPresent()) {
-      for (ManifestEntry e :
-          store
-              .newScan()
-              .withPartitionFilter(PartitionPredicates.in(store.partitionType(), partitions))
-              .plan(latest.get())) {
-        if (e.file().level() > 0
-            && buckets.contains(new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, ""))) {
-          files.put(e.identifier(), e);
-        }
-      }
-    }
-    for (ManifestEntry e : changes) {
-      if (e.file().level() == 0) {
-        continue;
-      }
-      if (e.kind() == FileKind.ADD) {
-        files.put(e.identifier(), e);
-      } else {
-        files.remove(e.identifier());
-      }
-    }
-    java.util.Map<ManifestEntry.Identifier, List<ManifestEntry>> byLevel =
-        new java.util.HashMap<>();
-    for (ManifestEntry e : files.values()) {
-      byLevel
-          .computeIfAbsent(
-              new ManifestEntry.Identifier(e.partition(), e.bucket(), e.file().level(), ""),
-              k -> new ArrayList<>())
-          .add(e);
-    }
-    java.util.Comparator<org.apache.flink.table.data.RowData> keys =
-        new io.sediment.mergetree.KeyValueLayout(store.schema()).keyRowComparator();
-    for (List<ManifestEntry> level : byLevel.values()) {
-      level.sort((a, b) -> keys.compare(a.file().minKey(), b.file().minKey()));
-      for (int i = 1; i < level.size(); i++) {
-        DataFileMeta prev = level.get(i - 1).file();
-        DataFileMeta next = level.get(i).file();
-        if (keys.compare(prev.maxKey(), next.minKey()) >= 0) {
-          throw new CommitConflictException(
-              "Commit would make key ranges of files at level "
-                  + next.level()
-                  + " of bucket "
-                  + level.get(i).bucket()
-                  + " overlap",
-              List.of(prev.fileName(), next.fileName()));
-        }
-      }
-    }
-  }
-
   /** Deletes every file the messages added (new files, compaction outputs, deletion vectors). */
   public List<IOException> abort(List<CommitMessage> messages) {
-    // Never delete what the latest snapshot references: a retried or restored commit that had
-    // in fact landed must not lose its files when it then fails (for example on a conflict with
-    // itself). Data files and deletion-vector files are checked.
-    Set<String> live = new HashSet<>();
-    Set<String> liveVectors = new HashSet<>();
-    Optional<Snapshot> latest = snapshots.latest();
-    if (latest.isPresent() && !messages.isEmpty()) {
-      Set<BinaryRowData> partitions = new HashSet<>();
-      for (CommitMessage m : messages) {
-        partitions.add(m.partition());
-      }
-      for (ManifestEntry e :
-          store
-              .newScan()
-              .withPartitionFilter(PartitionPredicates.in(store.partitionType(), partitions))
-              .plan(latest.get())) {
-        live.add(e.file().fileName());
-      }
-      if (latest.get().indexManifest() != null) {
-        try {
-          for (IndexManifest.Entry e :
-              new IndexManifest(store.fileIO(), store.paths()).read(latest.get().indexManifest())) {
-            liveVectors.add(e.deletionFile().dvFile());
-          }
-        } catch (IOException e) {
-          return List.of(new IOException("Cannot read the index manifest; nothing was deleted", e));
-        }
-      }
-    }
-    List<Path> paths = new ArrayList<>();
-    Set<String> dvFiles = new LinkedHashSet<>();
-    for (CommitMessage m : messages) {
-      for (DeletionFile d : m.deletionFiles()) {
-        if (!liveVectors.contains(d.dvFile()) && dvFiles.add(d.dvFile())) {
-          paths.add(store.paths().index(d.dvFile()));
-        }
-      }
-      for (DataFileMeta f : m.newFiles()) {
-        if (!live.contains(f.fileName())) {
-          paths.add(store.dataFilePath(m.partition(), m.bucket(), f.fileName()));
-        }
-      }
-      for (DataFileMeta f : m.compactAfter()) {
-        if (!live.contains(f.fileName())) {
-          paths.add(store.dataFilePath(m.partition(), m.bucket(), f.fileName()));
-        }
-      }
-    }
-    return store.fileIO().deleteAll(paths);
+    return cleanup.abort(messages);
   }
 
   /**
@@ -741,44 +407,12 @@ public final class FileStoreCommit {
    * ones.
    */
   public void checkOutputsExist(List<CommitMessage> messages) {
-    List<String> missing = missingOutputs(messages);
+    List<String> missing = cleanup.missingOutputs(messages);
     if (!missing.isEmpty()) {
       throw new IllegalStateException(
           "Refusing to commit: files to add are missing (deleted by an earlier abort?): "
               + missing);
     }
-  }
-
-  /**
-   * The files the messages add (new files, compaction outputs, deletion-vector files) that do not
-   * exist.
-   */
-  private List<String> missingOutputs(List<CommitMessage> messages) {
-    List<String> missing = new ArrayList<>();
-    Set<String> vectorFiles = new HashSet<>();
-    try {
-      for (CommitMessage m : messages) {
-        for (DeletionFile d : m.deletionFiles()) {
-          if (vectorFiles.add(d.dvFile())
-              && !store.fileIO().exists(store.paths().index(d.dvFile()))) {
-            missing.add(d.dvFile());
-          }
-        }
-        for (DataFileMeta f : m.newFiles()) {
-          if (!store.fileIO().exists(store.dataFilePath(m.partition(), m.bucket(), f.fileName()))) {
-            missing.add(f.fileName());
-          }
-        }
-        for (DataFileMeta f : m.compactAfter()) {
-          if (!store.fileIO().exists(store.dataFilePath(m.partition(), m.bucket(), f.fileName()))) {
-            missing.add(f.fileName());
-          }
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot check the files to commit", e);
-    }
-    return missing;
   }
 
   /** The id of the latest snapshot, if any. */

@@ -13,6 +13,7 @@ import io.sediment.manifest.FileStore;
 import io.sediment.table.DataFileFactory;
 import io.sediment.table.RollingFileWriter;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -118,13 +119,11 @@ final class AppendCompactRewriter implements CompactRewriter {
         new RollingFileWriter(
             store.fileIO(),
             () -> {
-              org.apache.flink.core.fs.Path path =
-                  store.dataFilePath(task.partition(), task.bucket(), files.newFileName());
+              Path path = store.dataFilePath(task.partition(), task.bucket(), files.newFileName());
               try {
                 observer.beforeCreate(path);
               } catch (IOException e) {
-                throw new java.io.UncheckedIOException(
-                    "Could not record compaction output " + path, e);
+                throw new UncheckedIOException("Could not record compaction output " + path, e);
               }
               return path;
             },
@@ -188,7 +187,12 @@ final class AppendCompactRewriter implements CompactRewriter {
     }
     CommitMessage message =
         CommitMessage.compact(
-            task.partition(), task.bucket(), task.totalBuckets(), task.inputs(), after);
+            task.partition(),
+            task.bucket(),
+            task.totalBuckets(),
+            task.inputs(),
+            after,
+            task.baseSnapshotId());
     return new CompactTaskResult(
         task,
         message,

@@ -1,19 +1,23 @@
 package io.sediment.compact;
 
+import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.predicate.Predicate;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.flink.table.data.binary.BinaryRowData;
 
 /**
  * Plans compaction of one table: reads the live files of a snapshot (with a partition filter),
  * groups them per partition and bucket, and asks the table kind's strategy which files of each
- * bucket to rewrite. Files in {@code excluded} (held by unfinished tasks) are never planned.
+ * bucket to rewrite. Files in {@code excluded} (held by unfinished tasks) are never planned. Every
+ * task carries the id of the snapshot it was planned from.
  */
 public final class CompactPlanner {
 
@@ -52,11 +56,11 @@ public final class CompactPlanner {
   /** The live files of one bucket, in the order they were added. */
   public record Bucket(
       String table,
-      org.apache.flink.table.data.binary.BinaryRowData partition,
+      BinaryRowData partition,
       String partitionPath,
       int bucket,
       int totalBuckets,
-      List<io.sediment.manifest.DataFileMeta> files) {}
+      List<DataFileMeta> files) {}
 
   /**
    * Plans tasks for the snapshot. {@code partitionFilter} is on the partition row type (null for
@@ -76,10 +80,9 @@ public final class CompactPlanner {
 
   /** {@link #plan} with the number of eligible files left out of the plan. */
   public Plan planWithBacklog(Snapshot snapshot, Predicate partitionFilter, Set<String> excluded) {
-    Map<ManifestEntry.Identifier, List<io.sediment.manifest.DataFileMeta>> files =
-        new LinkedHashMap<>();
+    Map<ManifestEntry.Identifier, List<DataFileMeta>> files = new LinkedHashMap<>();
     Map<ManifestEntry.Identifier, ManifestEntry> first = new LinkedHashMap<>();
-    Set<ManifestEntry.Identifier> blocked = new java.util.HashSet<>();
+    Set<ManifestEntry.Identifier> blocked = new HashSet<>();
     for (ManifestEntry e : store.newScan().withPartitionFilter(partitionFilter).plan(snapshot)) {
       ManifestEntry.Identifier key = new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, "");
       if (excluded.contains(e.file().fileName())) {
@@ -93,8 +96,7 @@ public final class CompactPlanner {
     }
     List<CompactTask> tasks = new ArrayList<>();
     long waiting = 0;
-    for (Map.Entry<ManifestEntry.Identifier, List<io.sediment.manifest.DataFileMeta>> g :
-        files.entrySet()) {
+    for (Map.Entry<ManifestEntry.Identifier, List<DataFileMeta>> g : files.entrySet()) {
       if (blocked.contains(g.getKey())) {
         continue;
       }
@@ -107,7 +109,10 @@ public final class CompactPlanner {
               e.bucket(),
               e.totalBuckets(),
               g.getValue());
-      List<CompactTask> planned = strategy.plan(bucket);
+      List<CompactTask> planned = new ArrayList<>();
+      for (CompactTask t : strategy.plan(bucket)) {
+        planned.add(t.withBaseSnapshotId(snapshot.id()));
+      }
       tasks.addAll(planned);
       waiting += strategy.waitingFiles(bucket, planned);
     }

@@ -1,17 +1,23 @@
 package io.sediment.compact;
 
+import io.sediment.data.BinaryRows;
 import io.sediment.manifest.DataFileMeta;
 import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.Serializable;
 import java.util.List;
+import java.util.OptionalLong;
 import org.apache.flink.table.data.binary.BinaryRowData;
 
 /**
  * One unit of compaction work, self-contained and serializable: which table, partition and bucket,
  * which input files (in the order their rows are to be read), the level the output goes to, and the
- * kind of rewrite. Produced by a {@link CompactPlanner}, run by a {@link CompactRewriter}.
+ * kind of rewrite, and the id of the snapshot it was planned from (its base). Produced by a {@link
+ * CompactPlanner}, run by a {@link CompactRewriter}.
+ *
+ * <p>Serialized form: Java serialization with {@code serialVersionUID} 1. Version 1 had no base
+ * snapshot id; such a task reads back with the base unknown.
  */
 public final class CompactTask implements Serializable {
 
@@ -35,6 +41,10 @@ public final class CompactTask implements Serializable {
   private final Kind kind;
   private final boolean dropDeletes;
 
+  /** Null: unknown (planned without a snapshot, or a task of serialized version 1). */
+  private final Long baseSnapshotId;
+
+  /** A task whose base snapshot is not known (yet): see {@link #withBaseSnapshotId}. */
   public CompactTask(
       String table,
       BinaryRowData partition,
@@ -45,6 +55,30 @@ public final class CompactTask implements Serializable {
       int outputLevel,
       Kind kind,
       boolean dropDeletes) {
+    this(
+        table,
+        partition,
+        partitionPath,
+        bucket,
+        totalBuckets,
+        inputs,
+        outputLevel,
+        kind,
+        dropDeletes,
+        OptionalLong.empty());
+  }
+
+  public CompactTask(
+      String table,
+      BinaryRowData partition,
+      String partitionPath,
+      int bucket,
+      int totalBuckets,
+      List<DataFileMeta> inputs,
+      int outputLevel,
+      Kind kind,
+      boolean dropDeletes,
+      OptionalLong baseSnapshotId) {
     this.table = table;
     this.partition = partition;
     this.partitionPath = partitionPath;
@@ -54,6 +88,27 @@ public final class CompactTask implements Serializable {
     this.outputLevel = outputLevel;
     this.kind = kind;
     this.dropDeletes = dropDeletes;
+    this.baseSnapshotId = baseSnapshotId.isPresent() ? baseSnapshotId.getAsLong() : null;
+  }
+
+  /** The same task, planned from snapshot {@code id}. */
+  public CompactTask withBaseSnapshotId(long id) {
+    return new CompactTask(
+        table,
+        partition,
+        partitionPath,
+        bucket,
+        totalBuckets,
+        inputs,
+        outputLevel,
+        kind,
+        dropDeletes,
+        OptionalLong.of(id));
+  }
+
+  /** The id of the snapshot the task was planned from; empty when unknown. */
+  public OptionalLong baseSnapshotId() {
+    return baseSnapshotId == null ? OptionalLong.empty() : OptionalLong.of(baseSnapshotId);
   }
 
   /** Full name ({@code db.table}) of the table the task belongs to. */
@@ -113,12 +168,12 @@ public final class CompactTask implements Serializable {
 
   private void writeObject(ObjectOutputStream out) throws IOException {
     out.defaultWriteObject();
-    io.sediment.data.BinaryRows.writeRow(out, partition);
+    BinaryRows.writeRow(out, partition);
   }
 
   private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
     in.defaultReadObject();
-    partition = io.sediment.data.BinaryRows.readRow(in);
+    partition = BinaryRows.readRow(in);
   }
 
   @Override
@@ -136,6 +191,8 @@ public final class CompactTask implements Serializable {
         + inputBytes()
         + ", outputLevel="
         + outputLevel
+        + ", base="
+        + (baseSnapshotId == null ? "unknown" : baseSnapshotId)
         + "}";
   }
 }

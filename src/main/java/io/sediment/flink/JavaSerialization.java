@@ -50,12 +50,20 @@ public final class JavaSerialization {
     return new JavaTypeInfo<>(type);
   }
 
+  /**
+   * The layout version of splits and enumerator state. 1: the first; 2: compaction tasks (and the
+   * commit messages of results) carry the id of their base snapshot. Both are Java serialization of
+   * classes whose {@code serialVersionUID} did not change: a version-1 object reads back with the
+   * fields added since left null (the base snapshot unknown).
+   */
+  static final int VERSION = 2;
+
   /** A versioned serializer (for splits and enumerator state) using Java serialization. */
   static <T extends Serializable> SimpleVersionedSerializer<T> versioned() {
     return new SimpleVersionedSerializer<T>() {
       @Override
       public int getVersion() {
-        return 1;
+        return VERSION;
       }
 
       @Override
@@ -65,6 +73,14 @@ public final class JavaSerialization {
 
       @Override
       public T deserialize(int version, byte[] serialized) throws IOException {
+        if (version < 1 || version > VERSION) {
+          throw new IOException(
+              "Cannot read compaction source state of serializer version "
+                  + version
+                  + ": this Sediment reads versions 1 to "
+                  + VERSION
+                  + " (state written by a newer Sediment?)");
+        }
         return fromBytes(serialized);
       }
     };

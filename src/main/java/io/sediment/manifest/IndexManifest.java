@@ -20,7 +20,9 @@ import org.apache.flink.table.data.binary.BinaryRowData;
  * The deletion vectors of a snapshot: file {@code index/index-manifest-<uuid>} (JSON), named by the
  * snapshot's {@code indexManifest}. It lists, for every data file that has one, its current {@link
  * DeletionFile}. Each commit that changes deletion vectors writes a new index manifest (the
- * previous entries with the changes applied); other commits inherit the previous one.
+ * previous entries with the changes applied); other commits inherit the previous one. Deletions a
+ * commit adds to a file whose vector another commit changed meanwhile are merged (union), never
+ * replaced: see {@code io.sediment.commit.DeletionVectorChanges}.
  */
 public final class IndexManifest {
 
@@ -45,6 +47,20 @@ public final class IndexManifest {
     public String target() {
       return partitionHex + "/" + bucket + "/" + deletionFile.dataFile();
     }
+  }
+
+  /** The {@link Entry#target()} of a data file of a partition and bucket. */
+  public static String target(BinaryRowData partition, int bucket, String dataFile) {
+    return HexFormat.of().formatHex(BinaryRows.toBytes(partition)) + "/" + bucket + "/" + dataFile;
+  }
+
+  /** The entries by {@link Entry#target()}, in their order. */
+  public static Map<String, Entry> byTarget(List<Entry> entries) {
+    Map<String, Entry> out = new LinkedHashMap<>();
+    for (Entry e : entries) {
+      out.put(e.target(), e);
+    }
+    return out;
   }
 
   private final FileIO fileIO;

@@ -59,6 +59,11 @@ public final class DeletionVectors {
     return files;
   }
 
+  /** Reads the bitmap of one deletion file. */
+  public static RoaringBitmap read(FileStore store, DeletionFile file) throws IOException {
+    return read(store, List.of(file)).get(file.dataFile());
+  }
+
   /** Reads the bitmaps of the given deletion files, by data file name (one read per dv file). */
   public static Map<String, RoaringBitmap> read(FileStore store, Iterable<DeletionFile> files)
       throws IOException {

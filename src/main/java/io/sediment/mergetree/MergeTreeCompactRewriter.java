@@ -17,12 +17,14 @@ import io.sediment.schema.TableOptions;
 import io.sediment.table.DataFileFactory;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
@@ -55,12 +57,16 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
     MergeTreeStrategies.checkCompactable(store);
     boolean dv = store.options().get(TableOptions.DELETION_VECTORS_ENABLED);
     // Deletion-vector tables: the current vectors of the bucket, and the files not compacted
-    // here (older levels), whose older versions of the merged keys get marked deleted.
+    // here (older levels), whose older versions of the merged keys get marked deleted. They are
+    // read from the latest snapshot, which becomes the base the commit validates against: a
+    // vector that changes after it makes the commit conflict or merge (FileStoreCommit).
     Map<String, RoaringBitmap> vectors = new HashMap<>();
     Map<String, DeletionFile> vectorFiles = new HashMap<>();
     List<SortedRun> others = new ArrayList<>();
+    OptionalLong base = task.baseSnapshotId();
     if (dv) {
       Optional<Snapshot> latest = store.snapshotManager().latest();
+      base = OptionalLong.of(latest.map(Snapshot::id).orElse(0L));
       if (latest.isPresent()) {
         vectorFiles =
             new IndexManifest(store.fileIO(), store.paths())
@@ -82,7 +88,7 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
         }
         // Oldest first: the highest level first.
         others = new ArrayList<>(SortedRun.of(rest, layout.keyRowComparator()));
-        java.util.Collections.reverse(others);
+        Collections.reverse(others);
       }
     }
     // the runs open their first files before the first output file is created (the merge
@@ -208,7 +214,8 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
             List.of(),
             task.inputs(),
             after,
-            newVectors);
+            newVectors,
+            base);
     return new CompactTaskResult(
         task,
         message,

@@ -8,6 +8,7 @@ import io.sediment.compact.CompactTask;
 import io.sediment.compact.CompactTaskResult;
 import io.sediment.data.PartitionComputer;
 import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.DeletionFile;
 import io.sediment.manifest.FileSource;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.ManifestEntry;
@@ -23,11 +24,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.types.RowKind;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -222,8 +226,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
         boolean present = !row.isNullAt(c);
         reuse.setField(
             c,
-            schema.rowType().getTypeAt(c).getTypeRoot()
-                    == org.apache.flink.table.types.logical.LogicalTypeRoot.INTEGER
+            schema.rowType().getTypeAt(c).getTypeRoot() == LogicalTypeRoot.INTEGER
                 ? (Object) (present ? 1 : 0)
                 : (Object) (present ? 1L : 0L));
       }
@@ -324,14 +327,33 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       }
     }
 
+    /**
+     * The bucket's changes since the last drain. Its base is the oldest base of the compactions in
+     * it (unknown if any is unknown): the commit validates deletion vectors against it.
+     */
     CommitMessage drain() {
-      List<io.sediment.manifest.DeletionFile> dvs = new ArrayList<>();
+      List<DeletionFile> dvs = new ArrayList<>();
+      OptionalLong base = OptionalLong.empty();
+      boolean baseKnown = true;
       for (CommitMessage m : extra) {
         dvs.addAll(m.deletionFiles());
+        OptionalLong b = m.baseSnapshotId();
+        if (b.isEmpty()) {
+          baseKnown = false;
+        } else if (base.isEmpty() || b.getAsLong() < base.getAsLong()) {
+          base = b;
+        }
       }
       CommitMessage m =
           new CommitMessage(
-              partition, bucket, numBuckets, newFiles, compactBefore, compactAfter, dvs);
+              partition,
+              bucket,
+              numBuckets,
+              newFiles,
+              compactBefore,
+              compactAfter,
+              dvs,
+              baseKnown ? base : OptionalLong.empty());
       newFiles.clear();
       compactBefore.clear();
       compactAfter.clear();
@@ -340,7 +362,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     }
 
     void abort() {
-      List<org.apache.flink.core.fs.Path> paths = new ArrayList<>();
+      List<Path> paths = new ArrayList<>();
       for (DataFileMeta f : newFiles) {
         paths.add(store.dataFilePath(partition, bucket, f.fileName()));
       }

@@ -1,0 +1,157 @@
+package io.sediment.commit;
+
+import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.DeletionFile;
+import io.sediment.manifest.FileStore;
+import io.sediment.manifest.IndexManifest;
+import io.sediment.manifest.ManifestEntry;
+import io.sediment.manifest.Snapshot;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes what commit messages wrote when it is not (or no longer) to be committed: an aborted
+ * commit's files, a dropped compaction's outputs, deletion-vector files a published commit replaced
+ * by merged ones; and tells which of the files messages add are missing. Never deletes a file the
+ * latest snapshot references.
+ */
+final class CommitCleanup {
+
+  private static final Logger LOG = LoggerFactory.getLogger(CommitCleanup.class);
+
+  private final FileStore store;
+  private final IndexManifest indexManifest;
+
+  CommitCleanup(FileStore store) {
+    this.store = store;
+    this.indexManifest = new IndexManifest(store.fileIO(), store.paths());
+  }
+
+  /** Deletes every file the messages added (new files, compaction outputs, deletion vectors). */
+  List<IOException> abort(List<CommitMessage> messages) {
+    // Never delete what the latest snapshot references: a retried or restored commit that had
+    // in fact landed must not lose its files when it then fails (for example on a conflict with
+    // itself). Data files and deletion-vector files are checked.
+    Set<String> live = new HashSet<>();
+    Set<String> liveVectors = new HashSet<>();
+    Optional<Snapshot> latest = store.snapshotManager().latest();
+    if (latest.isPresent() && !messages.isEmpty()) {
+      Set<BinaryRowData> partitions = new HashSet<>();
+      for (CommitMessage m : messages) {
+        partitions.add(m.partition());
+      }
+      for (ManifestEntry e :
+          store
+              .newScan()
+              .withPartitionFilter(PartitionPredicates.in(store.partitionType(), partitions))
+              .plan(latest.get())) {
+        live.add(e.file().fileName());
+      }
+      try {
+        for (IndexManifest.Entry e : indexManifest.read(latest.get().indexManifest())) {
+          liveVectors.add(e.deletionFile().dvFile());
+        }
+      } catch (IOException e) {
+        return List.of(new IOException("Cannot read the index manifest; nothing was deleted", e));
+      }
+    }
+    List<Path> paths = new ArrayList<>();
+    Set<String> dvFiles = new LinkedHashSet<>();
+    for (CommitMessage m : messages) {
+      for (DeletionFile d : m.deletionFiles()) {
+        if (!liveVectors.contains(d.dvFile()) && dvFiles.add(d.dvFile())) {
+          paths.add(store.paths().index(d.dvFile()));
+        }
+      }
+      for (DataFileMeta f : m.newFiles()) {
+        if (!live.contains(f.fileName())) {
+          paths.add(store.dataFilePath(m.partition(), m.bucket(), f.fileName()));
+        }
+      }
+      for (DataFileMeta f : m.compactAfter()) {
+        if (!live.contains(f.fileName())) {
+          paths.add(store.dataFilePath(m.partition(), m.bucket(), f.fileName()));
+        }
+      }
+    }
+    return store.fileIO().deleteAll(paths);
+  }
+
+  /** Deletes a dropped compaction's outputs, logging what cannot be deleted. */
+  void drop(List<CommitMessage> compactOnly) {
+    for (IOException x : abort(compactOnly)) {
+      LOG.warn("Could not delete a dropped compaction output: {}", x.toString());
+    }
+  }
+
+  /**
+   * After a commit published {@code published} (the snapshot's vectors, null when it wrote no new
+   * index manifest): deletes the messages' deletion-vector files that no vector of the snapshot
+   * points into, because the commit merged them into new ones. No snapshot ever referenced them.
+   */
+  void deleteReplacedVectors(List<CommitMessage> messages, List<IndexManifest.Entry> published) {
+    if (published == null) {
+      return;
+    }
+    Set<String> referenced = new HashSet<>();
+    for (IndexManifest.Entry e : published) {
+      referenced.add(e.deletionFile().dvFile());
+    }
+    Set<String> replaced = new LinkedHashSet<>();
+    for (CommitMessage m : messages) {
+      for (DeletionFile d : m.deletionFiles()) {
+        if (!referenced.contains(d.dvFile())) {
+          replaced.add(d.dvFile());
+        }
+      }
+    }
+    for (String name : replaced) {
+      IOException e = store.fileIO().deleteQuietly(store.paths().index(name));
+      if (e != null) {
+        LOG.warn("Could not delete the replaced deletion-vector file {}: {}", name, e.toString());
+      }
+    }
+  }
+
+  /**
+   * The files the messages add (new files, compaction outputs, deletion-vector files) that do not
+   * exist.
+   */
+  List<String> missingOutputs(List<CommitMessage> messages) {
+    List<String> missing = new ArrayList<>();
+    Set<String> vectorFiles = new HashSet<>();
+    try {
+      for (CommitMessage m : messages) {
+        for (DeletionFile d : m.deletionFiles()) {
+          if (vectorFiles.add(d.dvFile())
+              && !store.fileIO().exists(store.paths().index(d.dvFile()))) {
+            missing.add(d.dvFile());
+          }
+        }
+        for (DataFileMeta f : m.newFiles()) {
+          if (!store.fileIO().exists(store.dataFilePath(m.partition(), m.bucket(), f.fileName()))) {
+            missing.add(f.fileName());
+          }
+        }
+        for (DataFileMeta f : m.compactAfter()) {
+          if (!store.fileIO().exists(store.dataFilePath(m.partition(), m.bucket(), f.fileName()))) {
+            missing.add(f.fileName());
+          }
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot check the files to commit", e);
+    }
+    return missing;
+  }
+}

@@ -1,0 +1,118 @@
+package io.sediment.commit;
+
+import io.sediment.manifest.Snapshot;
+import io.sediment.manifest.SnapshotManager;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The race for the next snapshot id, shared by every kind of commit: each attempt builds a snapshot
+ * on top of the latest one and publishes it with an exclusive create; an attempt that loses is
+ * cleaned up, and after a short randomized back-off (so that committers that collided do not
+ * collide again in lock step) the next attempt builds on top of the winner. Gives up after {@code
+ * commit.max-retries} lost races.
+ */
+final class CommitRetryLoop {
+
+  private static final Logger LOG = LoggerFactory.getLogger(CommitRetryLoop.class);
+
+  /** Upper bound of the first back-off; doubles per lost race up to {@link #MAX_BACKOFF_MILLIS}. */
+  static final long FIRST_BACKOFF_MILLIS = 2;
+
+  static final long MAX_BACKOFF_MILLIS = 200;
+
+  /** Builds one attempt on top of the latest snapshot; null when there is nothing to commit. */
+  @FunctionalInterface
+  interface AttemptBuilder {
+    SnapshotAttempt build(Optional<Snapshot> latest) throws IOException;
+  }
+
+  private final SnapshotManager snapshots;
+  private final int maxRetries;
+
+  CommitRetryLoop(SnapshotManager snapshots, int maxRetries) {
+    this.snapshots = snapshots;
+    this.maxRetries = maxRetries;
+  }
+
+  /**
+   * Runs attempts until one publishes its snapshot; returns it, or empty when an attempt found
+   * nothing to commit. Errors of an attempt (a conflict, an I/O error) end the loop; the attempt's
+   * files are cleaned up unless the outcome is unknown ({@link CommitOutcomeUnknownException}).
+   */
+  Optional<SnapshotAttempt> run(String what, AttemptBuilder builder) throws IOException {
+    for (int attempt = 0; ; attempt++) {
+      SnapshotAttempt a = builder.build(snapshots.latestForCommit());
+      if (a == null) {
+        return Optional.empty();
+      }
+      if (publish(a)) {
+        return Optional.of(a);
+      }
+      a.cleanup();
+      if (attempt >= maxRetries) {
+        throw new IllegalStateException(
+            "Gave up committing "
+                + what
+                + " after "
+                + (attempt + 1)
+                + " attempts: other committers kept taking the next snapshot id");
+      }
+      LOG.debug("Lost the race for snapshot {}; retrying", a.snapshot().id());
+      backOff(attempt);
+    }
+  }
+
+  /** Sleeps a random time up to a bound that doubles with each lost race, capped. */
+  private static void backOff(int attempt) throws InterruptedIOException {
+    long bound = Math.min(MAX_BACKOFF_MILLIS, FIRST_BACKOFF_MILLIS << Math.min(attempt, 16));
+    try {
+      TimeUnit.MILLISECONDS.sleep(ThreadLocalRandom.current().nextLong(bound + 1));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException(
+          "Interrupted while waiting to retry a commit; nothing was committed");
+    }
+  }
+
+  /**
+   * Publishes an attempt's snapshot. When publishing throws, the snapshot may still have been
+   * created (a rename that succeeded before its reply was lost): if the snapshot with that id is
+   * ours the commit landed; if it is absent or another's, the attempt is cleaned up and the error
+   * thrown; if that cannot be told, nothing is cleaned up and {@link CommitOutcomeUnknownException}
+   * is thrown.
+   */
+  private boolean publish(SnapshotAttempt a) throws IOException {
+    Snapshot s = a.snapshot();
+    try {
+      return snapshots.tryCommit(s);
+    } catch (IOException | RuntimeException e) {
+      Boolean ours;
+      try {
+        ours =
+            snapshots.exists(s.id())
+                && snapshots.snapshot(s.id()).baseManifestList().equals(s.baseManifestList());
+      } catch (RuntimeException check) {
+        e.addSuppressed(check);
+        ours = null;
+      }
+      if (ours == null) {
+        throw new CommitOutcomeUnknownException(
+            "Could not tell whether snapshot " + s.id() + " was published", e);
+      }
+      if (ours) {
+        LOG.warn(
+            "Publishing snapshot {} reported an error but it landed: {}", s.id(), e.toString());
+        snapshots.writeHints(s);
+        return true;
+      }
+      a.cleanup();
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,175 @@
+package io.sediment.commit;
+
+import io.sediment.manifest.CommitKind;
+import io.sediment.manifest.FileKind;
+import io.sediment.manifest.FileStore;
+import io.sediment.manifest.IndexManifest;
+import io.sediment.manifest.ManifestEntry;
+import io.sediment.manifest.ManifestFile;
+import io.sediment.manifest.ManifestFileMeta;
+import io.sediment.manifest.ManifestList;
+import io.sediment.manifest.ManifestMerger;
+import io.sediment.manifest.Snapshot;
+import io.sediment.schema.TableOptions;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Builds the snapshot of one commit attempt on top of the latest snapshot: the index manifest (the
+ * latest deletion vectors with the commit's changes, see {@link DeletionVectorChanges}), the base
+ * manifest list (the latest manifests, merged when small ones pile up), the delta manifest list,
+ * and the record and file counts. On failure it deletes what it wrote.
+ */
+final class SnapshotAssembler {
+
+  private final FileStore store;
+  private final String commitUser;
+  private final ManifestFile manifestFile;
+  private final ManifestList manifestList;
+  private final IndexManifest indexManifest;
+  private final DeletionVectorChanges vectorChanges;
+
+  SnapshotAssembler(FileStore store, String commitUser) {
+    this.store = store;
+    this.commitUser = commitUser;
+    this.manifestFile = store.manifestFile();
+    this.manifestList = store.manifestList();
+    this.indexManifest = new IndexManifest(store.fileIO(), store.paths());
+    this.vectorChanges = new DeletionVectorChanges(store);
+  }
+
+  /**
+   * Assembles an attempt. {@code delta} holds the manifests of {@code changes}; when {@code
+   * ownsDelta} they were written for this attempt only and its cleanup deletes them too. {@code
+   * vectorMessages} are the messages whose deletion vectors the commit adds.
+   */
+  SnapshotAttempt prepare(
+      Optional<Snapshot> latest,
+      List<ManifestFileMeta> delta,
+      boolean ownsDelta,
+      List<ManifestEntry> changes,
+      List<CommitMessage> vectorMessages,
+      SnapshotVectors vectors,
+      CommitKind kind,
+      long identifier)
+      throws IOException {
+    String index = latest.map(Snapshot::indexManifest).orElse(null);
+    String newIndex = null;
+    String mergedVectorFile = null;
+    List<IndexManifest.Entry> newVectors = null;
+    List<ManifestFileMeta> mergedManifests = List.of();
+    String baseList = null;
+    String deltaList = null;
+    try {
+      boolean addsVectors = vectorMessages.stream().anyMatch(m -> !m.deletionFiles().isEmpty());
+      boolean dropsFiles = changes.stream().anyMatch(e -> e.kind() == FileKind.DELETE);
+      if (addsVectors || (index != null && dropsFiles)) {
+        DeletionVectorChanges.Result r =
+            vectorChanges.apply(
+                vectors.of(latest), removedTargets(changes), vectorMessages, vectors);
+        mergedVectorFile = r.mergedFile();
+        if (r.changed()) {
+          newIndex = r.entries().isEmpty() ? null : indexManifest.write(r.entries());
+          newVectors = r.entries();
+          index = newIndex;
+        }
+      }
+      List<ManifestFileMeta> base = new ArrayList<>();
+      long totalRecords = 0;
+      long totalFiles = 0;
+      if (latest.isPresent()) {
+        base.addAll(manifestList.read(latest.get().baseManifestList()));
+        base.addAll(manifestList.read(latest.get().deltaManifestList()));
+        totalRecords = latest.get().totalRecordCount();
+        totalFiles = latest.get().totalFileCount();
+      }
+      ManifestMerger.Result merged =
+          new ManifestMerger(
+                  manifestFile,
+                  store.options().get(TableOptions.MANIFEST_TARGET_FILE_SIZE).getBytes(),
+                  store.options().get(TableOptions.MANIFEST_MERGE_MIN_COUNT))
+              .maybeMerge(base);
+      mergedManifests = merged.written();
+      long deltaRecords = 0;
+      for (ManifestEntry e : changes) {
+        long rows = e.file().rowCount() - e.file().deleteRowCount();
+        if (e.kind() == FileKind.ADD) {
+          deltaRecords += rows;
+          totalFiles++;
+        } else {
+          deltaRecords -= rows;
+          totalFiles--;
+        }
+      }
+      baseList = manifestList.write(merged.manifests());
+      deltaList = manifestList.write(delta);
+      long id = latest.map(s -> s.id() + 1).orElse(1L);
+      Snapshot snapshot =
+          new Snapshot(
+              Snapshot.CURRENT_VERSION,
+              id,
+              store.schema().id(),
+              baseList,
+              deltaList,
+              index,
+              commitUser,
+              identifier,
+              kind,
+              System.currentTimeMillis(),
+              totalRecords + deltaRecords,
+              deltaRecords,
+              totalFiles);
+      Runnable cleanup =
+          cleanup(
+              baseList,
+              deltaList,
+              mergedManifests,
+              ownsDelta ? delta : List.of(),
+              newIndex,
+              mergedVectorFile);
+      return new SnapshotAttempt(snapshot, newVectors, cleanup);
+    } catch (IOException | RuntimeException e) {
+      // Not the delta: the caller owns it until an attempt is made.
+      cleanup(baseList, deltaList, mergedManifests, List.of(), newIndex, mergedVectorFile).run();
+      throw e;
+    }
+  }
+
+  /** The targets of the data files the changes delete: their vectors go with them. */
+  private static Set<String> removedTargets(List<ManifestEntry> changes) {
+    Set<String> removed = new HashSet<>();
+    for (ManifestEntry e : changes) {
+      if (e.kind() == FileKind.DELETE) {
+        removed.add(IndexManifest.target(e.partition(), e.bucket(), e.file().fileName()));
+      }
+    }
+    return removed;
+  }
+
+  private Runnable cleanup(
+      String baseList,
+      String deltaList,
+      List<ManifestFileMeta> mergedManifests,
+      List<ManifestFileMeta> delta,
+      String newIndex,
+      String mergedVectorFile) {
+    return () -> {
+      if (baseList != null) {
+        manifestList.delete(baseList);
+      }
+      if (deltaList != null) {
+        manifestList.delete(deltaList);
+      }
+      manifestFile.delete(mergedManifests);
+      manifestFile.delete(delta);
+      indexManifest.delete(newIndex);
+      if (mergedVectorFile != null) {
+        store.fileIO().deleteQuietly(store.paths().index(mergedVectorFile));
+      }
+    };
+  }
+}
