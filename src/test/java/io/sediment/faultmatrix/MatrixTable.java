@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.types.RowKind;
@@ -42,15 +43,26 @@ final class MatrixTable {
 
   /** Creates the table under {@code dir} (warehouse {@code dir/wh}, local cache {@code dir/cache}). */
   static MatrixTable create(TableKind kind, Path dir) {
+    return create(kind, dir, Map.of());
+  }
+
+  /** The same, with extra table options. */
+  static MatrixTable create(TableKind kind, Path dir, Map<String, String> options) {
     Path warehouse = dir.resolve("wh");
     FileSystemCatalog catalog = catalog(warehouse);
-    catalog.createTable(new Identifier("db", "t"), kind.schema(dir.resolve("cache")), false);
+    catalog.createTable(
+        new Identifier("db", "t"), kind.schema(dir.resolve("cache"), options), false);
     return new MatrixTable(kind, warehouse, new Model());
   }
 
   /** Creates the table and commits {@code batches} batches ({@link #batch}). */
   static MatrixTable withBatches(TableKind kind, Path dir, int batches) {
-    MatrixTable t = create(kind, dir);
+    return withBatches(kind, dir, batches, Map.of());
+  }
+
+  static MatrixTable withBatches(
+      TableKind kind, Path dir, int batches, Map<String, String> options) {
+    MatrixTable t = create(kind, dir, options);
     for (int i = 0; i < batches; i++) {
       t.write(i);
     }

@@ -27,6 +27,10 @@ enum TableKind {
   }
 
   Schema schema(Path localCache) {
+    return schema(localCache, Map.of());
+  }
+
+  Schema schema(Path localCache, Map<String, String> options) {
     Schema.Builder b =
         Schema.newBuilder()
             .column("id", DataTypes.BIGINT().notNull())
@@ -41,6 +45,7 @@ enum TableKind {
           .option("local-cache.enabled", "true")
           .option("local-cache.dir", localCache.toString());
     }
+    options.forEach(b::option);
     return b.build();
   }
 
