@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -28,6 +29,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * with the rows unchanged, or be rejected whole (its outputs deleted, nothing else changed); the
  * other party's work is never lost.
  */
+@ExtendWith(NamedFailures.class)
 class ConcurrentCommitterMatrixTest {
 
   @TempDir Path dir;
@@ -56,7 +58,7 @@ class ConcurrentCommitterMatrixTest {
     }
   }
 
-  @ParameterizedTest
+  @ParameterizedTest(name = "{0}")
   @EnumSource(TableKind.class)
   void twoCompactors(TableKind kind) throws Exception {
     MatrixTable t = table(kind);
@@ -72,7 +74,7 @@ class ConcurrentCommitterMatrixTest {
     Invariants.check(t);
   }
 
-  @ParameterizedTest
+  @ParameterizedTest(name = "{0}")
   @EnumSource(TableKind.class)
   void compactorAndWriter(TableKind kind) {
     MatrixTable t = table(kind);
@@ -83,7 +85,7 @@ class ConcurrentCommitterMatrixTest {
   }
 
   /** Two writers each add deletions to the same live file; neither set may be lost. */
-  @ParameterizedTest
+  @ParameterizedTest(name = "{0}")
   @EnumSource(TableKind.class)
   void twoWritersAddDeletionsToTheSameFile(TableKind kind) throws Exception {
     MatrixTable t = table(kind);
@@ -108,7 +110,7 @@ class ConcurrentCommitterMatrixTest {
     t.model.apply(changes); // a writer's rows always land (appends never conflict)
   }
 
-  @ParameterizedTest
+  @ParameterizedTest(name = "{0}")
   @EnumSource(TableKind.class)
   void compactorAndExpire(TableKind kind) {
     MatrixTable t = table(kind);
@@ -120,7 +122,7 @@ class ConcurrentCommitterMatrixTest {
   }
 
   /** remove_orphan_files with its default age: an old stray file goes, fresh outputs stay. */
-  @ParameterizedTest
+  @ParameterizedTest(name = "{0}")
   @EnumSource(TableKind.class)
   void compactorAndRemoveOrphanFilesByAge(TableKind kind) throws Exception {
     MatrixTable t = table(kind);
@@ -138,7 +140,7 @@ class ConcurrentCommitterMatrixTest {
    * remove_orphan_files with no age limit while a compaction job's outputs are in flight: files a
    * live marker protects, and the markers, stay; the compaction then commits.
    */
-  @ParameterizedTest
+  @ParameterizedTest(name = "{0}")
   @EnumSource(TableKind.class)
   void compactorAndRemoveOrphanFilesProtectedByMarkers(TableKind kind) throws Exception {
     MatrixTable t = table(kind);

@@ -22,6 +22,7 @@ import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -32,6 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Corrupt input: a compaction that meets it fails naming the file and commits nothing (snapshot
  * ids and files as before); reads of what is not corrupt are unaffected.
  */
+@ExtendWith(NamedFailures.class)
 class CorruptInputMatrixTest {
 
   @TempDir Path dir;
@@ -91,7 +93,7 @@ class CorruptInputMatrixTest {
         .containsExactlyInAnyOrderElementsOf(modelOfPartition(t, "b"));
   }
 
-  @ParameterizedTest
+  @ParameterizedTest(name = "{0}")
   @EnumSource(TableKind.class)
   void corruptManifestFailsTheCompactionNamingIt(TableKind kind) throws Exception {
     MatrixTable t = MatrixTable.withBatches(kind, dir, 3);

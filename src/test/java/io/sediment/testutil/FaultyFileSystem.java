@@ -43,6 +43,8 @@ public final class FaultyFileSystem extends FileSystem {
   private static volatile Predicate<String> failCreate = p -> false;
   public static final AtomicInteger DELETE_FAILURES = new AtomicInteger();
   private static volatile OperationPlan plan;
+  private static volatile Predicate<String> crashAfterRename = p -> false;
+  private static volatile java.util.concurrent.atomic.AtomicBoolean crashedAfterRename;
 
   private final LocalFileSystem local = new LocalFileSystem();
 
@@ -82,6 +84,20 @@ public final class FaultyFileSystem extends FileSystem {
     failDelete = p -> false;
     DELETE_FAILURES.set(0);
     plan = null;
+    crashAfterRename = p -> false;
+    crashedAfterRename = null;
+  }
+
+  /**
+   * The first rename to a matching target happens, then the caller dies with a {@link Crash} (an
+   * Error that cleanup and retry code lets through), once; {@code fired} is set then. Unlike a
+   * planned crash, later calls work: it is the caller that died (a job that fails over), not the
+   * machine.
+   */
+  public static void crashAfterRenameOnce(
+      Predicate<String> targetMatcher, java.util.concurrent.atomic.AtomicBoolean fired) {
+    crashedAfterRename = fired;
+    crashAfterRename = targetMatcher;
   }
 
   /**
@@ -372,6 +388,13 @@ public final class FaultyFileSystem extends FileSystem {
     checkAlive(src);
     operation(OpKind.RENAME, dst);
     boolean renamed = local.rename(toLocal(src), toLocal(dst));
+    java.util.concurrent.atomic.AtomicBoolean fired = crashedAfterRename;
+    if (renamed
+        && fired != null
+        && crashAfterRename.test(dst.toString())
+        && fired.compareAndSet(false, true)) {
+      throw new Crash("Injected crash after renaming to " + dst);
+    }
     if (renamed && failAfterRename.test(dst.toString())) {
       throw new IOException("Injected failure after renaming to " + dst);
     }
