@@ -72,7 +72,9 @@ final class Compactions {
     return new Rewritten(tasks, messages);
   }
 
-  /** Commits a rewritten compaction as {@code user}, identifier {@code id}, as the committer does. */
+  /**
+   * Commits a rewritten compaction as {@code user}, identifier {@code id}, as the committer does.
+   */
   static Long commit(MatrixTable t, Rewritten r, String user, long id) {
     return new CompactCommit(t.table().store(), user).commit(r.messages(), id, true);
   }

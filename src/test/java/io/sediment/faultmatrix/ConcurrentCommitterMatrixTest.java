@@ -25,9 +25,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Concurrent committers, interleaved deterministically: a compaction is planned and rewritten, the
- * other party runs to completion, then the compaction commits. The compaction must either land
- * with the rows unchanged, or be rejected whole (its outputs deleted, nothing else changed); the
- * other party's work is never lost.
+ * other party runs to completion, then the compaction commits. The compaction must either land with
+ * the rows unchanged, or be rejected whole (its outputs deleted, nothing else changed); the other
+ * party's work is never lost.
  */
 @ExtendWith(NamedFailures.class)
 class ConcurrentCommitterMatrixTest {
@@ -44,8 +44,8 @@ class ConcurrentCommitterMatrixTest {
   }
 
   /**
-   * Commits {@code a} after the other party ran: either it lands, or it is rejected with a
-   * conflict naming files, and the table is as before the call but for a's own outputs.
+   * Commits {@code a} after the other party ran: either it lands, or it is rejected with a conflict
+   * naming files, and the table is as before the call but for a's own outputs.
    */
   private static void commitLast(MatrixTable t, Compactions.Rewritten a) {
     TableState before = TableState.of(t);
@@ -170,9 +170,7 @@ class ConcurrentCommitterMatrixTest {
         if (a.outputs().contains(p.getFileName().toString())) {
           Path m = dir.resolve("marker-" + p.getFileName());
           Files.writeString(
-              m,
-              FaultyFileSystem.SCHEME + "://" + p.toAbsolutePath(),
-              StandardCharsets.UTF_8);
+              m, FaultyFileSystem.SCHEME + "://" + p.toAbsolutePath(), StandardCharsets.UTF_8);
           markers.add(m);
         }
       }
@@ -183,10 +181,11 @@ class ConcurrentCommitterMatrixTest {
 
   /** A data file no snapshot knows, last modified two days ago. */
   private static Path strayOldDataFile(MatrixTable t) throws Exception {
-    Path live = Invariants.dataAndIndexFiles(t.tableDir()).stream()
-        .filter(p -> p.getFileName().toString().startsWith("data-"))
-        .findFirst()
-        .orElseThrow();
+    Path live =
+        Invariants.dataAndIndexFiles(t.tableDir()).stream()
+            .filter(p -> p.getFileName().toString().startsWith("data-"))
+            .findFirst()
+            .orElseThrow();
     Path stray = live.resolveSibling("data-00000000-0000-0000-0000-stray0000000-0.parquet");
     Files.copy(live, stray);
     Files.setLastModifiedTime(stray, FileTime.from(Instant.now().minus(Duration.ofDays(2))));

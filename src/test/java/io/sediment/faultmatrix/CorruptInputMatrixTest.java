@@ -30,8 +30,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Corrupt input: a compaction that meets it fails naming the file and commits nothing (snapshot
- * ids and files as before); reads of what is not corrupt are unaffected.
+ * Corrupt input: a compaction that meets it fails naming the file and commits nothing (snapshot ids
+ * and files as before); reads of what is not corrupt are unaffected.
  */
 @ExtendWith(NamedFailures.class)
 class CorruptInputMatrixTest {
@@ -99,8 +99,7 @@ class CorruptInputMatrixTest {
     MatrixTable t = MatrixTable.withBatches(kind, dir, 3);
     Table table = t.table();
     Snapshot latest = table.latestSnapshot().orElseThrow();
-    String manifest =
-        table.store().newScan().manifests(latest).get(0).fileName();
+    String manifest = table.store().newScan().manifests(latest).get(0).fileName();
     truncateToHalf(t.tableDir().resolve("manifest").resolve(manifest));
     TableState before = TableState.of(t);
 
@@ -179,6 +178,48 @@ class CorruptInputMatrixTest {
     Invariants.rowsEqualModel(t, t.table());
   }
 
+  /**
+   * A writer's commit landed, its snapshot expired, and its user hint (the only record of it left)
+   * is then damaged: a restored writer committing the same identifier again must not land it twice
+   * (it may refuse, with an error naming the hint).
+   */
+  @ParameterizedTest(name = "{0} {1}")
+  @MethodSource("snapshotCases")
+  void badUserHintNeverRecommitsAnExpiredCommit(TableKind kind, BadSnapshot bad) throws Exception {
+    MatrixTable t = MatrixTable.withBatches(kind, dir, 2);
+    List<Model.Change> changes = t.batch(2);
+    var messages = t.prepare(t.table(), changes, "w");
+    t.table().newStreamWriteBuilder().withCommitUser("w").newCommit().commit(1, messages);
+    t.model.apply(changes);
+    t.write(3); // another user commits on top
+    new io.sediment.maintenance.ExpireSnapshots(t.table()).retainMax(1).execute();
+    Path hint = t.tableDir().resolve("snapshot").resolve("user-w");
+    assertThat(hint).as("expiry recorded the user's last commit").exists();
+    Files.write(hint, badSnapshot(t, bad, t.table().latestSnapshot().orElseThrow().id()));
+    TableState before = TableState.of(t);
+
+    Throwable e =
+        catchThrowable(
+            () ->
+                t.table()
+                    .newStreamWriteBuilder()
+                    .withCommitUser("w")
+                    .newCommit()
+                    .commit(1, messages));
+
+    if (e != null) {
+      assertThat(e).isNotInstanceOf(NullPointerException.class);
+      assertThat(chainMessages(e))
+          .as("a clear refusal: names the hint, or the files it cannot commit")
+          .containsAnyOf("user-w", "missing");
+      Invariants.assertUnchanged(before, TableState.of(t), "recommit with a bad user hint");
+    }
+    assertThat(t.table().snapshotManager().listIds())
+        .as("the restored commit did not land a second time")
+        .isEqualTo(before.snapshotIds());
+    Invariants.rowsEqualModel(t, t.table());
+  }
+
   static Stream<Arguments> snapshotCases() {
     return Stream.of(TableKind.values())
         .flatMap(k -> Stream.of(BadSnapshot.values()).map(b -> Arguments.of(k, b)));
@@ -197,8 +238,7 @@ class CorruptInputMatrixTest {
   }
 
   private static String liveFileOfPartition(Table table, String partition) {
-    for (ManifestEntry e :
-        table.store().newScan().plan(table.latestSnapshot().orElseThrow())) {
+    for (ManifestEntry e : table.store().newScan().plan(table.latestSnapshot().orElseThrow())) {
       if (table.store().partitionPath(e.partition()).equals("p=" + partition)) {
         return e.file().fileName();
       }
@@ -218,7 +258,8 @@ class CorruptInputMatrixTest {
     var rb =
         table
             .newReadBuilder()
-            .withFilter("{\"method\":\"equal\",\"field\":\"p\",\"literals\":[\"" + partition + "\"]}");
+            .withFilter(
+                "{\"method\":\"equal\",\"field\":\"p\",\"literals\":[\"" + partition + "\"]}");
     return TestTables.toStrings(
         table.rowType(), rb.newRead().readAll(rb.newScan().plan().splits()));
   }
@@ -271,5 +312,4 @@ class CorruptInputMatrixTest {
       raf.write(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, 0x7f});
     }
   }
-
 }

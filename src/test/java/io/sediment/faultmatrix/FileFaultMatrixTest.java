@@ -32,9 +32,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Faults at every file operation of the commit, abort, expire and orphan-removal paths, on every
  * table kind: a crash (kill point) between every two operations, a failing delete at every delete,
- * a write failing midway and a full disk at every file written. Each step is run once to number
- * its operations ({@link FaultyFileSystem#recordOperations}); then, for every operation k, a copy
- * of the same table runs the step with the fault at k, the process "restarts" (the table is opened
+ * a write failing midway and a full disk at every file written. Each step is run once to number its
+ * operations ({@link FaultyFileSystem#recordOperations}); then, for every operation k, a copy of
+ * the same table runs the step with the fault at k, the process "restarts" (the table is opened
  * afresh), the step is rerun where its contract says a rerun finishes it, and the invariants are
  * checked.
  */
@@ -114,7 +114,8 @@ class FileFaultMatrixTest {
 
       @Override
       void run(MatrixTable t, Prepared p) {
-        List<IOException> errors = new CompactCommit(t.table().store(), COMPACTOR).abort(p.messages);
+        List<IOException> errors =
+            new CompactCommit(t.table().store(), COMPACTOR).abort(p.messages);
         if (!errors.isEmpty()) {
           UncheckedIOException e = new UncheckedIOException("abort failed", errors.get(0));
           errors.forEach(e::addSuppressed);
@@ -276,7 +277,9 @@ class FileFaultMatrixTest {
     FaultyFileSystem.reset();
     assertThat(fired).as("the fault at operation %s fired", k).isTrue();
     if (fault.kind() == FaultKind.CRASH) {
-      assertThat(error).as("the crash reached the caller").isInstanceOf(FaultyFileSystem.Crash.class);
+      assertThat(error)
+          .as("the crash reached the caller")
+          .isInstanceOf(FaultyFileSystem.Crash.class);
     } else if (error != null) {
       assertThat(error)
           .as("an injected I/O error surfaces as an error, not swallowed into another kind")

@@ -29,8 +29,8 @@ import java.util.stream.Stream;
  *       lost, duplicated or resurrected;
  *   <li>(b) every listed snapshot is readable: its snapshot file, manifests, deletion vectors and
  *       data files;
- *   <li>(c) every data file and every file under {@code index/} is referenced by a listed
- *       snapshot, a live compaction marker ({@code .markers/<user>/marker-*}), or a running task;
+ *   <li>(c) every data file and every file under {@code index/} is referenced by a listed snapshot,
+ *       a live compaction marker ({@code .markers/<user>/marker-*}), or a running task;
  * </ol>
  *
  * and, for a rejected call, (d) {@link #assertUnchanged}: snapshot ids and file listing as before.
@@ -49,7 +49,19 @@ final class Invariants {
     Table table = t.table();
     rowsEqualModel(t, table);
     Set<String> referenced = everySnapshotReadable(table);
-    noUnreferencedFiles(t, referenced, running);
+    noUnreferencedFiles(t, referenced, running, markerProtected(t.tableDir()));
+  }
+
+  /**
+   * (a), (b) and (c) after every compaction job has ended (finished, failed or been cancelled with
+   * nothing in flight): a marker left behind protects nothing, since no restart of its job will
+   * come to clean it up.
+   */
+  static void checkAfterJobsEnded(MatrixTable t) {
+    Table table = t.table();
+    rowsEqualModel(t, table);
+    Set<String> referenced = everySnapshotReadable(table);
+    noUnreferencedFiles(t, referenced, Set.of(), Set.of());
   }
 
   static void rowsEqualModel(MatrixTable t, Table table) {
@@ -93,10 +105,7 @@ final class Invariants {
             referenced.add(e.deletionFile().dvFile());
           }
         }
-        table
-            .newReadBuilder()
-            .newRead()
-            .readAll(table.newReadBuilder().newScan().plan(s).splits());
+        table.newReadBuilder().newRead().readAll(table.newReadBuilder().newScan().plan(s).splits());
       } catch (IOException | RuntimeException e) {
         throw new AssertionError("(b) listed snapshot " + id + " is not readable: " + e, e);
       }
@@ -106,8 +115,10 @@ final class Invariants {
 
   /** (c). */
   static void noUnreferencedFiles(
-      MatrixTable t, Set<String> referenced, Collection<String> running) {
-    Set<String> protectedByMarkers = markerProtected(t.tableDir());
+      MatrixTable t,
+      Set<String> referenced,
+      Collection<String> running,
+      Set<String> protectedByMarkers) {
     TreeSet<String> unreferenced = new TreeSet<>();
     for (Path p : dataAndIndexFiles(t.tableDir())) {
       String name = p.getFileName().toString();
@@ -147,9 +158,9 @@ final class Invariants {
   }
 
   /**
-   * No half-written or abandoned metadata: every file under {@code manifest/} and {@code index/}
-   * is used by a listed snapshot, and no temporary file is left in {@code snapshot/}. Holds after
-   * any failure that was not a crash (a failed write must clean up after itself).
+   * No half-written or abandoned metadata: every file under {@code manifest/} and {@code index/} is
+   * used by a listed snapshot, and no temporary file is left in {@code snapshot/}. Holds after any
+   * failure that was not a crash (a failed write must clean up after itself).
    */
   static void noUnreferencedMetadata(MatrixTable t) {
     Table table = t.table();

@@ -5,8 +5,8 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * The one place this package reaches the compaction operators' test hooks ({@link
- * FailureInjection}, static flags in production code that issue 12 replaces with an injected
- * hook): re-point these methods at the new hook and the matrix follows.
+ * FailureInjection}, static flags in production code that issue 12 replaces with an injected hook):
+ * re-point these methods at the new hook and the matrix follows.
  */
 final class JobHooks {
 

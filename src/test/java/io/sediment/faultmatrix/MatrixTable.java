@@ -22,9 +22,9 @@ import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.types.RowKind;
 
 /**
- * Table {@code db.t} of one {@link TableKind} in a warehouse of its own, reached through the
- * {@code faulty:} file system, with the {@link Model} of what has been committed to it. {@link
- * #table()} opens it afresh every time (a new catalog, as a restarted process would).
+ * Table {@code db.t} of one {@link TableKind} in a warehouse of its own, reached through the {@code
+ * faulty:} file system, with the {@link Model} of what has been committed to it. {@link #table()}
+ * opens it afresh every time (a new catalog, as a restarted process would).
  */
 final class MatrixTable {
 
@@ -41,7 +41,9 @@ final class MatrixTable {
     this.model = model;
   }
 
-  /** Creates the table under {@code dir} (warehouse {@code dir/wh}, local cache {@code dir/cache}). */
+  /**
+   * Creates the table under {@code dir} (warehouse {@code dir/wh}, local cache {@code dir/cache}).
+   */
   static MatrixTable create(TableKind kind, Path dir) {
     return create(kind, dir, Map.of());
   }

@@ -7,8 +7,8 @@ import java.util.Map;
 
 /**
  * What the committed snapshots should contain. Rows are kept rendered as {@code (id,p,v)}; for a
- * primary-key table the model is key {@code p/id} to its latest row (a delete removes the key),
- * for an append table every row has a key of its own.
+ * primary-key table the model is key {@code p/id} to its latest row (a delete removes the key), for
+ * an append table every row has a key of its own.
  */
 final class Model {
 

@@ -10,8 +10,7 @@ import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 final class NamedFailures implements TestExecutionExceptionHandler {
 
   @Override
-  public void handleTestExecutionException(ExtensionContext context, Throwable e)
-      throws Throwable {
+  public void handleTestExecutionException(ExtensionContext context, Throwable e) throws Throwable {
     if (e instanceof AssertionError && String.valueOf(e.getMessage()).startsWith("[")) {
       throw e; // already named
     }

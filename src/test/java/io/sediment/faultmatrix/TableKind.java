@@ -8,8 +8,8 @@ import org.apache.flink.table.api.DataTypes;
 
 /**
  * The three kinds of table every fault runs against. All are partitioned by {@code p} (two
- * partitions, so a compaction has two tasks) with one bucket per partition where there are
- * buckets, and have the columns {@code (id BIGINT, p STRING, v STRING)}.
+ * partitions, so a compaction has two tasks) with one bucket per partition where there are buckets,
+ * and have the columns {@code (id BIGINT, p STRING, v STRING)}.
  */
 enum TableKind {
   /** Append-only: every row is new. */

@@ -189,8 +189,8 @@ public final class FaultyFileSystem extends FileSystem {
   }
 
   /**
-   * Numbers every state-changing operation under {@code root} from now on and applies {@code
-   * fault} to operation number {@code k} (from 1). Returns the live list of operations seen.
+   * Numbers every state-changing operation under {@code root} from now on and applies {@code fault}
+   * to operation number {@code k} (from 1). Returns the live list of operations seen.
    */
   public static List<Operation> injectAt(java.nio.file.Path root, int k, Fault fault) {
     OperationPlan p = new OperationPlan(root.toAbsolutePath().toString(), k, fault);
