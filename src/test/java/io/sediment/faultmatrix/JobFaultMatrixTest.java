@@ -278,6 +278,51 @@ class JobFaultMatrixTest {
   }
 
   /**
+   * Task-manager loss during a minor compaction of a deletion-vector table, whose outputs include
+   * deletion-vector files ({@code index/dv-*}): those of the lost attempt must go too. Writers are
+   * write-only here, so that level-0 files wait for the dedicated job.
+   */
+  @org.junit.jupiter.api.Test
+  void taskManagerLossDuringMinorCompactionWritingDeletionVectors(
+      @InjectMiniCluster MiniCluster cluster) throws Exception {
+    MatrixTable t =
+        MatrixTable.withBatches(TableKind.DELETION_VECTORS, dir, 2, Map.of("write-only", "true"));
+    Compactions.execute(t); // a top level for the updates to add deletion vectors to
+    t.write(2);
+    t.write(3);
+    CompactJob job =
+        CompactJob.builder(t.warehouseUri(), "db.t")
+            .commitUser("minor")
+            .option("compaction.discovery-interval", "100ms")
+            .parallelism(2)
+            .build();
+    CountDownLatch parked = new CountDownLatch(1);
+    JobHooks.parkAfterRewriteOnce(parked);
+
+    client = job.submitStreaming(restartingEnv(true));
+    assertThat(parked.await(60, TimeUnit.SECONDS)).as("a rewrite wrote its outputs").isTrue();
+    cluster.terminateTaskManager(taskManager).get();
+    cluster.startTaskManager();
+    taskManager++;
+    await().atMost(Duration.ofSeconds(90)).until(() -> noLevelZero(t));
+    client.cancel().get();
+    client = null;
+
+    assertThat(committedOnce(t, job.commitUser())).isNotEmpty();
+    Invariants.checkAfterJobsEnded(t);
+  }
+
+  private static boolean noLevelZero(MatrixTable t) {
+    Table table = t.table();
+    for (ManifestEntry e : table.store().newScan().plan(table.latestSnapshot().orElseThrow())) {
+      if (e.file().level() == 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
    * The committer dies right after publishing a window's snapshot, before it finished
    * notifyCheckpointComplete (as when the job manager fails over then): the job restarts from the
    * checkpoint that holds the window and must not commit it again.
