@@ -11,7 +11,7 @@ final class NamedFailures implements TestExecutionExceptionHandler {
 
   @Override
   public void handleTestExecutionException(ExtensionContext context, Throwable e) throws Throwable {
-    if (e instanceof AssertionError && String.valueOf(e.getMessage()).startsWith("[")) {
+    if (String.valueOf(e.getMessage()).startsWith("[" + context.getDisplayName() + "]")) {
       throw e; // already named
     }
     throw new AssertionError("[" + context.getDisplayName() + "] " + e, e);
