@@ -3,6 +3,7 @@ package io.sediment.faultmatrix;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.sediment.maintenance.ExpireSnapshots;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
@@ -13,6 +14,7 @@ import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -192,7 +194,7 @@ class CorruptInputMatrixTest {
     t.table().newStreamWriteBuilder().withCommitUser("w").newCommit().commit(1, messages);
     t.model.apply(changes);
     t.write(3); // another user commits on top
-    new io.sediment.maintenance.ExpireSnapshots(t.table()).retainMax(1).execute();
+    new ExpireSnapshots(t.table()).retainMax(1).execute();
     Path hint = t.tableDir().resolve("snapshot").resolve("user-w");
     assertThat(hint).as("expiry recorded the user's last commit").exists();
     Files.write(hint, badSnapshot(t, bad, t.table().latestSnapshot().orElseThrow().id()));
@@ -232,7 +234,7 @@ class CorruptInputMatrixTest {
       case TRUNCATED_JSON -> {
         byte[] real =
             Files.readAllBytes(t.tableDir().resolve("snapshot").resolve("snapshot-" + like));
-        yield java.util.Arrays.copyOf(real, real.length / 2);
+        yield Arrays.copyOf(real, real.length / 2);
       }
     };
   }

@@ -14,7 +14,9 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -74,12 +76,12 @@ final class Invariants {
   /** (a) for a moment where either of two models may hold (a commit that may have landed). */
   static void rowsEqualOneOf(MatrixTable t, Table table, Model one, Model other) {
     List<String> rows = TestTables.toStrings(table.rowType(), TestTables.readAll(table));
-    List<String> a = new java.util.ArrayList<>(one.expectedRows());
-    List<String> b = new java.util.ArrayList<>(other.expectedRows());
-    List<String> sorted = new java.util.ArrayList<>(rows);
-    java.util.Collections.sort(a);
-    java.util.Collections.sort(b);
-    java.util.Collections.sort(sorted);
+    List<String> a = new ArrayList<>(one.expectedRows());
+    List<String> b = new ArrayList<>(other.expectedRows());
+    List<String> sorted = new ArrayList<>(rows);
+    Collections.sort(a);
+    Collections.sort(b);
+    Collections.sort(sorted);
     assertThat(sorted.equals(a) || sorted.equals(b))
         .as(
             "(a) rows of the latest snapshot of %s table equal the model before or after the"

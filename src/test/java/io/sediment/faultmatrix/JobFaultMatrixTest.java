@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,6 +32,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -249,7 +251,7 @@ class JobFaultMatrixTest {
 
     var batchResult =
         mode == Mode.BATCH
-            ? java.util.concurrent.CompletableFuture.supplyAsync(
+            ? CompletableFuture.supplyAsync(
                 () -> {
                   try {
                     return job.runBatch(restartingEnv(false));
@@ -282,7 +284,7 @@ class JobFaultMatrixTest {
    * deletion-vector files ({@code index/dv-*}): those of the lost attempt must go too. Writers are
    * write-only here, so that level-0 files wait for the dedicated job.
    */
-  @org.junit.jupiter.api.Test
+  @Test
   void taskManagerLossDuringMinorCompactionWritingDeletionVectors(
       @InjectMiniCluster MiniCluster cluster) throws Exception {
     MatrixTable t =

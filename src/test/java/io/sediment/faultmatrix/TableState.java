@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collection;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -29,7 +30,7 @@ record TableState(List<Long> snapshotIds, TreeSet<String> files) {
   }
 
   /** This state without files whose name contains any of {@code names}. */
-  TableState without(java.util.Collection<String> names) {
+  TableState without(Collection<String> names) {
     TreeSet<String> kept = new TreeSet<>();
     for (String f : files) {
       if (names.stream().noneMatch(f::contains)) {

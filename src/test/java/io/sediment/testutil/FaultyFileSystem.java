@@ -5,6 +5,7 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
@@ -44,7 +45,7 @@ public final class FaultyFileSystem extends FileSystem {
   public static final AtomicInteger DELETE_FAILURES = new AtomicInteger();
   private static volatile OperationPlan plan;
   private static volatile Predicate<String> crashAfterRename = p -> false;
-  private static volatile java.util.concurrent.atomic.AtomicBoolean crashedAfterRename;
+  private static volatile AtomicBoolean crashedAfterRename;
 
   private final LocalFileSystem local = new LocalFileSystem();
 
@@ -94,8 +95,7 @@ public final class FaultyFileSystem extends FileSystem {
    * planned crash, later calls work: it is the caller that died (a job that fails over), not the
    * machine.
    */
-  public static void crashAfterRenameOnce(
-      Predicate<String> targetMatcher, java.util.concurrent.atomic.AtomicBoolean fired) {
+  public static void crashAfterRenameOnce(Predicate<String> targetMatcher, AtomicBoolean fired) {
     crashedAfterRename = fired;
     crashAfterRename = targetMatcher;
   }
@@ -388,7 +388,7 @@ public final class FaultyFileSystem extends FileSystem {
     checkAlive(src);
     operation(OpKind.RENAME, dst);
     boolean renamed = local.rename(toLocal(src), toLocal(dst));
-    java.util.concurrent.atomic.AtomicBoolean fired = crashedAfterRename;
+    AtomicBoolean fired = crashedAfterRename;
     if (renamed
         && fired != null
         && crashAfterRename.test(dst.toString())
