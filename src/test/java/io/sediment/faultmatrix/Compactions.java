@@ -6,7 +6,6 @@ import io.sediment.compact.CompactCommit;
 import io.sediment.compact.CompactRewriter;
 import io.sediment.compact.CompactTask;
 import io.sediment.compact.CompactTaskResult;
-import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.DeletionFile;
 import io.sediment.table.Table;
 import java.util.ArrayList;
@@ -33,14 +32,6 @@ final class Compactions {
         for (DeletionFile d : m.deletionFiles()) {
           out.add(d.dvFile());
         }
-      }
-      return out;
-    }
-
-    List<String> inputs() {
-      List<String> out = new ArrayList<>();
-      for (CompactTask t : tasks) {
-        t.inputs().stream().map(DataFileMeta::fileName).forEach(out::add);
       }
       return out;
     }

@@ -166,16 +166,6 @@ final class MatrixTable {
     model.apply(changes);
   }
 
-  /** Writes and commits the changes in one batch commit; the model follows. */
-  void write(List<Model.Change> changes) {
-    List<GenericRowData> rows = new ArrayList<>();
-    for (Model.Change c : changes) {
-      rows.add(toRow(c));
-    }
-    TestTables.writeBatch(table(), rows);
-    model.apply(changes);
-  }
-
   static GenericRowData toRow(Model.Change c) {
     GenericRowData r = row(c.id(), c.p(), c.v());
     if (c.delete()) {
