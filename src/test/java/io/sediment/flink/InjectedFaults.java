@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * id, shared by the test and the operators of the MiniCluster in the same JVM. Each fault fires
  * once. Close it after the test.
  */
-final class InjectedFaults implements CompactListener, AutoCloseable {
+public final class InjectedFaults implements CompactListener, AutoCloseable {
 
   private static final long serialVersionUID = 1L;
 
@@ -33,7 +33,7 @@ final class InjectedFaults implements CompactListener, AutoCloseable {
     this.id = id;
   }
 
-  static InjectedFaults create() {
+  public static InjectedFaults create() {
     String id = UUID.randomUUID().toString();
     REGISTRY.put(id, new Armed());
     return new InjectedFaults(id);
@@ -48,13 +48,13 @@ final class InjectedFaults implements CompactListener, AutoCloseable {
   }
 
   /** The rewrite operator throws after a task wrote its outputs, before emitting its result. */
-  InjectedFaults failAfterRewriteOnce() {
+  public InjectedFaults failAfterRewriteOnce() {
     armed().failAfterRewrite.set(true);
     return this;
   }
 
   /** The committer throws before it commits (a completed checkpoint's windows, or batch). */
-  InjectedFaults failBeforeCommitOnce() {
+  public InjectedFaults failBeforeCommitOnce() {
     armed().failBeforeCommit.set(true);
     return this;
   }
@@ -64,13 +64,13 @@ final class InjectedFaults implements CompactListener, AutoCloseable {
    * until its thread is interrupted, as when its task manager goes away: the outputs stay on disk,
    * never reported.
    */
-  InjectedFaults parkAfterRewriteOnce(CountDownLatch parked) {
+  public InjectedFaults parkAfterRewriteOnce(CountDownLatch parked) {
     armed().parkAfterRewrite.set(parked);
     return this;
   }
 
   /** Whether every armed fault has fired. */
-  boolean allFired() {
+  public boolean allFired() {
     Armed a = armed();
     return !a.failAfterRewrite.get()
         && !a.failBeforeCommit.get()

@@ -2,7 +2,12 @@ package io.sediment.testutil;
 
 import java.io.IOException;
 import java.net.URI;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import org.apache.flink.core.fs.BlockLocation;
 import org.apache.flink.core.fs.FSDataInputStream;
@@ -16,6 +21,13 @@ import org.apache.flink.core.fs.local.LocalFileSystem;
 /**
  * The local file system under the scheme {@code faulty:}, with switches that make opening or
  * deleting chosen paths fail: a real file system for fault-injection tests.
+ *
+ * <p>Besides the path switches, an <em>operation plan</em> ({@link #recordOperations}, {@link
+ * #injectAt}) numbers every state-changing operation under one directory (create, rename, delete,
+ * mkdirs; from 1) and makes operation k fail: with an I/O error, a write that fails after some
+ * bytes, a full disk, or a {@link Crash}. A crash stands for the process dying: from then on every
+ * call under that directory throws {@link Crash} until {@link #reset}, so nothing the code under
+ * test does in {@code finally} or {@code catch} blocks reaches the disk either.
  */
 public final class FaultyFileSystem extends FileSystem {
 
@@ -31,6 +43,9 @@ public final class FaultyFileSystem extends FileSystem {
   private static volatile Predicate<String> failAfterRename = p -> false;
   private static volatile Predicate<String> failCreate = p -> false;
   public static final AtomicInteger DELETE_FAILURES = new AtomicInteger();
+  private static volatile OperationPlan plan;
+  private static volatile Predicate<String> crashAfterRename = p -> false;
+  private static volatile AtomicBoolean crashedAfterRename;
 
   /** Deletes attempted since the last {@link #reset}. */
   public static final AtomicInteger DELETES = new AtomicInteger();
@@ -85,6 +100,211 @@ public final class FaultyFileSystem extends FileSystem {
     DELETE_FAILURES.set(0);
     DELETES.set(0);
     deletesBeforeCrash = -1;
+    plan = null;
+    crashAfterRename = p -> false;
+    crashedAfterRename = null;
+  }
+
+  /**
+   * The first rename to a matching target happens, then the caller dies with a {@link Crash} (an
+   * Error that cleanup and retry code lets through), once; {@code fired} is set then. Unlike a
+   * planned crash, later calls work: it is the caller that died (a job that fails over), not the
+   * machine.
+   */
+  public static void crashAfterRenameOnce(Predicate<String> targetMatcher, AtomicBoolean fired) {
+    crashedAfterRename = fired;
+    crashAfterRename = targetMatcher;
+  }
+
+  /**
+   * The process died here. An {@link Error}, so that the code under test, which catches {@code
+   * Exception}/{@code RuntimeException}/{@code IOException} to clean up or retry, lets it through.
+   */
+  public static final class Crash extends Error {
+    private static final long serialVersionUID = 1L;
+
+    public Crash(String message) {
+      super(message);
+    }
+  }
+
+  /** The state-changing operations the plan numbers. */
+  public enum OpKind {
+    CREATE,
+    RENAME,
+    DELETE,
+    MKDIRS
+  }
+
+  /** One numbered operation: its kind, its path (a rename's target), the bytes written to it. */
+  public static final class Operation {
+    public final int index;
+    public final OpKind kind;
+    public final String path;
+    final AtomicLong bytes = new AtomicLong();
+
+    Operation(int index, OpKind kind, String path) {
+      this.index = index;
+      this.kind = kind;
+      this.path = path;
+    }
+
+    /** Bytes written to a created file (so far). */
+    public long bytesWritten() {
+      return bytes.get();
+    }
+
+    @Override
+    public String toString() {
+      return "#" + index + " " + kind + " " + path;
+    }
+  }
+
+  /** What happens at the chosen operation. */
+  public enum FaultKind {
+    /** The process dies: {@link Crash}, and every later call under the directory fails. */
+    CRASH,
+    /** The operation fails with an IOException and changes nothing (a create creates nothing). */
+    IO_ERROR,
+    /** The create succeeds, then writing fails with an IOException after {@code afterBytes}. */
+    WRITE_FAILS_MIDWAY,
+    /** As {@link #WRITE_FAILS_MIDWAY}, with the message of a full disk. */
+    DISK_FULL
+  }
+
+  /** A fault at one operation; {@code afterBytes} for the write faults. */
+  public record Fault(FaultKind kind, long afterBytes) {
+    public static Fault crash() {
+      return new Fault(FaultKind.CRASH, 0);
+    }
+
+    public static Fault ioError() {
+      return new Fault(FaultKind.IO_ERROR, 0);
+    }
+
+    public static Fault writeFailsAfter(long bytes) {
+      return new Fault(FaultKind.WRITE_FAILS_MIDWAY, bytes);
+    }
+
+    public static Fault diskFullAfter(long bytes) {
+      return new Fault(FaultKind.DISK_FULL, bytes);
+    }
+  }
+
+  /** The message of {@link FaultKind#DISK_FULL}, as the JDK reports ENOSPC. */
+  public static final String DISK_FULL_MESSAGE = "No space left on device";
+
+  /**
+   * Numbers every state-changing operation under {@code root} (a local directory) from now on, and
+   * returns the live list of them, for a first run of a step that counts its operations.
+   */
+  public static List<Operation> recordOperations(java.nio.file.Path root) {
+    OperationPlan p = new OperationPlan(root.toAbsolutePath().toString(), -1, null);
+    plan = p;
+    return p.log;
+  }
+
+  /**
+   * Numbers every state-changing operation under {@code root} from now on and applies {@code fault}
+   * to operation number {@code k} (from 1). Returns the live list of operations seen.
+   */
+  public static List<Operation> injectAt(java.nio.file.Path root, int k, Fault fault) {
+    OperationPlan p = new OperationPlan(root.toAbsolutePath().toString(), k, fault);
+    plan = p;
+    return p.log;
+  }
+
+  /** Whether the planned fault fired (for a crash: the process is dead). */
+  public static boolean faultFired() {
+    OperationPlan p = plan;
+    return p != null && p.fired;
+  }
+
+  /** The numbered operations, their fault, and whether the process "died". */
+  private static final class OperationPlan {
+    final String root;
+    final int target;
+    final Fault fault;
+    final List<Operation> log = Collections.synchronizedList(new ArrayList<>());
+    volatile boolean fired;
+    volatile boolean dead;
+
+    OperationPlan(String root, int target, Fault fault) {
+      this.root = root.endsWith("/") ? root : root + "/";
+      this.target = target;
+      this.fault = fault;
+    }
+
+    boolean covers(Path p) {
+      String s = p.toUri().getPath();
+      return s != null && (s + "/").startsWith(root);
+    }
+
+    void checkAlive(Path p) {
+      if (dead && covers(p)) {
+        throw new Crash("Injected crash: the process is dead (" + p + ")");
+      }
+    }
+
+    /** Numbers the operation; returns the fault to apply to it, or null. */
+    synchronized Operation next(OpKind kind, Path p) {
+      Operation op = new Operation(log.size() + 1, kind, p.toUri().getPath());
+      log.add(op);
+      return op;
+    }
+
+    Fault faultFor(Operation op) {
+      if (op.index != target || fault == null) {
+        return null;
+      }
+      fired = true;
+      if (fault.kind() == FaultKind.CRASH) {
+        dead = true;
+        throw new Crash("Injected crash at operation " + op);
+      }
+      return fault;
+    }
+  }
+
+  /** Numbers a state-changing operation; throws its fault, or returns a write fault (or null). */
+  private static Operation operation(OpKind kind, Path p) throws IOException {
+    OperationPlan pl = plan;
+    if (pl == null || !pl.covers(p)) {
+      return null;
+    }
+    pl.checkAlive(p);
+    Operation op = pl.next(kind, p);
+    Fault f = pl.faultFor(op);
+    if (f == null) {
+      return op;
+    }
+    if (f.kind() == FaultKind.IO_ERROR) {
+      throw new IOException("Injected I/O error at operation " + op);
+    }
+    if (kind != OpKind.CREATE) {
+      throw new IOException(
+          (f.kind() == FaultKind.DISK_FULL ? DISK_FULL_MESSAGE : "Injected write failure")
+              + " at operation "
+              + op);
+    }
+    return op;
+  }
+
+  private static void checkAlive(Path p) {
+    OperationPlan pl = plan;
+    if (pl != null) {
+      pl.checkAlive(p);
+    }
+  }
+
+  /** The write fault planned for {@code op}, or null. */
+  private static Fault writeFault(Operation op) {
+    OperationPlan pl = plan;
+    if (pl == null || op == null || op.index != pl.target || pl.fault == null) {
+      return null;
+    }
+    FaultKind k = pl.fault.kind();
+    return k == FaultKind.WRITE_FAILS_MIDWAY || k == FaultKind.DISK_FULL ? pl.fault : null;
   }
 
   /** A {@code faulty:} URI string for a local directory. */
@@ -117,6 +337,7 @@ public final class FaultyFileSystem extends FileSystem {
 
   @Override
   public FileStatus getFileStatus(Path f) throws IOException {
+    checkAlive(f);
     return wrap(local.getFileStatus(toLocal(f)));
   }
 
@@ -133,12 +354,14 @@ public final class FaultyFileSystem extends FileSystem {
 
   @Override
   public FSDataInputStream open(Path f) throws IOException {
+    checkAlive(f);
     openHook.beforeOpen(f.toString());
     return local.open(toLocal(f));
   }
 
   @Override
   public FileStatus[] listStatus(Path f) throws IOException {
+    checkAlive(f);
     FileStatus[] st = local.listStatus(toLocal(f));
     if (st == null) {
       return null;
@@ -161,11 +384,13 @@ public final class FaultyFileSystem extends FileSystem {
       DELETE_FAILURES.incrementAndGet();
       throw new IOException("Injected failure deleting " + f);
     }
+    operation(OpKind.DELETE, f);
     return local.delete(toLocal(f), recursive);
   }
 
   @Override
   public boolean mkdirs(Path f) throws IOException {
+    operation(OpKind.MKDIRS, f);
     return local.mkdirs(toLocal(f));
   }
 
@@ -174,12 +399,23 @@ public final class FaultyFileSystem extends FileSystem {
     if (failCreate.test(f.toString())) {
       throw new IOException("Injected failure creating " + f);
     }
-    return local.create(toLocal(f), overwriteMode);
+    Operation op = operation(OpKind.CREATE, f);
+    FSDataOutputStream out = local.create(toLocal(f), overwriteMode);
+    return op == null ? out : new PlannedOutputStream(out, op, writeFault(op));
   }
 
   @Override
   public boolean rename(Path src, Path dst) throws IOException {
+    checkAlive(src);
+    operation(OpKind.RENAME, dst);
     boolean renamed = local.rename(toLocal(src), toLocal(dst));
+    AtomicBoolean fired = crashedAfterRename;
+    if (renamed
+        && fired != null
+        && crashAfterRename.test(dst.toString())
+        && fired.compareAndSet(false, true)) {
+      throw new Crash("Injected crash after renaming to " + dst);
+    }
     if (renamed && failAfterRename.test(dst.toString())) {
       throw new IOException("Injected failure after renaming to " + dst);
     }
@@ -228,6 +464,86 @@ public final class FaultyFileSystem extends FileSystem {
         return toFaulty(s.getPath());
       }
     };
+  }
+
+  /**
+   * A created file's stream under the operation plan: counts the bytes written, fails after the
+   * planned number of bytes, and dies with the process.
+   */
+  private static final class PlannedOutputStream extends FSDataOutputStream {
+    private final FSDataOutputStream out;
+    private final Operation op;
+    private final Fault fault;
+    private final Path path;
+
+    PlannedOutputStream(FSDataOutputStream out, Operation op, Fault fault) {
+      this.out = out;
+      this.op = op;
+      this.fault = fault;
+      this.path = new Path(SCHEME, null, op.path);
+    }
+
+    private void beforeWrite(int len) throws IOException {
+      checkAlive(path);
+      if (fault != null && op.bytes.get() + len > fault.afterBytes()) {
+        throw new IOException(
+            (fault.kind() == FaultKind.DISK_FULL ? DISK_FULL_MESSAGE : "Injected write failure")
+                + " writing "
+                + op.path
+                + " after "
+                + op.bytes.get()
+                + " bytes");
+      }
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      beforeWrite(1);
+      out.write(b);
+      op.bytes.incrementAndGet();
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      if (fault != null && op.bytes.get() + len > fault.afterBytes()) {
+        // Write what fits first: the failure comes midway, as on a real device.
+        int fits = (int) Math.max(0, fault.afterBytes() - op.bytes.get());
+        checkAlive(path);
+        out.write(b, off, fits);
+        op.bytes.addAndGet(fits);
+      }
+      beforeWrite(len);
+      out.write(b, off, len);
+      op.bytes.addAndGet(len);
+    }
+
+    @Override
+    public long getPos() throws IOException {
+      return out.getPos();
+    }
+
+    @Override
+    public void flush() throws IOException {
+      checkAlive(path);
+      out.flush();
+    }
+
+    @Override
+    public void sync() throws IOException {
+      checkAlive(path);
+      out.sync();
+    }
+
+    @Override
+    public void close() throws IOException {
+      try {
+        checkAlive(path);
+      } catch (Crash e) {
+        out.close(); // release the descriptor; the partial file stays, as after a real crash
+        throw e;
+      }
+      out.close();
+    }
   }
 
   /** Registered through META-INF/services for the {@code faulty} scheme. */
