@@ -1,6 +1,7 @@
 package io.sediment.fs;
 
 import java.io.ByteArrayOutputStream;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -30,6 +31,9 @@ import org.apache.flink.core.fs.Path;
 public final class FileIO implements Serializable {
 
   private static final long serialVersionUID = 1L;
+
+  /** Listings of a directory that changes while it is listed are retried this often. */
+  private static final int LIST_ATTEMPTS = 10;
 
   private final String scheme;
 
@@ -72,11 +76,21 @@ public final class FileIO implements Serializable {
   /** Files and directories directly under {@code dir}; empty when it does not exist. */
   public List<FileStatus> list(Path dir) throws IOException {
     FileSystem fs = fs(dir);
-    if (!fs.exists(dir)) {
-      return List.of();
+    for (int attempt = 1; ; attempt++) {
+      if (!fs.exists(dir)) {
+        return List.of();
+      }
+      try {
+        FileStatus[] st = fs.listStatus(dir);
+        return st == null ? List.of() : List.of(st);
+      } catch (FileNotFoundException e) {
+        // Local listing reads names, then each file's status: a file deleted in between (a
+        // temporary file of a concurrent commit) fails the whole listing. List again.
+        if (attempt >= LIST_ATTEMPTS) {
+          throw e;
+        }
+      }
     }
-    FileStatus[] st = fs.listStatus(dir);
-    return st == null ? List.of() : List.of(st);
   }
 
   public byte[] readBytes(Path path) throws IOException {
@@ -93,8 +107,17 @@ public final class FileIO implements Serializable {
 
   /** Writes a new file; fails if it exists. Not atomic: readers may see a partial file. */
   public void writeNew(Path path, byte[] content) throws IOException {
-    try (OutputStream out = fs(path).create(path, FileSystem.WriteMode.NO_OVERWRITE)) {
+    OutputStream out = fs(path).create(path, FileSystem.WriteMode.NO_OVERWRITE);
+    // The file is ours from here: a failed write or close (disk full) must not leave it half
+    // written for a reader or a later listing to find.
+    try (out) {
       out.write(content);
+    } catch (IOException | RuntimeException e) {
+      IOException cleanup = deleteQuietly(path);
+      if (cleanup != null) {
+        e.addSuppressed(cleanup);
+      }
+      throw e;
     }
   }
 
@@ -105,8 +128,8 @@ public final class FileIO implements Serializable {
   public boolean tryCreateExclusive(Path target, byte[] content) throws IOException {
     Path tmp =
         new Path(target.getParent(), "." + target.getName() + "." + UUID.randomUUID() + ".tmp");
-    writeNew(tmp, content);
     try {
+      writeNew(tmp, content);
       if (isLocal()) {
         try {
           Files.createLink(Paths.get(target.toUri()), Paths.get(tmp.toUri()));
@@ -129,8 +152,8 @@ public final class FileIO implements Serializable {
   public void overwriteHint(Path target, String content) throws IOException {
     Path tmp =
         new Path(target.getParent(), "." + target.getName() + "." + UUID.randomUUID() + ".tmp");
-    writeNew(tmp, content.getBytes(StandardCharsets.UTF_8));
     try {
+      writeNew(tmp, content.getBytes(StandardCharsets.UTF_8));
       if (isLocal()) {
         Files.move(
             Paths.get(tmp.toUri()),

@@ -50,6 +50,9 @@ public final class FaultyFileSystem extends FileSystem {
   /** Deletes attempted since the last {@link #reset}. */
   public static final AtomicInteger DELETES = new AtomicInteger();
 
+  /** Listings still to fail as if a listed file vanished before its status was read. */
+  private static final AtomicInteger VANISHING_LISTINGS = new AtomicInteger();
+
   private static volatile int deletesBeforeCrash = -1;
 
   private final LocalFileSystem local = new LocalFileSystem();
@@ -92,7 +95,16 @@ public final class FaultyFileSystem extends FileSystem {
     failCreate = matcher;
   }
 
+  /**
+   * The next {@code n} listings fail with a FileNotFoundException, as the local file system's does
+   * when a file it listed is deleted before it reads the file's status.
+   */
+  public static void vanishDuringListing(int n) {
+    VANISHING_LISTINGS.set(n);
+  }
+
   public static void reset() {
+    VANISHING_LISTINGS.set(0);
     failAfterRename = p -> false;
     failCreate = p -> false;
     openHook = p -> {};
@@ -362,6 +374,9 @@ public final class FaultyFileSystem extends FileSystem {
   @Override
   public FileStatus[] listStatus(Path f) throws IOException {
     checkAlive(f);
+    if (VANISHING_LISTINGS.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+      throw new java.io.FileNotFoundException("Injected: a file listed under " + f + " vanished");
+    }
     FileStatus[] st = local.listStatus(toLocal(f));
     if (st == null) {
       return null;
