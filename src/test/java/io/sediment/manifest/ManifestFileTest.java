@@ -88,6 +88,32 @@ class ManifestFileTest {
   }
 
   @Test
+  void entriesOfAnUnpartitionedTableRoundTrip() throws Exception {
+    Path root = root();
+    ManifestFile mf =
+        new ManifestFile(FileIO.of(root), new TablePaths(root), RowType.of(), 1, 2, SCHEMA_ID, 8L << 20);
+    DataFileMeta a = file(0, 1, 3, FileSource.APPEND, 0);
+    DataFileMeta b = file(2, 4, 9, FileSource.COMPACT, 0);
+    List<ManifestEntry> entries =
+        List.of(
+            new ManifestEntry(FileKind.ADD, BinaryRows.EMPTY, 0, 1, a),
+            new ManifestEntry(FileKind.DELETE, BinaryRows.EMPTY, 0, 1, b));
+
+    ManifestFileMeta meta = single(mf.write(entries));
+    assertThat(meta.minPartition().getArity()).isZero();
+    assertThat(meta.partitionNullCounts()).isEmpty();
+    List<ManifestEntry> read = mf.read(meta.fileName());
+    assertThat(read).hasSize(2);
+    assertSameEntry(read.get(0), entries.get(0));
+    assertSameEntry(read.get(1), entries.get(1));
+  }
+
+  private static ManifestFileMeta single(List<ManifestFileMeta> metas) {
+    assertThat(metas).hasSize(1);
+    return metas.get(0);
+  }
+
+  @Test
   void writingRollsAtTheTargetSizeAndKeepsEntryOrder() throws Exception {
     ManifestFile mf = manifestFile(root(), 1);
     List<ManifestEntry> entries = new ArrayList<>();

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.GenericRowData;
@@ -352,6 +353,53 @@ class UniversalCompactionTest {
     assertThat(task.bucket()).isZero();
     assertThat(task.totalBuckets()).isEqualTo(1);
     assertThat(task.partition()).isEqualTo(partition);
+  }
+
+  // ---- many rounds -----------------------------------------------------------------------------
+
+  @Test
+  void overManyFlushesEveryMergeTakesTheNewestRunsAndKeepsOneRunPerLevel() {
+    Random random = new Random(42);
+    UniversalCompaction strategy = strategy();
+    KeyValueLayout layout = new KeyValueLayout(store().schema());
+    List<DataFileMeta> files = new ArrayList<>();
+    int merges = 0;
+    for (int round = 0; round < 300; round++) {
+      files.add(level0(1 + random.nextInt(100))); // a flush
+      List<SortedRun> runs = SortedRun.of(files, layout.keyRowComparator());
+      List<CompactTask> tasks = plan(files);
+      if (tasks.isEmpty()) {
+        assertThat(runs.size()).as("round %s", round).isLessThanOrEqualTo(5);
+        continue;
+      }
+      merges++;
+      CompactTask task = single(tasks);
+      // The inputs are whole runs, the newest ones.
+      int picked = 0;
+      long size = 0;
+      List<DataFileMeta> expected = new ArrayList<>();
+      while (expected.size() < task.inputs().size()) {
+        expected.addAll(runs.get(picked++).files());
+      }
+      assertThat(task.inputs()).as("round %s", round).containsExactlyElementsOf(expected);
+      assertThat(task.dropDeletes()).isEqualTo(picked == runs.size());
+      assertThat(task.outputLevel()).isBetween(1, 5);
+      if (picked < runs.size()) {
+        assertThat(task.outputLevel())
+            .as("round %s: below the first run not picked", round)
+            .isLessThan(runs.get(picked).level());
+      }
+      for (DataFileMeta f : task.inputs()) {
+        size += f.fileSize();
+      }
+      files.removeAll(task.inputs());
+      files.add(file(task.outputLevel(), size, 0, 99));
+      assertThat(SortedRun.of(files, layout.keyRowComparator()))
+          .as("round %s: runs after the merge", round)
+          .hasSizeLessThanOrEqualTo(5)
+          .allSatisfy(r -> assertThat(r.files()).hasSize(1));
+    }
+    assertThat(merges).isGreaterThan(50);
   }
 
   // ---- helpers --------------------------------------------------------------------------------
