@@ -154,7 +154,9 @@ class AppendCompactStrategyTest {
 
     List<CompactTask> tasks = plan(shuffled);
     // Sequence order s1 s2 | large | s3 s4: an output never spans the large file's sequence range.
-    assertThat(tasks).extracting(CompactTask::inputs).containsExactly(List.of(s1, s2), List.of(s3, s4));
+    assertThat(tasks)
+        .extracting(CompactTask::inputs)
+        .containsExactly(List.of(s1, s2), List.of(s3, s4));
   }
 
   @Test

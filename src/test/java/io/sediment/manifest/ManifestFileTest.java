@@ -62,7 +62,8 @@ class ManifestFileTest {
         List.of(
             new ManifestEntry(FileKind.ADD, partition(1), 0, 2, added),
             new ManifestEntry(FileKind.DELETE, partition(2), 1, 2, deleted),
-            new ManifestEntry(FileKind.ADD, partition(null), 1, 2, file(1, 5, 5, FileSource.APPEND, 0)));
+            new ManifestEntry(
+                FileKind.ADD, partition(null), 1, 2, file(1, 5, 5, FileSource.APPEND, 0)));
 
     List<ManifestFileMeta> metas = mf.write(entries);
 
@@ -91,7 +92,8 @@ class ManifestFileTest {
   void entriesOfAnUnpartitionedTableRoundTrip() throws Exception {
     Path root = root();
     ManifestFile mf =
-        new ManifestFile(FileIO.of(root), new TablePaths(root), RowType.of(), 1, 2, SCHEMA_ID, 8L << 20);
+        new ManifestFile(
+            FileIO.of(root), new TablePaths(root), RowType.of(), 1, 2, SCHEMA_ID, 8L << 20);
     DataFileMeta a = file(0, 1, 3, FileSource.APPEND, 0);
     DataFileMeta b = file(2, 4, 9, FileSource.COMPACT, 0);
     List<ManifestEntry> entries =
@@ -118,7 +120,8 @@ class ManifestFileTest {
     ManifestFile mf = manifestFile(root(), 1);
     List<ManifestEntry> entries = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
-      entries.add(new ManifestEntry(FileKind.ADD, partition(i), 0, 1, file(0, i, i, FileSource.APPEND, 0)));
+      entries.add(
+          new ManifestEntry(FileKind.ADD, partition(i), 0, 1, file(0, i, i, FileSource.APPEND, 0)));
     }
     List<ManifestFileMeta> metas = mf.write(entries);
 
@@ -161,19 +164,22 @@ class ManifestFileTest {
   void aPartitionFilterSkipsManifestsOfOtherPartitionsWithoutOpeningThem() throws Exception {
     Path root = new Path(FaultyFileSystem.uri(dir));
     ManifestFile mf = manifestFile(root);
-    List<ManifestFileMeta> metas = new ArrayList<>(mf.write(entriesOfPartitions(1, 1, 2, 2, 3, 3), 2));
+    List<ManifestFileMeta> metas =
+        new ArrayList<>(mf.write(entriesOfPartitions(1, 1, 2, 2, 3, 3), 2));
     // One more manifest that holds partitions 1 and 3, so partition 2 lies inside its range.
     metas.addAll(mf.write(entriesOfPartitions(1, 3)));
     ManifestList list = new ManifestList(FileIO.of(root), new TablePaths(root), 1);
     String base = list.write(metas);
     String delta = list.write(List.of());
     Snapshot snapshot =
-        new Snapshot(1, 1, SCHEMA_ID, base, delta, null, "u", Long.MAX_VALUE, CommitKind.APPEND, 0, 8, 8, 8);
+        new Snapshot(
+            1, 1, SCHEMA_ID, base, delta, null, "u", Long.MAX_VALUE, CommitKind.APPEND, 0, 8, 8, 8);
 
     List<String> opened = new CopyOnWriteArrayList<>();
     FaultyFileSystem.onOpen(opened::add);
     FileStoreScan scan =
-        new FileStoreScan(list, mf).withPartitionFilter(new PredicateBuilder(PARTITION_TYPE).equal("p", 1));
+        new FileStoreScan(list, mf)
+            .withPartitionFilter(new PredicateBuilder(PARTITION_TYPE).equal("p", 1));
     List<ManifestEntry> live = scan.plan(snapshot);
 
     assertThat(live).hasSize(3).allSatisfy(e -> assertThat(e.partition().getInt(0)).isEqualTo(1));
@@ -189,7 +195,8 @@ class ManifestFileTest {
     // entries is handed out.
     opened.clear();
     FileStoreScan two =
-        new FileStoreScan(list, mf).withPartitionFilter(new PredicateBuilder(PARTITION_TYPE).equal("p", 2));
+        new FileStoreScan(list, mf)
+            .withPartitionFilter(new PredicateBuilder(PARTITION_TYPE).equal("p", 2));
     assertThat(two.plan(snapshot))
         .hasSize(2)
         .allSatisfy(e -> assertThat(e.partition().getInt(0)).isEqualTo(2));
@@ -211,7 +218,10 @@ class ManifestFileTest {
   private static List<Integer> partitionsRead(ManifestFile mf, ManifestFileMeta meta, Predicate f)
       throws IOException {
     List<Integer> out = new ArrayList<>();
-    mf.read(meta.fileName(), f, e -> out.add(e.partition().isNullAt(0) ? null : e.partition().getInt(0)));
+    mf.read(
+        meta.fileName(),
+        f,
+        e -> out.add(e.partition().isNullAt(0) ? null : e.partition().getInt(0)));
     return out;
   }
 
@@ -222,7 +232,9 @@ class ManifestFileTest {
     ManifestFile mf = manifestFile(root());
     List<ManifestEntry> entries = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
-      entries.add(new ManifestEntry(FileKind.ADD, partition(i % 3), 0, 1, file(0, i, i, FileSource.APPEND, 0)));
+      entries.add(
+          new ManifestEntry(
+              FileKind.ADD, partition(i % 3), 0, 1, file(0, i, i, FileSource.APPEND, 0)));
     }
     ManifestFileMeta meta = mf.write(entries).get(0);
     java.nio.file.Path file = localManifest(meta);
@@ -279,7 +291,8 @@ class ManifestFileTest {
     ManifestFile mf = manifestFile(root);
     AtomicInteger creates = new AtomicInteger();
     // Two manifests are written whole; creating the third one fails.
-    FaultyFileSystem.failCreate(p -> p.contains("/manifest/manifest-") && creates.incrementAndGet() == 3);
+    FaultyFileSystem.failCreate(
+        p -> p.contains("/manifest/manifest-") && creates.incrementAndGet() == 3);
 
     assertThatThrownBy(() -> mf.write(entriesOfPartitions(1, 2, 3, 4), 1))
         .isInstanceOf(IOException.class)
@@ -316,7 +329,8 @@ class ManifestFileTest {
   private List<ManifestEntry> entriesOfPartitions(Integer... partitions) {
     List<ManifestEntry> out = new ArrayList<>();
     for (Integer p : partitions) {
-      out.add(new ManifestEntry(FileKind.ADD, partition(p), 0, 1, file(0, 1, 9, FileSource.APPEND, 0)));
+      out.add(
+          new ManifestEntry(FileKind.ADD, partition(p), 0, 1, file(0, 1, 9, FileSource.APPEND, 0)));
     }
     return out;
   }

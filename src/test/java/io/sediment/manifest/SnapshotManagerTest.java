@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Snapshot files on a real local file system: the listing of {@code snapshot/} is the truth,
- * {@code LATEST}/{@code EARLIEST} and user hints only shorten searches, and publishing is exclusive.
+ * Snapshot files on a real local file system: the listing of {@code snapshot/} is the truth, {@code
+ * LATEST}/{@code EARLIEST} and user hints only shorten searches, and publishing is exclusive.
  * Invalid snapshot files are covered by {@link InvalidSnapshotFileTest}.
  */
 class SnapshotManagerTest {
@@ -268,7 +268,8 @@ class SnapshotManagerTest {
     Files.createDirectories(snapshotDir());
     Path p = sm.userHintPath("alice");
     Files.writeString(
-        snapshotDir().resolve(p.getName()), new UserCommit("bob", 1, 1, CommitKind.APPEND).toJson());
+        snapshotDir().resolve(p.getName()),
+        new UserCommit("bob", 1, 1, CommitKind.APPEND).toJson());
     assertThatThrownBy(() -> sm.readUserHint("alice"))
         .isInstanceOf(InvalidMetadataFileException.class)
         .hasMessageContaining(p.toString())

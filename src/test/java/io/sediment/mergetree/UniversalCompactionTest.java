@@ -275,7 +275,8 @@ class UniversalCompactionTest {
 
     options.put("num-sorted-run.compaction-trigger", "6");
     options.put("num-levels", "6");
-    List<SortedRun> runs = SortedRun.of(files, new KeyValueLayout(store().schema()).keyRowComparator());
+    List<SortedRun> runs =
+        SortedRun.of(files, new KeyValueLayout(store().schema()).keyRowComparator());
     assertThat(runs).extracting(SortedRun::level).containsExactly(0, 0, 0, 0, 0, 4);
     assertThat(runs.get(3).files()).containsExactly(newer);
     assertThat(runs.get(4).files()).containsExactly(older);

@@ -27,8 +27,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Table options: every option in docs/configuration.md is declared with the documented type,
- * default and allowed values (and every declared option is documented), values parse as the
- * "Value syntax" table says, and bad keys and values are rejected with messages naming them.
+ * default and allowed values (and every declared option is documented), values parse as the "Value
+ * syntax" table says, and bad keys and values are rejected with messages naming them.
  */
 class TableOptionsTest {
 
@@ -93,7 +93,9 @@ class TableOptionsTest {
         text = option.hasDefaultValue() ? (String) option.defaultValue() : "x";
       }
       Object value = TableOptions.of(Map.of(doc.key(), text)).get(option);
-      soft.assertThat(value).as("%s is documented as %s", doc.key(), doc.type()).isInstanceOf(sample.type);
+      soft.assertThat(value)
+          .as("%s is documented as %s", doc.key(), doc.type())
+          .isInstanceOf(sample.type);
     }
     soft.assertAll();
   }
@@ -167,12 +169,15 @@ class TableOptionsTest {
   void derivedDefaultsAreWhatTheDocsSay() throws IOException {
     for (DocumentedOption doc : documentedOptions()) {
       if (derivedDefaultChecks().containsKey(doc.key())) {
-        assertThat(doc.defaultValue()).as(doc.key()).isEqualTo(derivedDefaultChecks().get(doc.key()));
+        assertThat(doc.defaultValue())
+            .as(doc.key())
+            .isEqualTo(derivedDefaultChecks().get(doc.key()));
       }
     }
     TableOptions none = TableOptions.of(Map.of());
     int cores = Runtime.getRuntime().availableProcessors();
-    assertThat(none.get(TableOptions.COMPACTION_PARALLELISM)).isEqualTo(Math.max(1, Math.min(4, cores)));
+    assertThat(none.get(TableOptions.COMPACTION_PARALLELISM))
+        .isEqualTo(Math.max(1, Math.min(4, cores)));
     assertThat(none.numSortedRunCompactionTrigger()).isEqualTo(5);
     assertThat(none.numSortedRunStopTrigger()).isEqualTo(8);
     assertThat(none.numLevels()).isEqualTo(6);
@@ -207,9 +212,9 @@ class TableOptionsTest {
   private static final Pattern BACKTICKED = Pattern.compile("`([^`]+)`");
 
   /**
-   * The "allowed" column, for the forms it uses: a lower bound, a range, "> 0", "> 0 and ≤ 1", "<
-   * 2 GiB" and lists of values. The boundary values are accepted, the ones just outside rejected
-   * with a message naming the option.
+   * The "allowed" column, for the forms it uses: a lower bound, a range, "> 0", "> 0 and ≤ 1", "< 2
+   * GiB" and lists of values. The boundary values are accepted, the ones just outside rejected with
+   * a message naming the option.
    */
   @Test
   void documentedAllowedValuesAreTheValidatedOnes() throws IOException {
@@ -367,7 +372,8 @@ class TableOptionsTest {
             "Invalid value '0' for option 'bucket': must be -1 (no buckets) or a positive number");
     assertThatThrownBy(() -> TableOptions.of(Map.of("nope", "1")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("Unknown table option(s) [nope]; known options are [bucket, bucket-key, ")
+        .hasMessageStartingWith(
+            "Unknown table option(s) [nope]; known options are [bucket, bucket-key, ")
         .hasMessageEndingWith("] and fields.<field>.aggregate-function");
   }
 
@@ -404,8 +410,11 @@ class TableOptionsTest {
   void aggregateFunctionsAreCheckedPerField() {
     TableOptions options =
         TableOptions.of(
-            Map.of("fields.total.aggregate-function", "SUM", "fields.seen.aggregate-function", "max"));
-    assertThat(options.aggregateFunctions()).containsEntry("total", "sum").containsEntry("seen", "max");
+            Map.of(
+                "fields.total.aggregate-function", "SUM", "fields.seen.aggregate-function", "max"));
+    assertThat(options.aggregateFunctions())
+        .containsEntry("total", "sum")
+        .containsEntry("seen", "max");
     assertThat(options.referencedFields()).containsExactlyInAnyOrder("total", "seen");
 
     assertThatThrownBy(() -> TableOptions.of(Map.of("fields.total.aggregate-function", "median")))
@@ -433,7 +442,8 @@ class TableOptionsTest {
   @Test
   void dynamicOptionsOverrideAndAreValidated() {
     TableOptions stored = TableOptions.of(Map.of("bucket", "4", "target-file-size", "1 mb"));
-    TableOptions dynamic = stored.with(Map.of("target-file-size", "2 mb", "compaction.full", "true"));
+    TableOptions dynamic =
+        stored.with(Map.of("target-file-size", "2 mb", "compaction.full", "true"));
     assertThat(dynamic.targetFileSize()).isEqualTo(2L << 20);
     assertThat(dynamic.get(TableOptions.COMPACTION_FULL)).isTrue();
     assertThat(dynamic.bucket()).isEqualTo(4);
