@@ -1,0 +1,370 @@
+package io.sediment.manifest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sediment.data.BinaryRows;
+import io.sediment.fs.FileIO;
+import io.sediment.predicate.Predicate;
+import io.sediment.predicate.PredicateBuilder;
+import io.sediment.testutil.FaultyFileSystem;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Manifest files on a real local file system: entries round-trip, each manifest records the
+ * partition range it holds so a partition filter skips it unopened, damaged files are reported by
+ * name, and a failed write leaves no manifest behind.
+ */
+class ManifestFileTest {
+
+  private static final RowType PARTITION_TYPE =
+      RowType.of(new LogicalType[] {new IntType(true)}, new String[] {"p"});
+  private static final RowType KEY_TYPE = RowType.of(new BigIntType(false));
+  private static final RowType VALUE_TYPE =
+      RowType.of(new BigIntType(false), new VarCharType(true, VarCharType.MAX_LENGTH));
+  private static final long SCHEMA_ID = 7;
+
+  @TempDir java.nio.file.Path dir;
+
+  private int nextName;
+
+  @AfterEach
+  void resetFaults() {
+    FaultyFileSystem.reset();
+  }
+
+  // ---- round trip -----------------------------------------------------------------------------
+
+  @Test
+  void addAndDeleteEntriesRoundTripWithPartitionsAndStats() throws Exception {
+    ManifestFile mf = manifestFile(root());
+    DataFileMeta added = file(0, 1, 3, FileSource.APPEND, 0);
+    DataFileMeta deleted = file(3, 100, 199, FileSource.COMPACT, 4);
+    List<ManifestEntry> entries =
+        List.of(
+            new ManifestEntry(FileKind.ADD, partition(1), 0, 2, added),
+            new ManifestEntry(FileKind.DELETE, partition(2), 1, 2, deleted),
+            new ManifestEntry(
+                FileKind.ADD, partition(null), 1, 2, file(1, 5, 5, FileSource.APPEND, 0)));
+
+    List<ManifestFileMeta> metas = mf.write(entries);
+
+    assertThat(metas).hasSize(1);
+    ManifestFileMeta meta = metas.get(0);
+    assertThat(meta.numAddedFiles()).isEqualTo(2);
+    assertThat(meta.numDeletedFiles()).isEqualTo(1);
+    assertThat(meta.schemaId()).isEqualTo(SCHEMA_ID);
+    assertThat(meta.fileSize()).isEqualTo(Files.size(localManifest(meta)));
+    assertThat(meta.minPartition().getInt(0)).isEqualTo(1);
+    assertThat(meta.maxPartition().getInt(0)).isEqualTo(2);
+    assertThat(meta.partitionNullCounts()).containsExactly(1L);
+
+    List<ManifestEntry> read = mf.read(meta.fileName());
+    assertThat(read).hasSize(3);
+    for (int i = 0; i < entries.size(); i++) {
+      assertSameEntry(read.get(i), entries.get(i));
+    }
+    assertThat(read.get(1).file().deleteRowCount()).isEqualTo(4);
+    assertThat(read.get(0).file().maxValues().getString(1).toString()).isEqualTo("v3");
+    assertThat(read.get(0).file().nullCounts()).containsExactly(0L, 1L);
+    assertThat(read.get(2).partition().isNullAt(0)).isTrue();
+  }
+
+  @Test
+  void entriesOfAnUnpartitionedTableRoundTrip() throws Exception {
+    Path root = root();
+    ManifestFile mf =
+        new ManifestFile(
+            FileIO.of(root), new TablePaths(root), RowType.of(), 1, 2, SCHEMA_ID, 8L << 20);
+    DataFileMeta a = file(0, 1, 3, FileSource.APPEND, 0);
+    DataFileMeta b = file(2, 4, 9, FileSource.COMPACT, 0);
+    List<ManifestEntry> entries =
+        List.of(
+            new ManifestEntry(FileKind.ADD, BinaryRows.EMPTY, 0, 1, a),
+            new ManifestEntry(FileKind.DELETE, BinaryRows.EMPTY, 0, 1, b));
+
+    ManifestFileMeta meta = single(mf.write(entries));
+    assertThat(meta.minPartition().getArity()).isZero();
+    assertThat(meta.partitionNullCounts()).isEmpty();
+    List<ManifestEntry> read = mf.read(meta.fileName());
+    assertThat(read).hasSize(2);
+    assertSameEntry(read.get(0), entries.get(0));
+    assertSameEntry(read.get(1), entries.get(1));
+  }
+
+  private static ManifestFileMeta single(List<ManifestFileMeta> metas) {
+    assertThat(metas).hasSize(1);
+    return metas.get(0);
+  }
+
+  @Test
+  void writingRollsAtTheTargetSizeAndKeepsEntryOrder() throws Exception {
+    ManifestFile mf = manifestFile(root(), 1);
+    List<ManifestEntry> entries = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      entries.add(
+          new ManifestEntry(FileKind.ADD, partition(i), 0, 1, file(0, i, i, FileSource.APPEND, 0)));
+    }
+    List<ManifestFileMeta> metas = mf.write(entries);
+
+    assertThat(metas).hasSizeGreaterThan(1);
+    assertThat(metas.stream().mapToLong(ManifestFileMeta::numEntries).sum()).isEqualTo(5);
+    List<String> names = new ArrayList<>();
+    for (ManifestFileMeta m : metas) {
+      mf.read(m.fileName()).forEach(e -> names.add(e.file().fileName()));
+    }
+    assertThat(names)
+        .containsExactlyElementsOf(entries.stream().map(e -> e.file().fileName()).toList());
+  }
+
+  @Test
+  void writingNothingWritesNoManifest() throws Exception {
+    assertThat(manifestFile(root()).write(List.of())).isEmpty();
+    assertThat(localManifestDir()).doesNotExist();
+  }
+
+  // ---- partition statistics and pruning -------------------------------------------------------
+
+  @Test
+  void eachManifestRecordsThePartitionRangeItHolds() throws Exception {
+    ManifestFile mf = manifestFile(root());
+    List<ManifestFileMeta> metas = mf.write(entriesOfPartitions(1, 1, 2, 2, 3, 3), 2);
+
+    assertThat(metas).hasSize(3);
+    for (int i = 0; i < 3; i++) {
+      assertThat(metas.get(i).minPartition().getInt(0)).isEqualTo(i + 1);
+      assertThat(metas.get(i).maxPartition().getInt(0)).isEqualTo(i + 1);
+      assertThat(metas.get(i).partitionNullCounts()).containsExactly(0L);
+      assertThat(metas.get(i).numAddedFiles()).isEqualTo(2);
+    }
+
+    // Fewer entries than the split count: the partition change does not split.
+    assertThat(mf.write(entriesOfPartitions(1, 2, 3), 2)).hasSize(2);
+  }
+
+  @Test
+  void aPartitionFilterSkipsManifestsOfOtherPartitionsWithoutOpeningThem() throws Exception {
+    Path root = new Path(FaultyFileSystem.uri(dir));
+    ManifestFile mf = manifestFile(root);
+    List<ManifestFileMeta> metas =
+        new ArrayList<>(mf.write(entriesOfPartitions(1, 1, 2, 2, 3, 3), 2));
+    // One more manifest that holds partitions 1 and 3, so partition 2 lies inside its range.
+    metas.addAll(mf.write(entriesOfPartitions(1, 3)));
+    ManifestList list = new ManifestList(FileIO.of(root), new TablePaths(root), 1);
+    String base = list.write(metas);
+    String delta = list.write(List.of());
+    Snapshot snapshot =
+        new Snapshot(
+            1, 1, SCHEMA_ID, base, delta, null, "u", Long.MAX_VALUE, CommitKind.APPEND, 0, 8, 8, 8);
+
+    List<String> opened = new CopyOnWriteArrayList<>();
+    FaultyFileSystem.onOpen(opened::add);
+    FileStoreScan scan =
+        new FileStoreScan(list, mf)
+            .withPartitionFilter(new PredicateBuilder(PARTITION_TYPE).equal("p", 1));
+    List<ManifestEntry> live = scan.plan(snapshot);
+
+    assertThat(live).hasSize(3).allSatisfy(e -> assertThat(e.partition().getInt(0)).isEqualTo(1));
+    assertThat(scan.manifestsRead()).isEqualTo(2);
+    assertThat(scan.manifestsSkipped()).isEqualTo(2);
+    assertThat(opened)
+        .anySatisfy(p -> assertThat(p).endsWith(metas.get(0).fileName()))
+        .anySatisfy(p -> assertThat(p).endsWith(metas.get(3).fileName()))
+        .noneSatisfy(p -> assertThat(p).endsWith(metas.get(1).fileName()))
+        .noneSatisfy(p -> assertThat(p).endsWith(metas.get(2).fileName()));
+
+    // Partition 2 lies in the range of the mixed manifest, which is opened, but none of its
+    // entries is handed out.
+    opened.clear();
+    FileStoreScan two =
+        new FileStoreScan(list, mf)
+            .withPartitionFilter(new PredicateBuilder(PARTITION_TYPE).equal("p", 2));
+    assertThat(two.plan(snapshot))
+        .hasSize(2)
+        .allSatisfy(e -> assertThat(e.partition().getInt(0)).isEqualTo(2));
+    assertThat(two.manifestsRead()).isEqualTo(2);
+  }
+
+  @Test
+  void readingWithAFilterHandsOutOnlyEntriesOfMatchingPartitions() throws Exception {
+    ManifestFile mf = manifestFile(root());
+    ManifestFileMeta meta = mf.write(entriesOfPartitions(1, 2, null, 2, 3)).get(0);
+    PredicateBuilder pb = new PredicateBuilder(PARTITION_TYPE);
+
+    assertThat(partitionsRead(mf, meta, pb.equal("p", 2))).containsExactly(2, 2);
+    assertThat(partitionsRead(mf, meta, pb.isNull("p"))).containsExactly((Integer) null);
+    assertThat(partitionsRead(mf, meta, pb.greaterThan("p", 1))).containsExactly(2, 2, 3);
+    assertThat(partitionsRead(mf, meta, null)).containsExactly(1, 2, null, 2, 3);
+  }
+
+  private static List<Integer> partitionsRead(ManifestFile mf, ManifestFileMeta meta, Predicate f)
+      throws IOException {
+    List<Integer> out = new ArrayList<>();
+    mf.read(
+        meta.fileName(),
+        f,
+        e -> out.add(e.partition().isNullAt(0) ? null : e.partition().getInt(0)));
+    return out;
+  }
+
+  // ---- damaged and missing files --------------------------------------------------------------
+
+  @Test
+  void aTruncatedManifestIsAnErrorNamingTheFile() throws Exception {
+    ManifestFile mf = manifestFile(root());
+    List<ManifestEntry> entries = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      entries.add(
+          new ManifestEntry(
+              FileKind.ADD, partition(i % 3), 0, 1, file(0, i, i, FileSource.APPEND, 0)));
+    }
+    ManifestFileMeta meta = mf.write(entries).get(0);
+    java.nio.file.Path file = localManifest(meta);
+    byte[] bytes = Files.readAllBytes(file);
+    Files.write(file, Arrays.copyOf(bytes, bytes.length / 2));
+
+    assertThatThrownBy(() -> mf.read(meta.fileName()))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining(meta.fileName());
+  }
+
+  @Test
+  void aGarbageOrEmptyManifestIsAnErrorNamingTheFile() throws Exception {
+    ManifestFile mf = manifestFile(root());
+    Files.createDirectories(localManifestDir());
+    Files.writeString(localManifestDir().resolve("manifest-garbage"), "this is not parquet at all");
+    Files.write(localManifestDir().resolve("manifest-empty"), new byte[0]);
+
+    assertThatThrownBy(() -> mf.read("manifest-garbage"))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("manifest-garbage");
+    assertThatThrownBy(() -> mf.read("manifest-empty"))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("manifest-empty");
+  }
+
+  @Test
+  void aMissingManifestIsAnErrorNamingTheFile() {
+    ManifestFile mf = manifestFile(root());
+    assertThatThrownBy(() -> mf.read("manifest-missing"))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("manifest-missing");
+  }
+
+  // ---- deleting and failed writes -------------------------------------------------------------
+
+  @Test
+  void deleteRemovesTheManifestsAndIgnoresOnesAlreadyGone() throws Exception {
+    ManifestFile mf = manifestFile(root());
+    List<ManifestFileMeta> metas = mf.write(entriesOfPartitions(1, 2, 3), 1);
+    assertThat(metas).hasSize(3);
+
+    mf.delete(metas.subList(0, 1));
+    assertThat(localManifest(metas.get(0))).doesNotExist();
+    assertThat(localManifest(metas.get(1))).exists();
+
+    mf.delete(metas); // the first is gone already: no error
+    assertThat(localManifestDir()).isEmptyDirectory();
+  }
+
+  @Test
+  void aFailedWriteDeletesTheManifestsItAlreadyFinished() throws Exception {
+    Path root = new Path(FaultyFileSystem.uri(dir));
+    ManifestFile mf = manifestFile(root);
+    AtomicInteger creates = new AtomicInteger();
+    // Two manifests are written whole; creating the third one fails.
+    FaultyFileSystem.failCreate(
+        p -> p.contains("/manifest/manifest-") && creates.incrementAndGet() == 3);
+
+    assertThatThrownBy(() -> mf.write(entriesOfPartitions(1, 2, 3, 4), 1))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("Injected failure");
+    assertThat(creates.get()).isGreaterThanOrEqualTo(3);
+    try (var files = Files.list(localManifestDir())) {
+      assertThat(files.toList()).isEmpty();
+    }
+  }
+
+  // ---- helpers --------------------------------------------------------------------------------
+
+  private Path root() {
+    return new Path(dir.toUri());
+  }
+
+  private ManifestFile manifestFile(Path root) {
+    return manifestFile(root, 8L << 20);
+  }
+
+  private ManifestFile manifestFile(Path root, long targetSize) {
+    return new ManifestFile(
+        FileIO.of(root), new TablePaths(root), PARTITION_TYPE, 1, 2, SCHEMA_ID, targetSize);
+  }
+
+  private java.nio.file.Path localManifestDir() {
+    return dir.resolve("manifest");
+  }
+
+  private java.nio.file.Path localManifest(ManifestFileMeta meta) {
+    return localManifestDir().resolve(meta.fileName());
+  }
+
+  private List<ManifestEntry> entriesOfPartitions(Integer... partitions) {
+    List<ManifestEntry> out = new ArrayList<>();
+    for (Integer p : partitions) {
+      out.add(
+          new ManifestEntry(FileKind.ADD, partition(p), 0, 1, file(0, 1, 9, FileSource.APPEND, 0)));
+    }
+    return out;
+  }
+
+  private static BinaryRowData partition(Integer p) {
+    return BinaryRows.toBinary(PARTITION_TYPE, GenericRowData.of(p));
+  }
+
+  private DataFileMeta file(int level, long minKey, long maxKey, FileSource source, long deletes) {
+    int n = nextName++;
+    return new DataFileMeta(
+        "data-" + n + ".parquet",
+        1_000 + n,
+        10 + n,
+        BinaryRows.toBinary(KEY_TYPE, GenericRowData.of(minKey)),
+        BinaryRows.toBinary(KEY_TYPE, GenericRowData.of(maxKey)),
+        BinaryRows.toBinary(VALUE_TYPE, GenericRowData.of(minKey, StringData.fromString("v1"))),
+        BinaryRows.toBinary(VALUE_TYPE, GenericRowData.of(maxKey, StringData.fromString("v3"))),
+        new long[] {0, 1},
+        100L * n,
+        100L * n + 9,
+        SCHEMA_ID,
+        level,
+        1_700_000_000_000L + n,
+        source,
+        deletes);
+  }
+
+  private static void assertSameEntry(ManifestEntry actual, ManifestEntry expected) {
+    assertThat(actual.kind()).isEqualTo(expected.kind());
+    assertThat(BinaryRows.equals(actual.partition(), expected.partition())).isTrue();
+    assertThat(actual.bucket()).isEqualTo(expected.bucket());
+    assertThat(actual.totalBuckets()).isEqualTo(expected.totalBuckets());
+    assertThat(actual.file()).isEqualTo(expected.file());
+    assertThat(actual.identifier()).isEqualTo(expected.identifier());
+  }
+}

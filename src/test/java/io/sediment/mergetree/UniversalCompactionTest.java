@@ -1,0 +1,475 @@
+package io.sediment.mergetree;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sediment.compact.CompactPlanner;
+import io.sediment.compact.CompactTask;
+import io.sediment.data.BinaryRows;
+import io.sediment.fs.FileIO;
+import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.FileSource;
+import io.sediment.manifest.FileStore;
+import io.sediment.schema.Schema;
+import io.sediment.schema.TableSchema;
+import java.io.File;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.RowType;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The universal compaction planner of a primary-key bucket: which runs it merges and into which
+ * level, by the rules in docs/primary-key-tables.md ("Compaction"). Defaults: trigger 5, 6 levels
+ * (top level 5), size amplification 200 %, size ratio 1 %.
+ */
+class UniversalCompactionTest {
+
+  private static final RowType KEY_TYPE = RowType.of(new BigIntType(false));
+
+  @TempDir File dir;
+
+  private final Map<String, String> options = new HashMap<>();
+  private long nextSequence;
+  private int nextName;
+
+  @BeforeEach
+  void reset() {
+    options.clear();
+    options.put("bucket", "1");
+    nextSequence = 0;
+    nextName = 0;
+  }
+
+  // ---- no runs, one run -----------------------------------------------------------------------
+
+  @Test
+  void aBucketWithoutFilesGetsNoTask() {
+    assertThat(plan(List.of())).isEmpty();
+  }
+
+  @Test
+  void oneRunIsNeverMergedWithItself() {
+    assertThat(plan(List.of(level0(100)))).isEmpty();
+    assertThat(plan(List.of(file(5, 100, 0, 9)))).isEmpty();
+    assertThat(plan(List.of(file(3, 100, 0, 9)))).isEmpty();
+
+    options.put("num-sorted-run.compaction-trigger", "1");
+    assertThat(plan(List.of(level0(100)))).isEmpty();
+  }
+
+  @Test
+  void runsAllAtTheTopLevelAreOneRunAndLeftAlone() {
+    // Several files at the top level form one sorted run (non-overlapping key ranges).
+    assertThat(plan(List.of(file(5, 100, 0, 9), file(5, 100, 10, 19), file(5, 100, 20, 29))))
+        .isEmpty();
+  }
+
+  // ---- rule 1: size amplification -------------------------------------------------------------
+
+  @Test
+  void sizeAmplificationAboveTheLimitMergesAllRunsIntoTheTopLevel() {
+    // Newer runs 10 + 20 + 40 + 131 = 201 > 200 % of the oldest (100).
+    List<DataFileMeta> files = withSizes(10, 20, 40, 131);
+    files.add(file(5, 100, 0, 9));
+
+    CompactTask task = single(plan(files));
+    assertThat(task.inputs()).containsExactlyInAnyOrderElementsOf(files);
+    assertThat(task.outputLevel()).isEqualTo(5);
+    assertThat(task.dropDeletes()).as("the output holds the oldest data").isTrue();
+    assertThat(task.kind()).isEqualTo(CompactTask.Kind.MERGE_TREE);
+  }
+
+  @Test
+  void sizeAmplificationExactlyAtTheLimitDoesNotMerge() {
+    // 10 + 20 + 40 + 130 = 200: not larger than 200 % of 100. The size ratio picks nothing (20 >
+    // 10 x 1.01) and there are not more runs than the trigger.
+    List<DataFileMeta> files = withSizes(10, 20, 40, 130);
+    files.add(file(5, 100, 0, 9));
+    assertThat(plan(files)).isEmpty();
+  }
+
+  @Test
+  void sizeAmplificationLimitIsTheOption() {
+    List<DataFileMeta> files = withSizes(10, 20, 40, 131);
+    files.add(file(5, 100, 0, 9));
+    options.put("compaction.max-size-amplification-percent", "300");
+    assertThat(plan(files)).isEmpty();
+
+    options.put("compaction.max-size-amplification-percent", "0");
+    assertThat(single(plan(files)).inputs()).hasSize(5);
+  }
+
+  @Test
+  void sizeAmplificationNeedsTriggerManyRuns() {
+    // Four runs (trigger 5): newer runs 1 000 x the oldest, still nothing to do.
+    List<DataFileMeta> files = withSizes(10, 20, 40);
+    files.add(file(5, 1, 0, 9));
+    assertThat(plan(files)).isEmpty();
+
+    options.put("num-sorted-run.compaction-trigger", "4");
+    options.put("num-levels", "6");
+    assertThat(single(plan(files)).outputLevel()).isEqualTo(5);
+  }
+
+  // ---- rule 2: size ratio ---------------------------------------------------------------------
+
+  @Test
+  void sizeRatioPicksTheNewestRunsOfSimilarSizeAndOutputsBelowTheNextRun() {
+    // Newest first: 10, 10, 10 (level 0), 100 (level 3), 100 000 (level 5).
+    DataFileMeta oldest = file(5, 100_000, 0, 99);
+    DataFileMeta l3 = file(3, 100, 0, 99);
+    List<DataFileMeta> level0 = withSizes(10, 10, 10);
+    List<DataFileMeta> files = new ArrayList<>(level0);
+    files.add(l3);
+    files.add(oldest);
+
+    CompactTask task = single(plan(files));
+    assertThat(task.inputs()).containsExactlyInAnyOrderElementsOf(level0);
+    assertThat(task.outputLevel()).as("one level below the first run not picked").isEqualTo(2);
+    assertThat(task.dropDeletes()).as("older runs may still hold the key").isFalse();
+  }
+
+  @Test
+  void sizeRatioAllowsTheConfiguredPercentageOfFlexibility() {
+    // 101 <= 100 x 1.01: picked; 102 is not.
+    assertThat(single(plan(ratioRuns(101))).inputs()).hasSize(2);
+    assertThat(single(plan(ratioRuns(101))).outputLevel()).isEqualTo(1);
+    assertThat(plan(ratioRuns(102))).isEmpty();
+
+    options.put("compaction.size-ratio", "5");
+    assertThat(single(plan(ratioRuns(105))).inputs()).hasSize(2);
+    assertThat(plan(ratioRuns(106))).isEmpty();
+  }
+
+  /** Newest first: level-0 runs of 100 and {@code second}, then levels 2, 4, 5 (five runs). */
+  private List<DataFileMeta> ratioRuns(long second) {
+    nextSequence = 0;
+    List<DataFileMeta> files = new ArrayList<>();
+    files.add(file(5, 1_000_000, 0, 9));
+    files.add(file(4, 5_000, 0, 9));
+    files.add(file(2, 1_000, 0, 9));
+    files.add(level0(second));
+    files.add(level0(100));
+    return files;
+  }
+
+  @Test
+  void sizeRatioNeedsTriggerManyRuns() {
+    // Three equal level-0 runs and a large top run: four runs, below the trigger.
+    List<DataFileMeta> files = withSizes(10, 10, 10);
+    files.add(file(5, 100_000, 0, 9));
+    assertThat(plan(files)).isEmpty();
+  }
+
+  // ---- rule 3: run count ----------------------------------------------------------------------
+
+  @Test
+  void moreRunsThanTheTriggerMergeTheNewestRunsBeyondIt() {
+    // Six runs of fast-growing size: rules 1 and 2 pick nothing; 6 - 5 + 1 = 2 runs are merged.
+    List<DataFileMeta> files = new ArrayList<>();
+    files.add(file(5, 1_000_000, 0, 9));
+    files.add(file(4, 10_000, 0, 9));
+    files.add(file(3, 1_000, 0, 9));
+    files.add(file(2, 100, 0, 9));
+    List<DataFileMeta> newest = withSizes(1, 10);
+    files.addAll(newest);
+
+    CompactTask task = single(plan(files));
+    assertThat(task.inputs()).containsExactlyInAnyOrderElementsOf(newest);
+    assertThat(task.outputLevel()).isEqualTo(1);
+    assertThat(task.dropDeletes()).isFalse();
+  }
+
+  @Test
+  void exactlyTriggerManyRunsWithoutRatioOrAmplificationDoNotMerge() {
+    List<DataFileMeta> files = new ArrayList<>();
+    files.add(file(5, 1_000_000, 0, 9));
+    files.add(file(4, 10_000, 0, 9));
+    files.add(file(3, 1_000, 0, 9));
+    files.add(file(2, 100, 0, 9));
+    files.addAll(withSizes(1));
+    assertThat(plan(files)).isEmpty();
+  }
+
+  @Test
+  void runCountTriggerIsTheOption() {
+    // Four level-0 runs of fast-growing size over a large top run.
+    List<DataFileMeta> files = withSizes(1, 10, 100, 1_000);
+    files.add(file(5, 1_000_000, 0, 9));
+    assertThat(plan(files)).isEmpty();
+
+    options.put("num-sorted-run.compaction-trigger", "3");
+    options.put("num-levels", "6");
+    // 5 runs - 3 + 1 = 3 newest runs; the next is level 0, so it is taken in as well, and then
+    // all runs are level 0 up to the top run: everything merges into the top level.
+    CompactTask task = single(plan(files));
+    assertThat(task.inputs()).hasSize(5);
+    assertThat(task.outputLevel()).isEqualTo(5);
+  }
+
+  @Test
+  void runCountPickIsExtendedByTheSizeRatio() {
+    // Six runs: the two newest are forced in (6 - 5 + 1), and the next one is within the ratio.
+    List<DataFileMeta> files = new ArrayList<>();
+    files.add(file(5, 1_000_000, 0, 9));
+    files.add(file(4, 10_000, 0, 9));
+    files.add(file(3, 1_000, 0, 9));
+    files.add(file(2, 11, 0, 9));
+    files.addAll(withSizes(1, 10));
+    CompactTask task = single(plan(files));
+    assertThat(task.inputs()).hasSize(3);
+    assertThat(task.outputLevel()).isEqualTo(2);
+  }
+
+  // ---- output level ---------------------------------------------------------------------------
+
+  @Test
+  void theOutputIsNeverLevel0() {
+    // The runs picked by count are followed by a level-1 run: one below it would be level 0, so
+    // the level-1 run is taken in and the output stays at level 1.
+    List<DataFileMeta> files = new ArrayList<>();
+    files.add(file(5, 1_000_000, 0, 9));
+    files.add(file(3, 10_000, 0, 9));
+    files.add(file(2, 1_000, 0, 9));
+    DataFileMeta l1 = file(1, 100, 0, 9);
+    files.add(l1);
+    List<DataFileMeta> newest = withSizes(1, 10);
+    files.addAll(newest);
+
+    CompactTask task = single(plan(files));
+    List<DataFileMeta> expected = new ArrayList<>(newest);
+    expected.add(l1);
+    assertThat(task.inputs()).containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(task.outputLevel()).isEqualTo(1);
+  }
+
+  @Test
+  void theTopLevelIsNumLevelsMinusOne() {
+    options.put("num-levels", "3");
+    List<DataFileMeta> files = withSizes(100, 100, 100, 100);
+    files.add(file(2, 100, 0, 9));
+    assertThat(single(plan(files)).outputLevel()).isEqualTo(2);
+    assertThat(strategy().maxLevel()).isEqualTo(2);
+  }
+
+  @Test
+  void inputsAreTheFilesOfThePickedRunsNewestFirst() {
+    // Level-0 files come newest (highest sequence) first whatever order the bucket lists them in;
+    // a level's files come in key order.
+    DataFileMeta older = level0(10);
+    DataFileMeta newer = level0(10);
+    DataFileMeta high = file(4, 10, 50, 59);
+    DataFileMeta low = file(4, 10, 0, 9);
+    List<DataFileMeta> files = new ArrayList<>(List.of(older, high, newer, low));
+    files.addAll(0, withSizes(10, 10, 10)); // six runs in all, the newest three these
+
+    options.put("num-sorted-run.compaction-trigger", "6");
+    options.put("num-levels", "6");
+    List<SortedRun> runs =
+        SortedRun.of(files, new KeyValueLayout(store().schema()).keyRowComparator());
+    assertThat(runs).extracting(SortedRun::level).containsExactly(0, 0, 0, 0, 0, 4);
+    assertThat(runs.get(3).files()).containsExactly(newer);
+    assertThat(runs.get(4).files()).containsExactly(older);
+    assertThat(runs.get(5).files()).containsExactly(low, high);
+
+    options.put("compaction.full", "true");
+    CompactTask task = single(plan(files));
+    assertThat(task.inputs().subList(3, 7)).containsExactly(newer, older, low, high);
+  }
+
+  // ---- full compaction ------------------------------------------------------------------------
+
+  @Test
+  void fullCompactionMergesEveryRunIntoTheTopLevelAndDropsDeletes() {
+    options.put("compaction.full", "true");
+    List<DataFileMeta> files = withSizes(1, 1_000);
+    files.add(file(2, 10, 0, 9));
+    files.add(file(5, 1_000_000, 0, 9));
+
+    CompactTask task = single(plan(files));
+    assertThat(task.inputs()).containsExactlyInAnyOrderElementsOf(files);
+    assertThat(task.outputLevel()).isEqualTo(5);
+    assertThat(task.dropDeletes()).isTrue();
+  }
+
+  @Test
+  void fullCompactionMovesASingleLowerRunToTheTopLevel() {
+    options.put("compaction.full", "true");
+    DataFileMeta l0 = level0(10);
+    assertThat(single(plan(List.of(l0))).outputLevel()).isEqualTo(5);
+    DataFileMeta l2 = file(2, 10, 0, 9);
+    assertThat(single(plan(List.of(l2))).inputs()).containsExactly(l2);
+  }
+
+  @Test
+  void fullCompactionLeavesACleanTopRunAloneButRewritesOneWithDeletes() {
+    options.put("compaction.full", "true");
+    assertThat(plan(List.of(file(5, 10, 0, 9), file(5, 10, 10, 19)))).isEmpty();
+
+    DataFileMeta withDeletes = file(5, 10, 10, 19, 3);
+    CompactTask task = single(plan(List.of(file(5, 10, 0, 9), withDeletes)));
+    assertThat(task.inputs()).hasSize(2).contains(withDeletes);
+    assertThat(task.outputLevel()).isEqualTo(5);
+    assertThat(task.dropDeletes()).isTrue();
+  }
+
+  // ---- deletion vectors -----------------------------------------------------------------------
+
+  @Test
+  void deletionVectorTablesAlwaysMoveEveryLevel0FileUp() {
+    options.put("deletion-vectors.enabled", "true");
+    options.put("local-cache.enabled", "true");
+    // Two runs: far below the trigger, yet the level-0 file must leave level 0 (readers skip it).
+    DataFileMeta l0 = level0(10);
+    DataFileMeta top = file(5, 1_000_000, 0, 9);
+    CompactTask task = single(plan(List.of(l0, top)));
+    assertThat(task.inputs()).contains(l0);
+    assertThat(task.outputLevel()).isBetween(1, 5);
+    assertThat(task.dropDeletes()).isTrue();
+
+    assertThat(plan(List.of(top))).isEmpty();
+  }
+
+  // ---- the task ------------------------------------------------------------------------------
+
+  @Test
+  void theTaskCarriesTheBucketItWasPlannedFor() {
+    options.put("compaction.full", "true");
+    DataFileMeta l0 = level0(10);
+    BinaryRowData partition = BinaryRows.EMPTY;
+    List<CompactTask> tasks =
+        strategy().plan(new CompactPlanner.Bucket("db.t", partition, "", 0, 1, List.of(l0)));
+    CompactTask task = single(tasks);
+    assertThat(task.table()).isEqualTo("db.t");
+    assertThat(task.bucket()).isZero();
+    assertThat(task.totalBuckets()).isEqualTo(1);
+    assertThat(task.partition()).isEqualTo(partition);
+  }
+
+  // ---- many rounds -----------------------------------------------------------------------------
+
+  @Test
+  void overManyFlushesEveryMergeTakesTheNewestRunsAndKeepsOneRunPerLevel() {
+    Random random = new Random(42);
+    UniversalCompaction strategy = strategy();
+    KeyValueLayout layout = new KeyValueLayout(store().schema());
+    List<DataFileMeta> files = new ArrayList<>();
+    int merges = 0;
+    for (int round = 0; round < 300; round++) {
+      files.add(level0(1 + random.nextInt(100))); // a flush
+      List<SortedRun> runs = SortedRun.of(files, layout.keyRowComparator());
+      List<CompactTask> tasks = plan(files);
+      if (tasks.isEmpty()) {
+        assertThat(runs.size()).as("round %s", round).isLessThanOrEqualTo(5);
+        continue;
+      }
+      merges++;
+      CompactTask task = single(tasks);
+      // The inputs are whole runs, the newest ones.
+      int picked = 0;
+      long size = 0;
+      List<DataFileMeta> expected = new ArrayList<>();
+      while (expected.size() < task.inputs().size()) {
+        expected.addAll(runs.get(picked++).files());
+      }
+      assertThat(task.inputs()).as("round %s", round).containsExactlyElementsOf(expected);
+      assertThat(task.dropDeletes()).isEqualTo(picked == runs.size());
+      assertThat(task.outputLevel()).isBetween(1, 5);
+      if (picked < runs.size()) {
+        assertThat(task.outputLevel())
+            .as("round %s: below the first run not picked", round)
+            .isLessThan(runs.get(picked).level());
+      }
+      for (DataFileMeta f : task.inputs()) {
+        size += f.fileSize();
+      }
+      files.removeAll(task.inputs());
+      files.add(file(task.outputLevel(), size, 0, 99));
+      assertThat(SortedRun.of(files, layout.keyRowComparator()))
+          .as("round %s: runs after the merge", round)
+          .hasSizeLessThanOrEqualTo(5)
+          .allSatisfy(r -> assertThat(r.files()).hasSize(1));
+    }
+    assertThat(merges).isGreaterThan(50);
+  }
+
+  // ---- helpers --------------------------------------------------------------------------------
+
+  private FileStore store() {
+    Schema.Builder schema =
+        Schema.newBuilder()
+            .column("k", DataTypes.BIGINT().notNull())
+            .column("v", DataTypes.STRING())
+            .primaryKey("k");
+    options.forEach(schema::option);
+    TableSchema tableSchema = TableSchema.create(schema.build());
+    Path root = new Path(dir.toURI());
+    return new FileStore(FileIO.of(root), root, tableSchema, tableSchema.tableOptions());
+  }
+
+  private UniversalCompaction strategy() {
+    return new UniversalCompaction(store());
+  }
+
+  private List<CompactTask> plan(List<DataFileMeta> files) {
+    return strategy().plan(new CompactPlanner.Bucket("db.t", BinaryRows.EMPTY, "", 0, 1, files));
+  }
+
+  private static CompactTask single(List<CompactTask> tasks) {
+    assertThat(tasks).hasSize(1);
+    return tasks.get(0);
+  }
+
+  /** Level-0 files with the given sizes, newest first (later ones get lower sequences). */
+  private List<DataFileMeta> withSizes(long... sizes) {
+    List<DataFileMeta> files = new ArrayList<>();
+    for (int i = sizes.length - 1; i >= 0; i--) {
+      files.add(0, level0(sizes[i]));
+    }
+    return files;
+  }
+
+  /** A level-0 file newer than every file made before it. */
+  private DataFileMeta level0(long size) {
+    return file(0, size, 0, 99);
+  }
+
+  private DataFileMeta file(int level, long size, long minKey, long maxKey) {
+    return file(level, size, minKey, maxKey, 0);
+  }
+
+  private DataFileMeta file(int level, long size, long minKey, long maxKey, long deleteRows) {
+    long seq = nextSequence;
+    nextSequence += 10;
+    return new DataFileMeta(
+        "data-" + nextName++ + ".parquet",
+        size,
+        10,
+        key(minKey),
+        key(maxKey),
+        BinaryRows.EMPTY,
+        BinaryRows.EMPTY,
+        new long[0],
+        seq,
+        seq + 9,
+        0,
+        level,
+        0,
+        level == 0 ? FileSource.APPEND : FileSource.COMPACT,
+        deleteRows);
+  }
+
+  private static BinaryRowData key(long k) {
+    return BinaryRows.toBinary(KEY_TYPE, GenericRowData.of(k));
+  }
+}
