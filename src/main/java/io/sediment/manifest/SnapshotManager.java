@@ -190,7 +190,11 @@ public final class SnapshotManager implements java.io.Serializable {
         String name = st.getPath().getName();
         if (name.startsWith(PREFIX)) {
           try {
-            ids.add(Long.parseLong(name.substring(PREFIX.length())));
+            long id = Long.parseLong(name.substring(PREFIX.length()));
+            // Only the exact name a commit writes: not "snapshot-+3", "snapshot-0001", "-1".
+            if (id > 0 && name.equals(PREFIX + id)) {
+              ids.add(id);
+            }
           } catch (NumberFormatException ignored) {
             // not a snapshot file
           }

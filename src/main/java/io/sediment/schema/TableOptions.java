@@ -401,10 +401,16 @@ public final class TableOptions implements java.io.Serializable {
           problem = "must not be negative";
         }
         break;
+      case "parquet.page-size":
+        // Parquet page sizes are ints: 2 GiB or more would wrap around when the writer is built.
+        long page = ((MemorySize) value).getBytes();
+        if (page <= 0 || page >= Integer.MAX_VALUE) {
+          problem = "must be > 0 and < 2 GiB, such as '1 mb'";
+        }
+        break;
       case "target-file-size":
       case "manifest.target-file-size":
       case "parquet.row-group-size":
-      case "parquet.page-size":
       case "write-buffer-size":
       case "local-cache.max-size":
         if (((MemorySize) value).getBytes() <= 0) {

@@ -17,7 +17,6 @@ import java.util.stream.Stream;
 import org.apache.flink.core.fs.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -103,10 +102,6 @@ class SnapshotManagerTest {
   }
 
   @Test
-  @Disabled(
-      "bug (minor): SnapshotManager.listIds parses any 'snapshot-<Long.parseLong-able>' name, so a"
-          + " stray 'snapshot-+3' lists as id 3 (latest() then fails: 'Snapshot 3 does not exist'),"
-          + " 'snapshot-0001' lists id 1 twice and 'snapshot--1' makes earliestId -1")
   void theListingTakesOnlyNamesASnapshotFileCanHave() throws Exception {
     sm.tryCommit(snapshot(1, "u", BATCH));
     sm.tryCommit(snapshot(2, "u", BATCH));

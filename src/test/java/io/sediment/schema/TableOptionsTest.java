@@ -20,7 +20,6 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.util.TimeUtils;
 import org.assertj.core.api.SoftAssertions;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -288,10 +287,6 @@ class TableOptionsTest {
    * of range are rejected naming the option.
    */
   @Test
-  @Disabled(
-      "bug: TableOptions.validate accepts parquet.page-size >= 2 GiB; DataFileFactory.formatOptions"
-          + " casts it to int, so '2 gb' fails at the first write with 'pageSize must be positive:"
-          + " -2147483648' (no option named) and '5 gb' silently writes 1 GiB pages")
   void pageSizesOf2GiBAndMoreAreRejected() {
     for (String v : List.of("2 gb", "4 gb", "5 gb", "4097 mb")) {
       assertThatThrownBy(() -> TableOptions.of(Map.of("parquet.page-size", v)))
