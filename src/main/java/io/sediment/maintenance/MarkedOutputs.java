@@ -18,10 +18,11 @@ import org.apache.flink.core.fs.Path;
  * the outputs it is writing or has not committed yet, and its release records.
  *
  * <p>A job is <em>live</em> when one of its markers or release records was modified at or after the
- * orphan threshold: then every one of its markers protects its output, whatever the output's age. A
- * job with no such file is <em>stale</em> (cancelled for good, or stopped for longer than the
- * threshold): its markers protect nothing, its outputs are judged like any other file, and its
- * markers whose outputs are gone or committed, and its release records, are deleted.
+ * liveness threshold {@link RemoveOrphanFiles} passes (the older of its orphan threshold and one
+ * day ago): then every one of its markers protects its output, whatever the output's age. A job
+ * with no such file is <em>stale</em> (cancelled for good, or stopped for longer than that): its
+ * markers protect nothing, its outputs are judged like any other file, and its markers whose
+ * outputs are gone or committed, and its release records, are deleted.
  */
 final class MarkedOutputs {
 

@@ -72,7 +72,12 @@ public final class RemoveOrphanFiles {
     // snapshots read below see it) or deleted.
     MarkedOutputs marked;
     try {
-      marked = MarkedOutputs.list(store.fileIO(), paths, olderThanMillis);
+      // A job is live when it wrote a marker or release record within the last day, or after
+      // older_than if that is longer ago: a short older_than must not strip a running job's
+      // outputs of their protection.
+      long liveSince =
+          Math.min(olderThanMillis, System.currentTimeMillis() - DEFAULT_OLDER_THAN_MILLIS);
+      marked = MarkedOutputs.list(store.fileIO(), paths, liveSince);
     } catch (IOException e) {
       throw new UncheckedIOException(
           "Cannot list the compaction markers of "
