@@ -1,6 +1,8 @@
 package io.sediment.cli;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -72,9 +74,9 @@ public final class SqlCommand implements Callable<Integer> {
       TableResult r = tEnv.executeSql(statement);
       boolean isInsert = statement.regionMatches(true, 0, "INSERT", 0, 6);
       if (r.getResultKind() == ResultKind.SUCCESS_WITH_CONTENT && !isInsert) {
-        java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
-        java.io.PrintStream saved = System.out;
-        try (java.io.PrintStream ps = new java.io.PrintStream(buf, true, StandardCharsets.UTF_8)) {
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        PrintStream saved = System.out;
+        try (PrintStream ps = new PrintStream(buf, true, StandardCharsets.UTF_8)) {
           System.setOut(ps);
           r.print();
         } finally {

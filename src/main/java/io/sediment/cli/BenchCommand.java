@@ -1,0 +1,182 @@
+package io.sediment.cli;
+
+import io.sediment.bench.BenchResult;
+import io.sediment.bench.BenchRunner;
+import io.sediment.flink.CompactJob;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code sediment bench}: runs a canonical workload through {@link BenchRunner} in a scratch
+ * warehouse, compacting on an embedded Flink cluster started once (or in-process), and prints the
+ * figures. Exit code 1 when the result is not verified.
+ */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description =
+        "Run a canonical compaction workload (shared/bench/WORKLOAD.md): generate it (not"
+            + " timed), compact it with the batch topology on the embedded Flink (or in-process),"
+            + " verify, print the figures. Exit 0 when verified.")
+final class BenchCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Parameters(index = "0", paramLabel = "W1|W2|W3", description = "Workload.")
+  String workload;
+
+  @Option(names = "--dir", description = "Scratch warehouse (default: a new temporary directory).")
+  Path dir;
+
+  @Option(names = "--keep", description = "Keep the warehouse afterwards.")
+  boolean keep;
+
+  @Option(names = "--json", description = "Print the result as one JSON object.")
+  boolean json;
+
+  @Option(names = "--in-process", description = "Compact with CompactBuilder.execute(), not Flink.")
+  boolean inProcess;
+
+  @Option(
+      names = "--no-warm-up",
+      description =
+          "Time the compaction as the cluster's first job: skip the two no-op jobs that"
+              + " otherwise warm the embedded Flink before timing (as the peers' harness does).")
+  boolean noWarmUp;
+
+  @Option(
+      names = "--parallelism",
+      defaultValue = "2",
+      description = "Rewrite parallelism (default 2).")
+  int parallelism;
+
+  @Option(
+      names = "--scale",
+      hidden = true,
+      defaultValue = "1",
+      description = "Divide the workload sizes (tests).")
+  int scale;
+
+  @Mixin VerboseOption verbose;
+
+  @Override
+  public Integer call() throws Exception {
+    String w = workload.toUpperCase(Locale.ROOT);
+    if (!w.matches("W[123]")) {
+      throw new IllegalArgumentException(
+          "Unknown workload '" + workload + "'; workloads are W1, W2 and W3");
+    }
+    if (parallelism < 1) {
+      throw new IllegalArgumentException("--parallelism must be at least 1");
+    }
+    Path wh = scratchWarehouse(w);
+    Map<String, Object> extra = new LinkedHashMap<>();
+    FlinkEnvironments.Embedded flink = null;
+    try {
+      BenchRunner.Compactor compactor;
+      String mode;
+      Map<String, String> parallel =
+          Map.of("compaction.parallelism", Integer.toString(parallelism));
+      if (inProcess || w.equals("W3")) {
+        mode = "in-process";
+        compactor =
+            (table, options) -> {
+              Map<String, String> o = new LinkedHashMap<>(options);
+              o.putAll(parallel);
+              return table.newCompactBuilder().withOptions(o).execute();
+            };
+      } else {
+        flink = FlinkEnvironments.Embedded.start(parallelism);
+        extra.put("clusterStartSeconds", flink.startSeconds());
+        if (!noWarmUp) {
+          extra.put("noopJobSeconds", flink.runNoopJob());
+          extra.put("noopJob2Seconds", flink.runNoopJob());
+        }
+        FlinkEnvironments.Embedded cluster = flink;
+        String warehouse = wh.toString();
+        mode = "flink-topology";
+        compactor =
+            (table, options) ->
+                CompactJob.builder(warehouse, table.fullName())
+                    .options(options)
+                    .options(parallel)
+                    .parallelism(parallelism)
+                    .build()
+                    .runBatch(cluster.newEnv());
+      }
+      extra.put("parallelism", parallelism);
+      extra.put("maxHeapBytes", Runtime.getRuntime().maxMemory());
+      BenchResult r = BenchRunner.run(w, wh, mode, compactor, BenchRunner.Scale.divided(scale));
+      print(r, extra);
+      if (!r.verified()) {
+        spec.commandLine().getErr().println("Error: verification failed: " + r.verification());
+        spec.commandLine().getErr().flush();
+        return ExitCodes.FAILED;
+      }
+      return ExitCodes.OK;
+    } finally {
+      if (flink != null) {
+        flink.close();
+      }
+      if (!keep) {
+        BenchRunner.deleteRecursively(wh);
+      } else {
+        spec.commandLine().getErr().println("Kept warehouse " + wh);
+      }
+    }
+  }
+
+  /** {@code --dir} when it is empty or missing, else a new temporary directory. */
+  private Path scratchWarehouse(String w) throws IOException {
+    if (dir == null) {
+      return Files.createTempDirectory("sediment-bench-" + w.toLowerCase(Locale.ROOT));
+    }
+    if (Files.exists(dir)) {
+      try (Stream<Path> entries = Files.list(dir)) {
+        if (entries.findAny().isPresent()) {
+          throw new IllegalArgumentException("--dir " + dir + " is not empty");
+        }
+      }
+    }
+    return dir;
+  }
+
+  private void print(BenchResult r, Map<String, Object> extra) {
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      out.println(r.toJson(extra));
+    } else {
+      out.println(
+          String.format(
+              Locale.ROOT,
+              "%s %s: %.3f s (plan %.3f s), %d rows, %.0f rows/s, %d -> %d files, %.1f MiB/s,"
+                  + " peak heap %d MiB; %s: %s",
+              r.workload(),
+              r.mode(),
+              r.wallSeconds(),
+              r.planSeconds(),
+              r.rows(),
+              r.rowsPerSecond(),
+              r.filesIn(),
+              r.filesOut(),
+              r.inputBytesPerSecond() / (1 << 20),
+              r.peakHeapBytes() >> 20,
+              r.verified() ? "verified" : "NOT VERIFIED",
+              r.verification()));
+    }
+    out.flush();
+  }
+}

@@ -1,0 +1,229 @@
+package io.sediment.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sediment.compact.CompactResult;
+import io.sediment.compact.CompactTask;
+import io.sediment.flink.CompactJob;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code sediment compact}: builds a {@link CompactJob} from the options and runs it as a batch job
+ * (with a progress bar on a terminal), submits it as the dedicated streaming job, or prints its
+ * plan ({@code --dry-run}).
+ */
+@Command(
+    name = "compact",
+    mixinStandardHelpOptions = true,
+    description =
+        "Compact a table with the Flink compaction topology (batch or dedicated streaming job).")
+final class CompactCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Mixin WarehouseOption warehouseOption;
+
+  @Option(names = "--table", description = "Table as DB.TABLE.")
+  String table;
+
+  @Option(names = "--database", description = "Database of --including-tables (streaming).")
+  String database;
+
+  @Option(
+      names = "--including-tables",
+      description = "Regex of table names of --database to follow (dedicated streaming job).")
+  String includingTables;
+
+  @Option(names = "--partition", description = "Partition to compact, k=v[,k=v]; repeatable (OR).")
+  List<String> partitions = new ArrayList<>();
+
+  @Option(names = "--where", description = "Partition filter in the JSON filter form.")
+  String where;
+
+  @Option(names = "--mode", defaultValue = "batch", description = "batch or streaming.")
+  String mode;
+
+  @Option(names = "--parallelism", description = "Rewrite parallelism.")
+  Integer parallelism;
+
+  @Option(
+      names = "--commit-user",
+      description = "Commit user; snapshots record <user>-compact-<suffix>.")
+  String commitUser;
+
+  @Option(
+      names = "--option",
+      description = "Dynamic table option k=v, e.g. target-file-size=128mb.")
+  Map<String, String> options = new LinkedHashMap<>();
+
+  @Option(
+      names = "--detached",
+      description =
+          "Streaming mode: print the job id and return once the job is submitted (needs a"
+              + " Flink cluster, e.g. flink run; not the embedded Flink).")
+  boolean detached;
+
+  @Option(names = "--dry-run", description = "Print the plan; commit nothing.")
+  boolean dryRun;
+
+  @Option(names = "--json", description = "Print the result as one JSON object.")
+  boolean json;
+
+  @Mixin VerboseOption verbose;
+
+  @Override
+  public Integer call() throws Exception {
+    String warehouse = warehouseOption.warehouse;
+    boolean streaming;
+    switch (mode) {
+      case "batch" -> streaming = false;
+      case "streaming" -> streaming = true;
+      default ->
+          throw new IllegalArgumentException(
+              "--mode must be 'batch' or 'streaming', got '" + mode + "'");
+    }
+    CompactJob.Builder b;
+    if (table != null) {
+      if (includingTables != null || database != null) {
+        throw new IllegalArgumentException("Give either --table or --database/--including-tables");
+      }
+      b = CompactJob.builder(warehouse, table);
+    } else if (includingTables != null && database != null) {
+      if (!streaming && !dryRun) {
+        throw new IllegalArgumentException("--including-tables needs --mode streaming");
+      }
+      b = CompactJob.builderForDatabase(warehouse, database, includingTables);
+    } else {
+      throw new IllegalArgumentException(
+          "Missing --table DB.TABLE (or --database with --including-tables)");
+    }
+    for (String p : partitions) {
+      b.partition(parsePartition(p));
+    }
+    if (where != null) {
+      b.where(where);
+    }
+    if (commitUser != null) {
+      b.commitUser(commitUser);
+    }
+    b.options(options);
+    if (parallelism != null) {
+      b.parallelism(parallelism);
+    }
+    CompactJob job = b.build();
+    if (dryRun) {
+      printPlan(job.plan());
+      return ExitCodes.OK;
+    }
+    if (detached && !streaming) {
+      throw new IllegalArgumentException("--detached needs --mode streaming");
+    }
+    if (streaming) {
+      submitStreaming(job);
+    } else {
+      runBatch(job);
+    }
+    return ExitCodes.OK;
+  }
+
+  static Map<String, String> parsePartition(String spec) {
+    Map<String, String> m = new LinkedHashMap<>();
+    for (String kv : spec.split(",")) {
+      int eq = kv.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException("--partition must be k=v[,k=v], got '" + spec + "'");
+      }
+      m.put(kv.substring(0, eq).trim(), kv.substring(eq + 1));
+    }
+    return m;
+  }
+
+  private void printPlan(List<CompactTask> tasks) throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      List<Object> ts = new ArrayList<>();
+      for (CompactTask t : tasks) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("table", t.table());
+        m.put("partition", t.partitionPath());
+        m.put("bucket", t.bucket());
+        m.put("kind", t.kind().name());
+        m.put("files", t.inputs().size());
+        m.put("bytes", t.inputBytes());
+        m.put("rows", t.inputRows());
+        m.put("outputLevel", t.outputLevel());
+        ts.add(m);
+      }
+      Map<String, Object> plan = new LinkedHashMap<>();
+      plan.put("dryRun", true);
+      plan.put("tasks", ts);
+      out.println(new ObjectMapper().writeValueAsString(plan));
+    } else {
+      out.println("Plan: " + tasks.size() + " task(s); nothing committed (dry run)");
+      for (CompactTask t : tasks) {
+        out.println("  " + t);
+      }
+    }
+  }
+
+  /** Submits the dedicated streaming job; unless {@code --detached}, waits for it to end. */
+  private void submitStreaming(CompactJob job) throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    StreamExecutionEnvironment env = FlinkEnvironments.create();
+    if (detached && FlinkEnvironments.isEmbedded(env)) {
+      // The embedded Flink lives in this JVM: returning would end the job with the CLI.
+      throw new IllegalArgumentException(
+          "--detached needs a Flink cluster (flink run ...); the embedded Flink runs only"
+              + " while the CLI runs");
+    }
+    JobClient client = job.submitStreaming(env);
+    out.println(
+        "Started dedicated compaction job "
+            + client.getJobID()
+            + " (commit user "
+            + job.commitUser()
+            + ")");
+    out.flush();
+    if (!detached) {
+      client.getJobExecutionResult().get();
+    }
+  }
+
+  private void runBatch(CompactJob job) throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    ProgressBar bar =
+        (!json && System.console() != null) ? new ProgressBar(job.plan().size()) : null;
+    CompactResult r = job.runBatch(FlinkEnvironments.create(), bar == null ? null : bar::update);
+    if (bar != null) {
+      bar.finish();
+    }
+    if (json) {
+      out.println(r.toJson());
+    } else {
+      out.println(
+          r.snapshotId() == null
+              ? "Nothing to compact"
+              : String.format(
+                  "Compacted %d task(s): %d -> %d files, %d -> %d bytes, %d rows; snapshot %d (%d ms)",
+                  r.tasks(),
+                  r.filesBefore(),
+                  r.filesAfter(),
+                  r.bytesBefore(),
+                  r.bytesAfter(),
+                  r.rowsWritten(),
+                  r.snapshotId(),
+                  r.durationMs()));
+    }
+  }
+}
