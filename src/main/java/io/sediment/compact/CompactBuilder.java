@@ -277,8 +277,7 @@ public final class CompactBuilder {
           tableName);
       Thread.currentThread().interrupt();
     } else {
-      LOG.warn(
-          "Compaction of {} failed; outputs deleted, nothing committed", tableName, failure);
+      LOG.warn("Compaction of {} failed; outputs deleted, nothing committed", tableName, failure);
       if (interrupted) {
         Thread.currentThread().interrupt();
       }

@@ -69,9 +69,9 @@ public final class CompactSpec implements Serializable {
   }
 
   /**
-   * A compaction of every table of {@code database} whose name matches {@code tablePattern} (a
-   * Java regex), looked up anew each time the tables are listed. Options are validated against
-   * each table where it is loaded; partition filters are not allowed.
+   * A compaction of every table of {@code database} whose name matches {@code tablePattern} (a Java
+   * regex), looked up anew each time the tables are listed. Options are validated against each
+   * table where it is loaded; partition filters are not allowed.
    */
   public static Builder forDatabase(String database, String tablePattern) {
     if (database == null) {
@@ -201,8 +201,8 @@ public final class CompactSpec implements Serializable {
     }
 
     /**
-     * Compacts only these partitions: any of them (OR), as one filter that combines with the
-     * others with AND.
+     * Compacts only these partitions: any of them (OR), as one filter that combines with the others
+     * with AND.
      */
     public Builder withPartitions(List<Map<String, String>> partitions) {
       partitionFilters.add(PartitionFilters.ofPartitions(table, schema(), partitions));

@@ -38,10 +38,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The Flink compaction jobs: {@code CompactTaskSource -> CompactRewriteOperator x N ->
  * CompactCommitter}, running one {@link CompactSpec}. Build with {@link #builder(String, String)}
- * (one table) or {@link #builderForDatabase} (tables of a database matching a regex, dedicated job),
- * or from a spec with {@link #of}; then {@link #runBatch} (plan once, compact, commit, end) or
- * {@link #submitStreaming} (keeps compacting). Options, partition filters and commit user rules are
- * those of {@link CompactSpec}.
+ * (one table) or {@link #builderForDatabase} (tables of a database matching a regex, dedicated
+ * job), or from a spec with {@link #of}; then {@link #runBatch} (plan once, compact, commit, end)
+ * or {@link #submitStreaming} (keeps compacting). Options, partition filters and commit user rules
+ * are those of {@link CompactSpec}.
  */
 public final class CompactJob {
 

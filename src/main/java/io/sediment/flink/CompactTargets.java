@@ -13,10 +13,10 @@ import java.util.regex.Pattern;
 
 /**
  * Which tables a compaction job follows and how it sees them: a warehouse and the job's {@link
- * CompactSpec}, whose tables are either fixed names or a database with a table-name regex (re-listed
- * at each discovery, so new tables are picked up), with dynamic options laid over each table's own
- * and an optional partition filter (single-table jobs). Serializable; tables are loaded where they
- * are used.
+ * CompactSpec}, whose tables are either fixed names or a database with a table-name regex
+ * (re-listed at each discovery, so new tables are picked up), with dynamic options laid over each
+ * table's own and an optional partition filter (single-table jobs). Serializable; tables are loaded
+ * where they are used.
  */
 public final class CompactTargets implements Serializable {
 

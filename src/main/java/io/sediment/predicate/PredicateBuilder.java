@@ -88,8 +88,8 @@ public final class PredicateBuilder {
 
   /**
    * {@code field = value} with the value written as text and parsed to the column type by the rules
-   * of the JSON form's string literals (an ISO date for DATE, {@code 3} for INT, ...): how partition
-   * specs like {@code dt=2024-01-01,hh=3} are read.
+   * of the JSON form's string literals (an ISO date for DATE, {@code 3} for INT, ...): how
+   * partition specs like {@code dt=2024-01-01,hh=3} are read.
    */
   public Predicate equalText(String field, String text) {
     return leaf(

@@ -20,8 +20,7 @@ import org.apache.flink.types.Row;
  * options => 'k=v,...', commit_user => 'nightly', mode => 'batch'|'streaming', dry_run => false)}.
  *
  * <p>The arguments make one {@link CompactSpec}, validated argument by argument before anything
- * runs. Output rows have
- * the fields of {@link CompactResult} plus {@code jobId} and {@code task}:
+ * runs. Output rows have the fields of {@link CompactResult} plus {@code jobId} and {@code task}:
  *
  * <ul>
  *   <li>batch: one row with the result ({@code snapshotId} null when nothing was planned);
