@@ -170,12 +170,13 @@ public final class CompactBuilder {
    * {@code cancel} returns.
    */
   public CompletableFuture<CompactResult> executeAsync() {
+    CompactSpec request = spec(); // later setter calls do not change a running compaction
     CompletableFuture<CompactResult> future = new CompletableFuture<>();
     Thread thread =
         new Thread(
             () -> {
               try {
-                future.complete(execute());
+                future.complete(execute(request));
               } catch (Throwable e) {
                 future.completeExceptionally(e);
               }

@@ -83,14 +83,13 @@ public final class CompactJob {
 
   private static CompactJob of(String warehouse, CompactSpec spec, CompactListener listener) {
     CompactTargets targets = new CompactTargets(warehouse, spec);
-    Map<String, String> jobOptions = spec.options();
+    List<Table> tables = new ArrayList<>();
     for (String t : targets.tableNames()) {
-      Table table = targets.table(t); // validates the options against each table
-      if (spec.database().isEmpty()) {
-        // One table: its own options configure the job too.
-        jobOptions = table.options().toMap();
-      }
+      tables.add(targets.table(t)); // validates the options against each table
     }
+    // A single table's own options configure the job too; a database's tables share the spec's.
+    Map<String, String> jobOptions =
+        spec.database().isEmpty() ? tables.get(0).options().toMap() : spec.options();
     return new CompactJob(targets, Configuration.fromMap(jobOptions), listener);
   }
 
