@@ -1,21 +1,14 @@
 package io.sediment.compact;
 
 import io.sediment.commit.CommitMessage;
-import io.sediment.commit.CommitUsers;
 import io.sediment.manifest.FileStore;
-import io.sediment.manifest.Snapshot;
 import io.sediment.predicate.Predicate;
-import io.sediment.predicate.PredicateJson;
-import io.sediment.predicate.Predicates;
 import io.sediment.schema.TableOptions;
-import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CancellationException;
@@ -37,23 +30,26 @@ import org.slf4j.LoggerFactory;
  * bounded pool and makes one COMPACT commit. The same planner, rewriter and commit run inside the
  * Flink compaction topology.
  *
- * <p>Every setter validates its input when called, so a bad filter, commit user or option fails
- * here rather than at execute. Not thread-safe; build one per compaction.
+ * <p>The setters fill a {@link CompactSpec}, the request every entry point runs; each validates its
+ * input when called, so a bad filter, commit user or option fails here rather than at execute. Not
+ * thread-safe; build one per compaction.
  */
 public final class CompactBuilder {
 
   private static final Logger LOG = LoggerFactory.getLogger(CompactBuilder.class);
 
   /** Commit user of compactions that were given none. */
-  public static final String DEFAULT_COMMIT_USER = "sediment";
+  public static final String DEFAULT_COMMIT_USER = CompactSpec.DEFAULT_COMMIT_USER;
 
-  private final Table table;
-  private final List<Predicate> partitionFilters = new ArrayList<>();
-  private final Map<String, String> dynamicOptions = new LinkedHashMap<>();
-  private String commitUser = DEFAULT_COMMIT_USER;
+  private final FileStore store;
+  private final String tableName;
+  private final CompactSpec.Builder spec;
 
-  public CompactBuilder(Table table) {
-    this.table = table;
+  /** Compacts the table {@code tableName} ({@code db.table}) stored in {@code store}. */
+  public CompactBuilder(FileStore store, String tableName) {
+    this.store = store;
+    this.tableName = tableName;
+    this.spec = CompactSpec.forTable(tableName, store);
   }
 
   /**
@@ -61,10 +57,7 @@ public final class CompactBuilder {
    * references partition columns only. Repeated calls combine with AND.
    */
   public CompactBuilder withPartitionFilter(Predicate filter) {
-    if (filter == null) {
-      throw new IllegalArgumentException("Partition filter must not be null");
-    }
-    partitionFilters.add(toPartitionPredicate(table, filter));
+    spec.withPartitionFilter(filter);
     return this;
   }
 
@@ -73,41 +66,13 @@ public final class CompactBuilder {
    * {"method":"equal","field":"p","literals":["a"]}}.
    */
   public CompactBuilder withPartitionFilter(String jsonFilter) {
-    if (jsonFilter == null || jsonFilter.isBlank()) {
-      throw new IllegalArgumentException("Partition filter JSON must not be empty");
-    }
-    return withPartitionFilter(PredicateJson.parse(jsonFilter, table.rowType()));
-  }
-
-  /**
-   * Checks that a filter references only partition columns and re-binds it to the partition row
-   * type. Shared with the Flink jobs, which take the same filters.
-   */
-  public static Predicate toPartitionPredicate(Table table, Predicate filter) {
-    List<String> partitionKeys = table.schema().partitionKeys();
-    for (String field : filter.fieldNames()) {
-      if (!table.schema().fieldNames().contains(field)) {
-        throw new IllegalArgumentException(
-            "Partition filter references unknown column '"
-                + field
-                + "'; partition columns are "
-                + partitionKeys);
-      }
-      if (!partitionKeys.contains(field)) {
-        throw new IllegalArgumentException(
-            "Partition filter may reference only partition columns "
-                + partitionKeys
-                + ", but references '"
-                + field
-                + "'");
-      }
-    }
-    return Predicates.rebind(filter, table.schema().partitionType());
+    spec.withPartitionFilter(jsonFilter);
+    return this;
   }
 
   /** Names the compaction in snapshots as {@code <user>-compact-<suffix>}; validated now. */
   public CompactBuilder withCommitUser(String user) {
-    this.commitUser = CommitUsers.validate(user);
+    spec.withCommitUser(user);
     return this;
   }
 
@@ -117,42 +82,37 @@ public final class CompactBuilder {
    * now like table options.
    */
   public CompactBuilder withOptions(Map<String, String> options) {
-    Map<String, String> merged = new LinkedHashMap<>(dynamicOptions);
-    merged.putAll(options);
-    table.options().with(merged); // validates
-    dynamicOptions.clear();
-    dynamicOptions.putAll(merged);
+    spec.withOptions(options);
     return this;
+  }
+
+  /** The request as given so far. */
+  public CompactSpec spec() {
+    return spec.build();
   }
 
   /** The dynamic options given with {@link #withOptions}. */
   public Map<String, String> dynamicOptions() {
-    return java.util.Collections.unmodifiableMap(dynamicOptions);
+    return spec().options();
   }
 
-  /** The table this compaction runs on, with the dynamic options applied. */
-  public Table effectiveTable() {
-    return dynamicOptions.isEmpty() ? table : table.copy(dynamicOptions);
+  /** The table's store with the dynamic options applied. */
+  public FileStore effectiveStore() {
+    return spec().applyOptions(store);
   }
 
   /** The partition filter on the partition row type (AND of all given), or null. */
   public Predicate partitionFilter() {
-    return partitionFilters.isEmpty() ? null : Predicates.and(partitionFilters);
+    return spec().partitionFilter();
   }
 
   public String commitUser() {
-    return commitUser;
+    return spec().commitUser();
   }
 
   /** The tasks a compaction of the latest snapshot would run, without running them. */
   public List<CompactTask> plan() {
-    Optional<Snapshot> latest = table.latestSnapshot();
-    if (latest.isEmpty()) {
-      return List.of();
-    }
-    Table t = effectiveTable();
-    return new CompactPlanner(t.store(), t.fullName())
-        .plan(latest.get(), partitionFilter(), Set.of());
+    return spec().plan(store, tableName);
   }
 
   /**
@@ -166,31 +126,40 @@ public final class CompactBuilder {
    * outputs are deleted and the {@link io.sediment.commit.CommitConflictException} names the files.
    */
   public CompactResult execute() throws Exception {
+    return execute(spec());
+  }
+
+  private CompactResult execute(CompactSpec request) throws Exception {
     long start = System.currentTimeMillis();
-    List<CompactTask> tasks = plan();
+    List<CompactTask> tasks = request.plan(store, tableName);
     if (tasks.isEmpty()) {
-      LOG.info("Nothing to compact in {}", table.fullName());
+      LOG.info("Nothing to compact in {}", tableName);
       return CompactResult.nothing(System.currentTimeMillis() - start);
     }
-    Table t = effectiveTable();
-    FileStore store = t.store();
-    int parallelism = Math.min(tasks.size(), t.options().get(TableOptions.COMPACTION_PARALLELISM));
+    FileStore effective = request.applyOptions(store);
+    int parallelism =
+        Math.min(
+            tasks.size(),
+            request
+                .parallelism()
+                .orElse(effective.options().get(TableOptions.COMPACTION_PARALLELISM)));
     LOG.info(
         "Compacting {}: {} task(s), {} input file(s), parallelism {}",
-        table.fullName(),
+        tableName,
         tasks.size(),
         tasks.stream().mapToInt(x -> x.inputs().size()).sum(),
         parallelism);
-    List<CompactTaskResult> results = runAll(store, tasks, parallelism);
+    String commitUser = request.commitUser();
+    List<CompactTaskResult> results = runAll(effective, commitUser, tasks, parallelism);
     List<CommitMessage> messages = new ArrayList<>();
     for (CompactTaskResult r : results) {
       messages.add(r.message());
     }
-    CompactCommit commit = new CompactCommit(store, compactCommitUser(commitUser));
+    CompactCommit commit = new CompactCommit(effective, compactCommitUser(commitUser));
     Long snapshotId = commit.commit(messages, TableCommit.BATCH_IDENTIFIER, false);
     CompactResult result =
         CompactResult.of(results, snapshotId, System.currentTimeMillis() - start);
-    LOG.info("Compacted {}: {}", table.fullName(), result.toJson());
+    LOG.info("Compacted {}: {}", tableName, result.toJson());
     return result;
   }
 
@@ -201,17 +170,18 @@ public final class CompactBuilder {
    * {@code cancel} returns.
    */
   public CompletableFuture<CompactResult> executeAsync() {
+    CompactSpec request = spec(); // later setter calls do not change a running compaction
     CompletableFuture<CompactResult> future = new CompletableFuture<>();
     Thread thread =
         new Thread(
             () -> {
               try {
-                future.complete(execute());
+                future.complete(execute(request));
               } catch (Throwable e) {
                 future.completeExceptionally(e);
               }
             },
-            "sediment-compact-" + table.fullName());
+            "sediment-compact-" + tableName);
     thread.setDaemon(true);
     future.whenComplete(
         (r, e) -> {
@@ -235,7 +205,8 @@ public final class CompactBuilder {
    * deleted; then the error is thrown (an interrupt as {@link InterruptedException}, with the
    * thread's interrupt flag set again). No task is still writing when this method returns.
    */
-  private List<CompactTaskResult> runAll(FileStore store, List<CompactTask> tasks, int parallelism)
+  private List<CompactTaskResult> runAll(
+      FileStore store, String commitUser, List<CompactTask> tasks, int parallelism)
       throws Exception {
     CompactRewriter rewriter = CompactRewriter.forStore(store);
     AtomicBoolean cancelled = new AtomicBoolean();
@@ -304,11 +275,10 @@ public final class CompactBuilder {
     if (failure instanceof InterruptedException) {
       LOG.warn(
           "Compaction of {} interrupted; every task stopped, outputs deleted, nothing committed",
-          table.fullName());
+          tableName);
       Thread.currentThread().interrupt();
     } else {
-      LOG.warn(
-          "Compaction of {} failed; outputs deleted, nothing committed", table.fullName(), failure);
+      LOG.warn("Compaction of {} failed; outputs deleted, nothing committed", tableName, failure);
       if (interrupted) {
         Thread.currentThread().interrupt();
       }

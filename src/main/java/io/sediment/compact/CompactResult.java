@@ -1,6 +1,8 @@
 package io.sediment.compact;
 
 import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * What a compaction did: the number of tasks and the commit's write metrics. {@code snapshotId} is
@@ -25,23 +27,64 @@ public record CompactResult(
 
   /** Sums task results into the metrics of one commit. */
   public static CompactResult of(
-      java.util.List<CompactTaskResult> results, Long snapshotId, long durationMs) {
+      List<CompactTaskResult> results, Long snapshotId, long durationMs) {
+    List<CompactResult> perTask = new ArrayList<>(results.size());
+    for (CompactTaskResult r : results) {
+      perTask.add(
+          new CompactResult(
+              1,
+              null,
+              r.filesRead(),
+              r.filesWritten(),
+              r.bytesRead(),
+              r.bytesWritten(),
+              r.rowsRead(),
+              r.rowsWritten(),
+              0));
+    }
+    CompactResult sum = sum(perTask, durationMs);
+    return new CompactResult(
+        sum.tasks,
+        snapshotId,
+        sum.filesBefore,
+        sum.filesAfter,
+        sum.bytesBefore,
+        sum.bytesAfter,
+        sum.rowsRead,
+        sum.rowsWritten,
+        durationMs);
+  }
+
+  /**
+   * Adds results up (e.g. the commits of one job): tasks and metrics are summed, the snapshot is
+   * the last one committed (null if none was). No result is {@link #nothing}.
+   */
+  public static CompactResult sum(List<CompactResult> results, long durationMs) {
+    if (results == null || results.isEmpty()) {
+      return nothing(durationMs);
+    }
+    int tasks = 0;
+    Long snapshotId = null;
     long filesBefore = 0;
     long filesAfter = 0;
     long bytesBefore = 0;
     long bytesAfter = 0;
     long rowsRead = 0;
     long rowsWritten = 0;
-    for (CompactTaskResult r : results) {
-      filesBefore += r.filesRead();
-      filesAfter += r.filesWritten();
-      bytesBefore += r.bytesRead();
-      bytesAfter += r.bytesWritten();
-      rowsRead += r.rowsRead();
-      rowsWritten += r.rowsWritten();
+    for (CompactResult r : results) {
+      tasks += r.tasks;
+      if (r.snapshotId != null) {
+        snapshotId = r.snapshotId;
+      }
+      filesBefore += r.filesBefore;
+      filesAfter += r.filesAfter;
+      bytesBefore += r.bytesBefore;
+      bytesAfter += r.bytesAfter;
+      rowsRead += r.rowsRead;
+      rowsWritten += r.rowsWritten;
     }
     return new CompactResult(
-        results.size(),
+        tasks,
         snapshotId,
         filesBefore,
         filesAfter,

@@ -1,16 +1,13 @@
 package io.sediment.flink;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.catalog.Identifier;
 import io.sediment.commit.CommitUsers;
 import io.sediment.compact.CompactBuilder;
 import io.sediment.compact.CompactResult;
+import io.sediment.compact.CompactSpec;
 import io.sediment.compact.CompactTask;
 import io.sediment.predicate.Predicate;
-import io.sediment.predicate.PredicateBuilder;
-import io.sediment.predicate.PredicateJson;
 import io.sediment.schema.TableOptions;
 import io.sediment.table.Table;
 import java.time.Duration;
@@ -24,13 +21,14 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.IntConsumer;
-import java.util.regex.Pattern;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.JobException;
+import org.apache.flink.runtime.client.JobExecutionException;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -39,10 +37,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The Flink compaction jobs: {@code CompactTaskSource -> CompactRewriteOperator x N ->
- * CompactCommitter}. Build with {@link #builder(String, String)} (one table) or {@link
- * #builderForDatabase} (tables of a database matching a regex, dedicated job), then {@link
- * #runBatch} (plan once, compact, commit, end) or {@link #submitStreaming} (keeps compacting).
- * Options, partition filters and commit user rules are those of {@link CompactBuilder}.
+ * CompactCommitter}, running one {@link CompactSpec}. Build with {@link #builder(String, String)}
+ * (one table) or {@link #builderForDatabase} (tables of a database matching a regex, dedicated
+ * job), or from a spec with {@link #of}; then {@link #runBatch} (plan once, compact, commit, end)
+ * or {@link #submitStreaming} (keeps compacting). Options, partition filters and commit user rules
+ * are those of {@link CompactSpec}.
  */
 public final class CompactJob {
 
@@ -54,22 +53,44 @@ public final class CompactJob {
   private final Integer parallelism;
   private final long discoveryIntervalMs;
   private final int maxConsecutiveFailures;
-  private final Table singleTable;
   private final CompactListener listener;
 
-  private CompactJob(Builder b, CompactTargets targets, Table singleTable, Configuration opts) {
+  private CompactJob(CompactTargets targets, Configuration opts, CompactListener listener) {
+    CompactSpec spec = targets.spec();
     this.targets = targets;
-    this.name = b.table != null ? b.table : b.database + "." + b.includingTables;
-    this.commitUser = CompactBuilder.compactCommitUser(b.commitUser);
-    this.singleTable = singleTable;
-    this.listener = b.listener;
-    Integer p = b.parallelism;
+    this.name =
+        spec.database().isPresent()
+            ? spec.database().get() + "." + spec.tablePattern().orElseThrow()
+            : String.join(",", spec.tables());
+    this.commitUser = CompactBuilder.compactCommitUser(spec.commitUser());
+    this.listener = listener;
+    Integer p = spec.parallelism().isPresent() ? spec.parallelism().getAsInt() : null;
     if (p == null && opts.contains(TableOptions.COMPACTION_PARALLELISM)) {
       p = opts.get(TableOptions.COMPACTION_PARALLELISM);
     }
     this.parallelism = p;
     this.discoveryIntervalMs = opts.get(TableOptions.COMPACTION_DISCOVERY_INTERVAL).toMillis();
     this.maxConsecutiveFailures = opts.get(TableOptions.COMPACTION_MAX_CONSECUTIVE_FAILURES);
+  }
+
+  /**
+   * The job running {@code spec} on the tables of {@code warehouse}. Loads every table the spec
+   * names (or its database lists now) and checks the spec's options against each.
+   */
+  public static CompactJob of(String warehouse, CompactSpec spec) {
+    return of(warehouse, spec, CompactListener.NONE);
+  }
+
+  private static CompactJob of(String warehouse, CompactSpec spec, CompactListener listener) {
+    CompactTargets targets = new CompactTargets(warehouse, spec);
+    List<Table> tables = new ArrayList<>();
+    for (String t : targets.tableNames()) {
+      tables.add(targets.table(t)); // validates the options against each table
+    }
+    // A single table's own options configure the job too; a database's tables share the spec's.
+    Map<String, String> jobOptions =
+        spec.database().isEmpty() ? tables.get(0).options().toMap() : spec.options();
+    return new CompactJob(targets, Configuration.fromMap(jobOptions), listener);
   }
 
   /** A job compacting one table ({@code db.table}). */
@@ -100,14 +121,7 @@ public final class CompactJob {
   public List<CompactTask> plan() {
     List<CompactTask> tasks = new ArrayList<>();
     for (String t : targets.tableNames()) {
-      Table table = targets.table(t);
-      table
-          .latestSnapshot()
-          .ifPresent(
-              s ->
-                  tasks.addAll(
-                      new io.sediment.compact.CompactPlanner(table.store(), table.fullName())
-                          .plan(s, targets.partitionFilter(), java.util.Set.of())));
+      tasks.addAll(targets.spec().plan(targets.catalog().getTable(t).store(), t));
     }
     return tasks;
   }
@@ -175,7 +189,7 @@ public final class CompactJob {
       throw taskError(e);
     }
     List<CompactResult> results = result.getAccumulatorResult(CompactCommitter.RESULTS_ACCUMULATOR);
-    CompactResult r = merge(results, System.currentTimeMillis() - start);
+    CompactResult r = CompactResult.sum(results, System.currentTimeMillis() - start);
     LOG.info("Compacted {}: {}", name, r.toJson());
     return r;
   }
@@ -211,33 +225,11 @@ public final class CompactJob {
     while (t.getCause() != null
         && (t instanceof ExecutionException
             || t instanceof CompletionException
-            || t instanceof org.apache.flink.runtime.client.JobExecutionException
-            || t instanceof org.apache.flink.runtime.JobException)) {
+            || t instanceof JobExecutionException
+            || t instanceof JobException)) {
       t = t.getCause();
     }
     return t instanceof Exception ? (Exception) t : new RuntimeException(t);
-  }
-
-  private static CompactResult merge(List<CompactResult> results, long durationMs) {
-    if (results == null || results.isEmpty()) {
-      return CompactResult.nothing(durationMs);
-    }
-    int tasks = 0;
-    Long snapshot = null;
-    long fb = 0, fa = 0, bb = 0, ba = 0, rr = 0, rw = 0;
-    for (CompactResult r : results) {
-      tasks += r.tasks();
-      if (r.snapshotId() != null) {
-        snapshot = r.snapshotId();
-      }
-      fb += r.filesBefore();
-      fa += r.filesAfter();
-      bb += r.bytesBefore();
-      ba += r.bytesAfter();
-      rr += r.rowsRead();
-      rw += r.rowsWritten();
-    }
-    return new CompactResult(tasks, snapshot, fb, fa, bb, ba, rr, rw, durationMs);
   }
 
   /**
@@ -253,7 +245,11 @@ public final class CompactJob {
     return env.executeAsync("sediment compact (dedicated) " + name);
   }
 
-  /** Options of a compaction job; validated at {@link #build()} like {@link CompactBuilder}'s. */
+  /**
+   * Options of a compaction job, the CLI's and tests' way to a {@link CompactSpec}: the table is
+   * loaded and the filters and options are validated at {@link #build()}; commit user and
+   * parallelism when set.
+   */
   public static final class Builder {
     private final String warehouse;
     private String table;
@@ -263,7 +259,7 @@ public final class CompactJob {
     private final List<String> wheres = new ArrayList<>();
     private final List<Predicate> filters = new ArrayList<>();
     private final Map<String, String> options = new LinkedHashMap<>();
-    private String commitUser = CompactBuilder.DEFAULT_COMMIT_USER;
+    private String commitUser = CompactSpec.DEFAULT_COMMIT_USER;
     private Integer parallelism;
     private CompactListener listener = CompactListener.NONE;
 
@@ -326,76 +322,40 @@ public final class CompactJob {
 
     /** Validates everything (the table exists, filters, options) and builds the job. */
     public CompactJob build() {
+      return of(warehouse, spec(), listener);
+    }
+
+    private CompactSpec spec() {
       FileSystemCatalog catalog = new FileSystemCatalog(warehouse);
-      Configuration opts = Configuration.fromMap(options);
+      CompactSpec.Builder spec;
       if (table != null) {
         Table t = catalog.getTable(Identifier.parse(table));
-        CompactBuilder cb = t.newCompactBuilder().withOptions(options);
-        for (Map<String, String> spec : partitions) {
-          cb.withPartitionFilter(partitionPredicate(t, List.of(spec)));
-        }
-        if (partitions.size() > 1) {
-          // withPartitionFilter ANDs; several --partition mean any of them.
-          cb = t.newCompactBuilder().withOptions(options);
-          cb.withPartitionFilter(partitionPredicate(t, partitions));
+        spec = CompactSpec.forTable(t.fullName(), t.store()).withOptions(options);
+        if (!partitions.isEmpty()) {
+          spec.withPartitions(partitions);
         }
         for (String w : wheres) {
-          cb.withPartitionFilter(w);
+          spec.withPartitionFilter(w);
         }
         for (Predicate f : filters) {
-          cb.withPartitionFilter(f);
+          spec.withPartitionFilter(f);
         }
-        Table effective = cb.effectiveTable();
-        Configuration merged = Configuration.fromMap(effective.options().toMap());
-        CompactTargets targets =
-            new CompactTargets(
-                warehouse, List.of(t.fullName()), null, null, options, cb.partitionFilter());
-        return new CompactJob(this, targets, t, merged);
-      }
-      if (!partitions.isEmpty() || !wheres.isEmpty() || !filters.isEmpty()) {
-        throw new IllegalArgumentException(
-            "Partition filters need a single table; they cannot be used with --including-tables");
-      }
-      Pattern.compile(includingTables); // validates
-      if (!catalog.databaseExists(database)) {
-        throw new IllegalArgumentException("Database '" + database + "' does not exist");
-      }
-      CompactTargets targets =
-          new CompactTargets(warehouse, null, database, includingTables, options, null);
-      for (String t : targets.tableNames()) {
-        targets.table(t); // validates the options against each table
-      }
-      return new CompactJob(this, targets, null, opts);
-    }
-
-    private static Predicate partitionPredicate(Table t, List<Map<String, String>> specs) {
-      ObjectMapper json = new ObjectMapper();
-      List<Predicate> ors = new ArrayList<>();
-      for (Map<String, String> spec : specs) {
-        List<Predicate> ands = new ArrayList<>();
-        for (Map.Entry<String, String> e : spec.entrySet()) {
-          if (!t.schema().partitionKeys().contains(e.getKey())) {
-            throw new IllegalArgumentException(
-                "'"
-                    + e.getKey()
-                    + "' is not a partition column of "
-                    + t.fullName()
-                    + "; partition columns are "
-                    + t.schema().partitionKeys());
-          }
-          ObjectNode leaf = json.createObjectNode();
-          leaf.put("method", "equal");
-          leaf.put("field", e.getKey());
-          leaf.putArray("literals").add(e.getValue());
-          ands.add(PredicateJson.parse(leaf.toString(), t.rowType()));
+      } else {
+        if (!partitions.isEmpty() || !wheres.isEmpty() || !filters.isEmpty()) {
+          throw new IllegalArgumentException(
+              "Partition filters need a single table; they cannot be used with"
+                  + " --including-tables");
         }
-        ors.add(PredicateBuilder.and(ands));
+        spec = CompactSpec.forDatabase(database, includingTables).withOptions(options);
+        if (!catalog.databaseExists(database)) {
+          throw new IllegalArgumentException("Database '" + database + "' does not exist");
+        }
       }
-      return ors.size() == 1 ? ors.get(0) : PredicateBuilder.or(ors);
+      spec.withCommitUser(commitUser);
+      if (parallelism != null) {
+        spec.withParallelism(parallelism);
+      }
+      return spec.build();
     }
-  }
-
-  Table singleTable() {
-    return singleTable;
   }
 }

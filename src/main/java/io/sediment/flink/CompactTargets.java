@@ -2,6 +2,7 @@ package io.sediment.flink;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.catalog.Identifier;
+import io.sediment.compact.CompactSpec;
 import io.sediment.predicate.Predicate;
 import io.sediment.table.Table;
 import java.io.Serializable;
@@ -11,50 +12,42 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * Which tables a compaction job follows and how it sees them: a warehouse, either fixed table names
- * or a database with a table-name regex (re-listed at each discovery, so new tables are picked up),
- * dynamic options laid over each table's own, and an optional partition filter (single-table jobs).
- * Serializable; tables are loaded where they are used.
+ * Which tables a compaction job follows and how it sees them: a warehouse and the job's {@link
+ * CompactSpec}, whose tables are either fixed names or a database with a table-name regex
+ * (re-listed at each discovery, so new tables are picked up), with dynamic options laid over each
+ * table's own and an optional partition filter (single-table jobs). Serializable; tables are loaded
+ * where they are used.
  */
 public final class CompactTargets implements Serializable {
 
-  private static final long serialVersionUID = 1L;
+  private static final long serialVersionUID = 2L;
 
   private final String warehouse;
-  private final List<String> tables;
-  private final String database;
-  private final String includingTables;
-  private final Map<String, String> dynamicOptions;
-  private final Predicate partitionFilter;
+  private final CompactSpec spec;
 
   private transient FileSystemCatalog catalog;
 
-  CompactTargets(
-      String warehouse,
-      List<String> tables,
-      String database,
-      String includingTables,
-      Map<String, String> dynamicOptions,
-      Predicate partitionFilter) {
+  CompactTargets(String warehouse, CompactSpec spec) {
     this.warehouse = warehouse;
-    this.tables = tables == null ? null : List.copyOf(tables);
-    this.database = database;
-    this.includingTables = includingTables;
-    this.dynamicOptions = Map.copyOf(dynamicOptions);
-    this.partitionFilter = partitionFilter;
+    this.spec = spec;
   }
 
   public String warehouse() {
     return warehouse;
   }
 
+  /** The compaction request these targets come from. */
+  public CompactSpec spec() {
+    return spec;
+  }
+
   /** Partition filter on the partition row type, or null (all partitions). */
   public Predicate partitionFilter() {
-    return partitionFilter;
+    return spec.partitionFilter();
   }
 
   public Map<String, String> dynamicOptions() {
-    return dynamicOptions;
+    return spec.options();
   }
 
   FileSystemCatalog catalog() {
@@ -66,10 +59,11 @@ public final class CompactTargets implements Serializable {
 
   /** Full names of the tables followed now. */
   public List<String> tableNames() {
-    if (tables != null) {
-      return tables;
+    if (spec.database().isEmpty()) {
+      return spec.tables();
     }
-    Pattern p = Pattern.compile(includingTables);
+    String database = spec.database().get();
+    Pattern p = Pattern.compile(spec.tablePattern().orElseThrow());
     List<String> out = new ArrayList<>();
     for (String t : catalog().listTables(database)) {
       if (p.matcher(t).matches()) {
@@ -82,11 +76,15 @@ public final class CompactTargets implements Serializable {
   /** The table with the dynamic options applied. */
   public Table table(String fullName) {
     Table t = catalog().getTable(fullName);
-    return dynamicOptions.isEmpty() ? t : t.copy(dynamicOptions);
+    return spec.options().isEmpty() ? t : t.copy(spec.options());
   }
 
   @Override
   public String toString() {
-    return warehouse + " " + (tables != null ? tables : database + "." + includingTables);
+    return warehouse
+        + " "
+        + (spec.database().isEmpty()
+            ? spec.tables()
+            : spec.database().get() + "." + spec.tablePattern().orElseThrow());
   }
 }

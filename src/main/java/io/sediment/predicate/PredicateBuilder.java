@@ -86,6 +86,19 @@ public final class PredicateBuilder {
     return leaf(LeafFunction.EQUAL, field, Arrays.asList(literal));
   }
 
+  /**
+   * {@code field = value} with the value written as text and parsed to the column type by the rules
+   * of the JSON form's string literals (an ISO date for DATE, {@code 3} for INT, ...): how
+   * partition specs like {@code dt=2024-01-01,hh=3} are read.
+   */
+  public Predicate equalText(String field, String text) {
+    return leaf(
+        LeafFunction.EQUAL,
+        field,
+        Arrays.asList(text),
+        (raw, type, name) -> Literals.parseText((String) raw, type, name));
+  }
+
   public Predicate notEqual(String field, Object literal) {
     return leaf(LeafFunction.NOT_EQUAL, field, Arrays.asList(literal));
   }

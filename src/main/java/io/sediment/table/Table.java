@@ -74,7 +74,7 @@ public final class Table implements java.io.Serializable {
 
   /** Plans, runs and commits compaction of this table in-process. */
   public io.sediment.compact.CompactBuilder newCompactBuilder() {
-    return new io.sediment.compact.CompactBuilder(this);
+    return new io.sediment.compact.CompactBuilder(store, fullName);
   }
 
   @Override

@@ -48,9 +48,8 @@ final class Compactions {
 
   static Rewritten planAndRewrite(MatrixTable t, Map<String, String> options) {
     CompactBuilder b = builder(t.table(), options);
-    Table effective = b.effectiveTable();
     List<CompactTask> tasks = b.plan();
-    CompactRewriter rewriter = CompactRewriter.forStore(effective.store());
+    CompactRewriter rewriter = CompactRewriter.forStore(b.effectiveStore());
     List<CommitMessage> messages = new ArrayList<>();
     try {
       for (CompactTask task : tasks) {

@@ -149,8 +149,7 @@ class ConcurrentDeletionVectorTest {
         .containsExactlyInAnyOrder(l.f().fileName(), l.g().fileName());
     assertThat(planned.get(0).baseSnapshotId())
         .hasValue(l.table().latestSnapshot().orElseThrow().id());
-    return CompactRewriter.forStore(b.effectiveTable().store())
-        .rewrite(planned.get(0), () -> false);
+    return CompactRewriter.forStore(b.effectiveStore()).rewrite(planned.get(0), () -> false);
   }
 
   private CompactCommit compactCommit(Table t) {

@@ -139,7 +139,7 @@ class InterleavedDeletionVectorTest {
       return;
     }
     if (rewritten == null) {
-      CompactRewriter rewriter = CompactRewriter.forStore(b.effectiveTable().store());
+      CompactRewriter rewriter = CompactRewriter.forStore(b.effectiveStore());
       rewritten = new ArrayList<>();
       for (CompactTask task : planned) {
         rewritten.add(rewriter.rewrite(task, () -> false).message());
@@ -150,7 +150,7 @@ class InterleavedDeletionVectorTest {
     List<CommitMessage> messages = rewritten;
     rewritten = null;
     try {
-      new CompactCommit(b.effectiveTable().store(), "compactor")
+      new CompactCommit(b.effectiveStore(), "compactor")
           .commit(messages, TableCommit.BATCH_IDENTIFIER, false);
       landed++;
     } catch (CommitConflictException e) {

@@ -1,5 +1,6 @@
 package io.sediment.flink.sql;
 
+import io.sediment.compact.PartitionFilters;
 import io.sediment.predicate.Predicate;
 import io.sediment.table.Table;
 import java.util.LinkedHashMap;
@@ -53,7 +54,7 @@ public final class SedimentTableSink
     }
     Predicate overwriteFilter =
         overwrite && !staticPartition.isEmpty()
-            ? PartitionSpecs.toPartitionPredicate(table, staticPartition)
+            ? PartitionFilters.ofPartition(table.fullName(), table.schema(), staticPartition)
             : null;
     boolean doOverwrite = overwrite;
     return new DataStreamSinkProvider() {

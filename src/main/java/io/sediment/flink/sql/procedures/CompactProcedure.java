@@ -1,10 +1,9 @@
 package io.sediment.flink.sql.procedures;
 
 import io.sediment.catalog.FileSystemCatalog;
-import io.sediment.compact.CompactBuilder;
 import io.sediment.compact.CompactResult;
+import io.sediment.compact.CompactSpec;
 import io.sediment.compact.CompactTask;
-import io.sediment.flink.sql.PartitionSpecs;
 import io.sediment.table.Table;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,8 +19,8 @@ import org.apache.flink.types.Row;
  * {@code CALL c.sys.compact(`table` => 'db.t', partitions => 'p=a;p=b', `where` => '<JSON>',
  * options => 'k=v,...', commit_user => 'nightly', mode => 'batch'|'streaming', dry_run => false)}.
  *
- * <p>Every argument is validated by {@link CompactBuilder} before anything runs. Output rows have
- * the fields of {@link CompactResult} plus {@code jobId} and {@code task}:
+ * <p>The arguments make one {@link CompactSpec}, validated argument by argument before anything
+ * runs. Output rows have the fields of {@link CompactResult} plus {@code jobId} and {@code task}:
  *
  * <ul>
  *   <li>batch: one row with the result ({@code snapshotId} null when nothing was planned);
@@ -66,35 +65,36 @@ public final class CompactProcedure implements Procedure {
       @ArgumentHint(name = "dry_run", type = @DataTypeHint("BOOLEAN"), isOptional = true)
           Boolean dryRun)
       throws Exception {
-    CompactBuilder compaction = configure(catalog, table, partitions, where, options, commitUser);
+    Table t = ProcedureArgs.table(catalog, table);
+    CompactSpec spec = configure(t, partitions, where, options, commitUser);
     String m = mode == null ? "batch" : mode.strip().toLowerCase(Locale.ROOT);
     if (!m.equals("batch") && !m.equals("streaming")) {
       throw ProcedureArgs.bad("mode", "'" + mode + "' is not one of 'batch', 'streaming'");
     }
     if (Boolean.TRUE.equals(dryRun)) {
       List<Row> rows = new ArrayList<>();
-      for (CompactTask t : compaction.plan()) {
+      for (CompactTask task : spec.plan(t.store(), t.fullName())) {
         rows.add(
             Row.of(
                 1,
                 null,
-                (long) t.inputs().size(),
+                (long) task.inputs().size(),
                 null,
-                t.inputBytes(),
+                task.inputBytes(),
                 null,
-                t.inputRows(),
+                task.inputRows(),
                 null,
                 null,
                 null,
-                t.toString()));
+                task.toString()));
       }
       return rows.toArray(new Row[0]);
     }
     if (m.equals("streaming")) {
-      String jobId = runner.submitStreaming(compaction, context.getExecutionEnvironment());
+      String jobId = runner.submitStreaming(spec, context.getExecutionEnvironment());
       return new Row[] {Row.of(null, null, null, null, null, null, null, null, null, jobId, null)};
     }
-    CompactResult r = runner.runBatch(compaction, context.getExecutionEnvironment());
+    CompactResult r = runner.runBatch(spec, context.getExecutionEnvironment());
     return new Row[] {
       Row.of(
           r.tasks(),
@@ -111,19 +111,13 @@ public final class CompactProcedure implements Procedure {
     };
   }
 
-  /** Validates the arguments into a compaction; errors name the argument. */
-  public static CompactBuilder configure(
-      FileSystemCatalog catalog,
-      String table,
-      String partitions,
-      String where,
-      String options,
-      String commitUser) {
-    Table t = ProcedureArgs.table(catalog, table);
-    CompactBuilder b = t.newCompactBuilder();
+  /** Validates the arguments into the compaction of {@code table}; errors name the argument. */
+  public static CompactSpec configure(
+      Table table, String partitions, String where, String options, String commitUser) {
+    CompactSpec.Builder b = CompactSpec.forTable(table.fullName(), table.store());
     if (partitions != null && !partitions.isBlank()) {
       try {
-        b.withPartitionFilter(PartitionSpecs.toPredicate(t, partitions));
+        b.withPartitions(PartitionSpecs.parse(partitions));
       } catch (IllegalArgumentException e) {
         throw ProcedureArgs.bad("partitions", e);
       }
@@ -149,6 +143,6 @@ public final class CompactProcedure implements Procedure {
         throw ProcedureArgs.bad("commit_user", e);
       }
     }
-    return b;
+    return b.build();
   }
 }

@@ -1,0 +1,86 @@
+package io.sediment.compact;
+
+import io.sediment.predicate.Predicate;
+import io.sediment.predicate.PredicateBuilder;
+import io.sediment.predicate.Predicates;
+import io.sediment.schema.TableSchema;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Partition filters as predicates on a table's partition row type, the form the planner prunes
+ * manifests with: from a filter on the row type, or straight from partition specs such as {@code
+ * dt=2024-01-01,hh=3}. Every error names the table or the column and what is allowed.
+ */
+public final class PartitionFilters {
+
+  private PartitionFilters() {}
+
+  /**
+   * Checks that {@code filter}, a predicate on the table's row type, references only partition
+   * columns, and re-binds it to the partition row type.
+   */
+  public static Predicate fromRowFilter(TableSchema schema, Predicate filter) {
+    List<String> partitionKeys = schema.partitionKeys();
+    for (String field : filter.fieldNames()) {
+      if (!schema.fieldNames().contains(field)) {
+        throw new IllegalArgumentException(
+            "Partition filter references unknown column '"
+                + field
+                + "'; partition columns are "
+                + partitionKeys);
+      }
+      if (!partitionKeys.contains(field)) {
+        throw new IllegalArgumentException(
+            "Partition filter may reference only partition columns "
+                + partitionKeys
+                + ", but references '"
+                + field
+                + "'");
+      }
+    }
+    return Predicates.rebind(filter, schema.partitionType());
+  }
+
+  /**
+   * One partition, e.g. {@code {dt=2024-01-01, hh=3}}: the AND of one equality per column. Values
+   * are parsed to the column types like the string literals of the JSON filter form.
+   */
+  public static Predicate ofPartition(
+      String table, TableSchema schema, Map<String, String> partition) {
+    if (partition == null || partition.isEmpty()) {
+      throw new IllegalArgumentException("Partition spec must not be empty");
+    }
+    List<String> partitionKeys = schema.partitionKeys();
+    PredicateBuilder builder = new PredicateBuilder(schema.partitionType());
+    List<Predicate> equalities = new ArrayList<>();
+    for (Map.Entry<String, String> e : partition.entrySet()) {
+      if (!partitionKeys.contains(e.getKey())) {
+        throw new IllegalArgumentException(
+            "'"
+                + e.getKey()
+                + "' is not a partition column of "
+                + table
+                + (partitionKeys.isEmpty()
+                    ? "; the table is not partitioned"
+                    : "; partition columns are " + partitionKeys));
+      }
+      equalities.add(builder.equalText(e.getKey(), e.getValue()));
+    }
+    return Predicates.and(equalities);
+  }
+
+  /** Any of the partitions: the OR of {@link #ofPartition} over them. */
+  public static Predicate ofPartitions(
+      String table, TableSchema schema, List<Map<String, String>> partitions) {
+    if (partitions == null || partitions.isEmpty()) {
+      throw new IllegalArgumentException("Partition spec must not be empty");
+    }
+    List<Predicate> any = new ArrayList<>();
+    for (Map<String, String> partition : partitions) {
+      any.add(ofPartition(table, schema, partition));
+    }
+    return Predicates.or(any);
+  }
+}

@@ -1,0 +1,51 @@
+package io.sediment.flink.sql.procedures;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Partition specs as SQL users write them: {@code p=a,q=1} for one partition, {@code p=a;p=b} for
+ * several. {@code CompactSpec.Builder#withPartitions} turns them into a filter, parsing values by
+ * the literal rules of the {@code where} filters.
+ */
+final class PartitionSpecs {
+
+  private PartitionSpecs() {}
+
+  /** Parses {@code k=v,k2=v2;k=v3} into one map per partition. */
+  static List<Map<String, String>> parse(String specs) {
+    if (specs == null || specs.isBlank()) {
+      throw new IllegalArgumentException("Partition spec must not be empty");
+    }
+    List<Map<String, String>> out = new ArrayList<>();
+    for (String one : specs.split(";")) {
+      if (one.isBlank()) {
+        continue;
+      }
+      Map<String, String> spec = new LinkedHashMap<>();
+      for (String kv : one.split(",")) {
+        int eq = kv.indexOf('=');
+        if (eq <= 0) {
+          throw new IllegalArgumentException(
+              "Partition spec '"
+                  + one.strip()
+                  + "' is not 'column=value[,column=value...]' (at '"
+                  + kv.strip()
+                  + "')");
+        }
+        String key = kv.substring(0, eq).strip();
+        if (spec.put(key, kv.substring(eq + 1).strip()) != null) {
+          throw new IllegalArgumentException(
+              "Partition spec '" + one.strip() + "' names column '" + key + "' twice");
+        }
+      }
+      out.add(spec);
+    }
+    if (out.isEmpty()) {
+      throw new IllegalArgumentException("Partition spec '" + specs + "' names no partition");
+    }
+    return out;
+  }
+}
