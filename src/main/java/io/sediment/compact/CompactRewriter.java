@@ -1,5 +1,6 @@
 package io.sediment.compact;
 
+import io.sediment.io.OutputObserver;
 import io.sediment.manifest.FileStore;
 import java.util.function.BooleanSupplier;
 
@@ -27,20 +28,6 @@ public interface CompactRewriter {
    * cleanup after a failover exact). Rewriters of every table kind must honour the observer.
    */
   static CompactRewriter forStore(FileStore store, OutputObserver observer) {
-    if (store.schema().hasPrimaryKey()) {
-      io.sediment.mergetree.MergeTreeStrategies.checkCompactable(store);
-      return new io.sediment.mergetree.MergeTreeCompactRewriter(store, observer);
-    }
-    return new AppendCompactRewriter(store, observer);
-  }
-
-  /** Told about each output file before it is created. */
-  @FunctionalInterface
-  interface OutputObserver extends java.io.Serializable {
-
-    OutputObserver NONE = path -> {};
-
-    /** Called with the full path of an output file before the file is created; may throw. */
-    void beforeCreate(org.apache.flink.core.fs.Path path) throws java.io.IOException;
+    return TableKind.of(store).rewriter(store, observer);
   }
 }

@@ -37,9 +37,9 @@ public final class TableRead {
   public RecordReader createReader(DataSplit split) {
     if (store.schema().hasPrimaryKey()) {
       // Merges the sorted runs of the bucket (or applies deletion vectors).
-      io.sediment.mergetree.PrimaryKeyReader r;
+      PrimaryKeyReader r;
       try {
-        r = new io.sediment.mergetree.PrimaryKeyReader(store, split, filter, projection);
+        r = new PrimaryKeyReader(store, split, filter, projection);
       } catch (IOException e) {
         throw new java.io.UncheckedIOException("Cannot open " + split, e);
       }

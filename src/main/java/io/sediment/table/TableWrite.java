@@ -4,6 +4,8 @@ import io.sediment.commit.CommitMessage;
 import io.sediment.data.PartitionComputer;
 import io.sediment.format.FileFormatOptions;
 import io.sediment.format.WrittenFile;
+import io.sediment.io.DataFileFactory;
+import io.sediment.io.RollingFileWriter;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileSource;
 import io.sediment.manifest.FileStore;
@@ -36,14 +38,13 @@ public final class TableWrite implements AutoCloseable {
   private final PartitionComputer bucketKeyComputer;
   private final DataFileFactory files = new DataFileFactory();
   private final Map<BinaryRowData, Map<Integer, BucketWriter>> writers = new LinkedHashMap<>();
-  private final io.sediment.mergetree.PrimaryKeyTableWrite primaryKeyWrite;
+  private final PrimaryKeyTableWrite primaryKeyWrite;
   private boolean closed;
 
   TableWrite(FileStore store) {
     TableSchema schema = store.schema();
     // Primary-key tables: LSM writer (sorted buffers, level-0 files, compaction).
-    this.primaryKeyWrite =
-        schema.hasPrimaryKey() ? new io.sediment.mergetree.PrimaryKeyTableWrite(store) : null;
+    this.primaryKeyWrite = schema.hasPrimaryKey() ? new PrimaryKeyTableWrite(store) : null;
     this.store = store;
     this.format = DataFileFactory.formatOptions(store.options());
     this.targetFileSize = store.options().targetFileSize();
