@@ -1,6 +1,7 @@
 package io.sediment.compact;
 
 import java.io.Serializable;
+import java.util.List;
 
 /**
  * What a compaction did: the number of tasks and the commit's write metrics. {@code snapshotId} is
@@ -25,7 +26,7 @@ public record CompactResult(
 
   /** Sums task results into the metrics of one commit. */
   public static CompactResult of(
-      java.util.List<CompactTaskResult> results, Long snapshotId, long durationMs) {
+      List<CompactTaskResult> results, Long snapshotId, long durationMs) {
     long filesBefore = 0;
     long filesAfter = 0;
     long bytesBefore = 0;

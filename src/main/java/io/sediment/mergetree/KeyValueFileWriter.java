@@ -13,9 +13,11 @@ import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileSource;
 import io.sediment.manifest.FileStore;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
@@ -78,12 +80,11 @@ public final class KeyValueFileWriter {
         new RollingFileWriter(
             store.fileIO(),
             () -> {
-              org.apache.flink.core.fs.Path path =
-                  store.dataFilePath(partition, bucket, names.newFileName());
+              Path path = store.dataFilePath(partition, bucket, names.newFileName());
               try {
                 observer.beforeCreate(path);
-              } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
               }
               return path;
             },

@@ -7,6 +7,7 @@ import io.sediment.predicate.Predicate;
 import io.sediment.predicate.Predicates;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -41,7 +42,7 @@ public final class TableRead {
       try {
         r = new PrimaryKeyReader(store, split, filter, projection);
       } catch (IOException e) {
-        throw new java.io.UncheckedIOException("Cannot open " + split, e);
+        throw new UncheckedIOException("Cannot open " + split, e);
       }
       return new RecordReader() {
         @Override

@@ -1,6 +1,7 @@
 package io.sediment.table;
 
 import io.sediment.commit.CommitMessage;
+import io.sediment.commit.PartitionPredicates;
 import io.sediment.data.PartitionComputer;
 import io.sediment.format.FileFormatOptions;
 import io.sediment.format.WrittenFile;
@@ -19,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.types.RowKind;
@@ -119,9 +121,7 @@ public final class TableWrite implements AutoCloseable {
     for (ManifestEntry e :
         store
             .newScan()
-            .withPartitionFilter(
-                io.sediment.commit.PartitionPredicates.in(
-                    store.partitionType(), java.util.Set.of(partition)))
+            .withPartitionFilter(PartitionPredicates.in(store.partitionType(), Set.of(partition)))
             .withBucket(bucket)
             .plan(latest.get())) {
       max = Math.max(max, e.file().maxSequenceNumber());
