@@ -35,7 +35,9 @@ class ArchitectureTest {
    */
   private static final List<Set<String>> LAYERS =
       List.of(
-          Set.of("data", "fs", "schema", "predicate", "format", "manifest"),
+          Set.of("data", "fs", "schema", "predicate"),
+          Set.of("format"),
+          Set.of("manifest"),
           Set.of("io"),
           Set.of("mergetree"),
           Set.of("commit"),

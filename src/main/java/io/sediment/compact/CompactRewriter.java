@@ -18,6 +18,7 @@ public interface CompactRewriter {
    */
   CompactTaskResult rewrite(CompactTask task, BooleanSupplier cancelled) throws Exception;
 
+  /** The rewriter of the table's kind: {@link TableKind#rewriter}, with no observer. */
   static CompactRewriter forStore(FileStore store) {
     return forStore(store, OutputObserver.NONE);
   }
@@ -25,7 +26,8 @@ public interface CompactRewriter {
   /**
    * A rewriter whose every output file is announced to {@code observer} before it is created, so a
    * caller can record it first (the Flink topology writes a marker file per output, which makes
-   * cleanup after a failover exact). Rewriters of every table kind must honour the observer.
+   * cleanup after a failover exact). Rewriters of every table kind must honour the observer. Same
+   * as {@code TableKind.of(store).rewriter(store, observer)}.
    */
   static CompactRewriter forStore(FileStore store, OutputObserver observer) {
     return TableKind.of(store).rewriter(store, observer);
