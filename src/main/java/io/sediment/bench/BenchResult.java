@@ -1,5 +1,8 @@
 package io.sediment.bench;
 
+import java.util.Locale;
+import java.util.Map;
+
 /**
  * The figures of one benchmark run, printed as one JSON object. {@code cpuSeconds} is the CPU time
  * of the whole process over the timed section (all threads, JIT and GC included): steadier than
@@ -23,14 +26,14 @@ public record BenchResult(
     String verification) {
 
   /** The JSON object plus extra fields (numbers, booleans or strings) after the others. */
-  public String toJson(java.util.Map<String, ?> extra) {
+  public String toJson(Map<String, ?> extra) {
     StringBuilder b = new StringBuilder(toJson());
     b.setLength(b.length() - 1);
-    for (java.util.Map.Entry<String, ?> e : extra.entrySet()) {
+    for (Map.Entry<String, ?> e : extra.entrySet()) {
       Object v = e.getValue();
       b.append(",\"").append(e.getKey()).append("\":");
       if (v instanceof Double || v instanceof Float) {
-        b.append(String.format(java.util.Locale.ROOT, "%.3f", ((Number) v).doubleValue()));
+        b.append(String.format(Locale.ROOT, "%.3f", ((Number) v).doubleValue()));
       } else if (v instanceof Number || v instanceof Boolean) {
         b.append(v);
       } else {
@@ -42,7 +45,7 @@ public record BenchResult(
 
   public String toJson() {
     return String.format(
-        java.util.Locale.ROOT,
+        Locale.ROOT,
         "{\"workload\":\"%s\",\"mode\":\"%s\",\"wallSeconds\":%.3f,\"planSeconds\":%.3f,\"cpuSeconds\":%.3f,"
             + "\"rows\":%d,"
             + "\"rowsPerSecond\":%.0f,\"inputBytes\":%d,\"inputBytesPerSecond\":%.0f,\"filesIn\":%d,"

@@ -14,14 +14,22 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 
 /**
@@ -97,7 +105,7 @@ public final class BenchRunner {
       String workload, Path dir, String mode, Compactor compactor, Scale scale) throws Exception {
     Files.createDirectories(dir);
     FileSystemCatalog catalog = new FileSystemCatalog(dir.toString());
-    switch (workload.toUpperCase(java.util.Locale.ROOT)) {
+    switch (workload.toUpperCase(Locale.ROOT)) {
       case "W1":
         return w1(catalog, mode, compactor, scale);
       case "W3":
@@ -195,7 +203,7 @@ public final class BenchRunner {
         "zstd level 1",
         ok,
         String.format(
-            java.util.Locale.ROOT,
+            Locale.ROOT,
             "full plan %d tasks/%d files in %.3fs; one-partition plan %d files in %.4fs,"
                 + " manifests read %d, skipped %d",
             all.size(),
@@ -235,7 +243,7 @@ public final class BenchRunner {
     StringBuilder problems = new StringBuilder();
     Snapshot latest = checkOneCompactSnapshot(table, before.id() + 1, problems);
     List<DataSplit> splits = table.newReadBuilder().newScan().plan().splits();
-    List<DataFileMeta> after = new java.util.ArrayList<>();
+    List<DataFileMeta> after = new ArrayList<>();
     int maxLevel = table.options().numLevels() - 1;
     for (DataSplit s : splits) {
       after.addAll(s.files());
@@ -268,7 +276,7 @@ public final class BenchRunner {
         problems,
         () ->
             String.format(
-                java.util.Locale.ROOT,
+                Locale.ROOT,
                 "%d upserts read, %d rows = distinct ids written, every row's values those of the"
                     + " last commit writing its id; %d level-0 runs before (write buffer %d MiB);"
                     + " all outputs at level %d; snapshot %d COMPACT, tasks %d, snapshotId %s",
@@ -289,9 +297,8 @@ public final class BenchRunner {
   private static long[] verifyW2(
       Table table, List<DataSplit> splits, Workload.W2Model model, StringBuilder problems)
       throws IOException {
-    java.util.BitSet seen = new java.util.BitSet(model.keySpace);
-    org.apache.flink.table.data.GenericRowData expected =
-        new org.apache.flink.table.data.GenericRowData(6);
+    BitSet seen = new BitSet(model.keySpace);
+    GenericRowData expected = new GenericRowData(6);
     byte[] note = new byte[32];
     TableRead read = table.newReadBuilder().newRead();
     long rows = 0;
@@ -353,7 +360,7 @@ public final class BenchRunner {
         long filesIn,
         long filesOut,
         CharSequence problems,
-        java.util.function.Supplier<String> verification) {
+        Supplier<String> verification) {
       boolean ok = problems.length() == 0;
       return new BenchResult(
           workload,
@@ -394,17 +401,16 @@ public final class BenchRunner {
    * stay in the page cache.
    */
   private static void syncTable(Table table) throws IOException {
-    java.nio.file.Path root;
+    Path root;
     try {
-      root = java.nio.file.Paths.get(table.store().paths().root().toUri());
+      root = Paths.get(table.store().paths().root().toUri());
     } catch (RuntimeException notLocal) {
       return; // not a local file system: nothing to flush from here
     }
-    try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(root)) {
-      for (java.nio.file.Path f : (Iterable<java.nio.file.Path>) files::iterator) {
-        if (java.nio.file.Files.isRegularFile(f)) {
-          try (java.nio.channels.FileChannel c =
-              java.nio.channels.FileChannel.open(f, java.nio.file.StandardOpenOption.READ)) {
+    try (Stream<Path> files = Files.walk(root)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        if (Files.isRegularFile(f)) {
+          try (FileChannel c = FileChannel.open(f, StandardOpenOption.READ)) {
             c.force(true);
           }
         }
@@ -440,7 +446,7 @@ public final class BenchRunner {
   }
 
   static List<DataFileMeta> liveFiles(Table table) {
-    List<DataFileMeta> out = new java.util.ArrayList<>();
+    List<DataFileMeta> out = new ArrayList<>();
     for (DataSplit s : table.newReadBuilder().newScan().plan().splits()) {
       out.addAll(s.files());
     }

@@ -8,8 +8,12 @@ import io.sediment.table.Table;
 import io.sediment.table.TableWrite;
 import io.sediment.table.WriteBuilder;
 import java.io.IOException;
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.time.LocalDate;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.GenericRowData;
@@ -95,7 +99,7 @@ public final class Workload {
     long i = 0;
     for (int p = 0; p < partitions; p++) {
       StringData dt = StringData.fromString(w3Partition(p));
-      List<CommitMessage> messages = new java.util.ArrayList<>();
+      List<CommitMessage> messages = new ArrayList<>();
       WriteBuilder wb = table.newBatchWriteBuilder();
       for (int f = 0; f < filesPerPartition; f++) {
         // One write per file: prepareCommit closes the file.
@@ -113,7 +117,7 @@ public final class Workload {
 
   /** Partition value of W3 partition {@code p}: dt=2026-01-01 + p days. */
   public static String w3Partition(int p) {
-    return java.time.LocalDate.of(2026, 1, 1).plusDays(p).toString();
+    return LocalDate.of(2026, 1, 1).plusDays(p).toString();
   }
 
   /** Creates db.w1 in the warehouse and writes W1: 200 commits of one 50,000-row file each. */
@@ -177,10 +181,7 @@ public final class Workload {
       this.commits = commits;
       this.rowsPerCommit = rowsPerCommit;
       this.keySpace = keySpace;
-      this.inverse3 =
-          java.math.BigInteger.valueOf(3)
-              .modInverse(java.math.BigInteger.valueOf(keySpace))
-              .longValue();
+      this.inverse3 = BigInteger.valueOf(3).modInverse(BigInteger.valueOf(keySpace)).longValue();
     }
 
     /** Row number within commit {@code c} of {@code id}, or -1 when commit c did not write it. */
@@ -232,7 +233,7 @@ public final class Workload {
             .build();
     catalog.createTable(id, schema, false);
     Table table = catalog.getTable(id);
-    Table writing = table.copy(java.util.Map.of("write-buffer-size", writeBufferSize));
+    Table writing = table.copy(Map.of("write-buffer-size", writeBufferSize));
     GenericRowData row = new GenericRowData(6);
     byte[] note = new byte[32];
     for (int c = 0; c < model.commits; c++) {

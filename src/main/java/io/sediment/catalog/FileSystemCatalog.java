@@ -7,6 +7,7 @@ import io.sediment.manifest.TablePaths;
 import io.sediment.schema.Schema;
 import io.sediment.schema.TableSchema;
 import io.sediment.table.Table;
+import java.io.File;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -44,7 +45,7 @@ public final class FileSystemCatalog {
           "Warehouse must be a path or URI, got '" + warehouse + "'");
     }
     if (!warehouse.contains(":/")) {
-      return new Path(new java.io.File(warehouse).getAbsoluteFile().toURI());
+      return new Path(new File(warehouse).getAbsoluteFile().toURI());
     }
     return new Path(warehouse);
   }

@@ -46,6 +46,12 @@ public final class FileStoreCommit {
 
   private static final Logger LOG = LoggerFactory.getLogger(FileStoreCommit.class);
 
+  /**
+   * The identifier of every batch commit (writes, overwrites, in-process compaction): batch commits
+   * are not deduplicated by identifier, and stream identifiers never reach it.
+   */
+  public static final long BATCH_IDENTIFIER = Long.MAX_VALUE;
+
   private final FileStore store;
   private final String commitUser;
   private final SnapshotManager snapshots;

@@ -4,7 +4,9 @@ import io.sediment.manifest.DataFileMeta;
 import io.sediment.schema.TableOptions;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Picks the small files of one bucket of an append table and bin-packs them into groups of about
@@ -91,7 +93,7 @@ final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
    */
   @Override
   public long waitingFiles(CompactPlanner.Bucket bucket, List<CompactTask> planned) {
-    java.util.Set<String> inTasks = new java.util.HashSet<>();
+    Set<String> inTasks = new HashSet<>();
     for (CompactTask t : planned) {
       t.inputs().forEach(f -> inTasks.add(f.fileName()));
     }

@@ -1,10 +1,11 @@
 package io.sediment.compact;
 
 import io.sediment.commit.CommitMessage;
+import io.sediment.commit.FileStoreCommit;
+import io.sediment.io.OutputObserver;
 import io.sediment.manifest.FileStore;
 import io.sediment.predicate.Predicate;
 import io.sediment.schema.TableOptions;
-import io.sediment.table.TableCommit;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -156,7 +157,7 @@ public final class CompactBuilder {
       messages.add(r.message());
     }
     CompactCommit commit = new CompactCommit(effective, compactCommitUser(commitUser));
-    Long snapshotId = commit.commit(messages, TableCommit.BATCH_IDENTIFIER, false);
+    Long snapshotId = commit.commit(messages, FileStoreCommit.BATCH_IDENTIFIER, false);
     CompactResult result =
         CompactResult.of(results, snapshotId, System.currentTimeMillis() - start);
     LOG.info("Compacted {}: {}", tableName, result.toJson());
@@ -208,7 +209,7 @@ public final class CompactBuilder {
   private List<CompactTaskResult> runAll(
       FileStore store, String commitUser, List<CompactTask> tasks, int parallelism)
       throws Exception {
-    CompactRewriter rewriter = CompactRewriter.forStore(store);
+    CompactRewriter rewriter = TableKind.of(store).rewriter(store, OutputObserver.NONE);
     AtomicBoolean cancelled = new AtomicBoolean();
     AtomicInteger threadIds = new AtomicInteger();
     ThreadFactory threads =

@@ -28,7 +28,7 @@ public final class CompactPlanner {
   public CompactPlanner(FileStore store, String tableName) {
     this.store = store;
     this.tableName = tableName;
-    this.strategy = BucketStrategy.forStore(store);
+    this.strategy = TableKind.of(store).compactStrategy(store);
   }
 
   /** Decides which files of one bucket to compact. */
@@ -43,13 +43,6 @@ public final class CompactPlanner {
      */
     default long waitingFiles(Bucket bucket, List<CompactTask> planned) {
       return 0;
-    }
-
-    static BucketStrategy forStore(FileStore store) {
-      if (store.schema().hasPrimaryKey()) {
-        return MergeTreeStrategies.forStore(store);
-      }
-      return new AppendCompactStrategy(store.options());
     }
   }
 

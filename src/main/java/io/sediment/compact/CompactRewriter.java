@@ -1,6 +1,5 @@
 package io.sediment.compact;
 
-import io.sediment.manifest.FileStore;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -16,31 +15,4 @@ public interface CompactRewriter {
    * stops, deletes its output and throws {@link java.util.concurrent.CancellationException}.
    */
   CompactTaskResult rewrite(CompactTask task, BooleanSupplier cancelled) throws Exception;
-
-  static CompactRewriter forStore(FileStore store) {
-    return forStore(store, OutputObserver.NONE);
-  }
-
-  /**
-   * A rewriter whose every output file is announced to {@code observer} before it is created, so a
-   * caller can record it first (the Flink topology writes a marker file per output, which makes
-   * cleanup after a failover exact). Rewriters of every table kind must honour the observer.
-   */
-  static CompactRewriter forStore(FileStore store, OutputObserver observer) {
-    if (store.schema().hasPrimaryKey()) {
-      io.sediment.mergetree.MergeTreeStrategies.checkCompactable(store);
-      return new io.sediment.mergetree.MergeTreeCompactRewriter(store, observer);
-    }
-    return new AppendCompactRewriter(store, observer);
-  }
-
-  /** Told about each output file before it is created. */
-  @FunctionalInterface
-  interface OutputObserver extends java.io.Serializable {
-
-    OutputObserver NONE = path -> {};
-
-    /** Called with the full path of an output file before the file is created; may throw. */
-    void beforeCreate(org.apache.flink.core.fs.Path path) throws java.io.IOException;
-  }
 }

@@ -1,5 +1,8 @@
 package io.sediment.data;
 
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
 import java.util.Arrays;
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
@@ -49,8 +52,7 @@ public final class BinaryRows {
   }
 
   /** Writes a row (arity, length, bytes) in Java serialization of a class that holds one. */
-  public static void writeRow(java.io.ObjectOutputStream out, BinaryRowData row)
-      throws java.io.IOException {
+  public static void writeRow(ObjectOutputStream out, BinaryRowData row) throws IOException {
     byte[] bytes = toBytes(row);
     out.writeInt(row.getArity());
     out.writeInt(bytes.length);
@@ -58,7 +60,7 @@ public final class BinaryRows {
   }
 
   /** Reads a row written by {@link #writeRow}. */
-  public static BinaryRowData readRow(java.io.ObjectInputStream in) throws java.io.IOException {
+  public static BinaryRowData readRow(ObjectInputStream in) throws IOException {
     int arity = in.readInt();
     byte[] bytes = new byte[in.readInt()];
     in.readFully(bytes);

@@ -1,5 +1,6 @@
 package io.sediment.data;
 
+import java.util.Arrays;
 import java.util.Comparator;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.StringData;
@@ -53,6 +54,6 @@ public final class InternalComparators {
   }
 
   public static int compareBytes(byte[] a, byte[] b) {
-    return java.util.Arrays.compareUnsigned(a, b);
+    return Arrays.compareUnsigned(a, b);
   }
 }

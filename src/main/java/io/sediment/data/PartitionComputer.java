@@ -4,6 +4,7 @@ import java.io.Serializable;
 import java.time.LocalDate;
 import java.time.LocalTime;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
@@ -86,7 +87,7 @@ public final class PartitionComputer implements Serializable {
         return ((TimestampData) v).toInstant().toString();
       case BINARY:
       case VARBINARY:
-        return java.util.HexFormat.of().formatHex((byte[]) v);
+        return HexFormat.of().formatHex((byte[]) v);
       default:
         return v.toString();
     }

@@ -2,6 +2,7 @@ package io.sediment.flink;
 
 import io.sediment.compact.CompactRewriter;
 import io.sediment.compact.CompactTaskResult;
+import io.sediment.compact.TableKind;
 import io.sediment.table.Table;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -77,9 +78,10 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
     Table table = tables.computeIfAbsent(split.task().table(), targets::table);
     List<String> markers = Collections.synchronizedList(new ArrayList<>());
     CompactRewriter rewriter =
-        CompactRewriter.forStore(
-            table.store(),
-            path -> markers.add(CompactMarkers.write(table.store(), split.commitUser(), path)));
+        TableKind.of(table.store())
+            .rewriter(
+                table.store(),
+                path -> markers.add(CompactMarkers.write(table.store(), split.commitUser(), path)));
     CompactTaskResult result = null;
     Exception error = null;
     running.incrementAndGet();

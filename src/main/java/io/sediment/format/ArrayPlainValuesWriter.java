@@ -1,5 +1,6 @@
 package io.sediment.format;
 
+import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -113,7 +114,7 @@ final class ArrayPlainValuesWriter extends ValuesWriter {
     pos += 4;
     try {
       v.writeTo(sink);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new IllegalStateException(e); // the sink does not throw
     }
   }

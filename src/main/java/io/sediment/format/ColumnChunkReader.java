@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.zip.CRC32;
 import org.apache.flink.table.data.columnar.vector.heap.AbstractHeapVector;
 import org.apache.flink.table.data.columnar.vector.heap.HeapBooleanVector;
@@ -431,7 +432,7 @@ final class ColumnChunkReader implements Closeable {
             // levels are never compressed in v2; the values are unless is_compressed is false
             byte[] raw = compressed;
             if (maxDefinition > 0) {
-              byte[] levelCopy = java.util.Arrays.copyOf(raw, levelBytes);
+              byte[] levelCopy = Arrays.copyOf(raw, levelBytes);
               levels.init(
                   levelCopy,
                   h.getRepetition_levels_byte_length(),
@@ -597,7 +598,7 @@ final class ColumnChunkReader implements Closeable {
           int length = (int) INTS.get(page, valuePos);
           valuePos += 4;
           need(length);
-          dictBytes[i] = java.util.Arrays.copyOfRange(page, valuePos, valuePos + length);
+          dictBytes[i] = Arrays.copyOfRange(page, valuePos, valuePos + length);
           valuePos += length;
         }
         break;

@@ -1,5 +1,6 @@
 package io.sediment.format;
 
+import java.util.Arrays;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.data.columnar.vector.heap.AbstractHeapVector;
 import org.apache.flink.table.data.columnar.vector.writable.WritableTimestampVector;
@@ -46,7 +47,7 @@ final class EpochTimestampVector extends AbstractHeapVector implements WritableT
 
   @Override
   public void fill(TimestampData value) {
-    java.util.Arrays.fill(millis, value.getMillisecond());
-    java.util.Arrays.fill(nanoOfMillis, value.getNanoOfMillisecond());
+    Arrays.fill(millis, value.getMillisecond());
+    Arrays.fill(nanoOfMillis, value.getNanoOfMillisecond());
   }
 }

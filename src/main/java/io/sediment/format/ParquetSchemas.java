@@ -1,5 +1,6 @@
 package io.sediment.format;
 
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.table.types.logical.DecimalType;
@@ -136,8 +137,7 @@ public final class ParquetSchemas {
   /** Smallest number of bytes holding any unscaled value of a decimal of {@code precision}. */
   public static int decimalFixedLength(int precision) {
     // ceil((precision * log2(10) + 1) / 8), computed exactly with BigInteger bit lengths
-    java.math.BigInteger max =
-        java.math.BigInteger.TEN.pow(precision).subtract(java.math.BigInteger.ONE);
+    BigInteger max = BigInteger.TEN.pow(precision).subtract(BigInteger.ONE);
     return (max.bitLength() + 1 + 7) / 8;
   }
 }

@@ -1,6 +1,7 @@
 package io.sediment.format;
 
 import java.io.IOException;
+import java.util.Arrays;
 import org.apache.parquet.column.values.bitpacking.BytePacker;
 import org.apache.parquet.column.values.bitpacking.Packer;
 
@@ -73,7 +74,7 @@ final class RleBitPackedDecoder {
       }
       int m = Math.min(n, runLeft);
       if (repeated) {
-        java.util.Arrays.fill(out, off, off + m, repeatedValue);
+        Arrays.fill(out, off, off + m, repeatedValue);
       } else {
         int i = 0;
         // drain a partly consumed group, then whole groups straight into out
@@ -121,7 +122,7 @@ final class RleBitPackedDecoder {
     } else {
       // a writer may truncate the last group of a page: unpack from a zero-padded copy
       int available = Math.max(0, end - pos);
-      java.util.Arrays.fill(padded, (byte) 0);
+      Arrays.fill(padded, (byte) 0);
       System.arraycopy(buf, pos, padded, 0, available);
       packer.unpack8Values(padded, 0, group, 0);
     }

@@ -3,6 +3,7 @@ package io.sediment.format;
 import io.sediment.data.BinaryRows;
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericRowData;
@@ -44,9 +45,7 @@ final class RowFieldWriters {
       writers[i] = createWriter(fields.get(i).getName(), i, fields.get(i).getType());
     }
     this.notNullPositions =
-        java.util.stream.IntStream.range(0, writers.length)
-            .filter(i -> !writers[i].nullable)
-            .toArray();
+        IntStream.range(0, writers.length).filter(i -> !writers[i].nullable).toArray();
   }
 
   MessageType schema() {

@@ -1,5 +1,6 @@
 package io.sediment.manifest;
 
+import io.sediment.data.BinaryRows;
 import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
@@ -58,12 +59,12 @@ public final class ManifestEntry implements Serializable {
 
   private void writeObject(ObjectOutputStream out) throws IOException {
     out.defaultWriteObject();
-    io.sediment.data.BinaryRows.writeRow(out, partition);
+    BinaryRows.writeRow(out, partition);
   }
 
   private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
     in.defaultReadObject();
-    partition = io.sediment.data.BinaryRows.readRow(in);
+    partition = BinaryRows.readRow(in);
   }
 
   /**

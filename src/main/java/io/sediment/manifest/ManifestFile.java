@@ -19,6 +19,7 @@ import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.VarCharType;
@@ -33,7 +34,7 @@ public final class ManifestFile {
   /** The Parquet row layout of a manifest entry. */
   public static final RowType ENTRY_TYPE =
       RowType.of(
-          new org.apache.flink.table.types.logical.LogicalType[] {
+          new LogicalType[] {
             new IntType(false), // kind
             new VarBinaryType(false, VarBinaryType.MAX_LENGTH), // partition
             new IntType(false), // bucket

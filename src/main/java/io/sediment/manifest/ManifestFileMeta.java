@@ -1,5 +1,6 @@
 package io.sediment.manifest;
 
+import io.sediment.data.BinaryRows;
 import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
@@ -80,14 +81,14 @@ public final class ManifestFileMeta implements Serializable {
 
   private void writeObject(ObjectOutputStream out) throws IOException {
     out.defaultWriteObject();
-    io.sediment.data.BinaryRows.writeRow(out, minPartition);
-    io.sediment.data.BinaryRows.writeRow(out, maxPartition);
+    BinaryRows.writeRow(out, minPartition);
+    BinaryRows.writeRow(out, maxPartition);
   }
 
   private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
     in.defaultReadObject();
-    minPartition = io.sediment.data.BinaryRows.readRow(in);
-    maxPartition = io.sediment.data.BinaryRows.readRow(in);
+    minPartition = BinaryRows.readRow(in);
+    maxPartition = BinaryRows.readRow(in);
   }
 
   @Override

@@ -3,9 +3,13 @@ package io.sediment.manifest;
 import io.sediment.fs.FileIO;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.io.Serializable;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -19,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * {@code EARLIEST} and the per-user hints {@code user-<user>} only shorten searches (a user hint
  * also outlives the expiry of the snapshot it names, see {@link #latestCommitOfUser}).
  */
-public final class SnapshotManager implements java.io.Serializable {
+public final class SnapshotManager implements Serializable {
 
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotManager.class);
@@ -259,10 +263,10 @@ public final class SnapshotManager implements java.io.Serializable {
     if (name.length() > 200) {
       try {
         byte[] sha =
-            java.security.MessageDigest.getInstance("SHA-256")
+            MessageDigest.getInstance("SHA-256")
                 .digest(commitUser.getBytes(StandardCharsets.UTF_8));
-        name = name.substring(0, 100) + "~" + java.util.HexFormat.of().formatHex(sha);
-      } catch (java.security.NoSuchAlgorithmException e) {
+        name = name.substring(0, 100) + "~" + HexFormat.of().formatHex(sha);
+      } catch (NoSuchAlgorithmException e) {
         throw new IllegalStateException(e);
       }
     }

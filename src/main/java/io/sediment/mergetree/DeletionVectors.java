@@ -1,6 +1,6 @@
 package io.sediment.mergetree;
 
-import io.sediment.compact.CompactRewriter.OutputObserver;
+import io.sediment.io.OutputObserver;
 import io.sediment.manifest.DeletionFile;
 import io.sediment.manifest.FileStore;
 import java.io.ByteArrayOutputStream;

@@ -1,21 +1,23 @@
 package io.sediment.mergetree;
 
-import io.sediment.compact.CompactRewriter;
 import io.sediment.data.BinaryRows;
 import io.sediment.data.PartitionComputer;
 import io.sediment.format.ColumnStats;
 import io.sediment.format.EncodingHints;
 import io.sediment.format.FileFormatOptions;
 import io.sediment.format.WrittenFile;
+import io.sediment.io.DataFileFactory;
+import io.sediment.io.OutputObserver;
+import io.sediment.io.RollingFileWriter;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileSource;
 import io.sediment.manifest.FileStore;
-import io.sediment.table.DataFileFactory;
-import io.sediment.table.RollingFileWriter;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
@@ -57,15 +59,7 @@ public final class KeyValueFileWriter {
       int level,
       FileSource source,
       DataFileFactory names) {
-    this(
-        store,
-        layout,
-        partition,
-        bucket,
-        level,
-        source,
-        names,
-        CompactRewriter.OutputObserver.NONE);
+    this(store, layout, partition, bucket, level, source, names, OutputObserver.NONE);
   }
 
   /** A writer that announces each new file to {@code observer} before creating it. */
@@ -77,7 +71,7 @@ public final class KeyValueFileWriter {
       int level,
       FileSource source,
       DataFileFactory names,
-      CompactRewriter.OutputObserver observer) {
+      OutputObserver observer) {
     this.store = store;
     this.layout = layout;
     this.level = level;
@@ -86,12 +80,11 @@ public final class KeyValueFileWriter {
         new RollingFileWriter(
             store.fileIO(),
             () -> {
-              org.apache.flink.core.fs.Path path =
-                  store.dataFilePath(partition, bucket, names.newFileName());
+              Path path = store.dataFilePath(partition, bucket, names.newFileName());
               try {
                 observer.beforeCreate(path);
-              } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
               }
               return path;
             },

@@ -13,7 +13,7 @@ import org.apache.flink.table.data.utils.ProjectedRowData;
  * Looks up keys, in increasing order, in one sorted run (a level >= 1) through the local lookup
  * files of its data files: a merge join, so each lookup file is read once, sequentially.
  */
-final class LevelLookup implements Closeable {
+public final class LevelLookup implements Closeable {
 
   private final LocalKeyCache cache;
   private final BinaryRowData partition;
@@ -26,7 +26,7 @@ final class LevelLookup implements Closeable {
   private LocalKeyCache.Cursor cursor;
   private BinaryRowData current;
 
-  LevelLookup(
+  public LevelLookup(
       LocalKeyCache cache,
       KeyValueLayout layout,
       BinaryRowData partition,
@@ -42,7 +42,7 @@ final class LevelLookup implements Closeable {
   }
 
   /** The file holding {@code kv}'s key, with {@link #position()} and {@link #row()}; or null. */
-  DataFileMeta seek(RowData kv) throws IOException {
+  public DataFileMeta seek(RowData kv) throws IOException {
     keyView.replaceRow(kv);
     while (index < files.size()
         && keyRowComparator.compare(files.get(index).maxKey(), keyView) < 0) {
@@ -66,11 +66,11 @@ final class LevelLookup implements Closeable {
     return current != null && keyComparator.compare(current, kv) == 0 ? file : null;
   }
 
-  int position() {
+  public int position() {
     return cursor.position();
   }
 
-  BinaryRowData row() {
+  public BinaryRowData row() {
     return current;
   }
 

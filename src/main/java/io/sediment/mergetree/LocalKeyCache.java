@@ -1,5 +1,6 @@
 package io.sediment.mergetree;
 
+import io.sediment.data.BinaryRows;
 import io.sediment.format.DataFileReader;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileStore;
@@ -58,8 +59,7 @@ public final class LocalKeyCache {
   }
 
   /** The lookup file of a data file, built now if it is not cached. */
-  public File lookupFile(
-      org.apache.flink.table.data.binary.BinaryRowData partition, int bucket, DataFileMeta file)
+  public File lookupFile(BinaryRowData partition, int bucket, DataFileMeta file)
       throws IOException {
     File f = new File(dir, file.fileName() + ".keys");
     if (f.exists()) {
@@ -87,7 +87,7 @@ public final class LocalKeyCache {
         byte[] bytes = new byte[b.getSizeInBytes()];
         b.getSegments()[0].get(b.getOffset(), bytes, 0, bytes.length);
         if (b.getSegments().length > 1) {
-          bytes = io.sediment.data.BinaryRows.toBytes(b);
+          bytes = BinaryRows.toBytes(b);
         }
         out.write(bytes);
       }

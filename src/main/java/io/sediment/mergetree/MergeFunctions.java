@@ -1,5 +1,6 @@
 package io.sediment.mergetree;
 
+import io.sediment.data.InternalComparators;
 import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
 import java.math.BigDecimal;
@@ -7,6 +8,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BinaryOperator;
+import java.util.function.UnaryOperator;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
@@ -282,7 +285,7 @@ public final class MergeFunctions {
           };
         case "min":
         case "max":
-          Comparator<Object> c = io.sediment.data.InternalComparators.forType(type);
+          Comparator<Object> c = InternalComparators.forType(type);
           if (c == null) {
             throw new IllegalArgumentException(
                 "Aggregate function "
@@ -366,9 +369,7 @@ public final class MergeFunctions {
       return DecimalData.fromBigDecimal(v, t.getPrecision(), t.getScale());
     }
 
-    private static Summer summer(
-        java.util.function.BinaryOperator<Object> add,
-        java.util.function.UnaryOperator<Object> neg) {
+    private static Summer summer(BinaryOperator<Object> add, UnaryOperator<Object> neg) {
       return new Summer() {
         public Object add(Object a, Object b) {
           return add.apply(a, b);

@@ -2,6 +2,8 @@ package io.sediment.mergetree;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.util.Iterator;
+import java.util.List;
 import org.apache.flink.table.data.RowData;
 
 /**
@@ -17,8 +19,8 @@ public interface RowIterator extends Closeable {
   default void close() throws IOException {}
 
   /** Rows of a list (an in-memory sorted run). */
-  static RowIterator of(java.util.List<? extends RowData> rows) {
-    java.util.Iterator<? extends RowData> it = rows.iterator();
+  static RowIterator of(List<? extends RowData> rows) {
+    Iterator<? extends RowData> it = rows.iterator();
     return () -> it.hasNext() ? it.next() : null;
   }
 }

@@ -1,5 +1,6 @@
 package io.sediment.predicate;
 
+import java.io.Serializable;
 import java.util.Set;
 import org.apache.flink.table.data.RowData;
 
@@ -9,7 +10,7 @@ import org.apache.flink.table.data.RowData;
  *
  * <p>Build with {@link PredicateBuilder}, parse from JSON with {@link PredicateJson}.
  */
-public interface Predicate extends java.io.Serializable {
+public interface Predicate extends Serializable {
 
   /**
    * Exact row evaluation. SQL three-valued logic is collapsed: a comparison with a null field is

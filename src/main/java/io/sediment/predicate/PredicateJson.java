@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Set;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 
 /**
@@ -163,7 +164,7 @@ public final class PredicateJson {
       return Literals.parseNumber(node.asText(), "number", type, field);
     }
     if (node.isBoolean()) {
-      if (type.getTypeRoot() == org.apache.flink.table.types.logical.LogicalTypeRoot.BOOLEAN) {
+      if (type.getTypeRoot() == LogicalTypeRoot.BOOLEAN) {
         return node.booleanValue();
       }
       throw Literals.mismatch(node.asText(), "boolean", field, type, null);

@@ -1,5 +1,8 @@
 package io.sediment.schema;
 
+import java.io.Serializable;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -23,7 +26,7 @@ import org.apache.flink.configuration.MemorySize;
  *
  * <p>docs/configuration.md is the user-facing copy of this list; keep them in step.
  */
-public final class TableOptions implements java.io.Serializable {
+public final class TableOptions implements Serializable {
 
   private static final long serialVersionUID = 1L;
 
@@ -457,9 +460,8 @@ public final class TableOptions implements java.io.Serializable {
 
   private static Map<String, ConfigOption<?>> collect() {
     Map<String, ConfigOption<?>> all = new LinkedHashMap<>();
-    for (java.lang.reflect.Field f : TableOptions.class.getDeclaredFields()) {
-      if (f.getType() == ConfigOption.class
-          && java.lang.reflect.Modifier.isStatic(f.getModifiers())) {
+    for (Field f : TableOptions.class.getDeclaredFields()) {
+      if (f.getType() == ConfigOption.class && Modifier.isStatic(f.getModifiers())) {
         try {
           ConfigOption<?> o = (ConfigOption<?>) f.get(null);
           all.put(o.key(), o);

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.io.Serializable;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,9 +48,7 @@ public final class TableSchema implements Serializable {
     this.partitionKeys = partitionKeys == null ? List.of() : List.copyOf(partitionKeys);
     this.primaryKeys = primaryKeys == null ? List.of() : List.copyOf(primaryKeys);
     this.options =
-        options == null
-            ? Map.of()
-            : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(options));
+        options == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(options));
     this.comment = comment;
     this.timeMillis = timeMillis;
   }

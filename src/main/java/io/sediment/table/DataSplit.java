@@ -1,11 +1,15 @@
 package io.sediment.table;
 
+import io.sediment.data.BinaryRows;
 import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.DeletionFile;
 import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.Serializable;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.table.data.binary.BinaryRowData;
 
 /** The data files of one partition and bucket to read, as of one snapshot. Serializable. */
@@ -17,10 +21,10 @@ public final class DataSplit implements Serializable {
   private transient BinaryRowData partition;
   private final int bucket;
   private final List<DataFileMeta> files;
-  private final java.util.Map<String, io.sediment.manifest.DeletionFile> deletionFiles;
+  private final Map<String, DeletionFile> deletionFiles;
 
   public DataSplit(long snapshotId, BinaryRowData partition, int bucket, List<DataFileMeta> files) {
-    this(snapshotId, partition, bucket, files, java.util.Map.of());
+    this(snapshotId, partition, bucket, files, Map.of());
   }
 
   /** With the deletion vectors of the files (deletion-vector tables), by data file name. */
@@ -29,8 +33,8 @@ public final class DataSplit implements Serializable {
       BinaryRowData partition,
       int bucket,
       List<DataFileMeta> files,
-      java.util.Map<String, io.sediment.manifest.DeletionFile> deletionFiles) {
-    this.deletionFiles = new java.util.HashMap<>(deletionFiles);
+      Map<String, DeletionFile> deletionFiles) {
+    this.deletionFiles = new HashMap<>(deletionFiles);
     this.snapshotId = snapshotId;
     this.partition = partition;
     this.bucket = bucket;
@@ -54,8 +58,8 @@ public final class DataSplit implements Serializable {
   }
 
   /** Deletion vectors of this split's files, by data file name (empty when none). */
-  public java.util.Map<String, io.sediment.manifest.DeletionFile> deletionFiles() {
-    return deletionFiles == null ? java.util.Map.of() : deletionFiles;
+  public Map<String, DeletionFile> deletionFiles() {
+    return deletionFiles == null ? Map.of() : deletionFiles;
   }
 
   public long rowCount() {
@@ -64,12 +68,12 @@ public final class DataSplit implements Serializable {
 
   private void writeObject(ObjectOutputStream out) throws IOException {
     out.defaultWriteObject();
-    io.sediment.data.BinaryRows.writeRow(out, partition);
+    BinaryRows.writeRow(out, partition);
   }
 
   private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
     in.defaultReadObject();
-    partition = io.sediment.data.BinaryRows.readRow(in);
+    partition = BinaryRows.readRow(in);
   }
 
   @Override

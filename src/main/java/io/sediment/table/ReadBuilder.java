@@ -1,5 +1,6 @@
 package io.sediment.table;
 
+import io.sediment.format.DataFileReader;
 import io.sediment.manifest.FileStore;
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.PredicateJson;
@@ -60,7 +61,7 @@ public final class ReadBuilder {
 
   /** The type of the rows the reader returns. */
   public RowType readType() {
-    return io.sediment.format.DataFileReader.project(store.rowType(), projection);
+    return DataFileReader.project(store.rowType(), projection);
   }
 
   public TableScan newScan() {

@@ -1,10 +1,12 @@
 package io.sediment.table;
 
+import io.sediment.compact.CompactBuilder;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
+import java.io.Serializable;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.table.types.logical.RowType;
@@ -14,7 +16,7 @@ import org.apache.flink.table.types.logical.RowType;
  * #newStreamWriteBuilder()}, read with {@link #newReadBuilder()}. Instances are cheap, immutable
  * views; {@link #copy(Map)} lays dynamic options over the table's own.
  */
-public final class Table implements java.io.Serializable {
+public final class Table implements Serializable {
 
   private static final long serialVersionUID = 1L;
 
@@ -73,8 +75,8 @@ public final class Table implements java.io.Serializable {
   }
 
   /** Plans, runs and commits compaction of this table in-process. */
-  public io.sediment.compact.CompactBuilder newCompactBuilder() {
-    return new io.sediment.compact.CompactBuilder(store, fullName);
+  public CompactBuilder newCompactBuilder() {
+    return new CompactBuilder(store, fullName);
   }
 
   @Override

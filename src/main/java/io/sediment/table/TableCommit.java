@@ -3,7 +3,9 @@ package io.sediment.table;
 import io.sediment.commit.CommitConflictException;
 import io.sediment.commit.CommitMessage;
 import io.sediment.commit.FileStoreCommit;
+import io.sediment.predicate.Predicate;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,7 +19,7 @@ import org.slf4j.LoggerFactory;
 public final class TableCommit {
 
   /** Identifier of batch commits: every batch commit is new. */
-  public static final long BATCH_IDENTIFIER = Long.MAX_VALUE;
+  public static final long BATCH_IDENTIFIER = FileStoreCommit.BATCH_IDENTIFIER;
 
   private static final Logger LOG = LoggerFactory.getLogger(TableCommit.class);
 
@@ -53,8 +55,7 @@ public final class TableCommit {
    * messages write to; an unpartitioned table is replaced whole. Can be made only once. On a
    * failure the new files are deleted before the error is thrown.
    */
-  public List<Long> overwrite(
-      List<CommitMessage> messages, io.sediment.predicate.Predicate partitionFilter) {
+  public List<Long> overwrite(List<CommitMessage> messages, Predicate partitionFilter) {
     if (streaming) {
       throw new IllegalStateException("Overwrite is supported for batch writes only");
     }
@@ -100,7 +101,7 @@ public final class TableCommit {
           new IOException("Could not delete " + errors.size() + " file(s) while aborting");
       errors.forEach(first::addSuppressed);
       LOG.warn("Abort left files behind", first);
-      throw new java.io.UncheckedIOException(first);
+      throw new UncheckedIOException(first);
     }
   }
 

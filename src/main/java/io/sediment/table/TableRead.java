@@ -7,6 +7,7 @@ import io.sediment.predicate.Predicate;
 import io.sediment.predicate.Predicates;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -37,11 +38,11 @@ public final class TableRead {
   public RecordReader createReader(DataSplit split) {
     if (store.schema().hasPrimaryKey()) {
       // Merges the sorted runs of the bucket (or applies deletion vectors).
-      io.sediment.mergetree.PrimaryKeyReader r;
+      PrimaryKeyReader r;
       try {
-        r = new io.sediment.mergetree.PrimaryKeyReader(store, split, filter, projection);
+        r = new PrimaryKeyReader(store, split, filter, projection);
       } catch (IOException e) {
-        throw new java.io.UncheckedIOException("Cannot open " + split, e);
+        throw new UncheckedIOException("Cannot open " + split, e);
       }
       return new RecordReader() {
         @Override

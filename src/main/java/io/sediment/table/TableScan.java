@@ -1,13 +1,20 @@
 package io.sediment.table;
 
 import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.DeletionFile;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.FileStoreScan;
+import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.Predicates;
+import io.sediment.schema.TableOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +54,7 @@ public final class TableScan {
     }
     boolean primaryKey = store.schema().hasPrimaryKey();
     boolean deletionVectors =
-        primaryKey && store.options().get(io.sediment.schema.TableOptions.DELETION_VECTORS_ENABLED);
+        primaryKey && store.options().get(TableOptions.DELETION_VECTORS_ENABLED);
     // Primary-key tables merge versions of a key from several files: a file may be skipped only
     // by its key range (the filter's part on key columns). Deletion-vector tables read each key
     // from one file (level 0 is skipped), so any column's statistics prune.
@@ -74,34 +81,32 @@ public final class TableScan {
       groups.computeIfAbsent(key, k -> new ArrayList<>()).add(f);
     }
     List<DataSplit> splits = new ArrayList<>();
-    List<io.sediment.manifest.IndexManifest.Entry> dvs = List.of();
+    List<IndexManifest.Entry> dvs = List.of();
     if (deletionVectors && snapshot.indexManifest() != null) {
       try {
-        dvs =
-            new io.sediment.manifest.IndexManifest(store.fileIO(), store.paths())
-                .read(snapshot.indexManifest());
-      } catch (java.io.IOException ex) {
-        throw new java.io.UncheckedIOException(ex);
+        dvs = new IndexManifest(store.fileIO(), store.paths()).read(snapshot.indexManifest());
+      } catch (IOException ex) {
+        throw new UncheckedIOException(ex);
       }
     }
-    Map<String, io.sediment.manifest.DeletionFile> byTarget = new java.util.HashMap<>();
-    for (io.sediment.manifest.IndexManifest.Entry d : dvs) {
+    Map<String, DeletionFile> byTarget = new HashMap<>();
+    for (IndexManifest.Entry d : dvs) {
       byTarget.put(d.target(), d.deletionFile());
     }
     for (Map.Entry<ManifestEntry.Identifier, List<DataFileMeta>> g : groups.entrySet()) {
       if (!primaryKey) {
         // an append bucket is read in write order, whatever order compactions left in manifests
-        g.getValue().sort(java.util.Comparator.comparingLong(DataFileMeta::minSequenceNumber));
+        g.getValue().sort(Comparator.comparingLong(DataFileMeta::minSequenceNumber));
       }
-      Map<String, io.sediment.manifest.DeletionFile> splitDvs = new java.util.HashMap<>();
+      Map<String, DeletionFile> splitDvs = new HashMap<>();
       if (!byTarget.isEmpty()) {
         for (DataFileMeta f : g.getValue()) {
-          io.sediment.manifest.DeletionFile d =
+          DeletionFile d =
               byTarget.get(
-                  io.sediment.manifest.IndexManifest.Entry.of(
+                  IndexManifest.Entry.of(
                           g.getKey().partition(),
                           g.getKey().bucket(),
-                          new io.sediment.manifest.DeletionFile(f.fileName(), "", 0, 0, 0))
+                          new DeletionFile(f.fileName(), "", 0, 0, 0))
                       .target());
           if (d != null) {
             splitDvs.put(f.fileName(), d);

@@ -1,9 +1,12 @@
 package io.sediment.table;
 
 import io.sediment.commit.CommitMessage;
+import io.sediment.commit.PartitionPredicates;
 import io.sediment.data.PartitionComputer;
 import io.sediment.format.FileFormatOptions;
 import io.sediment.format.WrittenFile;
+import io.sediment.io.DataFileFactory;
+import io.sediment.io.RollingFileWriter;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileSource;
 import io.sediment.manifest.FileStore;
@@ -17,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.types.RowKind;
@@ -36,14 +40,13 @@ public final class TableWrite implements AutoCloseable {
   private final PartitionComputer bucketKeyComputer;
   private final DataFileFactory files = new DataFileFactory();
   private final Map<BinaryRowData, Map<Integer, BucketWriter>> writers = new LinkedHashMap<>();
-  private final io.sediment.mergetree.PrimaryKeyTableWrite primaryKeyWrite;
+  private final PrimaryKeyTableWrite primaryKeyWrite;
   private boolean closed;
 
   TableWrite(FileStore store) {
     TableSchema schema = store.schema();
     // Primary-key tables: LSM writer (sorted buffers, level-0 files, compaction).
-    this.primaryKeyWrite =
-        schema.hasPrimaryKey() ? new io.sediment.mergetree.PrimaryKeyTableWrite(store) : null;
+    this.primaryKeyWrite = schema.hasPrimaryKey() ? new PrimaryKeyTableWrite(store) : null;
     this.store = store;
     this.format = DataFileFactory.formatOptions(store.options());
     this.targetFileSize = store.options().targetFileSize();
@@ -118,9 +121,7 @@ public final class TableWrite implements AutoCloseable {
     for (ManifestEntry e :
         store
             .newScan()
-            .withPartitionFilter(
-                io.sediment.commit.PartitionPredicates.in(
-                    store.partitionType(), java.util.Set.of(partition)))
+            .withPartitionFilter(PartitionPredicates.in(store.partitionType(), Set.of(partition)))
             .withBucket(bucket)
             .plan(latest.get())) {
       max = Math.max(max, e.file().maxSequenceNumber());

@@ -6,6 +6,8 @@ import io.sediment.compact.CompactCommit;
 import io.sediment.compact.CompactRewriter;
 import io.sediment.compact.CompactTask;
 import io.sediment.compact.CompactTaskResult;
+import io.sediment.compact.TableKind;
+import io.sediment.io.OutputObserver;
 import io.sediment.manifest.DeletionFile;
 import io.sediment.table.Table;
 import java.util.ArrayList;
@@ -49,7 +51,8 @@ final class Compactions {
   static Rewritten planAndRewrite(MatrixTable t, Map<String, String> options) {
     CompactBuilder b = builder(t.table(), options);
     List<CompactTask> tasks = b.plan();
-    CompactRewriter rewriter = CompactRewriter.forStore(b.effectiveStore());
+    CompactRewriter rewriter =
+        TableKind.of(b.effectiveStore()).rewriter(b.effectiveStore(), OutputObserver.NONE);
     List<CommitMessage> messages = new ArrayList<>();
     try {
       for (CompactTask task : tasks) {

@@ -11,9 +11,10 @@ import io.sediment.commit.CommitConflictException;
 import io.sediment.commit.CommitMessage;
 import io.sediment.compact.CompactBuilder;
 import io.sediment.compact.CompactCommit;
-import io.sediment.compact.CompactRewriter;
 import io.sediment.compact.CompactTask;
 import io.sediment.compact.CompactTaskResult;
+import io.sediment.compact.TableKind;
+import io.sediment.io.OutputObserver;
 import io.sediment.maintenance.RemoveOrphanFiles;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.DataFileMeta;
@@ -149,7 +150,9 @@ class ConcurrentDeletionVectorTest {
         .containsExactlyInAnyOrder(l.f().fileName(), l.g().fileName());
     assertThat(planned.get(0).baseSnapshotId())
         .hasValue(l.table().latestSnapshot().orElseThrow().id());
-    return CompactRewriter.forStore(b.effectiveStore()).rewrite(planned.get(0), () -> false);
+    return TableKind.of(b.effectiveStore())
+        .rewriter(b.effectiveStore(), OutputObserver.NONE)
+        .rewrite(planned.get(0), () -> false);
   }
 
   private CompactCommit compactCommit(Table t) {

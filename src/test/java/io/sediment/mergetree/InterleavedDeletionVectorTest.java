@@ -10,6 +10,8 @@ import io.sediment.compact.CompactBuilder;
 import io.sediment.compact.CompactCommit;
 import io.sediment.compact.CompactRewriter;
 import io.sediment.compact.CompactTask;
+import io.sediment.compact.TableKind;
+import io.sediment.io.OutputObserver;
 import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
 import io.sediment.table.TableWrite;
@@ -139,7 +141,8 @@ class InterleavedDeletionVectorTest {
       return;
     }
     if (rewritten == null) {
-      CompactRewriter rewriter = CompactRewriter.forStore(b.effectiveStore());
+      CompactRewriter rewriter =
+          TableKind.of(b.effectiveStore()).rewriter(b.effectiveStore(), OutputObserver.NONE);
       rewritten = new ArrayList<>();
       for (CompactTask task : planned) {
         rewritten.add(rewriter.rewrite(task, () -> false).message());

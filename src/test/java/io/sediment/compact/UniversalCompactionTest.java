@@ -1,14 +1,14 @@
-package io.sediment.mergetree;
+package io.sediment.compact;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sediment.compact.CompactPlanner;
-import io.sediment.compact.CompactTask;
 import io.sediment.data.BinaryRows;
 import io.sediment.fs.FileIO;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileSource;
 import io.sediment.manifest.FileStore;
+import io.sediment.mergetree.KeyValueLayout;
+import io.sediment.mergetree.SortedRun;
 import io.sediment.schema.Schema;
 import io.sediment.schema.TableSchema;
 import java.io.File;

@@ -1,10 +1,16 @@
-package io.sediment.mergetree;
+package io.sediment.table;
 
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileStore;
+import io.sediment.mergetree.DeletionVectors;
+import io.sediment.mergetree.KeyValueLayout;
+import io.sediment.mergetree.MergeFunctions;
+import io.sediment.mergetree.RowIterator;
+import io.sediment.mergetree.RunReader;
+import io.sediment.mergetree.SortMergeReader;
+import io.sediment.mergetree.SortedRun;
 import io.sediment.predicate.Predicate;
 import io.sediment.schema.TableOptions;
-import io.sediment.table.DataSplit;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

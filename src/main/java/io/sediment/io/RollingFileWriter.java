@@ -1,4 +1,4 @@
-package io.sediment.table;
+package io.sediment.io;
 
 import io.sediment.format.DataFileWriter;
 import io.sediment.format.FileFormatOptions;

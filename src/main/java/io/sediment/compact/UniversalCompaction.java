@@ -1,9 +1,9 @@
-package io.sediment.mergetree;
+package io.sediment.compact;
 
-import io.sediment.compact.CompactPlanner;
-import io.sediment.compact.CompactTask;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileStore;
+import io.sediment.mergetree.KeyValueLayout;
+import io.sediment.mergetree.SortedRun;
 import io.sediment.schema.TableOptions;
 import java.util.ArrayList;
 import java.util.Comparator;

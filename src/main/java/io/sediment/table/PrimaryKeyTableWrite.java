@@ -1,4 +1,4 @@
-package io.sediment.mergetree;
+package io.sediment.table;
 
 import io.sediment.commit.CommitMessage;
 import io.sediment.commit.PartitionPredicates;
@@ -6,16 +6,23 @@ import io.sediment.compact.CompactPlanner;
 import io.sediment.compact.CompactRewriter;
 import io.sediment.compact.CompactTask;
 import io.sediment.compact.CompactTaskResult;
+import io.sediment.compact.TableKind;
 import io.sediment.data.PartitionComputer;
+import io.sediment.io.DataFileFactory;
+import io.sediment.io.OutputObserver;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.DeletionFile;
 import io.sediment.manifest.FileSource;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
+import io.sediment.mergetree.KeyValueFileWriter;
+import io.sediment.mergetree.KeyValueLayout;
+import io.sediment.mergetree.MergeFunctions;
+import io.sediment.mergetree.RowIterator;
+import io.sediment.mergetree.SortMergeReader;
 import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
-import io.sediment.table.DataFileFactory;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -181,8 +188,8 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
 
   private CompactPlanner.BucketStrategy strategy() {
     if (strategy == null) {
-      strategy = CompactPlanner.BucketStrategy.forStore(store);
-      rewriter = CompactRewriter.forStore(store);
+      strategy = TableKind.PRIMARY_KEY.compactStrategy(store);
+      rewriter = TableKind.PRIMARY_KEY.rewriter(store, OutputObserver.NONE);
     }
     return strategy;
   }

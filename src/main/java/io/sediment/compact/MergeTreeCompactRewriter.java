@@ -1,11 +1,10 @@
-package io.sediment.mergetree;
+package io.sediment.compact;
 
 import io.sediment.commit.CommitMessage;
 import io.sediment.commit.PartitionPredicates;
-import io.sediment.compact.CompactRewriter;
-import io.sediment.compact.CompactTask;
-import io.sediment.compact.CompactTaskResult;
 import io.sediment.format.EncodingHints;
+import io.sediment.io.DataFileFactory;
+import io.sediment.io.OutputObserver;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.DeletionFile;
 import io.sediment.manifest.FileSource;
@@ -13,8 +12,18 @@ import io.sediment.manifest.FileStore;
 import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
+import io.sediment.mergetree.DeletionVectors;
+import io.sediment.mergetree.KeyValueFileWriter;
+import io.sediment.mergetree.KeyValueLayout;
+import io.sediment.mergetree.LevelLookup;
+import io.sediment.mergetree.LocalKeyCache;
+import io.sediment.mergetree.MergeFunction;
+import io.sediment.mergetree.MergeFunctions;
+import io.sediment.mergetree.RowIterator;
+import io.sediment.mergetree.RunReader;
+import io.sediment.mergetree.SortMergeReader;
+import io.sediment.mergetree.SortedRun;
 import io.sediment.schema.TableOptions;
-import io.sediment.table.DataFileFactory;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -54,7 +63,7 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
     if (task.kind() != CompactTask.Kind.MERGE_TREE) {
       throw new IllegalArgumentException("Not a merge-tree task: " + task);
     }
-    MergeTreeStrategies.checkCompactable(store);
+    TableKind.checkCompactable(store);
     boolean dv = store.options().get(TableOptions.DELETION_VECTORS_ENABLED);
     // Deletion-vector tables: the current vectors of the bucket, and the files not compacted
     // here (older levels), whose older versions of the merged keys get marked deleted. They are

@@ -1,0 +1,72 @@
+package io.sediment.compact;
+
+import io.sediment.io.OutputObserver;
+import io.sediment.manifest.FileStore;
+import io.sediment.schema.TableOptions;
+import io.sediment.schema.TableSchema;
+
+/**
+ * The two kinds of table and how each is compacted. An append table (no primary key) keeps rows in
+ * write order and compacts by concatenating small files; a primary-key table keeps LSM sorted runs
+ * and compacts by merging runs with its merge engine. This is the one place compaction chooses
+ * between them: the planner's strategy and the rewriter of tasks.
+ */
+public enum TableKind {
+  APPEND {
+    @Override
+    public CompactPlanner.BucketStrategy compactStrategy(FileStore store) {
+      return new AppendCompactStrategy(store.options());
+    }
+
+    @Override
+    public CompactRewriter rewriter(FileStore store, OutputObserver observer) {
+      return new AppendCompactRewriter(store, observer);
+    }
+  },
+
+  PRIMARY_KEY {
+    @Override
+    public CompactPlanner.BucketStrategy compactStrategy(FileStore store) {
+      checkCompactable(store);
+      return new UniversalCompaction(store);
+    }
+
+    @Override
+    public CompactRewriter rewriter(FileStore store, OutputObserver observer) {
+      checkCompactable(store);
+      return new MergeTreeCompactRewriter(store, observer);
+    }
+  };
+
+  public static TableKind of(TableSchema schema) {
+    return schema.hasPrimaryKey() ? PRIMARY_KEY : APPEND;
+  }
+
+  public static TableKind of(FileStore store) {
+    return of(store.schema());
+  }
+
+  /** Decides which files of each bucket to compact (universal compaction for primary keys). */
+  public abstract CompactPlanner.BucketStrategy compactStrategy(FileStore store);
+
+  /**
+   * Runs compaction tasks of a table of this kind; every output file is announced to {@code
+   * observer} before it is created.
+   */
+  public abstract CompactRewriter rewriter(FileStore store, OutputObserver observer);
+
+  /**
+   * A deletion-vector table compacts only with its key lookup on local disk: rejects the compaction
+   * (before anything is written) when {@code local-cache.enabled} is not true.
+   */
+  static void checkCompactable(FileStore store) {
+    TableOptions o = store.options();
+    if (o.get(TableOptions.DELETION_VECTORS_ENABLED) && !o.get(TableOptions.LOCAL_CACHE_ENABLED)) {
+      throw new IllegalStateException(
+          "Compacting a deletion-vector table needs its key lookup on local disk: set"
+              + " 'local-cache.enabled' = 'true' (table option or dynamic option, e.g."
+              + " CompactBuilder.withOptions(Map.of(\"local-cache.enabled\", \"true\"))); nothing"
+              + " was compacted or committed");
+    }
+  }
+}
