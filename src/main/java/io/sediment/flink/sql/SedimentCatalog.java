@@ -2,9 +2,11 @@ package io.sediment.flink.sql;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.catalog.Identifier;
+import io.sediment.data.PartitionComputer;
 import io.sediment.flink.sql.procedures.CompactProcedure;
 import io.sediment.flink.sql.procedures.ExpireSnapshotsProcedure;
 import io.sediment.flink.sql.procedures.RemoveOrphanFilesProcedure;
+import io.sediment.manifest.ManifestEntry;
 import io.sediment.schema.TableSchema;
 import io.sediment.table.Table;
 import java.util.ArrayList;
@@ -353,10 +355,9 @@ public final class SedimentCatalog extends AbstractCatalog {
         .latestSnapshot()
         .ifPresent(
             s -> {
-              for (io.sediment.manifest.ManifestEntry e : table.store().newScan().plan(s)) {
+              for (ManifestEntry e : table.store().newScan().plan(s)) {
                 List<String> values =
-                    io.sediment.data.PartitionComputer.toStrings(
-                        table.schema().partitionType(), e.partition());
+                    PartitionComputer.toStrings(table.schema().partitionType(), e.partition());
                 Map<String, String> spec = new LinkedHashMap<>();
                 for (int i = 0; i < keys.size(); i++) {
                   spec.put(keys.get(i), values.get(i));
