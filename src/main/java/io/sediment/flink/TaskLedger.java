@@ -59,7 +59,9 @@ final class TaskLedger<T extends TaskLedger.Task> {
   private volatile Set<String> excluded = Set.of();
   private final AtomicBoolean replanRequested = new AtomicBoolean(true);
 
-  /** Restores the checkpointed tasks; restored held tasks stay held until {@link #releaseRestored}. */
+  /**
+   * Restores the checkpointed tasks; restored held tasks stay held until {@link #releaseRestored}.
+   */
   void restore(Collection<T> restoredPending, Collection<T> restoredHeldTasks) {
     pending.addAll(restoredPending);
     for (T t : restoredHeldTasks) {
@@ -71,9 +73,9 @@ final class TaskLedger<T extends TaskLedger.Task> {
 
   /**
    * Adds planned tasks, in order, leaving out each one with an input in a pending or held task
-   * (planned from a stale view of the taken files: it is planned again later). {@code toTask}
-   * makes the ledger's task of a plan's task that is added (giving it the next id). Returns the
-   * tasks added.
+   * (planned from a stale view of the taken files: it is planned again later). {@code toTask} makes
+   * the ledger's task of a plan's task that is added (giving it the next id). Returns the tasks
+   * added.
    */
   <P> List<T> addPlanned(
       Collection<P> planned, Function<P, Collection<String>> inputsOf, Function<P, T> toTask) {
@@ -157,8 +159,8 @@ final class TaskLedger<T extends TaskLedger.Task> {
   }
 
   /**
-   * Releases the tasks held in the restored state (every one of them has ended once a checkpoint
-   * of the new attempt completed). Returns how many.
+   * Releases the tasks held in the restored state (every one of them has ended once a checkpoint of
+   * the new attempt completed). Returns how many.
    */
   int releaseRestored() {
     int n = restoredHeld.size();

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 class TaskLedgerTest {
 
   /** A task of the ledger: its files, its bucket, whether it excludes others in its bucket. */
-  record Task(String splitId, List<String> inputFileNames, String bucketKey, boolean bucketExclusive)
+  record Task(
+      String splitId, List<String> inputFileNames, String bucketKey, boolean bucketExclusive)
       implements TaskLedger.Task {}
 
   private static Task append(String id, String bucket, String... files) {
@@ -161,9 +162,9 @@ class TaskLedgerTest {
   }
 
   /**
-   * A planning round takes the request on its worker thread while the coordinator may request
-   * again at that moment. The requester requests, then waits until a round took a request; a lost
-   * request (read by a round, then cleared after a new request arrived) is never taken.
+   * A planning round takes the request on its worker thread while the coordinator may request again
+   * at that moment. The requester requests, then waits until a round took a request; a lost request
+   * (read by a round, then cleared after a new request arrived) is never taken.
    */
   @Test
   void replanRequestsAreNotLostWhenTheyRaceWithAReplan() throws Exception {
