@@ -1,6 +1,5 @@
 package io.sediment.flink;
 
-import io.sediment.commit.CommitMessage;
 import io.sediment.compact.CompactCommit;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactTaskResult;
@@ -8,11 +7,8 @@ import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.flink.api.common.accumulators.ListAccumulator;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -40,11 +36,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>State: the commit user and the windows not yet committed (per checkpoint id, their messages),
  * kept by the {@link CommitWindows} shared with the SQL write committer, and the count of
- * consecutive failed windows. After a window, the markers of its outputs are deleted by output name
- * (committed outputs are known from the messages); only the restart cleanup reads the retained
- * snapshots. On restore the restored windows are committed, skipping those the commit user already
- * committed ({@link CompactCommit#isCommitted}), then outputs recorded by markers that no snapshot
- * references are deleted (outputs of tasks that ran after the restored checkpoint).
+ * consecutive failed windows. A window is committed or aborted by {@link CompactWindowCommit},
+ * which deletes the markers of its outputs by output name (committed outputs are known from the
+ * messages); only the restart cleanup reads the retained snapshots. On restore the restored windows
+ * are committed, skipping those the commit user already committed ({@link
+ * CompactCommit#isCommitted}), then outputs recorded by markers that no snapshot references are
+ * deleted (outputs of tasks that ran after the restored checkpoint).
  *
  * <p>Batch mode: at end of input every rewrite has ended, so after the commit (or the abort) the
  * committer deletes the outputs that markers record and no snapshot references: outputs of rewrite
@@ -70,6 +67,8 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
   private transient ListState<Integer> failuresState;
   private transient int consecutiveFailures;
   private transient Map<String, Table> tables;
+  private transient CompactWindowCommit windowCommit;
+  private transient Outcomes outcomes;
   private transient Counter commits;
   private transient Counter failedWindows;
   private transient volatile long lastCommitMillis;
@@ -104,6 +103,8 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     windows.initializeState(
         backend, context.isRestored(), () -> initialCommitUser, getUserCodeClassloader());
     commitUser = windows.commitUser();
+    windowCommit = new CompactWindowCommit(this::table, commitUser, !batch);
+    outcomes = new Outcomes();
     failuresState =
         backend.getListState(
             new ListStateDescriptor<>("consecutive-failures", IntSerializer.INSTANCE));
@@ -190,82 +191,30 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
   /** Commits (or aborts) one window: one COMPACT snapshot per table it touched. */
   private void finishWindow(long window, List<CompactMessage> messages, boolean restored)
       throws Exception {
-    if (messages.isEmpty()) {
-      return;
-    }
-    Map<String, List<CompactMessage>> byTable = new LinkedHashMap<>();
-    Throwable failure = null;
-    for (CompactMessage m : messages) {
-      byTable.computeIfAbsent(m.table(), k -> new ArrayList<>()).add(m);
-      if (m.failed() && failure == null) {
-        failure = m.failureCause();
-        LOG.warn("Compaction task {} failed; aborting its window {}", m.taskDescription(), window);
-      }
-    }
-    if (failure != null) {
-      for (Map.Entry<String, List<CompactMessage>> t : byTable.entrySet()) {
-        Table table = table(t.getKey());
-        new CompactCommit(table.store(), commitUser)
-            .abortInto(commitMessages(t.getValue()), failure);
-        finishMessages(table, window, t.getValue(), Set.of());
-      }
-      windowFailed(window, failure);
-      return;
-    }
-    boolean anyFailed = false;
-    for (Map.Entry<String, List<CompactMessage>> t : byTable.entrySet()) {
-      Table table = table(t.getKey());
-      CompactCommit commit = new CompactCommit(table.store(), commitUser);
-      long start = System.currentTimeMillis();
-      try {
-        Long snapshotId = commit.commit(commitMessages(t.getValue()), window, restored);
-        lastCommitMillis = System.currentTimeMillis() - start;
-        commits.inc();
-        if (batch) {
-          List<CompactTaskResult> rs = new ArrayList<>();
-          for (CompactMessage m : t.getValue()) {
-            rs.add(m.result());
-          }
-          results.add(CompactResult.of(rs, snapshotId, 0));
-        }
-        LOG.info(
-            "Committed compaction window {} of {}: {} task(s), snapshot {}",
-            window,
-            t.getKey(),
-            t.getValue().size(),
-            snapshotId);
-      } catch (RuntimeException e) {
-        // CompactCommit deleted the outputs (e.g. a conflict with a concurrent commit), or the
-        // outcome is unknown: outputs that still exist keep their markers for the restart cleanup.
-        finishMessages(table, window, t.getValue(), Set.of());
-        anyFailed = true;
-        windowFailed(window, e);
-        continue;
-      }
-      // Committed now, or by an earlier attempt (a restored window): every output is referenced.
-      finishMessages(table, window, t.getValue(), outputNames(t.getValue()));
-    }
-    if (!anyFailed) {
+    if (windowCommit.finish(window, messages, restored, outcomes)) {
       consecutiveFailures = 0;
     }
   }
 
-  /**
-   * Removes the markers of a finished window's outputs and releases its tasks' files. Markers go by
-   * output name: those of {@code committed} outputs, and those of outputs that are gone. A marker
-   * whose output could not be deleted stays, and the restart cleanup retries.
-   */
-  private void finishMessages(
-      Table table, long window, List<CompactMessage> messages, Set<String> committed) {
-    List<String> markers = new ArrayList<>();
-    List<String> ids = new ArrayList<>();
-    for (CompactMessage m : messages) {
-      markers.addAll(m.markers());
-      ids.add(m.taskId());
+  /** Metrics, batch results and the failure limit. */
+  private final class Outcomes implements CompactWindowCommit.Outcomes {
+    @Override
+    public void committed(
+        String table, List<CompactMessage> messages, Long snapshotId, long millis) {
+      lastCommitMillis = millis;
+      commits.inc();
+      if (batch) {
+        List<CompactTaskResult> rs = new ArrayList<>();
+        for (CompactMessage m : messages) {
+          rs.add(m.result());
+        }
+        results.add(CompactResult.of(rs, snapshotId, 0));
+      }
     }
-    CompactMarkers.deleteMarkersOfFinishedOutputs(table.store().fileIO(), markers, committed);
-    if (!batch) {
-      CompactMarkers.writeRelease(table.store(), commitUser, window, ids);
+
+    @Override
+    public void failed(long window, Throwable failure) throws Exception {
+      windowFailed(window, failure);
     }
   }
 
@@ -294,26 +243,5 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
               + failure,
           failure);
     }
-  }
-
-  /** File names of the outputs of the messages: data files and deletion-vector files. */
-  private static Set<String> outputNames(List<CompactMessage> messages) {
-    Set<String> names = new HashSet<>();
-    for (CommitMessage m : commitMessages(messages)) {
-      m.newFiles().forEach(f -> names.add(f.fileName()));
-      m.compactAfter().forEach(f -> names.add(f.fileName()));
-      m.deletionFiles().forEach(d -> names.add(d.dvFile()));
-    }
-    return names;
-  }
-
-  private static List<CommitMessage> commitMessages(List<CompactMessage> messages) {
-    List<CommitMessage> out = new ArrayList<>();
-    for (CompactMessage m : messages) {
-      if (m.result() != null) {
-        out.add(m.result().message());
-      }
-    }
-    return out;
   }
 }
