@@ -2,7 +2,6 @@ package io.sediment.flink;
 
 import io.sediment.compact.CompactPlanner;
 import io.sediment.compact.CompactTask;
-import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
 import java.util.ArrayList;
@@ -157,7 +156,7 @@ final class CompactTaskEnumerator
         ledger
             .addPlanned(
                 round.tasks(),
-                CompactTaskEnumerator::inputNames,
+                CompactTaskSplit::inputFileNames,
                 t -> new CompactTaskSplit(Long.toString(nextId++), t, commitUser))
             .size();
     if (added > 0) {
@@ -166,14 +165,6 @@ final class CompactTaskEnumerator
     }
     planned = true;
     assignPending();
-  }
-
-  private static List<String> inputNames(CompactTask task) {
-    List<String> names = new ArrayList<>(task.inputs().size());
-    for (DataFileMeta f : task.inputs()) {
-      names.add(f.fileName());
-    }
-    return names;
   }
 
   @Override

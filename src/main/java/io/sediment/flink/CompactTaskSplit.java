@@ -45,6 +45,11 @@ public final class CompactTaskSplit implements SourceSplit, Serializable, TaskLe
 
   @Override
   public List<String> inputFileNames() {
+    return inputFileNames(task);
+  }
+
+  /** Names of a task's input files. */
+  static List<String> inputFileNames(CompactTask task) {
     List<String> names = new ArrayList<>(task.inputs().size());
     for (DataFileMeta f : task.inputs()) {
       names.add(f.fileName());
