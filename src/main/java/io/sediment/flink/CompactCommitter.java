@@ -1,6 +1,5 @@
 package io.sediment.flink;
 
-import io.sediment.commit.CommitMessage;
 import io.sediment.compact.CompactCommit;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactTaskResult;
@@ -8,17 +7,12 @@ import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.NavigableMap;
-import java.util.TreeMap;
 import org.apache.flink.api.common.accumulators.ListAccumulator;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
-import org.apache.flink.api.common.typeutils.base.StringSerializer;
-import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -40,11 +34,14 @@ import org.slf4j.LoggerFactory;
  * job with the task's error, streaming mode logs and counts it and fails the job after {@code
  * compaction.max-consecutive-failures} failed windows in a row.
  *
- * <p>State: the commit user, the windows not yet committed (per checkpoint id, their messages), and
- * the count of consecutive failed windows. On restore the restored windows are committed, skipping
- * those the commit user already committed ({@link CompactCommit#isCommitted}), then outputs
- * recorded by markers that no snapshot references are deleted (outputs of tasks that ran after the
- * restored checkpoint).
+ * <p>State: the commit user and the windows not yet committed (per checkpoint id, their messages),
+ * kept by the {@link CommitWindows} shared with the SQL write committer, and the count of
+ * consecutive failed windows. A window is committed or aborted by {@link CompactWindowCommit},
+ * which deletes the markers of its outputs by output name (committed outputs are known from the
+ * messages); only the restart cleanup reads the retained snapshots. On restore the restored windows
+ * are committed, skipping those the commit user already committed ({@link
+ * CompactCommit#isCommitted}), then outputs recorded by markers that no snapshot references are
+ * deleted (outputs of tasks that ran after the restored checkpoint).
  *
  * <p>Batch mode: at end of input every rewrite has ended, so after the commit (or the abort) the
  * committer deletes the outputs that markers record and no snapshot references: outputs of rewrite
@@ -63,15 +60,15 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
   private final boolean batch;
   private final int maxConsecutiveFailures;
   private final CompactListener listener;
-  private String commitUser;
+  private final String initialCommitUser;
 
-  private transient ListState<String> commitUserState;
-  private transient ListState<byte[]> windowsState;
+  private transient CommitWindows<CompactMessage> windows;
+  private transient String commitUser;
   private transient ListState<Integer> failuresState;
-  private transient TreeMap<Long, List<CompactMessage>> windows;
-  private transient List<CompactMessage> current;
   private transient int consecutiveFailures;
   private transient Map<String, Table> tables;
+  private transient CompactWindowCommit windowCommit;
+  private transient Outcomes outcomes;
   private transient Counter commits;
   private transient Counter failedWindows;
   private transient volatile long lastCommitMillis;
@@ -84,7 +81,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
       int maxConsecutiveFailures,
       CompactListener listener) {
     this.targets = targets;
-    this.commitUser = commitUser;
+    this.initialCommitUser = commitUser;
     this.batch = batch;
     this.maxConsecutiveFailures = maxConsecutiveFailures;
     this.listener = listener;
@@ -94,8 +91,6 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
   public void initializeState(StateInitializationContext context) throws Exception {
     super.initializeState(context);
     tables = new HashMap<>();
-    windows = new TreeMap<>();
-    current = new ArrayList<>();
     commits = getMetricGroup().counter("commits");
     failedWindows = getMetricGroup().counter("failedWindows");
     getMetricGroup().gauge("lastCommitDurationMs", () -> lastCommitMillis);
@@ -104,22 +99,16 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     getRuntimeContext().addAccumulator(RESULTS_ACCUMULATOR, results);
 
     var backend = context.getOperatorStateStore();
-    commitUserState =
-        backend.getListState(new ListStateDescriptor<>("commit-user", StringSerializer.INSTANCE));
-    windowsState =
-        backend.getListState(
-            new ListStateDescriptor<>("windows", BytePrimitiveArraySerializer.INSTANCE));
+    windows = new CommitWindows<>();
+    windows.initializeState(
+        backend, context.isRestored(), () -> initialCommitUser, getUserCodeClassloader());
+    commitUser = windows.commitUser();
+    windowCommit = new CompactWindowCommit(this::table, commitUser, !batch);
+    outcomes = new Outcomes();
     failuresState =
         backend.getListState(
             new ListStateDescriptor<>("consecutive-failures", IntSerializer.INSTANCE));
     if (context.isRestored()) {
-      for (String u : commitUserState.get()) {
-        commitUser = u;
-      }
-      for (byte[] b : windowsState.get()) {
-        TreeMap<Long, List<CompactMessage>> restored = JavaSerialization.fromBytes(b);
-        windows.putAll(restored);
-      }
       for (Integer f : failuresState.get()) {
         consecutiveFailures = f;
       }
@@ -127,12 +116,9 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     if (batch) {
       return;
     }
-    if (!windows.isEmpty()) {
+    if (windows.size() > 0) {
       LOG.info("Committing {} restored compaction window(s) of {}", windows.size(), commitUser);
-      for (Map.Entry<Long, List<CompactMessage>> w : windows.entrySet()) {
-        finishWindow(w.getKey(), w.getValue(), true);
-      }
-      windows.clear();
+      windows.commitUpTo(Long.MAX_VALUE, true, this::finishWindow);
     }
     // No task of this job runs now (the source hands out tasks only after a checkpoint of this
     // attempt completes): every marker left belongs to an attempt that died.
@@ -158,33 +144,24 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
 
   @Override
   public void processElement(StreamRecord<CompactMessage> element) {
-    current.add(element.getValue());
+    windows.addToNext(element.getValue());
   }
 
   @Override
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
-    if (!current.isEmpty()) {
-      windows.put(context.getCheckpointId(), current);
-      current = new ArrayList<>();
-    }
-    commitUserState.update(List.of(commitUser));
-    windowsState.update(List.of(JavaSerialization.toBytes(new TreeMap<>(windows))));
+    windows.snapshotState(context.getCheckpointId());
     failuresState.update(List.of(consecutiveFailures));
   }
 
   @Override
   public void notifyCheckpointComplete(long checkpointId) throws Exception {
     super.notifyCheckpointComplete(checkpointId);
-    NavigableMap<Long, List<CompactMessage>> done = windows.headMap(checkpointId, true);
-    if (done.isEmpty()) {
+    if (!windows.hasWindowsUpTo(checkpointId)) {
       return;
     }
     listener.beforeCommit(checkpointId);
-    for (Map.Entry<Long, List<CompactMessage>> w : new ArrayList<>(done.entrySet())) {
-      finishWindow(w.getKey(), w.getValue(), false);
-      windows.remove(w.getKey());
-    }
+    windows.commitUpTo(checkpointId, false, this::finishWindow);
   }
 
   @Override
@@ -192,8 +169,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     if (!batch) {
       return;
     }
-    List<CompactMessage> all = current;
-    current = new ArrayList<>();
+    List<CompactMessage> all = windows.takeAll();
     // A restarted committer may find its window committed by an earlier attempt: skip it then.
     boolean retried = getRuntimeContext().getTaskInfo().getAttemptNumber() > 0;
     // On a failure here nothing more is deleted: a restarted committer reads the same messages
@@ -215,77 +191,30 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
   /** Commits (or aborts) one window: one COMPACT snapshot per table it touched. */
   private void finishWindow(long window, List<CompactMessage> messages, boolean restored)
       throws Exception {
-    if (messages.isEmpty()) {
-      return;
-    }
-    Map<String, List<CompactMessage>> byTable = new LinkedHashMap<>();
-    Throwable failure = null;
-    for (CompactMessage m : messages) {
-      byTable.computeIfAbsent(m.table(), k -> new ArrayList<>()).add(m);
-      if (m.failed() && failure == null) {
-        failure = m.failureCause();
-        LOG.warn("Compaction task {} failed; aborting its window {}", m.taskDescription(), window);
-      }
-    }
-    if (failure != null) {
-      for (Map.Entry<String, List<CompactMessage>> t : byTable.entrySet()) {
-        Table table = table(t.getKey());
-        new CompactCommit(table.store(), commitUser)
-            .abortInto(commitMessages(t.getValue()), failure);
-        finishMessages(table, window, t.getValue());
-      }
-      windowFailed(window, failure);
-      return;
-    }
-    boolean anyFailed = false;
-    for (Map.Entry<String, List<CompactMessage>> t : byTable.entrySet()) {
-      Table table = table(t.getKey());
-      CompactCommit commit = new CompactCommit(table.store(), commitUser);
-      long start = System.currentTimeMillis();
-      try {
-        Long snapshotId = commit.commit(commitMessages(t.getValue()), window, restored);
-        lastCommitMillis = System.currentTimeMillis() - start;
-        commits.inc();
-        if (batch) {
-          List<CompactTaskResult> rs = new ArrayList<>();
-          for (CompactMessage m : t.getValue()) {
-            rs.add(m.result());
-          }
-          results.add(CompactResult.of(rs, snapshotId, 0));
-        }
-        LOG.info(
-            "Committed compaction window {} of {}: {} task(s), snapshot {}",
-            window,
-            t.getKey(),
-            t.getValue().size(),
-            snapshotId);
-      } catch (RuntimeException e) {
-        // CompactCommit deleted the outputs (e.g. a conflict with a concurrent commit).
-        finishMessages(table, window, t.getValue());
-        anyFailed = true;
-        windowFailed(window, e);
-        continue;
-      }
-      finishMessages(table, window, t.getValue());
-    }
-    if (!anyFailed) {
+    if (windowCommit.finish(window, messages, restored, outcomes)) {
       consecutiveFailures = 0;
     }
   }
 
-  /** Removes the markers of a finished window's outputs and releases its tasks' files. */
-  private void finishMessages(Table table, long window, List<CompactMessage> messages) {
-    List<String> markers = new ArrayList<>();
-    List<String> ids = new ArrayList<>();
-    for (CompactMessage m : messages) {
-      markers.addAll(m.markers());
-      ids.add(m.taskId());
+  /** Metrics, batch results and the failure limit. */
+  private final class Outcomes implements CompactWindowCommit.Outcomes {
+    @Override
+    public void committed(
+        String table, List<CompactMessage> messages, Long snapshotId, long millis) {
+      lastCommitMillis = millis;
+      commits.inc();
+      if (batch) {
+        List<CompactTaskResult> rs = new ArrayList<>();
+        for (CompactMessage m : messages) {
+          rs.add(m.result());
+        }
+        results.add(CompactResult.of(rs, snapshotId, 0));
+      }
     }
-    // Committed outputs are referenced; deleted ones are gone. A marker whose output could not be
-    // deleted stays, and the restart cleanup retries.
-    CompactMarkers.deleteMarkersOfMissingOutputsOrLive(table.store(), markers);
-    if (!batch) {
-      CompactMarkers.writeRelease(table.store(), commitUser, window, ids);
+
+    @Override
+    public void failed(long window, Throwable failure) throws Exception {
+      windowFailed(window, failure);
     }
   }
 
@@ -314,15 +243,5 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
               + failure,
           failure);
     }
-  }
-
-  private static List<CommitMessage> commitMessages(List<CompactMessage> messages) {
-    List<CommitMessage> out = new ArrayList<>();
-    for (CompactMessage m : messages) {
-      if (m.result() != null) {
-        out.add(m.result().message());
-      }
-    }
-    return out;
   }
 }

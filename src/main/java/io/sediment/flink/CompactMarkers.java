@@ -25,10 +25,12 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code marker-<output file name>}: written by the rewrite operator before each output file
  *       is created, data file or deletion-vector file ({@code index/dv-*}); holds the output's
- *       path. Deleted once the output was committed or deleted. Any marker still present when the
- *       job (re)starts, or when a batch job's input ended, belongs to an output of a dead attempt:
- *       the output is deleted unless a retained snapshot references it ({@link #cleanOrphans}).
- *       While a marker exists, {@code remove_orphan_files} leaves its output alone.
+ *       path. Deleted by output name once the committer committed the output (it knows the names
+ *       from its window's messages), or once the output was deleted. Any marker still present when
+ *       the job (re)starts, or when a batch job's input ended, belongs to an output of a dead
+ *       attempt: the output is deleted unless a retained snapshot references it ({@link
+ *       #cleanOrphans}). While a marker exists, {@code remove_orphan_files} leaves its output
+ *       alone.
  *   <li>{@code released/release-<window>-<id>}: written by the committer after a commit window was
  *       committed or aborted; lists the ids of the tasks of that window, so the source can hand
  *       their files out again ({@link #takeReleases}).
@@ -79,44 +81,38 @@ public final class CompactMarkers {
 
   /** Deletes the markers of outputs that do not exist (their task deleted them). */
   static void deleteMarkersOfMissingOutputs(FileIO fileIO, Collection<String> markers) {
-    List<String> gone = new ArrayList<>();
-    for (String m : markers) {
-      try {
-        Path data = outputOf(fileIO, new Path(m));
-        if (data == null || !fileIO.exists(data)) {
-          gone.add(m);
-        }
-      } catch (IOException e) {
-        // leave it for the restart cleanup
-      }
-    }
-    deleteMarkers(fileIO, gone);
+    deleteMarkersOfFinishedOutputs(fileIO, markers, Set.of());
   }
 
   /**
-   * Deletes the markers of a finished window: those whose output is referenced by a retained
-   * snapshot (committed) or no longer exists (deleted). Others stay for the restart cleanup.
+   * Deletes the markers of a finished window's outputs, by output name: markers of the outputs the
+   * window committed ({@code committedOutputs}, file names), and markers whose output does not
+   * exist (deleted by the abort or by its task). No snapshot is read: a marker whose output exists
+   * and was not committed by this window stays for the cleanup at the next (re)start ({@link
+   * #cleanOrphans}).
    */
-  static void deleteMarkersOfMissingOutputsOrLive(FileStore store, Collection<String> markers) {
-    if (markers.isEmpty()) {
-      return;
-    }
-    FileIO io = store.fileIO();
-    Referenced referenced = new Referenced(store);
+  static void deleteMarkersOfFinishedOutputs(
+      FileIO fileIO, Collection<String> markers, Set<String> committedOutputs) {
     List<String> done = new ArrayList<>();
     for (String m : markers) {
+      Path marker = new Path(m);
+      if (committedOutputs.contains(TablePaths.markedOutputName(marker.getName()))) {
+        done.add(m);
+        continue;
+      }
       try {
-        Path output = outputOf(io, new Path(m));
-        if (output == null || !io.exists(output) || referenced.contains(output)) {
+        Path output = outputOf(fileIO, marker);
+        if (output == null || !fileIO.exists(output)) {
           done.add(m);
         }
       } catch (FileNotFoundException e) {
         // already gone
       } catch (IOException | UncheckedIOException e) {
+        // leave it for the restart cleanup
         LOG.warn("Could not check compaction marker {}: {}", m, e.toString());
       }
     }
-    deleteMarkers(io, done);
+    deleteMarkers(fileIO, done);
   }
 
   /** Records that the tasks of a window finished (committed or aborted). */

@@ -2,15 +2,11 @@ package io.sediment.flink;
 
 import io.sediment.compact.CompactPlanner;
 import io.sediment.compact.CompactTask;
-import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * held (handed out, not known finished) are passed to the planner as {@code excluded}, so no file
  * is in two unfinished tasks. The committer records finished tasks (after commit or abort) in
  * release files ({@link CompactMarkers#takeReleases}); released tasks' files can be planned again.
- * Tasks of one bucket that are not append rewrites never run at once.
+ * Tasks of one bucket that are not append rewrites never run at once. That bookkeeping is the
+ * {@link TaskLedger}'s.
  *
  * <p>Continuous mode hands out nothing until the first checkpoint of this attempt completes: by
  * then the committer has committed or aborted the restored windows and deleted outputs of dead
@@ -49,22 +46,14 @@ final class CompactTaskEnumerator
   private final long discoveryIntervalMs;
   private String commitUser;
 
-  private final ArrayDeque<CompactTaskSplit> pending = new ArrayDeque<>();
-  private final Map<String, CompactTaskSplit> held = new LinkedHashMap<>();
+  private final TaskLedger<CompactTaskSplit> ledger = new TaskLedger<>();
   private final Set<Integer> waitingReaders = new LinkedHashSet<>();
   private long nextId;
   private boolean planned;
   private boolean gateOpen;
-  private final Set<String> restoredHeld = new HashSet<>();
-  // Reader subtask -> the task it is rewriting (handed out; the reader has not asked again).
-  private final Map<Integer, String> runningOn = new HashMap<>();
   // Eligible files the last plan of each table left out (worker thread writes, gauge reads).
   private final Map<String, Long> waitingByTable = new HashMap<>(); // worker thread only
   private volatile long waitingFiles;
-
-  // Planning runs on a worker thread; it reads these snapshots of the coordinator's state.
-  private volatile Set<String> excludedSnapshot = Set.of();
-  private volatile boolean forceReplan = true;
   private final Map<String, Long> lastPlannedSnapshot = new HashMap<>(); // worker thread only
 
   private final Counter tasksPlanned;
@@ -83,21 +72,16 @@ final class CompactTaskEnumerator
     this.commitUser = commitUser;
     this.gateOpen = bounded;
     if (restored != null) {
-      pending.addAll(restored.pending());
-      for (CompactTaskSplit s : restored.held()) {
-        held.put(s.splitId(), s);
-        restoredHeld.add(s.splitId());
-      }
+      ledger.restore(restored.pending(), restored.held());
       nextId = restored.nextId();
       if (restored.commitUser() != null) {
         this.commitUser = restored.commitUser();
       }
     }
     this.tasksPlanned = context.metricGroup().counter("tasksPlanned");
-    context.metricGroup().gauge("tasksPending", () -> pending.size());
-    context.metricGroup().gauge("tasksRunning", () -> runningOn.size());
+    context.metricGroup().gauge("tasksPending", ledger::pendingCount);
+    context.metricGroup().gauge("tasksRunning", ledger::runningCount);
     context.metricGroup().gauge("backlog", this::backlogFiles);
-    updateExcluded();
   }
 
   /**
@@ -106,14 +90,7 @@ final class CompactTaskEnumerator
    * eligible files the last plan left out (see {@link CompactPlanner.Plan}).
    */
   private long backlogFiles() {
-    long n = waitingFiles;
-    for (CompactTaskSplit s : pending) {
-      n += s.task().inputs().size();
-    }
-    for (CompactTaskSplit s : held.values()) {
-      n += s.task().inputs().size();
-    }
-    return n;
+    return waitingFiles + ledger.takenFiles();
   }
 
   @Override
@@ -127,9 +104,9 @@ final class CompactTaskEnumerator
 
   /** One planning round (worker thread): finished tasks and new tasks of every followed table. */
   private PlanRound planRound() throws Exception {
-    Set<String> excluded = excludedSnapshot;
-    boolean force = forceReplan;
-    forceReplan = false;
+    Set<String> excluded = ledger.excluded();
+    // Atomic: a request made while this round runs is seen by the next one.
+    boolean force = ledger.takeReplanRequest();
     List<String> released = new ArrayList<>();
     List<CompactTask> tasks = new ArrayList<>();
     List<String> names = targets.tableNames();
@@ -168,57 +145,26 @@ final class CompactTaskEnumerator
         throw new IllegalStateException("Planning compaction of " + targets + " failed", error);
       }
       LOG.warn("Planning compaction of {} failed; retrying at the next discovery", targets, error);
-      forceReplan = true;
+      ledger.requestReplan();
       return;
     }
-    for (String id : round.released()) {
-      held.remove(id);
-    }
-    if (!round.released().isEmpty()) {
-      // This round planned with the released tasks' files still excluded (their buckets were
-      // left alone); plan again with them free, even if no new snapshot appears (an aborted
-      // window makes none).
-      forceReplan = true;
-    }
-    Set<String> taken = inputNames();
-    int added = 0;
-    for (CompactTask t : round.tasks()) {
-      boolean clash = false;
-      for (DataFileMeta f : t.inputs()) {
-        if (taken.contains(f.fileName())) {
-          clash = true;
-          break;
-        }
-      }
-      if (clash) {
-        continue; // planned from a stale view of the held files; planned again later
-      }
-      t.inputs().forEach(f -> taken.add(f.fileName()));
-      pending.add(new CompactTaskSplit(Long.toString(nextId++), t, commitUser));
-      added++;
-    }
+    // This round planned with the released tasks' files still excluded (their buckets were left
+    // alone): the ledger asks for another round with them free, even if no new snapshot appears
+    // (an aborted window makes none).
+    ledger.release(round.released());
+    int added =
+        ledger
+            .addPlanned(
+                round.tasks(),
+                CompactTaskSplit::inputFileNames,
+                t -> new CompactTaskSplit(Long.toString(nextId++), t, commitUser))
+            .size();
     if (added > 0) {
       tasksPlanned.inc(added);
       LOG.info("Planned {} compaction task(s) for {}", added, targets);
     }
     planned = true;
-    updateExcluded();
     assignPending();
-  }
-
-  private Set<String> inputNames() {
-    Set<String> names = new HashSet<>();
-    for (CompactTaskSplit s : pending) {
-      s.task().inputs().forEach(f -> names.add(f.fileName()));
-    }
-    for (CompactTaskSplit s : held.values()) {
-      s.task().inputs().forEach(f -> names.add(f.fileName()));
-    }
-    return names;
-  }
-
-  private void updateExcluded() {
-    excludedSnapshot = Set.copyOf(inputNames());
   }
 
   @Override
@@ -227,9 +173,9 @@ final class CompactTaskEnumerator
     // chained and synchronous). In bounded mode nothing is re-planned, so the finished task no
     // longer needs to hold its files; in continuous mode it holds them until its window is
     // committed or aborted (release records).
-    String finished = runningOn.remove(subtaskId);
+    String finished = ledger.readerFinished(subtaskId);
     if (bounded && finished != null) {
-      held.remove(finished);
+      ledger.release(List.of(finished));
     }
     waitingReaders.add(subtaskId);
     assignPending();
@@ -246,13 +192,11 @@ final class CompactTaskEnumerator
         readers.remove();
         continue;
       }
-      CompactTaskSplit next = nextAssignable();
+      CompactTaskSplit next = ledger.assignNext(reader);
       if (next != null) {
-        held.put(next.splitId(), next);
-        runningOn.put(reader, next.splitId());
         context.assignSplit(next, reader);
         readers.remove();
-      } else if (bounded && planned && pending.isEmpty()) {
+      } else if (bounded && planned && !ledger.hasPending()) {
         context.signalNoMoreSplits(reader);
         readers.remove();
       } else {
@@ -261,32 +205,10 @@ final class CompactTaskEnumerator
     }
   }
 
-  private CompactTaskSplit nextAssignable() {
-    Set<String> busyBuckets = new HashSet<>();
-    for (CompactTaskSplit s : held.values()) {
-      busyBuckets.add(s.bucketKey());
-    }
-    Iterator<CompactTaskSplit> it = pending.iterator();
-    while (it.hasNext()) {
-      CompactTaskSplit s = it.next();
-      if (s.bucketExclusive() && busyBuckets.contains(s.bucketKey())) {
-        continue;
-      }
-      it.remove();
-      return s;
-    }
-    return null;
-  }
-
   @Override
   public void addSplitsBack(List<CompactTaskSplit> splits, int subtaskId) {
     // Tasks of a failed reader that had not ended; they produced no committed output.
-    for (CompactTaskSplit s : splits) {
-      held.remove(s.splitId());
-      pending.addFirst(s);
-    }
-    runningOn.remove(subtaskId);
-    updateExcluded();
+    ledger.addBack(splits, subtaskId);
   }
 
   @Override
@@ -295,19 +217,16 @@ final class CompactTaskEnumerator
   @Override
   public CompactEnumeratorState snapshotState(long checkpointId) {
     return new CompactEnumeratorState(
-        new ArrayList<>(pending), new ArrayList<>(held.values()), nextId, commitUser);
+        ledger.pendingTasks(), ledger.heldTasks(), nextId, commitUser);
   }
 
   @Override
   public void notifyCheckpointComplete(long checkpointId) {
     if (!gateOpen) {
       gateOpen = true;
-      if (!restoredHeld.isEmpty()) {
-        LOG.info("Releasing {} task(s) held before the restore", restoredHeld.size());
-        held.keySet().removeAll(restoredHeld);
-        restoredHeld.clear();
-        forceReplan = true;
-        updateExcluded();
+      int released = ledger.releaseRestored();
+      if (released > 0) {
+        LOG.info("Releasing {} task(s) held before the restore", released);
       }
       assignPending();
     }

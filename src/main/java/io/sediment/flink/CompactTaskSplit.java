@@ -1,14 +1,17 @@
 package io.sediment.flink;
 
 import io.sediment.compact.CompactTask;
+import io.sediment.manifest.DataFileMeta;
 import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.flink.api.connector.source.SourceSplit;
 
 /**
  * A compaction task handed out by the source, with the id the enumerator gave it. The source emits
  * splits as records, so the committer can tell the enumerator which tasks finished.
  */
-public final class CompactTaskSplit implements SourceSplit, Serializable {
+public final class CompactTaskSplit implements SourceSplit, Serializable, TaskLedger.Task {
 
   private static final long serialVersionUID = 1L;
 
@@ -40,12 +43,28 @@ public final class CompactTaskSplit implements SourceSplit, Serializable {
     return task;
   }
 
+  @Override
+  public List<String> inputFileNames() {
+    return inputFileNames(task);
+  }
+
+  /** Names of a task's input files. */
+  static List<String> inputFileNames(CompactTask task) {
+    List<String> names = new ArrayList<>(task.inputs().size());
+    for (DataFileMeta f : task.inputs()) {
+      names.add(f.fileName());
+    }
+    return names;
+  }
+
   /** Tasks that must not run beside another task of their bucket (all but append rewrites). */
-  boolean bucketExclusive() {
+  @Override
+  public boolean bucketExclusive() {
     return task.kind() != CompactTask.Kind.APPEND_REWRITE;
   }
 
-  String bucketKey() {
+  @Override
+  public String bucketKey() {
     return task.table() + "/" + task.partitionPath() + "/" + task.bucket();
   }
 

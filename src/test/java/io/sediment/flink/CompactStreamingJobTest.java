@@ -139,4 +139,32 @@ class CompactStreamingJobTest {
     assertThat(compacts.stream().map(Snapshot::commitIdentifier)).doesNotHaveDuplicates();
     assertThat(FlinkTestSupport.orphanDataFiles(t, dir.resolve("db.db/t"))).isEmpty();
   }
+
+  @Test
+  void committedWindowsLeaveNoMarkersWhileTheJobRuns() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table = TestTables.create(catalog, "t", FlinkTestSupport.partitioned().build());
+    FlinkTestSupport.fill(table, 0, 8, 10, "a", "b");
+    Path tableDir = dir.resolve("db.db/t");
+
+    CompactJob job = FlinkTestSupport.dedicatedJob(dir);
+    client = job.submitStreaming(FlinkTestSupport.restartingStreamEnv());
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> filesPerPartition(table).values().stream().allMatch(n -> n <= 2));
+
+    // The committer deletes the markers of the outputs it committed (no restart cleanup ran), so
+    // remove_orphan_files does not count the job as live on their account.
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () ->
+                FlinkTestSupport.markerFiles(tableDir).stream()
+                    .noneMatch(m -> m.getFileName().toString().startsWith("marker-")));
+    client.cancel().get();
+    client = null;
+    assertThat(snapshots(table).stream().filter(s -> s.commitKind() == CommitKind.COMPACT))
+        .isNotEmpty();
+    assertThat(FlinkTestSupport.orphanDataFiles(table, tableDir)).isEmpty();
+  }
 }

@@ -1,0 +1,154 @@
+package io.sediment.flink;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Supplier;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.OperatorStateStore;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
+import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
+import org.apache.flink.util.InstantiationUtil;
+
+/**
+ * The windows of a committer operator (parallelism 1), shared by the compaction committer and the
+ * SQL write committer: the messages of each checkpoint window not yet committed, and the job's
+ * commit user, kept in operator state; windows are committed in checkpoint order when a checkpoint
+ * completes, at end of input, or after a restore. What a message is and how a window is committed
+ * or aborted is the operator's {@link WindowCommitter}.
+ *
+ * <p>A message joins a window either named by its sender ({@link #add(long, Collection)}: the SQL
+ * writers tag their messages with the checkpoint they flushed for) or as the window of the next
+ * checkpoint ({@link #addToNext}: messages arriving between two barriers belong to the later
+ * checkpoint, sealed by {@link #snapshotState}).
+ *
+ * <p>State (unchanged since the first release): list state {@code commit-user} (one string) and
+ * list state {@code windows} (one byte array: the Java serialization of a {@code TreeMap<Long,
+ * ArrayList<T>>}, window id to messages).
+ */
+public final class CommitWindows<T extends Serializable> {
+
+  /** Commits (or aborts) the messages of one window. */
+  @FunctionalInterface
+  public interface WindowCommitter<T> {
+    /**
+     * @param restored whether the window comes from restored state (an earlier attempt may have
+     *     committed it)
+     */
+    void commit(long window, List<T> messages, boolean restored) throws Exception;
+  }
+
+  private final TreeMap<Long, List<T>> windows = new TreeMap<>();
+  private List<T> next = new ArrayList<>();
+  private String commitUser;
+  private ListState<String> commitUserState;
+  private ListState<byte[]> windowsState;
+
+  /**
+   * Registers the state and reads it back when {@code restored}; the commit user is the restored
+   * one, else {@code newCommitUser}'s.
+   */
+  public void initializeState(
+      OperatorStateStore store,
+      boolean restored,
+      Supplier<String> newCommitUser,
+      ClassLoader classLoader)
+      throws Exception {
+    commitUserState =
+        store.getListState(new ListStateDescriptor<>("commit-user", StringSerializer.INSTANCE));
+    windowsState =
+        store.getListState(
+            new ListStateDescriptor<>("windows", BytePrimitiveArraySerializer.INSTANCE));
+    commitUser = null;
+    if (restored) {
+      for (String u : commitUserState.get()) {
+        commitUser = u;
+      }
+      for (byte[] b : windowsState.get()) {
+        windows.putAll(fromBytes(b, classLoader));
+      }
+    }
+    if (commitUser == null) {
+      commitUser = newCommitUser.get();
+    }
+  }
+
+  /** The job's commit user: the restored one, else the one given at the first start. */
+  public String commitUser() {
+    return commitUser;
+  }
+
+  /** Adds a message to the window of the next checkpoint. */
+  public void addToNext(T message) {
+    next.add(message);
+  }
+
+  /** Adds messages to the window their sender named. */
+  public void add(long window, Collection<T> messages) {
+    windows.computeIfAbsent(window, k -> new ArrayList<>()).addAll(messages);
+  }
+
+  /**
+   * Seals the messages of the next checkpoint as window {@code checkpointId} and writes the state.
+   */
+  public void snapshotState(long checkpointId) throws Exception {
+    seal(checkpointId);
+    commitUserState.update(List.of(commitUser));
+    windowsState.update(List.of(InstantiationUtil.serializeObject(new TreeMap<>(windows))));
+  }
+
+  /** Makes the messages added to the next checkpoint window {@code checkpointId}. */
+  void seal(long checkpointId) {
+    if (!next.isEmpty()) {
+      windows.put(checkpointId, next);
+      next = new ArrayList<>();
+    }
+  }
+
+  /** Whether a window with id up to {@code checkpointId} waits for its commit. */
+  public boolean hasWindowsUpTo(long checkpointId) {
+    return !windows.headMap(checkpointId, true).isEmpty();
+  }
+
+  /** The number of windows waiting for their commit. */
+  public int size() {
+    return windows.size();
+  }
+
+  /**
+   * Commits, in order, every window with id up to {@code checkpointId}; a window leaves the state
+   * once its commit returned. An exception stops at its window, which stays.
+   */
+  public void commitUpTo(long checkpointId, boolean restored, WindowCommitter<T> committer)
+      throws Exception {
+    Iterator<Map.Entry<Long, List<T>>> it =
+        windows.headMap(checkpointId, true).entrySet().iterator();
+    while (it.hasNext()) {
+      Map.Entry<Long, List<T>> w = it.next();
+      committer.commit(w.getKey(), w.getValue(), restored);
+      it.remove();
+    }
+  }
+
+  /** Takes every message: the windows' in window order, then the next checkpoint's. */
+  public List<T> takeAll() {
+    List<T> all = new ArrayList<>();
+    windows.values().forEach(all::addAll);
+    windows.clear();
+    all.addAll(next);
+    next = new ArrayList<>();
+    return all;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> TreeMap<Long, List<T>> fromBytes(byte[] bytes, ClassLoader classLoader)
+      throws IOException, ClassNotFoundException {
+    return (TreeMap<Long, List<T>>) InstantiationUtil.deserializeObject(bytes, classLoader);
+  }
+}

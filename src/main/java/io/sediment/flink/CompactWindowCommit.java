@@ -1,0 +1,148 @@
+package io.sediment.flink;
+
+import io.sediment.commit.CommitMessage;
+import io.sediment.compact.CompactCommit;
+import io.sediment.table.Table;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How the compaction committer finishes one window of {@link CompactMessage}s: one COMPACT snapshot
+ * per table the window touched (commit identifier = the window), or, when a task of the window
+ * failed, every output of the window deleted. Then the markers of the window's outputs are deleted
+ * by output name, and (streaming) a release record tells the task source that the window's tasks
+ * finished. What follows from an outcome (metrics, results, the failure limit) is the operator's
+ * {@link Outcomes}.
+ */
+final class CompactWindowCommit {
+
+  private static final Logger LOG = LoggerFactory.getLogger(CompactWindowCommit.class);
+
+  /** What the committer operator does with the outcome of a window. */
+  interface Outcomes {
+    /** A table's part of the window committed (snapshot null: nothing to commit, or committed). */
+    void committed(String table, List<CompactMessage> messages, Long snapshotId, long millis);
+
+    /** A task of the window or a table's commit failed; may throw to fail the operator. */
+    void failed(long window, Throwable failure) throws Exception;
+  }
+
+  private final Function<String, Table> tables;
+  private final String commitUser;
+  private final boolean writeReleases;
+
+  /**
+   * @param writeReleases whether the task source re-plans released tasks' files (streaming)
+   */
+  CompactWindowCommit(Function<String, Table> tables, String commitUser, boolean writeReleases) {
+    this.tables = tables;
+    this.commitUser = commitUser;
+    this.writeReleases = writeReleases;
+  }
+
+  /**
+   * Commits (or aborts) one window. Returns true when every table of a non-empty window committed.
+   *
+   * @param restored whether an earlier attempt may have committed the window (its identifier is
+   *     checked first)
+   */
+  boolean finish(long window, List<CompactMessage> messages, boolean restored, Outcomes outcomes)
+      throws Exception {
+    if (messages.isEmpty()) {
+      return false;
+    }
+    Map<String, List<CompactMessage>> byTable = new LinkedHashMap<>();
+    Throwable failure = null;
+    for (CompactMessage m : messages) {
+      byTable.computeIfAbsent(m.table(), k -> new ArrayList<>()).add(m);
+      if (m.failed() && failure == null) {
+        failure = m.failureCause();
+        LOG.warn("Compaction task {} failed; aborting its window {}", m.taskDescription(), window);
+      }
+    }
+    if (failure != null) {
+      for (Map.Entry<String, List<CompactMessage>> t : byTable.entrySet()) {
+        Table table = tables.apply(t.getKey());
+        new CompactCommit(table.store(), commitUser)
+            .abortInto(commitMessages(t.getValue()), failure);
+        finishMessages(table, window, t.getValue(), Set.of());
+      }
+      outcomes.failed(window, failure);
+      return false;
+    }
+    boolean anyFailed = false;
+    for (Map.Entry<String, List<CompactMessage>> t : byTable.entrySet()) {
+      Table table = tables.apply(t.getKey());
+      CompactCommit commit = new CompactCommit(table.store(), commitUser);
+      long start = System.currentTimeMillis();
+      try {
+        Long snapshotId = commit.commit(commitMessages(t.getValue()), window, restored);
+        outcomes.committed(
+            t.getKey(), t.getValue(), snapshotId, System.currentTimeMillis() - start);
+        LOG.info(
+            "Committed compaction window {} of {}: {} task(s), snapshot {}",
+            window,
+            t.getKey(),
+            t.getValue().size(),
+            snapshotId);
+      } catch (RuntimeException e) {
+        // CompactCommit deleted the outputs (e.g. a conflict with a concurrent commit), or the
+        // outcome is unknown: outputs that still exist keep their markers for the restart cleanup.
+        finishMessages(table, window, t.getValue(), Set.of());
+        anyFailed = true;
+        outcomes.failed(window, e);
+        continue;
+      }
+      // Committed now, or by an earlier attempt (a restored window): every output is referenced.
+      finishMessages(table, window, t.getValue(), outputNames(t.getValue()));
+    }
+    return !anyFailed;
+  }
+
+  /**
+   * Removes the markers of a finished window's outputs and releases its tasks' files. Markers go by
+   * output name: those of {@code committed} outputs, and those of outputs that are gone. A marker
+   * whose output could not be deleted stays, and the restart cleanup retries.
+   */
+  private void finishMessages(
+      Table table, long window, List<CompactMessage> messages, Set<String> committed) {
+    List<String> markers = new ArrayList<>();
+    List<String> ids = new ArrayList<>();
+    for (CompactMessage m : messages) {
+      markers.addAll(m.markers());
+      ids.add(m.taskId());
+    }
+    CompactMarkers.deleteMarkersOfFinishedOutputs(table.store().fileIO(), markers, committed);
+    if (writeReleases) {
+      CompactMarkers.writeRelease(table.store(), commitUser, window, ids);
+    }
+  }
+
+  /** File names of the outputs of the messages: data files and deletion-vector files. */
+  private static Set<String> outputNames(List<CompactMessage> messages) {
+    Set<String> names = new HashSet<>();
+    for (CommitMessage m : commitMessages(messages)) {
+      m.newFiles().forEach(f -> names.add(f.fileName()));
+      m.compactAfter().forEach(f -> names.add(f.fileName()));
+      m.deletionFiles().forEach(d -> names.add(d.dvFile()));
+    }
+    return names;
+  }
+
+  private static List<CommitMessage> commitMessages(List<CompactMessage> messages) {
+    List<CommitMessage> out = new ArrayList<>();
+    for (CompactMessage m : messages) {
+      if (m.result() != null) {
+        out.add(m.result().message());
+      }
+    }
+    return out;
+  }
+}
