@@ -195,17 +195,8 @@ class CompactBatchJobTest {
       assertThat(faults.allFired()).as("a rewrite attempt was lost").isTrue();
     }
 
-    Table t = catalog.getTable("db.t");
-    assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
-    List<Snapshot> after = snapshots(t);
-    assertThat(after).hasSize(snapshotsBefore + 1);
-    assertThat(after.get(after.size() - 1).commitKind()).isEqualTo(CommitKind.COMPACT);
-    assertThat(result.snapshotId()).isEqualTo(after.get(after.size() - 1).id());
-    assertThat(FlinkTestSupport.liveFiles(t)).hasSize(2);
-    // The lost attempt's outputs were deleted by the committer after its commit.
-    Path tableDir = dir.resolve("db.db/t");
-    assertThat(FlinkTestSupport.orphanDataFiles(t, tableDir)).isEmpty();
-    assertThat(FlinkTestSupport.markerFiles(tableDir)).isEmpty();
+    Snapshot compacted = assertCompactedOnceLeavingNothing(catalog, before, snapshotsBefore);
+    assertThat(result.snapshotId()).isEqualTo(compacted.id());
   }
 
   @Test
@@ -226,15 +217,27 @@ class CompactBatchJobTest {
       assertThat(faults.allFired()).as("the committer failed once").isTrue();
     }
 
+    assertCompactedOnceLeavingNothing(catalog, before, snapshotsBefore);
+  }
+
+  /**
+   * The table holds the same rows, one COMPACT snapshot more (returned) with one file per
+   * partition, and no output of a lost attempt and no marker is left. Returns the new snapshot.
+   */
+  private Snapshot assertCompactedOnceLeavingNothing(
+      FileSystemCatalog catalog, List<String> before, int snapshotsBefore) throws Exception {
     Table t = catalog.getTable("db.t");
     assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
     List<Snapshot> after = snapshots(t);
     assertThat(after).hasSize(snapshotsBefore + 1);
-    assertThat(after.get(after.size() - 1).commitKind()).isEqualTo(CommitKind.COMPACT);
+    Snapshot compacted = after.get(after.size() - 1);
+    assertThat(compacted.commitKind()).isEqualTo(CommitKind.COMPACT);
     assertThat(FlinkTestSupport.liveFiles(t)).hasSize(2);
+    // The lost attempt's outputs were deleted by the committer after its commit.
     Path tableDir = dir.resolve("db.db/t");
     assertThat(FlinkTestSupport.orphanDataFiles(t, tableDir)).isEmpty();
     assertThat(FlinkTestSupport.markerFiles(tableDir)).isEmpty();
+    return compacted;
   }
 
   @Test
