@@ -79,6 +79,9 @@ class PartitionWhereTest {
     assertThat(selected("hh <= 10")).containsExactly("2024-01-01", "it's");
     assertThat(selected("hh >= 20")).containsExactly("2024-01-02");
     assertThat(selected("dt = 'it''s'")).containsExactly("it's");
+    // Literals that look like plan text are just literals.
+    assertThat(selected("dt = 'where=x' OR dt = '2024-01-01' OR dt = 'Calc(x)'"))
+        .containsExactly("2024-01-01");
     assertThat(selected("`dt` LIKE '2024-01%'"))
         .containsExactly("2024-01-01", "2024-01-02", "2024-01-03");
   }
@@ -123,10 +126,15 @@ class PartitionWhereTest {
         .hasMessageEndingWith("; partition columns are [dt, hh, day]");
     assertThatThrownBy(() -> selected("v = 'x' OR dt = 'a'"))
         .hasMessageContaining("'v' is not a partition column");
+    assertThatThrownBy(() -> selected("hh < RAND_INTEGER(10)"))
+        .hasMessageStartingWith("where 'hh < RAND_INTEGER(10)' cannot select partitions of db.t: ")
+        .hasMessageEndingWith("; partition columns are [dt, hh, day]");
     assertThatThrownBy(() -> selected("true"))
         .hasMessage(
-            "where 'true' cannot select partitions of db.t: it does not filter on partition"
-                + " columns; partition columns are [dt, hh, day]");
+            "where 'true' cannot select partitions of db.t: it is always true or always false,"
+                + " not a filter on partition columns; partition columns are [dt, hh, day]");
+    assertThatThrownBy(() -> selected("hh = 1 AND hh = 2"))
+        .hasMessageContaining("it is always true or always false");
     assertThatThrownBy(() -> selected("upper(dt) = 'A'"))
         .hasMessageStartingWith("where 'upper(dt) = 'A'' cannot select partitions of db.t: ")
         .hasMessageContaining("not a comparison of a column with a literal")
