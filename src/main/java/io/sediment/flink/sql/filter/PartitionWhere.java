@@ -7,6 +7,7 @@ import io.sediment.predicate.PredicateJson;
 import io.sediment.predicate.Predicates;
 import io.sediment.schema.TableSchema;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,6 +27,7 @@ import org.apache.flink.table.connector.source.InputFormatProvider;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.expressions.FieldReferenceExpression;
 import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.factories.DynamicTableSourceFactory;
 import org.apache.flink.table.factories.Factory;
@@ -69,6 +71,12 @@ public final class PartitionWhere {
       return PredicateJson.parse(where, schema.rowType());
     }
     List<ResolvedExpression> conjuncts = pushedConjuncts(table, schema, where);
+    // Columns first: a non-partition column is the clearer message, whatever surrounds it.
+    for (String field : referencedColumns(conjuncts, new LinkedHashSet<>())) {
+      if (!schema.partitionKeys().contains(field)) {
+        throw rejected(table, schema, where, "'" + field + "' is not a partition column");
+      }
+    }
     List<Predicate> parts = new ArrayList<>();
     for (ResolvedExpression e : conjuncts) {
       Optional<Predicate> p;
@@ -89,14 +97,18 @@ public final class PartitionWhere {
       }
       parts.add(p.get());
     }
-    Predicate predicate = Predicates.and(parts);
-    Set<String> fields = predicate.fieldNames();
-    for (String field : fields) {
-      if (!schema.partitionKeys().contains(field)) {
-        throw rejected(table, schema, where, "'" + field + "' is not a partition column");
+    return Predicates.and(parts);
+  }
+
+  private static Set<String> referencedColumns(
+      List<? extends ResolvedExpression> expressions, Set<String> into) {
+    for (ResolvedExpression e : expressions) {
+      if (e instanceof FieldReferenceExpression) {
+        into.add(((FieldReferenceExpression) e).getName());
       }
+      referencedColumns(e.getResolvedChildren(), into);
     }
-    return predicate;
+    return into;
   }
 
   /** Lets Flink parse and optimize the filter, and returns the conjuncts it pushes down. */

@@ -126,6 +126,8 @@ class PartitionWhereTest {
         .hasMessageEndingWith("; partition columns are [dt, hh, day]");
     assertThatThrownBy(() -> selected("v = 'x' OR dt = 'a'"))
         .hasMessageContaining("'v' is not a partition column");
+    assertThatThrownBy(() -> selected("upper(v) = 'X' AND dt = 'a'"))
+        .hasMessageContaining("'v' is not a partition column");
     assertThatThrownBy(() -> selected("hh < RAND_INTEGER(10)"))
         .hasMessageStartingWith("where 'hh < RAND_INTEGER(10)' cannot select partitions of db.t: ")
         .hasMessageEndingWith("; partition columns are [dt, hh, day]");
