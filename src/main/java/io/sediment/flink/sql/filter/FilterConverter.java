@@ -18,7 +18,9 @@ import org.apache.flink.table.types.logical.RowType;
  * with a literal ({@code = <> < <= > >=}, either side), {@code IS [NOT] NULL}, {@code LIKE
  * 'prefix%'}, and AND/OR of those. A conjunction converts to the AND of its convertible parts (a
  * weaker filter, safe because Flink keeps evaluating the original); a disjunction converts only
- * when every part does. Everything else is left to Flink.
+ * when every part does. Everything else is left to Flink. {@link #convertExact} is the strict form
+ * for filters nobody re-evaluates (a compaction's partition filter): all or nothing, and {@code
+ * NOT} too.
  */
 public final class FilterConverter {
 
