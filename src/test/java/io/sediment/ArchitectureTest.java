@@ -45,6 +45,7 @@ class ArchitectureTest {
           Set.of("table"),
           Set.of("catalog", "maintenance"),
           Set.of("bench", "flink"),
+          Set.of("flink.sql.filter"),
           Set.of("flink.sql", "flink.sql.procedures"),
           Set.of("cli"));
 

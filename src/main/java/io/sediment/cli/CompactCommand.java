@@ -1,9 +1,12 @@
 package io.sediment.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactTask;
 import io.sediment.flink.CompactJob;
+import io.sediment.flink.sql.filter.PartitionWhere;
+import io.sediment.table.Table;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -48,7 +51,11 @@ final class CompactCommand implements Callable<Integer> {
   @Option(names = "--partition", description = "Partition to compact, k=v[,k=v]; repeatable (OR).")
   List<String> partitions = new ArrayList<>();
 
-  @Option(names = "--where", description = "Partition filter in the JSON filter form.")
+  @Option(
+      names = "--where",
+      description =
+          "Partition filter: SQL over partition columns, e.g. \"dt > '2024-01-01' AND hh < 20\","
+              + " or the JSON filter form (starts with '{').")
   String where;
 
   @Option(names = "--mode", defaultValue = "batch", description = "batch or streaming.")
@@ -112,7 +119,18 @@ final class CompactCommand implements Callable<Integer> {
       b.partition(parsePartition(p));
     }
     if (where != null) {
-      b.where(where);
+      if (!partitions.isEmpty()) {
+        // As Paimon's compact action: one way to select partitions per call.
+        throw new IllegalArgumentException(
+            "--partition and --where cannot be used together; write the partitions into the"
+                + " --where, e.g. --partition p=a --partition p=b is --where \"p = 'a' OR p = 'b'\"");
+      }
+      if (PartitionWhere.isJson(where) || table == null) {
+        b.where(where); // the JSON form; the job builder also rejects a filter of a database
+      } else {
+        Table t = new FileSystemCatalog(warehouse).getTable(table);
+        b.where(PartitionWhere.parse(t.fullName(), t.schema(), where));
+      }
     }
     if (commitUser != null) {
       b.commitUser(commitUser);

@@ -176,6 +176,95 @@ class SedimentCliTest {
   }
 
   @Test
+  void compactWhereTakesSqlOverPartitionColumns() throws Exception {
+    Table t = table();
+    Result dry =
+        run(
+            "compact",
+            "--warehouse",
+            dir.toString(),
+            "--table",
+            "db.t",
+            "--where",
+            "p > 'a'",
+            "--dry-run",
+            "--json",
+            "--option",
+            "compaction.min.file-num=3");
+    assertThat(dry.code()).as(dry.err()).isZero();
+    JsonNode plan = new ObjectMapper().readTree(dry.out());
+    assertThat(plan.get("tasks")).hasSize(1);
+    assertThat(plan.get("tasks").get(0).get("partition").asText()).isEqualTo("p=b");
+
+    Result r =
+        run(
+            "compact",
+            "--warehouse",
+            dir.toString(),
+            "--table",
+            "db.t",
+            "--where",
+            "`p` IN ('b', 'c') AND NOT p IS NULL",
+            "--option",
+            "compaction.min.file-num=3",
+            "--json");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(new ObjectMapper().readTree(r.out()).get("filesBefore").asInt()).isEqualTo(4);
+    assertThat(
+            t.newReadBuilder().newScan().plan().splits().stream()
+                .filter(s -> s.partition().getString(0).toString().equals("a"))
+                .mapToLong(s -> s.files().size())
+                .sum())
+        .isEqualTo(4);
+  }
+
+  @Test
+  void compactWhereRejectsNonPartitionUnknownUnparsableAndPartitionTogether() {
+    table();
+    Result nonPartition =
+        run("compact", "--warehouse", dir.toString(), "--table", "db.t", "--where", "id = 1");
+    assertThat(nonPartition.code()).isEqualTo(2);
+    assertThat(nonPartition.err().strip())
+        .isEqualTo(
+            "Error: where 'id = 1' cannot select partitions of db.t: 'id' is not a partition"
+                + " column; partition columns are [p]");
+
+    Result unknown =
+        run("compact", "--warehouse", dir.toString(), "--table", "db.t", "--where", "nope = 1");
+    assertThat(unknown.code()).isEqualTo(2);
+    assertThat(unknown.err().strip())
+        .startsWith("Error: where 'nope = 1' cannot select partitions of db.t: ")
+        .contains("nope")
+        .endsWith("; partition columns are [p]");
+    assertThat(unknown.err().strip().lines()).hasSize(1);
+
+    Result unparsable =
+        run("compact", "--warehouse", dir.toString(), "--table", "db.t", "--where", "p = 'a' AND");
+    assertThat(unparsable.code()).isEqualTo(2);
+    assertThat(unparsable.err().strip())
+        .startsWith("Error: where 'p = 'a' AND' cannot select partitions of db.t: ")
+        .endsWith("; partition columns are [p]");
+
+    Result both =
+        run(
+            "compact",
+            "--warehouse",
+            dir.toString(),
+            "--table",
+            "db.t",
+            "--partition",
+            "p=a",
+            "--where",
+            "p = 'b'");
+    assertThat(both.code()).isEqualTo(2);
+    assertThat(both.err().strip())
+        .isEqualTo(
+            "Error: --partition and --where cannot be used together; write the partitions into"
+                + " the --where, e.g. --partition p=a --partition p=b is --where \"p = 'a' OR p ="
+                + " 'b'\"");
+  }
+
+  @Test
   void compactRejectsBadArgumentsWithOneLineErrors() {
     table();
     Result noTable = run("compact", "--warehouse", dir.toString());

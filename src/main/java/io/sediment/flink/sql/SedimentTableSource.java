@@ -1,5 +1,6 @@
 package io.sediment.flink.sql;
 
+import io.sediment.flink.sql.filter.FilterConverter;
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.Predicates;
 import io.sediment.table.Table;

@@ -11,6 +11,8 @@ import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
@@ -201,6 +203,93 @@ class SedimentSqlTest {
             .sum();
     assertThat(liveB).isEqualTo(4);
     assertThat(query("SELECT count(*) FROM db.t")).containsExactly("+I[8]");
+  }
+
+  void createAndFillDtHh() throws Exception {
+    exec(
+        "CREATE TABLE db.w (id BIGINT, dt STRING, hh INT, v STRING) PARTITIONED BY (dt, hh)"
+            + " WITH ('compaction.min.file-num' = '2')");
+    for (int batch = 0; batch < 2; batch++) {
+      exec(
+          "INSERT INTO db.w VALUES (1, '2024-01-01', 10, 'x'), (2, '2024-01-02', 10, 'x'),"
+              + " (3, '2024-01-02', 21, 'x')");
+    }
+  }
+
+  /** Live data files per partition "dt/hh" of db.w. */
+  Map<String, Long> liveFilesOfW() {
+    return table("w").newReadBuilder().newScan().plan().splits().stream()
+        .collect(
+            Collectors.groupingBy(
+                s -> s.partition().getString(0) + "/" + s.partition().getInt(1),
+                TreeMap::new,
+                Collectors.summingLong(s -> s.files().size())));
+  }
+
+  @Test
+  void compactWhereTakesSqlOverPartitionColumnsAsPaimonWritesIt() throws Exception {
+    createAndFillDtHh();
+    assertThat(
+            rows(
+                tEnv.executeSql(
+                    "CALL c.sys.compact(`table` => 'db.w',"
+                        + " `where` => 'dt > ''2024-01-01'' and hh < 20', dry_run => true)")))
+        .hasSize(1);
+    List<String> result =
+        rows(
+            tEnv.executeSql(
+                "CALL c.sys.compact(`table` => 'db.w',"
+                    + " `where` => 'dt > ''2024-01-01'' and hh < 20')"));
+    assertThat(result.get(0)).startsWith("+I[1, ");
+    assertThat(liveFilesOfW())
+        .isEqualTo(Map.of("2024-01-01/10", 2L, "2024-01-02/10", 1L, "2024-01-02/21", 2L));
+
+    // IN, quoted identifiers and the JSON form (starts with '{') select partitions too.
+    rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.w', `where` => '`hh` IN (21)')"));
+    assertThat(liveFilesOfW())
+        .isEqualTo(Map.of("2024-01-01/10", 2L, "2024-01-02/10", 1L, "2024-01-02/21", 1L));
+    rows(
+        tEnv.executeSql(
+            "CALL c.sys.compact(`table` => 'db.w', `where` =>"
+                + " '{\"method\":\"equal\",\"field\":\"dt\",\"literals\":[\"2024-01-01\"]}')"));
+    assertThat(liveFilesOfW())
+        .isEqualTo(Map.of("2024-01-01/10", 1L, "2024-01-02/10", 1L, "2024-01-02/21", 1L));
+  }
+
+  @Test
+  void compactWhereRejectsNonPartitionUnknownUnparsableAndPartitionsTogether() throws Exception {
+    createAndFillDtHh();
+    long snapshots = table("w").snapshotManager().listIds().size();
+    assertThatThrownBy(
+            () ->
+                rows(
+                    tEnv.executeSql(
+                        "CALL c.sys.compact(`table` => 'db.w', `where` => 'v = ''x''')")))
+        .hasStackTraceContaining(
+            "Argument 'where': where 'v = 'x'' cannot select partitions of db.w: 'v' is not a"
+                + " partition column; partition columns are [dt, hh]");
+    assertThatThrownBy(
+            () ->
+                rows(
+                    tEnv.executeSql(
+                        "CALL c.sys.compact(`table` => 'db.w', `where` => 'nope = 1')")))
+        .hasStackTraceContaining(
+            "Argument 'where': where 'nope = 1' cannot select partitions of db.w: ")
+        .hasStackTraceContaining("nope")
+        .hasStackTraceContaining("; partition columns are [dt, hh]");
+    assertThatThrownBy(
+            () -> rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.w', `where` => 'dt >')")))
+        .hasStackTraceContaining(
+            "Argument 'where': where 'dt >' cannot select partitions of db.w: ")
+        .hasStackTraceContaining("; partition columns are [dt, hh]");
+    assertThatThrownBy(
+            () ->
+                rows(
+                    tEnv.executeSql(
+                        "CALL c.sys.compact(`table` => 'db.w', partitions => 'dt=2024-01-01',"
+                            + " `where` => 'hh < 20')")))
+        .hasStackTraceContaining("Argument 'where': partitions and where cannot be used together");
+    assertThat(table("w").snapshotManager().listIds()).hasSize((int) snapshots);
   }
 
   @Test

@@ -4,6 +4,7 @@ import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactSpec;
 import io.sediment.compact.CompactTask;
+import io.sediment.flink.sql.filter.PartitionWhere;
 import io.sediment.table.Table;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,11 +17,14 @@ import org.apache.flink.table.procedures.Procedure;
 import org.apache.flink.types.Row;
 
 /**
- * {@code CALL c.sys.compact(`table` => 'db.t', partitions => 'p=a;p=b', `where` => '<JSON>',
+ * {@code CALL c.sys.compact(`table` => 'db.t', partitions => 'p=a;p=b', `where` => 'p > ''a''',
  * options => 'k=v,...', commit_user => 'nightly', mode => 'batch'|'streaming', dry_run => false)}.
  *
- * <p>The arguments make one {@link CompactSpec}, validated argument by argument before anything
- * runs. Output rows have the fields of {@link CompactResult} plus {@code jobId} and {@code task}:
+ * <p>{@code where} is a SQL boolean expression over partition columns, or the JSON filter form when
+ * it starts with <code>{</code> ({@link PartitionWhere}); it cannot be combined with {@code
+ * partitions}, as in Paimon. The arguments make one {@link CompactSpec}, validated argument by
+ * argument before anything runs. Output rows have the fields of {@link CompactResult} plus {@code
+ * jobId} and {@code task}:
  *
  * <ul>
  *   <li>batch: one row with the result ({@code snapshotId} null when nothing was planned);
@@ -115,16 +119,26 @@ public final class CompactProcedure implements Procedure {
   public static CompactSpec configure(
       Table table, String partitions, String where, String options, String commitUser) {
     CompactSpec.Builder b = CompactSpec.forTable(table.fullName(), table.store());
-    if (partitions != null && !partitions.isBlank()) {
+    boolean hasPartitions = partitions != null && !partitions.isBlank();
+    boolean hasWhere = where != null && !where.isBlank();
+    if (hasPartitions && hasWhere) {
+      // As Paimon's compact procedure: one way to select partitions per call.
+      throw ProcedureArgs.bad(
+          "where",
+          "partitions and where cannot be used together; write the partitions into the where,"
+              + " e.g. partitions => 'p=a;p=b' is where => 'p = ''a'' OR p = ''b''"
+              + "'");
+    }
+    if (hasPartitions) {
       try {
         b.withPartitions(PartitionSpecs.parse(partitions));
       } catch (IllegalArgumentException e) {
         throw ProcedureArgs.bad("partitions", e);
       }
     }
-    if (where != null && !where.isBlank()) {
+    if (hasWhere) {
       try {
-        b.withPartitionFilter(where);
+        b.withPartitionFilter(PartitionWhere.parse(table.fullName(), table.schema(), where));
       } catch (IllegalArgumentException e) {
         throw ProcedureArgs.bad("where", e);
       }

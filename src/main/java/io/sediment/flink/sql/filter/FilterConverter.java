@@ -1,4 +1,4 @@
-package io.sediment.flink.sql;
+package io.sediment.flink.sql.filter;
 
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.PredicateBuilder;
@@ -18,7 +18,9 @@ import org.apache.flink.table.types.logical.RowType;
  * with a literal ({@code = <> < <= > >=}, either side), {@code IS [NOT] NULL}, {@code LIKE
  * 'prefix%'}, and AND/OR of those. A conjunction converts to the AND of its convertible parts (a
  * weaker filter, safe because Flink keeps evaluating the original); a disjunction converts only
- * when every part does. Everything else is left to Flink.
+ * when every part does. Everything else is left to Flink. {@link #convertExact} is the strict form
+ * for filters nobody re-evaluates (a compaction's partition filter): all or nothing, and {@code
+ * NOT} too.
  */
 public final class FilterConverter {
 
@@ -26,25 +28,51 @@ public final class FilterConverter {
 
   public static Optional<Predicate> convert(RowType rowType, ResolvedExpression e) {
     try {
-      return Optional.ofNullable(doConvert(new PredicateBuilder(rowType), e));
+      return Optional.ofNullable(doConvert(new PredicateBuilder(rowType), e, false, false));
     } catch (IllegalArgumentException | ClassCastException ex) {
       return Optional.empty(); // a literal that does not fit the column: leave it to Flink
     }
   }
 
-  private static Predicate doConvert(PredicateBuilder b, ResolvedExpression e) {
+  /**
+   * Converts {@code e} exactly or not at all: a conjunction converts only when every part does, and
+   * {@code NOT} of a convertible expression converts to its negation. For filters nobody evaluates
+   * after Sediment, such as the partition filter of a compaction.
+   *
+   * @throws IllegalArgumentException when a literal does not fit its column
+   */
+  public static Optional<Predicate> convertExact(RowType rowType, ResolvedExpression e) {
+    return Optional.ofNullable(doConvert(new PredicateBuilder(rowType), e, true, false));
+  }
+
+  private static Predicate doConvert(
+      PredicateBuilder b, ResolvedExpression e, boolean exact, boolean negated) {
     if (!(e instanceof CallExpression)) {
       return null;
     }
     CallExpression call = (CallExpression) e;
     FunctionDefinition fn = call.getFunctionDefinition();
     List<ResolvedExpression> args = call.getResolvedChildren();
+    if (fn == BuiltInFunctionDefinitions.NOT) {
+      // Only exact conversions may negate: NOT of a weakened filter would be a wrong one.
+      return exact && args.size() == 1 ? doConvert(b, args.get(0), true, !negated) : null;
+    }
+    if (negated) {
+      // De Morgan: NOT (a AND b) = NOT a OR NOT b, and the reverse.
+      if (fn == BuiltInFunctionDefinitions.AND) {
+        fn = BuiltInFunctionDefinitions.OR;
+      } else if (fn == BuiltInFunctionDefinitions.OR) {
+        fn = BuiltInFunctionDefinitions.AND;
+      }
+    }
     if (fn == BuiltInFunctionDefinitions.AND) {
       List<Predicate> parts = new ArrayList<>();
       for (ResolvedExpression a : args) {
-        Predicate p = doConvert(b, a);
+        Predicate p = doConvert(b, a, exact, negated);
         if (p != null) {
           parts.add(p);
+        } else if (exact) {
+          return null;
         }
       }
       return parts.isEmpty() ? null : PredicateBuilder.and(parts);
@@ -52,7 +80,7 @@ public final class FilterConverter {
     if (fn == BuiltInFunctionDefinitions.OR) {
       List<Predicate> parts = new ArrayList<>();
       for (ResolvedExpression a : args) {
-        Predicate p = doConvert(b, a);
+        Predicate p = doConvert(b, a, exact, negated);
         if (p == null) {
           return null;
         }
@@ -63,9 +91,17 @@ public final class FilterConverter {
     if (fn == BuiltInFunctionDefinitions.IS_NULL || fn == BuiltInFunctionDefinitions.IS_NOT_NULL) {
       if (args.size() == 1 && args.get(0) instanceof FieldReferenceExpression) {
         String field = ((FieldReferenceExpression) args.get(0)).getName();
-        return fn == BuiltInFunctionDefinitions.IS_NULL ? b.isNull(field) : b.isNotNull(field);
+        return (fn == BuiltInFunctionDefinitions.IS_NULL) != negated
+            ? b.isNull(field)
+            : b.isNotNull(field);
       }
       return null;
+    }
+    if (negated) {
+      fn = negation(fn); // a comparison: NOT (x < 1) is x >= 1 (both false on a null x)
+      if (fn == null) {
+        return null;
+      }
     }
     if (fn == BuiltInFunctionDefinitions.LIKE
         && args.size() == 2
@@ -128,6 +164,28 @@ public final class FilterConverter {
       return flipped ? b.lessOrEqual(name, v) : b.greaterOrEqual(name, v);
     }
     return null;
+  }
+
+  private static FunctionDefinition negation(FunctionDefinition fn) {
+    if (fn == BuiltInFunctionDefinitions.EQUALS) {
+      return BuiltInFunctionDefinitions.NOT_EQUALS;
+    }
+    if (fn == BuiltInFunctionDefinitions.NOT_EQUALS) {
+      return BuiltInFunctionDefinitions.EQUALS;
+    }
+    if (fn == BuiltInFunctionDefinitions.LESS_THAN) {
+      return BuiltInFunctionDefinitions.GREATER_THAN_OR_EQUAL;
+    }
+    if (fn == BuiltInFunctionDefinitions.LESS_THAN_OR_EQUAL) {
+      return BuiltInFunctionDefinitions.GREATER_THAN;
+    }
+    if (fn == BuiltInFunctionDefinitions.GREATER_THAN) {
+      return BuiltInFunctionDefinitions.LESS_THAN_OR_EQUAL;
+    }
+    if (fn == BuiltInFunctionDefinitions.GREATER_THAN_OR_EQUAL) {
+      return BuiltInFunctionDefinitions.LESS_THAN;
+    }
+    return null; // LIKE and the rest have no predicate negation
   }
 
   private static Object literal(ValueLiteralExpression lit) {
