@@ -43,30 +43,19 @@ class LocalClusterIT {
   @BeforeAll
   static void startCluster() throws Exception {
     assertThat(CLUSTER.jobJar()).as("built by mvn package").exists();
-    try {
-      CLUSTER.start(2);
-    } catch (Throwable e) {
-      stopAfterFailure(e);
-      throw e;
-    }
+    CLUSTER.start(2);
+    assertThat(CLUSTER.pids()).as("JobManager and two TaskManagers").hasSize(3);
   }
 
+  /** Runs also when the start or a test failed. */
   @AfterAll
   static void stopClusterAndCheckNoProcessIsLeft() throws Exception {
-    List<Long> pids = CLUSTER.stop();
-    assertThat(pids).as("JobManager and two TaskManagers").hasSize(3);
-    for (long pid : pids) {
+    List<Long> started = CLUSTER.pids();
+    CLUSTER.stop();
+    for (long pid : started) {
       assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
           .as("process %d is gone after bin/local-cluster stop", pid)
           .isFalse();
-    }
-  }
-
-  private static void stopAfterFailure(Throwable original) {
-    try {
-      CLUSTER.stop();
-    } catch (Throwable e) {
-      original.addSuppressed(e);
     }
   }
 
