@@ -213,7 +213,8 @@ final class CompactCommand implements Callable<Integer> {
             + job.commitUser()
             + ")");
     out.flush();
-    if (!detached) {
+    // `flink run -d` submits detached too: waiting there for a job that never ends hung the client.
+    if (!detached && !FlinkEnvironments.isDetachedSubmission(env)) {
       client.getJobExecutionResult().get();
     }
   }

@@ -49,6 +49,15 @@ final class FlinkEnvironments {
     return env instanceof LocalStreamEnvironment;
   }
 
+  /**
+   * Whether jobs of {@code env} are submitted detached, as by {@code flink run -d}: the client
+   * returns after submission and must not wait for a job's result.
+   */
+  static boolean isDetachedSubmission(StreamExecutionEnvironment env) {
+    return !isEmbedded(env)
+        && !env.getConfiguration().getOptional(DeploymentOptions.ATTACHED).orElse(true);
+  }
+
   static StreamExecutionEnvironment create() {
     return StreamExecutionEnvironment.getExecutionEnvironment(configuration());
   }

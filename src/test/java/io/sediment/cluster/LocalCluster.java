@@ -1,0 +1,122 @@
+package io.sediment.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * The multi-process cluster of {@code bin/local-cluster}, driven as a user drives it: the scripts
+ * start and stop the processes, {@code bin/flink} submits, the REST endpoint tells the state. Needs
+ * {@code mvn package} (target/sediment-flink.jar, target/flink-classpath.txt).
+ */
+final class LocalCluster {
+
+  /** The JobManager's REST port: {@code rest.port} of flink-conf/config.yaml. */
+  static final int REST_PORT = 8081;
+
+  private static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(5);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final Path home = Path.of("").toAbsolutePath();
+  private final Path dir;
+  private final HttpClient http = HttpClient.newHttpClient();
+  private int commands;
+
+  /** {@code dir} holds the cluster's logs, PID files, checkpoints and the commands' output. */
+  LocalCluster(Path dir) {
+    this.dir = dir.toAbsolutePath();
+  }
+
+  record Result(int code, String output) {}
+
+  Path jobJar() {
+    return home.resolve("target/sediment-flink.jar");
+  }
+
+  /** Starts a JobManager and {@code taskManagers} TaskManagers; waits until all registered. */
+  void start(int taskManagers) throws Exception {
+    Result r = script("local-cluster", "start", String.valueOf(taskManagers));
+    assertThat(r.code()).as(r.output()).isZero();
+    await("TaskManagers registered at the JobManager's REST endpoint")
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofMillis(500))
+        .ignoreExceptions()
+        .until(() -> get("/overview").get("taskmanagers").asInt() == taskManagers);
+  }
+
+  /** Stops every process the cluster's PID files name. */
+  void stop() throws Exception {
+    Result r = script("local-cluster", "stop");
+    assertThat(r.code()).as(r.output()).isZero();
+  }
+
+  List<Long> pids() throws IOException {
+    Path pidDir = dir.resolve("pid");
+    List<Long> out = new ArrayList<>();
+    if (!Files.isDirectory(pidDir)) {
+      return out;
+    }
+    try (Stream<Path> files = Files.list(pidDir)) {
+      for (Path f : files.toList()) {
+        out.add(Long.parseLong(Files.readString(f).trim()));
+      }
+    }
+    return out;
+  }
+
+  /** {@code bin/flink ARGS}: its exit code and output (stdout and stderr). */
+  Result flink(String... args) throws Exception {
+    return script("flink", args);
+  }
+
+  JsonNode get(String path) throws Exception {
+    HttpResponse<String> response =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://localhost:" + REST_PORT + path))
+                .timeout(Duration.ofSeconds(5))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
+    return JSON.readTree(response.body());
+  }
+
+  String jobStatus(String jobId) throws Exception {
+    return get("/jobs/" + jobId).get("state").asText();
+  }
+
+  private Result script(String name, String... args) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(home.resolve("bin").resolve(name).toString());
+    command.addAll(List.of(args));
+    Files.createDirectories(dir);
+    Path output = dir.resolve("command-" + (++commands) + "-" + name + ".txt");
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    pb.redirectOutput(output.toFile());
+    pb.environment().put("SEDIMENT_CLUSTER_DIR", dir.toString());
+    Process p = pb.start();
+    if (!p.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError(
+          String.join(" ", command)
+              + " did not return within "
+              + COMMAND_TIMEOUT
+              + "; output:\n"
+              + Files.readString(output, StandardCharsets.UTF_8));
+    }
+    return new Result(p.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
+  }
+}
