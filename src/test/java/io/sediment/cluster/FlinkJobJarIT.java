@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The job jar for clusters (target/sediment-flink.jar) leaves Flink and the logging to the cluster
  * and carries Sediment, its own dependencies and the service files Flink finds it by; the CLI's
- * target/sediment.jar stays self-contained. Runs in the {@code cluster} profile after {@code
- * package}.
+ * target/sediment.jar stays self-contained. Runs after {@code package}, as part of {@code mvn
+ * verify}.
  */
 class FlinkJobJarIT {
 

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Sediment on a Flink cluster of separate processes (bin/local-cluster: one JobManager, two
  * TaskManagers), submitted with bin/flink and the job jar target/sediment-flink.jar, as a user runs
- * it. Runs in the {@code cluster} profile after {@code package}: {@code mvn -Pcluster verify}.
+ * it. Runs after {@code package}, as part of {@code mvn verify}.
  */
 class LocalClusterIT {
 
