@@ -85,9 +85,9 @@ public final class CompactSpec implements Serializable {
   /**
    * A compaction of every table of {@code database} whose name matches {@code tablePattern} (a Java
    * regex), looked up anew each time the tables are listed. {@code database} is itself a regex of
-   * database names (Paimon's {@code including_databases}; a plain name matches itself), and a
-   * table matches a pattern when either its name or its full name {@code db.table} does. Options
-   * are validated against each table where it is loaded; partition filters are not allowed.
+   * database names (Paimon's {@code including_databases}; a plain name matches itself), and a table
+   * matches a pattern when either its name or its full name {@code db.table} does. Options are
+   * validated against each table where it is loaded; partition filters are not allowed.
    */
   public static Builder forDatabase(String database, String tablePattern) {
     if (database == null) {

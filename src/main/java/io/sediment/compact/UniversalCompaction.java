@@ -26,8 +26,8 @@ import org.apache.flink.table.data.RowData;
  *
  * Rules 1 and 2 apply only when the bucket has at least {@code num-sorted-run.compaction-trigger}
  * runs. The output goes one level below the first run not picked (never level 0), or to the top
- * level {@code num-levels - 1} when all runs are picked. A full compaction merges all runs into
- * the top level. Deletes are dropped when the output holds the oldest data of the bucket.
+ * level {@code num-levels - 1} when all runs are picked. A full compaction merges all runs into the
+ * top level. Deletes are dropped when the output holds the oldest data of the bucket.
  * Deletion-vector tables always move every level-0 file up.
  */
 public final class UniversalCompaction implements CompactPlanner.BucketStrategy {

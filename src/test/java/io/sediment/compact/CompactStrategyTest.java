@@ -130,8 +130,7 @@ class CompactStrategyTest {
   }
 
   private static void write(Table table, String partition, long firstId) {
-    TestTables.writeBatch(
-        table, List.of(row(firstId, partition), row(firstId + 1, partition)));
+    TestTables.writeBatch(table, List.of(row(firstId, partition), row(firstId + 1, partition)));
   }
 
   private static long newestFile(Table table) {

@@ -13,7 +13,6 @@ import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -64,7 +63,8 @@ class CompactStrategyJobTest {
 
     // Minor moved the level-0 file one level below the top: two files, not one.
     assertThat(StrategyTables.liveFiles(table)).hasSize(2);
-    assertThat(StrategyTables.rows(table)).isEqualTo(StrategyTables.DELETION_VECTORS.expectedRows());
+    assertThat(StrategyTables.rows(table))
+        .isEqualTo(StrategyTables.DELETION_VECTORS.expectedRows());
   }
 
   @Test
@@ -75,7 +75,8 @@ class CompactStrategyJobTest {
     awaitCompactCommits(table, 2);
 
     assertThat(StrategyTables.liveFiles(table)).hasSize(1);
-    assertThat(StrategyTables.rows(table)).isEqualTo(StrategyTables.DELETION_VECTORS.expectedRows());
+    assertThat(StrategyTables.rows(table))
+        .isEqualTo(StrategyTables.DELETION_VECTORS.expectedRows());
   }
 
   @Test

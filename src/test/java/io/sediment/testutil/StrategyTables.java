@@ -14,9 +14,9 @@ import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
 
 /**
- * Tables of each kind in a state where a full and a minor compaction end differently, for the
- * tests of {@code compact_strategy} through every entry point. Every table is unpartitioned with
- * one bucket of small files; after a full compaction it holds one file.
+ * Tables of each kind in a state where a full and a minor compaction end differently, for the tests
+ * of {@code compact_strategy} through every entry point. Every table is unpartitioned with one
+ * bucket of small files; after a full compaction it holds one file.
  */
 public enum StrategyTables {
   /** Three small files: minor waits for compaction.min.file-num (5), full packs them into one. */
@@ -104,9 +104,9 @@ public enum StrategyTables {
   }
 
   /**
-   * The rows the table holds once compacted, rendered and sorted as {@link #rows}: all written rows,
-   * the later value winning per key. (A deletion-vector table shows level-0 rows only once they
-   * are compacted.)
+   * The rows the table holds once compacted, rendered and sorted as {@link #rows}: all written
+   * rows, the later value winning per key. (A deletion-vector table shows level-0 rows only once
+   * they are compacted.)
    */
   public List<String> expectedRows() {
     List<String> out = new ArrayList<>();

@@ -16,9 +16,9 @@ import org.apache.flink.types.Row;
 
 /**
  * {@code CALL c.sys.compact_database(including_databases => 'db1|db2', including_tables => 'a.*',
- * excluding_tables => '.*_tmp', mode => 'batch'|'streaming'|'combined'|'divided',
- * table_options => 'k=v,...', partition_idle_time => '1 d', compact_strategy => 'full'|'minor',
- * commit_user => 'nightly')}: Paimon's procedure. One compaction job covers every matching table and makes one
+ * excluding_tables => '.*_tmp', mode => 'batch'|'streaming'|'combined'|'divided', table_options =>
+ * 'k=v,...', partition_idle_time => '1 d', compact_strategy => 'full'|'minor', commit_user =>
+ * 'nightly')}: Paimon's procedure. One compaction job covers every matching table and makes one
  * COMPACT commit per table (per checkpoint in streaming).
  *
  * <p>The regexes match whole names; a table matches by its name or by {@code db.table}. {@code
@@ -50,10 +50,7 @@ public final class CompactDatabaseProcedure implements Procedure {
                   + " durationMs BIGINT, jobId STRING>"))
   public Row[] call(
       ProcedureContext context,
-      @ArgumentHint(
-              name = "including_databases",
-              type = @DataTypeHint("STRING"),
-              isOptional = true)
+      @ArgumentHint(name = "including_databases", type = @DataTypeHint("STRING"), isOptional = true)
           String includingDatabases,
       @ArgumentHint(name = "mode", type = @DataTypeHint("STRING"), isOptional = true) String mode,
       @ArgumentHint(name = "including_tables", type = @DataTypeHint("STRING"), isOptional = true)
@@ -62,10 +59,7 @@ public final class CompactDatabaseProcedure implements Procedure {
           String excludingTables,
       @ArgumentHint(name = "table_options", type = @DataTypeHint("STRING"), isOptional = true)
           String options,
-      @ArgumentHint(
-              name = "partition_idle_time",
-              type = @DataTypeHint("STRING"),
-              isOptional = true)
+      @ArgumentHint(name = "partition_idle_time", type = @DataTypeHint("STRING"), isOptional = true)
           String partitionIdleTime,
       @ArgumentHint(name = "compact_strategy", type = @DataTypeHint("STRING"), isOptional = true)
           String compactStrategy,
@@ -119,8 +113,7 @@ public final class CompactDatabaseProcedure implements Procedure {
               == RuntimeExecutionMode.STREAMING;
       default ->
           throw ProcedureArgs.bad(
-              "mode",
-              "'" + mode + "' is not one of 'batch', 'streaming', 'combined', 'divided'");
+              "mode", "'" + mode + "' is not one of 'batch', 'streaming', 'combined', 'divided'");
     };
   }
 
@@ -135,9 +128,7 @@ public final class CompactDatabaseProcedure implements Procedure {
       String partitionIdleTime) {
     CompactSpec.Builder b;
     try {
-      b =
-          CompactSpec.forDatabase(
-              blankToAll(includingDatabases), blankToAll(includingTables));
+      b = CompactSpec.forDatabase(blankToAll(includingDatabases), blankToAll(includingTables));
     } catch (IllegalArgumentException e) {
       String arg =
           e.getMessage().contains("including_databases")

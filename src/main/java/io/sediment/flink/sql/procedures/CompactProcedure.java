@@ -68,16 +68,12 @@ public final class CompactProcedure implements Procedure {
           Boolean dryRun,
       @ArgumentHint(name = "compact_strategy", type = @DataTypeHint("STRING"), isOptional = true)
           String compactStrategy,
-      @ArgumentHint(
-              name = "partition_idle_time",
-              type = @DataTypeHint("STRING"),
-              isOptional = true)
+      @ArgumentHint(name = "partition_idle_time", type = @DataTypeHint("STRING"), isOptional = true)
           String partitionIdleTime)
       throws Exception {
     Table t = ProcedureArgs.table(catalog, table);
     CompactSpec spec =
-        configure(
-            t, partitions, where, options, commitUser, compactStrategy, partitionIdleTime);
+        configure(t, partitions, where, options, commitUser, compactStrategy, partitionIdleTime);
     String m = mode == null ? "batch" : mode.strip().toLowerCase(Locale.ROOT);
     if (!m.equals("batch") && !m.equals("streaming")) {
       throw ProcedureArgs.bad("mode", "'" + mode + "' is not one of 'batch', 'streaming'");
