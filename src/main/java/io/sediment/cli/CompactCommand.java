@@ -155,7 +155,7 @@ final class CompactCommand implements Callable<Integer> {
     }
     CompactJob job = b.build();
     if (dryRun) {
-      printPlan(job.plan());
+      printPlan(job.plan(streaming));
       return ExitCodes.OK;
     }
     if (detached && !streaming) {

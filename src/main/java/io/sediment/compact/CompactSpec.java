@@ -216,11 +216,16 @@ public final class CompactSpec implements Serializable {
    * options not yet applied) would run; empty when the table has no snapshot. Commits nothing.
    */
   public List<CompactTask> plan(FileStore store, String tableName) {
+    return plan(store, tableName, false);
+  }
+
+  /** {@link #plan(FileStore, String)} of a batch run or of the streaming job's first round. */
+  public List<CompactTask> plan(FileStore store, String tableName, boolean streaming) {
     Optional<Snapshot> latest = store.snapshotManager().latest();
     if (latest.isEmpty()) {
       return List.of();
     }
-    return planner(applyOptions(store), tableName, false)
+    return planner(applyOptions(store), tableName, streaming)
         .plan(latest.get(), partitionFilter, Set.of());
   }
 

@@ -119,9 +119,14 @@ public final class CompactJob {
 
   /** The tasks a batch run would execute now (for {@code --dry-run}); commits nothing. */
   public List<CompactTask> plan() {
+    return plan(false);
+  }
+
+  /** The tasks a batch run, or the streaming job's first round, would execute now. */
+  public List<CompactTask> plan(boolean streaming) {
     List<CompactTask> tasks = new ArrayList<>();
     for (String t : targets.tableNames()) {
-      tasks.addAll(targets.spec().plan(targets.catalog().getTable(t).store(), t));
+      tasks.addAll(targets.spec().plan(targets.catalog().getTable(t).store(), t, streaming));
     }
     return tasks;
   }

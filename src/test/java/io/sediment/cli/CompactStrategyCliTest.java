@@ -62,6 +62,19 @@ class CompactStrategyCliTest {
   }
 
   @Test
+  void dryRunShowsThePlanOfTheModesDefaultStrategy() throws Exception {
+    StrategyTables.PRIMARY_KEY.create(TestTables.catalog(dir), "t");
+    String w = dir.toString();
+
+    Result batch = run("compact", "--warehouse", w, "--table", "db.t", "--dry-run");
+    Result streaming =
+        run("compact", "--warehouse", w, "--table", "db.t", "--dry-run", "--mode", "streaming");
+
+    assertThat(batch.out()).as(batch.err()).contains("Plan: 1 task(s)");
+    assertThat(streaming.out()).as(streaming.err()).contains("Plan: 0 task(s)");
+  }
+
+  @Test
   void badStrategyAndIdleTimeAreRejectedNamingWhatIsAllowed() throws Exception {
     StrategyTables.APPEND.create(TestTables.catalog(dir), "t");
 

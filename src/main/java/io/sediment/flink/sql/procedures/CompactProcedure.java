@@ -80,7 +80,7 @@ public final class CompactProcedure implements Procedure {
     }
     if (Boolean.TRUE.equals(dryRun)) {
       List<Row> rows = new ArrayList<>();
-      for (CompactTask task : spec.plan(t.store(), t.fullName())) {
+      for (CompactTask task : spec.plan(t.store(), t.fullName(), m.equals("streaming"))) {
         rows.add(
             Row.of(
                 1,
