@@ -8,6 +8,7 @@ import io.sediment.flink.CompactJob;
 import io.sediment.flink.sql.filter.PartitionWhere;
 import io.sediment.table.Table;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.TimeUtils;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -40,13 +42,31 @@ final class CompactCommand implements Callable<Integer> {
   @Option(names = "--table", description = "Table as DB.TABLE.")
   String table;
 
-  @Option(names = "--database", description = "Database of --including-tables (streaming).")
+  @Option(
+      names = "--database",
+      description = "Compact the tables of this database (a regex of database names).")
   String database;
 
   @Option(
       names = "--including-tables",
-      description = "Regex of table names of --database to follow (dedicated streaming job).")
+      description = "Regex of tables of --database to compact (name or db.table; default all).")
   String includingTables;
+
+  @Option(
+      names = "--excluding-tables",
+      description = "Regex of tables of --database to leave out (name or db.table).")
+  String excludingTables;
+
+  @Option(
+      names = "--compact-strategy",
+      description = "full or minor (default: full in batch mode, minor in streaming mode).")
+  String compactStrategy;
+
+  @Option(
+      names = "--partition-idle-time",
+      description =
+          "Compact only partitions whose newest file is older than this, e.g. 1d, 12h, 30min.")
+  String partitionIdleTime;
 
   @Option(names = "--partition", description = "Partition to compact, k=v[,k=v]; repeatable (OR).")
   List<String> partitions = new ArrayList<>();
@@ -106,14 +126,26 @@ final class CompactCommand implements Callable<Integer> {
         throw new IllegalArgumentException("Give either --table or --database/--including-tables");
       }
       b = CompactJob.builder(warehouse, table);
-    } else if (includingTables != null && database != null) {
-      if (!streaming && !dryRun) {
-        throw new IllegalArgumentException("--including-tables needs --mode streaming");
-      }
-      b = CompactJob.builderForDatabase(warehouse, database, includingTables);
+    } else if (database != null) {
+      b =
+          CompactJob.builderForDatabase(
+              warehouse, database, includingTables == null ? ".*" : includingTables);
     } else {
       throw new IllegalArgumentException(
-          "Missing --table DB.TABLE (or --database with --including-tables)");
+          "Missing --table DB.TABLE (or --database, with --including-tables and"
+              + " --excluding-tables)");
+    }
+    if (excludingTables != null) {
+      if (table != null) {
+        throw new IllegalArgumentException("--excluding-tables needs --database, not --table");
+      }
+      b.excludingTables(excludingTables);
+    }
+    if (compactStrategy != null) {
+      b.strategy(compactStrategy);
+    }
+    if (partitionIdleTime != null) {
+      b.partitionIdleTime(parseDuration("--partition-idle-time", partitionIdleTime));
     }
     for (String p : partitions) {
       b.partition(parsePartition(p));
@@ -141,7 +173,7 @@ final class CompactCommand implements Callable<Integer> {
     }
     CompactJob job = b.build();
     if (dryRun) {
-      printPlan(job.plan());
+      printPlan(job.plan(streaming));
       return ExitCodes.OK;
     }
     if (detached && !streaming) {
@@ -153,6 +185,15 @@ final class CompactCommand implements Callable<Integer> {
       runBatch(job);
     }
     return ExitCodes.OK;
+  }
+
+  static Duration parseDuration(String option, String value) {
+    try {
+      return TimeUtils.parseDuration(value);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          option + " must be a duration such as 1d, 12h or 30min, got '" + value + "'", e);
+    }
   }
 
   static Map<String, String> parsePartition(String spec) {

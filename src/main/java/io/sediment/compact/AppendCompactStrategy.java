@@ -13,8 +13,8 @@ import java.util.Set;
  * {@code target-file-size}, each group one task.
  *
  * <ul>
- *   <li>Small: smaller than {@code target-file-size x compaction.small-file-ratio}; with {@code
- *       compaction.full}, every file below the target size.
+ *   <li>Small: smaller than {@code target-file-size x compaction.small-file-ratio}; in a full
+ *       compaction ({@link CompactStrategy#FULL}), every file below the target size.
  *   <li>Fixed-bucket tables keep sequence order: only contiguous runs of small files (by sequence
  *       number) are packed together, so an output never spans a large file's sequence range.
  *   <li>A group is closed before it would exceed the target size; minor compaction keeps groups of
@@ -29,9 +29,14 @@ final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
   private final boolean full;
   private final boolean fixedBucket;
 
+  /** Full when {@code compaction.full} is set, else minor. */
   AppendCompactStrategy(TableOptions options) {
+    this(options, options.get(TableOptions.COMPACTION_FULL));
+  }
+
+  AppendCompactStrategy(TableOptions options, boolean full) {
     this.targetSize = options.targetFileSize();
-    this.full = options.get(TableOptions.COMPACTION_FULL);
+    this.full = full;
     this.smallThreshold =
         full
             ? targetSize

@@ -6,6 +6,7 @@ import io.sediment.io.OutputObserver;
 import io.sediment.manifest.FileStore;
 import io.sediment.predicate.Predicate;
 import io.sediment.schema.TableOptions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -68,6 +69,27 @@ public final class CompactBuilder {
    */
   public CompactBuilder withPartitionFilter(String jsonFilter) {
     spec.withPartitionFilter(jsonFilter);
+    return this;
+  }
+
+  /**
+   * {@code full} (the default of this batch compaction) or {@code minor}: Paimon's {@code
+   * compact_strategy}.
+   */
+  public CompactBuilder withStrategy(CompactStrategy strategy) {
+    spec.withStrategy(strategy);
+    return this;
+  }
+
+  /** The same by name, {@code full} or {@code minor}; other names fail naming the allowed ones. */
+  public CompactBuilder withStrategy(String strategy) {
+    spec.withStrategy(strategy);
+    return this;
+  }
+
+  /** Compacts only partitions whose newest file is older than {@code idleTime}. */
+  public CompactBuilder withPartitionIdleTime(Duration idleTime) {
+    spec.withPartitionIdleTime(idleTime);
     return this;
   }
 

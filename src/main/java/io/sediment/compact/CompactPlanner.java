@@ -5,6 +5,7 @@ import io.sediment.manifest.FileStore;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.predicate.Predicate;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -24,11 +25,26 @@ public final class CompactPlanner {
   private final FileStore store;
   private final String tableName;
   private final BucketStrategy strategy;
+  private final Duration partitionIdleTime;
 
+  /** Plans as a writer's own compaction does: minor, or full with {@code compaction.full}. */
   public CompactPlanner(FileStore store, String tableName) {
     this.store = store;
     this.tableName = tableName;
     this.strategy = TableKind.of(store).compactStrategy(store);
+    this.partitionIdleTime = null;
+  }
+
+  /**
+   * Plans with {@code strategy}; with a {@code partitionIdleTime} (null for none) only partitions
+   * whose newest file was written longer ago than that.
+   */
+  public CompactPlanner(
+      FileStore store, String tableName, CompactStrategy strategy, Duration partitionIdleTime) {
+    this.store = store;
+    this.tableName = tableName;
+    this.strategy = TableKind.of(store).compactStrategy(store, strategy);
+    this.partitionIdleTime = partitionIdleTime;
   }
 
   /** Decides which files of one bucket to compact. */
@@ -76,8 +92,17 @@ public final class CompactPlanner {
     Map<ManifestEntry.Identifier, List<DataFileMeta>> files = new LinkedHashMap<>();
     Map<ManifestEntry.Identifier, ManifestEntry> first = new LinkedHashMap<>();
     Set<ManifestEntry.Identifier> blocked = new HashSet<>();
+    // Partitions written within the idle time are left alone (partition_idle_time).
+    Set<BinaryRowData> busy = new HashSet<>();
+    long idleSince =
+        partitionIdleTime == null
+            ? Long.MAX_VALUE
+            : System.currentTimeMillis() - partitionIdleTime.toMillis();
     for (ManifestEntry e : store.newScan().withPartitionFilter(partitionFilter).plan(snapshot)) {
       ManifestEntry.Identifier key = new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, "");
+      if (e.file().creationTimeMillis() > idleSince) {
+        busy.add(e.partition());
+      }
       if (excluded.contains(e.file().fileName())) {
         // A bucket with files held by an unfinished task is left alone until the task ends:
         // planning around the held files could reorder rows or overlap key ranges.
@@ -90,7 +115,7 @@ public final class CompactPlanner {
     List<CompactTask> tasks = new ArrayList<>();
     long waiting = 0;
     for (Map.Entry<ManifestEntry.Identifier, List<DataFileMeta>> g : files.entrySet()) {
-      if (blocked.contains(g.getKey())) {
+      if (blocked.contains(g.getKey()) || busy.contains(g.getKey().partition())) {
         continue;
       }
       ManifestEntry e = first.get(g.getKey());

@@ -6,8 +6,10 @@ import io.sediment.manifest.Snapshot;
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.PredicateJson;
 import io.sediment.predicate.Predicates;
+import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
 import java.io.Serializable;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -17,6 +19,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /**
  * One compaction request, whoever runs it ({@link CompactBuilder}, the Flink batch and dedicated
@@ -34,14 +37,22 @@ public final class CompactSpec implements Serializable {
   /** Full names of the tables compacted; empty when a database is followed. */
   private final List<String> tables;
 
+  /** A regex of database names, matched whole (a plain name matches itself). */
   private final String database;
+
   private final String tablePattern;
+
+  /** Regex of tables of the followed databases left out; null for none. */
+  private final String excludingTables;
 
   /** On the partition row type; null for all partitions. */
   private final Predicate partitionFilter;
 
-  // The strategy (full or minor) joins here with its own setter; until then it follows the
-  // options ('compaction.full') as it always has.
+  /** Full or minor; null for the default of the execution (see {@link #strategy}). */
+  private final CompactStrategy strategy;
+
+  /** Only partitions not written for this long are compacted; null for all. */
+  private final Duration partitionIdleTime;
 
   private final Map<String, String> options;
   private final String commitUser;
@@ -51,6 +62,9 @@ public final class CompactSpec implements Serializable {
     this.tables = b.table == null ? List.of() : List.of(b.table);
     this.database = b.database;
     this.tablePattern = b.tablePattern;
+    this.excludingTables = b.excludingTables;
+    this.strategy = b.strategy;
+    this.partitionIdleTime = b.partitionIdleTime;
     this.partitionFilter = b.partitionFilters.isEmpty() ? null : Predicates.and(b.partitionFilters);
     this.options = Collections.unmodifiableMap(new LinkedHashMap<>(b.options));
     this.commitUser = b.commitUser;
@@ -70,8 +84,10 @@ public final class CompactSpec implements Serializable {
 
   /**
    * A compaction of every table of {@code database} whose name matches {@code tablePattern} (a Java
-   * regex), looked up anew each time the tables are listed. Options are validated against each
-   * table where it is loaded; partition filters are not allowed.
+   * regex), looked up anew each time the tables are listed. {@code database} is itself a regex of
+   * database names (Paimon's {@code including_databases}; a plain name matches itself), and a table
+   * matches a pattern when either its name or its full name {@code db.table} does. Options are
+   * validated against each table where it is loaded; partition filters are not allowed.
    */
   public static Builder forDatabase(String database, String tablePattern) {
     if (database == null) {
@@ -80,8 +96,18 @@ public final class CompactSpec implements Serializable {
     if (tablePattern == null) {
       throw new IllegalArgumentException("Table name pattern must not be null");
     }
-    Pattern.compile(tablePattern); // validates
+    compileRegex("including_databases", database);
+    compileRegex("including_tables", tablePattern);
     return new Builder(null, null, database, tablePattern);
+  }
+
+  private static Pattern compileRegex(String what, String regex) {
+    try {
+      return Pattern.compile(regex);
+    } catch (PatternSyntaxException e) {
+      throw new IllegalArgumentException(
+          "Bad regex for " + what + " '" + regex + "': " + e.getDescription(), e);
+    }
   }
 
   /** The tables compacted, by full name; empty when the spec follows a database. */
@@ -97,6 +123,67 @@ public final class CompactSpec implements Serializable {
   /** The regex selecting the tables of {@link #database()}. */
   public Optional<String> tablePattern() {
     return Optional.ofNullable(tablePattern);
+  }
+
+  /** The regex of tables of {@link #database()} left out, if any. */
+  public Optional<String> excludingTables() {
+    return Optional.ofNullable(excludingTables);
+  }
+
+  /** Whether a database of that name is followed (its name matches {@link #database()}). */
+  public boolean followsDatabase(String databaseName) {
+    return database != null && Pattern.compile(database).matcher(databaseName).matches();
+  }
+
+  /**
+   * Whether table {@code table} of database {@code databaseName} is followed: its name or its full
+   * name matches {@link #tablePattern()} and neither matches {@link #excludingTables()}.
+   */
+  public boolean followsTable(String databaseName, String table) {
+    if (!followsDatabase(databaseName)) {
+      return false;
+    }
+    String fullName = databaseName + "." + table;
+    Pattern including = Pattern.compile(tablePattern);
+    if (!including.matcher(table).matches() && !including.matcher(fullName).matches()) {
+      return false;
+    }
+    if (excludingTables == null) {
+      return true;
+    }
+    Pattern excluding = Pattern.compile(excludingTables);
+    return !excluding.matcher(table).matches() && !excluding.matcher(fullName).matches();
+  }
+
+  /** The strategy given explicitly; empty for the default of the execution. */
+  public Optional<CompactStrategy> givenStrategy() {
+    return Optional.ofNullable(strategy);
+  }
+
+  /**
+   * The strategy a compaction of a table with {@code options} (this spec's applied) runs: the one
+   * given, else {@link CompactStrategy#defaultFor} ({@code full} in batch, {@code minor} in the
+   * streaming job).
+   */
+  public CompactStrategy strategy(TableOptions options, boolean streaming) {
+    return strategy != null ? strategy : CompactStrategy.defaultFor(options, streaming);
+  }
+
+  /** Only partitions not written for this long are compacted; empty for all partitions. */
+  public Optional<Duration> partitionIdleTime() {
+    return Optional.ofNullable(partitionIdleTime);
+  }
+
+  /**
+   * The planner of a compaction of {@code store} (this spec's options already applied), in a batch
+   * run or in the streaming job.
+   */
+  public CompactPlanner planner(FileStore effectiveStore, String tableName, boolean streaming) {
+    return new CompactPlanner(
+        effectiveStore,
+        tableName,
+        strategy(effectiveStore.options(), streaming),
+        partitionIdleTime);
   }
 
   /** The partition filter on the partition row type (AND of all given), or null for all. */
@@ -125,15 +212,20 @@ public final class CompactSpec implements Serializable {
   }
 
   /**
-   * The tasks a compaction of the latest snapshot of {@code store} (a table's own store, options
-   * not yet applied) would run; empty when the table has no snapshot. Commits nothing.
+   * The tasks a batch compaction of the latest snapshot of {@code store} (a table's own store,
+   * options not yet applied) would run; empty when the table has no snapshot. Commits nothing.
    */
   public List<CompactTask> plan(FileStore store, String tableName) {
+    return plan(store, tableName, false);
+  }
+
+  /** {@link #plan(FileStore, String)} of a batch run or of the streaming job's first round. */
+  public List<CompactTask> plan(FileStore store, String tableName, boolean streaming) {
     Optional<Snapshot> latest = store.snapshotManager().latest();
     if (latest.isEmpty()) {
       return List.of();
     }
-    return new CompactPlanner(applyOptions(store), tableName)
+    return planner(applyOptions(store), tableName, streaming)
         .plan(latest.get(), partitionFilter, Set.of());
   }
 
@@ -141,6 +233,9 @@ public final class CompactSpec implements Serializable {
   public String toString() {
     return "CompactSpec{"
         + (database == null ? tables : database + "." + tablePattern)
+        + (excludingTables == null ? "" : ", excluding " + excludingTables)
+        + (strategy == null ? "" : ", strategy " + strategy.value())
+        + (partitionIdleTime == null ? "" : ", partition idle time " + partitionIdleTime)
         + (partitionFilter == null ? "" : ", partitions " + partitionFilter)
         + (options.isEmpty() ? "" : ", options " + options)
         + ", commitUser "
@@ -156,6 +251,9 @@ public final class CompactSpec implements Serializable {
     private final FileStore store;
     private final String database;
     private final String tablePattern;
+    private String excludingTables;
+    private CompactStrategy strategy;
+    private Duration partitionIdleTime;
     private final List<Predicate> partitionFilters = new ArrayList<>();
     private final Map<String, String> options = new LinkedHashMap<>();
     private String commitUser = DEFAULT_COMMIT_USER;
@@ -225,6 +323,54 @@ public final class CompactSpec implements Serializable {
       }
       options.clear();
       options.putAll(merged);
+      return this;
+    }
+
+    /**
+     * {@code full} or {@code minor} (Paimon's {@code compact_strategy}); without it a batch run is
+     * full and the streaming job minor.
+     */
+    public Builder withStrategy(CompactStrategy strategy) {
+      if (strategy == null) {
+        throw new IllegalArgumentException(
+            "Compact strategy must not be null: allowed are 'full', 'minor'");
+      }
+      this.strategy = strategy;
+      return this;
+    }
+
+    /** The same by name; an unknown name fails naming it and the allowed ones. */
+    public Builder withStrategy(String strategy) {
+      return withStrategy(CompactStrategy.parse(strategy));
+    }
+
+    /**
+     * Compacts only partitions whose newest file is older than {@code idleTime} (Paimon's {@code
+     * partition_idle_time}): the nightly full compaction of partitions no longer written.
+     */
+    public Builder withPartitionIdleTime(Duration idleTime) {
+      if (idleTime == null || idleTime.isNegative() || idleTime.isZero()) {
+        throw new IllegalArgumentException(
+            "Partition idle time must be a positive duration, got " + idleTime);
+      }
+      this.partitionIdleTime = idleTime;
+      return this;
+    }
+
+    /**
+     * Leaves out the tables of the followed databases matching {@code regex} (by name or {@code
+     * db.table}); only for a database compaction.
+     */
+    public Builder withExcludingTables(String regex) {
+      if (database == null) {
+        throw new IllegalArgumentException(
+            "Excluding tables needs a database compaction, but this one compacts " + table);
+      }
+      if (regex == null) {
+        throw new IllegalArgumentException("Excluding tables regex must not be null");
+      }
+      compileRegex("excluding_tables", regex);
+      this.excludingTables = regex;
       return this;
     }
 

@@ -14,8 +14,9 @@ import io.sediment.schema.TableSchema;
 public enum TableKind {
   APPEND {
     @Override
-    public CompactPlanner.BucketStrategy compactStrategy(FileStore store) {
-      return new AppendCompactStrategy(store.options());
+    public CompactPlanner.BucketStrategy compactStrategy(
+        FileStore store, CompactStrategy strategy) {
+      return new AppendCompactStrategy(store.options(), strategy == CompactStrategy.FULL);
     }
 
     @Override
@@ -26,9 +27,10 @@ public enum TableKind {
 
   PRIMARY_KEY {
     @Override
-    public CompactPlanner.BucketStrategy compactStrategy(FileStore store) {
+    public CompactPlanner.BucketStrategy compactStrategy(
+        FileStore store, CompactStrategy strategy) {
       checkCompactable(store);
-      return new UniversalCompaction(store);
+      return new UniversalCompaction(store, strategy == CompactStrategy.FULL);
     }
 
     @Override
@@ -46,8 +48,21 @@ public enum TableKind {
     return of(store.schema());
   }
 
-  /** Decides which files of each bucket to compact (universal compaction for primary keys). */
-  public abstract CompactPlanner.BucketStrategy compactStrategy(FileStore store);
+  /**
+   * Decides which files of each bucket to compact as a writer's own compaction does: minor, or full
+   * when {@code compaction.full} is set.
+   */
+  public CompactPlanner.BucketStrategy compactStrategy(FileStore store) {
+    return compactStrategy(
+        store,
+        store.options().get(TableOptions.COMPACTION_FULL)
+            ? CompactStrategy.FULL
+            : CompactStrategy.MINOR);
+  }
+
+  /** Decides which files of each bucket {@code strategy} compacts (universal for primary keys). */
+  public abstract CompactPlanner.BucketStrategy compactStrategy(
+      FileStore store, CompactStrategy strategy);
 
   /**
    * Runs compaction tasks of a table of this kind; every output file is announced to {@code

@@ -26,8 +26,8 @@ import org.apache.flink.table.data.RowData;
  *
  * Rules 1 and 2 apply only when the bucket has at least {@code num-sorted-run.compaction-trigger}
  * runs. The output goes one level below the first run not picked (never level 0), or to the top
- * level {@code num-levels - 1} when all runs are picked. {@code compaction.full=true} merges all
- * runs into the top level. Deletes are dropped when the output holds the oldest data of the bucket.
+ * level {@code num-levels - 1} when all runs are picked. A full compaction merges all runs into the
+ * top level. Deletes are dropped when the output holds the oldest data of the bucket.
  * Deletion-vector tables always move every level-0 file up.
  */
 public final class UniversalCompaction implements CompactPlanner.BucketStrategy {
@@ -40,13 +40,19 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
   private final boolean deletionVectors;
   private final Comparator<RowData> keyRowComparator;
 
+  /** Full when {@code compaction.full} is set (a writer's own compaction), else minor. */
   public UniversalCompaction(FileStore store) {
+    this(store, store.options().get(TableOptions.COMPACTION_FULL));
+  }
+
+  /** {@code full}: every bucket's runs merge into the top level ({@link CompactStrategy#FULL}). */
+  public UniversalCompaction(FileStore store, boolean full) {
     TableOptions o = store.options();
     this.maxLevel = Math.max(1, o.numLevels() - 1);
     this.trigger = o.numSortedRunCompactionTrigger();
     this.maxSizeAmp = o.get(TableOptions.COMPACTION_MAX_SIZE_AMPLIFICATION_PERCENT);
     this.sizeRatio = o.get(TableOptions.COMPACTION_SIZE_RATIO);
-    this.full = o.get(TableOptions.COMPACTION_FULL);
+    this.full = full;
     this.deletionVectors = o.get(TableOptions.DELETION_VECTORS_ENABLED);
     this.keyRowComparator = new KeyValueLayout(store.schema()).keyRowComparator();
   }

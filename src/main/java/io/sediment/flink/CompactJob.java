@@ -119,9 +119,14 @@ public final class CompactJob {
 
   /** The tasks a batch run would execute now (for {@code --dry-run}); commits nothing. */
   public List<CompactTask> plan() {
+    return plan(false);
+  }
+
+  /** The tasks a batch run, or the streaming job's first round, would execute now. */
+  public List<CompactTask> plan(boolean streaming) {
     List<CompactTask> tasks = new ArrayList<>();
     for (String t : targets.tableNames()) {
-      tasks.addAll(targets.spec().plan(targets.catalog().getTable(t).store(), t));
+      tasks.addAll(targets.spec().plan(targets.catalog().getTable(t).store(), t, streaming));
     }
     return tasks;
   }
@@ -255,6 +260,9 @@ public final class CompactJob {
     private String table;
     private String database;
     private String includingTables;
+    private String excludingTables;
+    private String strategy;
+    private Duration partitionIdleTime;
     private final List<Map<String, String>> partitions = new ArrayList<>();
     private final List<String> wheres = new ArrayList<>();
     private final List<Predicate> filters = new ArrayList<>();
@@ -285,6 +293,24 @@ public final class CompactJob {
     /** A partition filter predicate on the table's row type; combined with AND. */
     public Builder where(Predicate filter) {
       filters.add(filter);
+      return this;
+    }
+
+    /** Leaves out tables of the database matching {@code regex} (name or {@code db.table}). */
+    public Builder excludingTables(String regex) {
+      this.excludingTables = regex;
+      return this;
+    }
+
+    /** {@code full} or {@code minor}; default full in batch, minor in the streaming job. */
+    public Builder strategy(String strategy) {
+      this.strategy = strategy;
+      return this;
+    }
+
+    /** Compacts only partitions whose newest file is older than {@code idleTime}. */
+    public Builder partitionIdleTime(Duration idleTime) {
+      this.partitionIdleTime = idleTime;
       return this;
     }
 
@@ -347,9 +373,22 @@ public final class CompactJob {
                   + " --including-tables");
         }
         spec = CompactSpec.forDatabase(database, includingTables).withOptions(options);
-        if (!catalog.databaseExists(database)) {
+        if (excludingTables != null) {
+          spec.withExcludingTables(excludingTables);
+        }
+        CompactSpec followed = spec.build();
+        if (catalog.listDatabases().stream().noneMatch(followed::followsDatabase)) {
           throw new IllegalArgumentException("Database '" + database + "' does not exist");
         }
+      }
+      if (excludingTables != null && table != null) {
+        throw new IllegalArgumentException("--excluding-tables needs --database, not --table");
+      }
+      if (strategy != null) {
+        spec.withStrategy(strategy);
+      }
+      if (partitionIdleTime != null) {
+        spec.withPartitionIdleTime(partitionIdleTime);
       }
       spec.withCommitUser(commitUser);
       if (parallelism != null) {

@@ -9,7 +9,6 @@ import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * Which tables a compaction job follows and how it sees them: a warehouse and the job's {@link
@@ -62,12 +61,15 @@ public final class CompactTargets implements Serializable {
     if (spec.database().isEmpty()) {
       return spec.tables();
     }
-    String database = spec.database().get();
-    Pattern p = Pattern.compile(spec.tablePattern().orElseThrow());
     List<String> out = new ArrayList<>();
-    for (String t : catalog().listTables(database)) {
-      if (p.matcher(t).matches()) {
-        out.add(new Identifier(database, t).fullName());
+    for (String database : catalog().listDatabases()) {
+      if (!spec.followsDatabase(database)) {
+        continue;
+      }
+      for (String t : catalog().listTables(database)) {
+        if (spec.followsTable(database, t)) {
+          out.add(new Identifier(database, t).fullName());
+        }
       }
     }
     return out;
@@ -85,6 +87,9 @@ public final class CompactTargets implements Serializable {
         + " "
         + (spec.database().isEmpty()
             ? spec.tables()
-            : spec.database().get() + "." + spec.tablePattern().orElseThrow());
+            : spec.database().get()
+                + "."
+                + spec.tablePattern().orElseThrow()
+                + spec.excludingTables().map(x -> " excluding " + x).orElse(""));
   }
 }

@@ -127,7 +127,9 @@ final class CompactTaskEnumerator
       }
       lastPlannedSnapshot.put(name, latest.get().id());
       CompactPlanner.Plan plan =
-          new CompactPlanner(table.store(), table.fullName())
+          targets
+              .spec()
+              .planner(table.store(), table.fullName(), !bounded)
               .planWithBacklog(latest.get(), targets.partitionFilter(), excluded);
       tasks.addAll(plan.tasks());
       waitingByTable.put(name, plan.waitingFiles());

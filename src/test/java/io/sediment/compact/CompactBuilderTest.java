@@ -160,13 +160,12 @@ class CompactBuilderTest {
     assertThat(table.latestSnapshot()).isEmpty();
 
     fill(table, 3, 10); // fewer than compaction.min.file-num (5)
-    CompactResult result = table.newCompactBuilder().execute();
+    CompactResult result = table.newCompactBuilder().withStrategy("minor").execute();
     assertThat(result.tasks()).isZero();
     assertThat(result.snapshotId()).isNull();
     assertThat(table.latestSnapshot().orElseThrow().id()).isEqualTo(3);
-    // A full compaction takes them.
-    CompactResult full =
-        table.newCompactBuilder().withOptions(Map.of("compaction.full", "true")).execute();
+    // A full compaction, the batch default, takes them.
+    CompactResult full = table.newCompactBuilder().execute();
     assertThat(full.tasks()).isEqualTo(1);
     assertThat(full.snapshotId()).isEqualTo(4L);
   }

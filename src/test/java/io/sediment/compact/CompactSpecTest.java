@@ -202,6 +202,45 @@ class CompactSpecTest {
   }
 
   @Test
+  void aDatabaseSpecFollowsIncludingAndExcludingRegexesByNameOrFullName() {
+    CompactSpec spec =
+        CompactSpec.forDatabase("db|sales", "orders.*|db\\.users")
+            .withExcludingTables(".*_tmp")
+            .build();
+    assertThat(spec.followsDatabase("sales")).isTrue();
+    assertThat(spec.followsDatabase("sales2")).isFalse();
+    assertThat(spec.followsTable("db", "orders")).isTrue();
+    assertThat(spec.followsTable("sales", "orders_eu")).isTrue();
+    assertThat(spec.followsTable("db", "orders_tmp")).isFalse();
+    assertThat(spec.followsTable("db", "users")).isTrue();
+    assertThat(spec.followsTable("sales", "users")).isFalse();
+    assertThat(spec.followsTable("other", "orders")).isFalse();
+
+    assertThatThrownBy(() -> CompactSpec.forDatabase("db", ".*").withExcludingTables("a["))
+        .hasMessageContaining("excluding_tables")
+        .hasMessageContaining("'a['");
+    assertThatThrownBy(() -> CompactSpec.forDatabase("d[", ".*"))
+        .hasMessageContaining("including_databases");
+    Table t = byString("t", "p");
+    assertThatThrownBy(() -> spec(t).withExcludingTables(".*"))
+        .hasMessageContaining("Excluding tables needs a database compaction");
+  }
+
+  @Test
+  void theStrategyIsValidatedAndDefaultsByExecution() {
+    Table t = byString("t", "p");
+    assertThatThrownBy(() -> spec(t).withStrategy("major"))
+        .hasMessage("Unknown compact strategy 'major': allowed are 'full', 'minor'");
+    CompactSpec none = spec(t).build();
+    assertThat(none.givenStrategy()).isEmpty();
+    assertThat(none.strategy(t.options(), false)).isEqualTo(CompactStrategy.FULL);
+    assertThat(none.strategy(t.options(), true)).isEqualTo(CompactStrategy.MINOR);
+    CompactSpec minor = spec(t).withStrategy("Minor").build();
+    assertThat(minor.strategy(t.options(), false)).isEqualTo(CompactStrategy.MINOR);
+    assertThat(minor.toString()).contains("strategy minor");
+  }
+
+  @Test
   void aBuiltSpecIsImmutableAndSerializable() throws Exception {
     Table t = byString("t", "p");
     CompactSpec.Builder b = spec(t);

@@ -264,6 +264,7 @@ class CompactBatchJobTest {
     try (InjectedFaults faults = InjectedFaults.create().failAfterRewriteOnce()) {
       CompactJob.builder(dir.toString(), "db.dv")
           .options(cache)
+          .strategy("minor") // keeps the old file and marks its replaced rows in a vector
           .parallelism(2)
           .listener(faults)
           .build()

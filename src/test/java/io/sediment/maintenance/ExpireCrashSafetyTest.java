@@ -277,11 +277,17 @@ class ExpireCrashSafetyTest {
     Map<String, String> compact =
         Map.of("local-cache.enabled", "true", "local-cache.dir", dir.resolve("cache").toString());
     TestTables.writeBatch(t, List.of(row(1L, "a"), row(2L, "b"), row(3L, "c")));
-    t.newCompactBuilder().withOptions(compact).execute();
+    t.newCompactBuilder().withOptions(compact).withStrategy("minor").execute();
     TestTables.writeBatch(t, List.of(row(2L, "b2")));
-    t.newCompactBuilder().withOptions(compact).execute(); // a vector hides the old 2
+    t.newCompactBuilder()
+        .withOptions(compact)
+        .withStrategy("minor")
+        .execute(); // a vector hides the old 2
     TestTables.writeBatch(t, List.of(row(3L, "c3")));
-    t.newCompactBuilder().withOptions(compact).execute(); // a new vector file replaces it
+    t.newCompactBuilder()
+        .withOptions(compact)
+        .withStrategy("minor")
+        .execute(); // a new vector file replaces it
     List<String> before = rows(t);
     Snapshot latest = t.latestSnapshot().orElseThrow();
     Path index = tableDir(t).resolve("index");

@@ -153,9 +153,12 @@ class MaintenanceTest {
     Map<String, String> compact =
         Map.of("local-cache.enabled", "true", "local-cache.dir", cache.toString());
     TestTables.writeBatch(t, List.of(row(1L, "a"), row(2L, "b"), row(3L, "c")));
-    t.newCompactBuilder().withOptions(compact).execute(); // rows move up
+    t.newCompactBuilder().withOptions(compact).withStrategy("minor").execute(); // rows move up
     TestTables.writeBatch(t, List.of(row(2L, "b2")));
-    t.newCompactBuilder().withOptions(compact).execute(); // old version of 2 hidden by a vector
+    t.newCompactBuilder()
+        .withOptions(compact)
+        .withStrategy("minor")
+        .execute(); // old version of 2 hidden by a vector
     Snapshot latest = t.latestSnapshot().orElseThrow();
     assertThat(latest.indexManifest()).isNotNull();
     Path index = dir.resolve("db.db/dv/index");

@@ -121,9 +121,15 @@ class ConcurrentDeletionVectorTest {
             PrimaryKeyTableTest.schema().option("deletion-vectors.enabled", "true").build());
     Map<Long, String> model = new TreeMap<>();
     TestTables.writeBatch(t, List.of(row(1L, "a", 1), row(2L, "b", 2), row(3L, "c", 3)));
-    t.newCompactBuilder().withOptions(cacheOn()).execute(); // G: top level, keys 1-3
+    t.newCompactBuilder()
+        .withOptions(cacheOn())
+        .withStrategy("minor")
+        .execute(); // G: top level, keys 1-3
     TestTables.writeBatch(t, List.of(row(1L, "a2", 12), row(4L, "d", 4)));
-    t.newCompactBuilder().withOptions(cacheOn()).execute(); // F: keys 1, 4; G's key 1 deleted
+    t.newCompactBuilder()
+        .withOptions(cacheOn())
+        .withStrategy("minor")
+        .execute(); // F: keys 1, 4; G's key 1 deleted
     model.put(1L, render(1, "a2", 12));
     model.put(2L, render(2, "b", 2));
     model.put(3L, render(3, "c", 3));
@@ -176,7 +182,7 @@ class ConcurrentDeletionVectorTest {
 
     // Meanwhile key 1 is updated and a minor compaction A hides F's key 1 with a new vector.
     TestTables.writeBatch(t, List.of(row(1L, "a3", 13)));
-    t.newCompactBuilder().withOptions(cacheOn()).execute();
+    t.newCompactBuilder().withOptions(cacheOn()).withStrategy("minor").execute();
     model.put(1L, render(1, "a3", 13));
     assertThat(vectors(t)).containsKey(l.f().fileName());
     assertThat(read(t)).containsExactlyInAnyOrderElementsOf(model(model));

@@ -98,15 +98,16 @@ class PrimaryKeyTableTest {
                 .option("num-sorted-run.compaction-trigger", "2")
                 .build());
     TestTables.writeBatch(t, List.of(row(1L, "a", 1), row(2L, "b", 2)));
-    assertThat(t.newCompactBuilder().plan()).isEmpty(); // one run: below the trigger
+    assertThat(t.newCompactBuilder().withStrategy("minor").plan())
+        .isEmpty(); // one run: below the trigger
     TestTables.writeBatch(t, List.of(row(2L, "b2", 2), row(3L, "c", 3)));
-    List<CompactTask> plan = t.newCompactBuilder().plan();
+    List<CompactTask> plan = t.newCompactBuilder().withStrategy("minor").plan();
     assertThat(plan).hasSize(1);
     assertThat(plan.get(0).kind()).isEqualTo(CompactTask.Kind.MERGE_TREE);
     assertThat(plan.get(0).inputs()).hasSize(2);
     assertThat(plan.get(0).outputLevel()).isEqualTo(t.options().numLevels() - 1);
     assertThat(plan.get(0).dropDeletes()).isTrue();
-    t.newCompactBuilder().execute();
+    t.newCompactBuilder().withStrategy("minor").execute();
     assertThat(files(t)).hasSize(1);
     assertThat(read(t)).containsExactly("(1,a,1)", "(2,b2,2)", "(3,c,3)");
   }

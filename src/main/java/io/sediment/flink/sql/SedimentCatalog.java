@@ -3,6 +3,7 @@ package io.sediment.flink.sql;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.catalog.Identifier;
 import io.sediment.data.PartitionComputer;
+import io.sediment.flink.sql.procedures.CompactDatabaseProcedure;
 import io.sediment.flink.sql.procedures.CompactProcedure;
 import io.sediment.flink.sql.procedures.ExpireSnapshotsProcedure;
 import io.sediment.flink.sql.procedures.RemoveOrphanFilesProcedure;
@@ -71,6 +72,7 @@ public final class SedimentCatalog extends AbstractCatalog {
     this.catalog = new FileSystemCatalog(warehouse);
     Map<String, Function<FileSystemCatalog, Procedure>> p = new LinkedHashMap<>();
     p.put(CompactProcedure.NAME, CompactProcedure::new);
+    p.put(CompactDatabaseProcedure.NAME, CompactDatabaseProcedure::new);
     p.put(ExpireSnapshotsProcedure.NAME, ExpireSnapshotsProcedure::new);
     p.put(RemoveOrphanFilesProcedure.NAME, RemoveOrphanFilesProcedure::new);
     this.procedures = Collections.unmodifiableMap(p);

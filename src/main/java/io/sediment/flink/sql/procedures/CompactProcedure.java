@@ -18,7 +18,9 @@ import org.apache.flink.types.Row;
 
 /**
  * {@code CALL c.sys.compact(`table` => 'db.t', partitions => 'p=a;p=b', `where` => 'p > ''a''',
- * options => 'k=v,...', commit_user => 'nightly', mode => 'batch'|'streaming', dry_run => false)}.
+ * options => 'k=v,...', commit_user => 'nightly', mode => 'batch'|'streaming', dry_run => false,
+ * compact_strategy => 'full'|'minor', partition_idle_time => '1 d')}. Without {@code
+ * compact_strategy} a batch run is full and a streaming one minor, as in Paimon.
  *
  * <p>{@code where} is a SQL boolean expression over partition columns, or the JSON filter form when
  * it starts with <code>{</code> ({@link PartitionWhere}); it cannot be combined with {@code
@@ -67,17 +69,22 @@ public final class CompactProcedure implements Procedure {
           String commitUser,
       @ArgumentHint(name = "mode", type = @DataTypeHint("STRING"), isOptional = true) String mode,
       @ArgumentHint(name = "dry_run", type = @DataTypeHint("BOOLEAN"), isOptional = true)
-          Boolean dryRun)
+          Boolean dryRun,
+      @ArgumentHint(name = "compact_strategy", type = @DataTypeHint("STRING"), isOptional = true)
+          String compactStrategy,
+      @ArgumentHint(name = "partition_idle_time", type = @DataTypeHint("STRING"), isOptional = true)
+          String partitionIdleTime)
       throws Exception {
     Table t = ProcedureArgs.table(catalog, table);
-    CompactSpec spec = configure(t, partitions, where, options, commitUser);
+    CompactSpec spec =
+        configure(t, partitions, where, options, commitUser, compactStrategy, partitionIdleTime);
     String m = mode == null ? "batch" : mode.strip().toLowerCase(Locale.ROOT);
     if (!m.equals("batch") && !m.equals("streaming")) {
       throw ProcedureArgs.bad("mode", "'" + mode + "' is not one of 'batch', 'streaming'");
     }
     if (Boolean.TRUE.equals(dryRun)) {
       List<Row> rows = new ArrayList<>();
-      for (CompactTask task : spec.plan(t.store(), t.fullName())) {
+      for (CompactTask task : spec.plan(t.store(), t.fullName(), m.equals("streaming"))) {
         rows.add(
             Row.of(
                 1,
@@ -118,6 +125,18 @@ public final class CompactProcedure implements Procedure {
   /** Validates the arguments into the compaction of {@code table}; errors name the argument. */
   public static CompactSpec configure(
       Table table, String partitions, String where, String options, String commitUser) {
+    return configure(table, partitions, where, options, commitUser, null, null);
+  }
+
+  /** The same with {@code compact_strategy} and {@code partition_idle_time} (null for none). */
+  public static CompactSpec configure(
+      Table table,
+      String partitions,
+      String where,
+      String options,
+      String commitUser,
+      String compactStrategy,
+      String partitionIdleTime) {
     CompactSpec.Builder b = CompactSpec.forTable(table.fullName(), table.store());
     boolean hasPartitions = partitions != null && !partitions.isBlank();
     boolean hasWhere = where != null && !where.isBlank();
@@ -157,6 +176,7 @@ public final class CompactProcedure implements Procedure {
         throw ProcedureArgs.bad("commit_user", e);
       }
     }
+    ProcedureArgs.strategyArgs(b, compactStrategy, partitionIdleTime);
     return b.build();
   }
 }

@@ -2,6 +2,7 @@ package io.sediment.flink.sql.procedures;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.catalog.Identifier;
+import io.sediment.compact.CompactSpec;
 import io.sediment.table.Table;
 import java.time.Duration;
 import java.time.LocalDateTime;
@@ -38,6 +39,33 @@ final class ProcedureArgs {
       return catalog.getTable(id);
     } catch (IllegalArgumentException e) {
       throw e.getMessage().startsWith("Argument ") ? e : bad("table", e);
+    }
+  }
+
+  /** Applies {@code compact_strategy} and {@code partition_idle_time} when given (not null). */
+  static void strategyArgs(
+      CompactSpec.Builder spec, String compactStrategy, String partitionIdleTime) {
+    if (compactStrategy != null) {
+      try {
+        spec.withStrategy(compactStrategy);
+      } catch (IllegalArgumentException e) {
+        throw bad("compact_strategy", e);
+      }
+    }
+    if (partitionIdleTime != null) {
+      Duration idle;
+      try {
+        idle = TimeUtils.parseDuration(partitionIdleTime.strip());
+      } catch (RuntimeException e) {
+        throw bad(
+            "partition_idle_time",
+            "'" + partitionIdleTime + "' is not a duration like '1 d', '12 h' or '30 min'");
+      }
+      try {
+        spec.withPartitionIdleTime(idle);
+      } catch (IllegalArgumentException e) {
+        throw bad("partition_idle_time", e);
+      }
     }
   }
 

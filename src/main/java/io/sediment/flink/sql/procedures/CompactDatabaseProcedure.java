@@ -1,0 +1,167 @@
+package io.sediment.flink.sql.procedures;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.compact.CompactResult;
+import io.sediment.compact.CompactSpec;
+import java.util.Locale;
+import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.annotation.ArgumentHint;
+import org.apache.flink.table.annotation.DataTypeHint;
+import org.apache.flink.table.annotation.ProcedureHint;
+import org.apache.flink.table.procedure.ProcedureContext;
+import org.apache.flink.table.procedures.Procedure;
+import org.apache.flink.types.Row;
+
+/**
+ * {@code CALL c.sys.compact_database(including_databases => 'db1|db2', including_tables => 'a.*',
+ * excluding_tables => '.*_tmp', mode => 'batch'|'streaming'|'combined'|'divided', table_options =>
+ * 'k=v,...', partition_idle_time => '1 d', compact_strategy => 'full'|'minor', commit_user =>
+ * 'nightly')}: Paimon's procedure. One compaction job covers every matching table and makes one
+ * COMPACT commit per table (per checkpoint in streaming).
+ *
+ * <p>The regexes match whole names; a table matches by its name or by {@code db.table}. {@code
+ * mode} is Sediment's {@code batch} (the default) or {@code streaming}; Paimon's {@code combined}
+ * and {@code divided} (its sink layouts) are accepted and run one job, in batch or streaming as the
+ * SQL session's {@code execution.runtime-mode} says. Output: one row, as {@code sys.compact}'s.
+ */
+public final class CompactDatabaseProcedure implements Procedure {
+
+  public static final String NAME = "compact_database";
+
+  private final FileSystemCatalog catalog;
+  private final CompactionRunner runner;
+
+  public CompactDatabaseProcedure(FileSystemCatalog catalog) {
+    this(catalog, CompactionRunner.topology(catalog.warehouse().toString()));
+  }
+
+  public CompactDatabaseProcedure(FileSystemCatalog catalog, CompactionRunner runner) {
+    this.catalog = catalog;
+    this.runner = runner;
+  }
+
+  @ProcedureHint(
+      output =
+          @DataTypeHint(
+              "ROW<tasks INT, snapshotId BIGINT, filesBefore BIGINT, filesAfter BIGINT,"
+                  + " bytesBefore BIGINT, bytesAfter BIGINT, rowsRead BIGINT, rowsWritten BIGINT,"
+                  + " durationMs BIGINT, jobId STRING>"))
+  public Row[] call(
+      ProcedureContext context,
+      @ArgumentHint(name = "including_databases", type = @DataTypeHint("STRING"), isOptional = true)
+          String includingDatabases,
+      @ArgumentHint(name = "mode", type = @DataTypeHint("STRING"), isOptional = true) String mode,
+      @ArgumentHint(name = "including_tables", type = @DataTypeHint("STRING"), isOptional = true)
+          String includingTables,
+      @ArgumentHint(name = "excluding_tables", type = @DataTypeHint("STRING"), isOptional = true)
+          String excludingTables,
+      @ArgumentHint(name = "table_options", type = @DataTypeHint("STRING"), isOptional = true)
+          String options,
+      @ArgumentHint(name = "partition_idle_time", type = @DataTypeHint("STRING"), isOptional = true)
+          String partitionIdleTime,
+      @ArgumentHint(name = "compact_strategy", type = @DataTypeHint("STRING"), isOptional = true)
+          String compactStrategy,
+      @ArgumentHint(name = "commit_user", type = @DataTypeHint("STRING"), isOptional = true)
+          String commitUser)
+      throws Exception {
+    StreamExecutionEnvironment env = context.getExecutionEnvironment();
+    boolean streaming = streaming(mode, env);
+    CompactSpec spec =
+        configure(
+            includingDatabases,
+            includingTables,
+            excludingTables,
+            options,
+            commitUser,
+            compactStrategy,
+            partitionIdleTime);
+    if (catalog.listDatabases().stream().noneMatch(spec::followsDatabase)) {
+      throw ProcedureArgs.bad(
+          "including_databases",
+          "no database of " + catalog.warehouse() + " matches '" + spec.database().get() + "'");
+    }
+    if (streaming) {
+      String jobId = runner.submitStreaming(spec, env);
+      return new Row[] {Row.of(null, null, null, null, null, null, null, null, null, jobId)};
+    }
+    CompactResult r = runner.runBatch(spec, env);
+    return new Row[] {
+      Row.of(
+          r.tasks(),
+          r.snapshotId(),
+          r.filesBefore(),
+          r.filesAfter(),
+          r.bytesBefore(),
+          r.bytesAfter(),
+          r.rowsRead(),
+          r.rowsWritten(),
+          r.durationMs(),
+          null)
+    };
+  }
+
+  /** Whether {@code mode} asks for the streaming job; errors name the argument. */
+  static boolean streaming(String mode, StreamExecutionEnvironment env) {
+    String m = mode == null ? "batch" : mode.strip().toLowerCase(Locale.ROOT);
+    return switch (m) {
+      case "batch" -> false;
+      case "streaming" -> true;
+      case "combined", "divided" ->
+          env.getConfiguration().get(ExecutionOptions.RUNTIME_MODE)
+              == RuntimeExecutionMode.STREAMING;
+      default ->
+          throw ProcedureArgs.bad(
+              "mode", "'" + mode + "' is not one of 'batch', 'streaming', 'combined', 'divided'");
+    };
+  }
+
+  /** Validates the arguments into the compaction of the matching tables. */
+  static CompactSpec configure(
+      String includingDatabases,
+      String includingTables,
+      String excludingTables,
+      String options,
+      String commitUser,
+      String compactStrategy,
+      String partitionIdleTime) {
+    CompactSpec.Builder b;
+    try {
+      b = CompactSpec.forDatabase(blankToAll(includingDatabases), blankToAll(includingTables));
+    } catch (IllegalArgumentException e) {
+      String arg =
+          e.getMessage().contains("including_databases")
+              ? "including_databases"
+              : "including_tables";
+      throw ProcedureArgs.bad(arg, e);
+    }
+    if (excludingTables != null && !excludingTables.isBlank()) {
+      try {
+        b.withExcludingTables(excludingTables.strip());
+      } catch (IllegalArgumentException e) {
+        throw ProcedureArgs.bad("excluding_tables", e);
+      }
+    }
+    if (options != null && !options.isBlank()) {
+      try {
+        b.withOptions(ProcedureArgs.keyValues("table_options", options));
+      } catch (IllegalArgumentException e) {
+        throw e.getMessage().startsWith("Argument ") ? e : ProcedureArgs.bad("table_options", e);
+      }
+    }
+    if (commitUser != null) {
+      try {
+        b.withCommitUser(commitUser);
+      } catch (IllegalArgumentException e) {
+        throw ProcedureArgs.bad("commit_user", e);
+      }
+    }
+    ProcedureArgs.strategyArgs(b, compactStrategy, partitionIdleTime);
+    return b.build();
+  }
+
+  private static String blankToAll(String regex) {
+    return regex == null || regex.isBlank() ? ".*" : regex.strip();
+  }
+}
