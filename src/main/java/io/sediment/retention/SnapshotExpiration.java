@@ -135,21 +135,35 @@ public final class SnapshotExpiration {
     Result finished = finishedOrSkipped.orElse(Result.NONE);
     int budget = limit - finished.expiredSnapshots().size();
     SnapshotManager sm = store.snapshotManager();
-    List<Long> ids = sm.listIds();
-    int k = expiredCount(sm, ids, Math.max(budget, 0));
-    if (k == 0) {
-      return finished;
-    }
-    checkReadable(sm.snapshot(ids.get(ids.size() - 1)));
     List<Snapshot> expired = new ArrayList<>();
-    for (long id : ids.subList(0, k)) {
-      expired.add(sm.snapshot(id));
+    try {
+      List<Long> ids = sm.listIds();
+      int k = expiredCount(sm, ids, Math.max(budget, 0));
+      if (k == 0) {
+        return finished;
+      }
+      checkReadable(snapshot(sm, ids.get(ids.size() - 1)));
+      for (long id : ids.subList(0, k)) {
+        expired.add(snapshot(sm, id));
+      }
+      List<Snapshot> kept = new ArrayList<>();
+      for (long id : ids.subList(k, ids.size())) {
+        kept.add(snapshot(sm, id));
+      }
+      recordCommits(sm, expired, kept);
+    } catch (VanishedSnapshot e) {
+      if (skipLive) {
+        LOG.info("Another expiration of {} is retiring snapshots; not expiring now", tableName);
+        return finished.plus(Result.SKIPPED);
+      }
+      throw new IllegalStateException(
+          "Snapshot "
+              + e.id
+              + " of "
+              + tableName
+              + " vanished while planning the expiration: another expiration is running;"
+              + " nothing was expired");
     }
-    List<Snapshot> kept = new ArrayList<>();
-    for (long id : ids.subList(k, ids.size())) {
-      kept.add(sm.snapshot(id));
-    }
-    recordCommits(sm, expired, kept);
     Optional<Result> done = expiration.run(expired);
     if (done.isEmpty()) {
       if (skipLive) {
@@ -225,15 +239,31 @@ public final class SnapshotExpiration {
     int k = Math.min(budget, Math.max(0, n - retainMax));
     while (k < budget
         && k < n - retainMin
-        && sm.snapshot(ids.get(k)).timeMillis() < olderThanMillis) {
+        && snapshot(sm, ids.get(k)).timeMillis() < olderThanMillis) {
       k++;
     }
     while (k < budget
         && k < n - 1
-        && TableFiles.missingFile(store, sm.snapshot(ids.get(k))).isPresent()) {
+        && TableFiles.missingFile(store, snapshot(sm, ids.get(k))).isPresent()) {
       k++;
     }
     return k;
+  }
+
+  /** A listed snapshot, or {@link VanishedSnapshot} when another expiration retired it since. */
+  private static Snapshot snapshot(SnapshotManager sm, long id) {
+    return sm.snapshotIfExists(id).orElseThrow(() -> new VanishedSnapshot(id));
+  }
+
+  /** A snapshot listed a moment ago is gone: only an expiration deletes snapshot files. */
+  private static final class VanishedSnapshot extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final long id;
+
+    VanishedSnapshot(long id) {
+      super(null, null, false, false);
+      this.id = id;
+    }
   }
 
   /**
