@@ -231,8 +231,8 @@ public final class SnapshotExpiration {
   /**
    * How many of the snapshots {@code ids} (ascending) to expire: by the retention settings, plus
    * those at the old end whose metadata is gone (expired already: an interrupted expiration of an
-   * older version deleted files before snapshot files). Never the latest, never more than {@code
-   * budget}.
+   * older version deleted files before snapshot files; with {@link #skipLiveExpiration} only when
+   * the settings expire some). Never the latest, never more than {@code budget}.
    */
   private int expiredCount(SnapshotManager sm, List<Long> ids, int budget) {
     int n = ids.size();
@@ -242,7 +242,11 @@ public final class SnapshotExpiration {
         && snapshot(sm, ids.get(k)).timeMillis() < olderThanMillis) {
       k++;
     }
-    while (k < budget
+    // Reading an oldest snapshot's metadata costs a few reads: an automatic expiry after every
+    // commit does it only when the retention options expire something anyway.
+    boolean lookForGone = !skipLive || k > 0;
+    while (lookForGone
+        && k < budget
         && k < n - 1
         && TableFiles.missingFile(store, snapshot(sm, ids.get(k))).isPresent()) {
       k++;

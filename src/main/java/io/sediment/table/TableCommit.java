@@ -17,9 +17,9 @@ import org.slf4j.LoggerFactory;
  * same (commit user, identifier) already landed. When a commit fails on a conflict, the files the
  * messages added are deleted before the error is thrown.
  *
- * <p>After each successful commit, snapshots the table's retention options no longer keep are
- * expired ({@link SnapshotRetention}, bounded by {@code snapshot.expire.limit}); a failing expiry
- * is logged and retried by the next commit, never failing the commit that landed.
+ * <p>After each commit that made a snapshot, snapshots the table's retention options no longer keep
+ * are expired ({@link SnapshotRetention}, bounded by {@code snapshot.expire.limit}); a failing
+ * expiry is logged and retried by the next commit, never failing the commit that landed.
  */
 public final class TableCommit {
 
@@ -77,7 +77,7 @@ public final class TableCommit {
       abortInto(messages, e);
       throw e;
     }
-    retention.expireAfterCommit();
+    expireIfCommitted(ids);
     return ids;
   }
 
@@ -102,8 +102,15 @@ public final class TableCommit {
       abortInto(messages, e);
       throw e;
     }
-    retention.expireAfterCommit(); // never throws: the commit has landed
+    expireIfCommitted(ids);
     return ids;
+  }
+
+  /** After a commit that made a snapshot; never throws: the commit has landed. */
+  private void expireIfCommitted(List<Long> snapshotIds) {
+    if (!snapshotIds.isEmpty()) {
+      retention.expireAfterCommit();
+    }
   }
 
   /** Deletes every file the messages added. Errors are logged and thrown as one. */
