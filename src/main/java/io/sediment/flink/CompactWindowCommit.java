@@ -58,7 +58,7 @@ final class CompactWindowCommit {
     this.tables = tables;
     this.commitUser = commitUser;
     this.writeReleases = writeReleases;
-    this.orphanRemoval = new OrphanRemovalSchedule(System::currentTimeMillis);
+    this.orphanRemoval = new OrphanRemovalSchedule();
   }
 
   /**

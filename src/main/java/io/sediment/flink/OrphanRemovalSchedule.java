@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.LongSupplier;
 import org.apache.flink.core.fs.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,12 +21,7 @@ final class OrphanRemovalSchedule {
 
   private static final Logger LOG = LoggerFactory.getLogger(OrphanRemovalSchedule.class);
 
-  private final LongSupplier clock;
   private final Map<String, Long> lastRun = new HashMap<>();
-
-  OrphanRemovalSchedule(LongSupplier clock) {
-    this.clock = clock;
-  }
 
   /** Removes the table's orphans if it is time; a failure is thrown for the caller to count. */
   void afterCommit(Table table) {
@@ -35,7 +29,7 @@ final class OrphanRemovalSchedule {
     if (interval == null) {
       return;
     }
-    long now = clock.getAsLong();
+    long now = System.currentTimeMillis();
     Long last = lastRun.get(table.fullName());
     if (last != null && now - last < interval.toMillis()) {
       return;
