@@ -40,7 +40,7 @@ class ArchitectureTest {
           Set.of("manifest"),
           Set.of("io"),
           Set.of("mergetree"),
-          Set.of("commit"),
+          Set.of("commit", "retention"),
           Set.of("compact"),
           Set.of("table"),
           Set.of("catalog", "maintenance"),

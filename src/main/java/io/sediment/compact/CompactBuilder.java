@@ -5,6 +5,7 @@ import io.sediment.commit.FileStoreCommit;
 import io.sediment.io.OutputObserver;
 import io.sediment.manifest.FileStore;
 import io.sediment.predicate.Predicate;
+import io.sediment.retention.SnapshotRetention;
 import io.sediment.schema.TableOptions;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -180,6 +181,8 @@ public final class CompactBuilder {
     }
     CompactCommit commit = new CompactCommit(effective, compactCommitUser(commitUser));
     Long snapshotId = commit.commit(messages, FileStoreCommit.BATCH_IDENTIFIER, false);
+    // Like a writer's commit: expire what the retention options no longer keep; never throws.
+    new SnapshotRetention(effective, tableName).expireAfterCommit();
     CompactResult result =
         CompactResult.of(results, snapshotId, System.currentTimeMillis() - start);
     LOG.info("Compacted {}: {}", tableName, result.toJson());

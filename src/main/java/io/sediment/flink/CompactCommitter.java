@@ -71,6 +71,8 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
   private transient Outcomes outcomes;
   private transient Counter commits;
   private transient Counter failedWindows;
+  private transient Counter expiryFailures;
+  private transient Counter orphanRemovalFailures;
   private transient volatile long lastCommitMillis;
   private transient ListAccumulator<CompactResult> results;
 
@@ -93,6 +95,8 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     tables = new HashMap<>();
     commits = getMetricGroup().counter("commits");
     failedWindows = getMetricGroup().counter("failedWindows");
+    expiryFailures = getMetricGroup().counter("snapshotExpiryFailures");
+    orphanRemovalFailures = getMetricGroup().counter("orphanRemovalFailures");
     getMetricGroup().gauge("lastCommitDurationMs", () -> lastCommitMillis);
     getMetricGroup().gauge("consecutiveFailures", () -> consecutiveFailures);
     results = new ListAccumulator<>();
@@ -215,6 +219,16 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     @Override
     public void failed(long window, Throwable failure) throws Exception {
       windowFailed(window, failure);
+    }
+
+    @Override
+    public void expiryFailed(String table, Throwable failure) {
+      expiryFailures.inc();
+    }
+
+    @Override
+    public void orphanRemovalFailed(String table, Throwable failure) {
+      orphanRemovalFailures.inc();
     }
   }
 

@@ -1,9 +1,9 @@
 package io.sediment.flink;
 
 import io.sediment.fs.FileIO;
-import io.sediment.maintenance.TableFiles;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.TablePaths;
+import io.sediment.retention.TableFiles;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;

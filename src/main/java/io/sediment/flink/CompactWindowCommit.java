@@ -2,6 +2,7 @@ package io.sediment.flink;
 
 import io.sediment.commit.CommitMessage;
 import io.sediment.compact.CompactCommit;
+import io.sediment.retention.SnapshotRetention;
 import io.sediment.table.Table;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -20,6 +21,11 @@ import org.slf4j.LoggerFactory;
  * by output name, and (streaming) a release record tells the task source that the window's tasks
  * finished. What follows from an outcome (metrics, results, the failure limit) is the operator's
  * {@link Outcomes}.
+ *
+ * <p>After a table's commit, its snapshots that the retention options no longer keep are expired
+ * ({@link SnapshotRetention}) and, in the streaming job, its orphan files are removed when {@code
+ * compaction.remove-orphans.interval} says so; either failing is reported, never failing the
+ * window, and retried after the next commit.
  */
 final class CompactWindowCommit {
 
@@ -32,11 +38,18 @@ final class CompactWindowCommit {
 
     /** A task of the window or a table's commit failed; may throw to fail the operator. */
     void failed(long window, Throwable failure) throws Exception;
+
+    /** The automatic snapshot expiry after a table's commit failed; the commit stands. */
+    void expiryFailed(String table, Throwable failure);
+
+    /** The scheduled orphan removal after a table's commit failed; the commit stands. */
+    void orphanRemovalFailed(String table, Throwable failure);
   }
 
   private final Function<String, Table> tables;
   private final String commitUser;
   private final boolean writeReleases;
+  private final OrphanRemovalSchedule orphanRemoval;
 
   /**
    * @param writeReleases whether the task source re-plans released tasks' files (streaming)
@@ -45,6 +58,7 @@ final class CompactWindowCommit {
     this.tables = tables;
     this.commitUser = commitUser;
     this.writeReleases = writeReleases;
+    this.orphanRemoval = new OrphanRemovalSchedule();
   }
 
   /**
@@ -102,8 +116,27 @@ final class CompactWindowCommit {
       }
       // Committed now, or by an earlier attempt (a restored window): every output is referenced.
       finishMessages(table, window, t.getValue(), outputNames(t.getValue()));
+      maintain(table, outcomes);
     }
     return !anyFailed;
+  }
+
+  /** Expiry and (streaming) scheduled orphan removal after a commit; failures only reported. */
+  private void maintain(Table table, Outcomes outcomes) {
+    SnapshotRetention.Outcome expiry =
+        new SnapshotRetention(table.store(), table.fullName()).expireAfterCommit();
+    if (expiry.failed()) {
+      outcomes.expiryFailed(table.fullName(), expiry.failure());
+    }
+    if (!writeReleases) {
+      return; // a batch job is not dedicated: orphans are removed on a schedule by streaming jobs
+    }
+    try {
+      orphanRemoval.afterCommit(table);
+    } catch (RuntimeException e) {
+      LOG.warn("Scheduled orphan removal of {} failed; retried after the next interval", table, e);
+      outcomes.orphanRemovalFailed(table.fullName(), e);
+    }
   }
 
   /**

@@ -2,6 +2,7 @@ package io.sediment.maintenance;
 
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.TablePaths;
+import io.sediment.retention.TableFiles;
 import io.sediment.table.Table;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -103,11 +104,11 @@ public final class RemoveOrphanFiles {
       String parent = p.getParent() == null ? "" : TableFiles.key(p.getParent());
       boolean inUse;
       if (parent.equals(TableFiles.key(paths.manifestDir()))) {
-        inUse = used.metadataNames.contains(name);
+        inUse = used.metadataNames().contains(name);
       } else if (parent.equals(TableFiles.key(paths.indexDir()))) {
-        inUse = used.indexNames.contains(name);
+        inUse = used.indexFileNames().contains(name);
       } else {
-        inUse = used.dataPaths.containsKey(TableFiles.key(p));
+        inUse = used.containsDataFile(p);
       }
       if (!inUse) {
         orphans.add(p);

@@ -263,6 +263,43 @@ public final class TableOptions implements Serializable {
               "How often a commit retries after another committer took the snapshot id it"
                   + " wanted.");
 
+  // ---- snapshot retention (Paimon's names and defaults) ----------------------------------
+
+  public static final ConfigOption<Integer> SNAPSHOT_NUM_RETAINED_MIN =
+      ConfigOptions.key("snapshot.num-retained.min")
+          .intType()
+          .defaultValue(10)
+          .withDescription(
+              "Snapshots always kept however old, the latest included (>= 1, not above"
+                  + " snapshot.num-retained.max). Expired automatically after each commit.");
+
+  public static final ConfigOption<Integer> SNAPSHOT_NUM_RETAINED_MAX =
+      ConfigOptions.key("snapshot.num-retained.max")
+          .intType()
+          .defaultValue(Integer.MAX_VALUE)
+          .withDescription("Snapshots kept at most, however young (>= 1).");
+
+  public static final ConfigOption<Duration> SNAPSHOT_TIME_RETAINED =
+      ConfigOptions.key("snapshot.time-retained")
+          .durationType()
+          .defaultValue(Duration.ofHours(1))
+          .withDescription(
+              "Snapshots older than this are expired, keeping snapshot.num-retained.min.");
+
+  public static final ConfigOption<Integer> SNAPSHOT_EXPIRE_LIMIT =
+      ConfigOptions.key("snapshot.expire.limit")
+          .intType()
+          .defaultValue(50)
+          .withDescription("Snapshots expired at most by the automatic expiry after one commit.");
+
+  public static final ConfigOption<Duration> COMPACTION_REMOVE_ORPHANS_INTERVAL =
+      ConfigOptions.key("compaction.remove-orphans.interval")
+          .durationType()
+          .noDefaultValue()
+          .withDescription(
+              "How often the dedicated compaction job removes orphan files older than a day"
+                  + " (after a commit). Not set: never.");
+
   /** Per-field options of primary-key tables: {@code fields.<field>.aggregate-function}. */
   public static final Pattern FIELD_AGGREGATE_FUNCTION =
       Pattern.compile("fields\\.([^.]+)\\.aggregate-function");
@@ -341,6 +378,7 @@ public final class TableOptions implements Serializable {
       }
       checkRange(key, e.getValue(), value);
     }
+    checkRetainedRange(conf, options);
     if (!unknown.isEmpty()) {
       throw new IllegalArgumentException(
           "Unknown table option(s) "
@@ -348,6 +386,27 @@ public final class TableOptions implements Serializable {
               + "; known options are "
               + new TreeSet<>(ALL.keySet())
               + " and fields.<field>.aggregate-function");
+    }
+  }
+
+  /**
+   * snapshot.num-retained.min must not exceed snapshot.num-retained.max when both are given; a max
+   * given alone below the default min lowers the min with it ({@link #snapshotRetainMin}).
+   */
+  private static void checkRetainedRange(Configuration conf, Map<String, String> options) {
+    if (!options.containsKey(SNAPSHOT_NUM_RETAINED_MIN.key())
+        || !options.containsKey(SNAPSHOT_NUM_RETAINED_MAX.key())) {
+      return;
+    }
+    int min = conf.get(SNAPSHOT_NUM_RETAINED_MIN);
+    int max = conf.get(SNAPSHOT_NUM_RETAINED_MAX);
+    if (min > max) {
+      throw new IllegalArgumentException(
+          "Option 'snapshot.num-retained.min' ("
+              + min
+              + ") must not be larger than 'snapshot.num-retained.max' ("
+              + max
+              + ")");
     }
   }
 
@@ -387,6 +446,9 @@ public final class TableOptions implements Serializable {
       case "manifest.merge-min-count":
       case "num-sorted-run.compaction-trigger":
       case "compaction.max-consecutive-failures":
+      case "snapshot.num-retained.min":
+      case "snapshot.num-retained.max":
+      case "snapshot.expire.limit":
         if ((Integer) value < 1) {
           problem = "must be at least 1";
         }
@@ -421,8 +483,14 @@ public final class TableOptions implements Serializable {
         }
         break;
       case "compaction.discovery-interval":
+      case "compaction.remove-orphans.interval":
         if (((Duration) value).isNegative() || ((Duration) value).isZero()) {
           problem = "must be a positive duration such as '10 s'";
+        }
+        break;
+      case "snapshot.time-retained":
+        if (((Duration) value).isNegative()) {
+          problem = "must not be negative, such as '1 h'";
         }
         break;
       default:
@@ -547,6 +615,14 @@ public final class TableOptions implements Serializable {
   public int numLevels() {
     Integer v = conf().get(NUM_LEVELS);
     return v == null ? numSortedRunCompactionTrigger() + 1 : v;
+  }
+
+  /**
+   * Snapshots always kept: snapshot.num-retained.min, but not above snapshot.num-retained.max (a
+   * max given alone below the default min).
+   */
+  public int snapshotRetainMin() {
+    return Math.min(get(SNAPSHOT_NUM_RETAINED_MIN), get(SNAPSHOT_NUM_RETAINED_MAX));
   }
 
   /** Aggregate function of each field that has one, by field name. */

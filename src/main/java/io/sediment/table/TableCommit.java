@@ -4,6 +4,7 @@ import io.sediment.commit.CommitConflictException;
 import io.sediment.commit.CommitMessage;
 import io.sediment.commit.FileStoreCommit;
 import io.sediment.predicate.Predicate;
+import io.sediment.retention.SnapshotRetention;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
@@ -15,6 +16,10 @@ import org.slf4j.LoggerFactory;
  * one call; a stream commit carries an identifier (a checkpoint id, say) and is skipped when the
  * same (commit user, identifier) already landed. When a commit fails on a conflict, the files the
  * messages added are deleted before the error is thrown.
+ *
+ * <p>After each commit that made a snapshot, snapshots the table's retention options no longer keep
+ * are expired ({@link SnapshotRetention}, bounded by {@code snapshot.expire.limit}); a failing
+ * expiry is logged and retried by the next commit, never failing the commit that landed.
  */
 public final class TableCommit {
 
@@ -25,11 +30,13 @@ public final class TableCommit {
 
   private final FileStoreCommit commit;
   private final boolean streaming;
+  private final SnapshotRetention retention;
   private boolean batchCommitted;
 
-  TableCommit(FileStoreCommit commit, boolean streaming) {
+  TableCommit(FileStoreCommit commit, boolean streaming, SnapshotRetention retention) {
     this.commit = commit;
     this.streaming = streaming;
+    this.retention = retention;
   }
 
   public String commitUser() {
@@ -63,12 +70,15 @@ public final class TableCommit {
       throw new IllegalStateException("A batch write can be committed only once");
     }
     batchCommitted = true;
+    List<Long> ids;
     try {
-      return commit.overwrite(messages, partitionFilter, BATCH_IDENTIFIER, false);
+      ids = commit.overwrite(messages, partitionFilter, BATCH_IDENTIFIER, false);
     } catch (RuntimeException e) {
       abortInto(messages, e);
       throw e;
     }
+    expireIfCommitted(ids);
+    return ids;
   }
 
   /**
@@ -85,11 +95,21 @@ public final class TableCommit {
   private List<Long> doCommit(
       long identifier, List<CommitMessage> messages, boolean checkCommitted) {
     // The commit skips an identifier that landed, then refuses messages whose files are missing.
+    List<Long> ids;
     try {
-      return commit.commit(messages, identifier, checkCommitted);
+      ids = commit.commit(messages, identifier, checkCommitted);
     } catch (CommitConflictException e) {
       abortInto(messages, e);
       throw e;
+    }
+    expireIfCommitted(ids);
+    return ids;
+  }
+
+  /** After a commit that made a snapshot; never throws: the commit has landed. */
+  private void expireIfCommitted(List<Long> snapshotIds) {
+    if (!snapshotIds.isEmpty()) {
+      retention.expireAfterCommit();
     }
   }
 

@@ -3,6 +3,7 @@ package io.sediment.table;
 import io.sediment.commit.CommitUsers;
 import io.sediment.commit.FileStoreCommit;
 import io.sediment.manifest.FileStore;
+import io.sediment.retention.SnapshotRetention;
 
 /**
  * Creates a {@link TableWrite} and the matching {@link TableCommit}. A batch builder makes one
@@ -39,6 +40,9 @@ public final class WriteBuilder {
   }
 
   public TableCommit newCommit() {
-    return new TableCommit(new FileStoreCommit(store, commitUser), streaming);
+    return new TableCommit(
+        new FileStoreCommit(store, commitUser),
+        streaming,
+        new SnapshotRetention(store, store.paths().root().toString()));
   }
 }

@@ -90,10 +90,12 @@ class CommitUserLookupTest {
     others(40);
     List<CommitMessage> m2 = write(2);
     assertThat(countingSnapshotReads(() -> c.commit(2, m2))).containsExactly(42L);
-    assertThat(snapshotReads.get()).as("snapshot files read by the commit").isLessThanOrEqualTo(2);
+    // At most two for the lookup, and one for the automatic expiry's look at the oldest snapshot
+    // (is it older than snapshot.time-retained?).
+    assertThat(snapshotReads.get()).as("snapshot files read by the commit").isLessThanOrEqualTo(3);
 
     others(40);
-    // Nothing to commit: nothing to look up.
+    // Nothing to commit: nothing to look up, and no snapshot made: nothing to expire.
     assertThat(countingSnapshotReads(() -> c.commit(3, List.of()))).isEmpty();
     assertThat(snapshotReads.get()).isZero();
     assertThat(TestTables.readAll(t)).hasSize(82);

@@ -1,4 +1,4 @@
-package io.sediment.maintenance;
+package io.sediment.retention;
 
 import io.sediment.fs.FileIO;
 import io.sediment.manifest.FileKind;
@@ -95,7 +95,7 @@ public final class TableFiles {
   /**
    * The files the given snapshots referenced, as far as their metadata is still there: the metadata
    * files they name, and the data and deletion-vector files of each whose manifests (and index
-   * manifest) can all be read. Missing files are skipped: {@link ExpireSnapshots} deletes data
+   * manifest) can all be read. Missing files are skipped: {@link RecordedExpiration} deletes data
    * files before the metadata that lists them, so metadata that is gone means the data step of that
    * expiration finished.
    */
@@ -121,8 +121,18 @@ public final class TableFiles {
    * The first metadata file of {@code snapshot} found missing (manifest list, manifest or index
    * manifest), if any: a snapshot with one is expired, or unreadable when it is the latest.
    */
-  static Optional<Path> missingFile(FileStore store, Snapshot snapshot) {
+  public static Optional<Path> missingFile(FileStore store, Snapshot snapshot) {
     return Optional.ofNullable(new Reader(store).read(Retired.of(snapshot), true).missing);
+  }
+
+  /** Names under {@code manifest/} referenced: manifest lists and manifests. */
+  public Set<String> metadataNames() {
+    return Collections.unmodifiableSet(metadataNames);
+  }
+
+  /** Whether the data file at {@code path} is referenced. */
+  public boolean containsDataFile(Path path) {
+    return dataPaths.containsKey(key(path));
   }
 
   /** Names of the data files referenced (names are unique in a table). */
@@ -146,7 +156,7 @@ public final class TableFiles {
   }
 
   /** A comparable form of a path: its URI path, without scheme or authority. */
-  static String key(Path p) {
+  public static String key(Path p) {
     return p.toUri().normalize().getPath();
   }
 

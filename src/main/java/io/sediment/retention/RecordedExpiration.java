@@ -1,12 +1,14 @@
-package io.sediment.maintenance;
+package io.sediment.retention;
 
 import io.sediment.fs.FileIO;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.manifest.TablePaths;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -28,6 +30,12 @@ final class RecordedExpiration {
 
   private static final Logger LOG = LoggerFactory.getLogger(RecordedExpiration.class);
 
+  /**
+   * A record not marked abandoned is taken for one a killed process left once it is this old; an
+   * automatic expiry (limited per commit) takes seconds, a manual one on a large table minutes.
+   */
+  static final Duration ABANDONED_AFTER = Duration.ofHours(1);
+
   private final FileStore store;
   private final String tableName;
   private final TablePaths paths;
@@ -40,40 +48,76 @@ final class RecordedExpiration {
     this.io = store.fileIO();
   }
 
-  /** Finishes the expiration a failed or killed run left, if any. */
-  ExpireSnapshots.Result finishUnfinished() {
+  /**
+   * Finishes the expiration a failed or killed run left, if there is a record: empty when there is
+   * none. With {@code skipLive}, a record another run may still be working on (not marked abandoned
+   * and younger than {@link #ABANDONED_AFTER}) is left alone and {@link
+   * SnapshotExpiration.Result#SKIPPED} returned.
+   */
+  Optional<SnapshotExpiration.Result> finishUnfinished(boolean skipLive) {
     Optional<ExpiryRecord> unfinished = ExpiryRecord.read(io, paths.expiryRecord());
     if (unfinished.isEmpty()) {
-      return ExpireSnapshots.Result.NONE;
+      return Optional.empty();
+    }
+    if (skipLive && !unfinished.get().isAbandoned() && !olderThanAbandonAge()) {
+      return Optional.of(SnapshotExpiration.Result.SKIPPED);
     }
     LOG.info("Finishing an interrupted expiration of {}", tableName);
-    return finish(unfinished.get());
+    return Optional.of(finish(unfinished.get()));
   }
 
-  /** Records the expiration of {@code expired} (oldest first, never the latest), then does it. */
-  ExpireSnapshots.Result run(List<Snapshot> expired) {
+  /** Whether the record was last written longer than {@link #ABANDONED_AFTER} ago. */
+  private boolean olderThanAbandonAge() {
+    Path file = paths.expiryRecord();
+    try {
+      long written = io.fs(file).getFileStatus(file).getModificationTime();
+      return System.currentTimeMillis() - written > ABANDONED_AFTER.toMillis();
+    } catch (FileNotFoundException e) {
+      return false; // finished meanwhile
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the age of the expiry record " + file, e);
+    }
+  }
+
+  /**
+   * Records the expiration of {@code expired} (oldest first, never the latest), then does it.
+   * Empty, with nothing changed, when another run created its record first.
+   */
+  Optional<SnapshotExpiration.Result> run(List<Snapshot> expired) {
     ExpiryRecord record = ExpiryRecord.of(expired.stream().map(TableFiles.Retired::of).toList());
     try {
       if (!record.create(io, paths.expiryRecord())) {
-        throw new IllegalStateException(
-            "Another expiration of "
-                + tableName
-                + " is in progress: "
-                + paths.expiryRecord()
-                + " appeared meanwhile; nothing was expired");
+        return Optional.empty();
       }
     } catch (IOException e) {
       throw new UncheckedIOException(
           "Could not write the expiry record " + paths.expiryRecord() + "; nothing was expired", e);
     }
-    return finish(record);
+    return Optional.of(finish(record));
   }
 
-  private ExpireSnapshots.Result finish(ExpiryRecord record) {
+  /**
+   * Carries out the record. On a failure the record is marked abandoned, so that a later automatic
+   * run finishes it at once rather than waiting for it to age.
+   */
+  private SnapshotExpiration.Result finish(ExpiryRecord record) {
+    try {
+      return finishSteps(record);
+    } catch (RuntimeException e) {
+      try {
+        io.overwriteHint(paths.expiryRecord(), record.markedAbandoned().toJson());
+      } catch (IOException | RuntimeException mark) {
+        e.addSuppressed(mark);
+      }
+      throw e;
+    }
+  }
+
+  private SnapshotExpiration.Result finishSteps(ExpiryRecord record) {
     List<TableFiles.Retired> retired = record.retired();
     if (retired.isEmpty()) {
-      deleteRecord();
-      return ExpireSnapshots.Result.NONE;
+      deleteRecord(record);
+      return SnapshotExpiration.Result.NONE;
     }
     String range = retired.get(0).id() + ".." + retired.get(retired.size() - 1).id();
     retireSnapshotFiles(retired, range);
@@ -113,7 +157,7 @@ final class RecordedExpiration {
     deleteStep(dataAndVectors, range);
     deleteStep(manifests, range);
     deleteStep(lists, range);
-    deleteRecord();
+    deleteRecord(record);
     int metadata = vectors.size() + manifests.size() + lists.size();
     LOG.info(
         "Expired snapshots {} of {}: {} data file(s), {} metadata file(s) deleted",
@@ -121,8 +165,8 @@ final class RecordedExpiration {
         tableName,
         data.size(),
         metadata);
-    return new ExpireSnapshots.Result(
-        retired.stream().map(TableFiles.Retired::id).toList(), data.size(), metadata);
+    return new SnapshotExpiration.Result(
+        retired.stream().map(TableFiles.Retired::id).toList(), data.size(), metadata, false);
   }
 
   /** Deletes the snapshot files, oldest first, then points the EARLIEST hint at the first left. */
@@ -185,7 +229,15 @@ final class RecordedExpiration {
     }
   }
 
-  private void deleteRecord() {
+  /**
+   * Deletes the record, unless it names other snapshots by now: a concurrent run that finished the
+   * same record may have started the next expiration already.
+   */
+  private void deleteRecord(ExpiryRecord finished) {
+    Optional<ExpiryRecord> current = ExpiryRecord.read(io, paths.expiryRecord());
+    if (current.isEmpty() || !current.get().snapshots().equals(finished.snapshots())) {
+      return;
+    }
     IOException e = io.deleteQuietly(paths.expiryRecord());
     if (e != null) {
       throw new UncheckedIOException(

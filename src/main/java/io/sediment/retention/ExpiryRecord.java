@@ -1,4 +1,4 @@
-package io.sediment.maintenance;
+package io.sediment.retention;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonInclude;
@@ -23,7 +23,9 @@ import org.apache.flink.core.fs.Path;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 record ExpiryRecord(
-    @JsonProperty("version") int version, @JsonProperty("snapshots") List<Entry> snapshots) {
+    @JsonProperty("version") int version,
+    @JsonProperty("snapshots") List<Entry> snapshots,
+    @JsonProperty("abandoned") Boolean abandoned) {
 
   static final int CURRENT_VERSION = 1;
 
@@ -51,7 +53,20 @@ record ExpiryRecord(
   }
 
   static ExpiryRecord of(List<TableFiles.Retired> retired) {
-    return new ExpiryRecord(CURRENT_VERSION, retired.stream().map(Entry::of).toList());
+    return new ExpiryRecord(CURRENT_VERSION, retired.stream().map(Entry::of).toList(), null);
+  }
+
+  /** This record marked as left by a run that failed: no run is working on it any more. */
+  ExpiryRecord markedAbandoned() {
+    return new ExpiryRecord(version, snapshots, true);
+  }
+
+  boolean isAbandoned() {
+    return Boolean.TRUE.equals(abandoned);
+  }
+
+  String toJson() {
+    return JsonSerde.toJson(this);
   }
 
   List<TableFiles.Retired> retired() {
@@ -60,7 +75,7 @@ record ExpiryRecord(
 
   /** Creates the record; false when one exists already (another expiration is unfinished). */
   boolean create(FileIO io, Path file) throws IOException {
-    return io.tryCreateExclusive(file, JsonSerde.toJson(this).getBytes(StandardCharsets.UTF_8));
+    return io.tryCreateExclusive(file, toJson().getBytes(StandardCharsets.UTF_8));
   }
 
   /** The record at {@code file}, if there is one; an error names the file when it is invalid. */

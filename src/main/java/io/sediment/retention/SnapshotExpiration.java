@@ -1,0 +1,289 @@
+package io.sediment.retention;
+
+import io.sediment.manifest.FileStore;
+import io.sediment.manifest.InvalidMetadataFileException;
+import io.sediment.manifest.Snapshot;
+import io.sediment.manifest.SnapshotManager;
+import io.sediment.manifest.UserCommit;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.flink.core.fs.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Expires old snapshots of one table and deletes the files only they use; the engine behind {@code
+ * maintenance.ExpireSnapshots} and the automatic expiry after commits ({@link SnapshotRetention}).
+ *
+ * <p>The snapshots kept are always the newest ones (a contiguous range ending at the latest): at
+ * most {@code retainMax}; of those, the ones older than {@code olderThanMillis} are expired too,
+ * but never below {@code retainMin} (at least 1, so the latest always stays). Snapshots at the old
+ * end whose metadata is already gone (an expiration of an older version was interrupted) are
+ * expired as well. At most {@code limit} snapshots are expired by one run, the oldest first. A file
+ * is deleted only when no retained snapshot uses it.
+ *
+ * <p>Crash-safe at every step, each one idempotent: (1) each commit user's newest expired stream
+ * commit is written into the user's hint ({@link #recordCommits}); (2) the expiry record {@code
+ * snapshot/EXPIRING} is created exclusively; then {@link RecordedExpiration} retires the snapshots
+ * and their files and deletes the record. A run that finds a record finishes it first; with {@link
+ * #skipLiveExpiration} it leaves a record alone while another run may still be working on it.
+ */
+public final class SnapshotExpiration {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SnapshotExpiration.class);
+
+  private final FileStore store;
+  private final String tableName;
+  private int retainMax = Integer.MAX_VALUE;
+  private int retainMin = 1;
+  private long olderThanMillis = Long.MIN_VALUE;
+  private int limit = Integer.MAX_VALUE;
+  private boolean skipLive;
+
+  public SnapshotExpiration(FileStore store, String tableName) {
+    this.store = store;
+    this.tableName = tableName;
+  }
+
+  /** Keep at most this many snapshots (>= 1). */
+  public SnapshotExpiration retainMax(int retainMax) {
+    this.retainMax = retainMax;
+    return this;
+  }
+
+  /** Keep at least this many snapshots however old (>= 1). */
+  public SnapshotExpiration retainMin(int retainMin) {
+    this.retainMin = retainMin;
+    return this;
+  }
+
+  /** Expire snapshots created before this time (epoch millis), subject to retainMin. */
+  public SnapshotExpiration olderThan(long epochMillis) {
+    this.olderThanMillis = epochMillis;
+    return this;
+  }
+
+  /** Expire at most this many snapshots in this run (>= 1), counting a finished record's. */
+  public SnapshotExpiration limit(int limit) {
+    this.limit = limit;
+    return this;
+  }
+
+  /**
+   * Leave an expiry record alone, expiring nothing, while another run may still be working on it
+   * (it is neither marked abandoned nor older than {@link RecordedExpiration#ABANDONED_AFTER}); and
+   * skip, rather than fail, when another run creates its record first. For runs that must not wait
+   * for or fail on one another: the automatic expiry after commits.
+   */
+  public SnapshotExpiration skipLiveExpiration(boolean skipLive) {
+    this.skipLive = skipLive;
+    return this;
+  }
+
+  /**
+   * What an expiration did, including an interrupted one it finished. The counts are of the files
+   * it set out to delete; files a failed run already deleted are counted again by the rerun. {@code
+   * skipped}: another expiration was in progress, so this one did nothing.
+   */
+  public record Result(
+      List<Long> expiredSnapshots,
+      int deletedDataFiles,
+      int deletedMetadataFiles,
+      boolean skipped) {
+
+    static final Result NONE = new Result(List.of(), 0, 0, false);
+    static final Result SKIPPED = new Result(List.of(), 0, 0, true);
+
+    Result plus(Result other) {
+      List<Long> ids = new ArrayList<>(expiredSnapshots);
+      ids.addAll(other.expiredSnapshots);
+      return new Result(
+          List.copyOf(ids),
+          deletedDataFiles + other.deletedDataFiles,
+          deletedMetadataFiles + other.deletedMetadataFiles,
+          skipped || other.skipped);
+    }
+  }
+
+  public Result execute() {
+    if (retainMin < 1 || retainMax < 1 || limit < 1) {
+      throw new IllegalArgumentException(
+          "retain_min, retain_max and the expire limit must be at least 1, got "
+              + retainMin
+              + ", "
+              + retainMax
+              + ", "
+              + limit);
+    }
+    if (retainMin > retainMax) {
+      throw new IllegalArgumentException(
+          "retain_min (" + retainMin + ") must not be larger than retain_max (" + retainMax + ")");
+    }
+    RecordedExpiration expiration = new RecordedExpiration(store, tableName);
+    Optional<Result> finishedOrSkipped = expiration.finishUnfinished(skipLive);
+    if (finishedOrSkipped.isPresent() && finishedOrSkipped.get().skipped()) {
+      LOG.info("Another expiration of {} is in progress; not expiring now", tableName);
+      return Result.SKIPPED;
+    }
+    Result finished = finishedOrSkipped.orElse(Result.NONE);
+    int budget = limit - finished.expiredSnapshots().size();
+    SnapshotManager sm = store.snapshotManager();
+    List<Snapshot> expired = new ArrayList<>();
+    try {
+      List<Long> ids = sm.listIds();
+      int k = expiredCount(sm, ids, Math.max(budget, 0));
+      if (k == 0) {
+        return finished;
+      }
+      checkReadable(snapshot(sm, ids.get(ids.size() - 1)));
+      for (long id : ids.subList(0, k)) {
+        expired.add(snapshot(sm, id));
+      }
+      List<Snapshot> kept = new ArrayList<>();
+      for (long id : ids.subList(k, ids.size())) {
+        kept.add(snapshot(sm, id));
+      }
+      recordCommits(sm, expired, kept);
+    } catch (VanishedSnapshot e) {
+      if (skipLive) {
+        LOG.info("Another expiration of {} is retiring snapshots; not expiring now", tableName);
+        return finished.plus(Result.SKIPPED);
+      }
+      throw new IllegalStateException(
+          "Snapshot "
+              + e.id
+              + " of "
+              + tableName
+              + " vanished while planning the expiration: another expiration is running;"
+              + " nothing was expired");
+    }
+    Optional<Result> done = expiration.run(expired);
+    if (done.isEmpty()) {
+      if (skipLive) {
+        LOG.info("Another expiration of {} started meanwhile; not expiring now", tableName);
+        return finished.plus(Result.SKIPPED);
+      }
+      throw new IllegalStateException(
+          "Another expiration of "
+              + tableName
+              + " is in progress: "
+              + store.paths().expiryRecord()
+              + " appeared meanwhile; nothing was expired");
+    }
+    return finished.plus(done.get());
+  }
+
+  /**
+   * Before any snapshot is deleted: writes each commit user's newest stream commit among the
+   * expired snapshots into that user's hint, unless the hint already names it or a newer one. The
+   * exactly-once check of a restored writer ({@code FileStoreCommit#isCommitted}) must still see
+   * its last commit when that snapshot is gone, and the hint written after the commit may be
+   * missing (the writer died before writing it). Users with a stream commit among the kept
+   * snapshots are skipped: the search finds that one. Hints are never deleted. A failure here stops
+   * the expiration before anything is deleted.
+   */
+  private void recordCommits(SnapshotManager sm, List<Snapshot> expired, List<Snapshot> kept) {
+    Set<String> keptUsers = new HashSet<>();
+    for (Snapshot s : kept) {
+      if (SnapshotManager.isStreamCommit(s)) {
+        keptUsers.add(s.commitUser());
+      }
+    }
+    Map<String, Snapshot> newest = new LinkedHashMap<>();
+    for (Snapshot s : expired) {
+      if (SnapshotManager.isStreamCommit(s) && !keptUsers.contains(s.commitUser())) {
+        newest.put(s.commitUser(), s); // ascending ids: the last one is the newest
+      }
+    }
+    for (Snapshot s : newest.values()) {
+      Optional<UserCommit> hint;
+      try {
+        hint = sm.readUserHint(s.commitUser());
+      } catch (InvalidMetadataFileException e) {
+        // The user has no newer commit than s (none is kept), so s is what the hint must say.
+        LOG.warn("Replacing an invalid commit user hint: {}", e.getMessage());
+        hint = Optional.empty();
+      }
+      if (hint.isPresent() && hint.get().snapshotId() >= s.id()) {
+        continue;
+      }
+      try {
+        sm.writeUserHint(UserCommit.of(s));
+      } catch (IOException e) {
+        throw new UncheckedIOException(
+            "Could not record the last commit of user "
+                + s.commitUser()
+                + " (snapshot "
+                + s.id()
+                + "); no snapshot was expired",
+            e);
+      }
+    }
+  }
+
+  /**
+   * How many of the snapshots {@code ids} (ascending) to expire: by the retention settings, plus
+   * those at the old end whose metadata is gone (expired already: an interrupted expiration of an
+   * older version deleted files before snapshot files; with {@link #skipLiveExpiration} only when
+   * the settings expire some). Never the latest, never more than {@code budget}.
+   */
+  private int expiredCount(SnapshotManager sm, List<Long> ids, int budget) {
+    int n = ids.size();
+    int k = Math.min(budget, Math.max(0, n - retainMax));
+    while (k < budget
+        && k < n - retainMin
+        && snapshot(sm, ids.get(k)).timeMillis() < olderThanMillis) {
+      k++;
+    }
+    // Reading an oldest snapshot's metadata costs a few reads: an automatic expiry after every
+    // commit does it only when the retention options expire something anyway.
+    boolean lookForGone = !skipLive || k > 0;
+    while (lookForGone
+        && k < budget
+        && k < n - 1
+        && TableFiles.missingFile(store, snapshot(sm, ids.get(k))).isPresent()) {
+      k++;
+    }
+    return k;
+  }
+
+  /** A listed snapshot, or {@link VanishedSnapshot} when another expiration retired it since. */
+  private static Snapshot snapshot(SnapshotManager sm, long id) {
+    return sm.snapshotIfExists(id).orElseThrow(() -> new VanishedSnapshot(id));
+  }
+
+  /** A snapshot listed a moment ago is gone: only an expiration deletes snapshot files. */
+  private static final class VanishedSnapshot extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final long id;
+
+    VanishedSnapshot(long id) {
+      super(null, null, false, false);
+      this.id = id;
+    }
+  }
+
+  /**
+   * The latest snapshot must stay readable: refuses, naming the missing file, before any change.
+   */
+  private void checkReadable(Snapshot latest) {
+    Optional<Path> missing = TableFiles.missingFile(store, latest);
+    if (missing.isPresent()) {
+      throw new IllegalStateException(
+          "The latest snapshot "
+              + latest.id()
+              + " of "
+              + tableName
+              + " cannot be read: "
+              + missing.get()
+              + " does not exist; nothing was expired");
+    }
+  }
+}
