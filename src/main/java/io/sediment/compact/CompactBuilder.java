@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -21,6 +22,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -180,9 +182,15 @@ public final class CompactBuilder {
       messages.add(r.message());
     }
     CompactCommit commit = new CompactCommit(effective, compactCommitUser(commitUser));
-    Long snapshotId = commit.commit(messages, FileStoreCommit.BATCH_IDENTIFIER, false);
-    // Like a writer's commit: expire what the retention options no longer keep; never throws.
-    new SnapshotRetention(effective, tableName).expireAfterCommit();
+    Long snapshotId =
+        uninterruptibly(
+            () -> {
+              Long id = commit.commit(messages, FileStoreCommit.BATCH_IDENTIFIER, false);
+              // Like a writer's commit: expire what the retention options no longer keep; never
+              // throws.
+              new SnapshotRetention(effective, tableName).expireAfterCommit();
+              return id;
+            });
     CompactResult result =
         CompactResult.of(results, snapshotId, System.currentTimeMillis() - start);
     LOG.info("Compacted {}: {}", tableName, result.toJson());
@@ -311,6 +319,35 @@ public final class CompactBuilder {
     }
     throwUnchecked(failure);
     throw new AssertionError("unreachable");
+  }
+
+  /**
+   * Runs {@code step} on a thread of its own and waits for it, so that an interrupt of the calling
+   * thread cannot break it halfway: file channels close when their thread is interrupted, which
+   * would fail a commit's metadata writes and then its clean-up. An interrupt that arrives
+   * meanwhile is set again on the calling thread afterwards.
+   */
+  private static <T> T uninterruptibly(Callable<T> step) throws Exception {
+    FutureTask<T> task = new FutureTask<>(step);
+    Thread thread = new Thread(task, "sediment-compact-commit");
+    thread.setDaemon(true);
+    thread.start();
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return task.get();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (ExecutionException e) {
+          throwUnchecked(e.getCause());
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /** Waits for the pool's tasks to end; returns whether the thread was interrupted meanwhile. */

@@ -359,18 +359,23 @@ class CompactBuilderTest {
     assertThat(run).isNotDone();
     assertThat(dataFileNames()).isNotEqualTo(filesBefore); // a's output is on disk
 
+    String asyncThread = "sediment-compact-" + table.fullName();
     if (async) {
-      executing =
-          Thread.getAllStackTraces().keySet().stream()
-              .filter(th -> th.getName().equals("sediment-compact-" + table.fullName()))
-              .findFirst()
-              .orElseThrow();
-      run.cancel(true);
+      run.cancel(true); // interrupts the thread executeAsync() runs execute() on
     } else {
       executing.interrupt();
     }
     release.countDown();
-    executing.join();
+    if (async) {
+      Awaitility.await()
+          .atMost(Duration.ofMinutes(2))
+          .until(
+              () ->
+                  Thread.getAllStackTraces().keySet().stream()
+                      .noneMatch(th -> th.getName().equals(asyncThread)));
+    } else {
+      executing.join();
+    }
 
     if (!async) {
       assertThatThrownBy(run::get).cause().isInstanceOf(InterruptedException.class);
