@@ -10,6 +10,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.hadoop.CodecFactory;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -127,6 +128,33 @@ public final class DataFileWriter implements Closeable {
       throw e;
     }
     rowCount++;
+  }
+
+  /**
+   * Ends the row group being written and appends row group {@code index} of another data file of
+   * exactly this file's Parquet schema and codec, copied byte for byte from {@code in} and verified
+   * page by page. The file's statistics ({@link WrittenFile#stats()}) then cover the written rows
+   * only: the caller knows those of the copied ones.
+   */
+  void appendRowGroup(BlockMetaData block, int index, CheckedChunkStream in) throws IOException {
+    if (closed) {
+      throw new IllegalStateException("Writer is closed: " + path);
+    }
+    if (failed != null) {
+      throw new IOException("Writer failed before, cannot write: " + path, failed);
+    }
+    try {
+      writer.appendRowGroup(block, index, in);
+    } catch (IOException | RuntimeException e) {
+      failed = e;
+      throw e;
+    }
+    rowCount += block.getRowCount();
+  }
+
+  /** Bytes buffered for the row group being written (0 when it holds no row yet). */
+  long bufferedRowGroupSize() {
+    return writer.bufferedRowGroupSize();
   }
 
   public long rowCount() {

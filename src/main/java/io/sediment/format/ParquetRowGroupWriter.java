@@ -1,13 +1,17 @@
 package io.sediment.format;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 import org.apache.flink.table.data.RowData;
+import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnWriteStore;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
 import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.schema.MessageType;
 
@@ -89,6 +93,34 @@ final class ParquetRowGroupWriter {
   /** Bytes written so far plus bytes buffered for the current row group. */
   long dataSize() {
     return lastGroupEnd + columnStore.getBufferedSize();
+  }
+
+  /** Bytes buffered for the row group being written; 0 when it holds no row yet. */
+  long bufferedRowGroupSize() {
+    return rowsInGroup == 0 ? 0 : columnStore.getBufferedSize();
+  }
+
+  /**
+   * Ends the row group being written (if it holds rows) and appends row group {@code index} of
+   * another file with exactly this file's schema, its column chunks copied byte for byte from
+   * {@code in}, which verifies every page as it passes.
+   */
+  void appendRowGroup(BlockMetaData block, int index, CheckedChunkStream in) throws IOException {
+    if (rowsInGroup > 0) {
+      flushRowGroup();
+      newRowGroup();
+      rowsForNextCheck = MIN_ROWS_FOR_CHECK;
+    }
+    List<ColumnDescriptor> columns = schema.getColumns();
+    file.startBlock(block.getRowCount());
+    for (int c = 0; c < columns.size(); c++) {
+      ColumnChunkMetaData chunk = block.getColumns().get(c);
+      in.startChunk(index, chunk);
+      file.appendColumnChunk(columns.get(c), in, chunk, null, null, null);
+      in.finishChunk();
+    }
+    file.endBlock();
+    lastGroupEnd = file.getPos();
   }
 
   private void flushRowGroup() throws IOException {
