@@ -1,6 +1,7 @@
 package io.sediment.format;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
@@ -12,6 +13,7 @@ import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.io.SeekableInputStream;
 import org.apache.parquet.schema.MessageType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,22 +65,37 @@ public final class RowGroupMerger {
     // options of its own: its codec factory is not thread-safe and is released at the end
     ParquetReadOptions readOptions = DataFileReader.readOptions();
     CompressionCodecFactory codecs = readOptions.getCodecFactory();
-    DataFileWriter writer = DataFileWriter.create(output, rowType, options);
-    // one stream for all inputs: its page and read-ahead buffers are reused
+    DataFileWriter writer;
+    List<ParquetMetadata> footers = new ArrayList<>();
+    try {
+      // a column whose dictionary overflowed in every input is written plain from the start
+      EncodingHints hints = new EncodingHints();
+      for (RowGroupCopier.Input in : inputs) {
+        ParquetMetadata footer = footer(in, schema, readOptions);
+        hints.observe(footer);
+        footers.add(footer);
+      }
+      writer = DataFileWriter.create(output, rowType, hints.apply(options));
+    } catch (IOException | RuntimeException | Error e) {
+      codecs.release();
+      throw e;
+    }
+    // one stream for the copies of all inputs: its page and read-ahead buffers are reused
     CheckedChunkStream stream = new CheckedChunkStream();
     long half = options.rowGroupSize() / 2;
     int copied = 0;
     int decoded = 0;
     try {
-      for (RowGroupCopier.Input in : inputs) {
+      for (int i = 0; i < inputs.size(); i++) {
         if (cancelled.getAsBoolean()) {
           throw new CancellationException("Compaction cancelled while writing " + output);
         }
-        stream.open(in.path(), in.path().getFileSystem().open(in.path()));
-        try (stream) {
-          ParquetMetadata footer = footer(in, stream, schema, readOptions);
-          List<ColumnDescriptor> columns = schema.getColumns();
-          List<BlockMetaData> blocks = footer.getBlocks();
+        RowGroupCopier.Input in = inputs.get(i);
+        ParquetMetadata footer = footers.get(i);
+        List<ColumnDescriptor> columns = schema.getColumns();
+        List<BlockMetaData> blocks = footer.getBlocks();
+        boolean opened = false;
+        try {
           for (int g = 0; g < blocks.size(); g++) {
             BlockMetaData block = blocks.get(g);
             if (block.getRowCount() == 0) {
@@ -88,12 +105,20 @@ public final class RowGroupMerger {
             long pending = writer.bufferedRowGroupSize();
             if (block.getCompressedSize() >= copyMinRowGroupSize
                 && (pending == 0 || pending >= half)) {
+              if (!opened) {
+                stream.open(in.path(), in.path().getFileSystem().open(in.path()));
+                opened = true;
+              }
               appendCopy(in, block, g, stream, writer);
               copied++;
             } else {
               decode(in, footer, g, rowType, codecs, writer);
               decoded++;
             }
+          }
+        } finally {
+          if (opened) {
+            stream.close();
           }
         }
       }
@@ -115,15 +140,15 @@ public final class RowGroupMerger {
     }
   }
 
+  /** The footer of {@code in}, which must hold the manifest's row count and the table's schema. */
   private static ParquetMetadata footer(
-      RowGroupCopier.Input in,
-      CheckedChunkStream stream,
-      MessageType schema,
-      ParquetReadOptions readOptions)
+      RowGroupCopier.Input in, MessageType schema, ParquetReadOptions readOptions)
       throws IOException {
-    ParquetMetadata footer =
-        DataFileReader.readFooter(
-            new FlinkInputFile(in.path(), in.fileSize()), readOptions, stream);
+    FlinkInputFile file = new FlinkInputFile(in.path(), in.fileSize());
+    ParquetMetadata footer;
+    try (SeekableInputStream stream = file.newStream()) {
+      footer = DataFileReader.readFooter(file, readOptions, stream);
+    }
     DataFileReader.checkRowCount(in.path(), footer, in.rowCount());
     if (!footer.getFileMetaData().getSchema().equals(schema)) {
       throw new IOException("Data file " + in.path() + " no longer has the schema " + schema);
