@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.util.Map;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.columnar.vector.VectorizedColumnBatch;
+import org.apache.flink.table.data.columnar.vector.heap.AbstractHeapVector;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.column.ParquetProperties;
@@ -128,6 +130,30 @@ public final class DataFileWriter implements Closeable {
       throw e;
     }
     rowCount++;
+  }
+
+  /**
+   * Appends {@code n} rows of a batch decoded by this package ({@link VectorizedFileReader}),
+   * column by column: the file is the same as when the rows are written one by one.
+   *
+   * @throws NullPointerException if a NOT NULL column holds null (the writer can then only abort)
+   */
+  void writeBatch(VectorizedColumnBatch batch, AbstractHeapVector[] vectors, int n)
+      throws IOException {
+    if (closed) {
+      throw new IllegalStateException("Writer is closed: " + path);
+    }
+    if (failed != null) {
+      throw new IOException("Writer failed before, cannot write: " + path, failed);
+    }
+    try {
+      writer.writeBatch(batch, vectors, n);
+    } catch (IOException | RuntimeException e) {
+      // part of the batch may be written: only abort remains
+      failed = e;
+      throw e;
+    }
+    rowCount += n;
   }
 
   /**

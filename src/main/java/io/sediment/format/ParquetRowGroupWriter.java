@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.columnar.vector.VectorizedColumnBatch;
+import org.apache.flink.table.data.columnar.vector.heap.AbstractHeapVector;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnWriteStore;
 import org.apache.parquet.column.ParquetProperties;
@@ -25,6 +27,10 @@ final class ParquetRowGroupWriter {
 
   private static final long MIN_ROWS_FOR_CHECK = 100;
   private static final long MAX_ROWS_FOR_CHECK = 10_000;
+  // rows of a batch written column by column before their records end: parquet-mr checks page
+  // sizes when records end, so a longer run would overfill pages (parquet-mr's own first check
+  // comes after 100 rows)
+  private static final int MAX_RUN = 128;
 
   private final MessageType schema;
   private final ParquetProperties props;
@@ -74,19 +80,47 @@ final class ParquetRowGroupWriter {
     columnStore.endRecord();
     rowsInGroup++;
     if (rowsInGroup >= rowsForNextCheck) {
-      long buffered = columnStore.getBufferedSize();
-      long rowSize = Math.max(1, buffered / rowsInGroup);
-      if (buffered > rowGroupSize - 2 * rowSize) {
-        flushRowGroup();
-        newRowGroup();
-        rowsForNextCheck = MIN_ROWS_FOR_CHECK;
-      } else {
-        long expected = rowGroupSize / rowSize;
-        rowsForNextCheck =
-            Math.min(
-                Math.max(MIN_ROWS_FOR_CHECK, (rowsInGroup + expected) / 2),
-                rowsInGroup + MAX_ROWS_FOR_CHECK);
+      checkRowGroupSize();
+    }
+  }
+
+  /**
+   * Writes {@code n} rows of a batch column by column: each column's values of a run of rows, then
+   * the run's records ended. Runs are short ({@link #MAX_RUN} rows) and end where the row-group
+   * size is checked, so pages and row groups are cut about where row-by-row writing cuts them.
+   */
+  void writeBatch(VectorizedColumnBatch batch, AbstractHeapVector[] vectors, int n)
+      throws IOException {
+    int from = 0;
+    while (from < n) {
+      int to =
+          (int) Math.min(n, from + Math.min(MAX_RUN, Math.max(1, rowsForNextCheck - rowsInGroup)));
+      fields.writeColumns(batch, vectors, from, to);
+      for (int i = from; i < to; i++) {
+        columnStore.endRecord();
       }
+      rowsInGroup += to - from;
+      from = to;
+      if (rowsInGroup >= rowsForNextCheck) {
+        checkRowGroupSize();
+      }
+    }
+  }
+
+  /** Cuts the row group when it is full, else estimates when to look again. */
+  private void checkRowGroupSize() throws IOException {
+    long buffered = columnStore.getBufferedSize();
+    long rowSize = Math.max(1, buffered / rowsInGroup);
+    if (buffered > rowGroupSize - 2 * rowSize) {
+      flushRowGroup();
+      newRowGroup();
+      rowsForNextCheck = MIN_ROWS_FOR_CHECK;
+    } else {
+      long expected = rowGroupSize / rowSize;
+      rowsForNextCheck =
+          Math.min(
+              Math.max(MIN_ROWS_FOR_CHECK, (rowsInGroup + expected) / 2),
+              rowsInGroup + MAX_ROWS_FOR_CHECK);
     }
   }
 

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 import org.apache.flink.core.fs.Path;
-import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.ColumnDescriptor;
@@ -189,9 +188,9 @@ public final class RowGroupMerger {
           "Data file " + in.path() + " cannot be decoded column-wise (checked by canCopy before)");
     }
     try (reader) {
-      RowData row;
-      while ((row = reader.next()) != null) {
-        writer.write(row);
+      int n;
+      while ((n = reader.nextBatch()) > 0) {
+        writer.writeBatch(reader.batch(), reader.batchVectors(), n);
       }
     }
   }

@@ -264,6 +264,33 @@ final class VectorizedFileReader implements Closeable {
     return row;
   }
 
+  /**
+   * Loads the next batch whole, for a caller that reads it column by column ({@link
+   * #batchVectors()}, {@link #batch()}); its row count, 0 at the end. Its rows are not handed out
+   * by {@link #next()}. Valid until the next call.
+   */
+  int nextBatch() throws IOException {
+    if (nextRow < rowsInBatch) {
+      throw new IllegalStateException("Rows of the current batch were not read");
+    }
+    if (!loadBatch()) {
+      return 0;
+    }
+    pinned = current;
+    nextRow = rowsInBatch;
+    return rowsInBatch;
+  }
+
+  /** The vectors of the batch loaded by {@link #nextBatch()}. */
+  AbstractHeapVector[] batchVectors() {
+    return vectors[current];
+  }
+
+  /** The batch loaded by {@link #nextBatch()}. */
+  VectorizedColumnBatch batch() {
+    return batches[current];
+  }
+
   /** Skips one row; false at the end. */
   boolean skip() throws IOException {
     if (nextRow >= rowsInBatch && !loadBatch()) {
