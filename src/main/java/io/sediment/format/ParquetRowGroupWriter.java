@@ -28,9 +28,10 @@ final class ParquetRowGroupWriter {
   private static final long MIN_ROWS_FOR_CHECK = 100;
   private static final long MAX_ROWS_FOR_CHECK = 10_000;
   // rows of a batch written column by column before their records end: parquet-mr checks page
-  // sizes when records end, so a longer run would overfill pages (parquet-mr's own first check
-  // comes after 100 rows)
-  private static final int MAX_RUN = 128;
+  // sizes when records end and estimates the next check from the rows it has seen ended, so values
+  // written ahead of their records overfill pages (runs of 128 rows gave pages of twice the page
+  // size; 16 rows keep them as row-by-row writing does, which a test checks)
+  private static final int MAX_RUN = 16;
 
   private final MessageType schema;
   private final ParquetProperties props;

@@ -103,7 +103,9 @@ class CompactRowGroupSizeTest {
       assertThat(ParquetPages.pages(path(f)))
           .as("pages of %s", f.fileName())
           .isNotEmpty()
-          .allSatisfy(p -> assertThat(p.hasCrc() && p.crcMatches()).as(p.toString()).isTrue());
+          .allSatisfy(p -> assertThat(p.hasCrc() && p.crcMatches()).as(p.toString()).isTrue())
+          // pages keep about parquet.page-size (8 KiB): merging must not write fewer, larger ones
+          .allSatisfy(p -> assertThat(p.compressedSize()).as(p.toString()).isLessThan(16 * 1024));
     }
   }
 
