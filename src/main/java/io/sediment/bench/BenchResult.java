@@ -1,5 +1,6 @@
 package io.sediment.bench;
 
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 
@@ -23,13 +24,77 @@ public record BenchResult(
     long peakHeapBytes,
     String compression,
     boolean verified,
-    String verification) {
+    String verification,
+    Map<String, ?> details) {
 
-  /** The JSON object plus extra fields (numbers, booleans or strings) after the others. */
+  /** A result without details. */
+  public BenchResult(
+      String workload,
+      String mode,
+      double wallSeconds,
+      double planSeconds,
+      double cpuSeconds,
+      long rows,
+      double rowsPerSecond,
+      long inputBytes,
+      double inputBytesPerSecond,
+      long filesIn,
+      long filesOut,
+      long peakHeapBytes,
+      String compression,
+      boolean verified,
+      String verification) {
+    this(
+        workload,
+        mode,
+        wallSeconds,
+        planSeconds,
+        cpuSeconds,
+        rows,
+        rowsPerSecond,
+        inputBytes,
+        inputBytesPerSecond,
+        filesIn,
+        filesOut,
+        peakHeapBytes,
+        compression,
+        verified,
+        verification,
+        Map.of());
+  }
+
+  /** This result with {@code more} details (after the present ones). */
+  public BenchResult withDetails(Map<String, ?> more) {
+    Map<String, Object> all = new LinkedHashMap<>(details);
+    all.putAll(more);
+    return new BenchResult(
+        workload,
+        mode,
+        wallSeconds,
+        planSeconds,
+        cpuSeconds,
+        rows,
+        rowsPerSecond,
+        inputBytes,
+        inputBytesPerSecond,
+        filesIn,
+        filesOut,
+        peakHeapBytes,
+        compression,
+        verified,
+        verification,
+        all);
+  }
+
+  /**
+   * The JSON object: the figures, the details, then extra fields (numbers, booleans or strings).
+   */
   public String toJson(Map<String, ?> extra) {
     StringBuilder b = new StringBuilder(toJson());
     b.setLength(b.length() - 1);
-    for (Map.Entry<String, ?> e : extra.entrySet()) {
+    Map<String, Object> all = new LinkedHashMap<>(details);
+    all.putAll(extra);
+    for (Map.Entry<String, ?> e : all.entrySet()) {
       Object v = e.getValue();
       b.append(",\"").append(e.getKey()).append("\":");
       if (v instanceof Double || v instanceof Float) {
@@ -43,6 +108,7 @@ public record BenchResult(
     return b.append('}').toString();
   }
 
+  /** The figures as a JSON object (without the details). */
   public String toJson() {
     return String.format(
         Locale.ROOT,

@@ -1,6 +1,7 @@
 package io.sediment.bench;
 
 import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.catalog.Identifier;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactTask;
 import io.sediment.manifest.CommitKind;
@@ -23,6 +24,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -112,9 +114,11 @@ public final class BenchRunner {
         return w3(catalog, mode, scale);
       case "W2":
         return w2(catalog, mode, compactor, scale);
+      case "W4":
+        return w4(catalog, mode, compactor, scale);
       default:
         throw new IllegalArgumentException(
-            "Unknown workload '" + workload + "'; workloads are W1, W2 and W3");
+            "Unknown workload '" + workload + "'; workloads are W1, W2, W3 and W4");
     }
   }
 
@@ -141,22 +145,122 @@ public final class BenchRunner {
     if (countAndSum[1] != sumId) {
       problems.append("sum(id) ").append(countAndSum[1]).append("; ");
     }
-    return timed.report(
-        "W1",
+    ScanBench.RowGroups groups = ScanBench.rowGroups(ScanBench.dataFiles(table));
+    return timed
+        .report(
+            "W1",
+            mode,
+            totalRows,
+            inputBytes,
+            inputs.size(),
+            after.size(),
+            problems,
+            () ->
+                totalRows
+                    + " rows, sum(id) ok, snapshot "
+                    + latest.id()
+                    + " COMPACT, tasks "
+                    + timed.plan().size()
+                    + ", snapshotId "
+                    + timed.result().snapshotId()
+                    + "; output "
+                    + groups.describe())
+        .withDetails(rowGroupDetails(groups));
+  }
+
+  private static Map<String, Object> rowGroupDetails(ScanBench.RowGroups groups) {
+    Map<String, Object> d = new LinkedHashMap<>();
+    d.put("outputRowGroups", groups.count());
+    d.put("rowGroupsPerOutputFile", groups.perFile().toString());
+    d.put("rowGroupMinBytes", groups.minBytes());
+    d.put("rowGroupMaxBytes", groups.maxBytes());
+    return d;
+  }
+
+  /**
+   * W4: W1 generated and compacted (as W1, verified), then its output scanned, fully and the {@code
+   * id} column alone, with Sediment's reader and with parquet-mr's (the neutral reader): a faster
+   * compaction must not buy its speed with slower reads. The result's wall seconds are Sediment's
+   * full scan; every scan's figures are in the details.
+   */
+  private static BenchResult w4(
+      FileSystemCatalog catalog, String mode, Compactor compactor, Scale scale) throws Exception {
+    BenchResult compaction = w1(catalog, mode, compactor, scale);
+    Table table = catalog.getTable(new Identifier("bench", "w1"));
+    long totalRows = (long) scale.w1Commits() * scale.w1RowsPerCommit();
+    long sumId = totalRows * (totalRows - 1) / 2;
+    List<Path> files = ScanBench.dataFiles(table);
+    long bytes = 0;
+    for (Path f : files) {
+      bytes += Files.size(f);
+    }
+    ScanBench.RowGroups groups = ScanBench.rowGroups(files);
+    resetPeakHeap();
+    ScanBench.Scan sedimentFull = ScanBench.sediment(table, null);
+    ScanBench.Scan sedimentId = ScanBench.sediment(table, "id");
+    ScanBench.Scan parquetFull = ScanBench.parquetMr(files, null);
+    ScanBench.Scan parquetId = ScanBench.parquetMr(files, "id");
+
+    StringBuilder problems = new StringBuilder();
+    if (!compaction.verified()) {
+      problems.append("W1: ").append(compaction.verification()).append("; ");
+    }
+    for (ScanBench.Scan s : List.of(sedimentFull, sedimentId, parquetFull, parquetId)) {
+      if (s.rows() != totalRows) {
+        problems.append("a scan read ").append(s.rows()).append(" rows; ");
+      }
+    }
+    if (sedimentId.checksum() != sumId || parquetId.checksum() != sumId) {
+      problems.append("sum(id) of a scan wrong; ");
+    }
+    if (sedimentFull.checksum() != parquetFull.checksum()) {
+      problems.append("the full scans read different values; ");
+    }
+    boolean ok = problems.length() == 0;
+    Map<String, Object> details = new LinkedHashMap<>();
+    details.put("w1WallSeconds", compaction.wallSeconds());
+    details.put("w1CpuSeconds", compaction.cpuSeconds());
+    putScan(details, "sedimentFull", sedimentFull);
+    putScan(details, "sedimentId", sedimentId);
+    putScan(details, "parquetMrFull", parquetFull);
+    putScan(details, "parquetMrId", parquetId);
+    details.putAll(rowGroupDetails(groups));
+    String verification =
+        ok
+            ? String.format(
+                Locale.ROOT,
+                "%d rows; full scan %.3f s Sediment, %.3f s parquet-mr; id scan %.3f s Sediment,"
+                    + " %.3f s parquet-mr; W1 compaction %.3f s; output %s",
+                totalRows,
+                sedimentFull.seconds(),
+                parquetFull.seconds(),
+                sedimentId.seconds(),
+                parquetId.seconds(),
+                compaction.wallSeconds(),
+                groups.describe())
+            : problems.toString();
+    return new BenchResult(
+        "W4",
         mode,
+        sedimentFull.seconds(),
+        0,
+        0,
         totalRows,
-        inputBytes,
-        inputs.size(),
-        after.size(),
-        problems,
-        () ->
-            totalRows
-                + " rows, sum(id) ok, snapshot "
-                + latest.id()
-                + " COMPACT, tasks "
-                + timed.plan().size()
-                + ", snapshotId "
-                + timed.result().snapshotId());
+        sedimentFull.rowsPerSecond(),
+        bytes,
+        bytes / sedimentFull.seconds(),
+        files.size(),
+        files.size(),
+        peakHeap(),
+        "zstd level 1",
+        ok,
+        verification,
+        details);
+  }
+
+  private static void putScan(Map<String, Object> details, String name, ScanBench.Scan scan) {
+    details.put(name + "Seconds", scan.seconds());
+    details.put(name + "RowsPerSecond", Math.round(scan.rowsPerSecond()));
   }
 
   private static BenchResult w3(FileSystemCatalog catalog, String mode, Scale scale)

@@ -6,6 +6,7 @@ import io.sediment.format.DataFileReader;
 import io.sediment.format.FileFormatOptions;
 import io.sediment.format.PageWithoutChecksumException;
 import io.sediment.format.RowGroupCopier;
+import io.sediment.format.RowGroupMerger;
 import io.sediment.format.WrittenFile;
 import io.sediment.io.DataFileFactory;
 import io.sediment.io.OutputObserver;
@@ -26,9 +27,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Rewrites the files of an append-table task into files of the target size, keeping row order,
- * values and nulls. When the inputs already have the table's Parquet schema and codec, their row
- * groups are copied byte for byte ({@link RowGroupCopier}): nothing is decoded or re-encoded.
- * Otherwise (the table's compression changed, say) rows are read file by file and written again.
+ * values and nulls, with row groups of the table's {@code parquet.row-group-size}. When the inputs
+ * already have the table's Parquet schema and codec ({@link RowGroupMerger}), row groups of at
+ * least {@code compaction.copy.min-row-group-size} are copied byte for byte and smaller ones are
+ * decoded column-wise and merged into full row groups. Otherwise (the table's compression changed,
+ * say) rows are read file by file and written again.
  *
  * <p>Both ways verify their input: every page against its CRC, every file's footer row count
  * against its manifest entry. A corrupt input fails the task with an error naming the file, and the
@@ -77,7 +80,10 @@ final class AppendCompactRewriter implements CompactRewriter {
     return reencode(task, cancelled, start);
   }
 
-  /** Copies row groups into outputs of at most the target size (at least one input each). */
+  /**
+   * Copies or merges row groups into outputs of at most the target size (at least one whole input
+   * each, so each output's stats are the union of its inputs').
+   */
   private CompactTaskResult copy(
       CompactTask task,
       List<RowGroupCopier.Input> inputs,
@@ -86,7 +92,10 @@ final class AppendCompactRewriter implements CompactRewriter {
       long start)
       throws IOException {
     long target = store.options().targetFileSize();
+    long copyMin = store.options().copyMinRowGroupSize();
     List<WrittenFile> written = new ArrayList<>();
+    int copied = 0;
+    int decoded = 0;
     try {
       int from = 0;
       while (from < inputs.size()) {
@@ -98,8 +107,12 @@ final class AppendCompactRewriter implements CompactRewriter {
         }
         Path out = store.dataFilePath(task.partition(), task.bucket(), files.newFileName());
         observer.beforeCreate(out);
-        written.add(
-            RowGroupCopier.copy(inputs.subList(from, to), out, store.rowType(), format, cancelled));
+        RowGroupMerger.Result r =
+            RowGroupMerger.write(
+                inputs.subList(from, to), out, store.rowType(), format, copyMin, cancelled);
+        written.add(r.file());
+        copied += r.rowGroupsCopied();
+        decoded += r.rowGroupsDecoded();
         from = to;
       }
     } catch (IOException | RuntimeException | Error e) {
@@ -110,6 +123,11 @@ final class AppendCompactRewriter implements CompactRewriter {
       }
       throw e;
     }
+    LOG.debug(
+        "Task {}: {} input row groups copied, {} decoded into new row groups",
+        task,
+        copied,
+        decoded);
     return result(task, written, task.inputRows(), start);
   }
 

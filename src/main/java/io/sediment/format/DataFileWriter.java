@@ -5,11 +5,14 @@ import java.io.IOException;
 import java.util.Map;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.columnar.vector.VectorizedColumnBatch;
+import org.apache.flink.table.data.columnar.vector.heap.AbstractHeapVector;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.hadoop.CodecFactory;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -127,6 +130,57 @@ public final class DataFileWriter implements Closeable {
       throw e;
     }
     rowCount++;
+  }
+
+  /**
+   * Appends {@code n} rows of a batch decoded by this package ({@link VectorizedFileReader}),
+   * column by column: the file is the same as when the rows are written one by one.
+   *
+   * @throws NullPointerException if a NOT NULL column holds null (the writer can then only abort)
+   */
+  void writeBatch(VectorizedColumnBatch batch, AbstractHeapVector[] vectors, int n)
+      throws IOException {
+    if (closed) {
+      throw new IllegalStateException("Writer is closed: " + path);
+    }
+    if (failed != null) {
+      throw new IOException("Writer failed before, cannot write: " + path, failed);
+    }
+    try {
+      writer.writeBatch(batch, vectors, n);
+    } catch (IOException | RuntimeException e) {
+      // part of the batch may be written: only abort remains
+      failed = e;
+      throw e;
+    }
+    rowCount += n;
+  }
+
+  /**
+   * Ends the row group being written and appends row group {@code index} of another data file of
+   * exactly this file's Parquet schema and codec, copied byte for byte from {@code in} and verified
+   * page by page. The file's statistics ({@link WrittenFile#stats()}) then cover the written rows
+   * only: the caller knows those of the copied ones.
+   */
+  void appendRowGroup(BlockMetaData block, int index, CheckedChunkStream in) throws IOException {
+    if (closed) {
+      throw new IllegalStateException("Writer is closed: " + path);
+    }
+    if (failed != null) {
+      throw new IOException("Writer failed before, cannot write: " + path, failed);
+    }
+    try {
+      writer.appendRowGroup(block, index, in);
+    } catch (IOException | RuntimeException e) {
+      failed = e;
+      throw e;
+    }
+    rowCount += block.getRowCount();
+  }
+
+  /** Bytes buffered for the row group being written (0 when it holds no row yet). */
+  long bufferedRowGroupSize() {
+    return writer.bufferedRowGroupSize();
   }
 
   public long rowCount() {

@@ -11,7 +11,12 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinaryStringData;
+import org.apache.flink.table.data.columnar.vector.VectorizedColumnBatch;
+import org.apache.flink.table.data.columnar.vector.heap.AbstractHeapVector;
 import org.apache.flink.table.data.columnar.vector.heap.HeapBytesVector;
+import org.apache.flink.table.data.columnar.vector.heap.HeapDoubleVector;
+import org.apache.flink.table.data.columnar.vector.heap.HeapIntVector;
+import org.apache.flink.table.data.columnar.vector.heap.HeapLongVector;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
@@ -35,6 +40,8 @@ final class RowFieldWriters {
   private final MessageType schema;
   private final FieldWriter[] writers;
   private final int[] notNullPositions;
+  // a row over a batch, for the columns without a typed loop in writeColumns
+  private final BatchRow view = new BatchRow();
 
   RowFieldWriters(RowType rowType) {
     this.rowType = rowType;
@@ -85,6 +92,37 @@ final class RowFieldWriters {
         cw.writeNull(0, 0);
       } else {
         w.write(cw, row);
+      }
+    }
+  }
+
+  /**
+   * Writes rows {@code [from, to)} of a batch decoded by this package, column by column: each
+   * column's values go to its column writer in one loop over typed vectors (the caller ends the
+   * records). NOT NULL columns are checked before anything is written.
+   */
+  void writeColumns(VectorizedColumnBatch batch, AbstractHeapVector[] vectors, int from, int to) {
+    for (int pos : notNullPositions) {
+      for (int i = from; i < to; i++) {
+        if (vectors[pos].isNullAt(i)) {
+          throw new NullPointerException(
+              "Column '" + writers[pos].name + "' is NOT NULL but a row has null");
+        }
+      }
+    }
+    for (FieldWriter w : writers) {
+      AbstractHeapVector v = vectors[w.pos];
+      if (!w.writeVector(w.column, v, from, to)) {
+        ColumnWriter cw = w.column;
+        for (int i = from; i < to; i++) {
+          if (v.isNullAt(i)) {
+            w.nullCount++;
+            cw.writeNull(0, 0);
+          } else {
+            view.set(batch, vectors, i);
+            w.write(cw, view);
+          }
+        }
       }
     }
   }
@@ -185,6 +223,14 @@ final class RowFieldWriters {
 
     /** Writes the value at {@link #pos}, which is not null. */
     abstract void write(ColumnWriter cw, RowData row);
+
+    /**
+     * Writes values {@code [from, to)} of a vector of this column, nulls included, in one typed
+     * loop; false (nothing written) when this writer has no such loop for the vector.
+     */
+    boolean writeVector(ColumnWriter cw, AbstractHeapVector vector, int from, int to) {
+      return false;
+    }
 
     /** Min over non-null values in internal format, or null if none. */
     abstract Object min();
@@ -328,6 +374,24 @@ final class RowFieldWriters {
     }
 
     @Override
+    boolean writeVector(ColumnWriter cw, AbstractHeapVector vector, int from, int to) {
+      if (kind != IntKind.INT || !(vector instanceof HeapIntVector v)) {
+        return false;
+      }
+      int[] values = v.vector;
+      for (int i = from; i < to; i++) {
+        if (v.isNullAt(i)) {
+          nullCount++;
+          cw.writeNull(0, 0);
+        } else {
+          update(values[i]);
+          cw.write(values[i], 0, defined);
+        }
+      }
+      return true;
+    }
+
+    @Override
     Object box(long v) {
       switch (kind) {
         case BYTE:
@@ -351,6 +415,24 @@ final class RowFieldWriters {
       long v = row instanceof BatchRow b ? b.getLong(pos) : row.getLong(pos);
       update(v);
       cw.write(v, 0, defined);
+    }
+
+    @Override
+    boolean writeVector(ColumnWriter cw, AbstractHeapVector vector, int from, int to) {
+      if (!(vector instanceof HeapLongVector v)) {
+        return false;
+      }
+      long[] values = v.vector;
+      for (int i = from; i < to; i++) {
+        if (v.isNullAt(i)) {
+          nullCount++;
+          cw.writeNull(0, 0);
+        } else {
+          update(values[i]);
+          cw.write(values[i], 0, defined);
+        }
+      }
+      return true;
     }
 
     @Override
@@ -389,6 +471,24 @@ final class RowFieldWriters {
       double v = row instanceof BatchRow b ? b.getDouble(pos) : row.getDouble(pos);
       update(v);
       cw.write(v, 0, defined);
+    }
+
+    @Override
+    boolean writeVector(ColumnWriter cw, AbstractHeapVector vector, int from, int to) {
+      if (!(vector instanceof HeapDoubleVector v)) {
+        return false;
+      }
+      double[] values = v.vector;
+      for (int i = from; i < to; i++) {
+        if (v.isNullAt(i)) {
+          nullCount++;
+          cw.writeNull(0, 0);
+        } else {
+          update(values[i]);
+          cw.write(values[i], 0, defined);
+        }
+      }
+      return true;
     }
 
     @Override
@@ -464,6 +564,24 @@ final class RowFieldWriters {
       byte[] bytes = s.toBytes();
       update(bytes, 0, bytes.length);
       cw.write(Binary.fromReusedByteArray(bytes), 0, defined);
+    }
+
+    @Override
+    boolean writeVector(ColumnWriter cw, AbstractHeapVector vector, int from, int to) {
+      if (!(vector instanceof HeapBytesVector v) || v.hasDictionary()) {
+        return false;
+      }
+      for (int i = from; i < to; i++) {
+        if (v.isNullAt(i)) {
+          nullCount++;
+          cw.writeNull(0, 0);
+        } else {
+          // straight from the batch's buffer: Parquet copies what it retains
+          update(v.buffer, v.start[i], v.length[i]);
+          cw.write(Binary.fromReusedByteArray(v.buffer, v.start[i], v.length[i]), 0, defined);
+        }
+      }
+      return true;
     }
 
     @Override
@@ -609,6 +727,24 @@ final class RowFieldWriters {
       }
       update(v);
       cw.write(v, 0, defined);
+    }
+
+    @Override
+    boolean writeVector(ColumnWriter cw, AbstractHeapVector vector, int from, int to) {
+      if (!(vector instanceof EpochTimestampVector v)) {
+        return false;
+      }
+      for (int i = from; i < to; i++) {
+        if (v.isNullAt(i)) {
+          nullCount++;
+          cw.writeNull(0, 0);
+        } else {
+          long x = v.epoch(i, unit);
+          update(x);
+          cw.write(x, 0, defined);
+        }
+      }
+      return true;
     }
 
     @Override

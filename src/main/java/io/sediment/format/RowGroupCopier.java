@@ -48,7 +48,8 @@ public final class RowGroupCopier {
   public record Input(Path path, long fileSize, long rowCount, ColumnStats stats) {}
 
   /**
-   * Whether every input can be copied into a file of {@code rowType} compressed with {@code codec}.
+   * Whether every input can be copied into a file of {@code rowType} compressed with {@code codec},
+   * and its row groups decoded column-wise where {@link RowGroupMerger} merges them.
    *
    * @throws IOException if a footer cannot be read (the message names the file)
    */
@@ -63,6 +64,10 @@ public final class RowGroupCopier {
         footer = DataFileReader.readFooter(file, DataFileReader.readOptions(), stream);
       }
       if (!footer.getFileMetaData().getSchema().equals(expected)) {
+        return false;
+      }
+      // its small row groups are merged by decoding them column-wise (RowGroupMerger)
+      if (VectorizedFileReader.create(in.path(), rowType, expected, footer, null) == null) {
         return false;
       }
       for (BlockMetaData block : footer.getBlocks()) {
@@ -166,7 +171,7 @@ public final class RowGroupCopier {
   }
 
   /** The footer's chunks of a row group must be the schema's columns, a value per row each. */
-  private static void checkChunks(
+  static void checkChunks(
       Path path, int rowGroup, BlockMetaData block, List<ColumnDescriptor> columns)
       throws IOException {
     List<ColumnChunkMetaData> chunks = block.getColumns();

@@ -74,6 +74,8 @@ final class VectorizedFileReader implements Closeable {
   private final VectorizedColumnBatch[] batches = new VectorizedColumnBatch[2];
   private final BatchRow[] views = new BatchRow[2];
   private final ColumnChunkReader[] chunks;
+  // number in the file of the first row group read (for error messages)
+  private final int firstRowGroup;
   private FileSystem fs;
 
   private int nextBlock;
@@ -89,9 +91,11 @@ final class VectorizedFileReader implements Closeable {
       RowType producedType,
       ColumnDescriptor[] columns,
       List<BlockMetaData> blocks,
+      int firstRowGroup,
       CompressionCodecFactory codecs) {
     this.path = path;
     this.blocks = blocks;
+    this.firstRowGroup = firstRowGroup;
     this.columns = columns;
     this.codecs = codecs;
     int n = columns.length;
@@ -164,7 +168,26 @@ final class VectorizedFileReader implements Closeable {
         }
       }
     }
-    return new VectorizedFileReader(path, producedType, columns, footer.getBlocks(), codecs);
+    return new VectorizedFileReader(path, producedType, columns, footer.getBlocks(), 0, codecs);
+  }
+
+  /**
+   * Like {@link #create}, reading only row group {@code index} of the file (each page verified
+   * against its CRC as always); null when the file cannot be read column-wise.
+   */
+  static VectorizedFileReader forRowGroup(
+      Path path,
+      RowType producedType,
+      ParquetMetadata footer,
+      int index,
+      CompressionCodecFactory codecs) {
+    ParquetMetadata one =
+        new ParquetMetadata(footer.getFileMetaData(), List.of(footer.getBlocks().get(index)));
+    VectorizedFileReader all =
+        create(path, producedType, ParquetSchemas.toParquet(producedType), one, codecs);
+    return all == null
+        ? null
+        : new VectorizedFileReader(path, producedType, all.columns, one.getBlocks(), index, codecs);
   }
 
   static int kind(LogicalType type) {
@@ -241,6 +264,33 @@ final class VectorizedFileReader implements Closeable {
     return row;
   }
 
+  /**
+   * Loads the next batch whole, for a caller that reads it column by column ({@link
+   * #batchVectors()}, {@link #batch()}); its row count, 0 at the end. Its rows are not handed out
+   * by {@link #next()}. Valid until the next call.
+   */
+  int nextBatch() throws IOException {
+    if (nextRow < rowsInBatch) {
+      throw new IllegalStateException("Rows of the current batch were not read");
+    }
+    if (!loadBatch()) {
+      return 0;
+    }
+    pinned = current;
+    nextRow = rowsInBatch;
+    return rowsInBatch;
+  }
+
+  /** The vectors of the batch loaded by {@link #nextBatch()}. */
+  AbstractHeapVector[] batchVectors() {
+    return vectors[current];
+  }
+
+  /** The batch loaded by {@link #nextBatch()}. */
+  VectorizedColumnBatch batch() {
+    return batches[current];
+  }
+
   /** Skips one row; false at the end. */
   boolean skip() throws IOException {
     if (nextRow >= rowsInBatch && !loadBatch()) {
@@ -293,7 +343,7 @@ final class VectorizedFileReader implements Closeable {
         "Cannot read column '"
             + columns[c].getPath()[0]
             + "' of row group "
-            + (nextBlock - 1)
+            + (firstRowGroup + nextBlock - 1)
             + " of data file "
             + path
             + ": "

@@ -117,6 +117,16 @@ public final class TableOptions implements Serializable {
                   + " all sorted runs merge into the top level (primary-key tables). Usually given"
                   + " as a dynamic option to one compaction.");
 
+  public static final ConfigOption<MemorySize> COMPACTION_COPY_MIN_ROW_GROUP_SIZE =
+      ConfigOptions.key("compaction.copy.min-row-group-size")
+          .memoryType()
+          .noDefaultValue()
+          .withDescription(
+              "Compaction of an append table copies an input row group byte for byte only when it"
+                  + " holds at least this many (compressed) bytes; smaller row groups are decoded"
+                  + " and written again into row groups of parquet.row-group-size. Default: half"
+                  + " of parquet.row-group-size.");
+
   public static final ConfigOption<Integer> COMPACTION_PARALLELISM =
       ConfigOptions.key("compaction.parallelism")
           .intType()
@@ -474,6 +484,7 @@ public final class TableOptions implements Serializable {
         }
         break;
       case "target-file-size":
+      case "compaction.copy.min-row-group-size":
       case "manifest.target-file-size":
       case "parquet.row-group-size":
       case "write-buffer-size":
@@ -504,7 +515,7 @@ public final class TableOptions implements Serializable {
 
   private static String typeName(ConfigOption<?> option) {
     Object def = option.hasDefaultValue() ? option.defaultValue() : null;
-    if (def instanceof MemorySize) {
+    if (def instanceof MemorySize || option == COMPACTION_COPY_MIN_ROW_GROUP_SIZE) {
       return "a memory size such as '128 mb'";
     } else if (def instanceof Duration) {
       return "a duration such as '10 s'";
@@ -587,6 +598,15 @@ public final class TableOptions implements Serializable {
 
   public long targetFileSize() {
     return get(TARGET_FILE_SIZE).getBytes();
+  }
+
+  /**
+   * Size from which compaction copies an input row group instead of merging it into a new one:
+   * {@link #COMPACTION_COPY_MIN_ROW_GROUP_SIZE}, by default half of the row-group size.
+   */
+  public long copyMinRowGroupSize() {
+    MemorySize size = conf().get(COMPACTION_COPY_MIN_ROW_GROUP_SIZE);
+    return size != null ? size.getBytes() : get(PARQUET_ROW_GROUP_SIZE).getBytes() / 2;
   }
 
   public String compression() {

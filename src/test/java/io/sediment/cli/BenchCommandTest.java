@@ -62,6 +62,34 @@ class BenchCommandTest {
   }
 
   @Test
+  void w4ScansTheCompactedW1WithBothReadersAndReportsItsRowGroups() throws Exception {
+    SedimentCliTest.Result r =
+        SedimentCliTest.run(
+            "bench",
+            "W4",
+            "--scale",
+            "100",
+            "--in-process",
+            "--json",
+            "--dir",
+            dir.resolve("w4").toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = JSON.readTree(r.out());
+    assertThat(j.get("workload").asText()).isEqualTo("W4");
+    assertThat(j.get("verified").asBoolean()).as(j.toString()).isTrue();
+    assertThat(j.get("rows").asLong()).isEqualTo(2 * 500); // 2 commits of 500 rows at scale 100
+    for (String scan :
+        new String[] {"sedimentFull", "sedimentId", "parquetMrFull", "parquetMrId"}) {
+      assertThat(j.get(scan + "Seconds").asDouble()).as(scan).isPositive();
+      assertThat(j.get(scan + "RowsPerSecond").asLong()).as(scan).isPositive();
+    }
+    assertThat(j.get("w1WallSeconds").asDouble()).isPositive();
+    // the two small inputs are merged into one row group of the one output file
+    assertThat(j.get("outputRowGroups").asLong()).isEqualTo(1);
+    assertThat(j.get("rowGroupsPerOutputFile").asText()).isEqualTo("[1]");
+  }
+
+  @Test
   void aCompactionThatDoesNothingFailsVerification() throws Exception {
     BenchRunner.Compactor none = (table, options) -> CompactResult.nothing(0);
     for (String w : new String[] {"W1", "W2"}) {
@@ -77,6 +105,6 @@ class BenchCommandTest {
     SedimentCliTest.Result r = SedimentCliTest.run("bench", "W9");
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err().trim())
-        .isEqualTo("Error: Unknown workload 'W9'; workloads are W1, W2 and W3");
+        .isEqualTo("Error: Unknown workload 'W9'; workloads are W1, W2, W3 and W4");
   }
 }

@@ -161,7 +161,8 @@ class TableOptionsTest {
         "compaction.parallelism", "number of cores, at most 4",
         "num-sorted-run.stop-trigger", "compaction trigger + 3",
         "num-levels", "compaction trigger + 1",
-        "local-cache.dir", "`<java.io.tmpdir>/sediment-cache`");
+        "local-cache.dir", "`<java.io.tmpdir>/sediment-cache`",
+        "compaction.copy.min-row-group-size", "half of `parquet.row-group-size`");
   }
 
   @Test
