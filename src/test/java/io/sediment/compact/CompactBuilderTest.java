@@ -28,6 +28,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
@@ -384,6 +385,49 @@ class CompactBuilderTest {
     // Once execute() has returned, no task writes any more and nothing of the run is left.
     assertThat(table.latestSnapshot().orElseThrow().id()).isEqualTo(snapshotBefore);
     assertThat(dataFileNames()).isEqualTo(filesBefore);
+    assertThat(rowsInReadOrder(table))
+        .containsExactlyInAnyOrderElementsOf(TestTables.toStrings(table.rowType(), written));
+  }
+
+  @Test
+  void anInterruptThatArrivesDuringTheCommitDoesNotBreakIt() throws Exception {
+    Table table =
+        TestTables.create(
+            faultyCatalog(),
+            "t",
+            schema().partitionKeys("p").option("compaction.parallelism", "1").build());
+    List<RowData> written = fill(table, 6, 20, "a", "b");
+    // Once the rewrites have read their inputs, the first manifest the commit opens interrupts
+    // the thread that called execute(), as a cancel arriving mid-commit would.
+    Thread caller = Thread.currentThread();
+    AtomicBoolean rewriting = new AtomicBoolean();
+    AtomicBoolean interrupted = new AtomicBoolean();
+    FaultyFileSystem.onOpen(
+        p -> {
+          if (p.contains("/data-")) {
+            rewriting.set(true);
+          } else if (p.contains("/manifest/")
+              && rewriting.get()
+              && interrupted.compareAndSet(false, true)) {
+            caller.interrupt();
+          }
+        });
+
+    CompactResult result;
+    try {
+      result = table.newCompactBuilder().execute();
+    } finally {
+      FaultyFileSystem.reset();
+    }
+
+    assertThat(interrupted).isTrue();
+    assertThat(Thread.interrupted()).as("the interrupt is kept for the caller").isTrue();
+    assertThat(result.snapshotId()).isNotNull();
+    assertThat(table.latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.COMPACT);
+    assertThat(files(table)).hasSize(2);
+    Set<String> live = new HashSet<>();
+    files(table).forEach(f -> live.add(f.fileName()));
+    assertThat(dataFileNames()).containsAll(live);
     assertThat(rowsInReadOrder(table))
         .containsExactlyInAnyOrderElementsOf(TestTables.toStrings(table.rowType(), written));
   }
