@@ -275,6 +275,11 @@ public final class CompactBuilder {
           }
         }
       }
+      // Future.get() returns a finished task's result without looking at the interrupt flag, so
+      // an interrupt that arrived while the last tasks finished is only seen here.
+      if (failure == null && Thread.interrupted()) {
+        throw new InterruptedException("Interrupted while compaction tasks ran");
+      }
     } catch (InterruptedException e) {
       failure = e;
       cancelled.set(true);
