@@ -156,8 +156,8 @@ public final class TableOptions implements Serializable {
           .booleanType()
           .defaultValue(false)
           .withDescription(
-              "Writers never compact; only a compaction job, the sys.compact procedure or"
-                  + " CompactBuilder does.");
+              "Writers never compact and never expire snapshots; only a compaction job, the"
+                  + " sys.compact procedure or CompactBuilder does.");
 
   // ---- primary-key tables -----------------------------------------------------------------
 

@@ -19,7 +19,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>After each commit that made a snapshot, snapshots the table's retention options no longer keep
  * are expired ({@link SnapshotRetention}, bounded by {@code snapshot.expire.limit}); a failing
- * expiry is logged and retried by the next commit, never failing the commit that landed.
+ * expiry is logged, counted in {@link #expiryFailures()} and retried by the next commit, never
+ * failing the commit that landed. A {@code write-only} table's writers skip this, as Paimon's do:
+ * its compaction (job, procedure or builder) expires instead.
  */
 public final class TableCommit {
 
@@ -30,8 +32,9 @@ public final class TableCommit {
 
   private final FileStoreCommit commit;
   private final boolean streaming;
-  private final SnapshotRetention retention;
+  private final SnapshotRetention retention; // null: write-only, the compaction expires
   private boolean batchCommitted;
+  private long expiryFailures;
 
   TableCommit(FileStoreCommit commit, boolean streaming, SnapshotRetention retention) {
     this.commit = commit;
@@ -108,9 +111,14 @@ public final class TableCommit {
 
   /** After a commit that made a snapshot; never throws: the commit has landed. */
   private void expireIfCommitted(List<Long> snapshotIds) {
-    if (!snapshotIds.isEmpty()) {
-      retention.expireAfterCommit();
+    if (!snapshotIds.isEmpty() && retention != null && retention.expireAfterCommit().failed()) {
+      expiryFailures++;
     }
+  }
+
+  /** How many automatic expiries after this object's commits failed (each was logged). */
+  public long expiryFailures() {
+    return expiryFailures;
   }
 
   /** Deletes every file the messages added. Errors are logged and thrown as one. */

@@ -43,6 +43,8 @@ public final class WriteBuilder {
     return new TableCommit(
         new FileStoreCommit(store, commitUser),
         streaming,
-        new SnapshotRetention(store, store.paths().root().toString()));
+        store.options().writeOnly()
+            ? null
+            : new SnapshotRetention(store, store.paths().root().toString()));
   }
 }

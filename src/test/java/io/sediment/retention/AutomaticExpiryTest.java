@@ -231,6 +231,28 @@ class AutomaticExpiryTest {
   }
 
   @Test
+  void writeOnlyWritersLeaveExpiryToTheCompaction() throws Exception {
+    // Paimon's write-only: writers neither compact nor expire; the compaction job does both.
+    Table t =
+        create(
+            Map.of(
+                "snapshot.num-retained.min", "1",
+                "snapshot.num-retained.max", "2",
+                "write-only", "true"));
+    for (long i = 0; i < 4; i++) {
+      write(t, i);
+    }
+    assertThat(ids(t)).isEqualTo(range(1, 4));
+
+    t.newCompactBuilder().execute();
+
+    assertThat(ids(t)).isEqualTo(range(4, 5));
+    assertThat(t.snapshotManager().snapshot(5).commitKind().name()).isEqualTo("COMPACT");
+    assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(expectedRows(4));
+    assertThat(unreferencedDataFiles(t)).isEmpty();
+  }
+
+  @Test
   void failingDeleteDuringExpiryDoesNotFailTheCommitAndTheNextCommitFinishes() throws Exception {
     Table t =
         create(

@@ -9,6 +9,7 @@ import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
 import java.util.List;
 import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -45,6 +46,7 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
 
   private transient CommitWindows<CommitMessage> windows;
   private transient TableCommit streamCommit;
+  private transient Counter expiryFailures;
 
   /**
    * @param overwriteFilter partitions to overwrite besides those written (on the partition row
@@ -67,6 +69,8 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
   @Override
   public void initializeState(StateInitializationContext context) throws Exception {
     super.initializeState(context);
+    // Registered here, not in open(): restored windows are committed before open().
+    expiryFailures = getMetricGroup().counter("snapshotExpiryFailures");
     windows = new CommitWindows<>();
     windows.initializeState(
         context.getOperatorStateStore(),
@@ -114,6 +118,7 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
     TableCommit commit =
         table.newBatchWriteBuilder().withCommitUser(windows.commitUser()).newCommit();
     List<Long> ids = overwrite ? commit.overwrite(all, overwriteFilter) : commit.commit(all);
+    expiryFailures.inc(commit.expiryFailures());
     LOG.info("Batch write of {} committed snapshot(s) {}", table.fullName(), ids);
   }
 
@@ -129,7 +134,9 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
       streamCommit = table.newStreamWriteBuilder().withCommitUser(windows.commitUser()).newCommit();
     }
     try {
+      long failuresBefore = streamCommit.expiryFailures();
       List<Long> ids = streamCommit.commit(window, messages);
+      expiryFailures.inc(streamCommit.expiryFailures() - failuresBefore);
       LOG.info("Window {} of {} committed as snapshot(s) {}", window, table.fullName(), ids);
     } catch (CommitConflictException e) {
       // Only a writer's own compaction can conflict (appends never do, and a conflicting
