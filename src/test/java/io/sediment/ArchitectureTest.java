@@ -44,8 +44,8 @@ class ArchitectureTest {
           Set.of("compact"),
           Set.of("table"),
           Set.of("catalog", "maintenance"),
-          Set.of("bench", "flink"),
           Set.of("flink.sql.filter"),
+          Set.of("bench", "flink"),
           Set.of("flink.sql", "flink.sql.procedures"),
           Set.of("cli"));
 

@@ -7,6 +7,7 @@ import io.sediment.compact.CompactBuilder;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactSpec;
 import io.sediment.compact.CompactTask;
+import io.sediment.flink.sql.filter.PartitionWhere;
 import io.sediment.predicate.Predicate;
 import io.sediment.schema.TableOptions;
 import io.sediment.table.Table;
@@ -284,9 +285,13 @@ public final class CompactJob {
       return this;
     }
 
-    /** A partition filter in the JSON filter form; combined with AND. */
-    public Builder where(String jsonFilter) {
-      wheres.add(jsonFilter);
+    /**
+     * A partition filter, combined with AND: a SQL boolean expression over partition columns, as in
+     * Paimon's and Iceberg's {@code where} ({@code "dt > '2024-01-01' AND hh < 20"}), or the JSON
+     * filter form. Parsed against the table at {@link #build()}.
+     */
+    public Builder where(String filter) {
+      wheres.add(filter);
       return this;
     }
 
@@ -361,7 +366,11 @@ public final class CompactJob {
           spec.withPartitions(partitions);
         }
         for (String w : wheres) {
-          spec.withPartitionFilter(w);
+          if (PartitionWhere.isJson(w)) {
+            spec.withPartitionFilter(w);
+          } else {
+            spec.withPartitionFilter(PartitionWhere.parse(t.fullName(), t.schema(), w));
+          }
         }
         for (Predicate f : filters) {
           spec.withPartitionFilter(f);

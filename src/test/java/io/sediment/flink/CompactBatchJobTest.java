@@ -141,6 +141,33 @@ class CompactBatchJobTest {
   }
 
   @Test
+  void sqlWhereSelectsPartitionsAndABadOneIsRejectedAtBuild() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table = TestTables.create(catalog, "t", FlinkTestSupport.partitioned().build());
+    fill(table, 0, 6, 5, "a", "b", "c");
+    int snapshotsBefore = snapshots(table).size();
+
+    assertThatThrownBy(() -> CompactJob.builder(dir.toString(), "db.t").where("note = 'x'").build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("note = 'x'")
+        .hasMessageContaining("p");
+    assertThat(snapshots(table)).hasSize(snapshotsBefore);
+
+    CompactResult r =
+        CompactJob.builder(dir.toString(), "db.t")
+            .where("p <> 'b'") // as in sys.compact(where => ...) and Paimon's --where
+            .option("compaction.min.file-num", "3")
+            .build()
+            .runBatch(StreamExecutionEnvironment.getExecutionEnvironment());
+    assertThat(r.tasks()).isEqualTo(2);
+    List<String> compacted =
+        FlinkTestSupport.liveFileMetas(catalog.getTable("db.t")).stream()
+            .map(f -> f.fileName())
+            .toList();
+    assertThat(compacted).hasSize(1 + 6 + 1); // a and c compacted into one file each, b untouched
+  }
+
+  @Test
   void failingRewriteTaskFailsJobLeavesNoSnapshotAndNoOutput() throws Exception {
     FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
     catalog.createDatabase("db", true);
