@@ -162,6 +162,12 @@ public final class DirectoryScanBench {
       details.put(SCANS[s] + "MaxSeconds", Collections.max(seconds));
       details.put(SCANS[s] + "RowsPerSecond", target.rows() / medians[s]);
       details.put(SCANS[s] + "RoundSeconds", format(seconds));
+      List<Double> cpu = perScan.get(s).stream().map(ScanBench.Scan::cpuSeconds).toList();
+      details.put(SCANS[s] + "CpuSeconds", median(cpu));
+      details.put(SCANS[s] + "RoundCpuSeconds", format(cpu));
+      details.put(
+          SCANS[s] + "GcSeconds",
+          median(perScan.get(s).stream().map(ScanBench.Scan::gcSeconds).toList()));
     }
     details.put("columnChecksum", sedimentColumn.get(0).checksum());
     details.put("rowGroups", target.groups().count());

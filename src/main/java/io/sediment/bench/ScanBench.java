@@ -8,6 +8,8 @@ import io.sediment.table.ReadBuilder;
 import io.sediment.table.Table;
 import io.sediment.table.TableRead;
 import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -37,8 +39,12 @@ import org.apache.parquet.schema.MessageType;
  */
 final class ScanBench {
 
-  /** One scan: rows read, wall seconds of the faster of two runs, a checksum of the values. */
-  record Scan(long rows, double seconds, long checksum) {
+  /**
+   * One scan: rows read, wall seconds (of the faster of two runs where so said), the process's CPU
+   * seconds over it (all threads: GC included; steadier than wall time on a shared machine), the
+   * collectors' accumulated time over it, a checksum of the values.
+   */
+  record Scan(long rows, double seconds, double cpuSeconds, double gcSeconds, long checksum) {
     double rowsPerSecond() {
       return rows / seconds;
     }
@@ -63,6 +69,15 @@ final class ScanBench {
   }
 
   private ScanBench() {}
+
+  /** The accumulated collection time of the JVM's garbage collectors. */
+  private static long gcMillis() {
+    long sum = 0;
+    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+      sum += Math.max(0, gc.getCollectionTime());
+    }
+    return sum;
+  }
 
   /** The paths of the table's live data files (a local warehouse). */
   static List<Path> dataFiles(Table table) {
@@ -109,6 +124,8 @@ final class ScanBench {
 
   private static Scan sedimentOnce(Table table, String column) throws IOException {
     long start = System.nanoTime();
+    long cpuStart = BenchRunner.processCpuNanos();
+    long gcStart = gcMillis();
     ReadBuilder rb = table.newReadBuilder();
     if (column != null) {
       rb = rb.withProjection(column);
@@ -127,7 +144,12 @@ final class ScanBench {
         }
       }
     }
-    return new Scan(rows, (System.nanoTime() - start) / 1e9, checksum);
+    return new Scan(
+        rows,
+        (System.nanoTime() - start) / 1e9,
+        (BenchRunner.processCpuNanos() - cpuStart) / 1e9,
+        (gcMillis() - gcStart) / 1e3,
+        checksum);
   }
 
   /**
@@ -137,6 +159,8 @@ final class ScanBench {
    */
   static Scan sedimentFiles(List<Path> files, String column) throws IOException {
     long start = System.nanoTime();
+    long cpuStart = BenchRunner.processCpuNanos();
+    long gcStart = gcMillis();
     long rows = 0;
     long checksum = 0;
     for (Path file : files) {
@@ -158,7 +182,12 @@ final class ScanBench {
         }
       }
     }
-    return new Scan(rows, (System.nanoTime() - start) / 1e9, checksum);
+    return new Scan(
+        rows,
+        (System.nanoTime() - start) / 1e9,
+        (BenchRunner.processCpuNanos() - cpuStart) / 1e9,
+        (gcMillis() - gcStart) / 1e3,
+        checksum);
   }
 
   private static int fieldIndex(Path file, RowType type, String column) {
@@ -270,6 +299,8 @@ final class ScanBench {
   /** One run of {@link #parquetMr}. */
   static Scan parquetMrOnce(List<Path> files, String column) throws IOException {
     long start = System.nanoTime();
+    long cpuStart = BenchRunner.processCpuNanos();
+    long gcStart = gcMillis();
     long rows = 0;
     long checksum = 0;
     for (Path file : files) {
@@ -294,7 +325,12 @@ final class ScanBench {
         }
       }
     }
-    return new Scan(rows, (System.nanoTime() - start) / 1e9, checksum);
+    return new Scan(
+        rows,
+        (System.nanoTime() - start) / 1e9,
+        (BenchRunner.processCpuNanos() - cpuStart) / 1e9,
+        (gcMillis() - gcStart) / 1e3,
+        checksum);
   }
 
   /** Reads every value of a column chunk; a checksum of them. */
