@@ -261,6 +261,7 @@ public final class BenchRunner {
   private static void putScan(Map<String, Object> details, String name, ScanBench.Scan scan) {
     details.put(name + "Seconds", scan.seconds());
     details.put(name + "RowsPerSecond", Math.round(scan.rowsPerSecond()));
+    details.put(name + "CpuSeconds", scan.cpuSeconds());
   }
 
   private static BenchResult w3(FileSystemCatalog catalog, String mode, Scale scale)
@@ -584,7 +585,7 @@ public final class BenchRunner {
   }
 
   /** CPU time of this process so far (all threads), or 0 where the JVM cannot tell. */
-  private static long processCpuNanos() {
+  static long processCpuNanos() {
     if (ManagementFactory.getOperatingSystemMXBean()
         instanceof com.sun.management.OperatingSystemMXBean os) {
       return Math.max(0, os.getProcessCpuTime());

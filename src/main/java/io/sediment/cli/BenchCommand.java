@@ -2,12 +2,15 @@ package io.sediment.cli;
 
 import io.sediment.bench.BenchResult;
 import io.sediment.bench.BenchRunner;
+import io.sediment.bench.DirectoryScanBench;
 import io.sediment.flink.CompactJob;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -31,8 +34,8 @@ import picocli.CommandLine.Spec;
         "Run a canonical compaction workload (shared/bench/WORKLOAD.md): generate it (not"
             + " timed), compact it with the batch topology on the embedded Flink (or in-process),"
             + " verify, print the figures. W4 compacts W1 and then times full and one-column"
-            + " scans of the output with Sediment's and parquet-mr's readers. Exit 0 when"
-            + " verified.")
+            + " scans of the output with Sediment's and parquet-mr's readers; W4 --scan-dir scans"
+            + " given directories of Parquet files instead (any writer's). Exit 0 when verified.")
 final class BenchCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
@@ -74,6 +77,26 @@ final class BenchCommand implements Callable<Integer> {
   Map<String, String> dynamicOptions = new LinkedHashMap<>();
 
   @Option(
+      names = "--scan-dir",
+      paramLabel = "DIR",
+      description =
+          "W4 only (repeatable): scan the *.parquet files under DIR (any writer's) instead of"
+              + " generating and compacting W1; several directories take turns, round by round.")
+  List<Path> scanDirs = new ArrayList<>();
+
+  @Option(
+      names = "--rounds",
+      defaultValue = "5",
+      description = "With --scan-dir: measured rounds after one warm-up round (default 5).")
+  int rounds;
+
+  @Option(
+      names = "--scan-column",
+      defaultValue = "id",
+      description = "With --scan-dir: the column of the one-column scans (default id).")
+  String scanColumn;
+
+  @Option(
       names = "--scale",
       hidden = true,
       defaultValue = "1",
@@ -91,6 +114,12 @@ final class BenchCommand implements Callable<Integer> {
     }
     if (parallelism < 1) {
       throw new IllegalArgumentException("--parallelism must be at least 1");
+    }
+    if (!scanDirs.isEmpty()) {
+      if (!w.equals("W4")) {
+        throw new IllegalArgumentException("--scan-dir is an option of W4 only");
+      }
+      return scanDirectories();
     }
     Path wh = scratchWarehouse(w);
     Map<String, Object> extra = new LinkedHashMap<>();
@@ -150,6 +179,20 @@ final class BenchCommand implements Callable<Integer> {
         spec.commandLine().getErr().println("Kept warehouse " + wh);
       }
     }
+  }
+
+  /** W4 on the given directories: one result per directory, exit 0 when all are verified. */
+  private int scanDirectories() throws IOException {
+    boolean verified = true;
+    for (BenchResult r : DirectoryScanBench.run(scanDirs, scanColumn, rounds)) {
+      print(r, Map.of("maxHeapBytes", Runtime.getRuntime().maxMemory()));
+      if (!r.verified()) {
+        spec.commandLine().getErr().println("Error: verification failed: " + r.verification());
+        spec.commandLine().getErr().flush();
+        verified = false;
+      }
+    }
+    return verified ? ExitCodes.OK : ExitCodes.FAILED;
   }
 
   /** {@code --dir} when it is empty or missing, else a new temporary directory. */

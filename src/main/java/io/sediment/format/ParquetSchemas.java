@@ -3,20 +3,32 @@ package io.sediment.format;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.table.types.logical.BigIntType;
+import org.apache.flink.table.types.logical.BooleanType;
+import org.apache.flink.table.types.logical.DateType;
 import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.DoubleType;
+import org.apache.flink.table.types.logical.FloatType;
+import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.SmallIntType;
+import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.flink.table.types.logical.TinyIntType;
+import org.apache.flink.table.types.logical.VarBinaryType;
+import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
 import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
 import org.apache.parquet.schema.Type.Repetition;
 import org.apache.parquet.schema.Types;
 
-/** Mapping of Flink row types to Parquet schemas. */
+/** Mapping of Flink row types to Parquet schemas, and of flat Parquet schemas back. */
 public final class ParquetSchemas {
 
   /** Name of the Parquet message (root) type. */
@@ -112,6 +124,92 @@ public final class ParquetSchemas {
       default:
         throw unsupported(name, type);
     }
+  }
+
+  /**
+   * The row type of a flat Parquet schema written by any writer (Sediment, Paimon, plain
+   * parquet-mr): one field per primitive column, NOT NULL for REQUIRED columns; the inverse of
+   * {@link #toParquet(RowType)} for every type it maps, and a plain {@code int32}/{@code int64}
+   * without annotation is INT/BIGINT.
+   *
+   * @throws IllegalArgumentException naming the column if it is nested, repeated or of a type
+   *     Sediment does not read
+   */
+  public static RowType toRowType(MessageType schema) {
+    List<RowType.RowField> fields = new ArrayList<>(schema.getFieldCount());
+    for (Type field : schema.getFields()) {
+      if (!field.isPrimitive() || field.isRepetition(Repetition.REPEATED)) {
+        throw new IllegalArgumentException(
+            "Column '" + field.getName() + "' is nested or repeated: " + field);
+      }
+      LogicalType type = toLogicalType(field.asPrimitiveType());
+      fields.add(
+          new RowType.RowField(
+              field.getName(), type.copy(!field.isRepetition(Repetition.REQUIRED))));
+    }
+    return new RowType(fields);
+  }
+
+  private static LogicalType toLogicalType(PrimitiveType column) {
+    LogicalTypeAnnotation annotation = column.getLogicalTypeAnnotation();
+    if (annotation instanceof LogicalTypeAnnotation.DecimalLogicalTypeAnnotation decimal) {
+      return new DecimalType(decimal.getPrecision(), decimal.getScale());
+    }
+    switch (column.getPrimitiveTypeName()) {
+      case BOOLEAN:
+        return new BooleanType();
+      case INT32:
+        if (annotation instanceof LogicalTypeAnnotation.IntLogicalTypeAnnotation i
+            && i.isSigned()) {
+          return i.getBitWidth() == 8
+              ? new TinyIntType()
+              : i.getBitWidth() == 16 ? new SmallIntType() : new IntType();
+        }
+        if (annotation instanceof LogicalTypeAnnotation.DateLogicalTypeAnnotation) {
+          return new DateType();
+        }
+        if (annotation instanceof LogicalTypeAnnotation.TimeLogicalTypeAnnotation) {
+          return new TimeType();
+        }
+        if (annotation == null) {
+          return new IntType();
+        }
+        break;
+      case INT64:
+        if (annotation instanceof LogicalTypeAnnotation.TimestampLogicalTypeAnnotation t) {
+          int precision =
+              switch (t.getUnit()) {
+                case MILLIS -> 3;
+                case MICROS -> 6;
+                case NANOS -> 9;
+              };
+          return t.isAdjustedToUTC()
+              ? new LocalZonedTimestampType(precision)
+              : new TimestampType(precision);
+        }
+        if (annotation == null
+            || (annotation instanceof LogicalTypeAnnotation.IntLogicalTypeAnnotation i
+                && i.isSigned())) {
+          return new BigIntType();
+        }
+        break;
+      case FLOAT:
+        return new FloatType();
+      case DOUBLE:
+        return new DoubleType();
+      case BINARY:
+        if (annotation instanceof LogicalTypeAnnotation.StringLogicalTypeAnnotation) {
+          return new VarCharType(VarCharType.MAX_LENGTH);
+        }
+        if (annotation == null) {
+          return new VarBinaryType(VarBinaryType.MAX_LENGTH);
+        }
+        break;
+      default:
+        break;
+    }
+    throw new IllegalArgumentException(
+        "Unsupported Parquet column '" + column.getName() + "': " + column);
   }
 
   static IllegalArgumentException unsupported(String name, LogicalType type) {

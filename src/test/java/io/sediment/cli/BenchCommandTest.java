@@ -82,6 +82,7 @@ class BenchCommandTest {
         new String[] {"sedimentFull", "sedimentId", "parquetMrFull", "parquetMrId"}) {
       assertThat(j.get(scan + "Seconds").asDouble()).as(scan).isPositive();
       assertThat(j.get(scan + "RowsPerSecond").asLong()).as(scan).isPositive();
+      assertThat(j.get(scan + "CpuSeconds").asDouble()).as(scan).isNotNegative();
     }
     assertThat(j.get("w1WallSeconds").asDouble()).isPositive();
     // the two small inputs are merged into one row group of the one output file
