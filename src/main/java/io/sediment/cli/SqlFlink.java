@@ -13,9 +13,9 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
  * context environment) that one. Otherwise one embedded MiniCluster for the whole session,
  * installed as the context environment, so that the planner's jobs and the jobs procedures start
  * (Flink gives a procedure {@code StreamExecutionEnvironment.getExecutionEnvironment}) all run on
- * it, and closed only after the last result has been read. Flink's default local environment
- * starts a cluster per job and shuts it down when the job ends, under the collect sink's fetcher
- * still reading the result ("Some data might be lost" with a stack trace after a SELECT).
+ * it, and closed only after the last result has been read. Flink's default local environment starts
+ * a cluster per job and shuts it down when the job ends, under the collect sink's fetcher still
+ * reading the result ("Some data might be lost" with a stack trace after a SELECT).
  */
 final class SqlFlink implements AutoCloseable {
 
@@ -41,8 +41,8 @@ final class SqlFlink implements AutoCloseable {
 
   /**
    * Runs a {@code CALL}. A procedure that starts a job which never ends (the streaming compaction
-   * job) and returns would leave it on the embedded cluster, which ends with the CLI: such a job
-   * is refused before it starts, and the refusal is the statement's error.
+   * job) and returns would leave it on the embedded cluster, which ends with the CLI: such a job is
+   * refused before it starts, and the refusal is the statement's error.
    */
   <T> T call(Callable<T> procedureCall) throws Exception {
     refused = null;
@@ -67,9 +67,9 @@ final class SqlFlink implements AutoCloseable {
               "'"
                   + graph.getJobName()
                   + "' is a streaming job that runs until it is cancelled, but the Flink of"
-                  + " `sediment sql` is embedded in the CLI and stops with it: run it on a Flink"
-                  + " cluster (`flink run ... sql`, or the cluster's SQL client), or use"
-                  + " `sediment compact --mode streaming`, which runs until stopped");
+                  + " `sediment sql` is embedded in the CLI and stops with it: run it from the SQL"
+                  + " client of a Flink cluster, or use `sediment compact --mode streaming`, which"
+                  + " runs until it is stopped");
       throw refused;
     }
   }
@@ -83,9 +83,9 @@ final class SqlFlink implements AutoCloseable {
   }
 
   /**
-   * The environments handed out while the session's cluster is the context environment. A
-   * subclass of {@link StreamExecutionEnvironment} also because only subclasses may install a
-   * context environment, as Flink's own {@code StreamContextEnvironment} does.
+   * The environments handed out while the session's cluster is the context environment. A subclass
+   * of {@link StreamExecutionEnvironment} also because only subclasses may install a context
+   * environment, as Flink's own {@code StreamContextEnvironment} does.
    */
   private static final class SessionEnvironment extends StreamExecutionEnvironment {
     private final SqlFlink flink;

@@ -72,8 +72,7 @@ final class SqlSession implements AutoCloseable {
     Operation operation = operations.get(0);
     if (operation instanceof CallProcedureOperation) {
       printRows(flink.call(() -> tEnv.executeInternal(operation)), false, out);
-    } else if (operation instanceof ModifyOperation
-        || operation instanceof StatementSetOperation) {
+    } else if (operation instanceof ModifyOperation || operation instanceof StatementSetOperation) {
       // INSERT: the result is the job; wait for its commit.
       tEnv.executeInternal(operation).await();
       out.println("OK");

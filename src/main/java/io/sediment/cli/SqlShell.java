@@ -11,10 +11,10 @@ import org.jline.terminal.Terminal;
 
 /**
  * The interactive {@code sediment sql}: reads statements with JLine (line editing, history in a
- * file, statements over several lines until {@code ;}), runs them one by one and prints each
- * result as it finishes. A failing statement prints one error line (the chain with {@code
- * --verbose}) and the shell goes on. {@code QUIT;}, {@code EXIT;} or Ctrl-D end it; Ctrl-C clears
- * the line being typed.
+ * file, statements over several lines until {@code ;}), runs them one by one and prints each result
+ * as it finishes. A failing statement prints one error line (the chain with {@code --verbose}) and
+ * the shell goes on. {@code QUIT;}, {@code EXIT;} or Ctrl-D end it; Ctrl-C clears the line being
+ * typed.
  */
 final class SqlShell {
 

@@ -38,8 +38,7 @@ class SqlQuietTest {
     Path err = dir.resolve("err.txt");
     Process process =
         new ProcessBuilder(
-                javaCommand(
-                    "sql", "--warehouse", dir.resolve("wh").toString(), "-e", statements))
+                javaCommand("sql", "--warehouse", dir.resolve("wh").toString(), "-e", statements))
             .redirectOutput(out.toFile())
             .redirectError(err.toFile())
             .start();
@@ -51,7 +50,9 @@ class SqlQuietTest {
         .contains("|  3 | a |\n|  4 | b |\n+----+---+\n2 rows in set");
   }
 
-  /** java with the main classes and the dependencies, without the test classes and their logging. */
+  /**
+   * java with the main classes and the dependencies, without the test classes and their logging.
+   */
   private static List<String> javaCommand(String... args) {
     String classPath =
         Arrays.stream(testClassPath().split(File.pathSeparator))
