@@ -22,6 +22,7 @@ final class SqlFlink implements AutoCloseable {
   private final FlinkEnvironments.Embedded cluster;
   private volatile boolean refusingStreamingJobs;
   private volatile RuntimeException refused;
+  private volatile JobClient lastJob;
 
   private SqlFlink(FlinkEnvironments.Embedded cluster) {
     this.cluster = cluster;
@@ -74,6 +75,14 @@ final class SqlFlink implements AutoCloseable {
     }
   }
 
+  /** Cancels the job submitted last (Ctrl-C in the shell), if it still runs. */
+  void cancelLastJob() {
+    JobClient job = lastJob;
+    if (job != null) {
+      job.cancel();
+    }
+  }
+
   @Override
   public void close() throws Exception {
     if (cluster != null) {
@@ -112,7 +121,9 @@ final class SqlFlink implements AutoCloseable {
     @Override
     public JobClient executeAsync(StreamGraph graph) throws Exception {
       flink.check(graph);
-      return super.executeAsync(graph);
+      JobClient job = super.executeAsync(graph);
+      flink.lastJob = job;
+      return job;
     }
   }
 }

@@ -30,6 +30,7 @@ final class SqlSession implements AutoCloseable {
   private final SqlFlink flink;
   private final TableEnvironmentInternal tEnv;
   private final boolean streaming;
+  private volatile boolean cancelled;
 
   private SqlSession(SqlFlink flink, TableEnvironmentInternal tEnv, boolean streaming) {
     this.flink = flink;
@@ -65,6 +66,7 @@ final class SqlSession implements AutoCloseable {
 
   /** Runs one statement (without its {@code ;}) and prints its result; errors are thrown. */
   void execute(String statement, PrintWriter out) throws Exception {
+    cancelled = false;
     List<Operation> operations = tEnv.getParser().parse(statement);
     if (operations.size() != 1) {
       throw new TableException("Expected one statement, got " + operations.size());
@@ -87,18 +89,42 @@ final class SqlSession implements AutoCloseable {
     out.flush();
   }
 
-  private static void printRows(TableResultInternal result, boolean rowKinds, PrintWriter out)
+  /**
+   * Prints the rows as a table. A streaming query's rows (with their row kind) are printed as they
+   * arrive, in columns as wide as their types, since such a query may never end; other results are
+   * read first and printed in columns as wide as their values.
+   */
+  private static void printRows(TableResultInternal result, boolean streamingQuery, PrintWriter out)
       throws Exception {
     // Read to the end and closed here, so no job's result is still being fetched afterwards.
     try (CloseableIterator<RowData> rows = result.collectInternal()) {
-      PrintStyle.tableauWithDataInferredColumnWidths(
-              result.getResolvedSchema(),
-              result.getRowDataToStringConverter(),
-              PrintStyle.DEFAULT_MAX_COLUMN_WIDTH,
-              false,
-              rowKinds)
-          .print(rows, out);
+      PrintStyle style =
+          streamingQuery
+              ? PrintStyle.tableauWithTypeInferredColumnWidths(
+                  result.getResolvedSchema(),
+                  result.getRowDataToStringConverter(),
+                  PrintStyle.DEFAULT_MAX_COLUMN_WIDTH,
+                  false,
+                  true)
+              : PrintStyle.tableauWithDataInferredColumnWidths(
+                  result.getResolvedSchema(),
+                  result.getRowDataToStringConverter(),
+                  PrintStyle.DEFAULT_MAX_COLUMN_WIDTH,
+                  false,
+                  false);
+      style.print(rows, out);
     }
+  }
+
+  /** Cancels the statement's job that runs now, if any (Ctrl-C in the shell). */
+  void cancelRunningJob() {
+    cancelled = true;
+    flink.cancelLastJob();
+  }
+
+  /** Whether the last statement was cancelled by {@link #cancelRunningJob}. */
+  boolean cancelled() {
+    return cancelled;
   }
 
   @Override

@@ -14,7 +14,7 @@ import org.jline.terminal.Terminal;
  * file, statements over several lines until {@code ;}), runs them one by one and prints each result
  * as it finishes. A failing statement prints one error line (the chain with {@code --verbose}) and
  * the shell goes on. {@code QUIT;}, {@code EXIT;} or Ctrl-D end it; Ctrl-C clears the line being
- * typed.
+ * typed, or cancels the job of the statement that runs.
  */
 final class SqlShell {
 
@@ -45,6 +45,8 @@ final class SqlShell {
             .option(LineReader.Option.DISABLE_EVENT_EXPANSION, true)
             .build();
     PrintWriter out = terminal.writer();
+    // Ctrl-C while a statement runs cancels its job (while typing, JLine clears the line instead).
+    terminal.handle(Terminal.Signal.INT, signal -> session.cancelRunningJob());
     out.println(
         "Sediment SQL shell on "
             + warehouse
@@ -78,7 +80,11 @@ final class SqlShell {
       try {
         session.execute(statement, out);
       } catch (Exception e) {
-        SedimentCli.reportError(e, verbose, out);
+        if (session.cancelled()) {
+          out.println("Cancelled.");
+        } else {
+          SedimentCli.reportError(e, verbose, out);
+        }
       }
       out.flush();
     }
