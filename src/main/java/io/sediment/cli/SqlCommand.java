@@ -67,7 +67,8 @@ public final class SqlCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     try (SqlSession session = SqlSession.open(warehouse, streaming)) {
       if (input == null) {
-        try (Terminal terminal = TerminalBuilder.builder().system(true).build()) {
+        // dumb(true): without a terminal (input piped in) a plain one, without JLine's warning
+        try (Terminal terminal = TerminalBuilder.builder().system(true).dumb(true).build()) {
           new SqlShell(session, terminal, historyFile, verboseOption.verbose).run(warehouse);
         }
         return ExitCodes.OK;
