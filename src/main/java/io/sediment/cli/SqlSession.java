@@ -8,14 +8,10 @@ import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableException;
 import org.apache.flink.table.api.internal.TableEnvironmentInternal;
 import org.apache.flink.table.api.internal.TableResultInternal;
-import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.operations.CallProcedureOperation;
 import org.apache.flink.table.operations.ModifyOperation;
 import org.apache.flink.table.operations.Operation;
-import org.apache.flink.table.operations.QueryOperation;
 import org.apache.flink.table.operations.StatementSetOperation;
-import org.apache.flink.table.utils.print.PrintStyle;
-import org.apache.flink.util.CloseableIterator;
 
 /**
  * A SQL session of {@code sediment sql}: a table environment (batch or streaming) with the
@@ -73,7 +69,8 @@ final class SqlSession implements AutoCloseable {
     }
     Operation operation = operations.get(0);
     if (operation instanceof CallProcedureOperation) {
-      printRows(flink.call(() -> tEnv.executeInternal(operation)), false, out);
+      SqlResultPrinter.print(
+          flink.call(() -> tEnv.executeInternal(operation)), operation, streaming, out);
     } else if (operation instanceof ModifyOperation || operation instanceof StatementSetOperation) {
       // INSERT: the result is the job; wait for its commit.
       tEnv.executeInternal(operation).await();
@@ -81,39 +78,12 @@ final class SqlSession implements AutoCloseable {
     } else {
       TableResultInternal result = tEnv.executeInternal(operation);
       if (result.getResultKind() == ResultKind.SUCCESS_WITH_CONTENT) {
-        printRows(result, streaming && operation instanceof QueryOperation, out);
+        SqlResultPrinter.print(result, operation, streaming, out);
       } else {
         out.println("OK");
       }
     }
     out.flush();
-  }
-
-  /**
-   * Prints the rows as a table. A streaming query's rows (with their row kind) are printed as they
-   * arrive, in columns as wide as their types, since such a query may never end; other results are
-   * read first and printed in columns as wide as their values.
-   */
-  private static void printRows(TableResultInternal result, boolean streamingQuery, PrintWriter out)
-      throws Exception {
-    // Read to the end and closed here, so no job's result is still being fetched afterwards.
-    try (CloseableIterator<RowData> rows = result.collectInternal()) {
-      PrintStyle style =
-          streamingQuery
-              ? PrintStyle.tableauWithTypeInferredColumnWidths(
-                  result.getResolvedSchema(),
-                  result.getRowDataToStringConverter(),
-                  PrintStyle.DEFAULT_MAX_COLUMN_WIDTH,
-                  false,
-                  true)
-              : PrintStyle.tableauWithDataInferredColumnWidths(
-                  result.getResolvedSchema(),
-                  result.getRowDataToStringConverter(),
-                  PrintStyle.DEFAULT_MAX_COLUMN_WIDTH,
-                  false,
-                  false);
-      style.print(rows, out);
-    }
   }
 
   /** Cancels the statement's job that runs now, if any (Ctrl-C in the shell). */

@@ -85,12 +85,15 @@ class SqlCommandTest {
         sql(
             "CREATE TABLE t (id INT) WITH ('compaction.min.file-num' = '2');"
                 + " INSERT INTO t VALUES (1); INSERT INTO t VALUES (2);"
+                + " CALL sys.compact(`table` => 'default.t', dry_run => true);"
                 + " CALL sys.compact(`table` => 'default.t');"
                 + " SHOW PROCEDURES;");
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out())
         .containsPattern("\\| tasks \\| snapshotId \\| filesBefore \\| filesAfter \\|.*\n")
         .containsPattern("\\|\\s+1 \\|\\s+3 \\|\\s+2 \\|\\s+1 \\|")
+        // a dry run's task descriptions are printed whole, not cut at 30 characters
+        .containsPattern("\\| CompactTask\\{default\\.t[^|]*inputs=2[^|]*\\} \\|\n")
         .containsPattern("\\|\\s+procedure name \\|\n")
         .containsPattern("\\|\\s+compact \\|\n")
         .containsPattern("\\|\\s+expire_snapshots \\|\n")
