@@ -131,50 +131,61 @@ final class FlinkEnvironments {
 
     /** A new environment whose jobs run on this cluster. */
     StreamExecutionEnvironment newEnv() {
-      PipelineExecutorServiceLoader loader =
-          new PipelineExecutorServiceLoader() {
-            @Override
-            public PipelineExecutorFactory getExecutorFactory(Configuration c) {
-              return new PipelineExecutorFactory() {
-                @Override
-                public String getName() {
-                  return EXECUTOR;
-                }
-
-                @Override
-                public boolean isCompatibleWith(Configuration c) {
-                  return true;
-                }
-
-                @Override
-                public PipelineExecutor getExecutor(Configuration c) {
-                  return (pipeline, configuration, classLoader) -> {
-                    StreamGraph graph =
-                        PipelineExecutorUtils.getStreamGraph(pipeline, configuration);
-                    return cluster
-                        .submitJob(graph)
-                        .thenApply(
-                            r ->
-                                new MiniClusterJobClient(
-                                    r.getJobID(),
-                                    cluster,
-                                    classLoader,
-                                    MiniClusterJobClient.JobFinalizationBehavior.NOTHING));
-                  };
-                }
-              };
-            }
-
-            @Override
-            public Stream<String> getExecutorNames() {
-              return Stream.of(EXECUTOR);
-            }
-          };
       StreamExecutionEnvironment env =
           new StreamExecutionEnvironment(
-              loader, new Configuration(conf), Thread.currentThread().getContextClassLoader());
+              executors(), new Configuration(conf), Thread.currentThread().getContextClassLoader());
       env.setParallelism(parallelism);
       return env;
+    }
+
+    /** The configuration of this cluster's environments (their executor submits to it). */
+    Configuration environmentConfiguration() {
+      return new Configuration(conf);
+    }
+
+    int parallelism() {
+      return parallelism;
+    }
+
+    /** Executors that submit a pipeline to this cluster, whatever the configuration says. */
+    PipelineExecutorServiceLoader executors() {
+      return new PipelineExecutorServiceLoader() {
+        @Override
+        public PipelineExecutorFactory getExecutorFactory(Configuration c) {
+          return new PipelineExecutorFactory() {
+            @Override
+            public String getName() {
+              return EXECUTOR;
+            }
+
+            @Override
+            public boolean isCompatibleWith(Configuration c) {
+              return true;
+            }
+
+            @Override
+            public PipelineExecutor getExecutor(Configuration c) {
+              return (pipeline, configuration, classLoader) -> {
+                StreamGraph graph = PipelineExecutorUtils.getStreamGraph(pipeline, configuration);
+                return cluster
+                    .submitJob(graph)
+                    .thenApply(
+                        r ->
+                            new MiniClusterJobClient(
+                                r.getJobID(),
+                                cluster,
+                                classLoader,
+                                MiniClusterJobClient.JobFinalizationBehavior.NOTHING));
+              };
+            }
+          };
+        }
+
+        @Override
+        public Stream<String> getExecutorNames() {
+          return Stream.of(EXECUTOR);
+        }
+      };
     }
 
     @Override

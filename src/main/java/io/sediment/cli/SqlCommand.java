@@ -1,32 +1,41 @@
 package io.sediment.cli;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
+import java.nio.file.Paths;
 import java.util.concurrent.Callable;
-import org.apache.flink.table.api.EnvironmentSettings;
-import org.apache.flink.table.api.ResultKind;
-import org.apache.flink.table.api.TableEnvironment;
-import org.apache.flink.table.api.TableResult;
+import org.jline.terminal.Terminal;
+import org.jline.terminal.TerminalBuilder;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
- * {@code sediment sql --warehouse URI (-e 'STATEMENTS' | -f FILE)}: runs SQL statements on an
- * embedded Flink (batch mode by default) with the warehouse registered as catalog {@code sediment}
- * (the current catalog), and prints results as tables.
+ * {@code sediment sql --warehouse URI [-e 'STATEMENTS' | -f FILE|-]}: runs SQL statements on Flink
+ * (batch mode by default) with the warehouse registered as catalog {@code sediment}, the current
+ * catalog. With {@code -e}/{@code -f} the statements run one by one, each result printed as it
+ * finishes, and the first failing one ends the command (exit code 1); without them it is an
+ * interactive shell ({@link SqlShell}).
  */
 @Command(
     name = "sql",
     mixinStandardHelpOptions = true,
-    description = "Run Flink SQL statements against a warehouse (catalog 'sediment').")
+    description = {
+      "Run Flink SQL statements against a warehouse (catalog 'sediment'): those of -e or -f, or"
+          + " interactively when neither is given.",
+      "Statements end with ';' (the last one of -e/-f may omit it)."
+    })
 public final class SqlCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Mixin VerboseOption verboseOption;
 
   @Option(names = "--warehouse", required = true, description = "Warehouse path or URI.")
   String warehouse;
@@ -34,7 +43,12 @@ public final class SqlCommand implements Callable<Integer> {
   @Option(names = "--streaming", description = "Run in streaming mode instead of batch.")
   boolean streaming;
 
-  @ArgGroup(exclusive = true, multiplicity = "1")
+  @Option(
+      names = "--history-file",
+      description = "History of the interactive shell (default: ~/.sediment_sql_history).")
+  Path historyFile = Paths.get(System.getProperty("user.home"), ".sediment_sql_history");
+
+  @ArgGroup(exclusive = true, multiplicity = "0..1")
   Input input;
 
   static final class Input {
@@ -45,81 +59,35 @@ public final class SqlCommand implements Callable<Integer> {
 
     @Option(
         names = {"-f", "--file"},
-        description = "File with statements separated by ';'.")
-    Path file;
+        description = "File with statements separated by ';'; - reads standard input.")
+    String file;
   }
 
   @Override
-  public Integer call() throws IOException {
-    String sql =
-        input.statements != null
-            ? input.statements
-            : Files.readString(input.file, StandardCharsets.UTF_8);
-    System.out.print(run(warehouse, sql, streaming));
-    return 0;
-  }
-
-  /** Runs the statements in order and returns what they print. Errors are thrown. */
-  public static String run(String warehouse, String sql, boolean streaming) {
-    TableEnvironment tEnv =
-        TableEnvironment.create(
-            streaming ? EnvironmentSettings.inStreamingMode() : EnvironmentSettings.inBatchMode());
-    tEnv.executeSql(
-        "CREATE CATALOG sediment WITH ('type' = 'sediment', 'warehouse' = '"
-            + warehouse.replace("'", "''")
-            + "')");
-    tEnv.useCatalog("sediment");
-    StringBuilder out = new StringBuilder();
-    for (String statement : split(sql)) {
-      TableResult r = tEnv.executeSql(statement);
-      boolean isInsert = statement.regionMatches(true, 0, "INSERT", 0, 6);
-      if (r.getResultKind() == ResultKind.SUCCESS_WITH_CONTENT && !isInsert) {
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        PrintStream saved = System.out;
-        try (PrintStream ps = new PrintStream(buf, true, StandardCharsets.UTF_8)) {
-          System.setOut(ps);
-          r.print();
-        } finally {
-          System.setOut(saved);
+  public Integer call() throws Exception {
+    try (SqlSession session = SqlSession.open(warehouse, streaming)) {
+      if (input == null) {
+        // dumb(true): without a terminal (input piped in) a plain one, without JLine's warning
+        try (Terminal terminal = TerminalBuilder.builder().system(true).dumb(true).build()) {
+          new SqlShell(session, terminal, historyFile, verboseOption.verbose).run(warehouse);
         }
-        out.append(buf.toString(StandardCharsets.UTF_8));
-      } else {
-        try {
-          r.await();
-        } catch (Exception e) {
-          throw new IllegalStateException("Statement failed: " + statement, e);
-        }
-        out.append("OK\n");
+        return ExitCodes.OK;
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      for (String statement : SqlStatements.split(script()).all()) {
+        session.execute(statement, out);
       }
     }
-    return out.toString();
+    return ExitCodes.OK;
   }
 
-  /** Splits on ';' outside single-quoted strings and backquoted names; drops empty statements. */
-  static List<String> split(String sql) {
-    List<String> out = new ArrayList<>();
-    StringBuilder cur = new StringBuilder();
-    char quote = 0;
-    for (int i = 0; i < sql.length(); i++) {
-      char c = sql.charAt(i);
-      if (quote != 0) {
-        if (c == quote) {
-          quote = 0;
-        }
-      } else if (c == '\'' || c == '`') {
-        quote = c;
-      } else if (c == ';') {
-        if (!cur.toString().isBlank()) {
-          out.add(cur.toString().strip());
-        }
-        cur.setLength(0);
-        continue;
-      }
-      cur.append(c);
+  private String script() throws IOException {
+    if (input.statements != null) {
+      return input.statements;
     }
-    if (!cur.toString().isBlank()) {
-      out.add(cur.toString().strip());
+    if (input.file.equals("-")) {
+      return new String(System.in.readAllBytes(), StandardCharsets.UTF_8);
     }
-    return out;
+    return Files.readString(Paths.get(input.file), StandardCharsets.UTF_8);
   }
 }

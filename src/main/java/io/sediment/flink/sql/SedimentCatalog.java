@@ -324,7 +324,9 @@ public final class SedimentCatalog extends AbstractCatalog {
     if (!databaseExists(dbName)) {
       throw new DatabaseNotExistException(getName(), dbName);
     }
-    return SYSTEM_DATABASE.equals(dbName) ? new ArrayList<>(procedures.keySet()) : List.of();
+    // Listed in every database, as Paimon does, so that a plain SHOW PROCEDURES shows them; they
+    // are called as sys.<name>.
+    return new ArrayList<>(procedures.keySet());
   }
 
   @Override

@@ -4,10 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.cli.SedimentCli;
 import io.sediment.manifest.CommitKind;
 import io.sediment.table.Table;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -353,12 +357,11 @@ class SedimentSqlTest {
   @Test
   void sqlCommandRunsStatementsAndPrintsTables() {
     String out =
-        io.sediment.cli.SqlCommand.run(
+        sql(
             warehouse.toString(),
             "CREATE TABLE db.q (id INT, name STRING);"
                 + " INSERT INTO db.q VALUES (1, 'a;b'), (2, 'c');"
-                + " SELECT * FROM db.q ORDER BY id",
-            false);
+                + " SELECT * FROM db.q ORDER BY id");
     assertThat(out).contains("OK").contains("a;b").contains("name |").contains("2 rows in set");
   }
 
@@ -366,7 +369,7 @@ class SedimentSqlTest {
   @Test
   void docsWalkThroughRuns() {
     String out =
-        io.sediment.cli.SqlCommand.run(
+        sql(
             warehouse.resolve("demo").toUri().toString(),
             "CREATE DATABASE db;"
                 + " CREATE TABLE db.events (id BIGINT, p STRING, v STRING) PARTITIONED BY (p)"
@@ -380,8 +383,20 @@ class SedimentSqlTest {
                 + " CALL sediment.sys.compact(`table` => 'db.events');"
                 + " SELECT p, count(*) AS n FROM db.events GROUP BY p;"
                 + " CALL sediment.sys.expire_snapshots(`table` => 'db.events', retain_max => 1);"
-                + " SELECT * FROM db.events WHERE p = 'b'",
-            false);
+                + " SELECT * FROM db.events WHERE p = 'b'");
     assertThat(out).contains("p=a").contains("p=b").contains("3 rows in set");
+  }
+
+  /** {@code sediment sql --warehouse W -e STATEMENTS}: what it prints; it must succeed. */
+  private static String sql(String warehouse, String statements) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        SedimentCli.run(
+            new String[] {"sql", "--warehouse", warehouse, "-e", statements},
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    assertThat(code).as(err.toString(StandardCharsets.UTF_8)).isZero();
+    return out.toString(StandardCharsets.UTF_8);
   }
 }

@@ -1,0 +1,116 @@
+package io.sediment.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code sediment sql -e/-f} on its own embedded Flink, as a user runs it (no test cluster as
+ * context environment): statements split by Flink's lexer, each result printed as it finishes.
+ */
+class SqlCommandTest {
+
+  @TempDir Path dir;
+
+  private SedimentCliTest.Result sql(String statements) {
+    return SedimentCliTest.run("sql", "--warehouse", dir.toString(), "-e", statements);
+  }
+
+  @Test
+  void commentsAndQuotesDoNotSplitStatements() {
+    SedimentCliTest.Result r =
+        sql(
+            "CREATE TABLE t (id INT, name STRING); -- the table's rows; two of them\n"
+                + "INSERT INTO t VALUES (1, 'a;b'), /* it's ; in a comment */ (2, 'it''s');\n"
+                + "SELECT id, name AS `n;m` FROM t ORDER BY id");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out())
+        .isEqualTo(
+            "OK\n"
+                + "OK\n"
+                + "+----+------+\n"
+                + "| id |  n;m |\n"
+                + "+----+------+\n"
+                + "|  1 |  a;b |\n"
+                + "|  2 | it's |\n"
+                + "+----+------+\n"
+                + "2 rows in set\n");
+  }
+
+  @Test
+  void aFailingStatementKeepsTheResultsOfEarlierOnes() {
+    SedimentCliTest.Result r =
+        sql(
+            "CREATE TABLE t (id INT);"
+                + " INSERT INTO t VALUES (1);"
+                + " SELECT * FROM nosuch;"
+                + " INSERT INTO t VALUES (2)");
+    assertThat(r.code()).isEqualTo(ExitCodes.FAILED);
+    // the CREATE and the committed INSERT are reported, then the error; the last INSERT never ran
+    assertThat(r.out()).isEqualTo("OK\nOK\n");
+    assertThat(r.err()).startsWith("Error: ").contains("Object 'nosuch' not found");
+    assertThat(r.err().lines()).hasSize(1);
+    SedimentCliTest.Result after = sql("SELECT * FROM t");
+    assertThat(after.out()).contains("|  1 |").doesNotContain("|  2 |").contains("1 row in set");
+  }
+
+  @Test
+  void fileDashReadsStandardInput() {
+    InputStream saved = System.in;
+    System.setIn(
+        new ByteArrayInputStream(
+            ("CREATE TABLE t (id INT);\n"
+                    + "INSERT INTO t VALUES (7);\n"
+                    + "-- last: it's a query\n"
+                    + "SELECT id * 6 AS answer FROM t;\n")
+                .getBytes(StandardCharsets.UTF_8)));
+    SedimentCliTest.Result r;
+    try {
+      r = SedimentCliTest.run("sql", "--warehouse", dir.toString(), "-f", "-");
+    } finally {
+      System.setIn(saved);
+    }
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("| answer |").contains("|     42 |").contains("1 row in set");
+  }
+
+  @Test
+  void callPrintsATableWithColumnNamesAndShowProceduresListsSediments() {
+    SedimentCliTest.Result r =
+        sql(
+            "CREATE TABLE t (id INT) WITH ('compaction.min.file-num' = '2');"
+                + " INSERT INTO t VALUES (1); INSERT INTO t VALUES (2);"
+                + " CALL sys.compact(`table` => 'default.t', dry_run => true);"
+                + " CALL sys.compact(`table` => 'default.t');"
+                + " SHOW PROCEDURES;");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out())
+        .containsPattern("\\| tasks \\| snapshotId \\| filesBefore \\| filesAfter \\|.*\n")
+        .containsPattern("\\|\\s+1 \\|\\s+3 \\|\\s+2 \\|\\s+1 \\|")
+        // a dry run's task descriptions are printed whole, not cut at 30 characters
+        .containsPattern("\\| CompactTask\\{default\\.t[^|]*inputs=2[^|]*\\} \\|\n")
+        .containsPattern("\\|\\s+procedure name \\|\n")
+        .containsPattern("\\|\\s+compact \\|\n")
+        .containsPattern("\\|\\s+expire_snapshots \\|\n")
+        .contains("| remove_orphan_files |");
+  }
+
+  @Test
+  void streamingCompactionIsRefusedByTheEmbeddedFlink() {
+    SedimentCliTest.Result r =
+        sql(
+            "CREATE TABLE t (id INT); INSERT INTO t VALUES (1);"
+                + " CALL sys.compact(`table` => 'default.t', mode => 'streaming');");
+    assertThat(r.code()).isEqualTo(ExitCodes.FAILED);
+    assertThat(r.out()).isEqualTo("OK\nOK\n");
+    assertThat(r.err())
+        .startsWith(
+            "Error: 'sediment compact (dedicated) default.t' is a streaming job that runs until it"
+                + " is cancelled, but the Flink of `sediment sql` is embedded in the CLI");
+  }
+}
