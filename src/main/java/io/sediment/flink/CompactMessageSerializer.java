@@ -1,6 +1,7 @@
 package io.sediment.flink;
 
 import io.sediment.flink.serde.LayoutTypeSerializer;
+import io.sediment.flink.serde.VersionedCodec;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 
@@ -11,8 +12,16 @@ public final class CompactMessageSerializer extends LayoutTypeSerializer<Compact
 
   static final CompactMessageSerializer INSTANCE = new CompactMessageSerializer();
 
-  private CompactMessageSerializer() {
-    super(CompactMessageCodec.INSTANCE, "compaction message");
+  private CompactMessageSerializer() {}
+
+  @Override
+  protected VersionedCodec<CompactMessage> codec() {
+    return CompactMessageCodec.INSTANCE;
+  }
+
+  @Override
+  protected String what() {
+    return "compaction message";
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.sediment.flink;
 
 import io.sediment.flink.serde.LayoutTypeSerializer;
+import io.sediment.flink.serde.VersionedCodec;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 
@@ -11,8 +12,16 @@ public final class CompactTaskSplitSerializer extends LayoutTypeSerializer<Compa
 
   static final CompactTaskSplitSerializer INSTANCE = new CompactTaskSplitSerializer();
 
-  private CompactTaskSplitSerializer() {
-    super(CompactTaskSplitCodec.INSTANCE, "compaction task split");
+  private CompactTaskSplitSerializer() {}
+
+  @Override
+  protected VersionedCodec<CompactTaskSplit> codec() {
+    return CompactTaskSplitCodec.INSTANCE;
+  }
+
+  @Override
+  protected String what() {
+    return "compaction task split";
   }
 
   @Override

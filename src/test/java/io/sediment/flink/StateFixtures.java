@@ -35,9 +35,17 @@ import org.apache.flink.table.types.logical.VarCharType;
  * when a serializer writes anything else under the same version.
  *
  * <p>Regenerate only together with a new layout version (bump {@link StateLayout#CURRENT}, keep the
- * old fixture directory and its test): {@code mvn -o -q test-compile && java -cp
- * "target/test-classes:target/classes:$(mvn -o -q dependency:build-classpath
- * -Dmdep.outputFile=/dev/stdout)" io.sediment.flink.StateFixtures}.
+ * old fixture directory and its test), from the project directory:
+ *
+ * <pre>
+ * mvn -o -q test-compile dependency:build-classpath -Dmdep.outputFile=target/cp.txt
+ * java -cp "target/test-classes:target/classes:$(cat target/cp.txt)" io.sediment.flink.StateFixtures
+ * </pre>
+ *
+ * <p>The version-2 fixtures ({@code serialization/v2}) are these values (of layout 2's fields)
+ * written once by {@code InstantiationUtil.serializeObject} (records: an {@code int} length first;
+ * committer windows: a {@code TreeMap} of {@code ArrayList}s), as the version-2 code did; they were
+ * checked to read with that code and are never regenerated.
  */
 final class StateFixtures {
 

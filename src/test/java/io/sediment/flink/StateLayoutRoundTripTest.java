@@ -14,18 +14,23 @@ import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.DeletionFile;
 import io.sediment.manifest.FileSource;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.function.Supplier;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.util.InstantiationUtil;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -235,5 +240,63 @@ class StateLayoutRoundTripTest {
           CommitMessageListCodec.fromBytes(CommitMessageListCodec.toBytes(messages), null),
           messages);
     }
+  }
+
+  @Test
+  void recordSerializersTravelInTheJobAndTheirSnapshotsRestoreThem() throws Exception {
+    for (TypeSerializer<?> serializer :
+        List.of(CompactMessageSerializer.INSTANCE, CompactTaskSplitSerializer.INSTANCE)) {
+      assertThat(InstantiationUtil.clone(serializer)).isEqualTo(serializer);
+
+      DataOutputSerializer out = new DataOutputSerializer(64);
+      TypeSerializerSnapshot.writeVersionedSnapshot(out, serializer.snapshotConfiguration());
+      TypeSerializerSnapshot<?> restored =
+          TypeSerializerSnapshot.readVersionedSnapshot(
+              new DataInputDeserializer(out.getCopyOfBuffer()), getClass().getClassLoader());
+      assertThat(restored.restoreSerializer()).isEqualTo(serializer);
+    }
+  }
+
+  @Test
+  void aTaskErrorWhoseClassIsGoneReadsBackAsText() throws Exception {
+    DataOutputSerializer out = new DataOutputSerializer(256);
+    out.writeInt(StateLayout.CURRENT);
+    StateLayout.writeString("9", out);
+    StateLayout.writeString("db.t", out);
+    StateLayout.writeString("CompactTask{db.t}", out);
+    out.writeBoolean(false); // no result
+    out.writeBoolean(true); // a failure
+    StateLayout.writeString("com.example.GoneError", out);
+    StateLayout.writeString("disk on fire", out);
+    StateLayout.writeString("com.example.GoneError: disk on fire\n\tat com.example.X.y", out);
+    // A Java stream naming a class that does not exist.
+    StateLayout.writeBytes(
+        renamedClass(InstantiationUtil.serializeObject(new IOException("x"))), out);
+    StateLayout.writeStrings(List.of("marker-9"), out);
+
+    CompactMessage read =
+        CompactMessageSerializer.INSTANCE.deserialize(
+            new DataInputDeserializer(out.getCopyOfBuffer()));
+    assertThat(read.failed()).isTrue();
+    assertThat(read.markers()).containsExactly("marker-9");
+    assertThat(read.failureCause())
+        .isInstanceOfSatisfying(
+            RestoredTaskError.class,
+            e -> assertThat(e.originalClassName()).isEqualTo("com.example.GoneError"))
+        .hasMessageContaining("com.example.GoneError: disk on fire")
+        .hasMessageContaining("at com.example.X.y");
+  }
+
+  /** The Java stream of an {@code IOException}, its class renamed to one that does not exist. */
+  private static byte[] renamedClass(byte[] stream) {
+    byte[] from = "java.io.IOException".getBytes(StandardCharsets.UTF_8);
+    byte[] to = "java.io.IOExceptioX".getBytes(StandardCharsets.UTF_8);
+    byte[] copy = stream.clone();
+    for (int i = 0; i + from.length <= copy.length; i++) {
+      if (Arrays.equals(copy, i, i + from.length, from, 0, from.length)) {
+        System.arraycopy(to, 0, copy, i, to.length);
+      }
+    }
+    return copy;
   }
 }

@@ -24,13 +24,11 @@ public abstract class LayoutTypeSerializer<T> extends TypeSerializerSingleton<T>
   /** Below any Java serialization of an object (header 4 bytes, class descriptor, fields). */
   static final int MIN_LEGACY_LENGTH = 64;
 
-  private final VersionedCodec<T> codec;
-  private final String what;
+  /** The layout of a record (a static instance: the serializer itself travels in the job). */
+  protected abstract VersionedCodec<T> codec();
 
-  protected LayoutTypeSerializer(VersionedCodec<T> codec, String what) {
-    this.codec = codec;
-    this.what = what;
-  }
+  /** What a record is, for error messages. */
+  protected abstract String what();
 
   @Override
   public boolean isImmutableType() {
@@ -53,7 +51,7 @@ public abstract class LayoutTypeSerializer<T> extends TypeSerializerSingleton<T>
       serialize(from, out);
       return deserialize(new DataInputDeserializer(out.getSharedBuffer(), 0, out.length()));
     } catch (IOException e) {
-      throw new IllegalStateException("Cannot copy " + what, e);
+      throw new IllegalStateException("Cannot copy " + what(), e);
     }
   }
 
@@ -70,7 +68,7 @@ public abstract class LayoutTypeSerializer<T> extends TypeSerializerSingleton<T>
   @Override
   public void serialize(T record, DataOutputView target) throws IOException {
     target.writeInt(StateLayout.CURRENT);
-    codec.write(record, target);
+    codec().write(record, target);
   }
 
   @Override
@@ -80,12 +78,12 @@ public abstract class LayoutTypeSerializer<T> extends TypeSerializerSingleton<T>
       byte[] bytes = new byte[head];
       source.readFully(bytes);
       if (!LegacyJava.isJavaStream(bytes)) {
-        throw new IOException(StateLayout.unknownVersion(head, what));
+        throw new IOException(StateLayout.unknownVersion(head, what()));
       }
-      return LegacyJava.read(bytes, null, what);
+      return LegacyJava.read(bytes, null, what());
     }
-    StateLayout.checkExplicit(head, what);
-    return codec.read(source, head);
+    StateLayout.checkExplicit(head, what());
+    return codec().read(source, head);
   }
 
   @Override
