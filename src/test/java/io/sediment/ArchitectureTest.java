@@ -44,7 +44,7 @@ class ArchitectureTest {
           Set.of("compact"),
           Set.of("table"),
           Set.of("catalog", "maintenance"),
-          Set.of("flink.sql.filter"),
+          Set.of("flink.sql.filter", "flink.serde"),
           Set.of("bench", "flink"),
           Set.of("flink.sql", "flink.sql.procedures"),
           Set.of("cli"));

@@ -17,9 +17,11 @@ import org.apache.flink.table.data.binary.BinaryRowData;
  * of the snapshot its work read (its base, see {@link #baseSnapshotId()}). Serializable, so it can
  * travel between Flink operators and sit in checkpoint state.
  *
- * <p>Serialized form: Java serialization with {@code serialVersionUID} 1. Version 1 had no base
- * snapshot id; such a message reads back with the base unknown, which the commit treats
- * conservatively (see {@link FileStoreCommit}).
+ * <p>In Flink state and records a message is written by {@code
+ * io.sediment.flink.serde.CommitMessageCodec} (an explicit, versioned layout). The Java
+ * serialization ({@code serialVersionUID} 1) is kept only to read state of layout versions 1 and 2:
+ * version 1 had no base snapshot id; such a message reads back with the base unknown, which the
+ * commit treats conservatively (see {@link FileStoreCommit}). Do not change the fields' Java form.
  */
 public final class CommitMessage implements Serializable {
 

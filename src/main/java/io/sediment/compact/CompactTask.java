@@ -16,8 +16,11 @@ import org.apache.flink.table.data.binary.BinaryRowData;
  * kind of rewrite, and the id of the snapshot it was planned from (its base). Produced by a {@link
  * CompactPlanner}, run by a {@link CompactRewriter}.
  *
- * <p>Serialized form: Java serialization with {@code serialVersionUID} 1. Version 1 had no base
- * snapshot id; such a task reads back with the base unknown.
+ * <p>In Flink state and records a task is written by {@code
+ * io.sediment.flink.serde.CompactTaskCodec} (an explicit, versioned layout). The Java serialization
+ * ({@code serialVersionUID} 1) is kept only to read state of layout versions 1 and 2: version 1 had
+ * no base snapshot id; such a task reads back with the base unknown. Do not change the fields' Java
+ * form.
  */
 public final class CompactTask implements Serializable {
 

@@ -1,7 +1,9 @@
 package io.sediment.flink;
 
+import io.sediment.flink.serde.StateLayout;
+import io.sediment.flink.serde.VersionedBytes;
+import io.sediment.flink.serde.VersionedCodec;
 import java.io.IOException;
-import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
@@ -14,7 +16,8 @@ import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.OperatorStateStore;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
-import org.apache.flink.util.InstantiationUtil;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
 
 /**
  * The windows of a committer operator (parallelism 1), shared by the compaction committer and the
@@ -28,11 +31,13 @@ import org.apache.flink.util.InstantiationUtil;
  * checkpoint ({@link #addToNext}: messages arriving between two barriers belong to the later
  * checkpoint, sealed by {@link #snapshotState}).
  *
- * <p>State (unchanged since the first release): list state {@code commit-user} (one string) and
- * list state {@code windows} (one byte array: the Java serialization of a {@code TreeMap<Long,
- * ArrayList<T>>}, window id to messages).
+ * <p>State: list state {@code commit-user} (one string) and list state {@code windows} (one byte
+ * array). The array is, since layout 3, an {@code int} layout version, the number of windows, and
+ * per window in id order its id ({@code long}) and its messages (a list in the layout of the
+ * operator's message codec); see {@link VersionedBytes}. Layouts 1 and 2 stored the Java
+ * serialization of a {@code TreeMap<Long, ArrayList<T>>} (window id to messages), still read.
  */
-public final class CommitWindows<T extends Serializable> {
+public final class CommitWindows<T> {
 
   /** Commits (or aborts) the messages of one window. */
   @FunctionalInterface
@@ -44,11 +49,19 @@ public final class CommitWindows<T extends Serializable> {
     void commit(long window, List<T> messages, boolean restored) throws Exception;
   }
 
+  private final WindowsCodec<T> codec;
   private final TreeMap<Long, List<T>> windows = new TreeMap<>();
   private List<T> next = new ArrayList<>();
   private String commitUser;
   private ListState<String> commitUserState;
   private ListState<byte[]> windowsState;
+
+  /**
+   * @param messageCodec the layout of one message in the state
+   */
+  public CommitWindows(VersionedCodec<T> messageCodec) {
+    this.codec = new WindowsCodec<>(messageCodec);
+  }
 
   /**
    * Registers the state and reads it back when {@code restored}; the commit user is the restored
@@ -71,7 +84,7 @@ public final class CommitWindows<T extends Serializable> {
         commitUser = u;
       }
       for (byte[] b : windowsState.get()) {
-        windows.putAll(fromBytes(b, classLoader));
+        windows.putAll(VersionedBytes.read(b, codec, classLoader, "committer windows"));
       }
     }
     if (commitUser == null) {
@@ -100,7 +113,7 @@ public final class CommitWindows<T extends Serializable> {
   public void snapshotState(long checkpointId) throws Exception {
     seal(checkpointId);
     commitUserState.update(List.of(commitUser));
-    windowsState.update(List.of(InstantiationUtil.serializeObject(new TreeMap<>(windows))));
+    windowsState.update(List.of(VersionedBytes.write(windows, codec)));
   }
 
   /** Makes the messages added to the next checkpoint window {@code checkpointId}. */
@@ -146,9 +159,33 @@ public final class CommitWindows<T extends Serializable> {
     return all;
   }
 
-  @SuppressWarnings("unchecked")
-  private static <T> TreeMap<Long, List<T>> fromBytes(byte[] bytes, ClassLoader classLoader)
-      throws IOException, ClassNotFoundException {
-    return (TreeMap<Long, List<T>>) InstantiationUtil.deserializeObject(bytes, classLoader);
+  /** The layout of the {@code windows} state, for messages of {@code messageCodec}'s layout. */
+  static <T> VersionedCodec<TreeMap<Long, List<T>>> stateCodec(VersionedCodec<T> messageCodec) {
+    return new WindowsCodec<>(messageCodec);
+  }
+
+  /** Window id to messages: a count, then per window its id and its list of messages. */
+  private record WindowsCodec<T>(VersionedCodec<T> messages)
+      implements VersionedCodec<TreeMap<Long, List<T>>> {
+
+    @Override
+    public void write(TreeMap<Long, List<T>> windows, DataOutputView out) throws IOException {
+      out.writeInt(windows.size());
+      for (Map.Entry<Long, List<T>> w : windows.entrySet()) {
+        out.writeLong(w.getKey());
+        StateLayout.writeList(w.getValue(), messages, out);
+      }
+    }
+
+    @Override
+    public TreeMap<Long, List<T>> read(DataInputView in, int version) throws IOException {
+      int n = in.readInt();
+      TreeMap<Long, List<T>> windows = new TreeMap<>();
+      for (int i = 0; i < n; i++) {
+        long id = in.readLong();
+        windows.put(id, StateLayout.readList(in, version, messages));
+      }
+      return windows;
+    }
   }
 }

@@ -103,7 +103,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     getRuntimeContext().addAccumulator(RESULTS_ACCUMULATOR, results);
 
     var backend = context.getOperatorStateStore();
-    windows = new CommitWindows<>();
+    windows = new CommitWindows<>(CompactMessageCodec.INSTANCE);
     windows.initializeState(
         backend, context.isRestored(), () -> initialCommitUser, getUserCodeClassloader());
     commitUser = windows.commitUser();

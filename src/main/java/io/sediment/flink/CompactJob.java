@@ -7,6 +7,7 @@ import io.sediment.compact.CompactBuilder;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactSpec;
 import io.sediment.compact.CompactTask;
+import io.sediment.flink.serde.LayoutTypeInfo;
 import io.sediment.flink.sql.filter.PartitionWhere;
 import io.sediment.predicate.Predicate;
 import io.sediment.schema.TableOptions;
@@ -145,7 +146,7 @@ public final class CompactJob {
         tasks
             .transform(
                 "Compact rewrite",
-                JavaSerialization.typeInfo(CompactMessage.class),
+                new LayoutTypeInfo<>(CompactMessage.class, CompactMessageSerializer.INSTANCE),
                 new CompactRewriteOperator(targets, listener))
             .setParallelism(p)
             .uid("sediment-compact-rewrite");

@@ -21,7 +21,7 @@ public final class CompactMessage implements Serializable {
   private final SerializedThrowable failure;
   private final List<String> markers;
 
-  private CompactMessage(
+  CompactMessage(
       String taskId,
       String table,
       String taskDescription,
@@ -80,6 +80,11 @@ public final class CompactMessage implements Serializable {
     }
     ClassLoader cl = Thread.currentThread().getContextClassLoader();
     return failure.deserializeError(cl == null ? getClass().getClassLoader() : cl);
+  }
+
+  /** The task's error as sent (null when the task succeeded), for serializers. */
+  SerializedThrowable failure() {
+    return failure;
   }
 
   public List<String> markers() {

@@ -1,5 +1,7 @@
 package io.sediment.flink;
 
+import io.sediment.flink.serde.LayoutTypeInfo;
+import io.sediment.flink.serde.VersionedStateSerializer;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.api.connector.source.Source;
@@ -62,16 +64,18 @@ public final class CompactTaskSource
 
   @Override
   public SimpleVersionedSerializer<CompactTaskSplit> getSplitSerializer() {
-    return JavaSerialization.versioned();
+    return new VersionedStateSerializer<>(
+        CompactTaskSplitCodec.INSTANCE, "compaction source split");
   }
 
   @Override
   public SimpleVersionedSerializer<CompactEnumeratorState> getEnumeratorCheckpointSerializer() {
-    return JavaSerialization.versioned();
+    return new VersionedStateSerializer<>(
+        CompactEnumeratorStateCodec.INSTANCE, "compaction enumerator state");
   }
 
   @Override
   public TypeInformation<CompactTaskSplit> getProducedType() {
-    return JavaSerialization.typeInfo(CompactTaskSplit.class);
+    return new LayoutTypeInfo<>(CompactTaskSplit.class, CompactTaskSplitSerializer.INSTANCE);
   }
 }

@@ -3,12 +3,31 @@ package io.sediment.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sediment.flink.serde.StateLayout;
+import io.sediment.flink.serde.VersionedCodec;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
 import org.junit.jupiter.api.Test;
 
 /** Windows are committed in checkpoint order, once, and a failed commit keeps its window. */
 class CommitWindowsTest {
+
+  /** Messages that are plain strings (the windows' state is not written here). */
+  private static final VersionedCodec<String> STRINGS =
+      new VersionedCodec<>() {
+        @Override
+        public void write(String value, DataOutputView out) throws IOException {
+          StateLayout.writeString(value, out);
+        }
+
+        @Override
+        public String read(DataInputView in, int version) throws IOException {
+          return StateLayout.readString(in);
+        }
+      };
 
   private final List<String> committed = new ArrayList<>();
 
@@ -18,7 +37,7 @@ class CommitWindowsTest {
 
   @Test
   void messagesBetweenTwoBarriersFormTheWindowOfTheLaterCheckpoint() throws Exception {
-    CommitWindows<String> windows = new CommitWindows<>();
+    CommitWindows<String> windows = new CommitWindows<>(STRINGS);
     windows.addToNext("a");
     windows.addToNext("b");
     windows.seal(1);
@@ -40,7 +59,7 @@ class CommitWindowsTest {
 
   @Test
   void windowsNamedBySendersAreCommittedInOrder() throws Exception {
-    CommitWindows<String> windows = new CommitWindows<>();
+    CommitWindows<String> windows = new CommitWindows<>(STRINGS);
     windows.add(5, List.of("x"));
     windows.add(4, List.of("y"));
     windows.add(5, List.of("z"));
@@ -53,7 +72,7 @@ class CommitWindowsTest {
 
   @Test
   void aWindowWhoseCommitFailedStays() throws Exception {
-    CommitWindows<String> windows = new CommitWindows<>();
+    CommitWindows<String> windows = new CommitWindows<>(STRINGS);
     windows.add(1, List.of("a"));
     windows.add(2, List.of("b"));
 

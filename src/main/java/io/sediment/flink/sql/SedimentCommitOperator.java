@@ -4,6 +4,8 @@ import io.sediment.commit.CommitConflictException;
 import io.sediment.commit.CommitMessage;
 import io.sediment.commit.CommitUsers;
 import io.sediment.flink.CommitWindows;
+import io.sediment.flink.serde.CommitMessageCodec;
+import io.sediment.flink.serde.CommitMessageListCodec;
 import io.sediment.predicate.Predicate;
 import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
@@ -16,7 +18,6 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.util.InstantiationUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,7 +72,7 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
     super.initializeState(context);
     // Registered here, not in open(): restored windows are committed before open().
     expiryFailures = getMetricGroup().counter("snapshotExpiryFailures");
-    windows = new CommitWindows<>();
+    windows = new CommitWindows<>(CommitMessageCodec.INSTANCE);
     windows.initializeState(
         context.getOperatorStateStore(),
         context.isRestored(),
@@ -90,7 +91,7 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
   @Override
   public void processElement(StreamRecord<Tuple2<Long, byte[]>> element) throws Exception {
     List<CommitMessage> messages =
-        InstantiationUtil.deserializeObject(element.getValue().f1, getUserCodeClassloader());
+        CommitMessageListCodec.fromBytes(element.getValue().f1, getUserCodeClassloader());
     windows.add(element.getValue().f0, messages);
   }
 

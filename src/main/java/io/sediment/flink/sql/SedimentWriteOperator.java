@@ -1,9 +1,9 @@
 package io.sediment.flink.sql;
 
 import io.sediment.commit.CommitMessage;
+import io.sediment.flink.serde.CommitMessageListCodec;
 import io.sediment.table.Table;
 import io.sediment.table.TableWrite;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -11,7 +11,6 @@ import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.util.InstantiationUtil;
 
 /**
  * Writes rows into data files with a {@link TableWrite}. Before each checkpoint barrier it closes
@@ -60,8 +59,7 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
     List<CommitMessage> messages = write.prepareCommit();
     if (!messages.isEmpty()) {
       output.collect(
-          new StreamRecord<>(
-              Tuple2.of(window, InstantiationUtil.serializeObject(new ArrayList<>(messages)))));
+          new StreamRecord<>(Tuple2.of(window, CommitMessageListCodec.toBytes(messages))));
     }
   }
 

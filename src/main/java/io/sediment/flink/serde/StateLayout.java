@@ -1,0 +1,195 @@
+package io.sediment.flink.serde;
+
+import io.sediment.data.BinaryRows;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.types.StringValue;
+
+/**
+ * The layout versions of Sediment's Flink state, splits and records, and the encodings of the
+ * building blocks every codec uses (see docs/flink-jobs.md, "State and upgrades"):
+ *
+ * <ul>
+ *   <li>numbers: big-endian {@code int}/{@code long} ({@link DataOutputView}); booleans one byte;
+ *   <li>strings: Flink's {@link StringValue} encoding (a variable-length length + 1, then the
+ *       characters; length 0 is null), so null needs no separate marker;
+ *   <li>optional values: a boolean "present" marker, then the value;
+ *   <li>lists: an {@code int} count, then the elements;
+ *   <li>binary rows: {@code int} arity (-1: null), {@code int} byte length, then the row's bytes as
+ *       docs/spec.md section 5 defines them (the same form manifests store).
+ * </ul>
+ *
+ * <p>Versions 1 and 2 were Java serialization (2 added the base snapshot id of tasks and commit
+ * messages); they are still read. Version 3 is the first explicit layout. Any change to any layout
+ * bumps {@link #CURRENT} and teaches the codecs to read the previous version.
+ */
+public final class StateLayout {
+
+  /** Java serialization, before tasks and commit messages carried their base snapshot. */
+  public static final int JAVA_V1 = 1;
+
+  /** Java serialization with the base snapshot id. */
+  public static final int JAVA_V2 = 2;
+
+  /** The first explicit field layout. */
+  public static final int EXPLICIT_V3 = 3;
+
+  /** The layout this Sediment writes. */
+  public static final int CURRENT = EXPLICIT_V3;
+
+  private StateLayout() {}
+
+  /** Whether {@code version} is one of the Java-serialized layouts. */
+  public static boolean isJava(int version) {
+    return version == JAVA_V1 || version == JAVA_V2;
+  }
+
+  /** Fails unless {@code version} is an explicit layout this Sediment reads. */
+  public static void checkExplicit(int version, String what) throws IOException {
+    if (version < EXPLICIT_V3 || version > CURRENT) {
+      throw new IOException(unknownVersion(version, what));
+    }
+  }
+
+  /** The message of a payload whose layout version this Sediment does not read. */
+  public static String unknownVersion(int version, String what) {
+    return "Cannot read "
+        + what
+        + " of layout version "
+        + version
+        + ": this Sediment reads versions "
+        + JAVA_V1
+        + " to "
+        + CURRENT
+        + (version > CURRENT ? " (state written by a newer Sediment?)" : "");
+  }
+
+  public static void writeString(String s, DataOutputView out) throws IOException {
+    StringValue.writeString(s, out);
+  }
+
+  public static String readString(DataInputView in) throws IOException {
+    return StringValue.readString(in);
+  }
+
+  /** Writes a nullable boxed long as a present marker and the value. */
+  public static void writeOptionalLong(boolean present, long value, DataOutputView out)
+      throws IOException {
+    out.writeBoolean(present);
+    if (present) {
+      out.writeLong(value);
+    }
+  }
+
+  /** Writes a row's arity, byte length and bytes (arity -1 for null). */
+  public static void writeRow(BinaryRowData row, DataOutputView out) throws IOException {
+    if (row == null) {
+      out.writeInt(-1);
+      return;
+    }
+    out.writeInt(row.getArity());
+    int size = row.getSizeInBytes();
+    out.writeInt(size);
+    if (row.getSegments().length == 1) {
+      row.getSegments()[0].get(out, row.getOffset(), size);
+    } else {
+      out.write(BinaryRows.toBytes(row));
+    }
+  }
+
+  /** Reads a row written by {@link #writeRow}. */
+  public static BinaryRowData readRow(DataInputView in) throws IOException {
+    int arity = in.readInt();
+    if (arity < 0) {
+      return null;
+    }
+    int size = in.readInt();
+    if (size < 0) {
+      throw new IOException("Corrupt binary row: negative length " + size);
+    }
+    byte[] bytes = new byte[size];
+    in.readFully(bytes);
+    return BinaryRows.fromBytes(arity, bytes);
+  }
+
+  public static void writeLongs(long[] values, DataOutputView out) throws IOException {
+    out.writeInt(values.length);
+    for (long v : values) {
+      out.writeLong(v);
+    }
+  }
+
+  public static long[] readLongs(DataInputView in) throws IOException {
+    long[] values = new long[readCount(in)];
+    for (int i = 0; i < values.length; i++) {
+      values[i] = in.readLong();
+    }
+    return values;
+  }
+
+  public static <T> void writeList(List<T> list, VersionedCodec<T> codec, DataOutputView out)
+      throws IOException {
+    out.writeInt(list.size());
+    for (T e : list) {
+      codec.write(e, out);
+    }
+  }
+
+  public static <T> List<T> readList(DataInputView in, int version, VersionedCodec<T> codec)
+      throws IOException {
+    int n = readCount(in);
+    List<T> list = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      list.add(codec.read(in, version));
+    }
+    return list;
+  }
+
+  public static void writeStrings(List<String> list, DataOutputView out) throws IOException {
+    out.writeInt(list.size());
+    for (String s : list) {
+      writeString(s, out);
+    }
+  }
+
+  public static List<String> readStrings(DataInputView in) throws IOException {
+    int n = readCount(in);
+    List<String> list = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      list.add(readString(in));
+    }
+    return list;
+  }
+
+  /** Writes nullable bytes: length (-1 for null), then the bytes. */
+  public static void writeBytes(byte[] bytes, DataOutputView out) throws IOException {
+    if (bytes == null) {
+      out.writeInt(-1);
+      return;
+    }
+    out.writeInt(bytes.length);
+    out.write(bytes);
+  }
+
+  public static byte[] readBytes(DataInputView in) throws IOException {
+    int n = in.readInt();
+    if (n < 0) {
+      return null;
+    }
+    byte[] bytes = new byte[n];
+    in.readFully(bytes);
+    return bytes;
+  }
+
+  private static int readCount(DataInputView in) throws IOException {
+    int n = in.readInt();
+    if (n < 0) {
+      throw new IOException("Corrupt state: negative element count " + n);
+    }
+    return n;
+  }
+}

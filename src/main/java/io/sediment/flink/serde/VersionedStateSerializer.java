@@ -1,0 +1,60 @@
+package io.sediment.flink.serde;
+
+import java.io.IOException;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+
+/**
+ * A {@link SimpleVersionedSerializer} (source splits, enumerator checkpoints) writing the current
+ * explicit layout of a {@link VersionedCodec}; Flink stores {@link #getVersion()} beside the bytes.
+ * Reads versions 1 and 2 (Java serialization) and every explicit layout.
+ */
+public final class VersionedStateSerializer<T> implements SimpleVersionedSerializer<T> {
+
+  private final VersionedCodec<T> codec;
+  private final String what;
+
+  /**
+   * @param what what the bytes are, for error messages ("compaction source split")
+   */
+  public VersionedStateSerializer(VersionedCodec<T> codec, String what) {
+    this.codec = codec;
+    this.what = what;
+  }
+
+  @Override
+  public int getVersion() {
+    return StateLayout.CURRENT;
+  }
+
+  @Override
+  public byte[] serialize(T obj) throws IOException {
+    DataOutputSerializer out = new DataOutputSerializer(256);
+    codec.write(obj, out);
+    return out.getCopyOfBuffer();
+  }
+
+  @Override
+  public T deserialize(int version, byte[] serialized) throws IOException {
+    if (StateLayout.isJava(version)) {
+      return LegacyJava.read(serialized, null, what);
+    }
+    if (version < StateLayout.EXPLICIT_V3 || version > StateLayout.CURRENT) {
+      throw new IOException(StateLayout.unknownVersion(version, what));
+    }
+    DataInputDeserializer in = new DataInputDeserializer(serialized);
+    T value = codec.read(in, version);
+    if (in.available() > 0) {
+      throw new IOException(
+          "Corrupt "
+              + what
+              + " of layout version "
+              + version
+              + ": "
+              + in.available()
+              + " byte(s) left after the last field");
+    }
+    return value;
+  }
+}
