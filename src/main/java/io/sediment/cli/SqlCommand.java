@@ -15,6 +15,7 @@ import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -33,6 +34,8 @@ public final class SqlCommand implements Callable<Integer> {
 
   @Option(names = "--streaming", description = "Run in streaming mode instead of batch.")
   boolean streaming;
+
+  @Mixin VerboseOption verbose;
 
   @ArgGroup(exclusive = true, multiplicity = "1")
   Input input;

@@ -128,12 +128,12 @@ final class TableInspector {
       sb.append("  ")
           .append(p.get("partition"))
           .append(": ")
-          .append(p.get("files"))
-          .append(" files, ")
-          .append(p.get("rows"))
-          .append(" rows, ")
-          .append(p.get("bytes"))
-          .append(" bytes; sizes");
+          .append(Plurals.of((Long) p.get("files"), "file"))
+          .append(", ")
+          .append(Plurals.of((Long) p.get("rows"), "row"))
+          .append(", ")
+          .append(Plurals.of((Long) p.get("bytes"), "byte"))
+          .append("; sizes");
       ((Map<String, Long>) p.get("fileSizeHistogram"))
           .forEach(
               (k, v) -> {
@@ -148,8 +148,8 @@ final class TableInspector {
           sb.append("    bucket ")
               .append(bm.get("bucket"))
               .append(": ")
-              .append(bm.get("sortedRuns"))
-              .append(" sorted runs, files per level ")
+              .append(Plurals.of((Integer) bm.get("sortedRuns"), "sorted run"))
+              .append(", files per level ")
               .append(bm.get("filesPerLevel"))
               .append('\n');
         }
