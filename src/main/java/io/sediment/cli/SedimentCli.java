@@ -11,17 +11,17 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * The {@code sediment} command: {@code compact}, {@code inspect}, {@code demo}, {@code sql}, {@code
- * bench}, one class each. Jobs run on an embedded Flink (configured by {@code flink-conf/}) or,
- * under {@code flink run}, on the cluster. {@link #run} returns the exit code ({@link ExitCodes}: 0
- * success, 2 bad arguments, 1 any other failure such as a missing table or a failed job); errors
- * are one line unless {@code --verbose}.
+ * The {@code sediment} command: {@code compact}, {@code inspect}, {@code expire-snapshots}, {@code
+ * remove-orphan-files}, {@code demo}, {@code sql}, {@code bench}, one class each. Jobs run on an
+ * embedded Flink (configured by {@code flink-conf/}) or, under {@code flink run}, on the cluster.
+ * {@link #run} returns the exit code ({@link ExitCodes}: 0 success, 2 bad arguments, 1 any other
+ * failure such as a missing table or a failed job); errors are one line unless {@code --verbose}.
  */
 @Command(
     name = "sediment",
     mixinStandardHelpOptions = true,
     version = "sediment 0.1.0",
-    description = "Sediment lake table store: compaction jobs and table inspection.",
+    description = "Sediment lake table store: compaction jobs, table inspection and maintenance.",
     footer = {
       "",
       "Logs go to ~/.sediment/log/sediment.log ($SEDIMENT_LOG_DIR/sediment.log when set);"
@@ -30,6 +30,8 @@ import picocli.CommandLine.Spec;
     subcommands = {
       CompactCommand.class,
       InspectCommand.class,
+      ExpireSnapshotsCommand.class,
+      RemoveOrphanFilesCommand.class,
       DemoCommand.class,
       SqlCommand.class,
       BenchCommand.class
