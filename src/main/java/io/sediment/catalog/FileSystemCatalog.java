@@ -257,7 +257,23 @@ public final class FileSystemCatalog {
   private void requireDatabase(String database) {
     Identifier.checkName("Database", database);
     if (!databaseExists(database)) {
-      throw new CatalogException("Database '" + database + "' does not exist");
+      throw new CatalogException(missingDatabase(database));
     }
+  }
+
+  /** Why {@code database} cannot be found, naming the warehouse when that is missing too. */
+  public String missingDatabase(String database) {
+    try {
+      if (!fileIO.exists(warehouse)) {
+        return "Database '"
+            + database
+            + "' does not exist: the warehouse "
+            + warehouse
+            + " does not exist";
+      }
+    } catch (IOException e) {
+      // cannot tell: the message below still names the database and the warehouse
+    }
+    return "Database '" + database + "' does not exist in " + warehouse;
   }
 }

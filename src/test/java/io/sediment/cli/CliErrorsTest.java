@@ -150,6 +150,15 @@ class CliErrorsTest {
                 + dir.resolve("nope")
                 + " does not exist");
 
+    Result ofDatabase =
+        run("compact", "--warehouse", dir.resolve("nope").toString(), "--database", "db");
+    assertThat(ofDatabase.code()).isEqualTo(2);
+    assertThat(ofDatabase.errorLine())
+        .isEqualTo(
+            "Error: Database 'db' does not exist: the warehouse file:"
+                + dir.resolve("nope")
+                + " does not exist");
+
     table();
     Result database = run("inspect", "--warehouse", w(), "--table", "other.t");
     assertThat(database.code()).isEqualTo(1);
