@@ -10,6 +10,8 @@ final class VerboseOption {
 
   @Option(
       names = "--verbose",
-      description = "Print logs on the terminal and the stack traces of errors.")
+      description =
+          "Print logs on the terminal (otherwise only in ~/.sediment/log/sediment.log, or"
+              + " $SEDIMENT_LOG_DIR/sediment.log) and the stack traces of errors.")
   boolean verbose;
 }
