@@ -16,6 +16,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -323,5 +325,43 @@ class CliErrorsTest {
     assertThat(r.code()).isZero();
     assertThat(r.err()).isEmpty();
     assertThat(r.out()).contains("p=a: 4 files, 40 rows");
+  }
+
+  @Test
+  void truncatedDeletionVectorFileIsNamed() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table t =
+        TestTables.create(
+            catalog,
+            "t",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT().notNull())
+                .column("v", DataTypes.STRING())
+                .primaryKey("id")
+                .option("bucket", "1")
+                .option("deletion-vectors.enabled", "true")
+                .build());
+    Map<String, String> cache =
+        Map.of("local-cache.enabled", "true", "local-cache.dir", dir.resolve("cache").toString());
+    TestTables.writeBatch(t, List.of(TestTables.row(1L, "a"), TestTables.row(2L, "b")));
+    t.newCompactBuilder().withOptions(cache).execute();
+    TestTables.writeBatch(t, List.of(TestTables.row(2L, "b2")));
+    t.newCompactBuilder().withOptions(cache).withStrategy("minor").execute();
+    Path dv;
+    try (Stream<Path> index = Files.list(tableDir().resolve("index"))) {
+      dv =
+          index.filter(p -> p.getFileName().toString().startsWith("dv-")).findFirst().orElseThrow();
+    }
+    truncate(dv, 6);
+
+    Result r = run("sql", "--warehouse", w(), "-e", "SELECT * FROM db.t");
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.errorLine())
+        .matches(
+            "Error: Cannot read the deletion vector of data file data-\\S+\\.parquet in"
+                + " deletion-vector file file:"
+                + dv
+                + ": the vector at offset \\d+ of \\d+ bytes lies beyond the file's 6 bytes"
+                + " \\(truncated\\?\\)");
   }
 }
