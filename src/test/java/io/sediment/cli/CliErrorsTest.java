@@ -327,20 +327,39 @@ class CliErrorsTest {
     assertThat(r.out()).contains("p=a: 4 files, 40 rows");
   }
 
+  /** db.t: a primary-key table with deletion vectors, one bucket. */
+  private Table deletionVectorTable() {
+    return TestTables.create(
+        TestTables.catalog(dir),
+        "t",
+        Schema.newBuilder()
+            .column("id", DataTypes.BIGINT().notNull())
+            .column("v", DataTypes.STRING())
+            .primaryKey("id")
+            .option("bucket", "1")
+            .option("deletion-vectors.enabled", "true")
+            .build());
+  }
+
+  @Test
+  void compactingADeletionVectorTableWithoutTheLocalCacheSaysSo() {
+    Table t = deletionVectorTable();
+    TestTables.writeBatch(t, List.of(TestTables.row(1L, "a")));
+    TestTables.writeBatch(t, List.of(TestTables.row(2L, "b")));
+
+    Result r = run("compact", "--warehouse", w(), "--table", "db.t");
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.errorLine())
+        .isEqualTo(
+            "Error: Compacting a deletion-vector table needs its key lookup on local disk: set"
+                + " 'local-cache.enabled' = 'true' (table option or dynamic option, e.g."
+                + " CompactBuilder.withOptions(Map.of(\"local-cache.enabled\", \"true\")));"
+                + " nothing was compacted or committed");
+  }
+
   @Test
   void truncatedDeletionVectorFileIsNamed() throws Exception {
-    FileSystemCatalog catalog = TestTables.catalog(dir);
-    Table t =
-        TestTables.create(
-            catalog,
-            "t",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT().notNull())
-                .column("v", DataTypes.STRING())
-                .primaryKey("id")
-                .option("bucket", "1")
-                .option("deletion-vectors.enabled", "true")
-                .build());
+    Table t = deletionVectorTable();
     Map<String, String> cache =
         Map.of("local-cache.enabled", "true", "local-cache.dir", dir.resolve("cache").toString());
     TestTables.writeBatch(t, List.of(TestTables.row(1L, "a"), TestTables.row(2L, "b")));
