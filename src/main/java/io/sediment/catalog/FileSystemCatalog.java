@@ -181,12 +181,33 @@ public final class FileSystemCatalog {
           JsonSerde.fromJson(
               fileIO.readUtf8(paths.schema(latestSchemaId(paths))), TableSchema.class);
     } catch (FileNotFoundException e) {
-      throw new CatalogException("Table '" + id + "' does not exist in " + warehouse);
+      throw new CatalogException(missingTable(id));
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read the schema of '" + id + "'", e);
     }
     return new Table(
         id.fullName(), new FileStore(fileIO, paths.root(), schema, schema.tableOptions()));
+  }
+
+  /** Why {@code id} cannot be found: a wrong warehouse or database path is the usual cause. */
+  private String missingTable(Identifier id) {
+    try {
+      if (!fileIO.exists(warehouse)) {
+        return "Table '" + id + "' does not exist: the warehouse " + warehouse + " does not exist";
+      }
+      if (!fileIO.exists(databasePath(id.database()))) {
+        return "Table '"
+            + id
+            + "' does not exist: the warehouse "
+            + warehouse
+            + " has no database '"
+            + id.database()
+            + "'";
+      }
+    } catch (IOException e) {
+      // cannot tell why: the plain message below still names the table and the warehouse
+    }
+    return "Table '" + id + "' does not exist in " + warehouse;
   }
 
   public Table getTable(String fullName) {
@@ -236,7 +257,23 @@ public final class FileSystemCatalog {
   private void requireDatabase(String database) {
     Identifier.checkName("Database", database);
     if (!databaseExists(database)) {
-      throw new CatalogException("Database '" + database + "' does not exist");
+      throw new CatalogException(missingDatabase(database));
     }
+  }
+
+  /** Why {@code database} cannot be found, naming the warehouse when that is missing too. */
+  public String missingDatabase(String database) {
+    try {
+      if (!fileIO.exists(warehouse)) {
+        return "Database '"
+            + database
+            + "' does not exist: the warehouse "
+            + warehouse
+            + " does not exist";
+      }
+    } catch (IOException e) {
+      // cannot tell: the message below still names the database and the warehouse
+    }
+    return "Database '" + database + "' does not exist in " + warehouse;
   }
 }

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -111,34 +112,74 @@ final class CompactCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    String warehouse = warehouseOption.warehouse;
-    boolean streaming;
-    switch (mode) {
-      case "batch" -> streaming = false;
-      case "streaming" -> streaming = true;
-      default ->
-          throw new IllegalArgumentException(
-              "--mode must be 'batch' or 'streaming', got '" + mode + "'");
+    boolean streaming = validateArguments();
+    CompactJob job = newJob();
+    if (dryRun) {
+      printPlan(job);
+      return ExitCodes.OK;
     }
-    CompactJob.Builder b;
-    if (table != null) {
-      if (includingTables != null || database != null) {
-        throw new IllegalArgumentException("Give either --table or --database/--including-tables");
-      }
-      b = CompactJob.builder(warehouse, table);
-    } else if (database != null) {
-      b =
-          CompactJob.builderForDatabase(
-              warehouse, database, includingTables == null ? ".*" : includingTables);
+    if (streaming) {
+      submitStreaming(job);
     } else {
+      runBatch(job);
+    }
+    return ExitCodes.OK;
+  }
+
+  /**
+   * Checks what the arguments alone can tell, before any table is read: a mistyped option is
+   * reported as such even when the warehouse or table is wrong too. Returns whether the job is the
+   * streaming one.
+   */
+  private boolean validateArguments() {
+    boolean streaming =
+        switch (mode) {
+          case "batch" -> false;
+          case "streaming" -> true;
+          default ->
+              throw new IllegalArgumentException(
+                  "--mode must be 'batch' or 'streaming', got '" + mode + "'");
+        };
+    if (table != null && (includingTables != null || database != null)) {
+      throw new IllegalArgumentException("Give either --table or --database/--including-tables");
+    }
+    if (table == null && database == null) {
       throw new IllegalArgumentException(
           "Missing --table DB.TABLE (or --database, with --including-tables and"
               + " --excluding-tables)");
     }
+    if (excludingTables != null && table != null) {
+      throw new IllegalArgumentException("--excluding-tables needs --database, not --table");
+    }
+    if (where != null && !partitions.isEmpty()) {
+      // As Paimon's compact action: one way to select partitions per call.
+      throw new IllegalArgumentException(
+          "--partition and --where cannot be used together; write the partitions into the"
+              + " --where, e.g. --partition p=a --partition p=b is --where \"p = 'a' OR p = 'b'\"");
+    }
+    if (detached && !streaming) {
+      throw new IllegalArgumentException("--detached needs --mode streaming");
+    }
+    if (parallelism != null && parallelism < 1) {
+      throw new IllegalArgumentException("--parallelism must be at least 1, got " + parallelism);
+    }
+    for (String p : partitions) {
+      parsePartition(p);
+    }
+    if (partitionIdleTime != null) {
+      parseDuration("--partition-idle-time", partitionIdleTime);
+    }
+    return streaming;
+  }
+
+  private CompactJob newJob() {
+    String warehouse = warehouseOption.warehouse;
+    CompactJob.Builder b =
+        table != null
+            ? CompactJob.builder(warehouse, table)
+            : CompactJob.builderForDatabase(
+                warehouse, database, includingTables == null ? ".*" : includingTables);
     if (excludingTables != null) {
-      if (table != null) {
-        throw new IllegalArgumentException("--excluding-tables needs --database, not --table");
-      }
       b.excludingTables(excludingTables);
     }
     if (compactStrategy != null) {
@@ -151,12 +192,6 @@ final class CompactCommand implements Callable<Integer> {
       b.partition(parsePartition(p));
     }
     if (where != null) {
-      if (!partitions.isEmpty()) {
-        // As Paimon's compact action: one way to select partitions per call.
-        throw new IllegalArgumentException(
-            "--partition and --where cannot be used together; write the partitions into the"
-                + " --where, e.g. --partition p=a --partition p=b is --where \"p = 'a' OR p = 'b'\"");
-      }
       if (PartitionWhere.isJson(where) || table == null) {
         b.where(where); // the JSON form; the job builder also rejects a filter of a database
       } else {
@@ -171,20 +206,7 @@ final class CompactCommand implements Callable<Integer> {
     if (parallelism != null) {
       b.parallelism(parallelism);
     }
-    CompactJob job = b.build();
-    if (dryRun) {
-      printPlan(job.plan(streaming));
-      return ExitCodes.OK;
-    }
-    if (detached && !streaming) {
-      throw new IllegalArgumentException("--detached needs --mode streaming");
-    }
-    if (streaming) {
-      submitStreaming(job);
-    } else {
-      runBatch(job);
-    }
-    return ExitCodes.OK;
+    return b.build();
   }
 
   static Duration parseDuration(String option, String value) {
@@ -196,6 +218,10 @@ final class CompactCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * Parses {@code k=v[,k=v]}. Refuses what could never select a partition: a value starting with
+   * '=' (as in {@code dt==d1}) and a key given twice.
+   */
   static Map<String, String> parsePartition(String spec) {
     Map<String, String> m = new LinkedHashMap<>();
     for (String kv : spec.split(",")) {
@@ -203,12 +229,35 @@ final class CompactCommand implements Callable<Integer> {
       if (eq <= 0) {
         throw new IllegalArgumentException("--partition must be k=v[,k=v], got '" + spec + "'");
       }
-      m.put(kv.substring(0, eq).trim(), kv.substring(eq + 1));
+      String key = kv.substring(0, eq).trim();
+      String value = kv.substring(eq + 1);
+      if (value.startsWith("=")) {
+        throw new IllegalArgumentException(
+            "--partition must be k=v[,k=v], got '"
+                + spec
+                + "': the value of "
+                + key
+                + " starts with '=' (write "
+                + key
+                + "="
+                + value.substring(1)
+                + ")");
+      }
+      if (m.put(key, value) != null) {
+        throw new IllegalArgumentException(
+            "--partition '"
+                + spec
+                + "' gives "
+                + key
+                + " twice; a partition has one value per key (repeat --partition to compact"
+                + " several partitions)");
+      }
     }
     return m;
   }
 
-  private void printPlan(List<CompactTask> tasks) throws Exception {
+  private void printPlan(CompactJob job) throws Exception {
+    List<CompactTask> tasks = job.plan(Objects.equals(mode, "streaming"));
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
       List<Object> ts = new ArrayList<>();
@@ -229,7 +278,12 @@ final class CompactCommand implements Callable<Integer> {
       plan.put("tasks", ts);
       out.println(new ObjectMapper().writeValueAsString(plan));
     } else {
-      out.println("Plan: " + tasks.size() + " task(s); nothing committed (dry run)");
+      out.println(
+          tasks.isEmpty()
+              ? "Plan: nothing to compact: "
+                  + NothingPlanned.why(job, Objects.equals(mode, "streaming"))
+                  + " (dry run)"
+              : "Plan: " + Plurals.of(tasks.size(), "task") + "; nothing committed (dry run)");
       for (CompactTask t : tasks) {
         out.println("  " + t);
       }
@@ -263,7 +317,9 @@ final class CompactCommand implements Callable<Integer> {
   private void runBatch(CompactJob job) throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     ProgressBar bar =
-        (!json && System.console() != null) ? new ProgressBar(job.plan().size()) : null;
+        (!json && System.console() != null)
+            ? new ProgressBar(job.plan().size(), spec.commandLine().getErr())
+            : null;
     CompactResult r = job.runBatch(FlinkEnvironments.create(), bar == null ? null : bar::update);
     if (bar != null) {
       bar.finish();
@@ -273,17 +329,22 @@ final class CompactCommand implements Callable<Integer> {
     } else {
       out.println(
           r.snapshotId() == null
-              ? "Nothing to compact"
-              : String.format(
-                  "Compacted %d task(s): %d -> %d files, %d -> %d bytes, %d rows; snapshot %d (%d ms)",
-                  r.tasks(),
-                  r.filesBefore(),
-                  r.filesAfter(),
-                  r.bytesBefore(),
-                  r.bytesAfter(),
-                  r.rowsWritten(),
-                  r.snapshotId(),
-                  r.durationMs()));
+              ? "Nothing to compact: " + NothingPlanned.why(job, false)
+              : summary(r));
     }
+  }
+
+  /** One line about a compaction that committed a snapshot. */
+  static String summary(CompactResult r) {
+    return String.format(
+        "Compacted %s: %d -> %s, %d -> %d bytes, %s; snapshot %d (%d ms)",
+        Plurals.of(r.tasks(), "task"),
+        r.filesBefore(),
+        Plurals.of(r.filesAfter(), "file"),
+        r.bytesBefore(),
+        r.bytesAfter(),
+        Plurals.of(r.rowsWritten(), "row"),
+        r.snapshotId(),
+        r.durationMs());
   }
 }

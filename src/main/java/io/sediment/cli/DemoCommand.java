@@ -23,8 +23,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code sediment demo}: writes {@code demo.events} in many small commits, then inspects, compacts
- * (batch topology, embedded Flink) and inspects it again.
+ * {@code sediment demo}: writes {@code demo.events} (or the next free {@code demo.events_<n>}) in
+ * many small commits, then inspects, compacts (batch topology, embedded Flink) and inspects it
+ * again.
  */
 @Command(
     name = "demo",
@@ -34,7 +35,7 @@ import picocli.CommandLine.Spec;
             + " topology on the embedded Flink, and inspect it before and after.")
 final class DemoCommand implements Callable<Integer> {
 
-  private static final Identifier TABLE = new Identifier("demo", "events");
+  private static final String DATABASE = "demo";
 
   @Spec CommandSpec spec;
 
@@ -60,12 +61,10 @@ final class DemoCommand implements Callable<Integer> {
     String wh =
         warehouse != null ? warehouse : Files.createTempDirectory("sediment-demo").toString();
     FileSystemCatalog catalog = new FileSystemCatalog(wh);
-    catalog.createDatabase("demo", true);
-    if (catalog.tableExists(TABLE)) {
-      throw new IllegalArgumentException("Table demo.events already exists in " + wh);
-    }
+    catalog.createDatabase(DATABASE, true);
+    Identifier table = freeTable(catalog);
     catalog.createTable(
-        TABLE,
+        table,
         Schema.newBuilder()
             .column("id", DataTypes.BIGINT().notNull())
             .column("day", DataTypes.STRING())
@@ -73,21 +72,34 @@ final class DemoCommand implements Callable<Integer> {
             .partitionKeys("day")
             .build(),
         false);
-    writeSmallCommits(catalog.getTable(TABLE));
+    writeSmallCommits(catalog.getTable(table));
     out.println("Warehouse: " + wh);
+    out.println("Table: " + table.fullName());
     out.println("Before compaction:");
-    out.print(TableInspector.render(TableInspector.inspect(catalog.getTable(TABLE))));
+    out.print(TableInspector.render(TableInspector.inspect(catalog.getTable(table))));
     CompactResult r =
-        CompactJob.builder(wh, TABLE.fullName())
+        CompactJob.builder(wh, table.fullName())
             .commitUser("demo")
             .option("compaction.min.file-num", "2")
             .build()
             .runBatch(FlinkEnvironments.create());
-    out.println("Compaction: " + r.toJson());
+    out.println(CompactCommand.summary(r));
     out.println("After compaction:");
-    out.print(TableInspector.render(TableInspector.inspect(catalog.getTable(TABLE))));
+    out.print(TableInspector.render(TableInspector.inspect(catalog.getTable(table))));
     out.flush();
     return ExitCodes.OK;
+  }
+
+  /**
+   * {@code demo.events}, or when an earlier demo left it in the warehouse, the first free {@code
+   * demo.events_<n>}: a demo run again on the same warehouse works.
+   */
+  private static Identifier freeTable(FileSystemCatalog catalog) {
+    Identifier id = new Identifier(DATABASE, "events");
+    for (int n = 2; catalog.tableExists(id); n++) {
+      id = new Identifier(DATABASE, "events_" + n);
+    }
+    return id;
   }
 
   /** {@code --commits} commits of 50 rows in each of two partitions: many small files. */

@@ -1,6 +1,10 @@
 package io.sediment.cli;
 
-import java.io.File;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Optional;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -23,22 +27,53 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
 
 /**
  * The Flink environment of the CLI's jobs: the cluster's when run by {@code flink run}, otherwise
- * an embedded local one configured by {@code flink-conf/config.yaml} (directory from {@code
- * SEDIMENT_FLINK_CONF}, else {@code ./flink-conf} when it exists).
+ * an embedded local one configured by {@code flink-conf/config.yaml} (see {@link
+ * #configurationDirectory}).
  */
 final class FlinkEnvironments {
 
   private FlinkEnvironments() {}
 
   static Configuration configuration() {
-    String dir = System.getenv("SEDIMENT_FLINK_CONF");
-    if (dir == null || dir.isBlank()) {
-      dir = "flink-conf";
+    Optional<Path> dir = configurationDirectory();
+    return dir.isPresent()
+        ? GlobalConfiguration.loadConfiguration(dir.get().toString())
+        : new Configuration();
+  }
+
+  /**
+   * The {@code flink-conf/} directory: {@code $SEDIMENT_FLINK_CONF}, else {@code ./flink-conf},
+   * else the one next to the jar or one level up ({@code target/sediment.jar} of a checkout finds
+   * the checkout's), so that the CLI run from any directory uses it.
+   */
+  static Optional<Path> configurationDirectory() {
+    String env = System.getenv("SEDIMENT_FLINK_CONF");
+    if (env != null && !env.isBlank()) {
+      return Optional.of(Paths.get(env));
     }
-    if (new File(dir).isDirectory()) {
-      return GlobalConfiguration.loadConfiguration(dir);
+    Path local = Paths.get("flink-conf");
+    if (Files.isDirectory(local)) {
+      return Optional.of(local);
     }
-    return new Configuration();
+    try {
+      return nextTo(
+          Paths.get(
+              FlinkEnvironments.class.getProtectionDomain().getCodeSource().getLocation().toURI()));
+    } catch (URISyntaxException | RuntimeException e) {
+      // no code location (an unusual class loader): the embedded Flink's defaults
+    }
+    return Optional.empty();
+  }
+
+  /** {@code flink-conf/} beside {@code code} (a jar or class directory) or one level up. */
+  static Optional<Path> nextTo(Path code) {
+    Path dir = code.toAbsolutePath().getParent();
+    for (int up = 0; up < 2 && dir != null; up++, dir = dir.getParent()) {
+      if (Files.isDirectory(dir.resolve("flink-conf"))) {
+        return Optional.of(dir.resolve("flink-conf"));
+      }
+    }
+    return Optional.empty();
   }
 
   /**

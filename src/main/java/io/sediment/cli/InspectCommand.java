@@ -17,7 +17,8 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "inspect",
     mixinStandardHelpOptions = true,
-    description = "Show a table's latest snapshot and its files per partition.")
+    description =
+        "Show a table's schema, options, latest snapshot, totals and files per partition.")
 final class InspectCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
@@ -27,6 +28,9 @@ final class InspectCommand implements Callable<Integer> {
   @Option(names = "--table", required = true, description = "Table as DB.TABLE.")
   String table;
 
+  @Option(names = "--files", description = "List the live files of each partition too.")
+  boolean files;
+
   @Option(names = "--json", description = "Print one JSON object.")
   boolean json;
 
@@ -35,7 +39,7 @@ final class InspectCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Table t = new FileSystemCatalog(warehouseOption.warehouse).getTable(Identifier.parse(table));
-    Map<String, Object> info = TableInspector.inspect(t);
+    Map<String, Object> info = TableInspector.inspect(t, files);
     PrintWriter out = spec.commandLine().getOut();
     out.print(
         json ? new ObjectMapper().writeValueAsString(info) + "\n" : TableInspector.render(info));

@@ -1,17 +1,24 @@
 package io.sediment.cli;
 
-/** A one-line progress bar on the terminal (stderr). */
+import java.io.PrintWriter;
+
+/**
+ * A one-line progress bar on the command's error stream (the terminal). Logs go to the log file
+ * unless {@code --verbose}, so no log line breaks the bar.
+ */
 final class ProgressBar {
   private final int total;
+  private final PrintWriter err;
 
-  ProgressBar(int total) {
+  ProgressBar(int total, PrintWriter err) {
     this.total = total;
+    this.err = err;
   }
 
   void update(int done) {
     int width = 30;
     int filled = total == 0 ? width : Math.min(width, done * width / total);
-    System.err.print(
+    err.print(
         "\r["
             + "#".repeat(filled)
             + " ".repeat(width - filled)
@@ -20,11 +27,12 @@ final class ProgressBar {
             + "/"
             + total
             + " tasks");
-    System.err.flush();
+    err.flush();
   }
 
   void finish() {
     update(total);
-    System.err.println();
+    err.println();
+    err.flush();
   }
 }

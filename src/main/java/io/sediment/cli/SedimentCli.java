@@ -2,27 +2,36 @@ package io.sediment.cli;
 
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.util.Arrays;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * The {@code sediment} command: {@code compact}, {@code inspect}, {@code demo}, {@code sql}, {@code
- * bench}, one class each. Jobs run on an embedded Flink (configured by {@code flink-conf/}) or,
- * under {@code flink run}, on the cluster. {@link #run} returns the exit code ({@link ExitCodes}: 0
- * success, 2 bad arguments, 1 any other failure such as a missing table or a failed job); errors
- * are one line unless {@code --verbose}.
+ * The {@code sediment} command: {@code compact}, {@code inspect}, {@code expire-snapshots}, {@code
+ * remove-orphan-files}, {@code demo}, {@code sql}, {@code bench}, one class each. Jobs run on an
+ * embedded Flink (configured by {@code flink-conf/}) or, under {@code flink run}, on the cluster.
+ * {@link #run} returns the exit code ({@link ExitCodes}: 0 success, 2 bad arguments, 1 any other
+ * failure such as a missing table or a failed job); errors are one line unless {@code --verbose}.
  */
 @Command(
     name = "sediment",
     mixinStandardHelpOptions = true,
     version = "sediment 0.1.0",
-    description = "Sediment lake table store: compaction jobs and table inspection.",
+    description = "Sediment lake table store: compaction jobs, table inspection and maintenance.",
+    footer = {
+      "",
+      "Logs go to ~/.sediment/log/sediment.log ($SEDIMENT_LOG_DIR/sediment.log when set);"
+          + " --verbose prints them on the terminal too, with the stack traces of errors."
+    },
     subcommands = {
       CompactCommand.class,
       InspectCommand.class,
+      ExpireSnapshotsCommand.class,
+      RemoveOrphanFilesCommand.class,
       DemoCommand.class,
       SqlCommand.class,
       BenchCommand.class
@@ -32,6 +41,12 @@ public final class SedimentCli implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   public static void main(String[] args) {
+    // Under `flink run` (or with a configuration of the user's) Log4j is configured already.
+    if (System.getProperty("log4j.configurationFile") == null
+        && System.getProperty("log4j2.configurationFile") == null) {
+      boolean verbose = Arrays.asList(args).contains("--verbose");
+      CliLogging.configure(CliLogging.logFile(), verbose ? System.err : null);
+    }
     System.exit(run(args, System.out, System.err));
   }
 
@@ -42,7 +57,7 @@ public final class SedimentCli implements Callable<Integer> {
     cmd.setErr(new PrintWriter(err, true));
     cmd.setParameterExceptionHandler(
         (ex, a) -> {
-          ex.getCommandLine().getErr().println("Error: " + ex.getMessage());
+          ex.getCommandLine().getErr().println("Error: " + usageMessage(ex));
           ex.getCommandLine()
               .getErr()
               .println(
@@ -59,28 +74,25 @@ public final class SedimentCli implements Callable<Integer> {
     return cmd.execute(args);
   }
 
+  /**
+   * Picocli's message without its own doubled words: some messages already start with "Error: ",
+   * and "Value for option %s" names the option as "option '--x'".
+   */
+  static String usageMessage(ParameterException ex) {
+    String m = String.valueOf(ex.getMessage()).strip();
+    while (m.startsWith("Error: ")) {
+      m = m.substring("Error: ".length());
+    }
+    return m.replace("option option '", "option '");
+  }
+
   static int reportError(Throwable ex, boolean verbose, PrintWriter err) {
     if (verbose) {
       ex.printStackTrace(err);
     }
-    err.println("Error: " + oneLine(ex));
+    err.println("Error: " + ErrorMessage.of(ex));
     err.flush();
     return ex instanceof IllegalArgumentException ? ExitCodes.USAGE : ExitCodes.FAILED;
-  }
-
-  /** The first non-blank message along the cause chain, up to its first line break. */
-  private static String oneLine(Throwable ex) {
-    Throwable t = ex;
-    String msg = t.getMessage();
-    while ((msg == null || msg.isBlank()) && t.getCause() != null) {
-      t = t.getCause();
-      msg = t.getMessage();
-    }
-    if (msg == null) {
-      msg = t.getClass().getSimpleName();
-    }
-    int nl = msg.indexOf('\n');
-    return nl < 0 ? msg : msg.substring(0, nl);
   }
 
   /** {@code sediment} without a command prints the usage. */

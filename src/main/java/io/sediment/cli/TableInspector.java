@@ -3,7 +3,9 @@ package io.sediment.cli;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
+import io.sediment.schema.TableSchema;
 import io.sediment.table.Table;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,13 +27,31 @@ final class TableInspector {
   };
 
   static Map<String, Object> inspect(Table table) {
+    return inspect(table, false);
+  }
+
+  /** What {@code inspect} shows; with {@code withFiles} each partition lists its files too. */
+  static Map<String, Object> inspect(Table table, boolean withFiles) {
     Map<String, Object> out = new LinkedHashMap<>();
+    TableSchema schema = table.schema();
     out.put("table", table.fullName());
-    out.put("primaryKey", table.schema().hasPrimaryKey());
+    out.put("primaryKey", schema.hasPrimaryKey());
+    List<Object> columns = new ArrayList<>();
+    for (TableSchema.DataField f : schema.fields()) {
+      Map<String, Object> column = new LinkedHashMap<>();
+      column.put("name", f.name());
+      column.put("type", f.logicalType().asSummaryString());
+      columns.add(column);
+    }
+    out.put("columns", columns);
+    out.put("primaryKeys", schema.primaryKeys());
+    out.put("partitionKeys", schema.partitionKeys());
+    out.put("options", new TreeMap<>(schema.options()));
     out.put("snapshotCount", table.snapshotManager().listIds().size());
     Optional<Snapshot> latest = table.latestSnapshot();
     if (latest.isEmpty()) {
       out.put("latestSnapshot", null);
+      out.put("totals", totals(0, 0, 0));
       out.put("partitions", List.of());
       return out;
     }
@@ -40,8 +60,12 @@ final class TableInspector {
     snap.put("id", s.id());
     snap.put("commitKind", s.commitKind().name());
     snap.put("commitUser", s.commitUser());
+    snap.put("time", Instant.ofEpochMilli(s.timeMillis()).toString());
     snap.put("totalRecordCount", s.totalRecordCount());
     out.put("latestSnapshot", snap);
+    long totalFiles = 0;
+    long totalRows = 0;
+    long totalBytes = 0;
 
     Map<String, List<ManifestEntry>> byPartition = new TreeMap<>();
     for (ManifestEntry e : table.store().newScan().plan(s)) {
@@ -58,8 +82,18 @@ final class TableInspector {
       long bytes = 0;
       long[] hist = new long[LABELS.length];
       Map<Integer, List<DataFileMeta>> buckets = new TreeMap<>();
+      List<Object> fileList = new ArrayList<>();
       for (ManifestEntry e : p.getValue()) {
         DataFileMeta f = e.file();
+        if (withFiles) {
+          Map<String, Object> file = new LinkedHashMap<>();
+          file.put("file", f.fileName());
+          file.put("bucket", e.bucket());
+          file.put("level", f.level());
+          file.put("rows", f.rowCount() - f.deleteRowCount());
+          file.put("bytes", f.fileSize());
+          fileList.add(file);
+        }
         files++;
         rows += f.rowCount() - f.deleteRowCount();
         bytes += f.fileSize();
@@ -73,6 +107,9 @@ final class TableInspector {
       part.put("files", files);
       part.put("rows", rows);
       part.put("bytes", bytes);
+      totalFiles += files;
+      totalRows += rows;
+      totalBytes += bytes;
       Map<String, Long> histogram = new LinkedHashMap<>();
       for (int i = 0; i < LABELS.length; i++) {
         histogram.put(LABELS[i], hist[i]);
@@ -98,10 +135,22 @@ final class TableInspector {
         }
         part.put("buckets", bs);
       }
+      if (withFiles) {
+        part.put("fileList", fileList);
+      }
       partitions.add(part);
     }
+    out.put("totals", totals(totalFiles, totalRows, totalBytes));
     out.put("partitions", partitions);
     return out;
+  }
+
+  private static Map<String, Object> totals(long files, long rows, long bytes) {
+    Map<String, Object> totals = new LinkedHashMap<>();
+    totals.put("files", files);
+    totals.put("rows", rows);
+    totals.put("bytes", bytes);
+    return totals;
   }
 
   @SuppressWarnings("unchecked")
@@ -109,6 +158,31 @@ final class TableInspector {
     StringBuilder sb = new StringBuilder();
     sb.append("Table ").append(info.get("table"));
     sb.append(Boolean.TRUE.equals(info.get("primaryKey")) ? " (primary key)" : " (append)");
+    sb.append('\n');
+    sb.append("  columns: ");
+    List<String> columns = new ArrayList<>();
+    for (Object o : (List<Object>) info.get("columns")) {
+      Map<String, Object> c = (Map<String, Object>) o;
+      columns.add(c.get("name") + " " + c.get("type"));
+    }
+    sb.append(String.join(", ", columns)).append('\n');
+    List<String> primaryKeys = (List<String>) info.get("primaryKeys");
+    if (!primaryKeys.isEmpty()) {
+      sb.append("  primary key: ").append(String.join(", ", primaryKeys)).append('\n');
+    }
+    List<String> partitionKeys = (List<String>) info.get("partitionKeys");
+    sb.append("  partitioned by: ")
+        .append(partitionKeys.isEmpty() ? "(unpartitioned)" : String.join(", ", partitionKeys))
+        .append('\n');
+    Map<String, String> options = (Map<String, String>) info.get("options");
+    sb.append("  options: ");
+    if (options.isEmpty()) {
+      sb.append("(defaults)");
+    } else {
+      List<String> kvs = new ArrayList<>();
+      options.forEach((k, v) -> kvs.add(k + "=" + v));
+      sb.append(String.join(", ", kvs));
+    }
     sb.append('\n');
     Map<String, Object> snap = (Map<String, Object>) info.get("latestSnapshot");
     sb.append("  snapshots: ").append(info.get("snapshotCount"));
@@ -122,18 +196,28 @@ final class TableInspector {
         .append(snap.get("commitKind"))
         .append(" by ")
         .append(snap.get("commitUser"))
+        .append(" at ")
+        .append(snap.get("time"))
         .append(")\n");
+    Map<String, Object> totals = (Map<String, Object>) info.get("totals");
+    sb.append("  total: ")
+        .append(Plurals.of((Long) totals.get("files"), "file"))
+        .append(", ")
+        .append(Plurals.of((Long) totals.get("rows"), "row"))
+        .append(", ")
+        .append(Plurals.of((Long) totals.get("bytes"), "byte"))
+        .append('\n');
     for (Object o : (List<Object>) info.get("partitions")) {
       Map<String, Object> p = (Map<String, Object>) o;
       sb.append("  ")
           .append(p.get("partition"))
           .append(": ")
-          .append(p.get("files"))
-          .append(" files, ")
-          .append(p.get("rows"))
-          .append(" rows, ")
-          .append(p.get("bytes"))
-          .append(" bytes; sizes");
+          .append(Plurals.of((Long) p.get("files"), "file"))
+          .append(", ")
+          .append(Plurals.of((Long) p.get("rows"), "row"))
+          .append(", ")
+          .append(Plurals.of((Long) p.get("bytes"), "byte"))
+          .append("; sizes");
       ((Map<String, Long>) p.get("fileSizeHistogram"))
           .forEach(
               (k, v) -> {
@@ -148,9 +232,25 @@ final class TableInspector {
           sb.append("    bucket ")
               .append(bm.get("bucket"))
               .append(": ")
-              .append(bm.get("sortedRuns"))
-              .append(" sorted runs, files per level ")
+              .append(Plurals.of((Integer) bm.get("sortedRuns"), "sorted run"))
+              .append(", files per level ")
               .append(bm.get("filesPerLevel"))
+              .append('\n');
+        }
+      }
+      if (p.containsKey("fileList")) {
+        for (Object f : (List<Object>) p.get("fileList")) {
+          Map<String, Object> fm = (Map<String, Object>) f;
+          sb.append("    ")
+              .append(fm.get("file"))
+              .append(": bucket ")
+              .append(fm.get("bucket"))
+              .append(", level ")
+              .append(fm.get("level"))
+              .append(", ")
+              .append(Plurals.of((Long) fm.get("rows"), "row"))
+              .append(", ")
+              .append(Plurals.of((Long) fm.get("bytes"), "byte"))
               .append('\n');
         }
       }

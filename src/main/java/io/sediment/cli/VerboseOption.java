@@ -3,11 +3,15 @@ package io.sediment.cli;
 import picocli.CommandLine.Option;
 
 /**
- * {@code --verbose}: print stack traces of errors. Read by the error handler of {@link SedimentCli}
- * (as a matched option), not by the commands.
+ * {@code --verbose}: print the logs on the terminal and the stack traces of errors. Read by {@link
+ * SedimentCli} (logging set-up and error handler, as a matched option), not by the commands.
  */
 final class VerboseOption {
 
-  @Option(names = "--verbose", description = "Print stack traces of errors.")
+  @Option(
+      names = "--verbose",
+      description =
+          "Print logs on the terminal (otherwise only in ~/.sediment/log/sediment.log, or"
+              + " $SEDIMENT_LOG_DIR/sediment.log) and the stack traces of errors.")
   boolean verbose;
 }

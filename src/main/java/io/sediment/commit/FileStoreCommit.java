@@ -325,10 +325,10 @@ public final class FileStoreCommit {
       Snapshot s = landed.get().snapshot();
       published(s);
       LOG.info(
-          "Committed snapshot {} (OVERWRITE, user {}, identifier {}, {} file(s) replaced)",
+          "Committed snapshot {} (OVERWRITE, user {}, {}, {} file(s) replaced)",
           s.id(),
           commitUser,
-          identifier,
+          describeIdentifier(identifier),
           replaced[0]);
       return List.of(s.id());
     } catch (IOException e) {
@@ -380,11 +380,11 @@ public final class FileStoreCommit {
               .orElseThrow();
       published(a.snapshot());
       LOG.info(
-          "Committed snapshot {} ({}, user {}, identifier {})",
+          "Committed snapshot {} ({}, user {}, {})",
           a.snapshot().id(),
           kind,
           commitUser,
-          identifier);
+          describeIdentifier(identifier));
       cleanup.deleteReplacedVectors(messages, a.newVectors());
       return a.snapshot().id();
     } catch (IOException e) {
@@ -424,5 +424,10 @@ public final class FileStoreCommit {
   /** The id of the latest snapshot, if any. */
   public OptionalLong latestSnapshotId() {
     return snapshots.latestId();
+  }
+
+  /** A commit identifier for logs: "batch commit" for {@link #BATCH_IDENTIFIER}. */
+  static String describeIdentifier(long identifier) {
+    return identifier == BATCH_IDENTIFIER ? "batch commit" : "identifier " + identifier;
   }
 }

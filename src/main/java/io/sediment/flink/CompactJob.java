@@ -388,7 +388,7 @@ public final class CompactJob {
         }
         CompactSpec followed = spec.build();
         if (catalog.listDatabases().stream().noneMatch(followed::followsDatabase)) {
-          throw new IllegalArgumentException("Database '" + database + "' does not exist");
+          throw new IllegalArgumentException(catalog.missingDatabase(database));
         }
       }
       if (excludingTables != null && table != null) {

@@ -78,7 +78,10 @@ final class CompactWindowCommit {
       byTable.computeIfAbsent(m.table(), k -> new ArrayList<>()).add(m);
       if (m.failed() && failure == null) {
         failure = m.failureCause();
-        LOG.warn("Compaction task {} failed; aborting its window {}", m.taskDescription(), window);
+        LOG.warn(
+            "Compaction task {} failed; aborting its window {}",
+            m.taskDescription(),
+            window == Long.MAX_VALUE ? "(the batch run)" : window);
       }
     }
     if (failure != null) {
@@ -101,8 +104,8 @@ final class CompactWindowCommit {
         outcomes.committed(
             t.getKey(), t.getValue(), snapshotId, System.currentTimeMillis() - start);
         LOG.info(
-            "Committed compaction window {} of {}: {} task(s), snapshot {}",
-            window,
+            "Committed {} of {}: {} task(s), snapshot {}",
+            window == Long.MAX_VALUE ? "the batch compaction" : "compaction window " + window,
             t.getKey(),
             t.getValue().size(),
             snapshotId);

@@ -270,7 +270,9 @@ final class CheckedChunkStream extends SeekableInputStream {
 
   private IOException corrupt(String what, Exception cause) {
     return new IOException(
-        "Corrupt data file "
+        "Corrupt "
+            + FileRoles.of(file)
+            + " "
             + file
             + ", column '"
             + column

@@ -154,7 +154,13 @@ public final class DataFileReader implements Closeable {
               ? "it ends early (truncated?)"
               : e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
       throw new IOException(
-          "Cannot read the Parquet footer of data file " + file.path() + ": " + why, e);
+          "Cannot read the Parquet footer of "
+              + FileRoles.of(file.path())
+              + " "
+              + file.path()
+              + ": "
+              + why,
+          e);
     }
   }
 
@@ -322,7 +328,9 @@ public final class DataFileReader implements Closeable {
     return new IOException(
         "Cannot read row group "
             + assembledRowGroup
-            + " of data file "
+            + " of "
+            + FileRoles.of(path)
+            + " "
             + path
             + ": "
             + e.getMessage(),

@@ -344,7 +344,9 @@ final class VectorizedFileReader implements Closeable {
             + columns[c].getPath()[0]
             + "' of row group "
             + (firstRowGroup + nextBlock - 1)
-            + " of data file "
+            + " of "
+            + FileRoles.of(path)
+            + " "
             + path
             + ": "
             + e.getMessage(),

@@ -5,6 +5,7 @@ import io.sediment.manifest.DeletionFile;
 import io.sediment.manifest.FileStore;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -78,14 +79,41 @@ public final class DeletionVectors {
             || content[1] != MAGIC[1]
             || content[2] != MAGIC[2]
             || content[3] != MAGIC[3]) {
-          throw new IOException("Not a deletion-vector file: " + f.dvFile());
+          throw new IOException("Not a deletion-vector file: " + store.paths().index(f.dvFile()));
         }
         contents.put(f.dvFile(), content);
       }
-      RoaringBitmap b = new RoaringBitmap();
-      b.deserialize(ByteBuffer.wrap(content, (int) f.offset(), f.length()).slice());
-      out.put(f.dataFile(), b);
+      out.put(f.dataFile(), bitmap(store, f, content));
     }
     return out;
+  }
+
+  /** The bitmap of {@code f} in {@code content}; a truncated or corrupt one names the file. */
+  private static RoaringBitmap bitmap(FileStore store, DeletionFile f, byte[] content)
+      throws IOException {
+    try {
+      if (f.offset() < 0 || f.offset() + f.length() > content.length) {
+        throw new EOFException(
+            "the vector at offset "
+                + f.offset()
+                + " of "
+                + f.length()
+                + " bytes lies beyond the file's "
+                + content.length
+                + " bytes (truncated?)");
+      }
+      RoaringBitmap b = new RoaringBitmap();
+      b.deserialize(ByteBuffer.wrap(content, (int) f.offset(), f.length()).slice());
+      return b;
+    } catch (IOException | RuntimeException e) {
+      throw new IOException(
+          "Cannot read the deletion vector of data file "
+              + f.dataFile()
+              + " in deletion-vector file "
+              + store.paths().index(f.dvFile())
+              + ": "
+              + (e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName()),
+          e);
+    }
   }
 }

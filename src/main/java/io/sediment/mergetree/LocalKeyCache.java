@@ -127,12 +127,14 @@ public final class LocalKeyCache {
 
   /** Sequential reader of a lookup file; {@link #next()} reuses its row. */
   public final class Cursor implements AutoCloseable {
+    private final File file;
     private final DataInputStream in;
     private final BinaryRowData row = new BinaryRowData(layout.fileType().getFieldCount());
     private byte[] buf = new byte[64];
     private int position;
 
     Cursor(File f) throws IOException {
+      file = f;
       in = new DataInputStream(new BufferedInputStream(new FileInputStream(f), 1 << 16));
     }
 
@@ -143,12 +145,16 @@ public final class LocalKeyCache {
       } catch (EOFException e) {
         return null;
       }
-      int len = in.readInt();
-      if (buf.length < len) {
-        buf = new byte[Math.max(len, buf.length * 2)];
+      try {
+        int len = in.readInt();
+        if (buf.length < len) {
+          buf = new byte[Math.max(len, buf.length * 2)];
+        }
+        in.readFully(buf, 0, len);
+        row.pointTo(MemorySegmentFactory.wrap(buf), 0, len);
+      } catch (EOFException e) {
+        throw new EOFException("Lookup file " + file + " ends inside a row (truncated?)");
       }
-      in.readFully(buf, 0, len);
-      row.pointTo(MemorySegmentFactory.wrap(buf), 0, len);
       return row;
     }
 

@@ -340,9 +340,12 @@ class SedimentCliTest {
     Result r = run("demo", "--warehouse", dir.resolve("wh").toString(), "--commits", "4");
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).contains("Before compaction").contains("After compaction");
-    assertThat(r.out()).contains("2026-01-01: 4 files").contains("2026-01-01: 1 files");
-    Result again = run("demo", "--warehouse", dir.resolve("wh").toString());
-    assertThat(again.code()).isEqualTo(2);
+    assertThat(r.out()).contains("2026-01-01: 4 files").contains("2026-01-01: 1 file,");
+    // again on the same warehouse: a new table beside the first
+    Result again = run("demo", "--warehouse", dir.resolve("wh").toString(), "--commits", "2");
+    assertThat(again.code()).as(again.err()).isZero();
+    assertThat(again.out()).contains("Table: demo.events_2").contains("After compaction");
+    assertThat(again.err()).isEmpty();
     assertThat(run("demo", "--commits", "1").code()).isEqualTo(2);
   }
 }

@@ -3,11 +3,9 @@ package io.sediment.flink.sql.procedures;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.catalog.Identifier;
 import io.sediment.compact.CompactSpec;
+import io.sediment.maintenance.PointInTime;
 import io.sediment.table.Table;
 import java.time.Duration;
-import java.time.LocalDateTime;
-import java.time.ZoneId;
-import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.flink.util.TimeUtils;
@@ -90,23 +88,10 @@ final class ProcedureArgs {
    * ({@code 1 h}, {@code 7d}, {@code 30 min}) counted back from now. Returns epoch millis.
    */
   static long pointInTime(String argument, String text) {
-    String t = text.strip();
     try {
-      return LocalDateTime.parse(t.replace(' ', 'T'))
-          .atZone(ZoneId.systemDefault())
-          .toInstant()
-          .toEpochMilli();
-    } catch (DateTimeParseException notTimestamp) {
-      try {
-        Duration age = TimeUtils.parseDuration(t);
-        return System.currentTimeMillis() - age.toMillis();
-      } catch (RuntimeException e) {
-        throw bad(
-            argument,
-            "'"
-                + text
-                + "' is neither a timestamp like '2024-05-01 10:00:00' nor an age like '1 d'");
-      }
+      return PointInTime.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw bad(argument, e);
     }
   }
 }

@@ -1,0 +1,41 @@
+package io.sediment.maintenance;
+
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.time.format.DateTimeParseException;
+import org.apache.flink.util.TimeUtils;
+
+/**
+ * The {@code older_than} of the maintenance procedures and commands: a local timestamp such as
+ * {@code 2024-05-01 10:00:00}, or an age such as {@code 1 d} (that long before now).
+ */
+public final class PointInTime {
+
+  private PointInTime() {}
+
+  /**
+   * Epoch milliseconds of {@code text}.
+   *
+   * @throws IllegalArgumentException saying what the text may be (the caller names the argument)
+   */
+  public static long parse(String text) {
+    String t = text.strip();
+    try {
+      return LocalDateTime.parse(t.replace(' ', 'T'))
+          .atZone(ZoneId.systemDefault())
+          .toInstant()
+          .toEpochMilli();
+    } catch (DateTimeParseException notTimestamp) {
+      try {
+        Duration age = TimeUtils.parseDuration(t);
+        return System.currentTimeMillis() - age.toMillis();
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException(
+            "'"
+                + text
+                + "' is neither a timestamp like '2024-05-01 10:00:00' nor an age like '1 d'");
+      }
+    }
+  }
+}

@@ -1,0 +1,153 @@
+package io.sediment.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.schema.Schema;
+import io.sediment.table.Table;
+import io.sediment.testutil.TestTables;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.List;
+import org.apache.flink.table.api.DataTypes;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code expire-snapshots}, {@code remove-orphan-files}, {@code inspect --files}, flink-conf. */
+class CliCommandsTest {
+
+  @TempDir Path dir;
+
+  record Result(int code, String out, String err) {}
+
+  static Result run(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        SedimentCli.run(
+            args,
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Result(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  /** db.t (primary key id, one bucket): three commits of one row each. */
+  private Table table() {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table t =
+        TestTables.create(
+            catalog,
+            "t",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT().notNull())
+                .column("v", DataTypes.STRING())
+                .primaryKey("id")
+                .option("bucket", "1")
+                .build());
+    for (long i = 0; i < 3; i++) {
+      TestTables.writeBatch(t, List.of(TestTables.row(i, "v" + i)));
+    }
+    return t;
+  }
+
+  @Test
+  void expireSnapshotsKeepsRetainMaxAndSaysWhatItDeleted() {
+    Table t = table();
+    Result r =
+        run(
+            "expire-snapshots",
+            "--warehouse",
+            dir.toString(),
+            "--table",
+            "db.t",
+            "--retain-max",
+            "1");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err()).isEmpty();
+    assertThat(r.out()).startsWith("Expired 2 snapshots of db.t; deleted ");
+    assertThat(t.snapshotManager().listIds()).containsExactly(3L);
+    assertThat(TestTables.readAll(t)).hasSize(3);
+
+    Result nothing = run("expire-snapshots", "--warehouse", dir.toString(), "--table", "db.t");
+    assertThat(nothing.code()).isEqualTo(2);
+    assertThat(nothing.err().strip())
+        .isEqualTo("Error: Give --retain-max or --older-than (or both)");
+
+    Result badAge =
+        run(
+            "expire-snapshots",
+            "--warehouse",
+            dir.resolve("nowhere").toString(),
+            "--table",
+            "db.t",
+            "--older-than",
+            "soon");
+    assertThat(badAge.code()).isEqualTo(2);
+    assertThat(badAge.err().strip())
+        .isEqualTo(
+            "Error: --older-than: 'soon' is neither a timestamp like '2024-05-01 10:00:00' nor an"
+                + " age like '1 d'");
+  }
+
+  @Test
+  void removeOrphanFilesListsThenDeletesThem() throws Exception {
+    table();
+    Path orphan = dir.resolve("db.db/t/bucket-0/data-orphan.parquet");
+    Files.write(orphan, new byte[] {1, 2, 3});
+    Files.setLastModifiedTime(orphan, FileTime.from(Instant.now().minusSeconds(3 * 86400)));
+
+    Result dry =
+        run("remove-orphan-files", "--warehouse", dir.toString(), "--table", "db.t", "--dry-run");
+    assertThat(dry.code()).as(dry.err()).isZero();
+    assertThat(dry.out())
+        .isEqualTo("file:" + orphan + "\nFound 1 orphan file of db.t (dry run; nothing deleted)\n");
+    assertThat(orphan).exists();
+
+    Result r = run("remove-orphan-files", "--warehouse", dir.toString(), "--table", "db.t");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).endsWith("Deleted 1 orphan file of db.t\n");
+    assertThat(orphan).doesNotExist();
+  }
+
+  @Test
+  void inspectShowsSchemaOptionsSnapshotTimeTotalsAndFiles() throws Exception {
+    table();
+    Result text = run("inspect", "--warehouse", dir.toString(), "--table", "db.t", "--files");
+    assertThat(text.code()).as(text.err()).isZero();
+    assertThat(text.out())
+        .contains("  columns: id BIGINT NOT NULL, v STRING\n")
+        .contains("  primary key: id\n")
+        .contains("  partitioned by: (unpartitioned)\n")
+        .contains("  options: bucket=1\n")
+        .containsPattern("latest 3 \\(APPEND by \\S+ at \\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z\\)")
+        .contains("  total: 3 files, 3 rows, ")
+        .contains("(unpartitioned): 3 files, 3 rows, ")
+        .containsPattern("    data-\\S+\\.parquet: bucket 0, level 0, 1 row, \\d+ bytes\n");
+
+    Result json =
+        run("inspect", "--warehouse", dir.toString(), "--table", "db.t", "--files", "--json");
+    JsonNode n = new ObjectMapper().readTree(json.out());
+    assertThat(n.get("totals").get("files").asInt()).isEqualTo(3);
+    assertThat(n.get("options").get("bucket").asText()).isEqualTo("1");
+    assertThat(n.get("partitions").get(0).get("fileList")).hasSize(3);
+  }
+
+  @Test
+  void flinkConfNextToTheJarOrOneLevelUpIsFound() throws Exception {
+    Path checkout = dir.resolve("checkout");
+    Files.createDirectories(checkout.resolve("flink-conf"));
+    Files.createDirectories(checkout.resolve("target"));
+    Path jar = Files.createFile(checkout.resolve("target/sediment.jar"));
+
+    assertThat(FlinkEnvironments.nextTo(jar)).contains(checkout.resolve("flink-conf"));
+    assertThat(FlinkEnvironments.nextTo(dir.resolve("elsewhere/x.jar"))).isEmpty();
+  }
+}
