@@ -1,0 +1,19 @@
+package io.sediment.commit;
+
+import io.sediment.manifest.Snapshot;
+import java.io.IOException;
+
+/**
+ * How a table publishes a snapshot so that of several committers racing for one id exactly one
+ * wins: an exclusive create where the file system has one ({@link ExclusiveCreateSnapshotCommit}),
+ * a commit lock held in a database elsewhere ({@link LockedSnapshotCommit}). Chosen per table by
+ * {@link SnapshotCommits}.
+ */
+interface SnapshotCommit {
+
+  /**
+   * Publishes {@code snapshot} (and updates the hints) unless its id is taken; false, changing
+   * nothing, when another committer has it.
+   */
+  boolean tryPublish(Snapshot snapshot) throws IOException;
+}
