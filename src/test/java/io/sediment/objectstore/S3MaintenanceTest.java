@@ -1,0 +1,149 @@
+package io.sediment.objectstore;
+
+import static io.sediment.testutil.TestTables.row;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.compact.CompactResult;
+import io.sediment.flink.CompactJob;
+import io.sediment.fs.FileIO;
+import io.sediment.maintenance.ExpireSnapshots;
+import io.sediment.maintenance.RemoveOrphanFiles;
+import io.sediment.manifest.DataFileMeta;
+import io.sediment.schema.Schema;
+import io.sediment.table.DataSplit;
+import io.sediment.table.Table;
+import io.sediment.testutil.S3ProxyServer;
+import io.sediment.testutil.TestClusters;
+import io.sediment.testutil.TestTables;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.core.fs.FileStatus;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The life of a table on S3 (S3Proxy through Flink's S3 file system): writes, an in-process
+ * compaction (CompactBuilder), the batch compaction job on a Flink MiniCluster, snapshot expiry and
+ * orphan removal, each committing under the commit lock; the rows stay, and what is left on the
+ * store is exactly the live files.
+ */
+class S3MaintenanceTest {
+
+  @RegisterExtension
+  static final MiniClusterExtension MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
+
+  @TempDir static java.nio.file.Path dir;
+
+  private static S3ProxyServer s3;
+
+  @BeforeAll
+  static void startS3() throws Exception {
+    s3 = S3ProxyServer.start(dir, "lake");
+    s3.configureFlink();
+  }
+
+  @AfterAll
+  static void stopS3() {
+    s3.close();
+  }
+
+  private static void writeBatches(Table t, long from, long to) {
+    for (long i = from; i < to; i++) {
+      TestTables.writeBatch(t, List.of(row(i, "v" + i)));
+    }
+  }
+
+  private static List<Long> ids(Table t) {
+    List<Long> ids = new ArrayList<>();
+    for (RowData r : TestTables.readAll(t)) {
+      ids.add(r.getLong(0));
+    }
+    return ids;
+  }
+
+  private static List<String> liveFiles(Table t) throws IOException {
+    List<String> names = new ArrayList<>();
+    for (DataSplit split : t.newReadBuilder().newScan().plan().splits()) {
+      for (DataFileMeta f : split.files()) {
+        names.add(f.fileName());
+      }
+    }
+    return names;
+  }
+
+  /** Names of the data files stored under the table's bucket directories. */
+  private static List<String> storedDataFiles(Table t) throws IOException {
+    FileIO io = t.store().fileIO();
+    List<String> names = new ArrayList<>();
+    for (FileStatus bucket : io.list(t.store().paths().root())) {
+      if (bucket.getPath().getName().startsWith("bucket-")) {
+        for (FileStatus f : io.list(bucket.getPath())) {
+          names.add(f.getPath().getName());
+        }
+      }
+    }
+    return names;
+  }
+
+  @Test
+  void writeCompactExpireAndRemoveOrphansOnS3() throws Exception {
+    String warehouse = "s3://lake/maintenance";
+    FileSystemCatalog catalog = new FileSystemCatalog(warehouse);
+    catalog.createDatabase("db", true);
+    Table t =
+        TestTables.create(
+            catalog,
+            "t",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT().notNull())
+                .column("v", DataTypes.STRING())
+                .options(
+                    Map.of(
+                        "lock.enabled",
+                        "true",
+                        "lock.jdbc.url",
+                        "jdbc:sqlite:" + dir.resolve("locks.db"),
+                        "compaction.full",
+                        "true"))
+                .build());
+
+    writeBatches(t, 0, 4);
+    CompactResult inProcess = t.newCompactBuilder().execute();
+    assertThat(inProcess.snapshotId()).isNotNull();
+    assertThat(liveFiles(t)).hasSize(1);
+
+    writeBatches(t, 4, 7);
+    CompactResult job =
+        CompactJob.builder(warehouse, "db.t")
+            .parallelism(2)
+            .build()
+            .runBatch(StreamExecutionEnvironment.getExecutionEnvironment());
+    assertThat(job.snapshotId()).isNotNull();
+    assertThat(liveFiles(t)).hasSize(1);
+    assertThat(ids(t)).containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L, 5L, 6L);
+
+    Path orphan = new Path(t.store().paths().root(), "bucket-0/data-orphan.parquet");
+    t.store().fileIO().writeNew(orphan, "not a table file".getBytes(StandardCharsets.UTF_8));
+
+    new ExpireSnapshots(t).retainMax(1).execute();
+    assertThat(t.snapshotManager().listIds()).containsExactly(job.snapshotId());
+    List<Path> removed = new RemoveOrphanFiles(t).olderThan(Long.MAX_VALUE).execute();
+
+    assertThat(removed).extracting(Path::getName).contains("data-orphan.parquet");
+    assertThat(t.store().fileIO().exists(orphan)).isFalse();
+    assertThat(storedDataFiles(t)).containsExactlyInAnyOrderElementsOf(liveFiles(t));
+    assertThat(ids(t)).containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L, 5L, 6L);
+  }
+}
