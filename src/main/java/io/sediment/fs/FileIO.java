@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
@@ -51,6 +52,9 @@ public final class FileIO implements Serializable {
   public interface PublishFence {
     void check() throws IOException;
   }
+
+  /** Reads of a whole object on an object store are tried this often (see {@link #readBytes}). */
+  private static final int OBJECT_READ_ATTEMPTS = 3;
 
   /** Listings of a directory that changes while it is listed are retried this often. */
   private static final int LIST_ATTEMPTS = 10;
@@ -122,11 +126,25 @@ public final class FileIO implements Serializable {
     }
   }
 
+  /**
+   * Reads a whole (small) file. On object stores a read that fails for another reason than a
+   * missing file is tried again a few times: an object replaced while it is opened (a hint
+   * rewritten by a committer) fails the read (S3A: "Change reported by S3 during open"), and the
+   * next read gets the new content.
+   */
   public byte[] readBytes(Path path) throws IOException {
-    try (InputStream in = fs(path).open(path)) {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      in.transferTo(out);
-      return out.toByteArray();
+    for (int attempt = 1; ; attempt++) {
+      try (InputStream in = fs(path).open(path)) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        in.transferTo(out);
+        return out.toByteArray();
+      } catch (FileNotFoundException | InterruptedIOException e) {
+        throw e;
+      } catch (IOException e) {
+        if (!isObjectStore() || attempt >= OBJECT_READ_ATTEMPTS) {
+          throw e;
+        }
+      }
     }
   }
 

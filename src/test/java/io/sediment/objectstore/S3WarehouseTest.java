@@ -6,12 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.catalog.Identifier;
+import io.sediment.fs.FileIO;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.S3ProxyServer;
 import io.sediment.testutil.TestTables;
-import java.nio.file.Path;
+import java.io.FileNotFoundException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -19,6 +20,8 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
 import org.junit.jupiter.api.AfterAll;
@@ -29,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Tables in a warehouse on a real S3 API server (S3Proxy), through Flink's S3 file system. */
 class S3WarehouseTest {
 
-  @TempDir static Path dir;
+  @TempDir static java.nio.file.Path dir;
 
   private static S3ProxyServer s3;
 
@@ -120,6 +123,45 @@ class S3WarehouseTest {
     for (long id : snapshots.listIds()) {
       assertThat(snapshots.snapshot(id).id()).isEqualTo(id);
     }
+  }
+
+  /**
+   * A hint replaced on S3 is never missing for a reader: once it is gone, a commit user's hint may
+   * be the only record of its last commit. (Replaced by delete-then-rename before, readers found no
+   * hint between the two.)
+   */
+  @Test
+  void aReplacedHintIsNeverMissingForReaders() throws Exception {
+    Path hint = new Path("s3://lake/hints/snapshot/user-u");
+    FileIO io = FileIO.of(hint);
+    io.overwriteHint(hint, "0");
+    AtomicBoolean done = new AtomicBoolean();
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Future<List<String>> reader =
+          pool.submit(
+              () -> {
+                List<String> missing = new ArrayList<>();
+                int reads = 0;
+                while (!done.get() || reads == 0) {
+                  try {
+                    io.readUtf8(hint);
+                  } catch (FileNotFoundException e) {
+                    missing.add(e.getMessage());
+                  }
+                  reads++;
+                }
+                return missing;
+              });
+      for (int i = 1; i <= 30; i++) {
+        io.overwriteHint(hint, Integer.toString(i));
+      }
+      done.set(true);
+      assertThat(reader.get()).as("reads that found no hint").isEmpty();
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(io.readUtf8(hint)).isEqualTo("30");
   }
 
   @Test
