@@ -131,7 +131,9 @@ class CommitLockTest {
   @ParameterizedTest
   @MethodSource("databases")
   void aCommitterThatDiedHoldingTheLockIsTakenOverAfterItsLease(String url) throws Exception {
-    Table t = table(dir.toString(), url, Map.of("lock.expire-time", "2 s"));
+    Table t =
+        table(
+            dir.toString(), url, Map.of("lock.expire-time", "2 s", "lock-acquire-timeout", "30 s"));
     TestTables.writeBatch(t, List.of(row(1L, "a"))); // creates the lock table
     holdAs(url, key(t), "a committer that died", Duration.ofSeconds(2));
 
