@@ -2,6 +2,7 @@ package io.sediment.objectstore;
 
 import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.compact.CompactResult;
@@ -25,8 +26,12 @@ import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -37,7 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The life of a table on S3 (S3Proxy through Flink's S3 file system): writes, an in-process
  * compaction (CompactBuilder), the batch compaction job on a Flink MiniCluster, snapshot expiry and
  * orphan removal, each committing under the commit lock; the rows stay, and what is left on the
- * store is exactly the live files.
+ * store is exactly the live files. And SQL INSERT and SELECT on S3.
  */
 class S3MaintenanceTest {
 
@@ -145,5 +150,36 @@ class S3MaintenanceTest {
     assertThat(t.store().fileIO().exists(orphan)).isFalse();
     assertThat(storedDataFiles(t)).containsExactlyInAnyOrderElementsOf(liveFiles(t));
     assertThat(ids(t)).containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L, 5L, 6L);
+  }
+
+  /**
+   * SQL on S3: a table created with the lock options takes INSERTs and answers SELECTs; an INSERT
+   * into a table without them is refused when the statement is planned, naming the options.
+   */
+  @Test
+  void sqlInsertAndSelectOnS3() throws Exception {
+    TableEnvironment tEnv = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+    tEnv.getConfig().set("parallelism.default", "2");
+    tEnv.executeSql("CREATE CATALOG c WITH ('type' = 'sediment', 'warehouse' = 's3://lake/sql')");
+    tEnv.executeSql("USE CATALOG c");
+    tEnv.executeSql("CREATE DATABASE db");
+    tEnv.executeSql(
+        "CREATE TABLE db.t (id BIGINT, v STRING) WITH ('lock.enabled' = 'true',"
+            + " 'lock.jdbc.url' = 'jdbc:sqlite:"
+            + dir.resolve("sql-locks.db")
+            + "')");
+    tEnv.executeSql("INSERT INTO db.t VALUES (1, 'a'), (2, 'b')").await();
+    tEnv.executeSql("INSERT INTO db.t VALUES (3, 'c')").await();
+    List<String> rows = new ArrayList<>();
+    try (CloseableIterator<Row> it = tEnv.executeSql("SELECT id, v FROM db.t").collect()) {
+      it.forEachRemaining(r -> rows.add(r.toString()));
+    }
+    assertThat(rows).containsExactlyInAnyOrder("+I[1, a]", "+I[2, b]", "+I[3, c]");
+
+    tEnv.executeSql("CREATE TABLE db.unlocked (id BIGINT)");
+    assertThatThrownBy(() -> tEnv.executeSql("INSERT INTO db.unlocked VALUES (1)").await())
+        .hasStackTraceContaining("'lock.enabled' = 'true'");
+    assertThat(new FileSystemCatalog("s3://lake/sql").getTable("db.unlocked").latestSnapshot())
+        .isEmpty();
   }
 }

@@ -80,7 +80,7 @@ class S3WarehouseTest {
     catalog.createDatabase("db", true);
     Table created = TestTables.create(catalog, "t", schema().options(lockOptions("race")).build());
     int committers = 4;
-    int commitsEach = 8;
+    int commitsEach = 6;
     List<Long> committed = Collections.synchronizedList(new ArrayList<>());
     List<Throwable> failed = Collections.synchronizedList(new ArrayList<>());
     ExecutorService pool = Executors.newFixedThreadPool(committers);
