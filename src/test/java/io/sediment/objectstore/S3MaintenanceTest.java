@@ -3,13 +3,16 @@ package io.sediment.objectstore;
 import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.commit.CommitConflictException;
 import io.sediment.compact.CompactResult;
 import io.sediment.flink.CompactJob;
 import io.sediment.fs.FileIO;
 import io.sediment.maintenance.ExpireSnapshots;
 import io.sediment.maintenance.RemoveOrphanFiles;
+import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.schema.Schema;
 import io.sediment.table.DataSplit;
@@ -19,9 +22,14 @@ import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -32,6 +40,7 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
+import org.apache.flink.util.ExceptionUtils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -181,5 +190,80 @@ class S3MaintenanceTest {
         .hasStackTraceContaining("'lock.enabled' = 'true'");
     assertThat(new FileSystemCatalog("s3://lake/sql").getTable("db.unlocked").latestSnapshot())
         .isEmpty();
+  }
+
+  /**
+   * The headline set-up on S3: a writer, the dedicated compaction job and in-process compactions
+   * commit to one table at the same time. Every committed row is read back exactly once, every
+   * snapshot is readable, and the dedicated job's compactions landed among the writer's commits.
+   */
+  @Test
+  void aWriterTheDedicatedJobAndCompactBuilderCommitTogether() throws Exception {
+    String warehouse = "s3://lake/together";
+    FileSystemCatalog catalog = new FileSystemCatalog(warehouse);
+    catalog.createDatabase("db", true);
+    Table t =
+        TestTables.create(
+            catalog,
+            "t",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT().notNull())
+                .column("v", DataTypes.STRING())
+                .options(
+                    Map.of(
+                        "lock.enabled",
+                        "true",
+                        "lock.jdbc.url",
+                        "jdbc:sqlite:" + dir.resolve("together-locks.db"),
+                        "compaction.min.file-num",
+                        "3"))
+                .build());
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.enableCheckpointing(300);
+    JobClient dedicated =
+        CompactJob.builder(warehouse, "db.t")
+            .commitUser("dedicated")
+            .option("compaction.discovery-interval", "200ms")
+            .parallelism(2)
+            .build()
+            .submitStreaming(env);
+    int commits = 12;
+    ExecutorService writer = Executors.newSingleThreadExecutor();
+    try {
+      Future<?> writes = writer.submit(() -> writeBatches(t, 0, commits));
+      while (!writes.isDone()) {
+        try {
+          t.newCompactBuilder().withCommitUser("in-process").execute();
+        } catch (RuntimeException e) {
+          if (!(ExceptionUtils.findThrowable(e, CommitConflictException.class).isPresent())) {
+            throw e; // a conflict with the dedicated job is an expected outcome; nothing else
+          }
+        }
+      }
+      writes.get();
+      // The in-process compactions may have left the job nothing; three more small files.
+      writeBatches(t, commits, commits + 3);
+      await()
+          .atMost(Duration.ofSeconds(120))
+          .until(
+              () ->
+                  t.snapshotManager().listIds().stream()
+                      .map(id -> t.snapshotManager().snapshot(id))
+                      .anyMatch(
+                          s ->
+                              s.commitKind() == CommitKind.COMPACT
+                                  && s.commitUser().startsWith("dedicated")));
+    } finally {
+      writer.shutdownNow();
+      dedicated.cancel().get();
+    }
+    List<Long> expected = new ArrayList<>();
+    for (long i = 0; i < commits + 3; i++) {
+      expected.add(i);
+    }
+    assertThat(ids(t)).containsExactlyInAnyOrderElementsOf(expected);
+    for (long id : t.snapshotManager().listIds()) {
+      assertThat(t.snapshotManager().snapshot(id).id()).isEqualTo(id);
+    }
   }
 }
