@@ -1,8 +1,10 @@
 package io.sediment.commit;
 
+import io.sediment.fs.FileIO;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import java.io.IOException;
+import org.apache.flink.core.fs.Path;
 
 /**
  * Publishes while holding the table's commit lock, for file systems without an atomic
@@ -17,8 +19,12 @@ final class LockedSnapshotCommit implements SnapshotCommit {
   private final JdbcCommitLock lock;
   private final String lockKey;
 
-  LockedSnapshotCommit(SnapshotManager snapshots, JdbcCommitLock lock, String lockKey) {
+  private final FileIO fileIO;
+
+  LockedSnapshotCommit(
+      SnapshotManager snapshots, FileIO fileIO, JdbcCommitLock lock, String lockKey) {
     this.snapshots = snapshots;
+    this.fileIO = fileIO;
     this.lock = lock;
     this.lockKey = lockKey;
   }
@@ -30,6 +36,17 @@ final class LockedSnapshotCommit implements SnapshotCommit {
         return false;
       }
       snapshots.publishGuarded(snapshot, lease::checkHeld);
+      return true;
+    }
+  }
+
+  @Override
+  public boolean tryCreate(Path file, byte[] content) throws IOException {
+    try (CommitLease lease = lock.acquire(lockKey)) {
+      if (fileIO.exists(file)) {
+        return false;
+      }
+      fileIO.createGuarded(file, content, lease::checkHeld);
       return true;
     }
   }

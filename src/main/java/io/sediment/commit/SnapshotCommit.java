@@ -2,6 +2,7 @@ package io.sediment.commit;
 
 import io.sediment.manifest.Snapshot;
 import java.io.IOException;
+import org.apache.flink.core.fs.Path;
 
 /**
  * How a table publishes a snapshot so that of several committers racing for one id exactly one
@@ -16,4 +17,10 @@ interface SnapshotCommit {
    * nothing, when another committer has it.
    */
   boolean tryPublish(Snapshot snapshot) throws IOException;
+
+  /**
+   * Creates another file of the table that only one of several racing writers may create (an expiry
+   * record, the first schema), by the same means; false, changing nothing, when it exists.
+   */
+  boolean tryCreate(Path file, byte[] content) throws IOException;
 }

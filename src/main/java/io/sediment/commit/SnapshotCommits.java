@@ -3,6 +3,8 @@ package io.sediment.commit;
 import io.sediment.fs.FileIO;
 import io.sediment.manifest.FileStore;
 import io.sediment.schema.TableOptions;
+import java.io.IOException;
+import org.apache.flink.core.fs.Path;
 
 /**
  * Chooses how a table publishes snapshots: under a commit lock when {@code lock.enabled}, else with
@@ -15,13 +17,28 @@ public final class SnapshotCommits {
 
   static SnapshotCommit forStore(FileStore store) {
     checkCommitSafe(store);
+    return of(store);
+  }
+
+  private static SnapshotCommit of(FileStore store) {
     if (store.options().get(TableOptions.LOCK_ENABLED)) {
       return new LockedSnapshotCommit(
           store.snapshotManager(),
+          store.fileIO(),
           JdbcCommitLock.of(store.options()),
           store.paths().root().toString());
     }
-    return new ExclusiveCreateSnapshotCommit(store.snapshotManager());
+    return new ExclusiveCreateSnapshotCommit(store.snapshotManager(), store.fileIO());
+  }
+
+  /**
+   * Creates a file of the table that only one of several racing writers may create (an expiry
+   * record, the first schema): under the table's commit lock when it has one, else with the file
+   * system's exclusive create. False, changing nothing, when the file exists.
+   */
+  public static boolean tryCreateExclusive(FileStore store, Path file, byte[] content)
+      throws IOException {
+    return of(store).tryCreate(file, content);
   }
 
   /**

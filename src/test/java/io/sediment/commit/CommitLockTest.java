@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.maintenance.ExpireSnapshots;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.FaultyFileSystem;
@@ -157,6 +158,24 @@ class CommitLockTest {
 
     assertThat(t.latestSnapshot().orElseThrow().id()).isEqualTo(1);
     assertThat(TestTables.readAll(t)).hasSize(1);
+  }
+
+  /** An expiration claims the table's expiry record under the commit lock too. */
+  @ParameterizedTest
+  @MethodSource("databases")
+  void anExpirationTakesTheCommitLock(String url) throws Exception {
+    Table t = table(dir.toString(), url, Map.of("lock-acquire-timeout", "1 s"));
+    for (long i = 0; i < 3; i++) {
+      TestTables.writeBatch(t, List.of(row(i, "v")));
+    }
+    holdAs(url, key(t), "a live committer", Duration.ofMinutes(5));
+
+    assertThatThrownBy(() -> new ExpireSnapshots(t).retainMax(1).execute())
+        .hasStackTraceContaining("waiting for the commit lock of " + key(t));
+
+    assertThat(t.snapshotManager().listIds()).containsExactly(1L, 2L, 3L);
+    assertThat(dir.resolve("db.db/t/snapshot/EXPIRING")).doesNotExist();
+    assertThat(TestTables.readAll(t)).hasSize(3);
   }
 
   @ParameterizedTest
