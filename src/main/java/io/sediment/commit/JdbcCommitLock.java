@@ -7,7 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.sql.Connection;
-import java.sql.DriverManager;
+import java.sql.Driver;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -49,12 +49,20 @@ final class JdbcCommitLock {
 
   /** The SQL that differs between the supported databases: the database's clock in millis. */
   enum Dialect {
-    SQLITE("CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"),
-    POSTGRESQL("CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)");
+    SQLITE("org.sqlite.JDBC", "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)"),
+    POSTGRESQL(
+        "org.postgresql.Driver", "CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT)");
+
+    /**
+     * The driver, loaded by name: in a Flink job jar the drivers are in the job's class loader,
+     * where {@code DriverManager}'s service lookup does not find them.
+     */
+    final String driverClass;
 
     final String nowMillis;
 
-    Dialect(String nowMillis) {
+    Dialect(String driverClass, String nowMillis) {
+      this.driverClass = driverClass;
       this.nowMillis = nowMillis;
     }
 
@@ -252,9 +260,20 @@ final class JdbcCommitLock {
       props.setProperty("busy_timeout", "30000");
     }
     try {
-      Connection c = DriverManager.getConnection(url, props);
+      Driver driver =
+          (Driver)
+              Class.forName(dialect.driverClass, true, JdbcCommitLock.class.getClassLoader())
+                  .getDeclaredConstructor()
+                  .newInstance();
+      Connection c = driver.connect(url, props);
+      if (c == null) {
+        throw new SQLException(dialect.driverClass + " does not accept the URL");
+      }
       c.setAutoCommit(true);
       return c;
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException(
+          "The JDBC driver " + dialect.driverClass + " of the commit lock is not available", e);
     } catch (SQLException e) {
       throw new IOException(
           "Cannot connect to the commit lock database "
