@@ -1,5 +1,6 @@
 package io.sediment.catalog;
 
+import io.sediment.commit.SnapshotCommits;
 import io.sediment.fs.FileIO;
 import io.sediment.fs.JsonSerde;
 import io.sediment.manifest.FileStore;
@@ -162,9 +163,12 @@ public final class FileSystemCatalog {
         throw new CatalogException("Table '" + id + "' already exists");
       }
       fileIO.mkdirs(paths.schemaDir());
+      // Under the table's commit lock when its options configure one (object stores).
       boolean created =
-          fileIO.tryCreateExclusive(
-              paths.schema(0), JsonSerde.toJson(tableSchema).getBytes(StandardCharsets.UTF_8));
+          SnapshotCommits.tryCreateExclusive(
+              new FileStore(fileIO, paths.root(), tableSchema, tableSchema.tableOptions()),
+              paths.schema(0),
+              JsonSerde.toJson(tableSchema).getBytes(StandardCharsets.UTF_8));
       if (!created && !ignoreIfExists) {
         throw new CatalogException("Table '" + id + "' already exists");
       }

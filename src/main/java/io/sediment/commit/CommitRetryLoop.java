@@ -12,10 +12,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The race for the next snapshot id, shared by every kind of commit: each attempt builds a snapshot
- * on top of the latest one and publishes it with an exclusive create; an attempt that loses is
- * cleaned up, and after a short randomized back-off (so that committers that collided do not
- * collide again in lock step) the next attempt builds on top of the winner. Gives up after {@code
- * commit.max-retries} lost races.
+ * on top of the latest one and publishes it ({@link SnapshotCommit}: an exclusive create, or under
+ * the commit lock); an attempt that loses is cleaned up, and after a short randomized back-off (so
+ * that committers that collided do not collide again in lock step) the next attempt builds on top
+ * of the winner. Gives up after {@code commit.max-retries} lost races.
  */
 final class CommitRetryLoop {
 
@@ -33,10 +33,12 @@ final class CommitRetryLoop {
   }
 
   private final SnapshotManager snapshots;
+  private final SnapshotCommit snapshotCommit;
   private final int maxRetries;
 
-  CommitRetryLoop(SnapshotManager snapshots, int maxRetries) {
+  CommitRetryLoop(SnapshotManager snapshots, SnapshotCommit snapshotCommit, int maxRetries) {
     this.snapshots = snapshots;
+    this.snapshotCommit = snapshotCommit;
     this.maxRetries = maxRetries;
   }
 
@@ -90,7 +92,7 @@ final class CommitRetryLoop {
   private boolean publish(SnapshotAttempt a) throws IOException {
     Snapshot s = a.snapshot();
     try {
-      return snapshots.tryCommit(s);
+      return snapshotCommit.tryPublish(s);
     } catch (IOException | RuntimeException e) {
       Boolean ours;
       try {

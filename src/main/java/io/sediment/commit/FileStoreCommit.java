@@ -82,7 +82,10 @@ public final class FileStoreCommit {
     this.assembler = new SnapshotAssembler(store, commitUser);
     this.cleanup = new CommitCleanup(store);
     this.retries =
-        new CommitRetryLoop(snapshots, store.options().get(TableOptions.COMMIT_MAX_RETRIES));
+        new CommitRetryLoop(
+            snapshots,
+            SnapshotCommits.forStore(store),
+            store.options().get(TableOptions.COMMIT_MAX_RETRIES));
   }
 
   public String commitUser() {

@@ -3,6 +3,7 @@ package io.sediment.flink;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.catalog.Identifier;
 import io.sediment.commit.CommitUsers;
+import io.sediment.commit.SnapshotCommits;
 import io.sediment.compact.CompactBuilder;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactSpec;
@@ -87,7 +88,9 @@ public final class CompactJob {
     CompactTargets targets = new CompactTargets(warehouse, spec);
     List<Table> tables = new ArrayList<>();
     for (String t : targets.tableNames()) {
-      tables.add(targets.table(t)); // validates the options against each table
+      Table table = targets.table(t); // validates the options against each table
+      SnapshotCommits.checkCommitSafe(table.store()); // an object store needs a commit lock
+      tables.add(table);
     }
     // A single table's own options configure the job too; a database's tables share the spec's.
     Map<String, String> jobOptions =

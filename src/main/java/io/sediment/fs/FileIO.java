@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
@@ -14,6 +15,8 @@ import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
@@ -27,11 +30,31 @@ import org.apache.flink.core.fs.Path;
  * #tryCreateExclusive}, an atomic create-if-absent. On the local file system it publishes a fully
  * written temporary file with a hard link, which fails atomically when the target exists ({@code
  * rename} would overwrite). On other file systems it uses {@code rename}, which is atomic and
- * refuses an existing target on HDFS-like systems; see docs/operations.md for object stores.
+ * refuses an existing target on HDFS-like systems. Object stores ({@link #isObjectStore}) have
+ * neither: there snapshots are published under a commit lock ({@link #createGuarded}); see
+ * docs/operations.md, "Object stores".
  */
 public final class FileIO implements Serializable {
 
   private static final long serialVersionUID = 1L;
+
+  /**
+   * Schemes of object stores: no atomic create-if-absent or rename, but a PUT replaces an object
+   * whole (readers see the old or the new content, never a part).
+   */
+  private static final Set<String> OBJECT_STORE_SCHEMES =
+      Set.of(
+          "s3", "s3a", "s3n", "s3p", "gs", "oss", "abfs", "abfss", "wasb", "wasbs", "cos", "cosn",
+          "obs", "blob");
+
+  /** A check run right before a guarded file is published; throws to keep it unpublished. */
+  @FunctionalInterface
+  public interface PublishFence {
+    void check() throws IOException;
+  }
+
+  /** Reads of a whole object on an object store are tried this often (see {@link #readBytes}). */
+  private static final int OBJECT_READ_ATTEMPTS = 3;
 
   /** Listings of a directory that changes while it is listed are retried this often. */
   private static final int LIST_ATTEMPTS = 10;
@@ -57,6 +80,15 @@ public final class FileIO implements Serializable {
 
   public boolean isLocal() {
     return "file".equals(scheme);
+  }
+
+  /** Whether the warehouse is on an object store (s3://, gs://, oss://, abfs://...). */
+  public boolean isObjectStore() {
+    return OBJECT_STORE_SCHEMES.contains(scheme.toLowerCase(Locale.ROOT));
+  }
+
+  public String scheme() {
+    return scheme;
   }
 
   public boolean exists(Path path) throws IOException {
@@ -94,11 +126,25 @@ public final class FileIO implements Serializable {
     }
   }
 
+  /**
+   * Reads a whole (small) file. On object stores a read that fails for another reason than a
+   * missing file is tried again a few times: an object replaced while it is opened (a hint
+   * rewritten by a committer) fails the read (S3A: "Change reported by S3 during open"), and the
+   * next read gets the new content.
+   */
   public byte[] readBytes(Path path) throws IOException {
-    try (InputStream in = fs(path).open(path)) {
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      in.transferTo(out);
-      return out.toByteArray();
+    for (int attempt = 1; ; attempt++) {
+      try (InputStream in = fs(path).open(path)) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        in.transferTo(out);
+        return out.toByteArray();
+      } catch (FileNotFoundException | InterruptedIOException e) {
+        throw e;
+      } catch (IOException e) {
+        if (!isObjectStore() || attempt >= OBJECT_READ_ATTEMPTS) {
+          throw e;
+        }
+      }
     }
   }
 
@@ -149,8 +195,38 @@ public final class FileIO implements Serializable {
     }
   }
 
-  /** Replaces a small hint file (best effort, last writer wins): write then rename over. */
+  /**
+   * Creates {@code target} for a caller that alone may create it (it holds the commit lock and saw
+   * the target absent): writes a temporary file, runs {@code fence} (which throws when the caller
+   * lost the right to publish), then renames it into place. Readers never see a partial file;
+   * nothing is published when the write or the fence fails.
+   */
+  public void createGuarded(Path target, byte[] content, PublishFence fence) throws IOException {
+    Path tmp =
+        new Path(target.getParent(), "." + target.getName() + "." + UUID.randomUUID() + ".tmp");
+    try {
+      writeNew(tmp, content);
+      fence.check();
+      if (!fs(target).rename(tmp, target)) {
+        throw new IOException("Could not rename " + tmp + " to " + target);
+      }
+    } finally {
+      deleteQuietly(tmp);
+    }
+  }
+
+  /**
+   * Replaces a small hint file (best effort, last writer wins). Local: write, then an atomic rename
+   * over it. Object stores: one PUT, which replaces the object whole. Others (HDFS): write, delete,
+   * rename, with a short window in which the hint is missing (readers then list).
+   */
   public void overwriteHint(Path target, String content) throws IOException {
+    if (isObjectStore()) {
+      try (OutputStream out = fs(target).create(target, FileSystem.WriteMode.OVERWRITE)) {
+        out.write(content.getBytes(StandardCharsets.UTF_8));
+      }
+      return;
+    }
     Path tmp =
         new Path(target.getParent(), "." + target.getName() + "." + UUID.randomUUID() + ".tmp");
     try {

@@ -3,8 +3,10 @@ package io.sediment.retention;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.sediment.commit.SnapshotCommits;
 import io.sediment.fs.FileIO;
 import io.sediment.fs.JsonSerde;
+import io.sediment.manifest.FileStore;
 import io.sediment.manifest.InvalidMetadataFileException;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -73,9 +75,13 @@ record ExpiryRecord(
     return snapshots.stream().map(Entry::retired).toList();
   }
 
-  /** Creates the record; false when one exists already (another expiration is unfinished). */
-  boolean create(FileIO io, Path file) throws IOException {
-    return io.tryCreateExclusive(file, toJson().getBytes(StandardCharsets.UTF_8));
+  /**
+   * Creates the record (under the table's commit lock when it has one); false when one exists
+   * already (another expiration is unfinished).
+   */
+  boolean create(FileStore store, Path file) throws IOException {
+    return SnapshotCommits.tryCreateExclusive(
+        store, file, toJson().getBytes(StandardCharsets.UTF_8));
   }
 
   /** The record at {@code file}, if there is one; an error names the file when it is invalid. */

@@ -86,7 +86,7 @@ final class RecordedExpiration {
   Optional<SnapshotExpiration.Result> run(List<Snapshot> expired) {
     ExpiryRecord record = ExpiryRecord.of(expired.stream().map(TableFiles.Retired::of).toList());
     try {
-      if (!record.create(io, paths.expiryRecord())) {
+      if (!record.create(store, paths.expiryRecord())) {
         return Optional.empty();
       }
     } catch (IOException e) {

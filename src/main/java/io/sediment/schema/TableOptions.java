@@ -273,6 +273,64 @@ public final class TableOptions implements Serializable {
               "How often a commit retries after another committer took the snapshot id it"
                   + " wanted.");
 
+  // ---- commit lock (Paimon's lock.* lineage; required on object stores) -------------------
+
+  public static final ConfigOption<Boolean> LOCK_ENABLED =
+      ConfigOptions.key("lock.enabled")
+          .booleanType()
+          .defaultValue(false)
+          .withDescription(
+              "Publish snapshots while holding a commit lock in a database (lock.type). Required"
+                  + " for tables on object stores (s3://, gs://, oss://, abfs://...), which have"
+                  + " no atomic create-if-absent.");
+
+  public static final ConfigOption<String> LOCK_TYPE =
+      ConfigOptions.key("lock.type")
+          .stringType()
+          .defaultValue("jdbc")
+          .withDescription("Where the commit lock is held: jdbc (SQLite or PostgreSQL).");
+
+  public static final ConfigOption<String> LOCK_JDBC_URL =
+      ConfigOptions.key("lock.jdbc.url")
+          .stringType()
+          .noDefaultValue()
+          .withDescription(
+              "JDBC URL of the lock database: jdbc:sqlite:<file> for committers on one machine,"
+                  + " jdbc:postgresql://<host>/<db> for committers on many. Not set: an SQLite"
+                  + " file under the user's home directory (.sediment/commit-locks.db).");
+
+  public static final ConfigOption<String> LOCK_JDBC_USER =
+      ConfigOptions.key("lock.jdbc.user")
+          .stringType()
+          .noDefaultValue()
+          .withDescription("User of the lock database, if it needs one.");
+
+  public static final ConfigOption<String> LOCK_JDBC_PASSWORD =
+      ConfigOptions.key("lock.jdbc.password")
+          .stringType()
+          .noDefaultValue()
+          .withDescription("Password of the lock database user, if it needs one.");
+
+  public static final ConfigOption<Duration> LOCK_EXPIRE_TIME =
+      ConfigOptions.key("lock.expire-time")
+          .durationType()
+          .defaultValue(Duration.ofSeconds(60))
+          .withDescription(
+              "Lease of a held lock: renewed by its holder every third of it; a holder that"
+                  + " dies loses the lock after this long.");
+
+  public static final ConfigOption<Duration> LOCK_ACQUIRE_TIMEOUT =
+      ConfigOptions.key("lock-acquire-timeout")
+          .durationType()
+          .defaultValue(Duration.ofMinutes(8))
+          .withDescription("How long a commit waits for the lock before it fails.");
+
+  public static final ConfigOption<Duration> LOCK_CHECK_MAX_SLEEP =
+      ConfigOptions.key("lock-check-max-sleep")
+          .durationType()
+          .defaultValue(Duration.ofSeconds(8))
+          .withDescription("Longest pause between two tries to take a held lock.");
+
   // ---- snapshot retention (Paimon's names and defaults) ----------------------------------
 
   public static final ConfigOption<Integer> SNAPSHOT_NUM_RETAINED_MIN =
@@ -440,6 +498,11 @@ public final class TableOptions implements Serializable {
           problem = "must be between 1 and 22";
         }
         break;
+      case "lock.type":
+        if (!"jdbc".equals(((String) value).toLowerCase(Locale.ROOT))) {
+          problem = "allowed: [jdbc]";
+        }
+        break;
       case "merge-engine":
         if (!MERGE_ENGINES.contains(((String) value).toLowerCase(Locale.ROOT))) {
           problem = "allowed: " + MERGE_ENGINES;
@@ -495,6 +558,9 @@ public final class TableOptions implements Serializable {
         break;
       case "compaction.discovery-interval":
       case "compaction.remove-orphans.interval":
+      case "lock.expire-time":
+      case "lock-acquire-timeout":
+      case "lock-check-max-sleep":
         if (((Duration) value).isNegative() || ((Duration) value).isZero()) {
           problem = "must be a positive duration such as '10 s'";
         }

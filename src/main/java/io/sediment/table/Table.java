@@ -1,5 +1,6 @@
 package io.sediment.table;
 
+import io.sediment.commit.SnapshotCommits;
 import io.sediment.compact.CompactBuilder;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.Snapshot;
@@ -62,11 +63,17 @@ public final class Table implements Serializable {
     return new Table(fullName, store.withOptions(store.options().with(dynamicOptions)));
   }
 
+  /**
+   * A batch writer. Like the other writers and {@link #newCompactBuilder()}, refuses a table whose
+   * commits would not be safe (an object store without a commit lock, {@link SnapshotCommits}).
+   */
   public WriteBuilder newBatchWriteBuilder() {
+    SnapshotCommits.checkCommitSafe(store);
     return new WriteBuilder(store, false);
   }
 
   public WriteBuilder newStreamWriteBuilder() {
+    SnapshotCommits.checkCommitSafe(store);
     return new WriteBuilder(store, true);
   }
 
@@ -76,6 +83,7 @@ public final class Table implements Serializable {
 
   /** Plans, runs and commits compaction of this table in-process. */
   public CompactBuilder newCompactBuilder() {
+    SnapshotCommits.checkCommitSafe(store);
     return new CompactBuilder(store, fullName);
   }
 

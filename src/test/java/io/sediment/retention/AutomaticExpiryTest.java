@@ -288,7 +288,7 @@ class AutomaticExpiryTest {
     // Another process is expiring snapshot 1: its record exists, fresh and not abandoned.
     ExpiryRecord other =
         ExpiryRecord.of(List.of(TableFiles.Retired.of(t.snapshotManager().snapshot(1))));
-    assertThat(other.create(t.store().fileIO(), t.store().paths().expiryRecord())).isTrue();
+    assertThat(other.create(t.store(), t.store().paths().expiryRecord())).isTrue();
 
     write(t, 2); // snapshot 3: its expiry skips, the commit succeeds
     assertThat(ids(t)).isEqualTo(range(1, 3));

@@ -2,6 +2,7 @@ package io.sediment.flink.sql;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.catalog.Identifier;
+import io.sediment.commit.SnapshotCommits;
 import io.sediment.table.Table;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -50,7 +51,9 @@ public final class SedimentTableFactory
 
   @Override
   public DynamicTableSink createDynamicTableSink(Context context) {
-    return new SedimentTableSink(load(context));
+    Table table = load(context);
+    SnapshotCommits.checkCommitSafe(table.store()); // at planning, not in the running job
+    return new SedimentTableSink(table);
   }
 
   private Table load(Context context) {

@@ -1,0 +1,26 @@
+package io.sediment.commit;
+
+import io.sediment.manifest.Snapshot;
+import java.io.IOException;
+import org.apache.flink.core.fs.Path;
+
+/**
+ * How a table publishes a snapshot so that of several committers racing for one id exactly one
+ * wins: an exclusive create where the file system has one ({@link ExclusiveCreateSnapshotCommit}),
+ * a commit lock held in a database elsewhere ({@link LockedSnapshotCommit}). Chosen per table by
+ * {@link SnapshotCommits}.
+ */
+interface SnapshotCommit {
+
+  /**
+   * Publishes {@code snapshot} (and updates the hints) unless its id is taken; false, changing
+   * nothing, when another committer has it.
+   */
+  boolean tryPublish(Snapshot snapshot) throws IOException;
+
+  /**
+   * Creates another file of the table that only one of several racing writers may create (an expiry
+   * record, the first schema), by the same means; false, changing nothing, when it exists.
+   */
+  boolean tryCreate(Path file, byte[] content) throws IOException;
+}

@@ -1,0 +1,229 @@
+package io.sediment.commit;
+
+import static io.sediment.testutil.TestTables.row;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.maintenance.ExpireSnapshots;
+import io.sediment.schema.Schema;
+import io.sediment.table.Table;
+import io.sediment.testutil.FaultyFileSystem;
+import io.sediment.testutil.TestTables;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+import org.apache.flink.table.api.DataTypes;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The JDBC commit lock on both databases it supports: SQLite (a file in a temporary directory)
+ * always, PostgreSQL when {@code SEDIMENT_TEST_POSTGRES_URL} (environment or system property) names
+ * one, as .ci/run does. A committer that died holding the lock is taken over after its lease; a
+ * live holder is waited for; a committer whose lock was taken never publishes; a held lease is
+ * renewed past its expire time.
+ */
+class CommitLockTest {
+
+  private static final String POSTGRES_URL = "SEDIMENT_TEST_POSTGRES_URL";
+
+  @TempDir static Path lockDir;
+
+  @TempDir Path dir;
+
+  static Stream<String> databases() {
+    List<String> urls = new ArrayList<>();
+    urls.add("jdbc:sqlite:" + lockDir.resolve("locks.db"));
+    String pg = System.getProperty(POSTGRES_URL, System.getenv(POSTGRES_URL));
+    if (pg != null && !pg.isBlank()) {
+      urls.add(pg);
+    } else if ("true".equals(System.getenv("CI"))) {
+      throw new IllegalStateException(
+          "CI runs the commit lock tests on PostgreSQL too: .ci/run must set " + POSTGRES_URL);
+    } else {
+      System.err.println(
+          "CommitLockTest: " + POSTGRES_URL + " is not set; testing the lock on SQLite only");
+    }
+    return urls.stream();
+  }
+
+  @AfterEach
+  void resetFaults() {
+    FaultyFileSystem.reset();
+  }
+
+  private Table table(String warehouse, String url, Map<String, String> extra) {
+    Map<String, String> options = new LinkedHashMap<>();
+    options.put("lock.enabled", "true");
+    options.put("lock.jdbc.url", url);
+    options.putAll(extra);
+    FileSystemCatalog catalog = new FileSystemCatalog(warehouse);
+    catalog.createDatabase("db", true);
+    return TestTables.create(
+        catalog,
+        "t",
+        Schema.newBuilder()
+            .column("id", DataTypes.BIGINT().notNull())
+            .column("v", DataTypes.STRING())
+            .options(options)
+            .build());
+  }
+
+  private static String key(Table t) {
+    return t.store().paths().root().toString();
+  }
+
+  /** Writes the lock row a holder leaves behind, expiring after {@code lease} (database clock). */
+  private static void holdAs(String url, String key, String owner, Duration lease)
+      throws SQLException {
+    JdbcCommitLock.Dialect d = JdbcCommitLock.Dialect.of(url);
+    try (Connection c = DriverManager.getConnection(url);
+        PreparedStatement st =
+            c.prepareStatement(
+                "INSERT INTO "
+                    + JdbcCommitLock.TABLE
+                    + " (lock_key, owner, expires_at) VALUES (?, ?, "
+                    + d.nowMillis
+                    + " + ?)")) {
+      st.setString(1, key);
+      st.setString(2, owner);
+      st.setLong(3, lease.toMillis());
+      st.executeUpdate();
+    }
+  }
+
+  private static void takeOver(String url, String key) throws SQLException {
+    try (Connection c = DriverManager.getConnection(url);
+        PreparedStatement st =
+            c.prepareStatement(
+                "UPDATE " + JdbcCommitLock.TABLE + " SET owner = 'thief' WHERE lock_key = ?")) {
+      st.setString(1, key);
+      assertThat(st.executeUpdate()).isEqualTo(1);
+    }
+  }
+
+  private static int lockRows(String url, String key) throws SQLException {
+    try (Connection c = DriverManager.getConnection(url);
+        PreparedStatement st =
+            c.prepareStatement(
+                "SELECT COUNT(*) FROM " + JdbcCommitLock.TABLE + " WHERE lock_key = ?")) {
+      st.setString(1, key);
+      try (ResultSet rs = st.executeQuery()) {
+        rs.next();
+        return rs.getInt(1);
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("databases")
+  void aCommitterThatDiedHoldingTheLockIsTakenOverAfterItsLease(String url) throws Exception {
+    Table t =
+        table(
+            dir.toString(), url, Map.of("lock.expire-time", "2 s", "lock-acquire-timeout", "30 s"));
+    TestTables.writeBatch(t, List.of(row(1L, "a"))); // creates the lock table
+    holdAs(url, key(t), "a committer that died", Duration.ofSeconds(2));
+
+    TestTables.writeBatch(t, List.of(row(2L, "b")));
+
+    assertThat(TestTables.readAll(t)).hasSize(2);
+    assertThat(t.latestSnapshot().orElseThrow().id()).isEqualTo(2);
+    assertThat(lockRows(url, key(t))).as("released after the commit").isZero();
+  }
+
+  @ParameterizedTest
+  @MethodSource("databases")
+  void aCommitWaitsForALiveHolderAndGivesUpAfterTheAcquireTimeout(String url) throws Exception {
+    Table t = table(dir.toString(), url, Map.of("lock-acquire-timeout", "1 s"));
+    TestTables.writeBatch(t, List.of(row(1L, "a")));
+    holdAs(url, key(t), "a live committer", Duration.ofMinutes(5));
+
+    assertThatThrownBy(() -> TestTables.writeBatch(t, List.of(row(2L, "b"))))
+        .hasStackTraceContaining("waiting for the commit lock of " + key(t))
+        .hasStackTraceContaining("lock-acquire-timeout");
+
+    assertThat(t.latestSnapshot().orElseThrow().id()).isEqualTo(1);
+    assertThat(TestTables.readAll(t)).hasSize(1);
+  }
+
+  /** An expiration claims the table's expiry record under the commit lock too. */
+  @ParameterizedTest
+  @MethodSource("databases")
+  void anExpirationTakesTheCommitLock(String url) throws Exception {
+    Table t = table(dir.toString(), url, Map.of("lock-acquire-timeout", "1 s"));
+    for (long i = 0; i < 3; i++) {
+      TestTables.writeBatch(t, List.of(row(i, "v")));
+    }
+    holdAs(url, key(t), "a live committer", Duration.ofMinutes(5));
+
+    assertThatThrownBy(() -> new ExpireSnapshots(t).retainMax(1).execute())
+        .hasStackTraceContaining("waiting for the commit lock of " + key(t));
+
+    assertThat(t.snapshotManager().listIds()).containsExactly(1L, 2L, 3L);
+    assertThat(dir.resolve("db.db/t/snapshot/EXPIRING")).doesNotExist();
+    assertThat(TestTables.readAll(t)).hasSize(3);
+  }
+
+  @ParameterizedTest
+  @MethodSource("databases")
+  void aCommitterWhoseLockWasTakenOverDoesNotPublish(String url) throws Exception {
+    Table t = table(FaultyFileSystem.uri(dir), url, Map.of());
+    TestTables.writeBatch(t, List.of(row(1L, "a")));
+    // Between taking the lock and publishing snapshot 2 (while its file is written), the lock
+    // passes to another committer, as when this one stalls past its lease.
+    AtomicBoolean taken = new AtomicBoolean();
+    FaultyFileSystem.failCreate(
+        p -> {
+          if (p.contains("/snapshot/.snapshot-2.") && taken.compareAndSet(false, true)) {
+            try {
+              takeOver(url, key(t));
+            } catch (SQLException e) {
+              throw new IllegalStateException(e);
+            }
+          }
+          return false;
+        });
+
+    assertThatThrownBy(() -> TestTables.writeBatch(t, List.of(row(2L, "b"))))
+        .hasStackTraceContaining("Lost the commit lock of " + key(t))
+        .hasStackTraceContaining("nothing is published");
+
+    assertThat(taken).isTrue();
+    assertThat(dir.resolve("db.db/t/snapshot/snapshot-2")).doesNotExist();
+    assertThat(t.latestSnapshot().orElseThrow().id()).isEqualTo(1);
+    assertThat(TestTables.readAll(t)).hasSize(1);
+  }
+
+  @ParameterizedTest
+  @MethodSource("databases")
+  void aHeldLeaseIsRenewedPastItsExpireTime(String url) throws Exception {
+    JdbcCommitLock lock =
+        new JdbcCommitLock(
+            url, null, null, Duration.ofSeconds(1), Duration.ofMillis(200), Duration.ofMillis(50));
+    String key = dir.toUri() + "renewed";
+    try (CommitLease lease = lock.acquire(key)) {
+      long start = System.nanoTime();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> System.nanoTime() - start > Duration.ofSeconds(3).toNanos());
+      lease.checkHeld(); // three expire times later, still held: the heartbeat renewed it
+      assertThatThrownBy(() -> lock.acquire(key).close())
+          .hasMessageContaining("waiting for the commit lock");
+    }
+    lock.acquire(key).close(); // released
+  }
+}
