@@ -9,6 +9,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.DeploymentOptions;
 import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.core.execution.PipelineExecutor;
 import org.apache.flink.core.execution.PipelineExecutorFactory;
@@ -35,10 +36,17 @@ final class FlinkEnvironments {
     if (dir == null || dir.isBlank()) {
       dir = "flink-conf";
     }
-    if (new File(dir).isDirectory()) {
-      return GlobalConfiguration.loadConfiguration(dir);
+    Configuration conf =
+        new File(dir).isDirectory()
+            ? GlobalConfiguration.loadConfiguration(dir)
+            : new Configuration();
+    // An embedded Flink binds a free REST port, not rest.port (the local cluster's JobManager
+    // port). Not in config.yaml: Flink's SQL client reads that file too, and its embedded gateway
+    // would bind rest.bind-port instead of the port it connects to.
+    if (!conf.contains(RestOptions.BIND_PORT)) {
+      conf.set(RestOptions.BIND_PORT, "0");
     }
-    return new Configuration();
+    return conf;
   }
 
   /**
