@@ -16,9 +16,9 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 /**
  * Makes the job a procedure submits carry Sediment's jar, as the SQL session's own jobs do.
  *
- * <p>Flink gives a procedure an environment without the session's {@code pipeline.jars}: a jar
- * that the SQL client took with {@code -j} or {@code ADD JAR} reaches the procedure's class loader
- * but not the cluster, whose JobManager then fails on Sediment's operators ({@code
+ * <p>Flink gives a procedure an environment without the session's {@code pipeline.jars}: a jar that
+ * the SQL client took with {@code -j} or {@code ADD JAR} reaches the procedure's class loader but
+ * not the cluster, whose JobManager then fails on Sediment's operators ({@code
  * ClassNotFoundException}). So when Sediment was loaded from a jar by a class loader other than the
  * JVM's own (a session's or a job's user-code class loader), that jar joins the job's {@code
  * pipeline.jars}. A jar on the JVM's class path (a Flink distribution's {@code lib/}) is the
@@ -67,7 +67,9 @@ final class ProcedureJobJars {
     return Optional.of(location);
   }
 
-  /** The local path of a {@code file:} URL (for comparing {@code file:/x} with {@code file:///x}). */
+  /**
+   * The local path of a {@code file:} URL (for comparing {@code file:/x} with {@code file:///x}).
+   */
   private static String normalized(String url) {
     try {
       URI uri = new URI(url);

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The jar a procedure's job carries to the cluster. The SQL client on a real cluster
- * (SqlClientIT) shows that {@code CALL sys.compact} needs it.
+ * The jar a procedure's job carries to the cluster. The SQL client on a real cluster (SqlClientIT)
+ * shows that {@code CALL sys.compact} needs it.
  */
 class ProcedureJobJarsTest {
 
