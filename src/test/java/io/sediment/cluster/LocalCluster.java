@@ -67,6 +67,21 @@ final class LocalCluster {
         .until(() -> get("/overview").get("taskmanagers").asInt() == taskManagers);
   }
 
+  /** {@code bin/local-cluster start-taskmanager}: one more TaskManager. */
+  Result startTaskManager() throws Exception {
+    return script("local-cluster", "start-taskmanager");
+  }
+
+  /** The PID file of process {@code name} (jobmanager, taskmanager-1, ...). */
+  Path pidFile(String name) {
+    return dir.resolve("pid").resolve(name + ".pid");
+  }
+
+  /** The log file of process {@code name}. */
+  Path logFile(String name) {
+    return dir.resolve("log").resolve(name + ".log");
+  }
+
   /** Stops every process the cluster's PID files name. */
   void stop() throws Exception {
     Result r = script("local-cluster", "stop");
