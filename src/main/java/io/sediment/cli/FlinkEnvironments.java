@@ -66,8 +66,17 @@ final class FlinkEnvironments {
         && !env.getConfiguration().getOptional(DeploymentOptions.ATTACHED).orElse(true);
   }
 
+  /**
+   * The context's environment (under {@code flink run}: the cluster's configuration with the
+   * command's {@code -D} options), or, without a context, an embedded one configured by {@link
+   * #configuration()}. A flink-conf/ directory in the working directory of {@code flink run} must
+   * not override the cluster's settings and {@code -D} options.
+   */
   static StreamExecutionEnvironment create() {
-    return StreamExecutionEnvironment.getExecutionEnvironment(configuration());
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    return isEmbedded(env)
+        ? StreamExecutionEnvironment.getExecutionEnvironment(configuration())
+        : env;
   }
 
   /**
