@@ -19,12 +19,17 @@ config_value() {
   echo "${v:-$2}"
 }
 
+# Jars every process of the local cluster (and bin/flink, bin/sql-client) has on its class path,
+# as a distribution has the jars of its lib/: e.g. SEDIMENT_CLUSTER_LIB=target/sediment-flink.jar
+# makes Sediment's catalog available to the SQL client without -j. Colon-separated.
+CLUSTER_LIB="${SEDIMENT_CLUSTER_LIB:-}"
+
 flink_classpath() {
   if [[ ! -s "$FLINK_CLASSPATH_FILE" ]]; then
     echo "Error: $FLINK_CLASSPATH_FILE is missing; build it with 'mvn -DskipTests package'" >&2
     exit 1
   fi
-  cat "$FLINK_CLASSPATH_FILE"
+  echo "$(cat "$FLINK_CLASSPATH_FILE")${CLUSTER_LIB:+:$CLUSTER_LIB}"
 }
 
 # Flink's JVM options for JDK 17 (--add-opens/--add-exports), as a distribution's config.yaml has.

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Callable;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.util.TimeUtils;
@@ -301,12 +302,13 @@ final class CompactCommand implements Callable<Integer> {
               + " while the CLI runs");
     }
     JobClient client = job.submitStreaming(env);
-    out.println(
-        "Started dedicated compaction job "
-            + client.getJobID()
-            + " (commit user "
-            + job.commitUser()
-            + ")");
+    // A job restored from a savepoint (flink run -s) keeps the commit user in its state.
+    String commitUser =
+        env.getConfiguration()
+            .getOptional(StateRecoveryOptions.SAVEPOINT_PATH)
+            .map(path -> "commit user of the savepoint " + path)
+            .orElse("commit user " + job.commitUser());
+    out.println("Started dedicated compaction job " + client.getJobID() + " (" + commitUser + ")");
     out.flush();
     // `flink run -d` submits detached too: waiting there for a job that never ends hung the client.
     if (!detached && !FlinkEnvironments.isDetachedSubmission(env)) {

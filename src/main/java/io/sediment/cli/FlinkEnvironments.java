@@ -13,6 +13,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.DeploymentOptions;
 import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.core.execution.PipelineExecutor;
 import org.apache.flink.core.execution.PipelineExecutorFactory;
@@ -36,9 +37,17 @@ final class FlinkEnvironments {
 
   static Configuration configuration() {
     Optional<Path> dir = configurationDirectory();
-    return dir.isPresent()
-        ? GlobalConfiguration.loadConfiguration(dir.get().toString())
-        : new Configuration();
+    Configuration conf =
+        dir.isPresent()
+            ? GlobalConfiguration.loadConfiguration(dir.get().toString())
+            : new Configuration();
+    // An embedded Flink binds a free REST port, not rest.port (the local cluster's JobManager
+    // port). Not in config.yaml: Flink's SQL client reads that file too, and its embedded gateway
+    // would bind rest.bind-port instead of the port it connects to.
+    if (!conf.contains(RestOptions.BIND_PORT)) {
+      conf.set(RestOptions.BIND_PORT, "0");
+    }
+    return conf;
   }
 
   /**
@@ -93,8 +102,17 @@ final class FlinkEnvironments {
         && !env.getConfiguration().getOptional(DeploymentOptions.ATTACHED).orElse(true);
   }
 
+  /**
+   * The context's environment (under {@code flink run}: the cluster's configuration with the
+   * command's {@code -D} options), or, without a context, an embedded one configured by {@link
+   * #configuration()}. A flink-conf/ directory in the working directory of {@code flink run} must
+   * not override the cluster's settings and {@code -D} options.
+   */
   static StreamExecutionEnvironment create() {
-    return StreamExecutionEnvironment.getExecutionEnvironment(configuration());
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    return isEmbedded(env)
+        ? StreamExecutionEnvironment.getExecutionEnvironment(configuration())
+        : env;
   }
 
   /**

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -34,12 +35,19 @@ final class LocalCluster {
 
   private final Path home = Path.of("").toAbsolutePath();
   private final Path dir;
+  private final Map<String, String> environment;
   private final HttpClient http = HttpClient.newHttpClient();
   private int commands;
 
   /** {@code dir} holds the cluster's logs, PID files, checkpoints and the commands' output. */
   LocalCluster(Path dir) {
+    this(dir, Map.of());
+  }
+
+  /** With more environment variables for the scripts (e.g. SEDIMENT_CLUSTER_LIB). */
+  LocalCluster(Path dir, Map<String, String> environment) {
     this.dir = dir.toAbsolutePath();
+    this.environment = Map.copyOf(environment);
   }
 
   record Result(int code, String output) {}
@@ -57,6 +65,21 @@ final class LocalCluster {
         .pollInterval(Duration.ofMillis(500))
         .ignoreExceptions()
         .until(() -> get("/overview").get("taskmanagers").asInt() == taskManagers);
+  }
+
+  /** {@code bin/local-cluster start-taskmanager}: one more TaskManager. */
+  Result startTaskManager() throws Exception {
+    return script("local-cluster", "start-taskmanager");
+  }
+
+  /** The PID file of process {@code name} (jobmanager, taskmanager-1, ...). */
+  Path pidFile(String name) {
+    return dir.resolve("pid").resolve(name + ".pid");
+  }
+
+  /** The log file of process {@code name}. */
+  Path logFile(String name) {
+    return dir.resolve("log").resolve(name + ".log");
   }
 
   /** Stops every process the cluster's PID files name. */
@@ -84,6 +107,11 @@ final class LocalCluster {
     return script("flink", args);
   }
 
+  /** {@code bin/sql-client ARGS}: its exit code and output (stdout and stderr). */
+  Result sqlClient(String... args) throws Exception {
+    return script("sql-client", args);
+  }
+
   JsonNode get(String path) throws Exception {
     HttpResponse<String> response =
         http.send(
@@ -107,6 +135,7 @@ final class LocalCluster {
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
     pb.redirectOutput(output.toFile());
     pb.environment().put("SEDIMENT_CLUSTER_DIR", dir.toString());
+    pb.environment().putAll(environment);
     Process p = pb.start();
     if (!p.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
       p.destroyForcibly();

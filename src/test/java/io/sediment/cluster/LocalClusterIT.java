@@ -50,13 +50,7 @@ class LocalClusterIT {
   /** Runs also when the start or a test failed. */
   @AfterAll
   static void stopClusterAndCheckNoProcessIsLeft() throws Exception {
-    List<Long> started = CLUSTER.pids();
-    CLUSTER.stop();
-    for (long pid : started) {
-      assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
-          .as("process %d is gone after bin/local-cluster stop", pid)
-          .isFalse();
-    }
+    ClusterProcesses.stopAndCheckNoneIsLeft(CLUSTER);
   }
 
   @Test

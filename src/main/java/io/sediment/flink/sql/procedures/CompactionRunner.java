@@ -18,18 +18,23 @@ public interface CompactionRunner {
   /** Submits a long-running compaction job and returns its job id. */
   String submitStreaming(CompactSpec spec, StreamExecutionEnvironment env) throws Exception;
 
-  /** The Flink topology: the same job `sediment compact` runs. */
+  /**
+   * The Flink topology: the same job `sediment compact` runs, submitted through the procedure's
+   * environment with Sediment's jar ({@link ProcedureJobJars}).
+   */
   static CompactionRunner topology(String warehouse) {
     return new CompactionRunner() {
       @Override
       public CompactResult runBatch(CompactSpec spec, StreamExecutionEnvironment env)
           throws Exception {
+        ProcedureJobJars.addSedimentJar(env);
         return CompactJob.of(warehouse, spec).runBatch(env);
       }
 
       @Override
       public String submitStreaming(CompactSpec spec, StreamExecutionEnvironment env)
           throws Exception {
+        ProcedureJobJars.addSedimentJar(env);
         return CompactJob.of(warehouse, spec).submitStreaming(env).getJobID().toString();
       }
     };
