@@ -26,7 +26,9 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code bin/sediment} when there is one, else {@code java -jar target/sediment.jar}; {@code mvn}
  * is a no-op there (the build that runs this test has just done what the docs' Maven lines do).
  * Blocks that show syntax or output are untagged or {@code text} and are not run; the cluster
- * commands are run by {@link io.sediment.cluster.LocalClusterIT}.
+ * commands are run by {@link io.sediment.cluster.LocalClusterIT}. A page whose commands use the
+ * quick start's {@code ./warehouse} (and do not create it) runs after the quick start's commands,
+ * in the same directory, as a reader who followed the quick start would.
  *
  * <p>Runs after {@code package}, in {@code mvn verify}.
  */
@@ -45,12 +47,22 @@ class DocsCommandsIT {
     try (Stream<Path> docs = Files.list(REPO.resolve("docs"))) {
       docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(pages::add);
     }
+    List<String> quickstart =
+        shellBlocks(Files.readString(REPO.resolve("docs/quickstart.md"), StandardCharsets.UTF_8));
     List<DynamicTest> tests = new ArrayList<>();
     for (Path page : pages) {
       List<String> blocks = shellBlocks(Files.readString(page, StandardCharsets.UTF_8));
+      if (!blocks.isEmpty()
+          && !page.endsWith("quickstart.md")
+          && String.join("\n", blocks).contains("./warehouse")) {
+        List<String> afterQuickstart = new ArrayList<>(quickstart);
+        afterQuickstart.addAll(blocks);
+        blocks = afterQuickstart;
+      }
       if (!blocks.isEmpty()) {
         String name = REPO.relativize(page).toString();
-        tests.add(DynamicTest.dynamicTest(name, () -> run(name, blocks)));
+        List<String> script = blocks;
+        tests.add(DynamicTest.dynamicTest(name, () -> run(name, script)));
       }
     }
     assertThat(tests).as("pages with runnable sh blocks").isNotEmpty();
