@@ -44,6 +44,22 @@ final class ScanBench {
    * seconds over it (all threads: GC included; steadier than wall time on a shared machine), the
    * collectors' accumulated time over it, a checksum of the values.
    */
+  /** Wall, process CPU and GC time since its creation: one scan's measurements. */
+  private static final class Clock {
+    private final long start = System.nanoTime();
+    private final long cpuStart = BenchRunner.processCpuNanos();
+    private final long gcStart = gcMillis();
+
+    Scan scan(long rows, long checksum) {
+      return new Scan(
+          rows,
+          (System.nanoTime() - start) / 1e9,
+          (BenchRunner.processCpuNanos() - cpuStart) / 1e9,
+          (gcMillis() - gcStart) / 1e3,
+          checksum);
+    }
+  }
+
   record Scan(long rows, double seconds, double cpuSeconds, double gcSeconds, long checksum) {
     double rowsPerSecond() {
       return rows / seconds;
@@ -123,9 +139,7 @@ final class ScanBench {
   }
 
   private static Scan sedimentOnce(Table table, String column) throws IOException {
-    long start = System.nanoTime();
-    long cpuStart = BenchRunner.processCpuNanos();
-    long gcStart = gcMillis();
+    Clock clock = new Clock();
     ReadBuilder rb = table.newReadBuilder();
     if (column != null) {
       rb = rb.withProjection(column);
@@ -144,12 +158,7 @@ final class ScanBench {
         }
       }
     }
-    return new Scan(
-        rows,
-        (System.nanoTime() - start) / 1e9,
-        (BenchRunner.processCpuNanos() - cpuStart) / 1e9,
-        (gcMillis() - gcStart) / 1e3,
-        checksum);
+    return clock.scan(rows, checksum);
   }
 
   /**
@@ -158,9 +167,7 @@ final class ScanBench {
    * type of its own schema: every column ({@code column} null) or one. One run.
    */
   static Scan sedimentFiles(List<Path> files, String column) throws IOException {
-    long start = System.nanoTime();
-    long cpuStart = BenchRunner.processCpuNanos();
-    long gcStart = gcMillis();
+    Clock clock = new Clock();
     long rows = 0;
     long checksum = 0;
     for (Path file : files) {
@@ -182,12 +189,7 @@ final class ScanBench {
         }
       }
     }
-    return new Scan(
-        rows,
-        (System.nanoTime() - start) / 1e9,
-        (BenchRunner.processCpuNanos() - cpuStart) / 1e9,
-        (gcMillis() - gcStart) / 1e3,
-        checksum);
+    return clock.scan(rows, checksum);
   }
 
   private static int fieldIndex(Path file, RowType type, String column) {
@@ -298,9 +300,7 @@ final class ScanBench {
 
   /** One run of {@link #parquetMr}. */
   static Scan parquetMrOnce(List<Path> files, String column) throws IOException {
-    long start = System.nanoTime();
-    long cpuStart = BenchRunner.processCpuNanos();
-    long gcStart = gcMillis();
+    Clock clock = new Clock();
     long rows = 0;
     long checksum = 0;
     for (Path file : files) {
@@ -325,12 +325,7 @@ final class ScanBench {
         }
       }
     }
-    return new Scan(
-        rows,
-        (System.nanoTime() - start) / 1e9,
-        (BenchRunner.processCpuNanos() - cpuStart) / 1e9,
-        (gcMillis() - gcStart) / 1e3,
-        checksum);
+    return clock.scan(rows, checksum);
   }
 
   /** Reads every value of a column chunk; a checksum of them. */

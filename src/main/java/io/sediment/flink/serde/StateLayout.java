@@ -4,6 +4,7 @@ import io.sediment.data.BinaryRows;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 import org.apache.flink.table.data.binary.BinaryRowData;
@@ -56,6 +57,24 @@ public final class StateLayout {
   }
 
   /** The message of a payload whose layout version this Sediment does not read. */
+  /** Reads one value of {@code version} and fails when bytes are left over: a corrupt payload. */
+  static <T> T readWhole(
+      VersionedCodec<T> codec, DataInputDeserializer in, int version, String what)
+      throws IOException {
+    T value = codec.read(in, version);
+    if (in.available() > 0) {
+      throw new IOException(
+          "Corrupt "
+              + what
+              + " of layout version "
+              + version
+              + ": "
+              + in.available()
+              + " byte(s) left after the last field");
+    }
+    return value;
+  }
+
   public static String unknownVersion(int version, String what) {
     return "Cannot read "
         + what

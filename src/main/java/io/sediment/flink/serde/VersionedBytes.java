@@ -34,17 +34,6 @@ public final class VersionedBytes {
     DataInputDeserializer in = new DataInputDeserializer(bytes);
     int version = in.readInt();
     StateLayout.checkExplicit(version, what);
-    T value = codec.read(in, version);
-    if (in.available() > 0) {
-      throw new IOException(
-          "Corrupt "
-              + what
-              + " of layout version "
-              + version
-              + ": "
-              + in.available()
-              + " byte(s) left after the last field");
-    }
-    return value;
+    return StateLayout.readWhole(codec, in, version, what);
   }
 }

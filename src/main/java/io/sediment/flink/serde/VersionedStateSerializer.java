@@ -44,17 +44,6 @@ public final class VersionedStateSerializer<T> implements SimpleVersionedSeriali
       throw new IOException(StateLayout.unknownVersion(version, what));
     }
     DataInputDeserializer in = new DataInputDeserializer(serialized);
-    T value = codec.read(in, version);
-    if (in.available() > 0) {
-      throw new IOException(
-          "Corrupt "
-              + what
-              + " of layout version "
-              + version
-              + ": "
-              + in.available()
-              + " byte(s) left after the last field");
-    }
-    return value;
+    return StateLayout.readWhole(codec, in, version, what);
   }
 }
