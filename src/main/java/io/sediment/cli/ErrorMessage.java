@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.table.api.SqlParserException;
 
 /**
  * The one line the CLI prints for a failure. Flink and the SQL planner wrap Sediment's errors
@@ -20,6 +21,12 @@ final class ErrorMessage {
 
   static String of(Throwable error) {
     List<Throwable> chain = chain(error);
+    for (Throwable t : chain) {
+      // "SQL parse failed. <Calcite's reason>": the reason alone does not say it is the syntax.
+      if (t instanceof SqlParserException && message(t) != null) {
+        return firstLine(message(t));
+      }
+    }
     Throwable root = chain.get(chain.size() - 1);
     int innermost = -1;
     for (int i = 0; i < chain.size(); i++) {

@@ -44,7 +44,8 @@ final class FlinkEnvironments {
     // An embedded Flink binds a free REST port, not rest.port (the local cluster's JobManager
     // port). Not in config.yaml: Flink's SQL client reads that file too, and its embedded gateway
     // would bind rest.bind-port instead of the port it connects to.
-    if (!conf.contains(RestOptions.BIND_PORT)) {
+    // containsKey, not contains: contains(BIND_PORT) is also true for its fallback rest.port.
+    if (!conf.containsKey(RestOptions.BIND_PORT.key())) {
       conf.set(RestOptions.BIND_PORT, "0");
     }
     return conf;

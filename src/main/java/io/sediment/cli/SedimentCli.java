@@ -87,10 +87,17 @@ public final class SedimentCli implements Callable<Integer> {
   }
 
   static int reportError(Throwable ex, boolean verbose, PrintWriter err) {
+    return reportError(ex, verbose, err, "");
+  }
+
+  /**
+   * As {@link #reportError(Throwable, boolean, PrintWriter)}, saying where: {@code Error<where>:}.
+   */
+  static int reportError(Throwable ex, boolean verbose, PrintWriter err, String where) {
     if (verbose) {
       ex.printStackTrace(err);
     }
-    err.println("Error: " + ErrorMessage.of(ex));
+    err.println("Error" + where + ": " + ErrorMessage.of(ex));
     err.flush();
     return ex instanceof IllegalArgumentException ? ExitCodes.USAGE : ExitCodes.FAILED;
   }

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.jline.terminal.Terminal;
 import org.jline.terminal.TerminalBuilder;
@@ -74,11 +75,30 @@ public final class SqlCommand implements Callable<Integer> {
         return ExitCodes.OK;
       }
       PrintWriter out = spec.commandLine().getOut();
-      for (String statement : SqlStatements.split(script()).all()) {
-        session.execute(statement, out);
+      List<String> statements = SqlStatements.split(script()).all();
+      for (int i = 0; i < statements.size(); i++) {
+        try {
+          session.execute(statements.get(i), out);
+        } catch (Exception e) {
+          if (statements.size() == 1) {
+            throw e;
+          }
+          // Which of several statements failed: its number and its start.
+          return SedimentCli.reportError(
+              e,
+              verboseOption.verbose,
+              spec.commandLine().getErr(),
+              " in statement " + (i + 1) + " (" + brief(statements.get(i)) + ")");
+        }
       }
     }
     return ExitCodes.OK;
+  }
+
+  /** The statement on one line, cut after 40 characters. */
+  private static String brief(String statement) {
+    String line = statement.strip().replaceAll("\\s+", " ");
+    return line.length() <= 40 ? line : line.substring(0, 40) + "...";
   }
 
   private String script() throws IOException {

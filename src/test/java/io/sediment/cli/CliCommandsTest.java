@@ -150,4 +150,14 @@ class CliCommandsTest {
     assertThat(FlinkEnvironments.nextTo(jar)).contains(checkout.resolve("flink-conf"));
     assertThat(FlinkEnvironments.nextTo(dir.resolve("elsewhere/x.jar"))).isEmpty();
   }
+
+  @Test
+  void theEmbeddedFlinkBindsAFreePortNotTheLocalClustersRestPort() {
+    // flink-conf/config.yaml sets rest.port 8081 for bin/flink; a CLI run next to a running local
+    // cluster must not try to bind it.
+    assertThat(FlinkEnvironments.configurationDirectory()).isPresent();
+    assertThat(FlinkEnvironments.configuration().toMap())
+        .containsEntry("rest.port", "8081")
+        .containsEntry("rest.bind-port", "0");
+  }
 }

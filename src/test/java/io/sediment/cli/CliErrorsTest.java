@@ -109,7 +109,9 @@ class CliErrorsTest {
                 + " ('no.such.option' = '1')");
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.errorLine())
-        .startsWith("Error: Unknown table option(s) [no.such.option]; known options are [");
+        .startsWith(
+            "Error in statement 2 (CREATE TABLE db.x (a INT) WITH ('no.such...): Unknown table"
+                + " option(s) [no.such.option]; known options are [");
   }
 
   @Test
@@ -127,7 +129,7 @@ class CliErrorsTest {
     assertThat(r.err())
         .contains("\tat ")
         .contains("Caused by: ")
-        .contains("Error: Unknown table option(s) [no.such.option]");
+        .contains("): Unknown table option(s) [no.such.option]");
   }
 
   @Test

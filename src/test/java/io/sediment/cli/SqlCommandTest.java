@@ -53,10 +53,23 @@ class SqlCommandTest {
     assertThat(r.code()).isEqualTo(ExitCodes.FAILED);
     // the CREATE and the committed INSERT are reported, then the error; the last INSERT never ran
     assertThat(r.out()).isEqualTo("OK\nOK\n");
-    assertThat(r.err()).startsWith("Error: ").contains("Object 'nosuch' not found");
+    assertThat(r.err())
+        .startsWith("Error in statement 3 (SELECT * FROM nosuch): ")
+        .contains("Object 'nosuch' not found");
     assertThat(r.err().lines()).hasSize(1);
     SedimentCliTest.Result after = sql("SELECT * FROM t");
     assertThat(after.out()).contains("|  1 |").doesNotContain("|  2 |").contains("1 row in set");
+  }
+
+  @Test
+  void aTypoSaysTheParseFailedAndInWhichStatement() {
+    SedimentCliTest.Result r = sql("CREATE TABLE t (id INT); SELEC * FROM t");
+    assertThat(r.code()).isEqualTo(ExitCodes.FAILED);
+    assertThat(r.out()).isEqualTo("OK\n");
+    assertThat(r.err())
+        .isEqualTo(
+            "Error in statement 2 (SELEC * FROM t): SQL parse failed. Non-query expression"
+                + " encountered in illegal context\n");
   }
 
   @Test
@@ -110,7 +123,7 @@ class SqlCommandTest {
     assertThat(r.out()).isEqualTo("OK\nOK\n");
     assertThat(r.err())
         .startsWith(
-            "Error: 'sediment compact (dedicated) default.t' is a streaming job that runs until it"
-                + " is cancelled, but the Flink of `sediment sql` is embedded in the CLI");
+            "Error in statement 3 (CALL sys.compact(`table` => 'default.t',...): 'sediment compact"
+                + " (dedicated) default.t' is a streaming job that runs until it is cancelled, but the Flink of `sediment sql` is embedded in the CLI");
   }
 }
