@@ -1,5 +1,6 @@
 package io.sediment.format;
 
+import io.sediment.fs.FileIO;
 import java.io.BufferedInputStream;
 import java.io.Closeable;
 import java.io.IOException;
@@ -359,7 +360,7 @@ final class VectorizedFileReader implements Closeable {
       byPath.put(chunk.getPath(), chunk);
     }
     if (fs == null) {
-      fs = path.getFileSystem();
+      fs = FileIO.fileSystem(path);
     }
     try {
       openChunks(byPath);

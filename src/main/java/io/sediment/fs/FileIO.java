@@ -70,12 +70,28 @@ public final class FileIO implements Serializable {
     return new FileIO(path.toUri().getScheme() == null ? "file" : path.toUri().getScheme());
   }
 
+  /**
+   * The file system of {@code path}; on an object store one that counts its requests ({@link
+   * ObjectStoreRequests}).
+   */
   public FileSystem fs(Path path) {
     try {
-      return path.getFileSystem();
+      return fileSystem(path);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot open the file system of " + path, e);
     }
+  }
+
+  /**
+   * The file system of {@code path} for code that holds no FileIO (the Parquet readers and
+   * writers); on an object store one that counts its requests ({@link ObjectStoreRequests}).
+   */
+  public static FileSystem fileSystem(Path path) throws IOException {
+    FileSystem fs = path.getFileSystem();
+    String scheme = path.toUri().getScheme();
+    return scheme != null && OBJECT_STORE_SCHEMES.contains(scheme.toLowerCase(Locale.ROOT))
+        ? new CountingFileSystem(fs)
+        : fs;
   }
 
   public boolean isLocal() {
