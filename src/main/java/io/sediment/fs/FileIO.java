@@ -111,6 +111,23 @@ public final class FileIO implements Serializable {
     return fs(path).exists(path);
   }
 
+  /**
+   * Whether the file {@code file} exists (not a directory). On an object store one HEAD: {@link
+   * #exists} answers "missing" with a HEAD and a LIST (S3A looks for a directory of that name too),
+   * opening a file probes with a HEAD only and sends no GET before the first read.
+   */
+  public boolean fileExists(Path file) throws IOException {
+    if (!isObjectStore()) {
+      return exists(file);
+    }
+    ObjectStoreRequests.count(ObjectStoreRequests.Kind.HEAD);
+    try (InputStream in = file.getFileSystem().open(file)) {
+      return true;
+    } catch (FileNotFoundException e) {
+      return false;
+    }
+  }
+
   public void mkdirs(Path path) throws IOException {
     if (!fs(path).mkdirs(path)) {
       throw new IOException("Cannot create directory " + path);
@@ -125,6 +142,15 @@ public final class FileIO implements Serializable {
   /** Files and directories directly under {@code dir}; empty when it does not exist. */
   public List<FileStatus> list(Path dir) throws IOException {
     FileSystem fs = fs(dir);
+    if (isObjectStore()) {
+      // One LIST: a missing directory is an empty prefix (an exists check would LIST it too).
+      try {
+        FileStatus[] st = fs.listStatus(dir);
+        return st == null ? List.of() : List.of(st);
+      } catch (FileNotFoundException e) {
+        return List.of();
+      }
+    }
     for (int attempt = 1; ; attempt++) {
       if (!fs.exists(dir)) {
         return List.of();
@@ -220,14 +246,18 @@ public final class FileIO implements Serializable {
   public void createGuarded(Path target, byte[] content, PublishFence fence) throws IOException {
     Path tmp =
         new Path(target.getParent(), "." + target.getName() + "." + UUID.randomUUID() + ".tmp");
+    boolean renamed = false;
     try {
       writeNew(tmp, content);
       fence.check();
-      if (!fs(target).rename(tmp, target)) {
+      renamed = fs(target).rename(tmp, target);
+      if (!renamed) {
         throw new IOException("Could not rename " + tmp + " to " + target);
       }
     } finally {
-      deleteQuietly(tmp);
+      if (!renamed) { // a renamed temporary file is gone: deleting it again costs a request
+        deleteQuietly(tmp);
+      }
     }
   }
 

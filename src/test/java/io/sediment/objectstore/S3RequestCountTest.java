@@ -1,0 +1,78 @@
+package io.sediment.objectstore;
+
+import static io.sediment.testutil.TestTables.row;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.commit.CommitMessage;
+import io.sediment.fs.ObjectStoreRequests;
+import io.sediment.fs.ObjectStoreRequests.Counts;
+import io.sediment.schema.Schema;
+import io.sediment.table.Table;
+import io.sediment.table.TableCommit;
+import io.sediment.table.TableWrite;
+import io.sediment.table.WriteBuilder;
+import io.sediment.testutil.S3ProxyServer;
+import io.sediment.testutil.TestTables;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.table.api.DataTypes;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The requests Sediment sends to S3 (S3Proxy, through Flink's S3 file system) for a commit, counted
+ * by {@link ObjectStoreRequests}: the figures docs/operations.md ("Object stores") promises.
+ */
+class S3RequestCountTest {
+
+  @TempDir static java.nio.file.Path dir;
+
+  private static S3ProxyServer s3;
+
+  @BeforeAll
+  static void startS3() throws Exception {
+    s3 = S3ProxyServer.start(dir, "lake");
+    s3.configureFlink();
+  }
+
+  @AfterAll
+  static void stopS3() {
+    s3.close();
+  }
+
+  @Test
+  void aCommitListsNothingAndReadsNothingItDoesNotNeed() throws Exception {
+    FileSystemCatalog catalog = new FileSystemCatalog("s3://lake/counts");
+    catalog.createDatabase("db", true);
+    Schema schema =
+        Schema.newBuilder()
+            .column("id", DataTypes.BIGINT().notNull())
+            .column("v", DataTypes.STRING())
+            .options(
+                Map.of(
+                    "lock.enabled", "true", "lock.jdbc.url", "jdbc:sqlite:" + dir.resolve("l.db")))
+            .build();
+    Table table = TestTables.create(catalog, "t", schema);
+    TestTables.writeBatch(table, List.of(row(1L, "a")));
+    TestTables.writeBatch(table, List.of(row(2L, "b")));
+
+    WriteBuilder wb = table.newBatchWriteBuilder();
+    List<CommitMessage> messages;
+    try (TableWrite write = wb.newWrite()) {
+      write.write(row(3L, "c"));
+      messages = write.prepareCommit();
+    }
+    TableCommit commit = wb.newCommit();
+    System.setProperty("trace.s3", "true");
+    Counts before = ObjectStoreRequests.now();
+    commit.commit(messages);
+    Counts commitRequests = ObjectStoreRequests.now().since(before);
+    System.setProperty("trace.s3", "false");
+    System.err.println("COUNTS " + commitRequests);
+
+    assertThat(TestTables.readAll(table)).hasSize(3);
+  }
+}
