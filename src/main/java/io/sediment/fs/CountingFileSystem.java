@@ -26,22 +26,6 @@ final class CountingFileSystem extends FileSystem {
     this.fs = fs;
   }
 
-  static void trace(Object p) {
-    if (Boolean.getBoolean("trace.s3")) {
-      StackTraceElement[] st = new Throwable().getStackTrace();
-      StringBuilder b = new StringBuilder("TRACE " + st[1].getMethodName() + " " + p);
-      for (int i = 2; i < 9 && i < st.length; i++)
-        b.append(
-            " < "
-                + st[i].getClassName().replaceAll(".*\\.", "")
-                + "."
-                + st[i].getMethodName()
-                + ":"
-                + st[i].getLineNumber());
-      System.err.println(b);
-    }
-  }
-
   @Override
   public Path getWorkingDirectory() {
     return fs.getWorkingDirectory();
@@ -59,12 +43,10 @@ final class CountingFileSystem extends FileSystem {
 
   @Override
   public FileStatus getFileStatus(Path f) throws IOException {
-    trace(f);
     ObjectStoreRequests.count(Kind.HEAD);
     try {
       return fs.getFileStatus(f);
     } catch (FileNotFoundException e) {
-      trace(f);
       ObjectStoreRequests.count(Kind.LIST);
       throw e;
     }
@@ -72,11 +54,9 @@ final class CountingFileSystem extends FileSystem {
 
   @Override
   public boolean exists(Path f) throws IOException {
-    trace(f);
     ObjectStoreRequests.count(Kind.HEAD);
     boolean exists = fs.exists(f);
     if (!exists) {
-      trace(f);
       ObjectStoreRequests.count(Kind.LIST);
     }
     return exists;
@@ -90,49 +70,42 @@ final class CountingFileSystem extends FileSystem {
 
   @Override
   public FSDataInputStream open(Path f, int bufferSize) throws IOException {
-    trace(f);
     ObjectStoreRequests.count(Kind.GET);
     return fs.open(f, bufferSize);
   }
 
   @Override
   public FSDataInputStream open(Path f) throws IOException {
-    trace(f);
     ObjectStoreRequests.count(Kind.GET);
     return fs.open(f);
   }
 
   @Override
   public FileStatus[] listStatus(Path f) throws IOException {
-    trace(f);
     ObjectStoreRequests.count(Kind.LIST);
     return fs.listStatus(f);
   }
 
   @Override
   public boolean delete(Path f, boolean recursive) throws IOException {
-    trace(f);
     ObjectStoreRequests.count(Kind.DELETE);
     return fs.delete(f, recursive);
   }
 
   @Override
   public boolean mkdirs(Path f) throws IOException {
-    trace(f);
     ObjectStoreRequests.count(Kind.HEAD);
     return fs.mkdirs(f);
   }
 
   @Override
   public FSDataOutputStream create(Path f, WriteMode overwriteMode) throws IOException {
-    trace(f);
     ObjectStoreRequests.count(Kind.PUT);
     return fs.create(f, overwriteMode);
   }
 
   @Override
   public boolean rename(Path src, Path dst) throws IOException {
-    trace(src);
     ObjectStoreRequests.count(Kind.COPY);
     ObjectStoreRequests.count(Kind.DELETE);
     return fs.rename(src, dst);
