@@ -98,6 +98,11 @@ public final class FileIO implements Serializable {
     return "file".equals(scheme);
   }
 
+  /** Whether {@code path} (a path or URI) is on an object store. */
+  public static boolean isObjectStore(String path) {
+    return of(new Path(path)).isObjectStore();
+  }
+
   /** Whether the warehouse is on an object store (s3://, gs://, oss://, abfs://...). */
   public boolean isObjectStore() {
     return OBJECT_STORE_SCHEMES.contains(scheme.toLowerCase(Locale.ROOT));
