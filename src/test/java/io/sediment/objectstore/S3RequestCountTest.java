@@ -3,6 +3,8 @@ package io.sediment.objectstore;
 import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sediment.bench.BenchResult;
+import io.sediment.bench.BenchRunner;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.commit.CommitMessage;
 import io.sediment.fs.ObjectStoreRequests;
@@ -41,6 +43,37 @@ class S3RequestCountTest {
   @AfterAll
   static void stopS3() {
     s3.close();
+  }
+
+  /**
+   * {@code sediment bench --dir s3://...} reports requests: W3's plan and W1's compaction read
+   * manifests and data files without listing a directory.
+   */
+  @Test
+  void benchReportsTheRequestsOfW3sPlanAndW1sCompaction() throws Exception {
+    Map<String, String> lock =
+        Map.of("lock.enabled", "true", "lock.jdbc.url", "jdbc:sqlite:" + dir.resolve("b.db"));
+    BenchResult w3 =
+        BenchRunner.run(
+            "W3", "s3://lake/bench-w3", "in-process", null, BenchRunner.Scale.divided(100), lock);
+    System.err.println("W3 " + w3.toJson(Map.of()));
+    assertThat(w3.verified()).as(w3.verification()).isTrue();
+    assertThat(w3.details().get("planRequestsList")).isEqualTo(0L);
+    assertThat((Long) w3.details().get("planRequestsGet")).isPositive();
+
+    BenchResult w1 =
+        BenchRunner.run(
+            "W1",
+            "s3://lake/bench-w1",
+            "in-process",
+            (table, options) -> table.newCompactBuilder().withOptions(options).execute(),
+            BenchRunner.Scale.divided(100),
+            lock);
+    System.err.println("W1 " + w1.toJson(Map.of()));
+    assertThat(w1.verified()).as(w1.verification()).isTrue();
+    assertThat(w1.details().get("compactionRequestsList")).isEqualTo(0L);
+    assertThat((Long) w1.details().get("compactionRequestsPut")).isPositive();
+    assertThat(w1.toJson(Map.of())).contains("\"generationRequestsHead\":");
   }
 
   @Test
