@@ -134,21 +134,17 @@ final class CommitCleanup {
       for (CommitMessage m : messages) {
         for (DeletionFile d : m.deletionFiles()) {
           if (vectorFiles.add(d.dvFile())
-              && !store.fileIO().fileExists(store.paths().index(d.dvFile()))) {
+              && !store.fileIO().exists(store.paths().index(d.dvFile()))) {
             missing.add(d.dvFile());
           }
         }
         for (DataFileMeta f : m.newFiles()) {
-          if (!store
-              .fileIO()
-              .fileExists(store.dataFilePath(m.partition(), m.bucket(), f.fileName()))) {
+          if (!store.fileIO().exists(store.dataFilePath(m.partition(), m.bucket(), f.fileName()))) {
             missing.add(f.fileName());
           }
         }
         for (DataFileMeta f : m.compactAfter()) {
-          if (!store
-              .fileIO()
-              .fileExists(store.dataFilePath(m.partition(), m.bucket(), f.fileName()))) {
+          if (!store.fileIO().exists(store.dataFilePath(m.partition(), m.bucket(), f.fileName()))) {
             missing.add(f.fileName());
           }
         }

@@ -4,12 +4,14 @@ import io.sediment.fs.ObjectStoreRequests.Kind;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
+import java.util.Map;
 import org.apache.flink.core.fs.BlockLocation;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
+import org.apache.flink.core.fs.RecoverableWriter;
 
 /**
  * An object store's Flink {@link FileSystem} that counts the requests each call costs on S3 into
@@ -109,6 +111,16 @@ final class CountingFileSystem extends FileSystem {
     ObjectStoreRequests.count(Kind.COPY);
     ObjectStoreRequests.count(Kind.DELETE);
     return fs.rename(src, dst);
+  }
+
+  @Override
+  public RecoverableWriter createRecoverableWriter() throws IOException {
+    return fs.createRecoverableWriter();
+  }
+
+  @Override
+  public RecoverableWriter createRecoverableWriter(Map<String, String> conf) throws IOException {
+    return fs.createRecoverableWriter(conf);
   }
 
   @Override

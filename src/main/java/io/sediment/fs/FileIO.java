@@ -117,9 +117,11 @@ public final class FileIO implements Serializable {
   }
 
   /**
-   * Whether the file {@code file} exists (not a directory). On an object store one HEAD: {@link
-   * #exists} answers "missing" with a HEAD and a LIST (S3A looks for a directory of that name too),
-   * opening a file probes with a HEAD only and sends no GET before the first read.
+   * Whether the file {@code file} exists (not a directory), for a file that is usually missing (the
+   * next snapshot id). On an object store a missing file costs one HEAD: {@link #exists} answers
+   * "missing" with a HEAD and a LIST (S3A looks for a directory of that name too), while S3A opens
+   * a file with a HEAD only. A present file costs a HEAD and a one-byte GET: some S3 file systems
+   * (Presto's) open lazily and report a missing object only at the first read.
    */
   public boolean fileExists(Path file) throws IOException {
     if (!isObjectStore()) {
@@ -127,6 +129,8 @@ public final class FileIO implements Serializable {
     }
     ObjectStoreRequests.count(ObjectStoreRequests.Kind.HEAD);
     try (InputStream in = file.getFileSystem().open(file)) {
+      ObjectStoreRequests.count(ObjectStoreRequests.Kind.GET);
+      in.read();
       return true;
     } catch (FileNotFoundException e) {
       return false;

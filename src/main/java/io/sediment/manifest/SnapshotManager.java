@@ -46,7 +46,7 @@ public final class SnapshotManager implements Serializable {
   public OptionalLong latestId() {
     try {
       Long hint = readHint("LATEST");
-      if (hint != null && fileIO.fileExists(paths.snapshot(hint))) {
+      if (hint != null && fileIO.exists(paths.snapshot(hint))) {
         long id = hint;
         while (fileIO.fileExists(paths.snapshot(id + 1))) {
           id++;
