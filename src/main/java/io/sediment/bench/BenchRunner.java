@@ -4,6 +4,9 @@ import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.catalog.Identifier;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactTask;
+import io.sediment.fs.FileIO;
+import io.sediment.fs.ObjectStoreRequests;
+import io.sediment.fs.ObjectStoreRequests.Counts;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.Snapshot;
@@ -106,12 +109,30 @@ public final class BenchRunner {
   public static BenchResult run(
       String workload, Path dir, String mode, Compactor compactor, Scale scale) throws Exception {
     Files.createDirectories(dir);
-    FileSystemCatalog catalog = new FileSystemCatalog(dir.toString());
+    return run(workload, dir.toString(), mode, compactor, scale, Map.of());
+  }
+
+  /**
+   * A run in any warehouse ({@code s3://bucket/path} too), its tables created with {@code
+   * tableOptions} (the commit lock on an object store). On an object store, W1 and W3 also report
+   * the requests they sent ({@link ObjectStoreRequests}): W1's generation (its commits) and
+   * compaction, W3's full plan.
+   */
+  public static BenchResult run(
+      String workload,
+      String warehouse,
+      String mode,
+      Compactor compactor,
+      Scale scale,
+      Map<String, String> tableOptions)
+      throws Exception {
+    FileSystemCatalog catalog = new FileSystemCatalog(warehouse);
+    boolean objectStore = FileIO.isObjectStore(warehouse);
     switch (workload.toUpperCase(Locale.ROOT)) {
       case "W1":
-        return w1(catalog, mode, compactor, scale);
+        return w1(catalog, mode, compactor, scale, tableOptions, objectStore);
       case "W3":
-        return w3(catalog, mode, scale);
+        return w3(catalog, mode, scale, tableOptions, objectStore);
       case "W2":
         return w2(catalog, mode, compactor, scale);
       case "W4":
@@ -124,14 +145,30 @@ public final class BenchRunner {
 
   private static BenchResult w1(
       FileSystemCatalog catalog, String mode, Compactor compactor, Scale scale) throws Exception {
+    return w1(catalog, mode, compactor, scale, Map.of(), false);
+  }
+
+  private static BenchResult w1(
+      FileSystemCatalog catalog,
+      String mode,
+      Compactor compactor,
+      Scale scale,
+      Map<String, String> tableOptions,
+      boolean countRequests)
+      throws Exception {
+    Counts beforeGeneration = ObjectStoreRequests.now();
     Table table =
-        Workload.generateW1(catalog, "zstd", 1, scale.w1Commits(), scale.w1RowsPerCommit());
+        Workload.generateW1(
+            catalog, "zstd", 1, scale.w1Commits(), scale.w1RowsPerCommit(), tableOptions);
+    Counts generation = ObjectStoreRequests.now().since(beforeGeneration);
     long totalRows = (long) scale.w1Commits() * scale.w1RowsPerCommit();
     long sumId = totalRows * (totalRows - 1) / 2;
     List<DataFileMeta> inputs = liveFiles(table);
     long inputBytes = inputs.stream().mapToLong(DataFileMeta::fileSize).sum();
 
+    Counts beforeCompaction = ObjectStoreRequests.now();
     Timed timed = timeCompaction(table, compactor);
+    Counts compaction = ObjectStoreRequests.now().since(beforeCompaction);
 
     // Verify: rows, sum of ids, one COMPACT snapshot, no input file left.
     StringBuilder problems = new StringBuilder();
@@ -145,7 +182,19 @@ public final class BenchRunner {
     if (countAndSum[1] != sumId) {
       problems.append("sum(id) ").append(countAndSum[1]).append("; ");
     }
-    ScanBench.RowGroups groups = ScanBench.rowGroups(ScanBench.dataFiles(table));
+    Map<String, Object> details = new LinkedHashMap<>();
+    if (countRequests) {
+      // The commits of the generation (each also writes its data file) and the compaction, which
+      // includes an untimed plan before it (timeCompaction).
+      details.put("generationCommits", scale.w1Commits());
+      details.putAll(generation.toMap("generationRequests"));
+      details.putAll(compaction.toMap("compactionRequests"));
+    }
+    ScanBench.RowGroups groups =
+        countRequests ? null : ScanBench.rowGroups(ScanBench.dataFiles(table));
+    if (groups != null) {
+      details.putAll(rowGroupDetails(groups));
+    }
     return timed
         .report(
             "W1",
@@ -163,9 +212,8 @@ public final class BenchRunner {
                     + timed.plan().size()
                     + ", snapshotId "
                     + timed.result().snapshotId()
-                    + "; output "
-                    + groups.describe())
-        .withDetails(rowGroupDetails(groups));
+                    + (groups == null ? "" : "; output " + groups.describe()))
+        .withDetails(details);
   }
 
   private static Map<String, Object> rowGroupDetails(ScanBench.RowGroups groups) {
@@ -264,16 +312,25 @@ public final class BenchRunner {
     details.put(name + "CpuSeconds", scan.cpuSeconds());
   }
 
-  private static BenchResult w3(FileSystemCatalog catalog, String mode, Scale scale)
+  private static BenchResult w3(
+      FileSystemCatalog catalog,
+      String mode,
+      Scale scale,
+      Map<String, String> tableOptions,
+      boolean countRequests)
       throws Exception {
-    Table table = Workload.generateW3(catalog, scale.w3Partitions(), scale.w3FilesPerPartition());
+    Table table =
+        Workload.generateW3(
+            catalog, scale.w3Partitions(), scale.w3FilesPerPartition(), tableOptions);
     // Full compaction planning of all 20,000 files.
     Map<String, String> full = Map.of("compaction.full", "true");
     resetPeakHeap(); // the peak of the planning, not of the generation
     long cpuStart = processCpuNanos();
+    Counts beforePlan = ObjectStoreRequests.now();
     long start = System.nanoTime();
     List<CompactTask> all = table.newCompactBuilder().withOptions(full).plan();
     double fullSeconds = (System.nanoTime() - start) / 1e9;
+    Counts fullPlan = ObjectStoreRequests.now().since(beforePlan);
     double fullCpuSeconds = (processCpuNanos() - cpuStart) / 1e9;
     // One partition.
     String filter =
@@ -292,6 +349,10 @@ public final class BenchRunner {
         files == scale.w3Partitions() * scale.w3FilesPerPartition()
             && oneFiles == scale.w3FilesPerPartition();
     long rows = (long) files * Workload.W3_ROWS_PER_FILE;
+    Map<String, Object> details = new LinkedHashMap<>();
+    if (countRequests) {
+      details.putAll(fullPlan.toMap("planRequests"));
+    }
     return new BenchResult(
         "W3",
         mode,
@@ -317,7 +378,8 @@ public final class BenchRunner {
             oneFiles,
             oneSeconds,
             scan.manifestsRead(),
-            scan.manifestsSkipped()));
+            scan.manifestsSkipped()),
+        details);
   }
 
   /**

@@ -84,6 +84,16 @@ public final class Workload {
   /** W3 with other sizes (tests). */
   public static Table generateW3(FileSystemCatalog catalog, int partitions, int filesPerPartition)
       throws IOException {
+    return generateW3(catalog, partitions, filesPerPartition, Map.of());
+  }
+
+  /** W3 with other sizes and extra table options (the commit lock on an object store). */
+  public static Table generateW3(
+      FileSystemCatalog catalog,
+      int partitions,
+      int filesPerPartition,
+      Map<String, String> tableOptions)
+      throws IOException {
     catalog.createDatabase("bench", true);
     Identifier id = new Identifier("bench", "w3");
     catalog.createTable(
@@ -93,6 +103,7 @@ public final class Workload {
             .column("id", DataTypes.BIGINT().notNull())
             .column("note", DataTypes.STRING())
             .partitionKeys("dt")
+            .options(tableOptions)
             .build(),
         false);
     Table table = catalog.getTable(id);
@@ -134,9 +145,22 @@ public final class Workload {
       int commits,
       int rowsPerCommit)
       throws IOException {
+    return generateW1(catalog, compression, zstdLevel, commits, rowsPerCommit, Map.of());
+  }
+
+  /** W1 with other sizes and extra table options (the commit lock on an object store). */
+  public static Table generateW1(
+      FileSystemCatalog catalog,
+      String compression,
+      Integer zstdLevel,
+      int commits,
+      int rowsPerCommit,
+      Map<String, String> tableOptions)
+      throws IOException {
     catalog.createDatabase("bench", true);
     Identifier id = new Identifier("bench", "w1");
-    Schema.Builder schema = w1Schema().option("file.compression", compression);
+    Schema.Builder schema =
+        w1Schema().option("file.compression", compression).options(tableOptions);
     if (zstdLevel != null) {
       schema.option("file.compression.zstd-level", zstdLevel.toString());
     }

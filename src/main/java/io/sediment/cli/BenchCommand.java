@@ -3,11 +3,14 @@ package io.sediment.cli;
 import io.sediment.bench.BenchResult;
 import io.sediment.bench.BenchRunner;
 import io.sediment.bench.DirectoryScanBench;
+import io.sediment.bench.ObjectStoreWarehouse;
 import io.sediment.flink.CompactJob;
+import io.sediment.fs.FileIO;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,8 +46,13 @@ final class BenchCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "W1|W2|W3|W4", description = "Workload.")
   String workload;
 
-  @Option(names = "--dir", description = "Scratch warehouse (default: a new temporary directory).")
-  Path dir;
+  @Option(
+      names = "--dir",
+      description =
+          "Scratch warehouse (default: a new temporary directory). An object store URI"
+              + " (s3://bucket/path, through Flink's S3 plugin and configuration) runs W1 or W3"
+              + " there with the commit lock and reports the requests sent.")
+  String dir;
 
   @Option(names = "--keep", description = "Keep the warehouse afterwards.")
   boolean keep;
@@ -121,6 +129,9 @@ final class BenchCommand implements Callable<Integer> {
       }
       return scanDirectories();
     }
+    if (dir != null && FileIO.isObjectStore(dir)) {
+      return objectStore(w);
+    }
     Path wh = scratchWarehouse(w);
     Map<String, Object> extra = new LinkedHashMap<>();
     FlinkEnvironments.Embedded flink = null;
@@ -181,6 +192,51 @@ final class BenchCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * W1 or W3 in an object store warehouse, compacting in-process, the tables created with the
+   * commit lock ({@code lock.enabled}, the default lock database): the result reports the requests
+   * sent ({@code generationRequests*}, {@code compactionRequests*}, {@code planRequests*}).
+   */
+  private int objectStore(String w) throws Exception {
+    if (!w.equals("W1") && !w.equals("W3")) {
+      throw new IllegalArgumentException(
+          "An object store warehouse (--dir " + dir + ") runs W1 or W3, not " + w);
+    }
+    FlinkEnvironments.initializeFileSystems();
+    ObjectStoreWarehouse.requireEmpty(dir);
+    Map<String, String> parallel = new LinkedHashMap<>(dynamicOptions);
+    parallel.put("compaction.parallelism", Integer.toString(parallelism));
+    BenchRunner.Compactor compactor =
+        (table, options) -> {
+          Map<String, String> o = new LinkedHashMap<>(options);
+          o.putAll(parallel);
+          return table.newCompactBuilder().withOptions(o).execute();
+        };
+    try {
+      BenchResult r =
+          BenchRunner.run(
+              w,
+              dir,
+              "in-process",
+              compactor,
+              BenchRunner.Scale.divided(scale),
+              Map.of("lock.enabled", "true"));
+      print(r, Map.of("parallelism", parallelism, "warehouse", dir));
+      if (!r.verified()) {
+        spec.commandLine().getErr().println("Error: verification failed: " + r.verification());
+        spec.commandLine().getErr().flush();
+        return ExitCodes.FAILED;
+      }
+      return ExitCodes.OK;
+    } finally {
+      if (!keep) {
+        ObjectStoreWarehouse.delete(dir);
+      } else {
+        spec.commandLine().getErr().println("Kept warehouse " + dir);
+      }
+    }
+  }
+
   /** W4 on the given directories: one result per directory, exit 0 when all are verified. */
   private int scanDirectories() throws IOException {
     boolean verified = true;
@@ -200,14 +256,15 @@ final class BenchCommand implements Callable<Integer> {
     if (dir == null) {
       return Files.createTempDirectory("sediment-bench-" + w.toLowerCase(Locale.ROOT));
     }
-    if (Files.exists(dir)) {
-      try (Stream<Path> entries = Files.list(dir)) {
+    Path local = Paths.get(dir);
+    if (Files.exists(local)) {
+      try (Stream<Path> entries = Files.list(local)) {
         if (entries.findAny().isPresent()) {
           throw new IllegalArgumentException("--dir " + dir + " is not empty");
         }
       }
     }
-    return dir;
+    return local;
   }
 
   private void print(BenchResult r, Map<String, Object> extra) {

@@ -18,6 +18,8 @@ import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.core.execution.PipelineExecutor;
 import org.apache.flink.core.execution.PipelineExecutorFactory;
 import org.apache.flink.core.execution.PipelineExecutorServiceLoader;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.plugin.PluginUtils;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.runtime.minicluster.MiniClusterJobClient;
@@ -49,6 +51,16 @@ final class FlinkEnvironments {
       conf.set(RestOptions.BIND_PORT, "0");
     }
     return conf;
+  }
+
+  /**
+   * Sets up Flink's file systems from {@link #configuration} and the plugins of {@code
+   * FLINK_PLUGINS_DIR} (default {@code plugins/}), as a Flink process does: for a warehouse on an
+   * object store used without a Flink cluster (the S3 plugin, its endpoint and credentials).
+   */
+  static void initializeFileSystems() {
+    Configuration conf = configuration();
+    FileSystem.initialize(conf, PluginUtils.createPluginManagerFromRootFolder(conf));
   }
 
   /**

@@ -43,7 +43,7 @@ final class LockedSnapshotCommit implements SnapshotCommit {
   @Override
   public boolean tryCreate(Path file, byte[] content) throws IOException {
     try (CommitLease lease = lock.acquire(lockKey)) {
-      if (fileIO.exists(file)) {
+      if (fileIO.fileExists(file)) {
         return false;
       }
       fileIO.createGuarded(file, content, lease::checkHeld);

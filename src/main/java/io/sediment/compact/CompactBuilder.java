@@ -188,7 +188,7 @@ public final class CompactBuilder {
               Long id = commit.commit(messages, FileStoreCommit.BATCH_IDENTIFIER, false);
               // Like a writer's commit: expire what the retention options no longer keep; never
               // throws.
-              new SnapshotRetention(effective, tableName).expireAfterCommit();
+              new SnapshotRetention(effective, tableName).expireAfterCommit(id == null ? -1 : id);
               return id;
             });
     CompactResult result =

@@ -1,5 +1,6 @@
 package io.sediment.format;
 
+import io.sediment.fs.FileIO;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.Map;
@@ -238,7 +239,7 @@ public final class DataFileWriter implements Closeable {
       }
     } finally {
       releaseCodec.run();
-      path.getFileSystem().delete(path, false);
+      FileIO.fileSystem(path).delete(path, false);
     }
   }
 
@@ -248,7 +249,7 @@ public final class DataFileWriter implements Closeable {
       if (stream != null) {
         stream.close();
       }
-      path.getFileSystem().delete(path, false);
+      FileIO.fileSystem(path).delete(path, false);
     } catch (IOException | RuntimeException e) {
       cause.addSuppressed(e);
       LOG.warn("Could not delete partial data file {}", path, e);

@@ -1,5 +1,6 @@
 package io.sediment.format;
 
+import io.sediment.fs.FileIO;
 import java.io.IOException;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FileSystem;
@@ -28,14 +29,14 @@ public final class FlinkInputFile implements InputFile {
   @Override
   public long getLength() throws IOException {
     if (length < 0) {
-      length = path.getFileSystem().getFileStatus(path).getLen();
+      length = FileIO.fileSystem(path).getFileStatus(path).getLen();
     }
     return length;
   }
 
   @Override
   public SeekableInputStream newStream() throws IOException {
-    FSDataInputStream in = path.getFileSystem().open(path);
+    FSDataInputStream in = FileIO.fileSystem(path).open(path);
     return new DelegatingSeekableInputStream(in) {
       @Override
       public long getPos() throws IOException {

@@ -1,5 +1,6 @@
 package io.sediment.format;
 
+import io.sediment.fs.FileIO;
 import java.io.IOException;
 import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileSystem;
@@ -31,7 +32,7 @@ public final class FlinkOutputFile implements OutputFile {
     if (stream != null) {
       throw new IOException("Output file already opened: " + path);
     }
-    FSDataOutputStream out = path.getFileSystem().create(path, mode);
+    FSDataOutputStream out = FileIO.fileSystem(path).create(path, mode);
     stream = new PositionStream(out);
     return stream;
   }

@@ -2,6 +2,7 @@ package io.sediment.format;
 
 import io.sediment.data.BinaryRows;
 import io.sediment.data.InternalComparators;
+import io.sediment.fs.FileIO;
 import java.io.IOException;
 import java.util.Collections;
 import java.util.Comparator;
@@ -114,13 +115,13 @@ public final class RowGroupCopier {
         if (cancelled.getAsBoolean()) {
           throw new CancellationException("Copy cancelled");
         }
-        stream.open(in.path(), in.path().getFileSystem().open(in.path()));
+        stream.open(in.path(), FileIO.fileSystem(in.path()).open(in.path()));
         try (stream) {
           rows += append(in, stream, schema, writer);
         }
       }
       writer.end(Collections.emptyMap());
-      long size = output.getFileSystem().getFileStatus(output).getLen();
+      long size = FileIO.fileSystem(output).getFileStatus(output).getLen();
       return new WrittenFile(output, size, rows, merge(rowType, inputs));
     } catch (IOException | RuntimeException | Error e) {
       deletePartial(writer, output, e);
@@ -227,7 +228,7 @@ public final class RowGroupCopier {
       failure.addSuppressed(e);
     }
     try {
-      output.getFileSystem().delete(output, false);
+      FileIO.fileSystem(output).delete(output, false);
     } catch (IOException | RuntimeException e) {
       failure.addSuppressed(e);
       LOG.warn("Could not delete the partial copy {}", output, e);

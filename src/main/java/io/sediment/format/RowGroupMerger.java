@@ -1,5 +1,6 @@
 package io.sediment.format;
 
+import io.sediment.fs.FileIO;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -105,7 +106,7 @@ public final class RowGroupMerger {
             if (block.getCompressedSize() >= copyMinRowGroupSize
                 && (pending == 0 || pending >= half)) {
               if (!opened) {
-                stream.open(in.path(), in.path().getFileSystem().open(in.path()));
+                stream.open(in.path(), FileIO.fileSystem(in.path()).open(in.path()));
                 opened = true;
               }
               appendCopy(in, block, g, stream, writer);

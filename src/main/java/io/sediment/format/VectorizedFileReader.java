@@ -1,8 +1,10 @@
 package io.sediment.format;
 
+import io.sediment.fs.FileIO;
 import java.io.BufferedInputStream;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InputStream;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
@@ -359,7 +361,7 @@ final class VectorizedFileReader implements Closeable {
       byPath.put(chunk.getPath(), chunk);
     }
     if (fs == null) {
-      fs = path.getFileSystem();
+      fs = FileIO.fileSystem(path);
     }
     try {
       openChunks(byPath);
@@ -375,25 +377,36 @@ final class VectorizedFileReader implements Closeable {
   }
 
   private void openChunks(Map<ColumnPath, ColumnChunkMetaData> byPath) throws IOException {
+    ColumnChunkMetaData[] metas = new ColumnChunkMetaData[columns.length];
     for (int c = 0; c < columns.length; c++) {
-      ColumnChunkMetaData meta = byPath.get(ColumnPath.get(columns[c].getPath()));
-      if (meta == null) {
+      metas[c] = byPath.get(ColumnPath.get(columns[c].getPath()));
+      if (metas[c] == null) {
         throw new IOException(
             "Corrupt Parquet file " + path + ": no column chunk for " + columns[c]);
       }
+    }
+    SmallBlock small = SmallBlock.read(fs, path, metas);
+    for (int c = 0; c < columns.length; c++) {
+      ColumnChunkMetaData meta = metas[c];
       PageDecompressor decompressor = PageDecompressor.of(meta.getCodec(), codecs);
-      FSDataInputStream in = fs.open(path);
-      try {
-        in.seek(meta.getStartingPos());
-      } catch (IOException e) {
-        in.close();
-        throw e;
+      InputStream chunk;
+      if (small != null) {
+        chunk = small.chunk(meta);
+      } else {
+        FSDataInputStream in = fs.open(path);
+        try {
+          in.seek(meta.getStartingPos());
+        } catch (IOException e) {
+          in.close();
+          throw e;
+        }
+        int buffer = (int) Math.max(8192, Math.min(meta.getTotalSize(), 64 * 1024));
+        chunk = new BufferedInputStream(in, buffer);
       }
-      int buffer = (int) Math.max(8192, Math.min(meta.getTotalSize(), 64 * 1024));
       chunks[c] =
           new ColumnChunkReader(
               columns[c].getPath()[0],
-              new BufferedInputStream(in, buffer),
+              chunk,
               meta.getTotalSize(),
               meta.getTotalUncompressedSize(),
               decompressor,

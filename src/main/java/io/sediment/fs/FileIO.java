@@ -70,16 +70,37 @@ public final class FileIO implements Serializable {
     return new FileIO(path.toUri().getScheme() == null ? "file" : path.toUri().getScheme());
   }
 
+  /**
+   * The file system of {@code path}; on an object store one that counts its requests ({@link
+   * ObjectStoreRequests}).
+   */
   public FileSystem fs(Path path) {
     try {
-      return path.getFileSystem();
+      return fileSystem(path);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot open the file system of " + path, e);
     }
   }
 
+  /**
+   * The file system of {@code path} for code that holds no FileIO (the Parquet readers and
+   * writers); on an object store one that counts its requests ({@link ObjectStoreRequests}).
+   */
+  public static FileSystem fileSystem(Path path) throws IOException {
+    FileSystem fs = path.getFileSystem();
+    String scheme = path.toUri().getScheme();
+    return scheme != null && OBJECT_STORE_SCHEMES.contains(scheme.toLowerCase(Locale.ROOT))
+        ? new CountingFileSystem(fs)
+        : fs;
+  }
+
   public boolean isLocal() {
     return "file".equals(scheme);
+  }
+
+  /** Whether {@code path} (a path or URI) is on an object store. */
+  public static boolean isObjectStore(String path) {
+    return of(new Path(path)).isObjectStore();
   }
 
   /** Whether the warehouse is on an object store (s3://, gs://, oss://, abfs://...). */
@@ -93,6 +114,27 @@ public final class FileIO implements Serializable {
 
   public boolean exists(Path path) throws IOException {
     return fs(path).exists(path);
+  }
+
+  /**
+   * Whether the file {@code file} exists (not a directory), for a file that is usually missing (the
+   * next snapshot id). On an object store a missing file costs one HEAD: {@link #exists} answers
+   * "missing" with a HEAD and a LIST (S3A looks for a directory of that name too), while S3A opens
+   * a file with a HEAD only. A present file costs a HEAD and a one-byte GET: some S3 file systems
+   * (Presto's) open lazily and report a missing object only at the first read.
+   */
+  public boolean fileExists(Path file) throws IOException {
+    if (!isObjectStore()) {
+      return exists(file);
+    }
+    ObjectStoreRequests.count(ObjectStoreRequests.Kind.HEAD);
+    try (InputStream in = file.getFileSystem().open(file)) {
+      ObjectStoreRequests.count(ObjectStoreRequests.Kind.GET);
+      in.read();
+      return true;
+    } catch (FileNotFoundException e) {
+      return false;
+    }
   }
 
   public void mkdirs(Path path) throws IOException {
@@ -109,6 +151,15 @@ public final class FileIO implements Serializable {
   /** Files and directories directly under {@code dir}; empty when it does not exist. */
   public List<FileStatus> list(Path dir) throws IOException {
     FileSystem fs = fs(dir);
+    if (isObjectStore()) {
+      // One LIST: a missing directory is an empty prefix (an exists check would LIST it too).
+      try {
+        FileStatus[] st = fs.listStatus(dir);
+        return st == null ? List.of() : List.of(st);
+      } catch (FileNotFoundException e) {
+        return List.of();
+      }
+    }
     for (int attempt = 1; ; attempt++) {
       if (!fs.exists(dir)) {
         return List.of();
@@ -204,14 +255,18 @@ public final class FileIO implements Serializable {
   public void createGuarded(Path target, byte[] content, PublishFence fence) throws IOException {
     Path tmp =
         new Path(target.getParent(), "." + target.getName() + "." + UUID.randomUUID() + ".tmp");
+    boolean renamed = false;
     try {
       writeNew(tmp, content);
       fence.check();
-      if (!fs(target).rename(tmp, target)) {
+      renamed = fs(target).rename(tmp, target);
+      if (!renamed) {
         throw new IOException("Could not rename " + tmp + " to " + target);
       }
     } finally {
-      deleteQuietly(tmp);
+      if (!renamed) { // a renamed temporary file is gone: deleting it again costs a request
+        deleteQuietly(tmp);
+      }
     }
   }
 

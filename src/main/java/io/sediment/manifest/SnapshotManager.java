@@ -48,7 +48,7 @@ public final class SnapshotManager implements Serializable {
       Long hint = readHint("LATEST");
       if (hint != null && fileIO.exists(paths.snapshot(hint))) {
         long id = hint;
-        while (fileIO.exists(paths.snapshot(id + 1))) {
+        while (fileIO.fileExists(paths.snapshot(id + 1))) {
           id++;
         }
         return OptionalLong.of(id);
@@ -58,6 +58,21 @@ public final class SnapshotManager implements Serializable {
     } catch (IOException e) {
       throw new UncheckedIOException(
           "Cannot find the latest snapshot under " + paths.snapshotDir(), e);
+    }
+  }
+
+  /**
+   * The {@code EARLIEST} hint, if present: never above the oldest snapshot still present (an
+   * expiration moves it up after deleting), possibly below it (an expiration that stopped between
+   * the two). Found without listing the snapshot directory.
+   */
+  public OptionalLong earliestHint() {
+    try {
+      Long hint = readHint("EARLIEST");
+      return hint == null ? OptionalLong.empty() : OptionalLong.of(hint);
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "Cannot read the EARLIEST hint under " + paths.snapshotDir(), e);
     }
   }
 
@@ -180,7 +195,7 @@ public final class SnapshotManager implements Serializable {
 
   public boolean exists(long id) {
     try {
-      return fileIO.exists(paths.snapshot(id));
+      return fileIO.fileExists(paths.snapshot(id));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -405,10 +420,9 @@ public final class SnapshotManager implements Serializable {
 
   private Long readHint(String name) throws IOException {
     Path p = new Path(paths.snapshotDir(), name);
+    // Read, not exists-then-read: on an object store the check costs a request (HEAD, and a LIST
+    // when the hint is missing) that the read's "not found" answers as well.
     try {
-      if (!fileIO.exists(p)) {
-        return null;
-      }
       return Long.parseLong(fileIO.readUtf8(p).trim());
     } catch (NumberFormatException | FileNotFoundException e) {
       return null;

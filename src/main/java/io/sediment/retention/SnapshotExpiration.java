@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.flink.core.fs.Path;
 import org.slf4j.Logger;
@@ -46,6 +47,7 @@ public final class SnapshotExpiration {
   private long olderThanMillis = Long.MIN_VALUE;
   private int limit = Integer.MAX_VALUE;
   private boolean skipLive;
+  private long committedId = -1;
 
   public SnapshotExpiration(FileStore store, String tableName) {
     this.store = store;
@@ -84,6 +86,17 @@ public final class SnapshotExpiration {
    */
   public SnapshotExpiration skipLiveExpiration(boolean skipLive) {
     this.skipLive = skipLive;
+    return this;
+  }
+
+  /**
+   * The run follows the commit of snapshot {@code snapshotId}: when the {@code EARLIEST} hint and
+   * that id show that the options retain every snapshot up to it, it expires nothing without
+   * listing the snapshot directory (a LIST on an object store, after every commit). Snapshots
+   * committed since by others are left to the next commit's expiry.
+   */
+  public SnapshotExpiration afterCommitOf(long snapshotId) {
+    this.committedId = snapshotId; // negative: unknown
     return this;
   }
 
@@ -135,6 +148,9 @@ public final class SnapshotExpiration {
     Result finished = finishedOrSkipped.orElse(Result.NONE);
     int budget = limit - finished.expiredSnapshots().size();
     SnapshotManager sm = store.snapshotManager();
+    if (committedId >= 0 && budget > 0 && retainsAllUpToCommitted(sm)) {
+      return finished;
+    }
     List<Snapshot> expired = new ArrayList<>();
     try {
       List<Long> ids = sm.listIds();
@@ -252,6 +268,32 @@ public final class SnapshotExpiration {
       k++;
     }
     return k;
+  }
+
+  /**
+   * Whether the options keep every snapshot from the {@code EARLIEST} hint to the committed one: at
+   * most that many snapshots exist up to it (the hint is never above the oldest), and {@link
+   * #expiredCount} expires none of them when they are at most {@code retainMin}, or at most {@code
+   * retainMax} with the oldest younger than {@code olderThan}. False (list, as without the hint)
+   * when the hint is missing or its snapshot is gone.
+   */
+  private boolean retainsAllUpToCommitted(SnapshotManager sm) {
+    if (!skipLive) {
+      return false; // an explicit expiration also looks for snapshots whose files are gone
+    }
+    OptionalLong earliest = sm.earliestHint();
+    if (earliest.isEmpty() || earliest.getAsLong() > committedId) {
+      return false;
+    }
+    long count = committedId - earliest.getAsLong() + 1;
+    if (count <= retainMin) {
+      return true;
+    }
+    if (count > retainMax) {
+      return false;
+    }
+    Optional<Snapshot> oldest = sm.snapshotIfExists(earliest.getAsLong());
+    return oldest.isPresent() && oldest.get().timeMillis() >= olderThanMillis;
   }
 
   /** A listed snapshot, or {@link VanishedSnapshot} when another expiration retired it since. */

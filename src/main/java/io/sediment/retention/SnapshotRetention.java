@@ -37,6 +37,15 @@ public final class SnapshotRetention {
 
   /** Expires what the table's options no longer retain, bounded; never throws. */
   public Outcome expireAfterCommit() {
+    return expireAfterCommit(-1);
+  }
+
+  /**
+   * As {@link #expireAfterCommit()}, after the commit of snapshot {@code committedSnapshotId}: when
+   * the options retain every snapshot up to it, finds that without listing the snapshot directory
+   * ({@link SnapshotExpiration#afterCommitOf}). A negative id: unknown, list.
+   */
+  public Outcome expireAfterCommit(long committedSnapshotId) {
     TableOptions options = store.options();
     try {
       SnapshotExpiration.Result r =
@@ -48,6 +57,7 @@ public final class SnapshotRetention {
                       - options.get(TableOptions.SNAPSHOT_TIME_RETAINED).toMillis())
               .limit(options.get(TableOptions.SNAPSHOT_EXPIRE_LIMIT))
               .skipLiveExpiration(true)
+              .afterCommitOf(committedSnapshotId)
               .execute();
       return new Outcome(r.expiredSnapshots().size(), r.skipped(), null);
     } catch (RuntimeException e) {

@@ -111,7 +111,9 @@ public final class TableCommit {
 
   /** After a commit that made a snapshot; never throws: the commit has landed. */
   private void expireIfCommitted(List<Long> snapshotIds) {
-    if (!snapshotIds.isEmpty() && retention != null && retention.expireAfterCommit().failed()) {
+    if (!snapshotIds.isEmpty()
+        && retention != null
+        && retention.expireAfterCommit(snapshotIds.get(snapshotIds.size() - 1)).failed()) {
       expiryFailures++;
     }
   }

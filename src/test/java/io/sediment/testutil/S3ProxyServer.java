@@ -129,8 +129,13 @@ public final class S3ProxyServer implements AutoCloseable {
 
   /** Flink's S3 options for this server: endpoint, path-style access, credentials. */
   public Configuration flinkConfiguration() {
+    return flinkConfiguration(endpoint());
+  }
+
+  /** Flink's S3 options for the server at {@code endpoint} (a child JVM's, given the endpoint). */
+  public static Configuration flinkConfiguration(String endpoint) {
     Configuration conf = new Configuration();
-    conf.setString("s3.endpoint", endpoint());
+    conf.setString("s3.endpoint", endpoint);
     conf.setString("s3.path.style.access", "true");
     conf.setString("s3.access-key", ACCESS_KEY);
     conf.setString("s3.secret-key", SECRET_KEY);
@@ -144,7 +149,12 @@ public final class S3ProxyServer implements AutoCloseable {
    * the jar in plugins/s3-fs-hadoop/ does.
    */
   public void configureFlink() {
-    Configuration conf = flinkConfiguration();
+    configureFlink(endpoint());
+  }
+
+  /** {@link #configureFlink()} for the server at {@code endpoint}: in a child JVM of a test. */
+  public static void configureFlink(String endpoint) {
+    Configuration conf = flinkConfiguration(endpoint);
     try {
       Path plugins = Paths.get("target", "flink-plugins").toAbsolutePath();
       PluginManager pluginManager =

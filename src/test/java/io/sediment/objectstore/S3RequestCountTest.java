@@ -1,0 +1,118 @@
+package io.sediment.objectstore;
+
+import static io.sediment.testutil.TestTables.row;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sediment.bench.BenchResult;
+import io.sediment.bench.BenchRunner;
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.commit.CommitMessage;
+import io.sediment.fs.ObjectStoreRequests;
+import io.sediment.fs.ObjectStoreRequests.Counts;
+import io.sediment.schema.Schema;
+import io.sediment.table.Table;
+import io.sediment.table.TableCommit;
+import io.sediment.table.TableWrite;
+import io.sediment.table.WriteBuilder;
+import io.sediment.testutil.S3ProxyServer;
+import io.sediment.testutil.TestTables;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.table.api.DataTypes;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The requests Sediment sends to S3 (S3Proxy, through Flink's S3 file system) for a commit, counted
+ * by {@link ObjectStoreRequests}: the figures docs/operations.md ("Object stores") promises.
+ */
+class S3RequestCountTest {
+
+  @TempDir static java.nio.file.Path dir;
+
+  private static S3ProxyServer s3;
+
+  @BeforeAll
+  static void startS3() throws Exception {
+    s3 = S3ProxyServer.start(dir, "lake");
+    s3.configureFlink();
+  }
+
+  @AfterAll
+  static void stopS3() {
+    s3.close();
+  }
+
+  /**
+   * {@code sediment bench --dir s3://...} reports requests: W3's plan and W1's compaction read
+   * manifests and data files without listing a directory.
+   */
+  @Test
+  void benchReportsTheRequestsOfW3sPlanAndW1sCompaction() throws Exception {
+    Map<String, String> lock =
+        Map.of("lock.enabled", "true", "lock.jdbc.url", "jdbc:sqlite:" + dir.resolve("b.db"));
+    BenchResult w3 =
+        BenchRunner.run(
+            "W3", "s3://lake/bench-w3", "in-process", null, BenchRunner.Scale.divided(100), lock);
+    System.err.println("W3 " + w3.toJson(Map.of()));
+    assertThat(w3.verified()).as(w3.verification()).isTrue();
+    assertThat(w3.details().get("planRequestsList")).isEqualTo(0L);
+    assertThat((Long) w3.details().get("planRequestsGet")).isPositive();
+
+    BenchResult w1 =
+        BenchRunner.run(
+            "W1",
+            "s3://lake/bench-w1",
+            "in-process",
+            (table, options) -> table.newCompactBuilder().withOptions(options).execute(),
+            BenchRunner.Scale.divided(100),
+            lock);
+    System.err.println("W1 " + w1.toJson(Map.of()));
+    assertThat(w1.verified()).as(w1.verification()).isTrue();
+    assertThat(w1.details().get("compactionRequestsList")).isEqualTo(0L);
+    assertThat((Long) w1.details().get("compactionRequestsPut")).isPositive();
+    assertThat(w1.toJson(Map.of())).contains("\"generationRequestsHead\":");
+  }
+
+  @Test
+  void aCommitListsNothingAndReadsNothingItDoesNotNeed() throws Exception {
+    FileSystemCatalog catalog = new FileSystemCatalog("s3://lake/counts");
+    catalog.createDatabase("db", true);
+    Schema schema =
+        Schema.newBuilder()
+            .column("id", DataTypes.BIGINT().notNull())
+            .column("v", DataTypes.STRING())
+            .options(
+                Map.of(
+                    "lock.enabled", "true", "lock.jdbc.url", "jdbc:sqlite:" + dir.resolve("l.db")))
+            .build();
+    Table table = TestTables.create(catalog, "t", schema);
+    TestTables.writeBatch(table, List.of(row(1L, "a")));
+    TestTables.writeBatch(table, List.of(row(2L, "b")));
+
+    WriteBuilder wb = table.newBatchWriteBuilder();
+    List<CommitMessage> messages;
+    try (TableWrite write = wb.newWrite()) {
+      write.write(row(3L, "c"));
+      messages = write.prepareCommit();
+    }
+    TableCommit commit = wb.newCommit();
+    Counts before = ObjectStoreRequests.now();
+    commit.commit(messages);
+    Counts commitRequests = ObjectStoreRequests.now().since(before);
+
+    // The commit of snapshot 3 on top of 2: a HEAD for the new data file (it must exist), LATEST
+    // read (GET), snapshot 2 probed (HEAD) and read (GET), snapshot 3 probed (HEAD); the two
+    // manifest lists of snapshot 2 read (each a HEAD for its length, a GET of the footer, one
+    // ranged GET of its row group); one manifest and two manifest lists written (PUT); under the
+    // lock snapshot 3 probed again (HEAD), written to a temporary name (PUT) and moved into place
+    // (COPY, DELETE); LATEST replaced (PUT); the expiry reads EXPIRING (missing: GET) and EARLIEST
+    // (GET) and, with nothing to expire, lists nothing.
+    // Before: LIST=3 HEAD=8 GET=21 PUT=5 COPY=1 DELETE=2.
+    assertThat(commitRequests.toString()).isEqualTo("LIST=0 HEAD=6 GET=8 PUT=5 COPY=1 DELETE=1");
+
+    assertThat(TestTables.readAll(table)).hasSize(3);
+  }
+}
