@@ -1,25 +1,22 @@
 package io.sediment.cli;
 
+import static io.sediment.cli.SedimentCliTest.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.cli.SedimentCliTest.Result;
 import io.sediment.manifest.Snapshot;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.io.RandomAccessFile;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.flink.table.api.DataTypes;
-import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -36,51 +33,9 @@ class CliErrorsTest {
 
   @TempDir Path dir;
 
-  record Result(int code, String out, String err) {
-
-    /** The error line, checking that it is the only line and no stack trace was printed. */
-    String errorLine() {
-      assertThat(err).doesNotContain("\tat ").doesNotContain("Exception");
-      assertThat(err.strip().lines()).as(err).hasSize(1);
-      return err.strip();
-    }
-  }
-
-  static Result run(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        SedimentCli.run(
-            args,
-            new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Result(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-  }
-
   /** db.t, partitioned by p: 4 commits of one file in each of p=a and p=b. */
   private Table table() {
-    FileSystemCatalog catalog = TestTables.catalog(dir);
-    Table t =
-        TestTables.create(
-            catalog,
-            "t",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT().notNull())
-                .column("p", DataTypes.STRING())
-                .partitionKeys("p")
-                .build());
-    long id = 0;
-    for (int c = 0; c < 4; c++) {
-      List<RowData> rows = new ArrayList<>();
-      for (String p : new String[] {"a", "b"}) {
-        for (int i = 0; i < 10; i++) {
-          rows.add(TestTables.row(id++, p));
-        }
-      }
-      TestTables.writeBatch(t, rows);
-    }
-    return t;
+    return SedimentCliTest.partitionedTable(dir);
   }
 
   private String w() {

@@ -35,7 +35,16 @@ class SedimentCliTest {
 
   @TempDir Path dir;
 
-  record Result(int code, String out, String err) {}
+  /** What a command printed and returned. */
+  record Result(int code, String out, String err) {
+
+    /** The error line, checking that it is the only line and no stack trace was printed. */
+    String errorLine() {
+      assertThat(err).doesNotContain("\tat ").doesNotContain("Exception");
+      assertThat(err.strip().lines()).as(err).hasSize(1);
+      return err.strip();
+    }
+  }
 
   static Result run(String... args) {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -50,6 +59,11 @@ class SedimentCliTest {
   }
 
   private Table table() {
+    return partitionedTable(dir);
+  }
+
+  /** db.t in warehouse {@code dir}, partitioned by p: 4 commits of one file in each of p=a, p=b. */
+  static Table partitionedTable(Path dir) {
     FileSystemCatalog catalog = TestTables.catalog(dir);
     Table t =
         TestTables.create(
