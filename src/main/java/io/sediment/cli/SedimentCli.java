@@ -3,12 +3,14 @@ package io.sediment.cli;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * The {@code sediment} command: {@code compact}, {@code inspect}, {@code expire-snapshots}, {@code
@@ -56,8 +58,25 @@ public final class SedimentCli implements Callable<Integer> {
     cmd.setOut(new PrintWriter(out, true));
     cmd.setErr(new PrintWriter(err, true));
     cmd.setParameterExceptionHandler(
-        (ex, a) -> {
+        (error, a) -> {
+          // A mistyped option also leaves a required one missing, which picocli reports first;
+          // the typo is what the user needs to see.
+          ParameterException ex = error;
+          List<String> unmatchedArgs =
+              error.getCommandLine().getParseResult() == null
+                  ? List.of()
+                  : error.getCommandLine().getParseResult().unmatched();
+          if (!(error instanceof UnmatchedArgumentException) && !unmatchedArgs.isEmpty()) {
+            ex = new UnmatchedArgumentException(error.getCommandLine(), unmatchedArgs);
+          }
           ex.getCommandLine().getErr().println("Error: " + usageMessage(ex));
+          // A mistyped command or option: picocli knows the close ones.
+          if (ex instanceof UnmatchedArgumentException unmatched
+              && !unmatched.getSuggestions().isEmpty()) {
+            ex.getCommandLine()
+                .getErr()
+                .println("Did you mean: " + String.join(" or ", unmatched.getSuggestions()) + "?");
+          }
           ex.getCommandLine()
               .getErr()
               .println(

@@ -362,4 +362,18 @@ class SedimentCliTest {
     assertThat(again.err()).isEmpty();
     assertThat(run("demo", "--commits", "1").code()).isEqualTo(2);
   }
+
+  @Test
+  void aMistypedCommandOrOptionGetsASuggestion() {
+    Result command = run("compcat", "--warehouse", dir.toString());
+    assertThat(command.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(command.err())
+        .contains("Error: Unmatched arguments from index 0: 'compcat'")
+        .contains("Did you mean: compact?")
+        .contains("Try 'sediment --help'.");
+
+    Result option = run("inspect", "--warehose", dir.toString(), "--table", "db.t");
+    assertThat(option.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(option.err()).contains("Did you mean: --warehouse?");
+  }
 }
