@@ -127,27 +127,31 @@ class S3MaintenanceTest {
     return names;
   }
 
+  /** db.t (id, v) with the commit lock in SQLite file {@code lockFile} and one more option. */
+  private Table lockedTable(FileSystemCatalog catalog, String lockFile, String key, String value) {
+    catalog.createDatabase("db", true);
+    return TestTables.create(
+        catalog,
+        "t",
+        Schema.newBuilder()
+            .column("id", DataTypes.BIGINT().notNull())
+            .column("v", DataTypes.STRING())
+            .options(
+                Map.of(
+                    "lock.enabled",
+                    "true",
+                    "lock.jdbc.url",
+                    "jdbc:sqlite:" + dir.resolve(lockFile),
+                    key,
+                    value))
+            .build());
+  }
+
   @Test
   void writeCompactExpireAndRemoveOrphansOnS3() throws Exception {
     String warehouse = "s3://lake/maintenance";
     FileSystemCatalog catalog = new FileSystemCatalog(warehouse);
-    catalog.createDatabase("db", true);
-    Table t =
-        TestTables.create(
-            catalog,
-            "t",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT().notNull())
-                .column("v", DataTypes.STRING())
-                .options(
-                    Map.of(
-                        "lock.enabled",
-                        "true",
-                        "lock.jdbc.url",
-                        "jdbc:sqlite:" + dir.resolve("locks.db"),
-                        "compaction.full",
-                        "true"))
-                .build());
+    Table t = lockedTable(catalog, "locks.db", "compaction.full", "true");
 
     writeBatches(t, 0, 4);
     CompactResult inProcess = t.newCompactBuilder().execute();
@@ -217,23 +221,7 @@ class S3MaintenanceTest {
   void aWriterTheDedicatedJobAndCompactBuilderCommitTogether() throws Exception {
     String warehouse = "s3://lake/together";
     FileSystemCatalog catalog = new FileSystemCatalog(warehouse);
-    catalog.createDatabase("db", true);
-    Table t =
-        TestTables.create(
-            catalog,
-            "t",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT().notNull())
-                .column("v", DataTypes.STRING())
-                .options(
-                    Map.of(
-                        "lock.enabled",
-                        "true",
-                        "lock.jdbc.url",
-                        "jdbc:sqlite:" + dir.resolve("together-locks.db"),
-                        "compaction.min.file-num",
-                        "3"))
-                .build());
+    Table t = lockedTable(catalog, "together-locks.db", "compaction.min.file-num", "3");
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.enableCheckpointing(300);
     JobClient dedicated =
