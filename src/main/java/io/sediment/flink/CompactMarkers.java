@@ -115,6 +115,32 @@ public final class CompactMarkers {
     deleteMarkers(fileIO, done);
   }
 
+  /**
+   * Deletes the outputs these markers record, then the markers: outputs known to be in no commit (a
+   * rewrite whose result was never emitted). A marker whose output could not be deleted stays for
+   * the restart cleanup.
+   */
+  static void deleteOutputsAndMarkers(FileIO fileIO, Collection<String> markers) {
+    List<String> done = new ArrayList<>();
+    for (String m : markers) {
+      try {
+        Path output = outputOf(fileIO, new Path(m));
+        IOException err = output == null ? null : fileIO.deleteQuietly(output);
+        if (err != null) {
+          LOG.warn("Could not delete compaction output {}: {}", output, err.toString());
+          continue;
+        }
+      } catch (FileNotFoundException e) {
+        // no marker, nothing recorded
+      } catch (IOException | UncheckedIOException e) {
+        LOG.warn("Could not read compaction marker {}: {}", m, e.toString());
+        continue;
+      }
+      done.add(m);
+    }
+    deleteMarkers(fileIO, done);
+  }
+
   /** Records that the tasks of a window finished (committed or aborted). */
   static void writeRelease(
       FileStore store, String commitUser, long window, Collection<String> taskIds) {

@@ -3,29 +3,47 @@ package io.sediment.flink;
 import io.sediment.compact.CompactRewriter;
 import io.sediment.compact.CompactTaskResult;
 import io.sediment.compact.TableKind;
+import io.sediment.fs.FileIO;
 import io.sediment.table.Table;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.accumulators.IntCounter;
+import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the shared {@link CompactRewriter} on each task, synchronously (chained to the source, so a
- * checkpoint barrier never passes a running task). Before each output file (data file or
- * deletion-vector file) it writes a marker ({@link CompactMarkers}). Emits a {@link CompactMessage}
- * with the result, or with the error after the rewriter deleted its partial output.
+ * Runs the shared {@link CompactRewriter} on each task, on a rewrite thread of its own, so that a
+ * checkpoint barrier never waits for a rewrite: the task thread stays free for barriers, and a
+ * finished rewrite's {@link CompactMessage} is emitted through the task's mailbox (before the next
+ * barrier, once it finished). Before each output file (data file or deletion-vector file) the
+ * rewrite writes a marker ({@link CompactMarkers}). The message carries the result, or the error
+ * after the rewriter deleted its partial output.
+ *
+ * <p>One rewrite runs at a time: the chained {@link CompactTaskReader} asks for the next task only
+ * when this operator's {@link RewriteSlot} is free. A task still rewriting at a checkpoint is in no
+ * state: after a restore it is given up (the committer deletes its marked outputs, the enumerator
+ * releases its files and plans them again), like a task not yet emitted. When the operator closes
+ * (cancel, failover) it stops the running rewrite and deletes what finished but was not emitted.
+ * Without a chained reader (operator chaining disabled) it rewrites on the task thread.
  */
 public final class CompactRewriteOperator extends AbstractStreamOperator<CompactMessage>
-    implements OneInputStreamOperator<CompactTaskSplit, CompactMessage> {
+    implements OneInputStreamOperator<CompactTaskSplit, CompactMessage>, BoundedOneInput {
 
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(CompactRewriteOperator.class);
@@ -37,6 +55,11 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
 
   private transient Map<String, Table> tables;
   private transient volatile boolean cancelled;
+  private transient MailboxExecutor mailbox;
+  private transient RewriteSlot slot;
+  private transient ExecutorService rewriteThread;
+  // Rewrites that ended on the rewrite thread and whose message was not emitted yet.
+  private transient Set<Rewrite> unemitted;
   private transient AtomicInteger running;
   private transient Counter tasksFailed;
   private transient Counter tasksDone;
@@ -56,10 +79,19 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
   }
 
   @Override
+  public void setMailboxExecutor(MailboxExecutor mailboxExecutor) {
+    super.setMailboxExecutor(mailboxExecutor);
+    this.mailbox = mailboxExecutor;
+  }
+
+  @Override
   public void open() throws Exception {
     super.open();
     tables = new HashMap<>();
+    unemitted = Collections.synchronizedSet(new LinkedHashSet<>());
     running = new AtomicInteger();
+    slot = new RewriteSlot();
+    RewriteSlot.publish(slot);
     var g = getMetricGroup();
     g.gauge("tasksRunning", () -> running.get());
     tasksFailed = g.counter("tasksFailed");
@@ -75,27 +107,56 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
   @Override
   public void processElement(StreamRecord<CompactTaskSplit> element) throws Exception {
     CompactTaskSplit split = element.getValue();
-    Table table = tables.computeIfAbsent(split.task().table(), targets::table);
-    List<String> markers = Collections.synchronizedList(new ArrayList<>());
-    CompactRewriter rewriter =
-        TableKind.of(table.store())
-            .rewriter(
-                table.store(),
-                path -> markers.add(CompactMarkers.write(table.store(), split.commitUser(), path)));
-    CompactTaskResult result = null;
-    Exception error = null;
-    running.incrementAndGet();
-    try {
-      result = rewriter.rewrite(split.task(), () -> cancelled);
-    } catch (Exception e) {
-      error = e;
-    } finally {
-      running.decrementAndGet();
+    Rewrite rewrite =
+        new Rewrite(split, tables.computeIfAbsent(split.task().table(), targets::table));
+    if (mailbox == null || !slot.readerAttached()) {
+      rewrite.run();
+      emit(rewrite);
+      return;
     }
+    if (rewriteThread == null) {
+      String name =
+          "sediment-rewrite " + getRuntimeContext().getTaskInfo().getTaskNameWithSubtasks();
+      rewriteThread = Executors.newSingleThreadExecutor(r -> new Thread(r, name));
+    }
+    slot.started();
+    rewriteThread.execute(
+        () -> {
+          rewrite.run();
+          unemitted.add(rewrite);
+          try {
+            mailbox.execute(() -> emitEnded(rewrite), "emit compaction task %s", split.splitId());
+          } catch (RejectedExecutionException e) {
+            // The task is closing: close() deletes the rewrite's outputs.
+          }
+        });
+  }
+
+  /** Task thread: emits a rewrite that ended, unless close() already discarded it. */
+  private void emitEnded(Rewrite rewrite) throws Exception {
+    if (!unemitted.remove(rewrite)) {
+      return;
+    }
+    try {
+      emit(rewrite);
+    } finally {
+      slot.ended();
+    }
+  }
+
+  private void emit(Rewrite rewrite) throws Exception {
+    CompactTaskSplit split = rewrite.split;
     CompactMessage message;
-    if (error != null) {
-      message = failed(split, table, error, markers);
+    if (rewrite.error instanceof Error) {
+      throw (Error) rewrite.error;
+    } else if (rewrite.error != null) {
+      tasksFailed.inc();
+      LOG.warn("Compaction task {} failed: {}", split, rewrite.error.toString());
+      // The rewriter deleted its outputs; their markers can go too.
+      CompactMarkers.deleteMarkersOfMissingOutputs(rewrite.fileIO(), rewrite.markers);
+      message = CompactMessage.failure(split, rewrite.error, rewrite.markers);
     } else {
+      CompactTaskResult result = rewrite.result;
       // Not part of the task: a listener's exception fails the operator, outputs left on disk.
       listener.rewritten(split.task(), result);
       filesRead.inc(result.filesRead());
@@ -103,24 +164,106 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
       bytesRead.inc(result.bytesRead());
       bytesWritten.inc(result.bytesWritten());
       tasksDone.inc();
-      message = CompactMessage.success(split, result, markers);
+      message = CompactMessage.success(split, result, rewrite.markers);
     }
     doneAccumulator.add(1);
     output.collect(new StreamRecord<>(message));
   }
 
-  private CompactMessage failed(
-      CompactTaskSplit split, Table table, Exception e, List<String> markers) {
-    tasksFailed.inc();
-    LOG.warn("Compaction task {} failed: {}", split, e.toString());
-    // The rewriter deleted its outputs; their markers can go too.
-    CompactMarkers.deleteMarkersOfMissingOutputs(table.store().fileIO(), markers);
-    return CompactMessage.failure(split, e, markers);
+  @Override
+  public void endInput() throws Exception {
+    // The results of the last rewrites belong to the end of input.
+    while (slot != null && !slot.isFree()) {
+      mailbox.yield();
+    }
   }
 
   @Override
   public void close() throws Exception {
     cancelled = true;
-    super.close();
+    try {
+      if (slot != null) {
+        RewriteSlot.withdraw(slot);
+      }
+      if (rewriteThread != null) {
+        stopRewriteThread();
+        discardUnemitted();
+      }
+    } finally {
+      super.close();
+    }
+  }
+
+  /** Stops the running rewrite (it deletes its partial output) and waits until it ended. */
+  private void stopRewriteThread() {
+    rewriteThread.shutdownNow();
+    boolean interrupted = false;
+    while (true) {
+      try {
+        if (rewriteThread.awaitTermination(1, TimeUnit.MINUTES)) {
+          break;
+        }
+        LOG.warn("Waiting for a cancelled compaction rewrite to stop");
+      } catch (InterruptedException e) {
+        // Flink interrupts a cancelled task repeatedly; the rewrite must still end first, or
+        // it could write outputs after the job restarted.
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Deletes the outputs of rewrites that ended but whose message was never emitted. */
+  private void discardUnemitted() {
+    List<Rewrite> left;
+    synchronized (unemitted) {
+      left = new ArrayList<>(unemitted);
+      unemitted.clear();
+    }
+    for (Rewrite r : left) {
+      if (r.error == null) {
+        LOG.info("Deleting the outputs of compaction task {}: the operator closed", r.split);
+        CompactMarkers.deleteOutputsAndMarkers(r.fileIO(), r.markers);
+      } else {
+        CompactMarkers.deleteMarkersOfMissingOutputs(r.fileIO(), r.markers);
+      }
+    }
+  }
+
+  /** One task's rewrite: runs on the rewrite thread (or the task thread), read after it ended. */
+  private final class Rewrite {
+    final CompactTaskSplit split;
+    final Table table;
+    final List<String> markers = Collections.synchronizedList(new ArrayList<>());
+    CompactTaskResult result;
+    Throwable error;
+
+    Rewrite(CompactTaskSplit split, Table table) {
+      this.split = split;
+      this.table = table;
+    }
+
+    FileIO fileIO() {
+      return table.store().fileIO();
+    }
+
+    void run() {
+      CompactRewriter rewriter =
+          TableKind.of(table.store())
+              .rewriter(
+                  table.store(),
+                  path ->
+                      markers.add(CompactMarkers.write(table.store(), split.commitUser(), path)));
+      running.incrementAndGet();
+      try {
+        result = rewriter.rewrite(split.task(), () -> cancelled);
+      } catch (Throwable e) {
+        error = e;
+      } finally {
+        running.decrementAndGet();
+      }
+    }
   }
 }

@@ -32,8 +32,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Continuous mode hands out nothing until the first checkpoint of this attempt completes: by
  * then the committer has committed or aborted the restored windows and deleted outputs of dead
- * attempts, and every task held in the restored state has ended (readers keep no tasks in state),
- * so all restored held tasks are released.
+ * attempts, and every task held in the restored state has ended (readers and rewrite operators keep
+ * no tasks in state; a rewrite running at the checkpoint was stopped with its attempt), so all
+ * restored held tasks are released. The same holds after a failover of the readers' region, which
+ * restarts readers and committer but not this enumerator (Flink resets a source coordinator only on
+ * a global failover; a region failover only gives back the tasks handed out after the restored
+ * checkpoint, through {@link #addSplitsBack}): the gate closes until a checkpoint taken after the
+ * failover completes, so that no rewrite runs while the restarted committer deletes the outputs of
+ * dead attempts, and then every held task that was not running releases.
  */
 final class CompactTaskEnumerator
     implements SplitEnumerator<CompactTaskSplit, CompactEnumeratorState> {
@@ -51,6 +57,9 @@ final class CompactTaskEnumerator
   private long nextId;
   private boolean planned;
   private boolean gateOpen;
+  // The gate opens at the completion of a checkpoint after this one (taken after the restart).
+  private long gateClosedAtCheckpoint = -1;
+  private long lastCheckpointId = -1;
   // Eligible files the last plan of each table left out (worker thread writes, gauge reads).
   private final Map<String, Long> waitingByTable = new HashMap<>(); // worker thread only
   private volatile long waitingFiles;
@@ -171,8 +180,9 @@ final class CompactTaskEnumerator
 
   @Override
   public void handleSplitRequest(int subtaskId, String requesterHostname) {
-    // A reader asks for the next task only after its previous one was rewritten (the rewrite is
-    // chained and synchronous). In bounded mode nothing is re-planned, so the finished task no
+    // A reader asks for the next task only after its previous one was rewritten (it waits for the
+    // chained rewrite operator's slot to be free). In bounded mode nothing is re-planned, so the
+    // finished task no
     // longer needs to hold its files; in continuous mode it holds them until its window is
     // committed or aborted (release records).
     String finished = ledger.readerFinished(subtaskId);
@@ -209,8 +219,21 @@ final class CompactTaskEnumerator
 
   @Override
   public void addSplitsBack(List<CompactTaskSplit> splits, int subtaskId) {
-    // Tasks of a failed reader that had not ended; they produced no committed output.
+    // A reader restarted (Flink calls this for every restarted subtask, also with no task): the
+    // tasks handed out to it after the restored checkpoint produced no committed output.
     ledger.addBack(splits, subtaskId);
+    if (!bounded) {
+      int ended = ledger.endHeldTasksNotRunning();
+      if (gateOpen) {
+        LOG.info(
+            "Reader {} restarted: handing out tasks again after the next checkpoint ({} held"
+                + " task(s) to release then)",
+            subtaskId,
+            ended);
+      }
+      gateOpen = false;
+      gateClosedAtCheckpoint = lastCheckpointId;
+    }
   }
 
   @Override
@@ -218,13 +241,14 @@ final class CompactTaskEnumerator
 
   @Override
   public CompactEnumeratorState snapshotState(long checkpointId) {
+    lastCheckpointId = Math.max(lastCheckpointId, checkpointId);
     return new CompactEnumeratorState(
         ledger.pendingTasks(), ledger.heldTasks(), nextId, commitUser);
   }
 
   @Override
   public void notifyCheckpointComplete(long checkpointId) {
-    if (!gateOpen) {
+    if (!gateOpen && checkpointId > gateClosedAtCheckpoint) {
       gateOpen = true;
       int released = ledger.releaseRestored();
       if (released > 0) {

@@ -159,8 +159,26 @@ final class TaskLedger<T extends TaskLedger.Task> {
   }
 
   /**
-   * Releases the tasks held in the restored state (every one of them has ended once a checkpoint of
-   * the new attempt completed). Returns how many.
+   * After readers restarted without the enumerator (a failover of their region): every held task
+   * not running on a reader ended, either with the dead attempt (its outputs are deleted by the
+   * restarted committer) or in a commit window the restarted committer restores and commits. Those
+   * are released with the restored ones ({@link #releaseRestored}) once a checkpoint of the new
+   * attempt completed. Returns how many were marked.
+   */
+  int endHeldTasksNotRunning() {
+    Set<String> running = new HashSet<>(runningOn.values());
+    int n = 0;
+    for (String id : held.keySet()) {
+      if (!running.contains(id) && restoredHeld.add(id)) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /**
+   * Releases the tasks held in the restored state, and those {@link #endHeldTasksNotRunning} marked
+   * (every one of them has ended once a checkpoint of the new attempt completed). Returns how many.
    */
   int releaseRestored() {
     int n = restoredHeld.size();

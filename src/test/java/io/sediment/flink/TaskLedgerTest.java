@@ -151,6 +151,32 @@ class TaskLedgerTest {
   }
 
   @Test
+  void afterARegionFailoverEveryHeldTaskNotRunningReleasesWithTheRestored() {
+    TaskLedger<Task> ledger = new TaskLedger<>();
+    plan(ledger, merge("1", "b0", "f1"), merge("2", "b1", "f2"), merge("3", "b2", "f3"));
+    ledger.assignNext(0); // 1: rewrite finished, its window not committed when the region failed
+    ledger.readerFinished(0);
+    ledger.assignNext(0); // 2: rewriting on reader 0 when the region failed
+    ledger.assignNext(1); // 3: rewriting on reader 1, handed out after the restored checkpoint
+    ledger.takeReplanRequest();
+
+    // Flink gives back what was handed out after the restored checkpoint, reader by reader.
+    ledger.addBack(List.of(), 0);
+    assertThat(ledger.endHeldTasksNotRunning())
+        .as("1 and 2; 3 still runs on reader 1")
+        .isEqualTo(2);
+    ledger.addBack(List.of(merge("3", "b2", "f3")), 1);
+    assertThat(ledger.endHeldTasksNotRunning()).isZero();
+    assertThat(ledger.excluded()).containsExactlyInAnyOrder("f1", "f2", "f3");
+
+    // Once a checkpoint of the restarted region completed: 1 and 2 release; 3 is handed out again.
+    assertThat(ledger.releaseRestored()).isEqualTo(2);
+    assertThat(ledger.takeReplanRequest()).isTrue();
+    assertThat(ledger.excluded()).containsExactly("f3");
+    assertThat(ledger.assignNext(0).splitId()).isEqualTo("3");
+  }
+
+  @Test
   void aReplanRequestIsTakenOnce() {
     TaskLedger<Task> ledger = new TaskLedger<>();
     assertThat(ledger.takeReplanRequest()).as("the first round plans everything").isTrue();
