@@ -21,8 +21,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Files a compaction job or a Flink SQL write job keeps beside a table, under {@code <table>/.markers/<commit-user>/} (the
- * layout is {@link TablePaths}'s and docs/spec.md's):
+ * Files a compaction job or a Flink SQL write job keeps beside a table, under {@code
+ * <table>/.markers/<commit-user>/} (the layout is {@link TablePaths}'s and docs/spec.md's):
  *
  * <ul>
  *   <li>{@code marker-<output file name>}: written by the rewrite operator before each output file
@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
  *       attempt: the output is deleted unless a retained snapshot references it ({@link
  *       #cleanOrphans}). While a marker exists, {@code remove_orphan_files} leaves its output
  *       alone.
- *   <li>{@code write-after-<checkpoint>/marker-<output file name>}: the same, written by a Flink SQL
- *       writer before each file it creates ({@link #writeAfter}), in the directory of the last
+ *   <li>{@code write-after-<checkpoint>/marker-<output file name>}: the same, written by a Flink
+ *       SQL writer before each file it creates ({@link #writeAfter}), in the directory of the last
  *       checkpoint barrier it passed; deleted by the writer once a checkpoint covering the file
  *       completed (its committer commits the file), and otherwise by the committer's {@link
  *       #cleanWriterOrphans}, which may run while the writers write.
@@ -81,8 +81,7 @@ public final class CompactMarkers {
       paths.add(new Path(m));
     }
     for (IOException e : fileIO.deleteAll(paths)) {
-      LOG.warn(
-          "Could not delete a marker (removed by the next cleanup): {}", e.toString());
+      LOG.warn("Could not delete a marker (removed by the next cleanup): {}", e.toString());
     }
   }
 
@@ -200,10 +199,10 @@ public final class CompactMarkers {
   }
 
   /**
-   * The cleanup of a SQL write job: deletes every output recorded by a marker of {@code
-   * commitUser} in a {@code write-after-<B>} directory with B &lt; {@code writtenBefore} that no
-   * retained snapshot references and whose name is not in {@code keep}, then the markers and the
-   * emptied directories. Returns the number of outputs deleted.
+   * The cleanup of a SQL write job: deletes every output recorded by a marker of {@code commitUser}
+   * in a {@code write-after-<B>} directory with B &lt; {@code writtenBefore} that no retained
+   * snapshot references and whose name is not in {@code keep}, then the markers and the emptied
+   * directories. Returns the number of outputs deleted.
    *
    * <p>Safe while the job's writers write: run by the committer once a checkpoint M of its attempt
    * completed and every window up to M was committed, with {@code writtenBefore} = M. A live writer

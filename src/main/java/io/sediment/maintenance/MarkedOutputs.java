@@ -14,9 +14,9 @@ import org.apache.flink.core.fs.Path;
 
 /**
  * The markers of a table as {@link RemoveOrphanFiles} sees them ({@code .markers/<commit-user>/},
- * see {@link TablePaths#markerDir}): per compaction job or SQL write job, the markers of the outputs
- * it is writing or has not committed yet (a SQL writer's under {@code write-after-<checkpoint>/}),
- * and a compaction job's release records.
+ * see {@link TablePaths#markerDir}): per compaction job or SQL write job, the markers of the
+ * outputs it is writing or has not committed yet (a SQL writer's under {@code
+ * write-after-<checkpoint>/}), and a compaction job's release records.
  *
  * <p>A job is <em>live</em> when one of its markers or release records was modified at or after the
  * liveness threshold {@link RemoveOrphanFiles} passes (the older of its orphan threshold and one

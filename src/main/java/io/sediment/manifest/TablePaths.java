@@ -116,7 +116,8 @@ public final class TablePaths implements Serializable {
 
   /**
    * Markers of the outputs a SQL writer of commit user {@code commitUser} created after it passed
-   * the barrier of checkpoint {@code checkpointId} (0: before its first checkpoint of a fresh start).
+   * the barrier of checkpoint {@code checkpointId} (0: before its first checkpoint of a fresh
+   * start).
    */
   public Path writeMarkerDir(String commitUser, long checkpointId) {
     return new Path(markerDir(commitUser), WRITE_AFTER_PREFIX + checkpointId);

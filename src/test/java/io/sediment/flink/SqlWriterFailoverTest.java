@@ -64,8 +64,8 @@ class SqlWriterFailoverTest {
   @TempDir Path warehouse;
 
   /**
-   * Passes ids below {@link #ROWS} (the generator runs on: the job never ends). Once, 40 rows after a
-   * checkpoint completed, the attempt dies; until the next attempt opens, data files cannot be
+   * Passes ids below {@link #ROWS} (the generator runs on: the job never ends). Once, 40 rows after
+   * a checkpoint completed, the attempt dies; until the next attempt opens, data files cannot be
    * deleted, so the writers' closing leaves their open files behind.
    */
   static final class FirstRowsThenDieOnce extends RichFilterFunction<Long>

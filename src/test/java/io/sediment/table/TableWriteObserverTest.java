@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A write's output observer is told about every file the write creates, before the file exists:
- * the data files of append and primary-key tables, and the outputs of a primary-key writer's own
+ * A write's output observer is told about every file the write creates, before the file exists: the
+ * data files of append and primary-key tables, and the outputs of a primary-key writer's own
  * compaction, deletion-vector files included. (The Flink SQL writer's markers rely on it.)
  */
 class TableWriteObserverTest {

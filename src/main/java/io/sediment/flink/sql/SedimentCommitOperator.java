@@ -73,8 +73,8 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
   /**
    * @param overwriteFilter partitions to overwrite besides those written (on the partition row
    *     type), or null
-   * @param commitUser the commit user, or null for a random one (kept in state when streaming);
-   *     the writers' ({@link SedimentWriteOperator}) markers are under its directory
+   * @param commitUser the commit user, or null for a random one (kept in state when streaming); the
+   *     writers' ({@link SedimentWriteOperator}) markers are under its directory
    */
   public SedimentCommitOperator(
       Table table,
