@@ -177,7 +177,7 @@ public final class CompactMarkers {
       if (!io.exists(dir)) {
         return 0;
       }
-      return deleteUnreferenced(store, markersIn(io, dir), Set.of());
+      return deleteUnreferenced(store, markersIn(io, dir), Set.of(), Set.of());
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot clean compaction outputs under " + dir, e);
     }
@@ -202,7 +202,8 @@ public final class CompactMarkers {
    * The cleanup of a SQL write job: deletes every output recorded by a marker of {@code commitUser}
    * in a {@code write-after-<B>} directory with B &lt; {@code writtenBefore} that no retained
    * snapshot references and whose name is not in {@code keep}, then the markers and the emptied
-   * directories. Returns the number of outputs deleted.
+   * directories. The markers of outputs named in {@code committed} (just committed by the caller)
+   * go without reading them or any snapshot. Returns the number of outputs deleted.
    *
    * <p>Safe while the job's writers write: run by the committer once a checkpoint M of its attempt
    * completed and every window up to M was committed, with {@code writtenBefore} = M. A live writer
@@ -212,7 +213,11 @@ public final class CompactMarkers {
    * every writer ended (end of input).
    */
   public static int cleanWriterOrphans(
-      FileStore store, String commitUser, long writtenBefore, Set<String> keep) {
+      FileStore store,
+      String commitUser,
+      long writtenBefore,
+      Set<String> keep,
+      Set<String> committed) {
     Path dir = dir(store, commitUser);
     FileIO io = store.fileIO();
     try {
@@ -228,7 +233,7 @@ public final class CompactMarkers {
           markers.addAll(markersIn(io, st.getPath()));
         }
       }
-      int deleted = markers.isEmpty() ? 0 : deleteUnreferenced(store, markers, keep);
+      int deleted = markers.isEmpty() ? 0 : deleteUnreferenced(store, markers, keep, committed);
       for (Path d : dirs) {
         deleteIfEmpty(io, d);
       }
@@ -272,10 +277,12 @@ public final class CompactMarkers {
 
   /**
    * Deletes the outputs of {@code markers} that no retained snapshot references and {@code keep}
-   * does not name, then the markers (those of referenced and missing outputs too). A marker whose
-   * output could not be deleted stays, for the next cleanup. Returns the outputs deleted.
+   * does not name, then the markers (those of referenced, {@code committed} and missing outputs
+   * too). A marker whose output could not be deleted stays, for the next cleanup. Returns the
+   * outputs deleted.
    */
-  private static int deleteUnreferenced(FileStore store, List<Path> markers, Set<String> keep)
+  private static int deleteUnreferenced(
+      FileStore store, List<Path> markers, Set<String> keep, Set<String> committed)
       throws IOException {
     if (markers.isEmpty()) {
       return 0;
@@ -285,13 +292,18 @@ public final class CompactMarkers {
     int deleted = 0;
     List<Path> toDelete = new ArrayList<>();
     for (Path m : markers) {
+      String name = TablePaths.markedOutputName(m.getName());
+      if (keep.contains(name)) {
+        continue;
+      }
+      if (committed.contains(name)) {
+        toDelete.add(m);
+        continue;
+      }
       Path output;
       try {
         output = outputOf(io, m);
       } catch (FileNotFoundException e) {
-        continue;
-      }
-      if (output != null && keep.contains(output.getName())) {
         continue;
       }
       if (output != null && !referenced.contains(output) && io.exists(output)) {

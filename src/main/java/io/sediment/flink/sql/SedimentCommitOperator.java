@@ -10,7 +10,9 @@ import io.sediment.flink.serde.CommitMessageListCodec;
 import io.sediment.predicate.Predicate;
 import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
@@ -145,7 +147,7 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
     if (streaming) {
       windows.commitUpTo(checkpointId, false, this::commitWindow);
       if (!writersCleaned && checkpointId > restoredCheckpointId && alignedCheckpoints()) {
-        writersCleaned = deleteFilesOfDeadWriters(checkpointId);
+        writersCleaned = deleteFilesOfDeadWriters(checkpointId, Set.of());
       }
     }
   }
@@ -161,17 +163,19 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
 
   /**
    * Deletes the marked files written under a barrier before {@code writtenBefore} that no snapshot
-   * and no window in state references. Returns whether it ran; a failure is logged (retried at the
-   * next checkpoint, or at end of input).
+   * and no window in state references; the markers of {@code committed} files (just committed) go
+   * without reading snapshots. Returns whether it ran; a failure is logged (retried at the next
+   * checkpoint, or at end of input).
    */
-  private boolean deleteFilesOfDeadWriters(long writtenBefore) {
+  private boolean deleteFilesOfDeadWriters(long writtenBefore, Set<String> committed) {
     try {
       int n =
           CompactMarkers.cleanWriterOrphans(
               table.store(),
               markerUser,
               writtenBefore,
-              CompactMarkers.outputNames(windows.pending()));
+              CompactMarkers.outputNames(windows.pending()),
+              committed);
       if (n > 0) {
         LOG.info(
             "Deleted {} file(s) of {} that writers of {} had written and not committed before they"
@@ -193,8 +197,16 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
 
   @Override
   public void endInput() throws Exception {
+    Set<String> committed = new HashSet<>();
     if (streaming) {
-      windows.commitUpTo(Long.MAX_VALUE, false, this::commitWindow);
+      windows.commitUpTo(
+          Long.MAX_VALUE,
+          false,
+          (window, messages, restored) -> {
+            if (commitWindow(window, messages, restored)) {
+              committed.addAll(CompactMarkers.outputNames(messages));
+            }
+          });
     } else {
       List<CommitMessage> all = windows.takeAll();
       TableCommit commit =
@@ -202,19 +214,21 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
       List<Long> ids = overwrite ? commit.overwrite(all, overwriteFilter) : commit.commit(all);
       expiryFailures.inc(commit.expiryFailures());
       LOG.info("Batch write of {} committed snapshot(s) {}", table.fullName(), ids);
+      committed.addAll(CompactMarkers.outputNames(all));
     }
     // Every writer ended: a marked file no snapshot references is one of an attempt that Flink
     // restarted (a lost TaskManager, a failed task). A failure leaves it for remove_orphan_files.
-    deleteFilesOfDeadWriters(Long.MAX_VALUE);
+    deleteFilesOfDeadWriters(Long.MAX_VALUE, committed);
   }
 
   /**
    * Commits one window as an APPEND snapshot. Windows that already landed (restored ones) are
-   * skipped by the stream commit's (commit user, identifier) check.
+   * skipped by the stream commit's (commit user, identifier) check. Returns whether the window's
+   * files are committed (now or before).
    */
-  private void commitWindow(long window, List<CommitMessage> messages, boolean restored) {
+  private boolean commitWindow(long window, List<CommitMessage> messages, boolean restored) {
     if (messages.isEmpty()) {
-      return;
+      return true;
     }
     if (streamCommit == null) {
       streamCommit = table.newStreamWriteBuilder().withCommitUser(windows.commitUser()).newCommit();
@@ -224,6 +238,7 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
       List<Long> ids = streamCommit.commit(window, messages);
       expiryFailures.inc(streamCommit.expiryFailures() - failuresBefore);
       LOG.info("Window {} of {} committed as snapshot(s) {}", window, table.fullName(), ids);
+      return true;
     } catch (CommitConflictException e) {
       // Only a writer's own compaction can conflict (appends never do, and a conflicting
       // compaction after landed appends is dropped by the commit). Its outputs are deleted;
@@ -234,6 +249,7 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
           window,
           table.fullName(),
           e.getMessage());
+      return false;
     }
   }
 
