@@ -146,8 +146,15 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
     super.notifyCheckpointComplete(checkpointId);
     if (streaming) {
       windows.commitUpTo(checkpointId, false, this::commitWindow);
-      if (!writersCleaned && checkpointId > restoredCheckpointId && alignedCheckpoints()) {
-        writersCleaned = deleteFilesOfDeadWriters(checkpointId, Set.of());
+      if (!writersCleaned && checkpointId > restoredCheckpointId) {
+        if (alignedCheckpoints()) {
+          writersCleaned = deleteFilesOfDeadWriters(checkpointId, Set.of());
+        } else {
+          LOG.info(
+              "Unaligned checkpoints: files of dead writers of {} are deleted at end of input only",
+              table.fullName());
+          writersCleaned = true;
+        }
       }
     }
   }
