@@ -3,11 +3,13 @@ package io.sediment.flink;
 import static io.sediment.flink.FlinkTestSupport.markerFiles;
 import static io.sediment.flink.FlinkTestSupport.orphanDataFiles;
 import static io.sediment.flink.FlinkTestSupport.rows;
+import static io.sediment.flink.FlinkTestSupport.snapshots;
 import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sediment.flink.sql.SedimentCommitOperator;
 import io.sediment.flink.sql.SedimentWriteOperator;
+import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
@@ -31,6 +33,9 @@ class SqlWriterMarkersTest {
 
   private static final String USER = "sql-job";
 
+  /** The commit user a new planning of the same INSERT picks (resumed from a savepoint). */
+  private static final String REPLANNED = "sql-job-replanned";
+
   @TempDir Path dir;
 
   @Test
@@ -44,8 +49,8 @@ class SqlWriterMarkersTest {
     // checkpoint holds, then a file still open when the TaskManager is killed.
     OperatorSubtaskState writerState;
     OperatorSubtaskState committerState;
-    var writer1 = writer(table);
-    var committer1 = committer(table);
+    var writer1 = writer(table, USER);
+    var committer1 = committer(table, USER);
     writer1.open();
     committer1.open();
     writer1.processElement(row(1L, "a", "x"), 0);
@@ -60,12 +65,14 @@ class SqlWriterMarkersTest {
     assertThat(rows(table)).isEmpty();
     assertThat(TestTables.dataFiles(tableDir)).hasSize(4);
 
-    // Attempt 2, restored from checkpoint 1. Its writer writes before its committer restores.
-    var writer2 = writer(table);
+    // Attempt 2, restored from checkpoint 1 by a newly planned job (another commit user): writers
+    // and committer keep marking and cleaning under the restored one. Its writer writes before
+    // its committer restores.
+    var writer2 = writer(table, REPLANNED);
     writer2.initializeState(writerState);
     writer2.open();
     writer2.processElement(row(10L, "a", "live"), 0);
-    var committer2 = committer(table);
+    var committer2 = committer(table, REPLANNED);
     committer2.initializeState(committerState);
     committer2.open(); // commits the restored window 1
     writer2.processElement(row(11L, "b", "live"), 0);
@@ -98,6 +105,7 @@ class SqlWriterMarkersTest {
                     row(12L, "a", "after"))));
     assertThat(orphanDataFiles(table, tableDir)).as("data files no snapshot references").isEmpty();
     assertThat(markerFiles(tableDir)).as("markers left").isEmpty();
+    assertThat(snapshots(table)).extracting(Snapshot::commitUser).containsOnly(USER);
     writer2.close();
     committer2.close();
   }
@@ -108,11 +116,11 @@ class SqlWriterMarkersTest {
         TestTables.create(TestTables.catalog(dir), "t", FlinkTestSupport.partitioned().build());
     Path tableDir = dir.resolve("db.db/t");
     // A first writer attempt of the batch job died with an open file (no close ran).
-    var lost = writer(table);
+    var lost = writer(table, USER);
     lost.open();
     lost.processElement(row(1L, "a", "lost"), 0);
 
-    var writer = writer(table);
+    var writer = writer(table, USER);
     var committer =
         new OneInputStreamOperatorTestHarness<Tuple2<Long, byte[]>, Void>(
             new SedimentCommitOperator(table, false, false, null, USER));
@@ -133,14 +141,14 @@ class SqlWriterMarkersTest {
   }
 
   private static OneInputStreamOperatorTestHarness<RowData, Tuple2<Long, byte[]>> writer(
-      Table table) throws Exception {
-    return new OneInputStreamOperatorTestHarness<>(new SedimentWriteOperator(table, USER));
+      Table table, String plannedUser) throws Exception {
+    return new OneInputStreamOperatorTestHarness<>(new SedimentWriteOperator(table, plannedUser));
   }
 
   private static OneInputStreamOperatorTestHarness<Tuple2<Long, byte[]>, Void> committer(
-      Table table) throws Exception {
+      Table table, String plannedUser) throws Exception {
     return new OneInputStreamOperatorTestHarness<>(
-        new SedimentCommitOperator(table, true, false, null, USER));
+        new SedimentCommitOperator(table, true, false, null, plannedUser));
   }
 
   /** What Flink does at a writer when a checkpoint barrier passes it. */
