@@ -149,6 +149,14 @@ public final class CommitWindows<T> {
     }
   }
 
+  /** Every message not yet committed (the windows', then the next checkpoint's); a copy. */
+  public List<T> pending() {
+    List<T> all = new ArrayList<>();
+    windows.values().forEach(all::addAll);
+    all.addAll(next);
+    return all;
+  }
+
   /** Takes every message: the windows' in window order, then the next checkpoint's. */
   public List<T> takeAll() {
     List<T> all = new ArrayList<>();

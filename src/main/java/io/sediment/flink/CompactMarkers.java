@@ -1,5 +1,6 @@
 package io.sediment.flink;
 
+import io.sediment.commit.CommitMessage;
 import io.sediment.fs.FileIO;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.TablePaths;
@@ -10,6 +11,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -19,8 +21,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Files a compaction job keeps beside a table, under {@code <table>/.markers/<commit-user>/} (the
- * layout is {@link TablePaths}'s and docs/spec.md's):
+ * Files a compaction job or a Flink SQL write job keeps beside a table, under {@code
+ * <table>/.markers/<commit-user>/} (the layout is {@link TablePaths}'s and docs/spec.md's):
  *
  * <ul>
  *   <li>{@code marker-<output file name>}: written by the rewrite operator before each output file
@@ -31,6 +33,11 @@ import org.slf4j.LoggerFactory;
  *       attempt: the output is deleted unless a retained snapshot references it ({@link
  *       #cleanOrphans}). While a marker exists, {@code remove_orphan_files} leaves its output
  *       alone.
+ *   <li>{@code write-after-<checkpoint>/marker-<output file name>}: the same, written by a Flink
+ *       SQL writer before each file it creates ({@link #writeAfter}), in the directory of the last
+ *       checkpoint barrier it passed; deleted by the writer once a checkpoint covering the file
+ *       completed (its committer commits the file), and otherwise by the committer's {@link
+ *       #cleanWriterOrphans}, which may run while the writers write.
  *   <li>{@code released/release-<window>-<id>}: written by the committer after a commit window was
  *       committed or aborted; lists the ids of the tasks of that window, so the source can hand
  *       their files out again ({@link #takeReleases}).
@@ -68,19 +75,18 @@ public final class CompactMarkers {
   }
 
   /** Deletes markers whose output no longer needs one (committed, or deleted). */
-  static void deleteMarkers(FileIO fileIO, Collection<String> markers) {
+  public static void deleteMarkers(FileIO fileIO, Collection<String> markers) {
     List<Path> paths = new ArrayList<>();
     for (String m : markers) {
       paths.add(new Path(m));
     }
     for (IOException e : fileIO.deleteAll(paths)) {
-      LOG.warn(
-          "Could not delete a compaction marker (removed at the next restart): {}", e.toString());
+      LOG.warn("Could not delete a marker (removed by the next cleanup): {}", e.toString());
     }
   }
 
   /** Deletes the markers of outputs that do not exist (their task deleted them). */
-  static void deleteMarkersOfMissingOutputs(FileIO fileIO, Collection<String> markers) {
+  public static void deleteMarkersOfMissingOutputs(FileIO fileIO, Collection<String> markers) {
     deleteMarkersOfFinishedOutputs(fileIO, markers, Set.of());
   }
 
@@ -197,41 +203,148 @@ public final class CompactMarkers {
       if (!io.exists(dir)) {
         return 0;
       }
-      List<Path> markers = new ArrayList<>();
-      for (FileStatus st : io.list(dir)) {
-        if (!st.isDir() && TablePaths.markedOutputName(st.getPath().getName()) != null) {
-          markers.add(st.getPath());
-        }
-      }
-      if (markers.isEmpty()) {
-        return 0;
-      }
-      Referenced referenced = new Referenced(store);
-      int deleted = 0;
-      List<Path> toDelete = new ArrayList<>();
-      for (Path m : markers) {
-        Path output;
-        try {
-          output = outputOf(io, m);
-        } catch (FileNotFoundException e) {
-          continue;
-        }
-        if (output != null && !referenced.contains(output) && io.exists(output)) {
-          IOException err = io.deleteQuietly(output);
-          if (err != null) {
-            LOG.warn("Could not delete orphaned compaction output {}: {}", output, err.toString());
-            continue; // keep the marker, retry at the next start
-          }
-          deleted++;
-          LOG.info("Deleted compaction output {} of an attempt that did not commit it", output);
-        }
-        toDelete.add(m);
-      }
-      io.deleteAll(toDelete);
-      return deleted;
+      return deleteUnreferenced(store, markersIn(io, dir), Set.of(), Set.of());
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot clean compaction outputs under " + dir, e);
     }
+  }
+
+  /**
+   * Writes the marker of a SQL writer's output before it is created, under {@code
+   * write-after-<checkpoint>}: {@code checkpoint} is the last checkpoint barrier the writer passed
+   * (its restored checkpoint, or 0, before its first barrier). Returns the marker's path.
+   */
+  public static String writeAfter(FileStore store, String commitUser, long checkpoint, Path output)
+      throws IOException {
+    Path marker =
+        new Path(
+            store.paths().writeMarkerDir(commitUser, checkpoint),
+            TablePaths.MARKER_PREFIX + output.getName());
+    store.fileIO().writeNew(marker, output.toString().getBytes(StandardCharsets.UTF_8));
+    return marker.toString();
+  }
+
+  /**
+   * The cleanup of a SQL write job: deletes every output recorded by a marker of {@code commitUser}
+   * in a {@code write-after-<B>} directory with B &lt; {@code writtenBefore} that no retained
+   * snapshot references and whose name is not in {@code keep}, then the markers and the emptied
+   * directories. The markers of outputs named in {@code committed} (just committed by the caller)
+   * go without reading them or any snapshot. Returns the number of outputs deleted.
+   *
+   * <p>Safe while the job's writers write: run by the committer once a checkpoint M of its attempt
+   * completed and every window up to M was committed, with {@code writtenBefore} = M. A live writer
+   * passed barrier M, so an output it created under B &lt; M was sent in a window up to M (now in a
+   * snapshot, or in {@code keep}: windows still in state); its later outputs are under B &ge; M.
+   * What is left under B &lt; M was written by attempts that died. {@code Long.MAX_VALUE} after
+   * every writer ended (end of input).
+   */
+  public static int cleanWriterOrphans(
+      FileStore store,
+      String commitUser,
+      long writtenBefore,
+      Set<String> keep,
+      Set<String> committed) {
+    Path dir = dir(store, commitUser);
+    FileIO io = store.fileIO();
+    try {
+      if (!io.exists(dir)) {
+        return 0;
+      }
+      List<Path> dirs = new ArrayList<>();
+      List<Path> markers = new ArrayList<>();
+      for (FileStatus st : io.list(dir)) {
+        long b = TablePaths.writeMarkerCheckpoint(st.getPath().getName());
+        if (st.isDir() && b >= 0 && b < writtenBefore) {
+          dirs.add(st.getPath());
+          markers.addAll(markersIn(io, st.getPath()));
+        }
+      }
+      int deleted = markers.isEmpty() ? 0 : deleteUnreferenced(store, markers, keep, committed);
+      for (Path d : dirs) {
+        deleteIfEmpty(io, d);
+      }
+      return deleted;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot clean the SQL writers' outputs under " + dir, e);
+    }
+  }
+
+  /** File names of the outputs of commit messages: data files and deletion-vector files. */
+  public static Set<String> outputNames(Collection<CommitMessage> messages) {
+    Set<String> names = new HashSet<>();
+    for (CommitMessage m : messages) {
+      m.newFiles().forEach(f -> names.add(f.fileName()));
+      m.compactAfter().forEach(f -> names.add(f.fileName()));
+      m.deletionFiles().forEach(d -> names.add(d.dvFile()));
+    }
+    return names;
+  }
+
+  private static List<Path> markersIn(FileIO io, Path dir) throws IOException {
+    List<Path> markers = new ArrayList<>();
+    for (FileStatus st : io.list(dir)) {
+      if (!st.isDir() && TablePaths.markedOutputName(st.getPath().getName()) != null) {
+        markers.add(st.getPath());
+      }
+    }
+    return markers;
+  }
+
+  /** Object stores have no directories; on file systems an empty marker directory goes too. */
+  private static void deleteIfEmpty(FileIO io, Path dir) {
+    try {
+      if (io.list(dir).isEmpty()) {
+        io.delete(dir, false);
+      }
+    } catch (IOException e) {
+      LOG.debug("Could not delete marker directory {}: {}", dir, e.toString());
+    }
+  }
+
+  /**
+   * Deletes the outputs of {@code markers} that no retained snapshot references and {@code keep}
+   * does not name, then the markers (those of referenced, {@code committed} and missing outputs
+   * too). A marker whose output could not be deleted stays, for the next cleanup. Returns the
+   * outputs deleted.
+   */
+  private static int deleteUnreferenced(
+      FileStore store, List<Path> markers, Set<String> keep, Set<String> committed)
+      throws IOException {
+    if (markers.isEmpty()) {
+      return 0;
+    }
+    FileIO io = store.fileIO();
+    Referenced referenced = new Referenced(store);
+    int deleted = 0;
+    List<Path> toDelete = new ArrayList<>();
+    for (Path m : markers) {
+      String name = TablePaths.markedOutputName(m.getName());
+      if (keep.contains(name)) {
+        continue;
+      }
+      if (committed.contains(name)) {
+        toDelete.add(m);
+        continue;
+      }
+      Path output;
+      try {
+        output = outputOf(io, m);
+      } catch (FileNotFoundException e) {
+        continue;
+      }
+      if (output != null && !referenced.contains(output) && io.exists(output)) {
+        IOException err = io.deleteQuietly(output);
+        if (err != null) {
+          LOG.warn("Could not delete orphaned output {}: {}", output, err.toString());
+          continue; // keep the marker, retry at the next cleanup
+        }
+        deleted++;
+        LOG.info("Deleted output {} of an attempt that did not commit it", output);
+      }
+      toDelete.add(m);
+    }
+    io.deleteAll(toDelete);
+    return deleted;
   }
 
   /**

@@ -5,7 +5,6 @@ import io.sediment.compact.CompactCommit;
 import io.sediment.retention.SnapshotRetention;
 import io.sediment.table.Table;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -163,13 +162,7 @@ final class CompactWindowCommit {
 
   /** File names of the outputs of the messages: data files and deletion-vector files. */
   private static Set<String> outputNames(List<CompactMessage> messages) {
-    Set<String> names = new HashSet<>();
-    for (CommitMessage m : commitMessages(messages)) {
-      m.newFiles().forEach(f -> names.add(f.fileName()));
-      m.compactAfter().forEach(f -> names.add(f.fileName()));
-      m.deletionFiles().forEach(d -> names.add(d.dvFile()));
-    }
-    return names;
+    return CompactMarkers.outputNames(commitMessages(messages));
   }
 
   private static List<CommitMessage> commitMessages(List<CompactMessage> messages) {

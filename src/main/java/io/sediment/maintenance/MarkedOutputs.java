@@ -13,9 +13,10 @@ import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.Path;
 
 /**
- * The compaction markers of a table as {@link RemoveOrphanFiles} sees them ({@code
- * .markers/<commit-user>/}, see {@link TablePaths#markerDir}): per compaction job, the markers of
- * the outputs it is writing or has not committed yet, and its release records.
+ * The markers of a table as {@link RemoveOrphanFiles} sees them ({@code .markers/<commit-user>/},
+ * see {@link TablePaths#markerDir}): per compaction job or SQL write job, the markers of the
+ * outputs it is writing or has not committed yet (a SQL writer's under {@code
+ * write-after-<checkpoint>/}), and a compaction job's release records.
  *
  * <p>A job is <em>live</em> when one of its markers or release records was modified at or after the
  * liveness threshold {@link RemoveOrphanFiles} passes (the older of its orphan threshold and one
@@ -53,8 +54,15 @@ final class MarkedOutputs {
       for (FileStatus st : io.list(dir.getPath())) {
         if (st.isDir()) {
           for (FileStatus r : io.list(st.getPath())) {
-            if (!r.isDir() && r.getPath().getName().startsWith(TablePaths.RELEASE_PREFIX)) {
+            if (r.isDir()) {
+              continue;
+            }
+            if (r.getPath().getName().startsWith(TablePaths.RELEASE_PREFIX)) {
               releases.add(r.getPath());
+              live |= r.getModificationTime() >= liveSince;
+            } else if (TablePaths.markedOutputName(r.getPath().getName()) != null) {
+              // a SQL writer's marker, under write-after-<checkpoint>/
+              markers.add(r);
               live |= r.getModificationTime() >= liveSince;
             }
           }

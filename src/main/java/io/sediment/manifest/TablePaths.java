@@ -16,6 +16,7 @@ import org.apache.flink.core.fs.Path;
  * &lt;table&gt;/&lt;k1=v1&gt;/&lt;k2=v2&gt;/bucket-&lt;n&gt;/data-&lt;uuid&gt;-&lt;n&gt;.parquet
  * &lt;table&gt;/.markers/&lt;commit-user&gt;/marker-&lt;output file name&gt;
  * &lt;table&gt;/.markers/&lt;commit-user&gt;/released/release-&lt;window&gt;-&lt;id&gt;
+ * &lt;table&gt;/.markers/&lt;commit-user&gt;/write-after-&lt;checkpoint&gt;/marker-&lt;output file name&gt;
  * </pre>
  */
 public final class TablePaths implements Serializable {
@@ -33,6 +34,12 @@ public final class TablePaths implements Serializable {
 
   /** File name prefix of a release record: {@code release-<window>-<id>}. */
   public static final String RELEASE_PREFIX = "release-";
+
+  /**
+   * Directory name prefix of a SQL writer's markers: {@code write-after-<checkpoint>}, the last
+   * checkpoint barrier the writer had passed when it created the outputs.
+   */
+  public static final String WRITE_AFTER_PREFIX = "write-after-";
 
   private final String root;
 
@@ -105,6 +112,28 @@ public final class TablePaths implements Serializable {
             && markerFileName.length() > MARKER_PREFIX.length()
         ? markerFileName.substring(MARKER_PREFIX.length())
         : null;
+  }
+
+  /**
+   * Markers of the outputs a SQL writer of commit user {@code commitUser} created after it passed
+   * the barrier of checkpoint {@code checkpointId} (0: before its first checkpoint of a fresh
+   * start).
+   */
+  public Path writeMarkerDir(String commitUser, long checkpointId) {
+    return new Path(markerDir(commitUser), WRITE_AFTER_PREFIX + checkpointId);
+  }
+
+  /** The checkpoint a {@link #writeMarkerDir} name records, or -1 if it is no such name. */
+  public static long writeMarkerCheckpoint(String dirName) {
+    if (!dirName.startsWith(WRITE_AFTER_PREFIX)) {
+      return -1;
+    }
+    try {
+      long id = Long.parseLong(dirName.substring(WRITE_AFTER_PREFIX.length()));
+      return id < 0 ? -1 : id;
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 
   /** Release records of one compaction job. */

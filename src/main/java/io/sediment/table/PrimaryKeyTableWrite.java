@@ -73,11 +73,18 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
   private final KeyValueLayout.RowCopier inputCopier;
   private final GenericRowData reuse;
   private final Comparator<RowData> sortOrder;
+  private final OutputObserver observer;
   private CompactPlanner.BucketStrategy strategy;
   private CompactRewriter rewriter;
 
   public PrimaryKeyTableWrite(FileStore store) {
+    this(store, OutputObserver.NONE);
+  }
+
+  /** A write that announces each file it creates (data and deletion-vector) to {@code observer}. */
+  public PrimaryKeyTableWrite(FileStore store, OutputObserver observer) {
     this.store = store;
+    this.observer = observer;
     this.schema = store.schema();
     this.layout = new KeyValueLayout(schema);
     TableOptions options = store.options();
@@ -189,7 +196,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
   private CompactPlanner.BucketStrategy strategy() {
     if (strategy == null) {
       strategy = TableKind.PRIMARY_KEY.compactStrategy(store);
-      rewriter = TableKind.PRIMARY_KEY.rewriter(store, OutputObserver.NONE);
+      rewriter = TableKind.PRIMARY_KEY.rewriter(store, observer);
     }
     return strategy;
   }
@@ -271,7 +278,8 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       }
       buffer.sort(sortOrder);
       KeyValueFileWriter w =
-          new KeyValueFileWriter(store, layout, partition, bucket, 0, FileSource.APPEND, names);
+          new KeyValueFileWriter(
+              store, layout, partition, bucket, 0, FileSource.APPEND, names, observer);
       try {
         SortMergeReader merged =
             new SortMergeReader(

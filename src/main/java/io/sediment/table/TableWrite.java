@@ -6,6 +6,7 @@ import io.sediment.data.PartitionComputer;
 import io.sediment.format.FileFormatOptions;
 import io.sediment.format.WrittenFile;
 import io.sediment.io.DataFileFactory;
+import io.sediment.io.OutputObserver;
 import io.sediment.io.RollingFileWriter;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileSource;
@@ -14,6 +15,7 @@ import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.schema.TableSchema;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -21,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.types.RowKind;
@@ -29,6 +32,9 @@ import org.apache.flink.types.RowKind;
  * Writes rows of an append table into data files, one rolling writer per partition and bucket.
  * {@link #prepareCommit()} closes the files and returns the commit messages; the write can go on
  * afterwards (stream writes). Not thread-safe: one per writing thread or task.
+ *
+ * <p>An {@link OutputObserver} given to the {@link WriteBuilder} is told about every file the write
+ * creates (data files, and a primary-key table's deletion-vector files) before it is created.
  */
 public final class TableWrite implements AutoCloseable {
 
@@ -41,13 +47,16 @@ public final class TableWrite implements AutoCloseable {
   private final DataFileFactory files = new DataFileFactory();
   private final Map<BinaryRowData, Map<Integer, BucketWriter>> writers = new LinkedHashMap<>();
   private final PrimaryKeyTableWrite primaryKeyWrite;
+  private final OutputObserver observer;
   private boolean closed;
 
-  TableWrite(FileStore store) {
+  TableWrite(FileStore store, OutputObserver observer) {
     TableSchema schema = store.schema();
     // Primary-key tables: LSM writer (sorted buffers, level-0 files, compaction).
-    this.primaryKeyWrite = schema.hasPrimaryKey() ? new PrimaryKeyTableWrite(store) : null;
+    this.primaryKeyWrite =
+        schema.hasPrimaryKey() ? new PrimaryKeyTableWrite(store, observer) : null;
     this.store = store;
+    this.observer = observer;
     this.format = DataFileFactory.formatOptions(store.options());
     this.targetFileSize = store.options().targetFileSize();
     this.numBuckets = store.options().bucket();
@@ -164,6 +173,17 @@ public final class TableWrite implements AutoCloseable {
     writers.clear();
   }
 
+  /** The path of a new data file, announced to the observer before the file is created. */
+  private Path newFilePath(BinaryRowData partition, int bucket) {
+    Path path = store.dataFilePath(partition, bucket, files.newFileName());
+    try {
+      observer.beforeCreate(path);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return path;
+  }
+
   /** The rolling writer of one bucket and its sequence numbers. */
   private final class BucketWriter {
     final BinaryRowData partition;
@@ -180,7 +200,7 @@ public final class TableWrite implements AutoCloseable {
       this.writer =
           new RollingFileWriter(
               store.fileIO(),
-              () -> store.dataFilePath(partition, bucket, files.newFileName()),
+              () -> newFilePath(partition, bucket),
               store.rowType(),
               format,
               targetFileSize);

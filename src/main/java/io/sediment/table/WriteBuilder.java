@@ -2,6 +2,7 @@ package io.sediment.table;
 
 import io.sediment.commit.CommitUsers;
 import io.sediment.commit.FileStoreCommit;
+import io.sediment.io.OutputObserver;
 import io.sediment.manifest.FileStore;
 import io.sediment.retention.SnapshotRetention;
 
@@ -15,6 +16,7 @@ public final class WriteBuilder {
   private final FileStore store;
   private final boolean streaming;
   private String commitUser = CommitUsers.random();
+  private OutputObserver outputObserver = OutputObserver.NONE;
 
   WriteBuilder(FileStore store, boolean streaming) {
     this.store = store;
@@ -31,12 +33,22 @@ public final class WriteBuilder {
     return commitUser;
   }
 
+  /**
+   * Tells {@code observer} about every file the writes of this builder create, before creating it
+   * (the Flink SQL writer records a marker per file, so the files of a killed writer can be found
+   * and deleted). None by default.
+   */
+  public WriteBuilder withOutputObserver(OutputObserver observer) {
+    this.outputObserver = observer == null ? OutputObserver.NONE : observer;
+    return this;
+  }
+
   public boolean isStreaming() {
     return streaming;
   }
 
   public TableWrite newWrite() {
-    return new TableWrite(store);
+    return new TableWrite(store, outputObserver);
   }
 
   public TableCommit newCommit() {

@@ -12,6 +12,7 @@ import io.sediment.manifest.Snapshot;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.TestTables;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,6 +24,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
+import java.util.stream.Stream;
 import org.apache.flink.table.api.DataTypes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,8 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
  * A TaskManager process killed ({@code kill -9}) while a writer job (Flink SQL INSERT from a
  * rate-limited sequence, committing every second) and the dedicated compaction job both run on the
  * local cluster; a new TaskManager is started. Both jobs recover from their checkpoints: the table
- * holds every row the writer generated exactly once, no data file is orphaned, and no commit user
- * used a commit identifier twice.
+ * holds every row the writer generated exactly once, no data file is orphaned (the killed writer's
+ * files are deleted through their markers, without remove_orphan_files), and no commit user used a
+ * commit identifier twice.
  */
 class FailoverIT {
 
@@ -79,7 +82,6 @@ class FailoverIT {
                     && snapshotsOf(table, CommitKind.COMPACT) >= 1);
 
     assertThat(CLUSTER.jobStatus(writer)).as("the writer still writes").isEqualTo("RUNNING");
-    String writerFilePrefix = filePrefix(firstAppendFile(table));
     long victim = Long.parseLong(Files.readString(CLUSTER.pidFile(taskManagerOf(writer))).trim());
     ProcessHandle.of(victim).orElseThrow().destroyForcibly();
     await()
@@ -123,16 +125,25 @@ class FailoverIT {
     identifiers.forEach(
         (user, ids) ->
             assertThat(ids).as("commit identifiers of %s", user).doesNotHaveDuplicates());
-    // The compaction deleted the outputs of its lost attempt; the only unreferenced data files
-    // are those the killed writer attempt had written and not yet sent to its committer (a SQL
-    // writer keeps no marker of open files: they are left for remove_orphan_files).
-    assertThat(dataOrphans(after))
-        .as("data files no snapshot references: only the killed writer attempt's")
-        .allSatisfy(name -> assertThat(name).startsWith(writerFilePrefix));
-    new RemoveOrphanFiles(after).olderThan(Long.MAX_VALUE).execute();
-    assertThat(dataOrphans(after)).isEmpty();
-    assertThat(TestTables.toStrings(after.rowType(), TestTables.readAll(after)))
-        .containsExactlyInAnyOrderElementsOf(expected);
+    // The compaction deleted the outputs of its lost attempt, the writer's committer the files
+    // its killed attempt had written (through their markers): no data file is orphaned, and no
+    // writer marker is left that would hide one from remove_orphan_files' listing.
+    assertThat(writerMarkers(warehouse.resolve("db.db/events"))).as("writer markers").isEmpty();
+    assertThat(dataOrphans(after)).as("data files no snapshot references").isEmpty();
+  }
+
+  /** Marker files of SQL writers: {@code .markers/<commit-user>/write-after-<checkpoint>/}. */
+  private static List<Path> writerMarkers(Path tableDir) throws IOException {
+    Path markers = tableDir.resolve(".markers");
+    if (!Files.isDirectory(markers)) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.walk(markers)) {
+      return files
+          .filter(Files::isRegularFile)
+          .filter(f -> f.getParent().getFileName().toString().startsWith("write-after-"))
+          .toList();
+    }
   }
 
   private static List<String> dataOrphans(Table table) {
@@ -143,18 +154,6 @@ class FailoverIT {
       }
     }
     return orphans;
-  }
-
-  /** A file of the first snapshot: the writer's first commit (parallelism 1: one file writer). */
-  private static String firstAppendFile(Table table) {
-    Snapshot first = table.snapshotManager().snapshot(table.snapshotManager().listIds().get(0));
-    assertThat(first.commitKind()).isEqualTo(CommitKind.APPEND);
-    return table.store().newScan().plan(first).get(0).file().fileName();
-  }
-
-  /** {@code data-<uuid of the writer>-}: the name without its counter. */
-  private static String filePrefix(String fileName) {
-    return fileName.substring(0, fileName.lastIndexOf('-') + 1);
   }
 
   /** The writer: INSERT from a datagen sequence 1..ROWS at 5 rows a second, checkpoint 1 s. */

@@ -249,6 +249,37 @@ class MaintenanceTest {
   }
 
   @Test
+  void filesOfARunningSqlWriterSurviveWhateverTheirAge() throws Exception {
+    Table t = fill();
+    // A Flink SQL writer (commit user "sql-job-1") past checkpoint 4 has an old open file, marked
+    // under write-after-4/ by a marker written recently (the job runs).
+    Path output = dir.resolve("db.db/t/p=a/bucket-0/data-open-in-writer-0.parquet");
+    Files.write(output, new byte[] {1, 2, 3});
+    age(output);
+    Path marker =
+        Path.of(
+            new org.apache.flink.core.fs.Path(
+                    t.store().paths().writeMarkerDir("sql-job-1", 4),
+                    "marker-" + output.getFileName())
+                .toUri());
+    Files.createDirectories(marker.getParent());
+    Files.writeString(marker, output.toUri().toString());
+
+    assertThat(new RemoveOrphanFiles(t).execute()).isEmpty();
+    assertThat(output).exists();
+    assertThat(marker).exists();
+
+    // Once the job is gone for longer than the threshold, its file is an orphan like any other.
+    age(marker);
+    assertThat(new RemoveOrphanFiles(t).execute())
+        .extracting(p -> p.getName())
+        .containsExactly(output.getFileName().toString());
+    assertThat(output).doesNotExist();
+    assertThat(marker).doesNotExist();
+    assertThat(TestTables.readAll(t)).hasSize(9);
+  }
+
+  @Test
   void markersOfAStaleJobProtectNothingAndAreRemovedWithItsOutputs() throws Exception {
     Table t = fill();
     // A job cancelled for good two days ago: an uncommitted output, the marker of an output that

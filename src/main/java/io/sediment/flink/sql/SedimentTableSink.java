@@ -1,5 +1,6 @@
 package io.sediment.flink.sql;
 
+import io.sediment.commit.CommitUsers;
 import io.sediment.compact.PartitionFilters;
 import io.sediment.predicate.Predicate;
 import io.sediment.table.Table;
@@ -57,6 +58,8 @@ public final class SedimentTableSink
             ? PartitionFilters.ofPartition(table.fullName(), table.schema(), staticPartition)
             : null;
     boolean doOverwrite = overwrite;
+    // One commit user per planned sink, known to writers (their markers' directory) and committer.
+    String commitUser = CommitUsers.random();
     return new DataStreamSinkProvider() {
       @Override
       public DataStreamSink<?> consumeDataStream(
@@ -65,14 +68,15 @@ public final class SedimentTableSink
             rows.transform(
                 "Sediment write " + table.fullName(),
                 COMMITTABLE_TYPE,
-                new SedimentWriteOperator(table));
+                new SedimentWriteOperator(table, commitUser));
         provider.generateUid("sediment-writer").ifPresent(written::uid);
         SingleOutputStreamOperator<Void> committed =
             written
                 .transform(
                     "Sediment commit " + table.fullName(),
                     Types.VOID,
-                    new SedimentCommitOperator(table, !bounded, doOverwrite, overwriteFilter, null))
+                    new SedimentCommitOperator(
+                        table, !bounded, doOverwrite, overwriteFilter, commitUser))
                 .setParallelism(1)
                 .setMaxParallelism(1);
         provider.generateUid("sediment-committer").ifPresent(committed::uid);
