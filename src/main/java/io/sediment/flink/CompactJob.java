@@ -150,7 +150,7 @@ public final class CompactJob {
             .transform(
                 "Compact rewrite",
                 new LayoutTypeInfo<>(CompactMessage.class, CompactMessageSerializer.INSTANCE),
-                new CompactRewriteOperator(targets, listener))
+                new CompactRewriteOperator(targets, listener, bounded))
             .setParallelism(p)
             .uid("sediment-compact-rewrite");
     messages

@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.accumulators.IntCounter;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
@@ -52,6 +53,7 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
 
   private final CompactTargets targets;
   private final CompactListener listener;
+  private final boolean bounded;
 
   private transient Map<String, Table> tables;
   private transient volatile boolean cancelled;
@@ -60,6 +62,8 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
   private transient ExecutorService rewriteThread;
   // Rewrites that ended on the rewrite thread and whose message was not emitted yet.
   private transient Set<Rewrite> unemitted;
+  // Rewrites emitted after the last checkpoint barrier (task thread only).
+  private transient List<Rewrite> emittedSinceBarrier;
   private transient AtomicInteger running;
   private transient Counter tasksFailed;
   private transient Counter tasksDone;
@@ -71,11 +75,13 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
 
   /**
    * Output markers go under each task's commit user ({@link CompactTaskSplit#commitUser()}); {@code
-   * listener} is told about each finished rewrite before its result is emitted.
+   * listener} is told about each finished rewrite before its result is emitted. {@code bounded}:
+   * the batch job, whose committer commits every message at the end of input.
    */
-  public CompactRewriteOperator(CompactTargets targets, CompactListener listener) {
+  public CompactRewriteOperator(CompactTargets targets, CompactListener listener, boolean bounded) {
     this.targets = targets;
     this.listener = listener;
+    this.bounded = bounded;
   }
 
   @Override
@@ -89,6 +95,7 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
     super.open();
     tables = new HashMap<>();
     unemitted = Collections.synchronizedSet(new LinkedHashSet<>());
+    emittedSinceBarrier = new ArrayList<>();
     running = new AtomicInteger();
     slot = new RewriteSlot();
     RewriteSlot.publish(slot);
@@ -123,11 +130,15 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
     rewriteThread.execute(
         () -> {
           rewrite.run();
-          unemitted.add(rewrite);
           try {
+            unemitted.add(rewrite);
             mailbox.execute(() -> emitEnded(rewrite), "emit compaction task %s", split.splitId());
           } catch (RejectedExecutionException e) {
             // The task is closing: close() deletes the rewrite's outputs.
+          } catch (Throwable t) {
+            // The result cannot reach the task thread: fail the task rather than leave the
+            // reader waiting for a slot that never frees. The restart deletes the outputs.
+            getContainingTask().getEnvironment().failExternally(t);
           }
         });
   }
@@ -165,9 +176,17 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
       bytesWritten.inc(result.bytesWritten());
       tasksDone.inc();
       message = CompactMessage.success(split, result, rewrite.markers);
+      emittedSinceBarrier.add(rewrite);
     }
     doneAccumulator.add(1);
     output.collect(new StreamRecord<>(message));
+  }
+
+  @Override
+  public void snapshotState(StateSnapshotContext context) throws Exception {
+    super.snapshotState(context);
+    // Emitted before this barrier: the committer holds them in this checkpoint's window.
+    emittedSinceBarrier.clear();
   }
 
   @Override
@@ -189,6 +208,9 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
         stopRewriteThread();
         discardUnemitted();
       }
+      if (!bounded && emittedSinceBarrier != null) {
+        discardEmittedSinceBarrier();
+      }
     } finally {
       super.close();
     }
@@ -196,11 +218,12 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
 
   /** Stops the running rewrite (it deletes its partial output) and waits until it ended. */
   private void stopRewriteThread() {
-    rewriteThread.shutdownNow();
     boolean interrupted = false;
     while (true) {
+      // Interrupted again on every pass, as Flink does with a task thread that does not stop.
+      rewriteThread.shutdownNow();
       try {
-        if (rewriteThread.awaitTermination(1, TimeUnit.MINUTES)) {
+        if (rewriteThread.awaitTermination(10, TimeUnit.SECONDS)) {
           break;
         }
         LOG.warn("Waiting for a cancelled compaction rewrite to stop");
@@ -230,6 +253,22 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
         CompactMarkers.deleteMarkersOfMissingOutputs(r.fileIO(), r.markers);
       }
     }
+  }
+
+  /**
+   * Streaming: results emitted after the last barrier this operator passed are in no checkpoint
+   * that can still complete (a later one needs this operator's barrier), so no commit will take
+   * them: the job is cancelled, failing over, or stopped with a savepoint without draining (Flink
+   * then takes the savepoint and closes the operators without ending their input, so a rewrite that
+   * ends in between is emitted after the final barrier). Their outputs are deleted here.
+   */
+  private void discardEmittedSinceBarrier() {
+    for (Rewrite r : emittedSinceBarrier) {
+      LOG.info(
+          "Deleting the outputs of compaction task {}: emitted after the last checkpoint", r.split);
+      CompactMarkers.deleteOutputsAndMarkers(r.fileIO(), r.markers);
+    }
+    emittedSinceBarrier.clear();
   }
 
   /** One task's rewrite: runs on the rewrite thread (or the task thread), read after it ended. */

@@ -39,7 +39,9 @@ import org.slf4j.LoggerFactory;
  * a global failover; a region failover only gives back the tasks handed out after the restored
  * checkpoint, through {@link #addSplitsBack}): the gate closes until a checkpoint taken after the
  * failover completes, so that no rewrite runs while the restarted committer deletes the outputs of
- * dead attempts, and then every held task that was not running releases.
+ * dead attempts, and then every held task that was not running releases. This relies on the
+ * committer being in the same pipelined region as every reader (the rewrite-to-committer edge is
+ * all-to-one and pipelined), so that any failover of a reader restarts the committer too.
  */
 final class CompactTaskEnumerator
     implements SplitEnumerator<CompactTaskSplit, CompactEnumeratorState> {
@@ -182,9 +184,8 @@ final class CompactTaskEnumerator
   public void handleSplitRequest(int subtaskId, String requesterHostname) {
     // A reader asks for the next task only after its previous one was rewritten (it waits for the
     // chained rewrite operator's slot to be free). In bounded mode nothing is re-planned, so the
-    // finished task no
-    // longer needs to hold its files; in continuous mode it holds them until its window is
-    // committed or aborted (release records).
+    // finished task no longer needs to hold its files; in continuous mode it holds them until its
+    // window is committed or aborted (release records).
     String finished = ledger.readerFinished(subtaskId);
     if (bounded && finished != null) {
       ledger.release(List.of(finished));

@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -25,6 +26,7 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
@@ -204,6 +206,34 @@ class CheckpointDuringRewriteTest {
     assertThat(compacts(t)).hasSize(1);
     assertThat(FlinkTestSupport.liveFiles(t)).hasSize(1);
     assertThat(FlinkTestSupport.orphanDataFiles(t, tableDir)).isEmpty();
+  }
+
+  @Test
+  void stoppingWithASavepointMidRewriteLeavesNoOutputAndNoMarker() throws Exception {
+    FileSystemCatalog catalog = catalog();
+    Table table = primaryKeyBucket(catalog);
+    List<String> before = rows(table);
+    holdRewriteAtInput(1);
+
+    client = submit(false);
+    await().atMost(Duration.ofSeconds(60)).untilTrue(held);
+    // A plain stop (no drain): the running rewrite belongs to no checkpoint. Let it go as the stop
+    // begins, so that it ends while the job stops.
+    CompletableFuture<String> savepoint =
+        client.stopWithSavepoint(
+            false, dir.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL);
+    release.countDown();
+    assertThat(savepoint.get()).isNotBlank();
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> client.getJobStatus().get() == JobStatus.FINISHED);
+    client = null;
+
+    Table t = catalog.getTable("db.t");
+    assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
+    Path tableDir = dir.resolve("db.db/t");
+    assertThat(FlinkTestSupport.orphanDataFiles(t, tableDir)).isEmpty();
+    assertThat(FlinkTestSupport.markerFiles(tableDir)).isEmpty();
   }
 
   @Test
