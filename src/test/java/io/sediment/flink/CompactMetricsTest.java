@@ -106,22 +106,26 @@ class CompactMetricsTest {
       // 6 small files per partition: planned, compacted to one file each; nothing waits.
       await()
           .atMost(Duration.ofSeconds(30))
-          .until(
-              () ->
-                  FlinkTestSupport.filesPerPartition(table).values().stream().allMatch(n -> n == 1)
-                      && gauge(job, "backlog") == 0);
+          .untilAsserted(
+              () -> {
+                assertThat(FlinkTestSupport.filesPerPartition(table).values()).containsOnly(1);
+                assertThat(gauge(job, "backlog")).as("backlog").isZero();
+              });
       // One more small file per partition: two small files each, below min.file-num, wait.
       fill(table, 100, 1, 10, "a", "b");
-      await().atMost(Duration.ofSeconds(30)).until(() -> gauge(job, "backlog") == 4);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(() -> assertThat(gauge(job, "backlog")).as("backlog").isEqualTo(4));
       assertThat(FlinkTestSupport.filesPerPartition(table).values()).containsOnly(2);
       // A third small file per partition reaches min.file-num: compacted, the backlog empties.
       fill(table, 200, 1, 10, "a", "b");
       await()
           .atMost(Duration.ofSeconds(30))
-          .until(
-              () ->
-                  FlinkTestSupport.filesPerPartition(table).values().stream().allMatch(n -> n == 1)
-                      && gauge(job, "backlog") == 0);
+          .untilAsserted(
+              () -> {
+                assertThat(FlinkTestSupport.filesPerPartition(table).values()).containsOnly(1);
+                assertThat(gauge(job, "backlog")).as("backlog").isZero();
+              });
     } finally {
       client.cancel().get();
     }
