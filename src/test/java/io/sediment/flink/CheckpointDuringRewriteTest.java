@@ -233,7 +233,10 @@ class CheckpointDuringRewriteTest {
     assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
     Path tableDir = dir.resolve("db.db/t");
     assertThat(FlinkTestSupport.orphanDataFiles(t, tableDir)).isEmpty();
-    assertThat(FlinkTestSupport.markerFiles(tableDir)).isEmpty();
+    // A release record may stay for the resumed job (when the rewrite landed in the savepoint's
+    // window); no output marker does.
+    assertThat(FlinkTestSupport.markerFiles(tableDir))
+        .noneMatch(m -> m.getFileName().toString().startsWith("marker-"));
   }
 
   @Test
