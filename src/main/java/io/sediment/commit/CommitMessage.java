@@ -7,8 +7,10 @@ import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.Serializable;
+import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.apache.flink.table.data.binary.BinaryRowData;
 
 /**
@@ -158,6 +160,18 @@ public final class CommitMessage implements Serializable {
         compactAfter,
         deletionFiles(),
         base);
+  }
+
+  /**
+   * Names of the files this message adds: new and compacted data files and deletion-vector files
+   * (the files a writer or rewrite created for it).
+   */
+  public Set<String> outputFileNames() {
+    Set<String> names = new HashSet<>();
+    newFiles.forEach(f -> names.add(f.fileName()));
+    compactAfter.forEach(f -> names.add(f.fileName()));
+    deletionFiles().forEach(d -> names.add(d.dvFile()));
+    return names;
   }
 
   public boolean isEmpty() {

@@ -273,9 +273,7 @@ public final class CompactMarkers {
   public static Set<String> outputNames(Collection<CommitMessage> messages) {
     Set<String> names = new HashSet<>();
     for (CommitMessage m : messages) {
-      m.newFiles().forEach(f -> names.add(f.fileName()));
-      m.compactAfter().forEach(f -> names.add(f.fileName()));
-      m.deletionFiles().forEach(d -> names.add(d.dvFile()));
+      names.addAll(m.outputFileNames());
     }
     return names;
   }

@@ -143,6 +143,13 @@ class CheckpointDuringRewriteTest {
         .getNumberOfCompletedCheckpoints();
   }
 
+  /** Waits until a rewrite is held, then until {@code n} more checkpoints completed. */
+  private void awaitCheckpointsWhileHeld(MiniCluster cluster, int n) throws Exception {
+    await().atMost(Duration.ofSeconds(60)).untilTrue(held);
+    long atHold = completedCheckpoints(cluster);
+    await().atMost(Duration.ofSeconds(60)).until(() -> completedCheckpoints(cluster) >= atHold + n);
+  }
+
   private static List<Snapshot> compacts(Table table) {
     return snapshots(table).stream().filter(s -> s.commitKind() == CommitKind.COMPACT).toList();
   }
@@ -156,10 +163,8 @@ class CheckpointDuringRewriteTest {
     holdRewriteAtInput(1);
 
     client = submit(false);
-    await().atMost(Duration.ofSeconds(60)).untilTrue(held);
-    long atHold = completedCheckpoints(cluster);
     // The barrier passes the held rewrite: checkpoints go on completing.
-    await().atMost(Duration.ofSeconds(60)).until(() -> completedCheckpoints(cluster) >= atHold + 3);
+    awaitCheckpointsWhileHeld(cluster, 3);
     assertThat(compacts(table)).isEmpty();
 
     release.countDown();
@@ -186,9 +191,7 @@ class CheckpointDuringRewriteTest {
     faults.failAfterRewriteOnce();
 
     client = submit(true);
-    await().atMost(Duration.ofSeconds(60)).untilTrue(held);
-    long atHold = completedCheckpoints(cluster);
-    await().atMost(Duration.ofSeconds(60)).until(() -> completedCheckpoints(cluster) >= atHold + 2);
+    awaitCheckpointsWhileHeld(cluster, 2);
     release.countDown();
     await()
         .atMost(Duration.ofSeconds(60))

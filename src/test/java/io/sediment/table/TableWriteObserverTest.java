@@ -104,9 +104,7 @@ class TableWriteObserverTest {
   private static Set<String> outputNames(List<CommitMessage> messages) {
     Set<String> names = new HashSet<>();
     for (CommitMessage m : messages) {
-      m.newFiles().forEach(f -> names.add(f.fileName()));
-      m.compactAfter().forEach(f -> names.add(f.fileName()));
-      m.deletionFiles().forEach(d -> names.add(d.dvFile()));
+      names.addAll(m.outputFileNames());
     }
     return names;
   }
