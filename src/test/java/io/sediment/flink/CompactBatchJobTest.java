@@ -71,6 +71,33 @@ class CompactBatchJobTest {
   }
 
   @Test
+  void withOperatorChainingDisabledTheRewriteRunsOnTheTaskThreadAndStillCompacts()
+      throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table = TestTables.create(catalog, "t", FlinkTestSupport.partitioned().build());
+    fill(table, 0, 6, 20, "a", "b");
+    List<String> before = rows(table);
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    // Reader and rewrite operator in separate tasks: no slot to hand over, the fallback runs.
+    env.disableOperatorChaining();
+
+    CompactResult result =
+        CompactJob.builder(dir.toString(), "db.t")
+            .option("compaction.min.file-num", "3")
+            .parallelism(2)
+            .build()
+            .runBatch(env);
+
+    Table t = catalog.getTable("db.t");
+    assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
+    assertThat(result.tasks()).isEqualTo(2);
+    assertThat(FlinkTestSupport.liveFiles(t)).hasSize(2);
+    assertThat(snapshots(t).get(snapshots(t).size() - 1).commitKind())
+        .isEqualTo(CommitKind.COMPACT);
+    assertThat(FlinkTestSupport.markerFiles(dir.resolve("db.db/t"))).isEmpty();
+  }
+
+  @Test
   void batchJobMergesSortedRunsOfAPrimaryKeyTable() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(dir);
     Table table =
