@@ -9,7 +9,6 @@ import io.sediment.maintenance.RemoveOrphanFiles;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
-import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.TestTables;
 import java.io.IOException;
@@ -25,10 +24,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
-import org.apache.flink.table.api.DataTypes;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -41,35 +38,19 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FailoverIT {
 
-  private static final LocalCluster CLUSTER = new LocalCluster(Path.of("target/failover-it"));
+  @RegisterExtension
+  static final LocalClusterExtension LOCAL_CLUSTER =
+      new LocalClusterExtension("target/failover-it", 2);
+
+  private static final LocalCluster CLUSTER = LOCAL_CLUSTER.cluster();
   private static final long ROWS = 250;
 
   @TempDir static Path warehouse;
 
-  @BeforeAll
-  static void startCluster() throws Exception {
-    assertThat(CLUSTER.jobJar()).as("built by mvn package").exists();
-    CLUSTER.start(2);
-  }
-
-  /** Runs also when the start or a test failed. */
-  @AfterAll
-  static void stopCluster() throws Exception {
-    ClusterProcesses.stopAndCheckNoneIsLeft(CLUSTER);
-  }
-
   @Test
   void killedTaskManagerWhileWriterAndDedicatedJobRun() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(warehouse);
-    Table table =
-        TestTables.create(
-            catalog,
-            "events",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT().notNull())
-                .column("p", DataTypes.STRING())
-                .partitionKeys("p")
-                .build());
+    Table table = ClusterTables.createEvents(catalog);
 
     String writer = submitWriter();
     String compactor = submitDedicatedJob();

@@ -24,9 +24,9 @@ import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,35 +36,23 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LocalClusterIT {
 
-  private static final LocalCluster CLUSTER = new LocalCluster(Path.of("target/local-cluster-it"));
+  @RegisterExtension
+  static final LocalClusterExtension LOCAL_CLUSTER =
+      new LocalClusterExtension("target/local-cluster-it", 2);
+
+  private static final LocalCluster CLUSTER = LOCAL_CLUSTER.cluster();
 
   @TempDir static Path warehouse;
 
   @BeforeAll
-  static void startCluster() throws Exception {
-    assertThat(CLUSTER.jobJar()).as("built by mvn package").exists();
-    CLUSTER.start(2);
+  static void checkProcesses() throws Exception {
     assertThat(CLUSTER.pids()).as("JobManager and two TaskManagers").hasSize(3);
-  }
-
-  /** Runs also when the start or a test failed. */
-  @AfterAll
-  static void stopClusterAndCheckNoProcessIsLeft() throws Exception {
-    ClusterProcesses.stopAndCheckNoneIsLeft(CLUSTER);
   }
 
   @Test
   void batchCompactionOfAnAppendTableWithFlinkRun() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(warehouse);
-    Table t =
-        TestTables.create(
-            catalog,
-            "events",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT().notNull())
-                .column("p", DataTypes.STRING())
-                .partitionKeys("p")
-                .build());
+    Table t = ClusterTables.createEvents(catalog);
     List<String> expected = new ArrayList<>();
     long id = 0;
     for (int commit = 0; commit < 5; commit++) {

@@ -10,7 +10,6 @@ import io.sediment.maintenance.RemoveOrphanFiles;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
-import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
@@ -21,11 +20,9 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,7 +33,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SavepointIT {
 
-  private static final LocalCluster CLUSTER = new LocalCluster(Path.of("target/savepoint-it"));
+  @RegisterExtension
+  static final LocalClusterExtension LOCAL_CLUSTER =
+      new LocalClusterExtension("target/savepoint-it", 1);
+
+  private static final LocalCluster CLUSTER = LOCAL_CLUSTER.cluster();
   private static final Pattern JOB_ID =
       Pattern.compile("Started dedicated compaction job ([0-9a-f]{32})");
   private static final Pattern SAVEPOINT = Pattern.compile("Savepoint completed\\. Path: (\\S+)");
@@ -47,30 +48,10 @@ class SavepointIT {
   private static long nextId;
   private static String lastSubmission;
 
-  @BeforeAll
-  static void startCluster() throws Exception {
-    assertThat(CLUSTER.jobJar()).as("built by mvn package").exists();
-    CLUSTER.start(1);
-  }
-
-  /** Runs also when the start or a test failed. */
-  @AfterAll
-  static void stopCluster() throws Exception {
-    ClusterProcesses.stopAndCheckNoneIsLeft(CLUSTER);
-  }
-
   @Test
   void stopWithSavepointAndResumeWithDashS() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(warehouse);
-    Table table =
-        TestTables.create(
-            catalog,
-            "events",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT().notNull())
-                .column("p", DataTypes.STRING())
-                .partitionKeys("p")
-                .build());
+    Table table = ClusterTables.createEvents(catalog);
     List<String> written = new ArrayList<>();
     write(table, 3, written);
 

@@ -21,9 +21,8 @@ import java.util.List;
 import java.util.Map;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -34,21 +33,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SqlClientIT {
 
-  private static final LocalCluster CLUSTER = new LocalCluster(Path.of("target/sql-client-it"));
+  @RegisterExtension
+  static final LocalClusterExtension LOCAL_CLUSTER =
+      new LocalClusterExtension("target/sql-client-it", 1);
+
+  private static final LocalCluster CLUSTER = LOCAL_CLUSTER.cluster();
 
   @TempDir static Path warehouse;
-
-  @BeforeAll
-  static void startCluster() throws Exception {
-    assertThat(CLUSTER.jobJar()).as("built by mvn package").exists();
-    CLUSTER.start(1);
-  }
-
-  /** Runs also when the start or a test failed. */
-  @AfterAll
-  static void stopCluster() throws Exception {
-    ClusterProcesses.stopAndCheckNoneIsLeft(CLUSTER);
-  }
 
   @Test
   void catalogInsertAndProceduresFromTheSqlClientWithTheJarGivenByDashJ() throws Exception {

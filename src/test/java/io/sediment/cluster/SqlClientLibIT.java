@@ -10,9 +10,8 @@ import io.sediment.testutil.TestTables;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -22,26 +21,18 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SqlClientLibIT {
 
-  private static final LocalCluster CLUSTER =
-      new LocalCluster(
-          Path.of("target/sql-client-lib-it"),
+  @RegisterExtension
+  static final LocalClusterExtension LOCAL_CLUSTER =
+      new LocalClusterExtension(
+          "target/sql-client-lib-it",
+          1,
           Map.of(
               "SEDIMENT_CLUSTER_LIB",
               Path.of("target/sediment-flink.jar").toAbsolutePath().toString()));
 
+  private static final LocalCluster CLUSTER = LOCAL_CLUSTER.cluster();
+
   @TempDir static Path warehouse;
-
-  @BeforeAll
-  static void startCluster() throws Exception {
-    assertThat(CLUSTER.jobJar()).as("built by mvn package").exists();
-    CLUSTER.start(1);
-  }
-
-  /** Runs also when the start or a test failed. */
-  @AfterAll
-  static void stopCluster() throws Exception {
-    ClusterProcesses.stopAndCheckNoneIsLeft(CLUSTER);
-  }
 
   @Test
   void compactFromTheSqlClientWithTheJarInTheClustersClassPath() throws Exception {
