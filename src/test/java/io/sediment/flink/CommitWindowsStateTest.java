@@ -1,25 +1,17 @@
 package io.sediment.flink;
 
-import static io.sediment.flink.FlinkTestSupport.rows;
-import static io.sediment.flink.FlinkTestSupport.snapshots;
 import static io.sediment.testutil.TestTables.row;
-import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sediment.commit.CommitMessage;
-import io.sediment.flink.sql.SedimentCommitOperator;
-import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
-import io.sediment.table.TableWrite;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -27,7 +19,6 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
-import org.apache.flink.table.data.RowData;
 import org.apache.flink.util.InstantiationUtil;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -85,8 +76,8 @@ class CommitWindowsStateTest {
     Table table =
         TestTables.create(TestTables.catalog(dir), "t", FlinkTestSupport.partitioned().build());
     TreeMap<Long, List<CommitMessage>> pending = new TreeMap<>();
-    pending.put(4L, written(table, row(1L, "a", "x")));
-    pending.put(7L, written(table, row(2L, "b", "y")));
+    pending.put(4L, SqlCommitterRestores.written(table, row(1L, "a", "x")));
+    pending.put(7L, SqlCommitterRestores.written(table, row(2L, "b", "y")));
 
     OperatorSubtaskState state;
     try (var earlier =
@@ -96,32 +87,6 @@ class CommitWindowsStateTest {
       state = earlier.snapshot(9, 9);
     }
 
-    for (int restore = 0; restore < 2; restore++) {
-      SedimentCommitOperator committer = new SedimentCommitOperator(table, true, false, null, null);
-      try (var harness =
-          new OneInputStreamOperatorTestHarness<Tuple2<Long, byte[]>, Void>(committer)) {
-        harness.initializeState(state);
-        harness.open();
-        assertThat(committer.commitUser()).isEqualTo("restored-user");
-      }
-    }
-
-    // Both windows landed once each (the second restore found them committed), in order.
-    assertThat(rows(table))
-        .containsExactlyInAnyOrderElementsOf(
-            TestTables.toStrings(table.rowType(), List.of(row(1L, "a", "x"), row(2L, "b", "y"))));
-    List<Snapshot> snapshots = snapshots(table);
-    assertThat(snapshots).extracting(Snapshot::commitIdentifier).containsExactly(4L, 7L);
-    assertThat(snapshots).extracting(Snapshot::commitUser).containsOnly("restored-user");
-  }
-
-  private static List<CommitMessage> written(Table table, RowData row) throws Exception {
-    TableWrite write = table.newBatchWriteBuilder().newWrite();
-    try {
-      write.write(row);
-      return new ArrayList<>(write.prepareCommit());
-    } finally {
-      write.close();
-    }
+    SqlCommitterRestores.restoreTwiceAndCheckWindows4And7(table, state, "restored-user");
   }
 }

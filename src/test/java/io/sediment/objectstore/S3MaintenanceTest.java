@@ -17,7 +17,7 @@ import io.sediment.manifest.DataFileMeta;
 import io.sediment.schema.Schema;
 import io.sediment.table.DataSplit;
 import io.sediment.table.Table;
-import io.sediment.testutil.S3ProxyServer;
+import io.sediment.testutil.S3ProxyExtension;
 import io.sediment.testutil.TestTables;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -43,8 +43,6 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.ExceptionUtils;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,18 +74,7 @@ class S3MaintenanceTest {
 
   @TempDir static java.nio.file.Path dir;
 
-  private static S3ProxyServer s3;
-
-  @BeforeAll
-  static void startS3() throws Exception {
-    s3 = S3ProxyServer.start(dir, "lake");
-    s3.configureFlink();
-  }
-
-  @AfterAll
-  static void stopS3() {
-    s3.close();
-  }
+  @RegisterExtension static final S3ProxyExtension S3 = new S3ProxyExtension("lake");
 
   private static void writeBatches(Table t, long from, long to) {
     for (long i = from; i < to; i++) {

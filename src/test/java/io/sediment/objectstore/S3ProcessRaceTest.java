@@ -7,7 +7,7 @@ import io.sediment.maintenance.RemoveOrphanFiles;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
-import io.sediment.testutil.S3ProxyServer;
+import io.sediment.testutil.S3ProxyExtension;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Files;
 import java.nio.file.Paths;
@@ -19,8 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -39,18 +38,7 @@ class S3ProcessRaceTest {
 
   @TempDir static java.nio.file.Path dir;
 
-  private static S3ProxyServer s3;
-
-  @BeforeAll
-  static void startS3() throws Exception {
-    s3 = S3ProxyServer.start(dir, "lake");
-    s3.configureFlink();
-  }
-
-  @AfterAll
-  static void stopS3() {
-    s3.close();
-  }
+  @RegisterExtension static final S3ProxyExtension S3 = new S3ProxyExtension("lake");
 
   static Stream<String> lockDatabases() {
     List<String> urls = new ArrayList<>();
@@ -90,7 +78,7 @@ class S3ProcessRaceTest {
                   "-cp",
                   System.getProperty("java.class.path"),
                   S3Committer.class.getName(),
-                  s3.endpoint(),
+                  S3.server().endpoint(),
                   warehouse,
                   Long.toString(c * 1000L),
                   Integer.toString(COMMITS_EACH))

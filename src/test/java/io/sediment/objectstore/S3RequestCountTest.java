@@ -14,14 +14,13 @@ import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
 import io.sediment.table.TableWrite;
 import io.sediment.table.WriteBuilder;
-import io.sediment.testutil.S3ProxyServer;
+import io.sediment.testutil.S3ProxyExtension;
 import io.sediment.testutil.TestTables;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.table.api.DataTypes;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -32,18 +31,7 @@ class S3RequestCountTest {
 
   @TempDir static java.nio.file.Path dir;
 
-  private static S3ProxyServer s3;
-
-  @BeforeAll
-  static void startS3() throws Exception {
-    s3 = S3ProxyServer.start(dir, "lake");
-    s3.configureFlink();
-  }
-
-  @AfterAll
-  static void stopS3() {
-    s3.close();
-  }
+  @RegisterExtension static final S3ProxyExtension S3 = new S3ProxyExtension("lake");
 
   /**
    * {@code sediment bench --dir s3://...} reports requests: W3's plan and W1's compaction read

@@ -10,7 +10,7 @@ import io.sediment.fs.FileIO;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
-import io.sediment.testutil.S3ProxyServer;
+import io.sediment.testutil.S3ProxyExtension;
 import io.sediment.testutil.TestTables;
 import java.io.FileNotFoundException;
 import java.util.ArrayList;
@@ -24,9 +24,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Tables in a warehouse on a real S3 API server (S3Proxy), through Flink's S3 file system. */
@@ -34,18 +33,7 @@ class S3WarehouseTest {
 
   @TempDir static java.nio.file.Path dir;
 
-  private static S3ProxyServer s3;
-
-  @BeforeAll
-  static void startS3() throws Exception {
-    s3 = S3ProxyServer.start(dir, "lake");
-    s3.configureFlink();
-  }
-
-  @AfterAll
-  static void stopS3() {
-    s3.close();
-  }
+  @RegisterExtension static final S3ProxyExtension S3 = new S3ProxyExtension("lake");
 
   private static Schema.Builder schema() {
     return Schema.newBuilder()
