@@ -39,11 +39,6 @@ import org.apache.parquet.schema.MessageType;
  */
 final class ScanBench {
 
-  /**
-   * One scan: rows read, wall seconds (of the faster of two runs where so said), the process's CPU
-   * seconds over it (all threads: GC included; steadier than wall time on a shared machine), the
-   * collectors' accumulated time over it, a checksum of the values.
-   */
   /** Wall, process CPU and GC time since its creation: one scan's measurements. */
   private static final class Clock {
     private final long start = System.nanoTime();
@@ -60,6 +55,11 @@ final class ScanBench {
     }
   }
 
+  /**
+   * One scan: rows read, wall seconds (of the faster of two runs where so said), the process's CPU
+   * seconds over it (all threads: GC included; steadier than wall time on a shared machine), the
+   * collectors' accumulated time over it, a checksum of the values.
+   */
   record Scan(long rows, double seconds, double cpuSeconds, double gcSeconds, long checksum) {
     double rowsPerSecond() {
       return rows / seconds;

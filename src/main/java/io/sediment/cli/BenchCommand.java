@@ -138,16 +138,9 @@ final class BenchCommand implements Callable<Integer> {
     try {
       BenchRunner.Compactor compactor;
       String mode;
-      Map<String, String> parallel = new LinkedHashMap<>(dynamicOptions);
-      parallel.put("compaction.parallelism", Integer.toString(parallelism));
       if (inProcess || w.equals("W3")) {
         mode = "in-process";
-        compactor =
-            (table, options) -> {
-              Map<String, String> o = new LinkedHashMap<>(options);
-              o.putAll(parallel);
-              return table.newCompactBuilder().withOptions(o).execute();
-            };
+        compactor = inProcessCompactor();
       } else {
         flink = FlinkEnvironments.Embedded.start(parallelism);
         extra.put("clusterStartSeconds", flink.startSeconds());
@@ -162,7 +155,7 @@ final class BenchCommand implements Callable<Integer> {
             (table, options) ->
                 CompactJob.builder(warehouse, table.fullName())
                     .options(options)
-                    .options(parallel)
+                    .options(parallelOptions())
                     .parallelism(parallelism)
                     .build()
                     .runBatch(cluster.newEnv());
@@ -174,12 +167,7 @@ final class BenchCommand implements Callable<Integer> {
       extra.put("maxHeapBytes", Runtime.getRuntime().maxMemory());
       BenchResult r = BenchRunner.run(w, wh, mode, compactor, BenchRunner.Scale.divided(scale));
       print(r, extra);
-      if (!r.verified()) {
-        spec.commandLine().getErr().println("Error: verification failed: " + r.verification());
-        spec.commandLine().getErr().flush();
-        return ExitCodes.FAILED;
-      }
-      return ExitCodes.OK;
+      return verified(r) ? ExitCodes.OK : ExitCodes.FAILED;
     } finally {
       if (flink != null) {
         flink.close();
@@ -204,14 +192,7 @@ final class BenchCommand implements Callable<Integer> {
     }
     FlinkEnvironments.initializeFileSystems();
     ObjectStoreWarehouse.requireEmpty(dir);
-    Map<String, String> parallel = new LinkedHashMap<>(dynamicOptions);
-    parallel.put("compaction.parallelism", Integer.toString(parallelism));
-    BenchRunner.Compactor compactor =
-        (table, options) -> {
-          Map<String, String> o = new LinkedHashMap<>(options);
-          o.putAll(parallel);
-          return table.newCompactBuilder().withOptions(o).execute();
-        };
+    BenchRunner.Compactor compactor = inProcessCompactor();
     try {
       BenchResult r =
           BenchRunner.run(
@@ -222,12 +203,7 @@ final class BenchCommand implements Callable<Integer> {
               BenchRunner.Scale.divided(scale),
               Map.of("lock.enabled", "true"));
       print(r, Map.of("parallelism", parallelism, "warehouse", dir));
-      if (!r.verified()) {
-        spec.commandLine().getErr().println("Error: verification failed: " + r.verification());
-        spec.commandLine().getErr().flush();
-        return ExitCodes.FAILED;
-      }
-      return ExitCodes.OK;
+      return verified(r) ? ExitCodes.OK : ExitCodes.FAILED;
     } finally {
       if (!keep) {
         ObjectStoreWarehouse.delete(dir);
@@ -237,16 +213,38 @@ final class BenchCommand implements Callable<Integer> {
     }
   }
 
+  /** The dynamic options and {@code --parallelism} as {@code compaction.parallelism}. */
+  private Map<String, String> parallelOptions() {
+    Map<String, String> parallel = new LinkedHashMap<>(dynamicOptions);
+    parallel.put("compaction.parallelism", Integer.toString(parallelism));
+    return parallel;
+  }
+
+  /** {@code CompactBuilder.execute()} with {@link #parallelOptions()}. */
+  private BenchRunner.Compactor inProcessCompactor() {
+    Map<String, String> parallel = parallelOptions();
+    return (table, options) -> {
+      Map<String, String> o = new LinkedHashMap<>(options);
+      o.putAll(parallel);
+      return table.newCompactBuilder().withOptions(o).execute();
+    };
+  }
+
+  /** Whether the result was verified; says on standard error when not. */
+  private boolean verified(BenchResult r) {
+    if (!r.verified()) {
+      spec.commandLine().getErr().println("Error: verification failed: " + r.verification());
+      spec.commandLine().getErr().flush();
+    }
+    return r.verified();
+  }
+
   /** W4 on the given directories: one result per directory, exit 0 when all are verified. */
   private int scanDirectories() throws IOException {
     boolean verified = true;
     for (BenchResult r : DirectoryScanBench.run(scanDirs, scanColumn, rounds)) {
       print(r, Map.of("maxHeapBytes", Runtime.getRuntime().maxMemory()));
-      if (!r.verified()) {
-        spec.commandLine().getErr().println("Error: verification failed: " + r.verification());
-        spec.commandLine().getErr().flush();
-        verified = false;
-      }
+      verified &= verified(r);
     }
     return verified ? ExitCodes.OK : ExitCodes.FAILED;
   }

@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
@@ -116,7 +115,7 @@ final class CompactCommand implements Callable<Integer> {
     boolean streaming = validateArguments();
     CompactJob job = newJob();
     if (dryRun) {
-      printPlan(job);
+      printPlan(job, streaming);
       return ExitCodes.OK;
     }
     if (streaming) {
@@ -257,8 +256,8 @@ final class CompactCommand implements Callable<Integer> {
     return m;
   }
 
-  private void printPlan(CompactJob job) throws Exception {
-    List<CompactTask> tasks = job.plan(Objects.equals(mode, "streaming"));
+  private void printPlan(CompactJob job, boolean streaming) throws Exception {
+    List<CompactTask> tasks = job.plan(streaming);
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
       List<Object> ts = new ArrayList<>();
@@ -281,9 +280,7 @@ final class CompactCommand implements Callable<Integer> {
     } else {
       out.println(
           tasks.isEmpty()
-              ? "Plan: nothing to compact: "
-                  + NothingPlanned.why(job, Objects.equals(mode, "streaming"))
-                  + " (dry run)"
+              ? "Plan: nothing to compact: " + NothingPlanned.why(job, streaming) + " (dry run)"
               : "Plan: " + Plurals.of(tasks.size(), "task") + "; nothing committed (dry run)");
       for (CompactTask t : tasks) {
         out.println("  " + t);

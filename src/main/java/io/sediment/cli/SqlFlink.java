@@ -30,7 +30,7 @@ final class SqlFlink implements AutoCloseable {
 
   /** Starts the embedded cluster, unless jobs already go to a context environment. */
   static SqlFlink start() throws Exception {
-    if (!FlinkEnvironments.isEmbedded(FlinkEnvironments.create())) {
+    if (!FlinkEnvironments.isEmbedded(StreamExecutionEnvironment.getExecutionEnvironment())) {
       return new SqlFlink(null);
     }
     Configuration conf = FlinkEnvironments.configuration();

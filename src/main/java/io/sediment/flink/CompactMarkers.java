@@ -200,9 +200,6 @@ public final class CompactMarkers {
     Path dir = dir(store, commitUser);
     FileIO io = store.fileIO();
     try {
-      if (!io.exists(dir)) {
-        return 0;
-      }
       return deleteUnreferenced(store, markersIn(io, dir), Set.of(), Set.of());
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot clean compaction outputs under " + dir, e);
@@ -247,9 +244,6 @@ public final class CompactMarkers {
     Path dir = dir(store, commitUser);
     FileIO io = store.fileIO();
     try {
-      if (!io.exists(dir)) {
-        return 0;
-      }
       List<Path> dirs = new ArrayList<>();
       List<Path> markers = new ArrayList<>();
       for (FileStatus st : io.list(dir)) {
@@ -290,6 +284,9 @@ public final class CompactMarkers {
 
   /** Object stores have no directories; on file systems an empty marker directory goes too. */
   private static void deleteIfEmpty(FileIO io, Path dir) {
+    if (io.isObjectStore()) {
+      return;
+    }
     try {
       if (io.list(dir).isEmpty()) {
         io.delete(dir, false);

@@ -66,10 +66,6 @@ final class RewriteSlot {
     return running == 0;
   }
 
-  int running() {
-    return running;
-  }
-
   /** Completed when no rewrite runs. */
   CompletableFuture<Void> whenFree() {
     return free;

@@ -88,10 +88,16 @@ public final class FileIO implements Serializable {
    */
   public static FileSystem fileSystem(Path path) throws IOException {
     FileSystem fs = path.getFileSystem();
-    String scheme = path.toUri().getScheme();
-    return scheme != null && OBJECT_STORE_SCHEMES.contains(scheme.toLowerCase(Locale.ROOT))
-        ? new CountingFileSystem(fs)
-        : fs;
+    return isObjectStoreScheme(path.toUri().getScheme()) ? new CountingFileSystem(fs) : fs;
+  }
+
+  private static boolean isObjectStoreScheme(String scheme) {
+    return scheme != null && OBJECT_STORE_SCHEMES.contains(scheme.toLowerCase(Locale.ROOT));
+  }
+
+  /** A hidden temporary file beside {@code target} (remove_orphan_files knows the pattern). */
+  private static Path temporaryPathFor(Path target) {
+    return new Path(target.getParent(), "." + target.getName() + "." + UUID.randomUUID() + ".tmp");
   }
 
   public boolean isLocal() {
@@ -105,7 +111,7 @@ public final class FileIO implements Serializable {
 
   /** Whether the warehouse is on an object store (s3://, gs://, oss://, abfs://...). */
   public boolean isObjectStore() {
-    return OBJECT_STORE_SCHEMES.contains(scheme.toLowerCase(Locale.ROOT));
+    return isObjectStoreScheme(scheme);
   }
 
   public String scheme() {
@@ -224,8 +230,7 @@ public final class FileIO implements Serializable {
    * partial file. Returns false, changing nothing, when the target already exists.
    */
   public boolean tryCreateExclusive(Path target, byte[] content) throws IOException {
-    Path tmp =
-        new Path(target.getParent(), "." + target.getName() + "." + UUID.randomUUID() + ".tmp");
+    Path tmp = temporaryPathFor(target);
     try {
       writeNew(tmp, content);
       if (isLocal()) {
@@ -253,8 +258,7 @@ public final class FileIO implements Serializable {
    * nothing is published when the write or the fence fails.
    */
   public void createGuarded(Path target, byte[] content, PublishFence fence) throws IOException {
-    Path tmp =
-        new Path(target.getParent(), "." + target.getName() + "." + UUID.randomUUID() + ".tmp");
+    Path tmp = temporaryPathFor(target);
     boolean renamed = false;
     try {
       writeNew(tmp, content);
@@ -282,8 +286,7 @@ public final class FileIO implements Serializable {
       }
       return;
     }
-    Path tmp =
-        new Path(target.getParent(), "." + target.getName() + "." + UUID.randomUUID() + ".tmp");
+    Path tmp = temporaryPathFor(target);
     try {
       writeNew(tmp, content.getBytes(StandardCharsets.UTF_8));
       if (isLocal()) {

@@ -56,7 +56,6 @@ public final class StateLayout {
     }
   }
 
-  /** The message of a payload whose layout version this Sediment does not read. */
   /** Reads one value of {@code version} and fails when bytes are left over: a corrupt payload. */
   static <T> T readWhole(
       VersionedCodec<T> codec, DataInputDeserializer in, int version, String what)
@@ -75,6 +74,7 @@ public final class StateLayout {
     return value;
   }
 
+  /** The message of a payload whose layout version this Sediment does not read. */
   public static String unknownVersion(int version, String what) {
     return "Cannot read "
         + what

@@ -40,9 +40,7 @@ public final class VersionedStateSerializer<T> implements SimpleVersionedSeriali
     if (StateLayout.isJava(version)) {
       return LegacyJava.read(serialized, null, what);
     }
-    if (version < StateLayout.EXPLICIT_V3 || version > StateLayout.CURRENT) {
-      throw new IOException(StateLayout.unknownVersion(version, what));
-    }
+    StateLayout.checkExplicit(version, what);
     DataInputDeserializer in = new DataInputDeserializer(serialized);
     return StateLayout.readWhole(codec, in, version, what);
   }
