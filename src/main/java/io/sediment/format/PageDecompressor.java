@@ -1,7 +1,9 @@
 package io.sediment.format;
 
-import com.github.luben.zstd.Zstd;
+import com.github.luben.zstd.ZstdDecompressCtx;
+import com.github.luben.zstd.ZstdException;
 import java.io.IOException;
+import java.util.function.Supplier;
 import org.apache.parquet.bytes.BytesInput;
 import org.apache.parquet.compression.CompressionCodecFactory;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
@@ -15,7 +17,14 @@ interface PageDecompressor {
 
   void decompress(byte[] src, int offset, int length, byte[] dst, int size) throws IOException;
 
-  static PageDecompressor of(CompressionCodecName codec, CompressionCodecFactory factory) {
+  /**
+   * @param zstd the context zstd pages are decompressed with, owned by the caller (creating one per
+   *     page costs more than decoding a small page)
+   */
+  static PageDecompressor of(
+      CompressionCodecName codec,
+      CompressionCodecFactory factory,
+      Supplier<ZstdDecompressCtx> zstd) {
     switch (codec) {
       case UNCOMPRESSED:
         return (src, offset, length, dst, size) -> {
@@ -27,13 +36,15 @@ interface PageDecompressor {
         };
       case ZSTD:
         return (src, offset, length, dst, size) -> {
-          long n = Zstd.decompressByteArray(dst, 0, size, src, offset, length);
-          if (Zstd.isError(n) || n != size) {
+          int n;
+          try {
+            n = zstd.get().decompressByteArray(dst, 0, size, src, offset, length);
+          } catch (ZstdException e) {
+            throw new IOException("Corrupt Parquet page: zstd " + e.getMessage(), e);
+          }
+          if (n != size) {
             throw new IOException(
-                "Corrupt Parquet page: zstd "
-                    + (Zstd.isError(n)
-                        ? Zstd.getErrorName(n)
-                        : n + " bytes, " + size + " expected"));
+                "Corrupt Parquet page: zstd " + n + " bytes, " + size + " expected");
           }
         };
       default:

@@ -1,5 +1,6 @@
 package io.sediment.format;
 
+import com.github.luben.zstd.ZstdDecompressCtx;
 import io.sediment.fs.FileIO;
 import java.io.BufferedInputStream;
 import java.io.Closeable;
@@ -76,6 +77,13 @@ final class VectorizedFileReader implements Closeable {
   private final VectorizedColumnBatch[] batches = new VectorizedColumnBatch[2];
   private final BatchRow[] views = new BatchRow[2];
   private final ColumnChunkReader[] chunks;
+
+  /** Rows per batch: {@link #BATCH_SIZE}, or fewer when no row group of the file has as many. */
+  private final int batchSize;
+
+  /** Created at the first zstd page: creating a context costs more than a small page's decode. */
+  private ZstdDecompressCtx zstd;
+
   // number in the file of the first row group read (for error messages)
   private final int firstRowGroup;
   private FileSystem fs;
@@ -111,10 +119,16 @@ final class VectorizedFileReader implements Closeable {
         units[i] = ParquetSchemas.timeUnit(timestampPrecision(type));
       }
     }
+    // Small files (the usual compaction input) get vectors of their size, not of a full batch.
+    long largest = 1;
+    for (BlockMetaData block : blocks) {
+      largest = Math.max(largest, block.getRowCount());
+    }
+    this.batchSize = (int) Math.min(BATCH_SIZE, largest);
     for (int b = 0; b < 2; b++) {
       vectors[b] = new AbstractHeapVector[n];
       for (int i = 0; i < n; i++) {
-        vectors[b][i] = newVector(kinds[i]);
+        vectors[b][i] = newVector(kinds[i], batchSize);
       }
       batches[b] = new VectorizedColumnBatch((ColumnVector[]) vectors[b]);
       views[b] = new BatchRow();
@@ -223,26 +237,26 @@ final class VectorizedFileReader implements Closeable {
     }
   }
 
-  private static AbstractHeapVector newVector(int kind) {
+  private static AbstractHeapVector newVector(int kind, int size) {
     switch (kind) {
       case ColumnChunkReader.BOOLEAN:
-        return new HeapBooleanVector(BATCH_SIZE);
+        return new HeapBooleanVector(size);
       case ColumnChunkReader.BYTE:
-        return new HeapByteVector(BATCH_SIZE);
+        return new HeapByteVector(size);
       case ColumnChunkReader.SHORT:
-        return new HeapShortVector(BATCH_SIZE);
+        return new HeapShortVector(size);
       case ColumnChunkReader.INT:
-        return new HeapIntVector(BATCH_SIZE);
+        return new HeapIntVector(size);
       case ColumnChunkReader.LONG:
-        return new HeapLongVector(BATCH_SIZE);
+        return new HeapLongVector(size);
       case ColumnChunkReader.FLOAT:
-        return new HeapFloatVector(BATCH_SIZE);
+        return new HeapFloatVector(size);
       case ColumnChunkReader.DOUBLE:
-        return new HeapDoubleVector(BATCH_SIZE);
+        return new HeapDoubleVector(size);
       case ColumnChunkReader.BYTES:
-        return new HeapBytesVector(BATCH_SIZE);
+        return new HeapBytesVector(size);
       case ColumnChunkReader.TIMESTAMP:
-        return new EpochTimestampVector(BATCH_SIZE);
+        return new EpochTimestampVector(size);
       default:
         throw new IllegalStateException("kind " + kind);
     }
@@ -322,7 +336,7 @@ final class VectorizedFileReader implements Closeable {
     }
     // never overwrite the batch of the row last returned by next()
     current = pinned == 0 ? 1 : 0;
-    int n = (int) Math.min(BATCH_SIZE, leftInBlock);
+    int n = (int) Math.min(batchSize, leftInBlock);
     AbstractHeapVector[] target = vectors[current];
     for (int c = 0; c < chunks.length; c++) {
       try {
@@ -388,7 +402,7 @@ final class VectorizedFileReader implements Closeable {
     SmallBlock small = SmallBlock.read(fs, path, metas);
     for (int c = 0; c < columns.length; c++) {
       ColumnChunkMetaData meta = metas[c];
-      PageDecompressor decompressor = PageDecompressor.of(meta.getCodec(), codecs);
+      PageDecompressor decompressor = PageDecompressor.of(meta.getCodec(), codecs, this::zstd);
       InputStream chunk;
       if (small != null) {
         chunk = small.chunk(meta);
@@ -440,6 +454,21 @@ final class VectorizedFileReader implements Closeable {
 
   @Override
   public void close() throws IOException {
-    closeChunks();
+    try {
+      closeChunks();
+    } finally {
+      if (zstd != null) {
+        zstd.close();
+        zstd = null;
+      }
+    }
+  }
+
+  /** The file's zstd context, shared by its chunks (read one after another on one thread). */
+  private ZstdDecompressCtx zstd() {
+    if (zstd == null) {
+      zstd = new ZstdDecompressCtx();
+    }
+    return zstd;
   }
 }
