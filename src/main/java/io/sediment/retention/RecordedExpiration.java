@@ -20,11 +20,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Carries out an expiration through its {@link ExpiryRecord}: creates the record, retires the
- * snapshot files (oldest first), deletes the files only they referenced (data and deletion-vector
- * files, then manifests and index manifests, then manifest lists), and deletes the record. Every
- * step skips files already gone, so finishing a record that a failed or killed run left is the same
- * work as carrying out a new one.
+ * Carries out an expiration through its {@link ExpiryRecord}: reads the metadata of every snapshot
+ * it keeps and retires (so that a manifest it cannot read fails it before anything changed),
+ * creates the record, retires the snapshot files (oldest first), deletes the files only they
+ * referenced (data and deletion-vector files, then manifests and index manifests, then manifest
+ * lists), and deletes the record. Every step skips files already gone, so finishing a record that a
+ * failed or killed run left is the same work as carrying out a new one.
  */
 final class RecordedExpiration {
 
@@ -83,7 +84,30 @@ final class RecordedExpiration {
    * Records the expiration of {@code expired} (oldest first, never the latest), then does it.
    * Empty, with nothing changed, when another run created its record first.
    */
-  Optional<SnapshotExpiration.Result> run(List<Snapshot> expired) {
+  /**
+   * Reads every manifest the kept and the {@code expired} snapshots need, before anything changes:
+   * throws, naming the file and saying nothing was expired, when one cannot be read.
+   */
+  Deletions prepare(List<Snapshot> expired) {
+    try {
+      return plan(expired.stream().map(TableFiles.Retired::of).toList());
+    } catch (RuntimeException e) {
+      throw new IllegalStateException(
+          "Cannot expire snapshots of "
+              + tableName
+              + ": "
+              + e.getMessage()
+              + "; nothing was expired",
+          e);
+    }
+  }
+
+  /**
+   * Records the expiration of {@code expired} (oldest first, never the latest), then does it,
+   * deleting what {@code planned} ({@link #prepare}) found. Empty, with nothing changed, when
+   * another run created its record first.
+   */
+  Optional<SnapshotExpiration.Result> run(List<Snapshot> expired, Deletions planned) {
     ExpiryRecord record = ExpiryRecord.of(expired.stream().map(TableFiles.Retired::of).toList());
     try {
       if (!record.create(store, paths.expiryRecord())) {
@@ -93,7 +117,7 @@ final class RecordedExpiration {
       throw new UncheckedIOException(
           "Could not write the expiry record " + paths.expiryRecord() + "; nothing was expired", e);
     }
-    return Optional.of(finish(record));
+    return Optional.of(finish(record, planned));
   }
 
   /**
@@ -101,8 +125,12 @@ final class RecordedExpiration {
    * run finishes it at once rather than waiting for it to age.
    */
   private SnapshotExpiration.Result finish(ExpiryRecord record) {
+    return finish(record, null);
+  }
+
+  private SnapshotExpiration.Result finish(ExpiryRecord record, Deletions planned) {
     try {
-      return finishSteps(record);
+      return finishSteps(record, planned);
     } catch (RuntimeException e) {
       try {
         io.overwriteHint(paths.expiryRecord(), record.markedAbandoned().toJson());
@@ -113,16 +141,19 @@ final class RecordedExpiration {
     }
   }
 
-  private SnapshotExpiration.Result finishSteps(ExpiryRecord record) {
-    List<TableFiles.Retired> retired = record.retired();
-    if (retired.isEmpty()) {
-      deleteRecord(record);
-      return SnapshotExpiration.Result.NONE;
-    }
-    String range = retired.get(0).id() + ".." + retired.get(retired.size() - 1).id();
-    retireSnapshotFiles(retired, range);
+  /** What an expiration deletes after retiring its snapshot files, and how many data files. */
+  record Deletions(
+      List<Path> dataAndVectors, List<Path> manifests, List<Path> lists, int dataFiles) {}
 
-    TableFiles kept = TableFiles.ofRetainedSnapshots(store);
+  /**
+   * Reads the metadata of every snapshot the expiration keeps and of every one it retires, and
+   * returns what only the retired ones reference. Runs before any file is retired or deleted, so a
+   * manifest that cannot be read fails the expiration (naming the file) with nothing changed.
+   */
+  private Deletions plan(List<TableFiles.Retired> retired) {
+    Set<Long> ids = new HashSet<>();
+    retired.forEach(r -> ids.add(r.id()));
+    TableFiles kept = TableFiles.ofRetainedSnapshots(store, ids);
     TableFiles gone = TableFiles.ofRetired(store, retired);
     List<Path> data = new ArrayList<>();
     for (Map.Entry<String, Path> e : gone.dataPaths.entrySet()) {
@@ -154,19 +185,37 @@ final class RecordedExpiration {
     }
     List<Path> dataAndVectors = new ArrayList<>(data);
     dataAndVectors.addAll(vectors);
-    deleteStep(dataAndVectors, range);
-    deleteStep(manifests, range);
-    deleteStep(lists, range);
+    return new Deletions(dataAndVectors, manifests, lists, data.size());
+  }
+
+  private SnapshotExpiration.Result finishSteps(ExpiryRecord record) {
+    return finishSteps(record, null);
+  }
+
+  /** Retires the record's snapshots and deletes their files; {@code planned}: read before. */
+  private SnapshotExpiration.Result finishSteps(ExpiryRecord record, Deletions planned) {
+    List<TableFiles.Retired> retired = record.retired();
+    if (retired.isEmpty()) {
+      deleteRecord(record);
+      return SnapshotExpiration.Result.NONE;
+    }
+    String range = retired.get(0).id() + ".." + retired.get(retired.size() - 1).id();
+    Deletions d = planned != null ? planned : plan(retired);
+    retireSnapshotFiles(retired, range);
+    deleteStep(d.dataAndVectors(), range);
+    deleteStep(d.manifests(), range);
+    deleteStep(d.lists(), range);
     deleteRecord(record);
-    int metadata = vectors.size() + manifests.size() + lists.size();
+    int metadata =
+        d.dataAndVectors().size() - d.dataFiles() + d.manifests().size() + d.lists().size();
     LOG.info(
         "Expired snapshots {} of {}: {} data file(s), {} metadata file(s) deleted",
         range,
         tableName,
-        data.size(),
+        d.dataFiles(),
         metadata);
     return new SnapshotExpiration.Result(
-        retired.stream().map(TableFiles.Retired::id).toList(), data.size(), metadata, false);
+        retired.stream().map(TableFiles.Retired::id).toList(), d.dataFiles(), metadata, false);
   }
 
   /** Deletes the snapshot files, oldest first, then points the EARLIEST hint at the first left. */

@@ -30,11 +30,13 @@ import org.slf4j.LoggerFactory;
  * expired as well. At most {@code limit} snapshots are expired by one run, the oldest first. A file
  * is deleted only when no retained snapshot uses it.
  *
- * <p>Crash-safe at every step, each one idempotent: (1) each commit user's newest expired stream
- * commit is written into the user's hint ({@link #recordCommits}); (2) the expiry record {@code
- * snapshot/EXPIRING} is created exclusively; then {@link RecordedExpiration} retires the snapshots
- * and their files and deletes the record. A run that finds a record finishes it first; with {@link
- * #skipLiveExpiration} it leaves a record alone while another run may still be working on it.
+ * <p>Crash-safe at every step, each one idempotent: (0) the metadata of every kept and expired
+ * snapshot is read, and a manifest that cannot be read fails the expiration with nothing changed;
+ * (1) each commit user's newest expired stream commit is written into the user's hint ({@link
+ * #recordCommits}); (2) the expiry record {@code snapshot/EXPIRING} is created exclusively; then
+ * {@link RecordedExpiration} retires the snapshots and their files and deletes the record. A run
+ * that finds a record finishes it first; with {@link #skipLiveExpiration} it leaves a record alone
+ * while another run may still be working on it.
  */
 public final class SnapshotExpiration {
 
@@ -152,6 +154,7 @@ public final class SnapshotExpiration {
       return finished;
     }
     List<Snapshot> expired = new ArrayList<>();
+    RecordedExpiration.Deletions planned;
     try {
       List<Long> ids = sm.listIds();
       int k = expiredCount(sm, ids, Math.max(budget, 0));
@@ -166,6 +169,8 @@ public final class SnapshotExpiration {
       for (long id : ids.subList(k, ids.size())) {
         kept.add(snapshot(sm, id));
       }
+      // Every manifest kept and expired snapshots need is read before anything changes.
+      planned = expiration.prepare(expired);
       recordCommits(sm, expired, kept);
     } catch (VanishedSnapshot e) {
       if (skipLive) {
@@ -180,7 +185,7 @@ public final class SnapshotExpiration {
               + " vanished while planning the expiration: another expiration is running;"
               + " nothing was expired");
     }
-    Optional<Result> done = expiration.run(expired);
+    Optional<Result> done = expiration.run(expired, planned);
     if (done.isEmpty()) {
       if (skipLive) {
         LOG.info("Another expiration of {} started meanwhile; not expiring now", tableName);

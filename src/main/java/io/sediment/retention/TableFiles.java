@@ -59,8 +59,17 @@ public final class TableFiles {
    * @throws IllegalStateException when the latest snapshot cannot be read, naming the missing file
    */
   public static TableFiles ofRetainedSnapshots(FileStore store) {
+    return ofRetainedSnapshots(store, Set.of());
+  }
+
+  /**
+   * The same, leaving out the listed snapshots {@code retiring} (an expiration about to retire
+   * them): what stays referenced once they are gone.
+   */
+  static TableFiles ofRetainedSnapshots(FileStore store, Set<Long> retiring) {
     SnapshotManager sm = store.snapshotManager();
-    List<Long> ids = sm.listIds();
+    List<Long> ids = new ArrayList<>(sm.listIds());
+    ids.removeAll(retiring);
     Reader reader = new Reader(store);
     TableFiles out = new TableFiles();
     long previous = -1; // id of the last snapshot added, -1 when the one before was skipped

@@ -241,6 +241,67 @@ class ExpireCrashSafetyTest {
     assertRecoverable(t, before);
   }
 
+  /**
+   * Issue 21, case 3: a manifest the newest snapshot still uses cannot be read (truncated). The
+   * expiration fails naming it before it changes anything: every snapshot file, the EARLIEST hint
+   * and the files stay, and no expiry record is left for later runs to trip over. Each snapshot,
+   * and each run, of a generated set of table sizes and truncations.
+   */
+  @ParameterizedTest(name = "snapshots {0}")
+  @ValueSource(ints = {3, 4, 6})
+  void anExpiryThatCannotReadAManifestChangesNothing(int snapshots) throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir.resolve("n" + snapshots));
+    Table t =
+        TestTables.create(
+            catalog,
+            "t",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT())
+                .option("manifest.merge-min-count", "1000")
+                .build());
+    for (int i = 0; i < snapshots; i++) {
+      TestTables.writeBatch(t, List.of(row((long) i)));
+    }
+    Path tableDir = dir.resolve("n" + snapshots).resolve("db.db").resolve("t");
+    Snapshot newest = t.latestSnapshot().orElseThrow();
+    // The oldest manifest: written by snapshot 1, still in the newest snapshot's base list.
+    String oldest = t.store().manifestList().read(newest.baseManifestList()).get(0).fileName();
+    Path manifest = tableDir.resolve("manifest").resolve(oldest);
+    byte[] bytes = Files.readAllBytes(manifest);
+    Files.write(manifest, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+    List<String> before = listing(tableDir);
+    String earliest = Files.readString(tableDir.resolve("snapshot/EARLIEST"));
+
+    assertThatThrownBy(() -> new ExpireSnapshots(t).retainMax(1).execute())
+        .hasMessageContaining(oldest)
+        .hasMessageContaining("nothing was expired");
+
+    assertThat(listing(tableDir)).as("no file changed").isEqualTo(before);
+    assertThat(Files.readString(tableDir.resolve("snapshot/EARLIEST"))).isEqualTo(earliest);
+    assertThat(tableDir.resolve("snapshot/EXPIRING")).doesNotExist();
+    assertThat(t.snapshotManager().listIds()).hasSize(snapshots);
+
+    // Once the manifest is whole again, the same expiration goes through.
+    Files.write(manifest, bytes);
+    assertThat(new ExpireSnapshots(t).retainMax(1).execute().expiredSnapshots())
+        .hasSize(snapshots - 1);
+    assertThat(rows(t)).hasSize(snapshots);
+  }
+
+  /** Every file under the table, with its size: what a rejected call must leave as it was. */
+  private static List<String> listing(Path tableDir) throws Exception {
+    try (Stream<Path> s = Files.walk(tableDir)) {
+      List<String> out = new ArrayList<>();
+      for (Path p : (Iterable<Path>) s::iterator) {
+        if (Files.isRegularFile(p)) {
+          out.add(tableDir.relativize(p) + " " + Files.size(p));
+        }
+      }
+      out.sort(null);
+      return out;
+    }
+  }
+
   @Test
   void theLatestSnapshotMustStayReadable() throws Exception {
     Table t = fill("t");
