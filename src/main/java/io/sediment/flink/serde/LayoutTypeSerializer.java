@@ -83,7 +83,11 @@ public abstract class LayoutTypeSerializer<T> extends TypeSerializerSingleton<T>
       return LegacyJava.read(bytes, null, what());
     }
     StateLayout.checkExplicit(head, what());
-    return codec().read(source, head);
+    try {
+      return codec().read(source, head);
+    } catch (IOException | RuntimeException e) {
+      throw StateLayout.corrupt(what(), head, e);
+    }
   }
 
   @Override

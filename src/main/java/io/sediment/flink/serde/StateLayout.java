@@ -1,6 +1,7 @@
 package io.sediment.flink.serde;
 
 import io.sediment.data.BinaryRows;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,14 +61,19 @@ public final class StateLayout {
   static <T> T readWhole(
       VersionedCodec<T> codec, DataInputDeserializer in, int version, String what)
       throws IOException {
-    T value = codec.read(in, version);
+    T value;
+    try {
+      value = codec.read(in, version);
+    } catch (IOException | RuntimeException e) {
+      throw corrupt(what, version, e);
+    }
     if (in.available() > 0) {
       throw new IOException(
           "Corrupt "
               + what
-              + " of layout version "
+              + " (layout "
               + version
-              + ": "
+              + "): "
               + in.available()
               + " byte(s) left after the last field");
     }
@@ -91,9 +97,75 @@ public final class StateLayout {
     StringValue.writeString(s, out);
   }
 
+  /**
+   * Reads a string of {@link StringValue}'s encoding (written by {@link #writeString}); its stored
+   * length is bounded by the bytes left, never trusted to size an allocation.
+   */
   public static String readString(DataInputView in) throws IOException {
-    return StringValue.readString(in);
+    int len = readVarInt(in);
+    if (len == 0) {
+      return null;
+    }
+    len -= 1;
+    checkLeft(in, len, "string of " + len + " characters");
+    StringBuilder sb = new StringBuilder(Math.min(len, 1024));
+    for (int i = 0; i < len; i++) {
+      sb.append((char) readVarInt(in));
+    }
+    return sb.toString();
   }
+
+  /** A non-negative int of 7 bits per byte, high bit set on all but the last (StringValue's). */
+  private static int readVarInt(DataInputView in) throws IOException {
+    int v = in.readUnsignedByte();
+    if (v < 0x80) {
+      return v;
+    }
+    v &= 0x7f;
+    for (int shift = 7; ; shift += 7) {
+      int b = in.readUnsignedByte();
+      if (shift > 28 || (shift == 28 && (b & 0x7f) > 0x07)) {
+        throw new IOException("variable-length number longer than an int");
+      }
+      if (b < 0x80) {
+        return v | (b << shift);
+      }
+      v |= (b & 0x7f) << shift;
+    }
+  }
+
+  /**
+   * Fails when {@code n} bytes (at least: each element takes one or more) are more than the input
+   * holds, where it knows (a state or record payload read from a byte array).
+   */
+  static void checkLeft(DataInputView in, long n, String what) throws IOException {
+    if (in instanceof DataInputDeserializer d && n > d.available()) {
+      throw new IOException(what + " needs " + n + " byte(s), " + d.available() + " are left");
+    }
+  }
+
+  /**
+   * Reads {@code n} bytes, allocating as they arrive: a corrupt length fails at the end of the
+   * input, never with an allocation of its size.
+   */
+  private static byte[] readExactly(DataInputView in, int n) throws IOException {
+    if (in instanceof DataInputDeserializer || n <= CHUNK) {
+      byte[] bytes = new byte[n];
+      in.readFully(bytes);
+      return bytes;
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream(CHUNK);
+    byte[] chunk = new byte[CHUNK];
+    for (int left = n; left > 0; ) {
+      int k = Math.min(left, CHUNK);
+      in.readFully(chunk, 0, k);
+      out.write(chunk, 0, k);
+      left -= k;
+    }
+    return out.toByteArray();
+  }
+
+  private static final int CHUNK = 64 * 1024;
 
   /** Writes a nullable boxed long as a present marker and the value. */
   public static void writeOptionalLong(boolean present, long value, DataOutputView out)
@@ -120,19 +192,29 @@ public final class StateLayout {
     }
   }
 
-  /** Reads a row written by {@link #writeRow}. */
+  /**
+   * Reads a row written by {@link #writeRow}: its length is bounded by the bytes left, and its
+   * arity by its length (a row of arity n has a fixed part of a null bit and 8 bytes per field).
+   */
   public static BinaryRowData readRow(DataInputView in) throws IOException {
     int arity = in.readInt();
-    if (arity < 0) {
+    if (arity == -1) {
       return null;
+    }
+    if (arity < 0) {
+      throw new IOException("binary row of negative arity " + arity);
     }
     int size = in.readInt();
     if (size < 0) {
-      throw new IOException("Corrupt binary row: negative length " + size);
+      throw new IOException("binary row of negative length " + size);
     }
-    byte[] bytes = new byte[size];
-    in.readFully(bytes);
-    return BinaryRows.fromBytes(arity, bytes);
+    checkLeft(in, size, "binary row of " + size + " bytes");
+    long fixed = BinaryRowData.calculateFixPartSizeInBytes(arity);
+    if (fixed > size) {
+      throw new IOException(
+          "binary row of arity " + arity + " needs " + fixed + " bytes, it has " + size);
+    }
+    return BinaryRows.fromBytes(arity, readExactly(in, size));
   }
 
   public static void writeLongs(long[] values, DataOutputView out) throws IOException {
@@ -143,8 +225,12 @@ public final class StateLayout {
   }
 
   public static long[] readLongs(DataInputView in) throws IOException {
-    long[] values = new long[readCount(in)];
-    for (int i = 0; i < values.length; i++) {
+    int n = readCount(in, 8, "long");
+    long[] values = new long[Math.min(n, 1024)];
+    for (int i = 0; i < n; i++) {
+      if (i == values.length) {
+        values = java.util.Arrays.copyOf(values, (int) Math.min(n, 2L * values.length));
+      }
       values[i] = in.readLong();
     }
     return values;
@@ -160,8 +246,8 @@ public final class StateLayout {
 
   public static <T> List<T> readList(DataInputView in, int version, VersionedCodec<T> codec)
       throws IOException {
-    int n = readCount(in);
-    List<T> list = new ArrayList<>(n);
+    int n = readCount(in, 1, "element");
+    List<T> list = new ArrayList<>(Math.min(n, 64));
     for (int i = 0; i < n; i++) {
       list.add(codec.read(in, version));
     }
@@ -176,8 +262,8 @@ public final class StateLayout {
   }
 
   public static List<String> readStrings(DataInputView in) throws IOException {
-    int n = readCount(in);
-    List<String> list = new ArrayList<>(n);
+    int n = readCount(in, 1, "string");
+    List<String> list = new ArrayList<>(Math.min(n, 64));
     for (int i = 0; i < n; i++) {
       list.add(readString(in));
     }
@@ -196,19 +282,35 @@ public final class StateLayout {
 
   public static byte[] readBytes(DataInputView in) throws IOException {
     int n = in.readInt();
-    if (n < 0) {
+    if (n == -1) {
       return null;
     }
-    byte[] bytes = new byte[n];
-    in.readFully(bytes);
-    return bytes;
+    if (n < 0) {
+      throw new IOException("byte array of negative length " + n);
+    }
+    checkLeft(in, n, "byte array of " + n + " bytes");
+    return readExactly(in, n);
   }
 
-  private static int readCount(DataInputView in) throws IOException {
+  /** A list's count: not negative, and at most as many elements as bytes left allow. */
+  private static int readCount(DataInputView in, int bytesEach, String element) throws IOException {
     int n = in.readInt();
     if (n < 0) {
-      throw new IOException("Corrupt state: negative element count " + n);
+      throw new IOException("negative " + element + " count " + n);
     }
+    checkLeft(in, (long) n * bytesEach, n + " " + element + "(s)");
     return n;
+  }
+
+  /**
+   * The error of a payload that could not be read: "Corrupt {@code what} (layout {@code version}):
+   * ..." with the reason (a truncated payload says so).
+   */
+  public static IOException corrupt(String what, int version, Exception cause) {
+    String reason =
+        cause instanceof java.io.EOFException
+            ? "it ends early (truncated)"
+            : String.valueOf(cause.getMessage());
+    return new IOException("Corrupt " + what + " (layout " + version + "): " + reason, cause);
   }
 }
