@@ -1,5 +1,6 @@
 package io.sediment.commit;
 
+import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileKind;
 import io.sediment.manifest.FileStore;
@@ -7,6 +8,7 @@ import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.mergetree.KeyValueLayout;
+import io.sediment.schema.TableOptions;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -18,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import org.apache.flink.table.data.RowData;
@@ -32,7 +35,11 @@ import org.apache.flink.table.data.binary.BinaryRowData;
  *   <li>the deletion vector of every file a message replaces (its compaction inputs) is the one the
  *       message's base snapshot had: the rewrite read that one, so rows deleted since would come
  *       back in its output;
- *   <li>primary-key tables: files of one level >= 1 of one bucket do not overlap in key range.
+ *   <li>primary-key tables: files of one level >= 1 of one bucket do not overlap in key range;
+ *   <li>primary-key tables: a commit that adds or removes files of levels >= 1 of a bucket, or
+ *       gives its files deletion vectors, is serializable in that bucket: no other commit since the
+ *       message's base snapshot added or removed a level >= 1 file of the bucket or changed a
+ *       deletion vector of it ({@link #checkBucketsSerializable}).
  * </ul>
  */
 final class CommitConflicts {
@@ -200,6 +207,173 @@ final class CommitConflicts {
         }
       }
     }
+  }
+
+  /**
+   * Primary-key tables, the bucket invariant (docs/spec.md, "The primary-key bucket invariant"): a
+   * message that changes a bucket's levels >= 1 (adds or removes such files) or its deletion
+   * vectors read the bucket at its base snapshot; it conflicts when any commit after that base
+   * changed the bucket's levels >= 1 or deletion vectors, since its outputs and the vectors it
+   * marks were computed without that change (two compactions of one bucket from one base would both
+   * keep a version of the same key). Level-0 appends never conflict: APPEND snapshots are not read.
+   * A message with an unknown base, or whose base or a snapshot after it is gone, conflicts: what
+   * happened in between cannot be told.
+   */
+  void checkBucketsSerializable(
+      Optional<Snapshot> latest,
+      List<CommitMessage> messages,
+      SnapshotVectors vectors,
+      Map<Long, List<ManifestEntry>> deltas)
+      throws IOException {
+    if (latest.isEmpty()) {
+      return;
+    }
+    long latestId = latest.get().id();
+    for (CommitMessage m : messages) {
+      if (!changesLevelsOrVectors(m)) {
+        continue;
+      }
+      String bucket = "bucket " + m.bucket() + describePartition(m);
+      if (m.baseSnapshotId().isEmpty()) {
+        throw new CommitConflictException(
+            "Commit conflicts: it changes the levels of "
+                + bucket
+                + " but the snapshot its work read is unknown (a message of an older version),"
+                + " so a concurrent change of the bucket cannot be ruled out",
+            names(m));
+      }
+      long base = m.baseSnapshotId().getAsLong();
+      for (long id = base + 1; id <= latestId; id++) {
+        Optional<Snapshot> s =
+            id == latestId ? latest : store.snapshotManager().snapshotIfExists(id);
+        if (s.isEmpty()) {
+          throw new CommitConflictException(
+              "Commit conflicts: snapshot "
+                  + id
+                  + ", committed after the snapshot "
+                  + base
+                  + " its work read, is gone (expired), so a concurrent change of "
+                  + bucket
+                  + " cannot be ruled out",
+              names(m));
+        }
+        if (s.get().commitKind() == CommitKind.APPEND) {
+          continue; // level-0 files only, no deletion vectors
+        }
+        for (ManifestEntry e : delta(s.get(), deltas)) {
+          if (e.bucket() == m.bucket()
+              && e.file().level() > 0
+              && e.partition().equals(m.partition())) {
+            throw new CommitConflictException(
+                "Commit conflicts with a concurrent commit: snapshot "
+                    + id
+                    + " ("
+                    + s.get().commitKind()
+                    + ") changed level "
+                    + e.file().level()
+                    + " of "
+                    + bucket
+                    + " after snapshot "
+                    + base
+                    + ", which this commit's work read; it is redone on the new state",
+                List.of(e.file().fileName()));
+          }
+        }
+      }
+      if (store.options().get(TableOptions.DELETION_VECTORS_ENABLED)) {
+        checkBucketVectorsUnchanged(latest, m, base, bucket, vectors);
+      }
+    }
+  }
+
+  private void checkBucketVectorsUnchanged(
+      Optional<Snapshot> latest, CommitMessage m, long base, String bucket, SnapshotVectors vectors)
+      throws IOException {
+    Optional<Map<String, IndexManifest.Entry>> then = vectors.atBase(OptionalLong.of(base));
+    Map<String, IndexManifest.Entry> now = vectors.of(latest);
+    String prefix = IndexManifest.target(m.partition(), m.bucket(), "");
+    Map<String, IndexManifest.Entry> before = new HashMap<>();
+    Map<String, IndexManifest.Entry> after = new HashMap<>();
+    if (then.isPresent()) {
+      then.get()
+          .forEach(
+              (t, e) -> {
+                if (t.startsWith(prefix)) {
+                  before.put(t, e);
+                }
+              });
+    }
+    now.forEach(
+        (t, e) -> {
+          if (t.startsWith(prefix)) {
+            after.put(t, e);
+          }
+        });
+    if (then.isEmpty() && after.isEmpty()) {
+      return; // no vector now, and vectors are only ever added: none was then either
+    }
+    if (then.isEmpty() || !before.equals(after)) {
+      Set<String> changed = new TreeSet<>();
+      for (String t : union(before.keySet(), after.keySet())) {
+        if (!Objects.equals(before.get(t), after.get(t))) {
+          changed.add(t.substring(prefix.length()));
+        }
+      }
+      throw new CommitConflictException(
+          "Commit conflicts with a concurrent commit: the deletion vectors of "
+              + bucket
+              + (then.isEmpty()
+                  ? " may have changed after snapshot " + base + " (it is gone)"
+                  : " changed after snapshot " + base)
+              + ", which this commit's work read; it is redone on the new state",
+          new ArrayList<>(changed));
+    }
+  }
+
+  private static Set<String> union(Set<String> a, Set<String> b) {
+    Set<String> out = new TreeSet<>(a);
+    out.addAll(b);
+    return out;
+  }
+
+  /** Whether the message adds or removes level >= 1 files, or adds deletion vectors. */
+  static boolean changesLevelsOrVectors(CommitMessage m) {
+    if (!m.deletionFiles().isEmpty()) {
+      return true;
+    }
+    for (DataFileMeta f : m.compactAfter()) {
+      if (f.level() > 0) {
+        return true;
+      }
+    }
+    for (DataFileMeta f : m.compactBefore()) {
+      if (f.level() > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private List<ManifestEntry> delta(Snapshot s, Map<Long, List<ManifestEntry>> deltas)
+      throws IOException {
+    List<ManifestEntry> d = deltas.get(s.id());
+    if (d == null) {
+      d = store.newScan().readDelta(s);
+      deltas.put(s.id(), d);
+    }
+    return d;
+  }
+
+  private String describePartition(CommitMessage m) {
+    return store.partitionType().getFieldCount() == 0
+        ? ""
+        : " of partition " + store.partitionPath(m.partition());
+  }
+
+  private static List<String> names(CommitMessage m) {
+    List<String> out = new ArrayList<>();
+    m.compactBefore().forEach(f -> out.add(f.fileName()));
+    return out;
   }
 
   private static ManifestEntry.Identifier bucketOf(ManifestEntry e) {

@@ -17,8 +17,10 @@ import io.sediment.schema.TableOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -159,7 +161,7 @@ public final class FileStoreCommit {
         return List.of();
       }
     }
-    checkOutputsExist(messages);
+    messages = withoutLostCompactions(messages, identifier);
     List<ManifestEntry> appends = new ArrayList<>();
     for (CommitMessage m : messages) {
       for (DataFileMeta f : m.newFiles()) {
@@ -361,6 +363,10 @@ public final class FileStoreCommit {
     boolean levelled =
         store.schema().hasPrimaryKey() && changes.stream().anyMatch(e -> e.file().level() > 0);
     SnapshotVectors vectors = new SnapshotVectors(snapshots, indexManifest);
+    boolean serializable =
+        store.schema().hasPrimaryKey()
+            && messages.stream().anyMatch(CommitConflicts::changesLevelsOrVectors);
+    Map<Long, List<ManifestEntry>> deltas = new HashMap<>(); // read once across attempts
     List<ManifestFileMeta> delta = null;
     try {
       List<ManifestFileMeta> written = manifestFile.write(changes);
@@ -376,6 +382,9 @@ public final class FileStoreCommit {
                     }
                     if (levelled) {
                       conflicts.checkNoOverlap(latest, changes);
+                    }
+                    if (serializable) {
+                      conflicts.checkBucketsSerializable(latest, messages, vectors, deltas);
                     }
                     return assembler.prepare(
                         latest, written, false, changes, messages, vectors, kind, identifier);
@@ -411,17 +420,70 @@ public final class FileStoreCommit {
   }
 
   /**
-   * Checks that every file the messages add exists. A restored commit window whose outputs were
-   * deleted by an earlier abort must not be committed: that would replace live files with missing
-   * ones.
+   * The messages to commit, after checking that every file they add exists. A message whose
+   * compaction outputs are gone had its compaction dropped or aborted by an earlier attempt (a
+   * conflict): a restored window must not fail on it at every restore, and must not replace live
+   * files with missing ones, so that compaction is dropped again (its remaining outputs deleted)
+   * and the message's appended files are kept. A missing appended file holds rows nothing else has:
+   * the commit is refused.
    */
-  public void checkOutputsExist(List<CommitMessage> messages) {
-    List<String> missing = cleanup.missingOutputs(messages);
-    if (!missing.isEmpty()) {
-      throw new IllegalStateException(
-          "Refusing to commit: files to add are missing (deleted by an earlier abort?): "
-              + missing);
+  private List<CommitMessage> withoutLostCompactions(
+      List<CommitMessage> messages, long identifier) {
+    List<CommitMessage> out = new ArrayList<>();
+    List<String> lostAppends = new ArrayList<>();
+    List<String> dropped = new ArrayList<>();
+    for (CommitMessage m : messages) {
+      List<String> missing = cleanup.missingOutputs(List.of(m));
+      if (missing.isEmpty()) {
+        out.add(m);
+        continue;
+      }
+      Set<String> appended = new HashSet<>();
+      m.newFiles().forEach(f -> appended.add(f.fileName()));
+      List<String> lost = new ArrayList<>(missing);
+      lost.retainAll(appended);
+      if (!lost.isEmpty()) {
+        lostAppends.addAll(lost);
+        continue;
+      }
+      LOG.warn(
+          "Commit {} of user {}: outputs {} of the compaction of bucket {} are gone (an earlier"
+              + " attempt dropped it); it is dropped, the bucket's new files are committed",
+          describeIdentifier(identifier),
+          commitUser,
+          missing,
+          m.bucket());
+      dropped.addAll(missing);
+      List<DataFileMeta> outputs = new ArrayList<>(m.compactAfter());
+      outputs.removeAll(m.newFiles());
+      cleanup.drop(
+          List.of(
+              new CommitMessage(
+                  m.partition(),
+                  m.bucket(),
+                  m.totalBuckets(),
+                  List.of(),
+                  List.of(),
+                  outputs,
+                  m.deletionFiles(),
+                  OptionalLong.empty())));
+      if (!m.newFiles().isEmpty()) {
+        out.add(CommitMessage.append(m.partition(), m.bucket(), m.totalBuckets(), m.newFiles()));
+      }
     }
+    if (!lostAppends.isEmpty()) {
+      throw new IllegalStateException(
+          "Refusing to commit: new files to add are missing (deleted by an earlier abort?): "
+              + lostAppends);
+    }
+    if (!dropped.isEmpty() && out.stream().allMatch(m -> m.newFiles().isEmpty())) {
+      // Nothing of the commit is left: say so, as a compaction that conflicts does.
+      throw new CommitConflictException(
+          "Commit conflicts: outputs of its compaction are missing (an earlier attempt dropped or"
+              + " aborted it), so it is dropped; its files are planned again",
+          dropped);
+    }
+    return out;
   }
 
   /** The id of the latest snapshot, if any. */

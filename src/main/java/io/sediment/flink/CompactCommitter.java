@@ -1,5 +1,6 @@
 package io.sediment.flink;
 
+import io.sediment.commit.CommitConflictException;
 import io.sediment.compact.CompactCommit;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactTaskResult;
@@ -71,6 +72,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
   private transient Outcomes outcomes;
   private transient Counter commits;
   private transient Counter failedWindows;
+  private transient Counter conflicts;
   private transient Counter expiryFailures;
   private transient Counter orphanRemovalFailures;
   private transient volatile long lastCommitMillis;
@@ -95,6 +97,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     tables = new HashMap<>();
     commits = getMetricGroup().counter("commits");
     failedWindows = getMetricGroup().counter("failedWindows");
+    conflicts = getMetricGroup().counter("conflicts");
     expiryFailures = getMetricGroup().counter("snapshotExpiryFailures");
     orphanRemovalFailures = getMetricGroup().counter("orphanRemovalFailures");
     getMetricGroup().gauge("lastCommitDurationMs", () -> lastCommitMillis);
@@ -213,6 +216,16 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
           rs.add(m.result());
         }
         results.add(CompactResult.of(rs, snapshotId, 0));
+      }
+    }
+
+    @Override
+    public void conflicted(String table, long window, CommitConflictException conflict)
+        throws Exception {
+      conflicts.inc();
+      if (batch) {
+        // A batch run (CALL, the batch job) reports that it committed nothing, as CompactBuilder.
+        windowFailed(window, conflict);
       }
     }
 

@@ -1,5 +1,6 @@
 package io.sediment.flink;
 
+import io.sediment.commit.CommitConflictException;
 import io.sediment.commit.CommitMessage;
 import io.sediment.compact.CompactCommit;
 import io.sediment.retention.SnapshotRetention;
@@ -34,6 +35,12 @@ final class CompactWindowCommit {
   interface Outcomes {
     /** A table's part of the window committed (snapshot null: nothing to commit, or committed). */
     void committed(String table, List<CompactMessage> messages, Long snapshotId, long millis);
+
+    /**
+     * A table's part of the window lost to a concurrent commit (its outputs are deleted, its files
+     * planned again): not a failure. A batch run reports it as the run's error.
+     */
+    void conflicted(String table, long window, CommitConflictException conflict) throws Exception;
 
     /** A task of the window or a table's commit failed; may throw to fail the operator. */
     void failed(long window, Throwable failure) throws Exception;
@@ -108,9 +115,21 @@ final class CompactWindowCommit {
             t.getKey(),
             t.getValue().size(),
             snapshotId);
+      } catch (CommitConflictException e) {
+        // Lost to a concurrent commit of the same files or bucket: not a failure. CompactCommit
+        // deleted the outputs; the released files are planned again on the new state.
+        LOG.info(
+            "{} of {} conflicted with a concurrent commit and was aborted; its files are planned"
+                + " again: {}",
+            window == Long.MAX_VALUE ? "The batch compaction" : "Compaction window " + window,
+            t.getKey(),
+            e.getMessage());
+        finishMessages(table, window, t.getValue(), Set.of());
+        outcomes.conflicted(t.getKey(), window, e);
+        continue;
       } catch (RuntimeException e) {
-        // CompactCommit deleted the outputs (e.g. a conflict with a concurrent commit), or the
-        // outcome is unknown: outputs that still exist keep their markers for the restart cleanup.
+        // The outputs were deleted, or the outcome is unknown: outputs that still exist keep their
+        // markers for the restart cleanup.
         finishMessages(table, window, t.getValue(), Set.of());
         anyFailed = true;
         outcomes.failed(window, e);

@@ -86,6 +86,35 @@ public final class FileStoreScan {
     }
   }
 
+  /**
+   * What {@code snapshot} changed: the ADD and DELETE entries of its delta manifests, in order,
+   * pruned by the partition filter and bucket.
+   */
+  public List<ManifestEntry> readDelta(Snapshot snapshot) throws IOException {
+    List<ManifestEntry> out = new ArrayList<>();
+    for (ManifestFileMeta meta : manifestList.read(snapshot.deltaManifestList())) {
+      if (partitionFilter != null
+          && !partitionFilter.test(
+              meta.numEntries(),
+              meta.minPartition(),
+              meta.maxPartition(),
+              meta.partitionNullCounts())) {
+        manifestsSkipped++;
+        continue;
+      }
+      manifestsRead++;
+      manifestFile.read(
+          meta.fileName(),
+          partitionFilter,
+          e -> {
+            if (bucket == null || e.bucket() == bucket) {
+              out.add(e);
+            }
+          });
+    }
+    return out;
+  }
+
   /** Manifest files opened by {@link #plan} so far. */
   public int manifestsRead() {
     return manifestsRead;

@@ -12,6 +12,7 @@ import io.sediment.io.DataFileFactory;
 import io.sediment.io.OutputObserver;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.DeletionFile;
+import io.sediment.manifest.FileKind;
 import io.sediment.manifest.FileSource;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.ManifestEntry;
@@ -27,6 +28,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +51,18 @@ import org.slf4j.LoggerFactory;
  * with the merge engine (deletes kept) and written as one level-0 file. Unless {@code write-only},
  * the writer compacts its buckets at {@link #prepareCommit()} by the universal rules, and
  * synchronously whenever a bucket reaches {@code num-sorted-run.stop-trigger} runs.
+ *
+ * <p>The writer's own compaction works on a view of the bucket that is exact: the bucket's files in
+ * the latest snapshot (kept up to date from the changes of every snapshot since it was read) plus
+ * the files of the window being written. A bucket is not compacted while a window this writer sent
+ * earlier (the messages of an earlier {@code prepareCommit}) is not resolved: neither committed nor
+ * dropped. Such a window's compaction read a state the latest snapshot does not show yet; planning
+ * over it, or around it, would mark the wrong rows deleted or plan files twice. So the writer's
+ * compaction is deferred until the earlier window's commit is visible, typically by the next
+ * checkpoint; its rows are written and committed meanwhile, only their compaction waits. Commits
+ * check the same rule independently: a compaction commit conflicts with any other change of the
+ * bucket's levels >= 1 or deletion vectors since its base snapshot (see docs/spec.md, "The
+ * primary-key bucket invariant").
  */
 public final class PrimaryKeyTableWrite implements AutoCloseable {
 
@@ -76,6 +90,17 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
   private final OutputObserver observer;
   private CompactPlanner.BucketStrategy strategy;
   private CompactRewriter rewriter;
+
+  /**
+   * The changes of snapshots read during one catch-up, shared by its buckets: snapshot id to its
+   * delta entries; null when the snapshot or its manifests are gone.
+   */
+  private final Map<Long, List<ManifestEntry>> deltas = new HashMap<>();
+
+  /** Per bucket, the sequence number its rows must start above (a restored writer's). */
+  private final Map<BinaryRowData, Map<Integer, Long>> sequenceFloors = new HashMap<>();
+
+  private long deferredCompactions;
 
   public PrimaryKeyTableWrite(FileStore store) {
     this(store, OutputObserver.NONE);
@@ -165,22 +190,100 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     return w;
   }
 
-  /** Flushes every buffer, compacts (unless write-only) and returns the changes since last call. */
+  /**
+   * Flushes every buffer, compacts (unless write-only, and for each bucket only when every window
+   * it sent before is resolved) and returns the changes since the last call.
+   */
   public List<CommitMessage> prepareCommit() throws IOException {
     List<CommitMessage> out = new ArrayList<>();
-    for (Map<Integer, BucketWriter> byBucket : writers.values()) {
-      for (BucketWriter w : byBucket.values()) {
-        w.flush();
-        if (compactInWriter) {
-          w.compact();
-        }
-        CommitMessage m = w.drain();
-        if (!m.isEmpty()) {
-          out.add(m);
+    long latest = compactInWriter ? latestId() : 0;
+    try {
+      for (Map<Integer, BucketWriter> byBucket : writers.values()) {
+        for (BucketWriter w : byBucket.values()) {
+          w.flush();
+          if (compactInWriter) {
+            if (w.catchUp(latest)) {
+              w.compact();
+            } else {
+              deferredCompactions++;
+              LOG.debug(
+                  "Bucket {} of partition {}: an earlier window is not committed yet; its"
+                      + " compaction waits",
+                  w.bucket,
+                  w.partition);
+            }
+          }
+          CommitMessage m = w.drain();
+          if (!m.isEmpty()) {
+            out.add(m);
+          }
         }
       }
+    } finally {
+      deltas.clear();
     }
     return out;
+  }
+
+  /**
+   * How often a bucket's compaction was deferred because a window this writer sent before was not
+   * resolved yet (a metric: a commit that lags the next checkpoint).
+   */
+  public long deferredCompactions() {
+    return deferredCompactions;
+  }
+
+  /**
+   * Sequence numbers this writer must start above, per partition and bucket: those a writer of an
+   * earlier attempt reached (its state at the restored checkpoint). Its windows may be committed by
+   * a restored committer after this writer started, and their rows must stay older than this
+   * writer's. Call before the first write.
+   */
+  public void restoreSequences(Map<BinaryRowData, Map<Integer, Long>> floors) {
+    floors.forEach(
+        (p, byBucket) ->
+            byBucket.forEach(
+                (b, next) ->
+                    sequenceFloors
+                        .computeIfAbsent(p, k -> new HashMap<>())
+                        .merge(b, next, Math::max)));
+  }
+
+  /**
+   * The next sequence number of every bucket this writer has written (or was restored with): state
+   * a restored writer passes to {@link #restoreSequences}.
+   */
+  public Map<BinaryRowData, Map<Integer, Long>> nextSequences() {
+    Map<BinaryRowData, Map<Integer, Long>> out = new LinkedHashMap<>();
+    sequenceFloors.forEach((p, byBucket) -> out.put(p, new HashMap<>(byBucket)));
+    writers.forEach(
+        (p, byBucket) ->
+            byBucket.forEach(
+                (b, w) ->
+                    out.computeIfAbsent(p, k -> new HashMap<>())
+                        .merge(b, w.nextSequence, Math::max)));
+    return out;
+  }
+
+  private long latestId() {
+    return store.snapshotManager().latestId().orElse(0L);
+  }
+
+  /** The changes snapshot {@code id} made, or null when they cannot be read (expired). */
+  private List<ManifestEntry> delta(long id) {
+    if (!deltas.containsKey(id)) {
+      List<ManifestEntry> entries = null;
+      try {
+        Optional<Snapshot> s = store.snapshotManager().snapshotIfExists(id);
+        if (s.isPresent()) {
+          entries = store.newScan().readDelta(s.get());
+        }
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("Cannot read the changes of snapshot {}: {}", id, e.toString());
+      }
+      deltas.put(id, entries);
+    }
+    return deltas.get(id);
   }
 
   @Override
@@ -201,11 +304,65 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     return strategy;
   }
 
+  /**
+   * A window of one bucket this writer sent (a non-empty message of a {@code prepareCommit}) and
+   * does not yet see resolved in the snapshots: its appended files not yet added, its compaction
+   * neither landed (an output added), nor impossible (an input deleted by another commit), nor
+   * dropped (its outputs deleted).
+   */
+  private static final class SentWindow {
+    final Set<String> appended = new HashSet<>();
+    final Set<String> inputs = new HashSet<>();
+    final Set<String> outputs = new HashSet<>();
+
+    /** A file of the window whose absence says the window was dropped or aborted. */
+    final Path probe;
+
+    boolean compactionResolved;
+
+    SentWindow(CommitMessage m, Path probe) {
+      m.newFiles().forEach(f -> appended.add(f.fileName()));
+      m.compactBefore().forEach(f -> inputs.add(f.fileName()));
+      m.compactAfter().forEach(f -> outputs.add(f.fileName()));
+      this.probe = probe;
+      // A compaction that wrote nothing cannot be told landed from dropped: not waited for (a
+      // later compaction of its inputs loses the race at commit).
+      compactionResolved =
+          inputs.isEmpty() || (m.compactAfter().isEmpty() && m.deletionFiles().isEmpty());
+    }
+
+    void added(String name) {
+      appended.remove(name);
+      if (outputs.contains(name)) {
+        compactionResolved = true;
+      }
+    }
+
+    void deleted(String name) {
+      if (inputs.contains(name)) {
+        compactionResolved = true;
+      }
+    }
+
+    boolean resolved() {
+      return appended.isEmpty() && compactionResolved;
+    }
+  }
+
   /** The buffer, files and pending changes of one bucket. */
   private final class BucketWriter {
     final BinaryRowData partition;
     final int bucket;
+
+    /** The bucket's files in snapshot {@link #viewId}, in the order they were added. */
+    final Map<String, DataFileMeta> committed = new LinkedHashMap<>();
+
+    /** The snapshot the committed view is at; 0: the table had none. */
+    long viewId;
+
+    /** What compaction plans over: the committed view with the window's changes applied. */
     final List<DataFileMeta> files = new ArrayList<>();
+
     final List<BinaryRowData> buffer = new ArrayList<>();
     long bufferBytes;
     long nextSequence;
@@ -213,6 +370,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     final List<DataFileMeta> compactBefore = new ArrayList<>();
     final List<DataFileMeta> compactAfter = new ArrayList<>();
     final List<CommitMessage> extra = new ArrayList<>();
+    final List<SentWindow> unresolved = new ArrayList<>();
 
     BucketWriter(BinaryRowData partition, int bucket) {
       this.partition = partition;
@@ -220,18 +378,105 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       long max = -1;
       Optional<Snapshot> latest = store.snapshotManager().latest();
       if (latest.isPresent()) {
-        for (ManifestEntry e :
-            store
-                .newScan()
-                .withPartitionFilter(
-                    PartitionPredicates.in(store.partitionType(), Set.of(partition)))
-                .withBucket(bucket)
-                .plan(latest.get())) {
-          files.add(e.file());
+        viewId = latest.get().id();
+        for (ManifestEntry e : scanBucket(latest.get())) {
+          committed.put(e.file().fileName(), e.file());
           max = Math.max(max, e.file().maxSequenceNumber());
         }
       }
-      this.nextSequence = max + 1;
+      Long floor = sequenceFloors.getOrDefault(partition, Map.of()).get(bucket);
+      this.nextSequence = Math.max(max + 1, floor == null ? 0 : floor);
+      files.addAll(committed.values());
+    }
+
+    private List<ManifestEntry> scanBucket(Snapshot snapshot) {
+      return store
+          .newScan()
+          .withPartitionFilter(PartitionPredicates.in(store.partitionType(), Set.of(partition)))
+          .withBucket(bucket)
+          .plan(snapshot);
+    }
+
+    /**
+     * Brings the committed view to snapshot {@code latest} from the changes of the snapshots in
+     * between (or a new scan when one cannot be read) and resolves the windows sent before. Returns
+     * whether none is left unresolved.
+     */
+    boolean catchUp(long latest) {
+      if (latest > viewId) {
+        boolean complete = true;
+        for (long id = viewId + 1; id <= latest && complete; id++) {
+          List<ManifestEntry> changes = delta(id);
+          if (changes == null) {
+            complete = false;
+            break;
+          }
+          for (ManifestEntry e : changes) {
+            if (e.bucket() != bucket || !e.partition().equals(partition)) {
+              continue;
+            }
+            String name = e.file().fileName();
+            if (e.kind() == FileKind.ADD) {
+              committed.put(name, e.file());
+              unresolved.forEach(w -> w.added(name));
+            } else {
+              committed.remove(name);
+              unresolved.forEach(w -> w.deleted(name));
+            }
+          }
+        }
+        if (!complete) {
+          // A snapshot in between expired: read the bucket anew, and resolve the windows sent
+          // before by what is live now. A window whose appended file is neither live nor deleted
+          // stays unresolved: it may still be uncommitted.
+          Optional<Snapshot> s = store.snapshotManager().snapshotIfExists(latest);
+          committed.clear();
+          if (s.isPresent()) {
+            for (ManifestEntry e : scanBucket(s.get())) {
+              committed.put(e.file().fileName(), e.file());
+            }
+          }
+          for (SentWindow w : unresolved) {
+            committed.keySet().forEach(w::added);
+            for (String input : w.inputs) {
+              if (!committed.containsKey(input)) {
+                w.deleted(input);
+              }
+            }
+          }
+        }
+        viewId = latest;
+        rebuildFiles();
+      }
+      unresolved.removeIf(w -> w.resolved() || dropped(w));
+      return unresolved.isEmpty();
+    }
+
+    /** A window whose files are gone was dropped or aborted: it will never land. */
+    private boolean dropped(SentWindow w) {
+      try {
+        return w.probe != null && !store.fileIO().exists(w.probe);
+      } catch (IOException e) {
+        return false;
+      }
+    }
+
+    /** The committed view with this window's changes: what compaction plans over. */
+    private void rebuildFiles() {
+      Set<String> consumed = new HashSet<>();
+      compactBefore.forEach(f -> consumed.add(f.fileName()));
+      files.clear();
+      for (DataFileMeta f : committed.values()) {
+        if (!consumed.contains(f.fileName())) {
+          files.add(f);
+        }
+      }
+      for (DataFileMeta f : newFiles) {
+        if (!consumed.contains(f.fileName())) {
+          files.add(f);
+        }
+      }
+      files.addAll(compactAfter);
     }
 
     void write(RowData row, RowKind kind) throws IOException {
@@ -253,11 +498,16 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       if (bufferBytes >= bufferSize) {
         flush();
         if (compactInWriter && !deletionVectors && level0Runs() >= stopTrigger) {
-          LOG.info(
-              "Bucket {} has {} level-0 runs: compacting before writing more",
-              bucket,
-              level0Runs());
-          compact();
+          if (catchUp(latestId())) {
+            LOG.info(
+                "Bucket {} has {} level-0 runs: compacting before writing more",
+                bucket,
+                level0Runs());
+            compact();
+          } else {
+            deferredCompactions++;
+          }
+          deltas.clear();
         }
       }
     }
@@ -315,7 +565,9 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
                   bucket,
                   numBuckets,
                   List.copyOf(files)));
-      for (CompactTask t : tasks) {
+      for (CompactTask planned : tasks) {
+        // The view is the bucket at snapshot viewId: the compaction's base.
+        CompactTask t = planned.withBaseSnapshotId(viewId);
         CompactTaskResult r;
         try {
           r = rewriter.rewrite(t, () -> false);
@@ -369,11 +621,31 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
               compactAfter,
               dvs,
               baseKnown ? base : OptionalLong.empty());
+      if (!m.isEmpty()) {
+        unresolved.add(new SentWindow(m, probe(m)));
+      }
       newFiles.clear();
       compactBefore.clear();
       compactAfter.clear();
       extra.clear();
+      rebuildFiles();
       return m;
+    }
+
+    /** A file of the message that an abort or a dropped compaction deletes. */
+    private Path probe(CommitMessage m) {
+      for (DataFileMeta f : m.compactAfter()) {
+        if (!m.newFiles().contains(f)) {
+          return store.dataFilePath(partition, bucket, f.fileName());
+        }
+      }
+      for (DeletionFile d : m.deletionFiles()) {
+        return store.paths().index(d.dvFile());
+      }
+      for (DataFileMeta f : m.newFiles()) {
+        return store.dataFilePath(partition, bucket, f.fileName());
+      }
+      return null;
     }
 
     void abort() {

@@ -71,7 +71,8 @@ class CommitSafetyTest {
     long before = t.latestSnapshot().orElseThrow().id();
 
     assertThatThrownBy(() -> new CompactCommit(t.store(), "c").commit(List.of(compaction), 7, true))
-        .hasMessageContaining("missing");
+        .isInstanceOf(io.sediment.commit.CommitConflictException.class)
+        .hasMessageContaining("outputs of its compaction are missing");
     assertThat(t.latestSnapshot().orElseThrow().id()).isEqualTo(before);
     assertThat(TestTables.readAll(t)).hasSize(3);
   }

@@ -1,0 +1,156 @@
+package io.sediment.sim;
+
+import io.sediment.commit.CommitConflictException;
+import io.sediment.commit.CommitMessage;
+import io.sediment.retention.TableFiles;
+import io.sediment.table.Table;
+import io.sediment.table.TableCommit;
+import io.sediment.table.TableWrite;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.core.fs.Path;
+
+/**
+ * A write job on the Java API: a stream {@link TableWrite} and {@link TableCommit} of one commit
+ * user. After a crash, the files its dead writers created and no snapshot references are deleted at
+ * the first completed checkpoint, as the SQL committer's clean-up does.
+ */
+final class ApiWriteJob implements StreamWriterActor.WriteJob {
+
+  private final SimTable sim;
+  private final Map<String, String> options;
+  private final String user;
+  private TableWrite write;
+  private TableCommit commit;
+
+  /** Files the live writer created, with the time it announced them, until committed. */
+  private final Map<String, Long> created = new HashMap<>();
+
+  private final Map<String, Path> createdPaths = new HashMap<>();
+
+  /** Files of dead writers, until cleaned. */
+  private final Map<String, Path> dead = new HashMap<>();
+
+  private final Map<String, Long> deadTimes = new HashMap<>();
+
+  ApiWriteJob(SimTable sim, String user, boolean ownCompaction) {
+    this.sim = sim;
+    this.user = user;
+    this.options = ownCompaction ? Map.of() : Map.of("write-only", "true");
+  }
+
+  private Table table() {
+    return sim.table().copy(options);
+  }
+
+  @Override
+  public boolean writerMayStartFirst() {
+    return false;
+  }
+
+  @Override
+  public void startWriter() {
+    write =
+        table()
+            .newStreamWriteBuilder()
+            .withCommitUser(user)
+            .withOutputObserver(
+                p -> {
+                  created.put(p.getName(), System.currentTimeMillis());
+                  createdPaths.put(p.getName(), p);
+                })
+            .newWrite();
+  }
+
+  @Override
+  public void write(Change c) throws Exception {
+    write.write(c.toRow());
+  }
+
+  @Override
+  public List<CommitMessage> flush(long checkpoint) throws Exception {
+    return write.prepareCommit();
+  }
+
+  @Override
+  public Object snapshotState(long checkpoint) {
+    return null;
+  }
+
+  @Override
+  public void commit(long checkpoint, List<CommitMessage> messages, boolean restored) {
+    if (commit == null) {
+      commit = table().newStreamWriteBuilder().withCommitUser(user).newCommit();
+    }
+    try {
+      commit.commit(checkpoint, messages);
+    } catch (CommitConflictException e) {
+      // only a compaction of the window can conflict; its outputs were deleted
+    }
+    for (String n : StreamWriterActor.names(messages)) {
+      created.remove(n);
+      createdPaths.remove(n);
+      dead.remove(n);
+      deadTimes.remove(n);
+    }
+  }
+
+  @Override
+  public void afterNotify(long checkpoint) {
+    if (dead.isEmpty()) {
+      return;
+    }
+    TableFiles referenced = TableFiles.ofRetainedSnapshots(sim.table().store());
+    List<Path> orphans = new ArrayList<>();
+    for (Map.Entry<String, Path> e : dead.entrySet()) {
+      if (!referenced.dataFileNames().contains(e.getKey())
+          && !referenced.indexFileNames().contains(e.getKey())) {
+        orphans.add(e.getValue());
+      }
+    }
+    sim.table().store().fileIO().deleteAll(orphans);
+    dead.clear();
+    deadTimes.clear();
+  }
+
+  @Override
+  public void crash() {
+    write = null;
+    commit = null;
+    dead.putAll(createdPaths);
+    deadTimes.putAll(created);
+    created.clear();
+    createdPaths.clear();
+  }
+
+  @Override
+  public void restoreCommitter(long restoredCheckpoint, Object state) {}
+
+  @Override
+  public void close() throws Exception {
+    write.close();
+  }
+
+  @Override
+  public Set<String> inFlight() {
+    Set<String> out = new HashSet<>(created.keySet());
+    out.addAll(dead.keySet());
+    return out;
+  }
+
+  @Override
+  public long oldestInFlightMillis() {
+    long min = Long.MAX_VALUE;
+    for (long t : created.values()) {
+      min = Math.min(min, t);
+    }
+    for (long t : deadTimes.values()) {
+      min = Math.min(min, t);
+    }
+    return min;
+  }
+}

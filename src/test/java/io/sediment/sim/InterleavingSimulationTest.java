@@ -1,0 +1,96 @@
+package io.sediment.sim;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs the {@link Simulation} for many seeds: {@code sediment.sim.seeds} seeds from {@code
+ * sediment.sim.first} (default 1), or only {@code sediment.sim.seed} when given (replaying a
+ * failure), or as many as fit in {@code sediment.sim.minutes}. Seeds run on one thread per core;
+ * each run is deterministic on its own. Fails with the smallest failing seed's set-up and trace,
+ * and says how many failed.
+ */
+class InterleavingSimulationTest {
+
+  @TempDir Path dir;
+
+  @Test
+  void everyInterleavingKeepsTheTableExact() throws Exception {
+    String one = System.getProperty("sediment.sim.seed");
+    long first = one != null ? Long.parseLong(one) : Long.getLong("sediment.sim.first", 1);
+    long seeds = one != null ? 1 : Long.getLong("sediment.sim.seeds", 300);
+    double minutes = Double.parseDouble(System.getProperty("sediment.sim.minutes", "0"));
+    int steps = Integer.getInteger("sediment.sim.steps", 40);
+    boolean summary = Boolean.getBoolean("sediment.sim.summary");
+    long deadline = minutes > 0 ? System.nanoTime() + (long) (minutes * 60e9) : Long.MAX_VALUE;
+    if (minutes > 0 && !Long.getLong("sediment.sim.seeds", -1L).equals(-1L)) {
+      seeds = Long.getLong("sediment.sim.seeds");
+    } else if (minutes > 0) {
+      seeds = Long.MAX_VALUE - first;
+    }
+    Map<Long, AssertionError> failures = new TreeMap<>();
+    AtomicLong next = new AtomicLong(first);
+    AtomicLong ran = new AtomicLong();
+    long last = first + seeds;
+    long start = System.nanoTime();
+    int threads = one != null ? 1 : Runtime.getRuntime().availableProcessors();
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    for (int t = 0; t < threads; t++) {
+      pool.submit(
+          () -> {
+            for (long seed = next.getAndIncrement();
+                seed < last && System.nanoTime() < deadline;
+                seed = next.getAndIncrement()) {
+              try {
+                new Simulation(seed, dir.resolve("seed-" + seed), steps).run();
+              } catch (AssertionError e) {
+                synchronized (failures) {
+                  failures.put(seed, e);
+                  if (!summary && failures.size() >= 20) {
+                    return;
+                  }
+                }
+                if (summary) {
+                  String m = e.getMessage();
+                  System.out.println(
+                      "SIM seed "
+                          + seed
+                          + ": "
+                          + m.substring(m.indexOf("failed: ") + 8, m.indexOf('\n'))
+                          + " | "
+                          + m.substring(m.indexOf("set-up: "), m.indexOf("\n replay")));
+                }
+              } catch (Throwable e) {
+                synchronized (failures) {
+                  failures.put(seed, new AssertionError("seed " + seed + ": " + e, e));
+                }
+              }
+              ran.incrementAndGet();
+            }
+          });
+    }
+    pool.shutdown();
+    pool.awaitTermination(7, TimeUnit.DAYS);
+    System.out.printf(
+        "Simulated %d seed(s) from %d in %.1f s on %d thread(s); %d failed%n",
+        ran.get(), first, (System.nanoTime() - start) / 1e9, threads, failures.size());
+    if (!failures.isEmpty()) {
+      Map.Entry<Long, AssertionError> firstFailure = failures.entrySet().iterator().next();
+      throw new AssertionError(
+          failures.size()
+              + " seed(s) failed: "
+              + new ArrayList<>(failures.keySet())
+              + "\n"
+              + firstFailure.getValue().getMessage(),
+          firstFailure.getValue());
+    }
+  }
+}

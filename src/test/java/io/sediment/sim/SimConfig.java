@@ -1,0 +1,58 @@
+package io.sediment.sim;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * The set-up of one simulated run, drawn from its seed: the table (deletion vectors or not, merge
+ * engine, buckets) and the actors on it (stream writers with or without their own compaction, a
+ * dedicated compaction job, in-process compactions, snapshot expiry, orphan removal).
+ *
+ * @param keys keys are {@code 0..keys-1}; writer {@code w} of {@code n} writes the keys {@code k %
+ *     n == w} (a Flink job keyed by the primary key upstream of its writers)
+ * @param ownCompaction per stream writer, whether it compacts its buckets (else {@code write-only})
+ * @param sharedKeys whether the writers' keys overlap (parallel writers fed by a source not keyed
+ *     by the primary key): such keys have no defined last version and are checked for uniqueness
+ *     only
+ */
+record SimConfig(
+    boolean deletionVectors,
+    String engine,
+    int buckets,
+    int compactionTrigger,
+    int keys,
+    List<Boolean> ownCompaction,
+    boolean sharedKeys,
+    boolean dedicatedJob,
+    boolean compactBuilder,
+    boolean maintenance) {
+
+  static SimConfig draw(Random rnd) {
+    boolean dv = rnd.nextBoolean();
+    String engine =
+        dv
+            ? pick(rnd, "deduplicate", "deduplicate", "first-row")
+            : pick(rnd, "deduplicate", "partial-update", "aggregation", "first-row");
+    int writers = 1 + (rnd.nextInt(3) == 0 ? 1 : 0);
+    List<Boolean> own = new ArrayList<>();
+    for (int i = 0; i < writers; i++) {
+      own.add(rnd.nextInt(3) != 0);
+    }
+    return new SimConfig(
+        dv,
+        engine,
+        rnd.nextInt(4) == 0 ? 2 : 1,
+        2 + rnd.nextInt(3),
+        4 + rnd.nextInt(8),
+        own,
+        writers > 1 && rnd.nextBoolean(),
+        rnd.nextBoolean(),
+        rnd.nextBoolean(),
+        rnd.nextInt(3) != 0);
+  }
+
+  private static String pick(Random rnd, String... values) {
+    return values[rnd.nextInt(values.length)];
+  }
+}

@@ -1,0 +1,123 @@
+package io.sediment.sim;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * What the table must hold: the committed changes applied in commit order with the semantics of the
+ * table's merge engine (written out here independently of {@code MergeFunctions}):
+ *
+ * <ul>
+ *   <li>deduplicate: the last upsert wins, a delete removes the key;
+ *   <li>first-row: the first upsert wins, later upserts and deletes are ignored;
+ *   <li>partial-update: non-null fields of an upsert overwrite, a delete removes the key (an upsert
+ *       after it starts from an empty row);
+ *   <li>aggregation: {@code a} is a sum (a delete subtracts its {@code a}), {@code b} the last
+ *       non-null value (a delete leaves it); a key exists once any change of it was committed.
+ * </ul>
+ */
+final class SimModel {
+
+  private final String engine;
+  private final TreeMap<Long, Object[]> rows = new TreeMap<>();
+  private long version;
+  private final Map<Long, Integer> writerOf = new HashMap<>();
+  private final Set<Long> shared = new HashSet<>();
+
+  SimModel(String engine) {
+    this.engine = engine;
+  }
+
+  /** Changes with every apply: what was checked against the table is still current. */
+  long version() {
+    return version;
+  }
+
+  /**
+   * Applies the changes a writer committed. A key written by two writers (whose inputs overlap, as
+   * parallel Flink writers fed by a source that is not keyed by the primary key) has no defined
+   * last version: such keys are only checked for appearing at most once ({@link #isShared}).
+   */
+  void apply(List<Change> changes, int writer) {
+    version++;
+    for (Change c : changes) {
+      Integer other = writerOf.putIfAbsent(c.k(), writer);
+      if (other != null && other != writer) {
+        shared.add(c.k());
+      }
+      apply(c);
+    }
+  }
+
+  boolean isShared(long k) {
+    return shared.contains(k);
+  }
+
+  private void apply(Change c) {
+    Object[] row = rows.get(c.k());
+    switch (engine) {
+      case "deduplicate" -> {
+        if (c.delete()) {
+          rows.remove(c.k());
+        } else {
+          rows.put(c.k(), new Object[] {c.a(), c.b()});
+        }
+      }
+      case "first-row" -> {
+        if (!c.delete()) {
+          rows.putIfAbsent(c.k(), new Object[] {c.a(), c.b()});
+        }
+      }
+      case "partial-update" -> {
+        if (c.delete()) {
+          rows.remove(c.k());
+        } else if (row == null) {
+          rows.put(c.k(), new Object[] {c.a(), c.b()});
+        } else {
+          if (c.a() != null) {
+            row[0] = c.a();
+          }
+          if (c.b() != null) {
+            row[1] = c.b();
+          }
+        }
+      }
+      case "aggregation" -> {
+        Integer a = c.a() == null ? null : (c.delete() ? -c.a() : c.a());
+        if (row == null) {
+          rows.put(c.k(), new Object[] {a, c.delete() ? null : c.b()});
+        } else {
+          if (a != null) {
+            row[0] = row[0] == null ? a : (Integer) row[0] + a;
+          }
+          if (!c.delete() && c.b() != null) {
+            row[1] = c.b();
+          }
+        }
+      }
+      default -> throw new IllegalArgumentException(engine);
+    }
+  }
+
+  /** The rows of keys not {@link #isShared shared}, as the table renders them, sorted. */
+  List<String> rows() {
+    List<String> out = new ArrayList<>();
+    for (Map.Entry<Long, Object[]> e : rows.entrySet()) {
+      if (shared.contains(e.getKey())) {
+        continue;
+      }
+      out.add(render(e.getKey(), e.getValue()[0], e.getValue()[1]));
+    }
+    out.sort(null);
+    return out;
+  }
+
+  static String render(long k, Object a, Object b) {
+    return "(" + k + "," + a + "," + b + ")";
+  }
+}

@@ -1,0 +1,294 @@
+package io.sediment.sim;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.catalog.Identifier;
+import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.DeletionFile;
+import io.sediment.manifest.FileKind;
+import io.sediment.manifest.FileStore;
+import io.sediment.manifest.IndexManifest;
+import io.sediment.manifest.ManifestEntry;
+import io.sediment.manifest.ManifestFileMeta;
+import io.sediment.manifest.Snapshot;
+import io.sediment.manifest.SnapshotManager;
+import io.sediment.mergetree.DeletionVectors;
+import io.sediment.mergetree.KeyValueLayout;
+import io.sediment.mergetree.MergeFunctions;
+import io.sediment.mergetree.RowIterator;
+import io.sediment.mergetree.RunReader;
+import io.sediment.mergetree.SortMergeReader;
+import io.sediment.mergetree.SortedRun;
+import io.sediment.schema.Schema;
+import io.sediment.table.DataSplit;
+import io.sediment.table.Table;
+import io.sediment.testutil.TestTables;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.RowData;
+import org.roaringbitmap.RoaringBitmap;
+
+/**
+ * The simulated table {@code db.t (k BIGINT PRIMARY KEY, a INT, b STRING)} in a warehouse of its
+ * own, and the reads the simulation checks it with.
+ */
+final class SimTable {
+
+  final SimConfig config;
+  final Path dir;
+  final Path warehouse;
+  final Path cache;
+
+  SimTable(SimConfig config, Path dir) {
+    this.config = config;
+    this.dir = dir;
+    this.warehouse = dir.resolve("wh");
+    this.cache = dir.resolve("cache");
+    Schema.Builder b =
+        Schema.newBuilder()
+            .column("k", DataTypes.BIGINT().notNull())
+            .column("a", DataTypes.INT())
+            .column("b", DataTypes.STRING())
+            .primaryKey("k")
+            .option("bucket", String.valueOf(config.buckets()))
+            .option("merge-engine", config.engine())
+            .option("num-sorted-run.compaction-trigger", String.valueOf(config.compactionTrigger()))
+            .option("local-cache.enabled", "true")
+            .option("local-cache.dir", cache.toString())
+            // every commit's automatic expiry keeps what the expiry actor leaves
+            .option("snapshot.num-retained.min", "1")
+            .option("snapshot.num-retained.max", "1000");
+    if (config.deletionVectors()) {
+      b.option("deletion-vectors.enabled", "true");
+    }
+    if (config.engine().equals("aggregation")) {
+      b.option("fields.a.aggregate-function", "sum");
+    }
+    catalog().createTable(new Identifier("db", "t"), b.build(), false);
+  }
+
+  FileSystemCatalog catalog() {
+    return TestTables.catalog(warehouse);
+  }
+
+  private Table table;
+
+  /** The table (its schema and options never change in a run). */
+  Table table() {
+    if (table == null) {
+      table = catalog().getTable(new Identifier("db", "t"));
+    }
+    return table;
+  }
+
+  Path tableDir() {
+    return warehouse.resolve("db.db").resolve("t");
+  }
+
+  /** What users read: rows rendered {@code (k,a,b)}. */
+  List<String> userRead(Table t) {
+    return TestTables.toStrings(t.rowType(), TestTables.readAll(t));
+  }
+
+  /**
+   * The logical content of the latest snapshot, whatever the table's read path: every sorted run of
+   * each bucket, level 0 included, with deletion vectors applied, merged by key and sequence number
+   * with the merge engine. On a deletion-vector table this is what users read once level 0 is
+   * compacted.
+   */
+  List<String> logicalRead(Table t) throws IOException {
+    FileStore store = t.store();
+    Optional<Snapshot> latest = store.snapshotManager().latest();
+    if (latest.isEmpty()) {
+      return List.of();
+    }
+    KeyValueLayout layout = new KeyValueLayout(store.schema());
+    Map<String, DeletionFile> vectors = new HashMap<>();
+    if (latest.get().indexManifest() != null) {
+      for (IndexManifest.Entry e :
+          new IndexManifest(store.fileIO(), store.paths()).read(latest.get().indexManifest())) {
+        vectors.put(e.deletionFile().dataFile(), e.deletionFile());
+      }
+    }
+    Map<ManifestEntry.Identifier, List<ManifestEntry>> buckets = new LinkedHashMap<>();
+    for (ManifestEntry e : store.newScan().plan(latest.get())) {
+      buckets
+          .computeIfAbsent(
+              new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, ""),
+              x -> new ArrayList<>())
+          .add(e);
+    }
+    List<String> out = new ArrayList<>();
+    for (List<ManifestEntry> entries : buckets.values()) {
+      List<DataFileMeta> files = new ArrayList<>();
+      List<DeletionFile> dvs = new ArrayList<>();
+      for (ManifestEntry e : entries) {
+        files.add(e.file());
+        if (vectors.containsKey(e.file().fileName())) {
+          dvs.add(vectors.get(e.file().fileName()));
+        }
+      }
+      Map<String, RoaringBitmap> bitmaps = DeletionVectors.read(store, dvs);
+      ManifestEntry first = entries.get(0);
+      List<RowIterator> runs = new ArrayList<>();
+      for (SortedRun r : SortedRun.of(files, layout.keyRowComparator())) {
+        runs.add(
+            new RunReader(store, layout, first.partition(), first.bucket(), r.files(), bitmaps));
+      }
+      try (SortMergeReader merged =
+          new SortMergeReader(runs, layout, MergeFunctions.create(store.schema(), layout), true)) {
+        RowData kv;
+        while ((kv = merged.next()) != null) {
+          out.add(
+              SimModel.render(
+                  kv.getLong(0),
+                  kv.isNullAt(1) ? null : kv.getInt(1),
+                  kv.isNullAt(2) ? null : kv.getString(2).toString()));
+        }
+      }
+    }
+    out.sort(null);
+    return out;
+  }
+
+  /**
+   * Names of the files under the table that a listed snapshot references (data files, index
+   * manifests, deletion-vector files), after reading every listed snapshot's metadata: a snapshot
+   * whose metadata cannot be read fails.
+   */
+  static Set<String> referencedByEverySnapshot(Table t) {
+    Set<String> referenced = new HashSet<>();
+    SnapshotManager sm = t.snapshotManager();
+    IndexManifest index = new IndexManifest(t.store().fileIO(), t.store().paths());
+    Map<String, List<ManifestEntry>> manifests = new HashMap<>();
+    for (long id : sm.listIds()) {
+      try {
+        Snapshot s = sm.snapshot(id);
+        // each manifest read once: consecutive snapshots share most of them
+        Set<String> live = new LinkedHashSet<>();
+        Set<String> deleted = new HashSet<>();
+        List<ManifestFileMeta> metas =
+            new ArrayList<>(t.store().manifestList().read(s.baseManifestList()));
+        metas.addAll(t.store().manifestList().read(s.deltaManifestList()));
+        for (ManifestFileMeta m : metas) {
+          List<ManifestEntry> entries = manifests.get(m.fileName());
+          if (entries == null) {
+            entries = t.store().manifestFile().read(m.fileName());
+            manifests.put(m.fileName(), entries);
+          }
+          for (ManifestEntry e : entries) {
+            (e.kind() == FileKind.ADD ? live : deleted).add(e.file().fileName());
+          }
+        }
+        live.removeAll(deleted);
+        referenced.addAll(live);
+        if (s.indexManifest() != null) {
+          referenced.add(s.indexManifest());
+          for (IndexManifest.Entry e : index.read(s.indexManifest())) {
+            referenced.add(e.deletionFile().dvFile());
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        throw new AssertionError("listed snapshot " + id + " is not readable: " + e, e);
+      }
+    }
+    return referenced;
+  }
+
+  /**
+   * Data files and deletion-vector files no listed snapshot references and no name excuses; fails
+   * when a file a listed snapshot references is missing (the snapshot could not be read).
+   */
+  TreeSet<String> unreferencedFiles(Table t, Collection<String> excused) {
+    Set<String> referenced = referencedByEverySnapshot(t);
+    Path index = tableDir().resolve("index");
+    TreeSet<String> out = new TreeSet<>();
+    Set<String> present = new HashSet<>();
+    try (Stream<Path> s = Files.walk(tableDir())) {
+      for (Path p : (Iterable<Path>) s::iterator) {
+        String name = p.getFileName().toString();
+        boolean dataOrVector =
+            p.startsWith(index)
+                ? name.startsWith("dv-")
+                : name.startsWith("data-") && !p.startsWith(tableDir().resolve(".markers"));
+        if (!Files.isRegularFile(p)) {
+          continue;
+        }
+        present.add(name);
+        if (dataOrVector && !referenced.contains(name) && !excused.contains(name)) {
+          out.add(tableDir().relativize(p).toString());
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    TreeSet<String> missing = new TreeSet<>(referenced);
+    missing.removeAll(present);
+    if (!missing.isEmpty()) {
+      throw new AssertionError("files listed snapshots reference are missing: " + missing);
+    }
+    return out;
+  }
+
+  /** Files under {@code .markers/} (markers and release records). */
+  List<String> markerFiles() {
+    Path markers = tableDir().resolve(".markers");
+    if (!Files.exists(markers)) {
+      return List.of();
+    }
+    try (Stream<Path> s = Files.walk(markers)) {
+      return s.filter(Files::isRegularFile)
+          .map(p -> markers.relativize(p).toString())
+          .sorted()
+          .toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The outputs live markers name. */
+  Set<String> markedOutputs() {
+    Set<String> out = new HashSet<>();
+    Path markers = tableDir().resolve(".markers");
+    if (!Files.exists(markers)) {
+      return out;
+    }
+    try (Stream<Path> s = Files.walk(markers)) {
+      for (Path m : (Iterable<Path>) s::iterator) {
+        if (Files.isRegularFile(m) && m.getFileName().toString().startsWith("marker-")) {
+          String recorded = Files.readString(m, StandardCharsets.UTF_8).trim();
+          out.add(recorded.substring(recorded.lastIndexOf('/') + 1));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out;
+  }
+
+  /** Names of the data files of the latest snapshot. */
+  static Set<String> liveFiles(Table t) {
+    Set<String> out = new HashSet<>();
+    for (DataSplit s : t.newReadBuilder().newScan().plan().splits()) {
+      for (DataFileMeta f : s.files()) {
+        out.add(f.fileName());
+      }
+    }
+    return out;
+  }
+}

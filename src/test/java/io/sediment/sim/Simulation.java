@@ -1,0 +1,226 @@
+package io.sediment.sim;
+
+import io.sediment.table.Table;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * One deterministic run: a table and the actors of a {@link SimConfig} drawn from the seed, driven
+ * one step at a time by a scheduler using the same seed. After every step the table is read and
+ * compared with the {@link SimModel} of what was committed:
+ *
+ * <ul>
+ *   <li>its logical content (every run of every bucket merged, deletion vectors applied) equals the
+ *       model: no row lost, duplicated or resurrected, every value the last committed one;
+ *   <li>what users read holds no key twice (deletion-vector tables read levels >= 1 without
+ *       merging: two unmarked versions of a key there are a duplicate), and equals the model on
+ *       tables without deletion vectors.
+ * </ul>
+ *
+ * At the end every actor comes to rest (crashed jobs are restored, everything in flight committed
+ * or aborted), a full compaction makes a deletion-vector table's reads complete, and then what
+ * users read equals the model, every listed snapshot is readable and no data or deletion-vector
+ * file is left that no snapshot references.
+ *
+ * <p>Deterministic: the scheduler's choices, the inputs and the table's set-up come from the seed;
+ * file names and times do not take part in any decision that changes rows.
+ */
+final class Simulation {
+
+  static final java.util.concurrent.ConcurrentHashMap<String, Long> STEP_NANOS =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  private final long seed;
+  private final Path dir;
+  private final int steps;
+  private long checkedSnapshot = -1;
+  private long checkedModel = -1;
+  final Trace trace = new Trace();
+
+  Simulation(long seed, Path dir, int steps) {
+    this.seed = seed;
+    this.dir = dir;
+    this.steps = steps;
+  }
+
+  /** Runs the seed; throws an {@link AssertionError} naming the seed, set-up and trace. */
+  void run() {
+    SimConfig config = SimConfig.draw(new Random(seed));
+    try {
+      run(config);
+    } catch (Throwable e) {
+      AssertionError failure =
+          new AssertionError(
+              "Simulation seed "
+                  + seed
+                  + " failed: "
+                  + e
+                  + "\n set-up: "
+                  + config
+                  + "\n replay: mvn -B test -Dtest=InterleavingSimulationTest -Dsediment.sim.seed="
+                  + seed
+                  + "\n steps:\n  "
+                  + trace,
+              e);
+      throw failure;
+    }
+  }
+
+  private void run(SimConfig config) throws Exception {
+    Random rnd = new Random(seed * 31 + 7);
+    long s0 = System.nanoTime();
+    SimTable sim = new SimTable(config, dir);
+    STEP_NANOS.merge("setup", System.nanoTime() - s0, Long::sum);
+    SimModel model = new SimModel(config.engine());
+    List<Actor> actors = new ArrayList<>();
+    int writers = config.ownCompaction().size();
+    for (int w = 0; w < writers; w++) {
+      StreamWriterActor.WriteJob job =
+          new ApiWriteJob(sim, "writer-" + w, config.ownCompaction().get(w));
+      job.startWriter();
+      actors.add(
+          new StreamWriterActor(
+              "writer-" + w,
+              model,
+              new Random(rnd.nextLong()),
+              rnd.nextLong(),
+              job,
+              w,
+              writers,
+              config.keys(),
+              config.sharedKeys(),
+              false));
+    }
+    if (config.dedicatedJob()) {
+      actors.add(new DedicatedJobActor(sim, new Random(rnd.nextLong()), "compaction-job"));
+    }
+    if (config.compactBuilder()) {
+      actors.add(new CompactBuilderActor(sim, new Random(rnd.nextLong())));
+    }
+    if (config.maintenance()) {
+      actors.add(
+          new MaintenanceActor(
+              sim,
+              new Random(rnd.nextLong()),
+              () -> {
+                long min = Long.MAX_VALUE;
+                for (Actor a : actors) {
+                  min = Math.min(min, a.oldestInFlightMillis());
+                }
+                return min;
+              }));
+    }
+    for (int i = 0; i < steps; i++) {
+      List<String[]> choices = new ArrayList<>();
+      for (Actor a : actors) {
+        for (String s : a.enabled()) {
+          choices.add(new String[] {String.valueOf(actors.indexOf(a)), s});
+        }
+      }
+      String[] c = choices.get(rnd.nextInt(choices.size()));
+      Actor a = actors.get(Integer.parseInt(c[0]));
+      trace.add(a.name(), c[1] + " ...");
+      long t0 = System.nanoTime();
+      String did = a.step(c[1]);
+      long t1 = System.nanoTime();
+      STEP_NANOS.merge(a.name().replaceAll("-\\d+", "") + ":" + c[1], t1 - t0, Long::sum);
+      trace.replaceLast(a.name(), did);
+      // Only a commit changes what a read returns (and the model only changes with one).
+      long latest = sim.table().snapshotManager().latestId().orElse(0);
+      if (latest != checkedSnapshot || model.version() != checkedModel) {
+        check(sim, model, actors, false);
+        checkedSnapshot = latest;
+        checkedModel = model.version();
+      }
+      STEP_NANOS.merge("check", System.nanoTime() - t1, Long::sum);
+    }
+    long e0 = System.nanoTime();
+    for (Actor a : actors) {
+      if (!(a instanceof StreamWriterActor)) {
+        a.finish();
+        trace.add(a.name(), "finished");
+      }
+    }
+    for (Actor a : actors) {
+      if (a instanceof StreamWriterActor) {
+        a.finish();
+        trace.add(a.name(), "finished");
+      }
+    }
+    STEP_NANOS.merge("finish", System.nanoTime() - e0, Long::sum);
+    long f0 = System.nanoTime();
+    check(sim, model, actors, false);
+    long f1 = System.nanoTime();
+    sim.table().newCompactBuilder().withStrategy("full").execute();
+    long f2 = System.nanoTime();
+    trace.add("end", "full compaction");
+    check(sim, model, actors, true);
+    STEP_NANOS.merge("final-check1", f1 - f0, Long::sum);
+    STEP_NANOS.merge("final-compact", f2 - f1, Long::sum);
+    STEP_NANOS.merge("final-check2", System.nanoTime() - f2, Long::sum);
+  }
+
+  private static long key(String row) {
+    return Long.parseLong(row.substring(1, row.indexOf(',')));
+  }
+
+  /** The rows of keys with a defined last version (see {@link SimModel#isShared}), sorted. */
+  private static List<String> exact(SimModel model, List<String> rows) {
+    List<String> out = new ArrayList<>();
+    for (String r : rows) {
+      if (!model.isShared(key(r))) {
+        out.add(r);
+      }
+    }
+    out.sort(null);
+    return out;
+  }
+
+  private void check(SimTable sim, SimModel model, List<Actor> actors, boolean end)
+      throws Exception {
+    Table t = sim.table();
+    List<String> expected = model.rows();
+    List<String> logical = exact(model, sim.logicalRead(t));
+    if (!logical.equals(expected)) {
+      throw new AssertionError(
+          "the table's content differs from the committed model\n   table: "
+              + logical
+              + "\n   model: "
+              + expected);
+    }
+    List<String> read = new ArrayList<>(sim.userRead(t));
+    read.sort(null);
+    Set<Long> keys = new HashSet<>();
+    for (String r : read) {
+      long k = key(r);
+      if (!keys.add(k)) {
+        throw new AssertionError("key " + k + " is read twice: " + read);
+      }
+    }
+    if (!sim.config.deletionVectors() || end) {
+      List<String> exact = exact(model, read);
+      if (!exact.equals(expected)) {
+        throw new AssertionError(
+            "users read other rows than the committed model\n   read:  "
+                + exact
+                + "\n   model: "
+                + expected);
+      }
+    }
+    if (end) {
+      Set<String> excused = new HashSet<>();
+      for (Actor a : actors) {
+        excused.addAll(a.inFlight());
+      }
+      TreeSet<String> orphans = sim.unreferencedFiles(t, excused);
+      if (!orphans.isEmpty()) {
+        throw new AssertionError("files no snapshot references once every actor ended: " + orphans);
+      }
+    }
+  }
+}

@@ -1,0 +1,366 @@
+package io.sediment.sim;
+
+import io.sediment.commit.CommitMessage;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * A streaming write job as Flink runs it: a writer that flushes at every checkpoint barrier and a
+ * committer that commits the windows of every completed checkpoint, in order, when it is notified.
+ * Its input is a replayable stream of changes of its own keys. The scheduler can decline a
+ * checkpoint, deliver a completion notice late (after later barriers) or never, crash the job
+ * between any two steps and restore it from a retained checkpoint: the committer commits its
+ * restored windows and the writer starts again (in either order), the input replays from the
+ * checkpoint's offset.
+ *
+ * <p>The writer and the committer are the job's own ({@link WriteJob}): the model learns of a
+ * window only when the committer says it committed it.
+ */
+final class StreamWriterActor implements Actor {
+
+  /** A window: the changes written between two barriers and the messages that carry them. */
+  static final class Window {
+    final long checkpoint;
+    final List<Change> changes;
+    final List<CommitMessage> messages;
+
+    Window(long checkpoint, List<Change> changes, List<CommitMessage> messages) {
+      this.checkpoint = checkpoint;
+      this.changes = changes;
+      this.messages = messages;
+    }
+  }
+
+  /** A completed checkpoint: the input offset and the committer's windows at it. */
+  record Checkpoint(long id, int offset, TreeMap<Long, Window> windows, Object jobState) {}
+
+  private final String name;
+  private final SimModel model;
+  private final Random rnd;
+  private final Random inputRnd;
+  private final WriteJob job;
+  private final int writerIndex;
+  private final int writers;
+  private final int keys;
+  private final boolean rewinds;
+  private final boolean sharedKeys;
+
+  private final List<Change> input = new ArrayList<>();
+  private int offset;
+  private List<Change> sinceBarrier = new ArrayList<>();
+  private long nextCheckpoint = 1;
+  private final List<Checkpoint> retained = new ArrayList<>();
+  private final List<Long> notifications = new ArrayList<>();
+  private final Map<Window, Boolean> applied = new IdentityHashMap<>();
+  private boolean writerUp = true;
+  private boolean committerUp = true;
+  private int crashes;
+
+  StreamWriterActor(
+      String name,
+      SimModel model,
+      Random rnd,
+      long inputSeed,
+      WriteJob job,
+      int writerIndex,
+      int writers,
+      int keys,
+      boolean sharedKeys,
+      boolean rewinds) {
+    this.name = name;
+    this.model = model;
+    this.rnd = rnd;
+    this.inputRnd = new Random(inputSeed);
+    this.job = job;
+    this.writerIndex = writerIndex;
+    this.writers = writers;
+    this.keys = keys;
+    this.sharedKeys = sharedKeys;
+    this.rewinds = rewinds;
+  }
+
+  /** What the simulation drives of a write job: its writer and its committer. */
+  interface WriteJob {
+    /**
+     * Whether a restored writer may write before its committer committed the restored windows
+     * (Flink starts the tasks in any order); the Java API asks callers to commit first.
+     */
+    boolean writerMayStartFirst();
+
+    void startWriter() throws Exception;
+
+    void write(Change c) throws Exception;
+
+    /** Flushes for the barrier of {@code checkpoint}; returns the window's messages. */
+    List<CommitMessage> flush(long checkpoint) throws Exception;
+
+    /** The committer's state besides its windows, at a checkpoint (null: none). */
+    Object snapshotState(long checkpoint);
+
+    /**
+     * Commits window {@code w}. Returns normally when its rows are in the table (now or before).
+     */
+    void commit(long checkpoint, List<CommitMessage> messages, boolean restored) throws Exception;
+
+    /** After the committer committed every window up to a completed checkpoint. */
+    void afterNotify(long checkpoint) throws Exception;
+
+    /** The job died: nothing of it runs; its memory is gone. */
+    void crash();
+
+    /** The committer restarts from {@code state} ({@code restoredCheckpoint}, or 0: none). */
+    void restoreCommitter(long restoredCheckpoint, Object state) throws Exception;
+
+    /** End of the run: every window committed; the writer closes. */
+    void close() throws Exception;
+
+    /** Files written and not committed or deleted. */
+    Set<String> inFlight();
+
+    long oldestInFlightMillis();
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public List<String> enabled() {
+    List<String> s = new ArrayList<>();
+    if (writerUp) {
+      add(s, "write", 6);
+      if (committerUp) {
+        add(s, "barrier", 3);
+      }
+    }
+    if (committerUp && !notifications.isEmpty()) {
+      add(s, "notify", 3);
+      add(s, "lose-notify", 1);
+    }
+    if (writerUp && committerUp) {
+      add(s, "crash", 1);
+    }
+    if (!writerUp && !committerUp) {
+      s.add("restore");
+    }
+    return s;
+  }
+
+  @Override
+  public String step(String step) throws Exception {
+    switch (step) {
+      case "write":
+        return write(1 + rnd.nextInt(4));
+      case "barrier":
+        return barrier();
+      case "notify":
+        return notifyComplete(notifications.remove(0));
+      case "lose-notify":
+        return "completion notice of checkpoint " + notifications.remove(0) + " lost";
+      case "crash":
+        return crash();
+      case "restore":
+        return restore();
+      default:
+        throw new IllegalArgumentException(step);
+    }
+  }
+
+  static void add(List<String> steps, String step, int weight) {
+    for (int i = 0; i < weight; i++) {
+      steps.add(step);
+    }
+  }
+
+  private Change next() {
+    while (input.size() <= offset) {
+      long k =
+          sharedKeys
+              ? inputRnd.nextInt(keys)
+              : writerIndex + (long) writers * inputRnd.nextInt(Math.max(1, keys / writers));
+      int kind = inputRnd.nextInt(6);
+      Integer a = inputRnd.nextInt(4) == 0 ? null : inputRnd.nextInt(100);
+      String b = inputRnd.nextInt(4) == 0 ? null : "v" + inputRnd.nextInt(1000);
+      input.add(new Change(k, a, b, kind == 0));
+    }
+    return input.get(offset++);
+  }
+
+  private String write(int n) throws Exception {
+    List<Change> written = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      Change c = next();
+      job.write(c);
+      sinceBarrier.add(c);
+      written.add(c);
+    }
+    return "wrote " + written;
+  }
+
+  /**
+   * The barrier of the next checkpoint: the writer flushes (its messages form the window), the
+   * committer takes the window into its state. The checkpoint then completes (its notice is queued)
+   * or is declined.
+   */
+  private String barrier() throws Exception {
+    long c = nextCheckpoint++;
+    List<CommitMessage> messages = job.flush(c);
+    Window w = new Window(c, List.copyOf(sinceBarrier), messages);
+    sinceBarrier = new ArrayList<>();
+    pending.put(c, w);
+    Object state = job.snapshotState(c);
+    if (rnd.nextInt(6) == 0) {
+      return "barrier " + c + " (declined), " + messages.size() + " message(s)";
+    }
+    retained.add(new Checkpoint(c, offset, new TreeMap<>(pending), state));
+    if (retained.size() > 4) {
+      retained.remove(0);
+    }
+    notifications.add(c);
+    return "barrier " + c + " (completed), " + describe(messages);
+  }
+
+  private final TreeMap<Long, Window> pending = new TreeMap<>();
+
+  private String notifyComplete(long checkpoint) throws Exception {
+    List<Long> committed = new ArrayList<>();
+    Map<Long, Window> upTo = pending.headMap(checkpoint, true);
+    for (Window w : new ArrayList<>(upTo.values())) {
+      commitWindow(w, false);
+      pending.remove(w.checkpoint);
+      committed.add(w.checkpoint);
+    }
+    job.afterNotify(checkpoint);
+    return "notified of checkpoint " + checkpoint + ", committed windows " + committed;
+  }
+
+  private void commitWindow(Window w, boolean restored) throws Exception {
+    job.commit(w.checkpoint, w.messages, restored);
+    if (applied.put(w, Boolean.TRUE) == null) {
+      model.apply(w.changes, writerIndex);
+    }
+  }
+
+  private String crash() {
+    job.crash();
+    writerUp = false;
+    committerUp = false;
+    notifications.clear();
+    pending.clear();
+    sinceBarrier = new ArrayList<>();
+    crashes++;
+    return "crashed";
+  }
+
+  /**
+   * Restores from a retained checkpoint (the latest; with rewinds, sometimes an older one, as an
+   * operator restoring an older savepoint), or from nothing when none was taken. The writer may
+   * start before the committer has committed its restored windows.
+   */
+  private String restore() throws Exception {
+    Checkpoint from = null;
+    if (!retained.isEmpty()) {
+      int i = retained.size() - 1;
+      if (rewinds && i > 0 && rnd.nextInt(3) == 0) {
+        i = rnd.nextInt(i);
+      }
+      from = retained.get(i);
+      // Checkpoints after the restored one are gone with the old run (Flink restarts its ids).
+      retained.subList(i + 1, retained.size()).clear();
+    }
+    long id = from == null ? 0 : from.id();
+    offset = from == null ? 0 : from.offset();
+    nextCheckpoint = id + 1;
+    boolean writerFirst = job.writerMayStartFirst() && rnd.nextBoolean();
+    StringBuilder out = new StringBuilder("restored from checkpoint " + id);
+    if (writerFirst) {
+      job.startWriter();
+      writerUp = true;
+      int n = rnd.nextInt(4);
+      if (n > 0) {
+        out.append("; the writer ").append(write(n)).append(" before the committer restored");
+      }
+    }
+    job.restoreCommitter(id, from == null ? null : from.jobState());
+    List<Long> restored = new ArrayList<>();
+    if (from != null) {
+      for (Window w : from.windows().values()) {
+        commitWindow(w, true);
+        restored.add(w.checkpoint);
+      }
+    }
+    committerUp = true;
+    out.append("; restored windows ").append(restored).append(" committed");
+    if (!writerFirst) {
+      job.startWriter();
+      writerUp = true;
+    }
+    return out.toString();
+  }
+
+  private static String describe(List<CommitMessage> messages) {
+    List<String> out = new ArrayList<>();
+    for (CommitMessage m : messages) {
+      out.add(m.toString());
+    }
+    return out.toString();
+  }
+
+  @Override
+  public void finish() throws Exception {
+    if (!committerUp) {
+      restore();
+    }
+    if (!writerUp) {
+      job.startWriter();
+      writerUp = true;
+    }
+    long c = nextCheckpoint++;
+    List<CommitMessage> messages = job.flush(c);
+    pending.put(c, new Window(c, List.copyOf(sinceBarrier), messages));
+    sinceBarrier = new ArrayList<>();
+    job.snapshotState(c);
+    notifyComplete(c);
+    job.close();
+  }
+
+  @Override
+  public Set<String> inFlight() {
+    return job.inFlight();
+  }
+
+  @Override
+  public long oldestInFlightMillis() {
+    return job.oldestInFlightMillis();
+  }
+
+  int crashes() {
+    return crashes;
+  }
+
+  /** Changes not yet committed (for messages). */
+  List<Change> uncommitted() {
+    List<Change> out = new ArrayList<>();
+    for (Window w : pending.values()) {
+      out.addAll(w.changes);
+    }
+    out.addAll(sinceBarrier);
+    return Collections.unmodifiableList(out);
+  }
+
+  static Set<String> names(List<CommitMessage> messages) {
+    Set<String> out = new HashSet<>();
+    for (CommitMessage m : messages) {
+      out.addAll(m.outputFileNames());
+    }
+    return out;
+  }
+}
