@@ -40,6 +40,20 @@ public final class CommitUsers {
     return user;
   }
 
+  /**
+   * The user a job commits under after it was restored from checkpoint {@code restored} while its
+   * commits had already reached a later identifier: Flink numbers the new run's checkpoints from
+   * {@code restored + 1} again, and each of those windows must be told apart from the one of the
+   * same id that landed. The job's original user followed by {@code ~r<restored>-<random>}.
+   */
+  public static String afterRewind(String user, long restored) {
+    int mark = user.indexOf(REWIND_MARK);
+    String base = mark < 0 ? user : user.substring(0, mark);
+    return base + REWIND_MARK + restored + "-" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  private static final String REWIND_MARK = "~r";
+
   /** A fresh random commit user, for writers that were given none. */
   public static String random() {
     return UUID.randomUUID().toString();

@@ -92,9 +92,37 @@ public final class CommitWindows<T> {
     }
   }
 
+  /**
+   * Starts from {@code restored} windows and {@code commitUser} without Flink state (the state a
+   * test or simulation kept from {@link #windows()}); null windows: a first start.
+   */
+  public void restore(String commitUser, TreeMap<Long, List<T>> restored) {
+    windows.clear();
+    next = new ArrayList<>();
+    if (restored != null) {
+      restored.forEach((id, messages) -> windows.put(id, new ArrayList<>(messages)));
+    }
+    this.commitUser = commitUser;
+  }
+
+  /** A copy of the windows waiting for their commit (what the state holds). */
+  public TreeMap<Long, List<T>> windows() {
+    TreeMap<Long, List<T>> copy = new TreeMap<>();
+    windows.forEach((id, messages) -> copy.put(id, List.copyOf(messages)));
+    return copy;
+  }
+
   /** The job's commit user: the restored one, else the one given at the first start. */
   public String commitUser() {
     return commitUser;
+  }
+
+  /**
+   * Commits under another user from now on (kept in state): after a restore from a checkpoint older
+   * than the job's last commit, whose ids the new run reuses.
+   */
+  public void switchCommitUser(String user) {
+    this.commitUser = user;
   }
 
   /** Adds a message to the window of the next checkpoint. */

@@ -263,6 +263,58 @@ public final class CompactMarkers {
     }
   }
 
+  /**
+   * Deletes the markers of outputs a SQL write job's committer has published (or found published,
+   * or dropped): the markers of {@code outputs} (file names) in the {@code write-after-<B>}
+   * directories of {@code commitUser}. Only the committer does this, after its publish: until then
+   * the markers keep {@code remove_orphan_files} off the outputs. Failures are logged; the job's
+   * next clean-up deletes what is left.
+   */
+  public static void deleteWriterMarkers(FileStore store, String commitUser, Set<String> outputs) {
+    if (outputs.isEmpty()) {
+      return;
+    }
+    FileIO io = store.fileIO();
+    Path dir = dir(store, commitUser);
+    try {
+      for (FileStatus st : io.list(dir)) {
+        if (!st.isDir() || TablePaths.writeMarkerCheckpoint(st.getPath().getName()) < 0) {
+          continue;
+        }
+        List<Path> done = new ArrayList<>();
+        for (Path m : markersIn(io, st.getPath())) {
+          if (outputs.contains(TablePaths.markedOutputName(m.getName()))) {
+            done.add(m);
+          }
+        }
+        for (IOException e : io.deleteAll(done)) {
+          LOG.warn("Could not delete a marker (removed by the next cleanup): {}", e.toString());
+        }
+        if (!done.isEmpty()) {
+          deleteIfEmpty(io, st.getPath());
+        }
+      }
+    } catch (IOException e) {
+      LOG.warn("Could not delete the markers of committed files under {}: {}", dir, e.toString());
+    }
+  }
+
+  /**
+   * The largest checkpoint B of a {@code write-after-<B>} directory of {@code commitUser}, or -1:
+   * the last barrier a writer of any attempt so far wrote after.
+   */
+  public static long latestWriteBarrier(FileStore store, String commitUser) {
+    long max = -1;
+    try {
+      for (FileStatus st : store.fileIO().list(dir(store, commitUser))) {
+        max = Math.max(max, TablePaths.writeMarkerCheckpoint(st.getPath().getName()));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list the markers under " + dir(store, commitUser), e);
+    }
+    return max;
+  }
+
   /** File names of the outputs of commit messages: data files and deletion-vector files. */
   public static Set<String> outputNames(Collection<CommitMessage> messages) {
     Set<String> names = new HashSet<>();

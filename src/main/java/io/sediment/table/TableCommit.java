@@ -8,6 +8,7 @@ import io.sediment.retention.SnapshotRetention;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.OptionalLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -107,6 +108,18 @@ public final class TableCommit {
     }
     expireIfCommitted(ids);
     return ids;
+  }
+
+  /**
+   * The identifier of this commit user's newest stream commit (empty: none). A job restored from a
+   * checkpoint older than it reuses identifiers that landed (see {@code
+   * io.sediment.commit.CommitUsers#afterRewind}).
+   */
+  public OptionalLong latestCommitIdentifier() {
+    return commit
+        .latestCommit()
+        .map(c -> OptionalLong.of(c.commitIdentifier()))
+        .orElse(OptionalLong.empty());
   }
 
   /** After a commit that made a snapshot; never throws: the commit has landed. */

@@ -138,6 +138,23 @@ public final class TableWrite implements AutoCloseable {
     return max + 1;
   }
 
+  /**
+   * Primary-key tables: the sequence numbers each bucket's rows must start above, from the state of
+   * a writer of an earlier attempt ({@link #nextSequences()} at the restored checkpoint). Its
+   * windows may be committed after this writer started, and their rows must stay older than this
+   * writer's. Call before the first write; append tables ignore it.
+   */
+  public void restoreSequences(Map<BinaryRowData, Map<Integer, Long>> floors) {
+    if (primaryKeyWrite != null) {
+      primaryKeyWrite.restoreSequences(floors);
+    }
+  }
+
+  /** Primary-key tables: the next sequence number of each bucket written; empty otherwise. */
+  public Map<BinaryRowData, Map<Integer, Long>> nextSequences() {
+    return primaryKeyWrite == null ? Map.of() : primaryKeyWrite.nextSequences();
+  }
+
   /** Closes all open files and returns what was written since the last call. */
   public List<CommitMessage> prepareCommit() throws IOException {
     if (primaryKeyWrite != null) {

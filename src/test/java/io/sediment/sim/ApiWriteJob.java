@@ -12,12 +12,15 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.apache.flink.core.fs.Path;
 
 /**
  * A write job on the Java API: a stream {@link TableWrite} and {@link TableCommit} of one commit
- * user. After a crash, the files its dead writers created and no snapshot references are deleted at
- * the first completed checkpoint, as the SQL committer's clean-up does.
+ * user, with the windows kept by the job. After a crash, the files its dead writers created and no
+ * snapshot references are deleted at the next completed checkpoint (what markers do for the SQL
+ * sink, done here by name). As the Java API asks, a restored job commits its restored windows
+ * before it writes again.
  */
 final class ApiWriteJob implements StreamWriterActor.WriteJob {
 
@@ -26,6 +29,7 @@ final class ApiWriteJob implements StreamWriterActor.WriteJob {
   private final String user;
   private TableWrite write;
   private TableCommit commit;
+  private final TreeMap<Long, List<CommitMessage>> windows = new TreeMap<>();
 
   /** Files the live writer created, with the time it announced them, until committed. */
   private final Map<String, Long> created = new HashMap<>();
@@ -73,16 +77,27 @@ final class ApiWriteJob implements StreamWriterActor.WriteJob {
 
   @Override
   public List<CommitMessage> flush(long checkpoint) throws Exception {
-    return write.prepareCommit();
+    List<CommitMessage> messages = write.prepareCommit();
+    windows.put(checkpoint, messages);
+    return messages;
   }
 
   @Override
   public Object snapshotState(long checkpoint) {
-    return null;
+    return new TreeMap<>(windows);
   }
 
   @Override
-  public void commit(long checkpoint, List<CommitMessage> messages, boolean restored) {
+  public void notifyComplete(long checkpoint) {
+    for (Map.Entry<Long, List<CommitMessage>> w :
+        new ArrayList<>(windows.headMap(checkpoint, true).entrySet())) {
+      commit(w.getKey(), w.getValue());
+      windows.remove(w.getKey());
+    }
+    cleanDead();
+  }
+
+  private void commit(long checkpoint, List<CommitMessage> messages) {
     if (commit == null) {
       commit = table().newStreamWriteBuilder().withCommitUser(user).newCommit();
     }
@@ -99,8 +114,7 @@ final class ApiWriteJob implements StreamWriterActor.WriteJob {
     }
   }
 
-  @Override
-  public void afterNotify(long checkpoint) {
+  private void cleanDead() {
     if (dead.isEmpty()) {
       return;
     }
@@ -121,6 +135,7 @@ final class ApiWriteJob implements StreamWriterActor.WriteJob {
   public void crash() {
     write = null;
     commit = null;
+    windows.clear();
     dead.putAll(createdPaths);
     deadTimes.putAll(created);
     created.clear();
@@ -128,10 +143,27 @@ final class ApiWriteJob implements StreamWriterActor.WriteJob {
   }
 
   @Override
-  public void restoreCommitter(long restoredCheckpoint, Object state) {}
+  public void restoreWriter(long restoredCheckpoint, Object state) {}
 
   @Override
-  public void close() throws Exception {
+  @SuppressWarnings("unchecked")
+  public void restoreCommitter(long restoredCheckpoint, Object state) {
+    if (state != null) {
+      for (Map.Entry<Long, List<CommitMessage>> w :
+          ((TreeMap<Long, List<CommitMessage>>) state).entrySet()) {
+        commit(w.getKey(), w.getValue());
+      }
+    }
+  }
+
+  @Override
+  public void endInput() throws Exception {
+    if (write == null) {
+      startWriter();
+    }
+    List<CommitMessage> last = write.prepareCommit();
+    windows.put(Long.MAX_VALUE - 1, last);
+    notifyComplete(Long.MAX_VALUE - 1);
     write.close();
   }
 

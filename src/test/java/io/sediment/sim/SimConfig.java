@@ -23,6 +23,7 @@ record SimConfig(
     int compactionTrigger,
     int keys,
     List<Boolean> ownCompaction,
+    List<Boolean> sqlSink,
     boolean sharedKeys,
     boolean dedicatedJob,
     boolean compactBuilder,
@@ -36,8 +37,10 @@ record SimConfig(
             : pick(rnd, "deduplicate", "partial-update", "aggregation", "first-row");
     int writers = 1 + (rnd.nextInt(3) == 0 ? 1 : 0);
     List<Boolean> own = new ArrayList<>();
+    List<Boolean> sql = new ArrayList<>();
     for (int i = 0; i < writers; i++) {
       own.add(rnd.nextInt(3) != 0);
+      sql.add(rnd.nextInt(3) != 0);
     }
     return new SimConfig(
         dv,
@@ -46,6 +49,7 @@ record SimConfig(
         2 + rnd.nextInt(3),
         4 + rnd.nextInt(8),
         own,
+        sql,
         writers > 1 && rnd.nextBoolean(),
         rnd.nextBoolean(),
         rnd.nextBoolean(),

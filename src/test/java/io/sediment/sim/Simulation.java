@@ -80,8 +80,11 @@ final class Simulation {
     List<Actor> actors = new ArrayList<>();
     int writers = config.ownCompaction().size();
     for (int w = 0; w < writers; w++) {
+      boolean sql = config.sqlSink().get(w);
       StreamWriterActor.WriteJob job =
-          new ApiWriteJob(sim, "writer-" + w, config.ownCompaction().get(w));
+          sql
+              ? new SqlWriteJob(sim, "writer-" + w, config.ownCompaction().get(w))
+              : new ApiWriteJob(sim, "writer-" + w, config.ownCompaction().get(w));
       job.startWriter();
       actors.add(
           new StreamWriterActor(
@@ -94,7 +97,7 @@ final class Simulation {
               writers,
               config.keys(),
               config.sharedKeys(),
-              false));
+              sql));
     }
     if (config.dedicatedJob()) {
       actors.add(new DedicatedJobActor(sim, new Random(rnd.nextLong()), "compaction-job"));

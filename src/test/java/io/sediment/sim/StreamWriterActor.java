@@ -94,34 +94,45 @@ final class StreamWriterActor implements Actor {
      */
     boolean writerMayStartFirst();
 
+    /** Starts the writer (of a new attempt: after {@link #crash}, from the restored state). */
     void startWriter() throws Exception;
 
     void write(Change c) throws Exception;
 
-    /** Flushes for the barrier of {@code checkpoint}; returns the window's messages. */
+    /**
+     * The barrier of {@code checkpoint}: the writer flushes; the window's messages reach the
+     * committer. Returns them.
+     */
     List<CommitMessage> flush(long checkpoint) throws Exception;
 
-    /** The committer's state besides its windows, at a checkpoint (null: none). */
+    /** The job's state at a checkpoint (its committer's windows and users, its writer's). */
     Object snapshotState(long checkpoint);
 
     /**
-     * Commits window {@code w}. Returns normally when its rows are in the table (now or before).
+     * Checkpoint {@code checkpoint} completed: the committer commits every window up to it. Returns
+     * normally when their rows are in the table (now or before).
      */
-    void commit(long checkpoint, List<CommitMessage> messages, boolean restored) throws Exception;
-
-    /** After the committer committed every window up to a completed checkpoint. */
-    void afterNotify(long checkpoint) throws Exception;
+    void notifyComplete(long checkpoint) throws Exception;
 
     /** The job died: nothing of it runs; its memory is gone. */
     void crash();
 
-    /** The committer restarts from {@code state} ({@code restoredCheckpoint}, or 0: none). */
+    /**
+     * The writer's state is restored from {@code state} (checkpoint {@code restoredCheckpoint}, 0:
+     * none); called before {@link #startWriter}.
+     */
+    void restoreWriter(long restoredCheckpoint, Object state);
+
+    /**
+     * The committer restarts from {@code state}: it commits the restored windows. Returns normally
+     * when their rows are in the table (now or before).
+     */
     void restoreCommitter(long restoredCheckpoint, Object state) throws Exception;
 
-    /** End of the run: every window committed; the writer closes. */
-    void close() throws Exception;
+    /** End of the run: the writer's input ended (every window committed, the writer closed). */
+    void endInput() throws Exception;
 
-    /** Files written and not committed or deleted. */
+    /** Files written and not committed or deleted, that nothing but age protects. */
     Set<String> inFlight();
 
     long oldestInFlightMillis();
@@ -231,19 +242,19 @@ final class StreamWriterActor implements Actor {
   private final TreeMap<Long, Window> pending = new TreeMap<>();
 
   private String notifyComplete(long checkpoint) throws Exception {
+    job.notifyComplete(checkpoint);
     List<Long> committed = new ArrayList<>();
     Map<Long, Window> upTo = pending.headMap(checkpoint, true);
     for (Window w : new ArrayList<>(upTo.values())) {
-      commitWindow(w, false);
+      committed(w);
       pending.remove(w.checkpoint);
       committed.add(w.checkpoint);
     }
-    job.afterNotify(checkpoint);
     return "notified of checkpoint " + checkpoint + ", committed windows " + committed;
   }
 
-  private void commitWindow(Window w, boolean restored) throws Exception {
-    job.commit(w.checkpoint, w.messages, restored);
+  /** The job says the window's rows are in the table: the model has them once. */
+  private void committed(Window w) {
     if (applied.put(w, Boolean.TRUE) == null) {
       model.apply(w.changes, writerIndex);
     }
@@ -281,6 +292,7 @@ final class StreamWriterActor implements Actor {
     nextCheckpoint = id + 1;
     boolean writerFirst = job.writerMayStartFirst() && rnd.nextBoolean();
     StringBuilder out = new StringBuilder("restored from checkpoint " + id);
+    job.restoreWriter(id, from == null ? null : from.jobState());
     if (writerFirst) {
       job.startWriter();
       writerUp = true;
@@ -293,7 +305,7 @@ final class StreamWriterActor implements Actor {
     List<Long> restored = new ArrayList<>();
     if (from != null) {
       for (Window w : from.windows().values()) {
-        commitWindow(w, true);
+        committed(w);
         restored.add(w.checkpoint);
       }
     }
@@ -319,17 +331,13 @@ final class StreamWriterActor implements Actor {
     if (!committerUp) {
       restore();
     }
-    if (!writerUp) {
-      job.startWriter();
-      writerUp = true;
-    }
-    long c = nextCheckpoint++;
-    List<CommitMessage> messages = job.flush(c);
-    pending.put(c, new Window(c, List.copyOf(sinceBarrier), messages));
+    job.endInput();
+    pending.put(Long.MAX_VALUE, new Window(Long.MAX_VALUE, List.copyOf(sinceBarrier), List.of()));
     sinceBarrier = new ArrayList<>();
-    job.snapshotState(c);
-    notifyComplete(c);
-    job.close();
+    for (Window w : pending.values()) {
+      committed(w);
+    }
+    pending.clear();
   }
 
   @Override

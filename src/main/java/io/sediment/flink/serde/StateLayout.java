@@ -138,7 +138,7 @@ public final class StateLayout {
    * Fails when {@code n} bytes (at least: each element takes one or more) are more than the input
    * holds, where it knows (a state or record payload read from a byte array).
    */
-  static void checkLeft(DataInputView in, long n, String what) throws IOException {
+  public static void checkLeft(DataInputView in, long n, String what) throws IOException {
     if (in instanceof DataInputDeserializer d && n > d.available()) {
       throw new IOException(what + " needs " + n + " byte(s), " + d.available() + " are left");
     }

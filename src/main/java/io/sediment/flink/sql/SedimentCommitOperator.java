@@ -1,18 +1,13 @@
 package io.sediment.flink.sql;
 
-import io.sediment.commit.CommitConflictException;
 import io.sediment.commit.CommitMessage;
 import io.sediment.commit.CommitUsers;
 import io.sediment.flink.CommitWindows;
-import io.sediment.flink.CompactMarkers;
 import io.sediment.flink.serde.CommitMessageCodec;
 import io.sediment.flink.serde.CommitMessageListCodec;
 import io.sediment.predicate.Predicate;
 import io.sediment.table.Table;
-import io.sediment.table.TableCommit;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
@@ -25,38 +20,22 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The single committer of a write job (parallelism 1).
+ * Runs the {@link SinkCommitter} of a write job in Flink (parallelism 1): the writers' windows and
+ * the commit user in operator state ({@link CommitWindows}), commits at checkpoint completion
+ * (streaming) or at end of input (batch). See {@link SinkCommitter} for what a commit, a restore
+ * and the clean-up of dead writers do.
  *
- * <p>Streaming: keeps the writers' messages per checkpoint window in operator state together with
- * its commit user ({@link CommitWindows}, shared with the compaction committer), and commits every
- * window up to a checkpoint when that checkpoint completes, as one APPEND snapshot with identifier
- * = checkpoint id. On restore it commits the restored windows; windows that already landed are
- * skipped by the stream commit's (commit user, identifier) check, so each lands exactly once.
- *
- * <p>Batch: commits everything once at end of input (APPEND, or OVERWRITE for {@code INSERT
- * OVERWRITE}).
- *
- * <p>Files of writers that died (a lost TaskManager: no close() ran) are deleted through the
- * writers' markers ({@link SedimentWriteOperator}, {@link CompactMarkers#cleanWriterOrphans}). The
- * writers of a restored job write while this operator restores, so the cleanup waits: once per
- * attempt, after the first checkpoint M this attempt completed and every window up to M was
- * committed, it deletes the marked files under {@code write-after-<B>} with B &lt; M that no
- * snapshot and no window in state references (every live writer passed barrier M, and sent what it
- * had created before it). Checkpoint ids grow across restores, so every dead attempt wrote under a
- * smaller B. With unaligned checkpoints a window may still be in flight when M completes: no
- * cleanup runs then. At end of input every writer ended: every marked file no snapshot references
- * is deleted. The directory is the one of the commit user the sink was planned with, kept in state
- * ({@code marker-user}, like the writers'), so restored writers and committer agree.
+ * <p>State: list states {@code commit-user} and {@code windows} ({@link CommitWindows}), and list
+ * state {@code marker-user}: the directory of the writers' markers, the commit user the sink was
+ * planned with (the writers keep it too), which a switch of commit user after a restore from an
+ * older checkpoint does not change.
  */
 public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
     implements OneInputStreamOperator<Tuple2<Long, byte[]>, Void>, BoundedOneInput {
 
   private static final long serialVersionUID = 1L;
-  private static final Logger LOG = LoggerFactory.getLogger(SedimentCommitOperator.class);
 
   private final Table table;
   private final boolean streaming;
@@ -65,12 +44,10 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
   private final String initialCommitUser;
 
   private transient CommitWindows<CommitMessage> windows;
-  private transient TableCommit streamCommit;
+  private transient SinkCommitter committer;
   private transient Counter expiryFailures;
+  private transient long expiryFailuresSeen;
   private transient ListState<String> markerUserState;
-  private transient String markerUser;
-  private transient long restoredCheckpointId;
-  private transient boolean writersCleaned;
 
   /**
    * @param overwriteFilter partitions to overwrite besides those written (on the partition row
@@ -96,6 +73,7 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
     super.initializeState(context);
     // Registered here, not in open(): restored windows are committed before open().
     expiryFailures = getMetricGroup().counter("snapshotExpiryFailures");
+    expiryFailuresSeen = 0;
     windows = new CommitWindows<>(CommitMessageCodec.INSTANCE);
     windows.initializeState(
         context.getOperatorStateStore(),
@@ -109,54 +87,36 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
                 new ListStateDescriptor<>(
                     SedimentWriteOperator.MARKER_USER_STATE, StringSerializer.INSTANCE));
     // State written before the writers had markers has none: they then take the planned one.
-    markerUser = initialCommitUser != null ? initialCommitUser : windows.commitUser();
+    String markerUser = initialCommitUser != null ? initialCommitUser : windows.commitUser();
     if (context.isRestored()) {
       for (String u : markerUserState.get()) {
         markerUser = u;
       }
     }
-    restoredCheckpointId = context.getRestoredCheckpointId().orElse(0L);
-    writersCleaned = false;
-    if (streaming && windows.size() > 0) {
-      LOG.info(
-          "Committing {} restored window(s) of {} as user {}",
-          windows.size(),
-          table.fullName(),
-          windows.commitUser());
-      windows.commitUpTo(Long.MAX_VALUE, true, this::commitWindow);
-    }
+    committer = new SinkCommitter(table, streaming, overwrite, overwriteFilter, windows);
+    committer.start(context.getRestoredCheckpointId().orElse(0L), markerUser);
+    countExpiryFailures();
   }
 
   @Override
   public void processElement(StreamRecord<Tuple2<Long, byte[]>> element) throws Exception {
     List<CommitMessage> messages =
         CommitMessageListCodec.fromBytes(element.getValue().f1, getUserCodeClassloader());
-    windows.add(element.getValue().f0, messages);
+    committer.add(element.getValue().f0, messages);
   }
 
   @Override
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
     windows.snapshotState(context.getCheckpointId());
-    markerUserState.update(List.of(markerUser));
+    markerUserState.update(List.of(committer.markerUser()));
   }
 
   @Override
   public void notifyCheckpointComplete(long checkpointId) throws Exception {
     super.notifyCheckpointComplete(checkpointId);
-    if (streaming) {
-      windows.commitUpTo(checkpointId, false, this::commitWindow);
-      if (!writersCleaned && checkpointId > restoredCheckpointId) {
-        if (alignedCheckpoints()) {
-          writersCleaned = deleteFilesOfDeadWriters(checkpointId, Set.of());
-        } else {
-          LOG.info(
-              "Unaligned checkpoints: files of dead writers of {} are deleted at end of input only",
-              table.fullName());
-          writersCleaned = true;
-        }
-      }
-    }
+    committer.checkpointComplete(checkpointId, alignedCheckpoints());
+    countExpiryFailures();
   }
 
   /**
@@ -168,96 +128,19 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
         getContainingTask().getEnvironment().getJobConfiguration());
   }
 
-  /**
-   * Deletes the marked files written under a barrier before {@code writtenBefore} that no snapshot
-   * and no window in state references; the markers of {@code committed} files (just committed) go
-   * without reading snapshots. Returns whether it ran; a failure is logged (retried at the next
-   * checkpoint, or at end of input).
-   */
-  private boolean deleteFilesOfDeadWriters(long writtenBefore, Set<String> committed) {
-    try {
-      int n =
-          CompactMarkers.cleanWriterOrphans(
-              table.store(),
-              markerUser,
-              writtenBefore,
-              CompactMarkers.outputNames(windows.pending()),
-              committed);
-      if (n > 0) {
-        LOG.info(
-            "Deleted {} file(s) of {} that writers of {} had written and not committed before they"
-                + " died",
-            n,
-            table.fullName(),
-            markerUser);
-      }
-      return true;
-    } catch (RuntimeException e) {
-      LOG.warn(
-          "Could not delete the uncommitted files of dead writers of {} in {}: {}",
-          markerUser,
-          table.fullName(),
-          e.toString());
-      return false;
-    }
-  }
-
   @Override
   public void endInput() throws Exception {
-    Set<String> committed = new HashSet<>();
-    if (streaming) {
-      windows.commitUpTo(
-          Long.MAX_VALUE,
-          false,
-          (window, messages, restored) -> {
-            if (commitWindow(window, messages, restored)) {
-              committed.addAll(CompactMarkers.outputNames(messages));
-            }
-          });
-    } else {
-      List<CommitMessage> all = windows.takeAll();
-      TableCommit commit =
-          table.newBatchWriteBuilder().withCommitUser(windows.commitUser()).newCommit();
-      List<Long> ids = overwrite ? commit.overwrite(all, overwriteFilter) : commit.commit(all);
-      expiryFailures.inc(commit.expiryFailures());
-      LOG.info("Batch write of {} committed snapshot(s) {}", table.fullName(), ids);
-      committed.addAll(CompactMarkers.outputNames(all));
+    try {
+      committer.endInput();
+    } finally {
+      countExpiryFailures();
     }
-    // Every writer ended: a marked file no snapshot references is one of an attempt that Flink
-    // restarted (a lost TaskManager, a failed task). A failure leaves it for remove_orphan_files.
-    deleteFilesOfDeadWriters(Long.MAX_VALUE, committed);
   }
 
-  /**
-   * Commits one window as an APPEND snapshot. Windows that already landed (restored ones) are
-   * skipped by the stream commit's (commit user, identifier) check. Returns whether the window's
-   * files are committed (now or before).
-   */
-  private boolean commitWindow(long window, List<CommitMessage> messages, boolean restored) {
-    if (messages.isEmpty()) {
-      return true;
-    }
-    if (streamCommit == null) {
-      streamCommit = table.newStreamWriteBuilder().withCommitUser(windows.commitUser()).newCommit();
-    }
-    try {
-      long failuresBefore = streamCommit.expiryFailures();
-      List<Long> ids = streamCommit.commit(window, messages);
-      expiryFailures.inc(streamCommit.expiryFailures() - failuresBefore);
-      LOG.info("Window {} of {} committed as snapshot(s) {}", window, table.fullName(), ids);
-      return true;
-    } catch (CommitConflictException e) {
-      // Only a writer's own compaction can conflict (appends never do, and a conflicting
-      // compaction after landed appends is dropped by the commit). Its outputs are deleted;
-      // failing would conflict again on every restore.
-      LOG.warn(
-          "Window {} of {}: the writer's compaction conflicted with a concurrent commit and"
-              + " was dropped: {}",
-          window,
-          table.fullName(),
-          e.getMessage());
-      return false;
-    }
+  private void countExpiryFailures() {
+    long now = committer.expiryFailures();
+    expiryFailures.inc(now - expiryFailuresSeen);
+    expiryFailuresSeen = now;
   }
 
   public String commitUser() {

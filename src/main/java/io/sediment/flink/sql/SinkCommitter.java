@@ -1,0 +1,284 @@
+package io.sediment.flink.sql;
+
+import io.sediment.commit.CommitConflictException;
+import io.sediment.commit.CommitMessage;
+import io.sediment.commit.CommitOutcomeUnknownException;
+import io.sediment.commit.CommitUsers;
+import io.sediment.flink.CommitRefusedException;
+import io.sediment.flink.CommitWindows;
+import io.sediment.flink.CompactMarkers;
+import io.sediment.predicate.Predicate;
+import io.sediment.table.Table;
+import io.sediment.table.TableCommit;
+import java.util.HashSet;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The committer of a SQL sink, free of Flink's runtime ({@link SedimentCommitOperator} runs it).
+ *
+ * <p>Streaming: the writers' messages wait per checkpoint window ({@link CommitWindows}); when a
+ * checkpoint completes, every window up to it is committed in order, one APPEND snapshot with
+ * identifier = checkpoint id (and a COMPACT one for a primary-key writer's own compaction). Each
+ * (commit user, identifier) lands once: a restored window that already landed is skipped.
+ *
+ * <p>Restores from an older checkpoint: Flink numbers the checkpoints of a job restored from
+ * checkpoint R from R + 1 on, whatever ids the job had reached. When this job's commits had already
+ * reached an identifier above R (a savepoint restored after later checkpoints committed), the new
+ * windows would reuse identifiers that landed and be skipped as if committed: the committer then
+ * commits under a new user ({@link CommitUsers#afterRewind}, kept in state), after committing the
+ * restored windows (those of R and before, which landed or not) under the old one.
+ *
+ * <p>Markers: after publishing a window (or finding it published, or dropping its compaction) the
+ * committer deletes the markers of its files: until then they keep orphan removal off them. Files
+ * of writers that died (a lost TaskManager: no close() ran) are deleted through their markers, once
+ * per attempt, at the first completed checkpoint M of the attempt above every barrier any earlier
+ * attempt wrote after: every live writer passed barrier M and sent what it created before it, so a
+ * marked file written after a smaller barrier that no snapshot and no pending window references is
+ * a dead writer's. With unaligned checkpoints a window may still be in flight then: no clean-up
+ * runs until the end of input.
+ *
+ * <p>Batch: everything is committed once at the end of input (APPEND, or OVERWRITE). A commit that
+ * fails with nothing published deletes every file the job wrote, markers included, and fails the
+ * job without a restart ({@link CommitRefusedException}): its files are gone, so no restart could
+ * commit them.
+ */
+public final class SinkCommitter {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SinkCommitter.class);
+
+  private final Table table;
+  private final boolean streaming;
+  private final boolean overwrite;
+  private final Predicate overwriteFilter;
+  private final CommitWindows<CommitMessage> windows;
+
+  private String markerUser;
+  private TableCommit streamCommit;
+  private long cleanAbove;
+  private boolean writersCleaned;
+  private long expiryFailures;
+
+  /**
+   * @param windows the windows and commit user, restored or not ({@link
+   *     CommitWindows#initializeState} or {@link CommitWindows#restore})
+   */
+  public SinkCommitter(
+      Table table,
+      boolean streaming,
+      boolean overwrite,
+      Predicate overwriteFilter,
+      CommitWindows<CommitMessage> windows) {
+    this.table = table;
+    this.streaming = streaming;
+    this.overwrite = overwrite;
+    this.overwriteFilter = overwriteFilter;
+    this.windows = windows;
+  }
+
+  /**
+   * Starts the committer of one attempt: commits the restored windows and, after a restore from a
+   * checkpoint older than the job's commits, switches to a new commit user.
+   *
+   * @param restoredCheckpoint the checkpoint restored from; 0 at a first start
+   * @param markerUser the directory of the writers' markers
+   */
+  public void start(long restoredCheckpoint, String markerUser) throws Exception {
+    this.markerUser = markerUser;
+    this.writersCleaned = false;
+    if (!streaming) {
+      return;
+    }
+    if (windows.size() > 0) {
+      LOG.info(
+          "Committing {} restored window(s) of {} as user {}",
+          windows.size(),
+          table.fullName(),
+          windows.commitUser());
+      windows.commitUpTo(Long.MAX_VALUE, true, this::commitWindow);
+    }
+    if (restoredCheckpoint > 0) {
+      OptionalLong last = streamCommit().latestCommitIdentifier();
+      if (last.isPresent() && last.getAsLong() > restoredCheckpoint) {
+        String next = CommitUsers.afterRewind(windows.commitUser(), restoredCheckpoint);
+        LOG.info(
+            "{} was restored from checkpoint {}, but its user {} committed up to identifier {}:"
+                + " the new checkpoints reuse those ids, so it commits as user {} from now on",
+            table.fullName(),
+            restoredCheckpoint,
+            windows.commitUser(),
+            last.getAsLong(),
+            next);
+        windows.switchCommitUser(next);
+        streamCommit = null;
+      }
+    }
+    // Dead writers of any attempt wrote after a barrier at most this one.
+    cleanAbove =
+        Math.max(restoredCheckpoint, CompactMarkers.latestWriteBarrier(table.store(), markerUser));
+  }
+
+  public void add(long window, List<CommitMessage> messages) {
+    windows.add(window, messages);
+  }
+
+  /**
+   * Checkpoint {@code checkpointId} completed: commits every window up to it, then, once per
+   * attempt, deletes the files of dead writers ({@code aligned}: the checkpoints are aligned).
+   */
+  public void checkpointComplete(long checkpointId, boolean aligned) throws Exception {
+    if (!streaming) {
+      return;
+    }
+    windows.commitUpTo(checkpointId, false, this::commitWindow);
+    if (!writersCleaned && checkpointId > cleanAbove) {
+      if (aligned) {
+        writersCleaned = deleteFilesOfDeadWriters(checkpointId, Set.of());
+      } else {
+        LOG.info(
+            "Unaligned checkpoints: files of dead writers of {} are deleted at end of input only",
+            table.fullName());
+        writersCleaned = true;
+      }
+    }
+  }
+
+  /** Every writer ended: commits what is left, then deletes what dead writers left. */
+  public void endInput() throws Exception {
+    Set<String> committed = new HashSet<>();
+    if (streaming) {
+      windows.commitUpTo(
+          Long.MAX_VALUE,
+          false,
+          (window, messages, restored) -> {
+            commitWindow(window, messages, restored);
+            committed.addAll(CompactMarkers.outputNames(messages));
+          });
+    } else {
+      List<CommitMessage> all = windows.takeAll();
+      TableCommit commit =
+          table.newBatchWriteBuilder().withCommitUser(windows.commitUser()).newCommit();
+      List<Long> ids;
+      try {
+        ids = overwrite ? commit.overwrite(all, overwriteFilter) : commit.commit(all);
+      } catch (CommitOutcomeUnknownException e) {
+        throw e; // it may have landed: the files stay, a restarted committer finds out
+      } catch (RuntimeException e) {
+        throw refused(commit, all, e);
+      }
+      expiryFailures += commit.expiryFailures();
+      LOG.info("Batch write of {} committed snapshot(s) {}", table.fullName(), ids);
+      committed.addAll(CompactMarkers.outputNames(all));
+      CompactMarkers.deleteWriterMarkers(table.store(), markerUser, committed);
+    }
+    // Every writer ended: a marked file no snapshot references is one of an attempt that Flink
+    // restarted (a lost TaskManager, a failed task). A failure leaves it for remove_orphan_files.
+    deleteFilesOfDeadWriters(Long.MAX_VALUE, committed);
+  }
+
+  /**
+   * A batch commit failed with nothing published: deletes the job's files and their markers, and
+   * returns the error that fails the job without a restart.
+   */
+  private RuntimeException refused(TableCommit commit, List<CommitMessage> all, Exception e) {
+    commit.abortInto(all, e);
+    CompactMarkers.deleteWriterMarkers(table.store(), markerUser, CompactMarkers.outputNames(all));
+    try {
+      deleteFilesOfDeadWriters(Long.MAX_VALUE, Set.of());
+    } catch (RuntimeException cleanup) {
+      e.addSuppressed(cleanup);
+    }
+    return new CommitRefusedException(
+        "The write into "
+            + table.fullName()
+            + " was not committed, and the files it wrote were deleted: "
+            + e.getMessage(),
+        e);
+  }
+
+  /**
+   * Deletes the marked files written after a barrier below {@code writtenBefore} that no snapshot
+   * and no pending window references; the markers of {@code committed} files go without reading
+   * snapshots. Returns whether it ran; a failure is logged (retried at the next checkpoint, or at
+   * end of input).
+   */
+  private boolean deleteFilesOfDeadWriters(long writtenBefore, Set<String> committed) {
+    try {
+      int n =
+          CompactMarkers.cleanWriterOrphans(
+              table.store(),
+              markerUser,
+              writtenBefore,
+              CompactMarkers.outputNames(windows.pending()),
+              committed);
+      if (n > 0) {
+        LOG.info(
+            "Deleted {} file(s) of {} that writers of {} had written and not committed before they"
+                + " died",
+            n,
+            table.fullName(),
+            markerUser);
+      }
+      return true;
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "Could not delete the uncommitted files of dead writers of {} in {}: {}",
+          markerUser,
+          table.fullName(),
+          e.toString());
+      return false;
+    }
+  }
+
+  private TableCommit streamCommit() {
+    if (streamCommit == null) {
+      streamCommit = table.newStreamWriteBuilder().withCommitUser(windows.commitUser()).newCommit();
+    }
+    return streamCommit;
+  }
+
+  /**
+   * Commits one window; a window that landed before is skipped by the commit's (commit user,
+   * identifier) check. Then the markers of its files go: they are in a snapshot, or deleted.
+   */
+  private void commitWindow(long window, List<CommitMessage> messages, boolean restored) {
+    if (messages.isEmpty()) {
+      return;
+    }
+    TableCommit commit = streamCommit();
+    try {
+      long failuresBefore = commit.expiryFailures();
+      List<Long> ids = commit.commit(window, messages);
+      expiryFailures += commit.expiryFailures() - failuresBefore;
+      LOG.info("Window {} of {} committed as snapshot(s) {}", window, table.fullName(), ids);
+    } catch (CommitConflictException e) {
+      // Only a writer's own compaction can conflict (appends never do, and a conflicting
+      // compaction after landed appends is dropped by the commit). Its outputs are deleted;
+      // failing would conflict again on every restore.
+      LOG.warn(
+          "Window {} of {}: the writer's compaction conflicted with a concurrent commit and"
+              + " was dropped: {}",
+          window,
+          table.fullName(),
+          e.getMessage());
+    }
+    CompactMarkers.deleteWriterMarkers(
+        table.store(), markerUser, CompactMarkers.outputNames(messages));
+  }
+
+  public String commitUser() {
+    return windows.commitUser();
+  }
+
+  public String markerUser() {
+    return markerUser;
+  }
+
+  /** Automatic expiries after this committer's commits that failed (each was logged). */
+  public long expiryFailures() {
+    return expiryFailures;
+  }
+}

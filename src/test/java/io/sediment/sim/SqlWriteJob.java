@@ -1,0 +1,132 @@
+package io.sediment.sim;
+
+import io.sediment.commit.CommitMessage;
+import io.sediment.flink.CommitWindows;
+import io.sediment.flink.serde.CommitMessageCodec;
+import io.sediment.flink.sql.SinkCommitter;
+import io.sediment.flink.sql.SinkWriter;
+import io.sediment.table.Table;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.flink.table.data.binary.BinaryRowData;
+
+/**
+ * A Flink SQL INSERT job as the SQL sink's operators run it: the sink's own writer and committer
+ * ({@link SinkWriter}, {@link SinkCommitter}), with their state kept at each checkpoint as Flink
+ * would keep it. Its files are protected by markers: orphan removal must leave them alone at any
+ * age.
+ */
+final class SqlWriteJob implements StreamWriterActor.WriteJob {
+
+  /** What Flink keeps of the job at a checkpoint. */
+  private record State(
+      TreeMap<Long, List<CommitMessage>> windows,
+      String commitUser,
+      String markerUser,
+      Map<BinaryRowData, Map<Integer, Long>> sequences) {}
+
+  private final SimTable sim;
+  private final Map<String, String> options;
+  private final String plannedUser;
+  private SinkWriter writer;
+  private SinkCommitter committer;
+  private CommitWindows<CommitMessage> windows;
+  private long restoredCheckpoint;
+  private Map<BinaryRowData, Map<Integer, Long>> restoredSequences = Map.of();
+  private String markerUser;
+
+  SqlWriteJob(SimTable sim, String user, boolean ownCompaction) throws Exception {
+    this.sim = sim;
+    this.plannedUser = user;
+    this.markerUser = user;
+    this.options = ownCompaction ? Map.of() : Map.of("write-only", "true");
+    restoreCommitter(0, null);
+  }
+
+  private Table table() {
+    return sim.table().copy(options);
+  }
+
+  @Override
+  public boolean writerMayStartFirst() {
+    return true;
+  }
+
+  @Override
+  public void startWriter() {
+    writer = new SinkWriter(table(), markerUser, restoredCheckpoint, restoredSequences);
+  }
+
+  @Override
+  public void write(Change c) throws Exception {
+    writer.write(c.toRow());
+  }
+
+  @Override
+  public List<CommitMessage> flush(long checkpoint) throws Exception {
+    List<CommitMessage> messages = writer.flush(checkpoint);
+    if (!messages.isEmpty()) {
+      committer.add(checkpoint, messages);
+    }
+    return messages;
+  }
+
+  @Override
+  public Object snapshotState(long checkpoint) {
+    return new State(
+        windows.windows(), committer.commitUser(), committer.markerUser(), writer.sequences());
+  }
+
+  @Override
+  public void notifyComplete(long checkpoint) throws Exception {
+    committer.checkpointComplete(checkpoint, true);
+  }
+
+  @Override
+  public void crash() {
+    writer = null; // no close: its files and markers stay, as a killed TaskManager leaves them
+    committer = null;
+  }
+
+  @Override
+  public void restoreWriter(long restoredCheckpoint, Object state) {
+    this.restoredCheckpoint = restoredCheckpoint;
+    State s = (State) state;
+    restoredSequences = s == null ? Map.of() : s.sequences();
+    markerUser = s == null ? plannedUser : s.markerUser();
+  }
+
+  @Override
+  public void restoreCommitter(long restoredCheckpoint, Object state) throws Exception {
+    State s = (State) state;
+    windows = new CommitWindows<>(CommitMessageCodec.INSTANCE);
+    windows.restore(s == null ? plannedUser : s.commitUser(), s == null ? null : s.windows());
+    committer = new SinkCommitter(table(), true, false, null, windows);
+    committer.start(restoredCheckpoint, s == null ? plannedUser : s.markerUser());
+  }
+
+  @Override
+  public void endInput() throws Exception {
+    if (writer == null) {
+      startWriter();
+    }
+    List<CommitMessage> last = writer.flush(Long.MAX_VALUE);
+    if (!last.isEmpty()) {
+      committer.add(Long.MAX_VALUE, last);
+    }
+    committer.endInput();
+    writer.close();
+  }
+
+  @Override
+  public Set<String> inFlight() {
+    return Set.of();
+  }
+
+  @Override
+  public long oldestInFlightMillis() {
+    return Long.MAX_VALUE;
+  }
+}
