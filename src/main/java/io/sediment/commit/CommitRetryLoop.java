@@ -1,12 +1,16 @@
 package io.sediment.commit;
 
+import io.sediment.fs.FileIO;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.core.fs.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,11 +38,14 @@ final class CommitRetryLoop {
 
   private final SnapshotManager snapshots;
   private final SnapshotCommit snapshotCommit;
+  private final FileIO fileIO;
   private final int maxRetries;
 
-  CommitRetryLoop(SnapshotManager snapshots, SnapshotCommit snapshotCommit, int maxRetries) {
+  CommitRetryLoop(
+      SnapshotManager snapshots, SnapshotCommit snapshotCommit, FileIO fileIO, int maxRetries) {
     this.snapshots = snapshots;
     this.snapshotCommit = snapshotCommit;
+    this.fileIO = fileIO;
     this.maxRetries = maxRetries;
   }
 
@@ -83,6 +90,27 @@ final class CommitRetryLoop {
   }
 
   /**
+   * Right before the publish (under the lock, where there is one): every file the snapshot adds
+   * must exist. A file deleted meanwhile (by orphan removal with a threshold shorter than the
+   * commit took, or by hand) would leave a snapshot that cannot be read: nothing is published.
+   */
+  private void checkAdded(SnapshotAttempt a) throws IOException {
+    List<String> missing = new ArrayList<>();
+    for (Path p : a.added()) {
+      if (!fileIO.exists(p)) { // a present file: one HEAD on an object store
+        missing.add(p.toString());
+      }
+    }
+    if (!missing.isEmpty()) {
+      throw new IllegalStateException(
+          "Refusing to publish snapshot "
+              + a.snapshot().id()
+              + ": files it references are missing (deleted while the commit ran?): "
+              + missing);
+    }
+  }
+
+  /**
    * Publishes an attempt's snapshot. When publishing throws, the snapshot may still have been
    * created (a rename that succeeded before its reply was lost): if the snapshot with that id is
    * ours the commit landed; if it is absent or another's, the attempt is cleaned up and the error
@@ -92,7 +120,7 @@ final class CommitRetryLoop {
   private boolean publish(SnapshotAttempt a) throws IOException {
     Snapshot s = a.snapshot();
     try {
-      return snapshotCommit.tryPublish(s);
+      return snapshotCommit.tryPublish(s, () -> checkAdded(a));
     } catch (IOException | RuntimeException e) {
       Boolean ours;
       try {

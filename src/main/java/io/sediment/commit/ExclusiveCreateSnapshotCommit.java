@@ -18,7 +18,9 @@ final class ExclusiveCreateSnapshotCommit implements SnapshotCommit {
   }
 
   @Override
-  public boolean tryPublish(Snapshot snapshot) throws IOException {
+  public boolean tryPublish(Snapshot snapshot, FileIO.PublishFence beforePublish)
+      throws IOException {
+    beforePublish.check();
     return snapshots.tryCommit(snapshot);
   }
 

@@ -87,6 +87,7 @@ public final class FileStoreCommit {
         new CommitRetryLoop(
             snapshots,
             SnapshotCommits.forStore(store),
+            store.fileIO(),
             store.options().get(TableOptions.COMMIT_MAX_RETRIES));
   }
 
@@ -161,7 +162,11 @@ public final class FileStoreCommit {
         return List.of();
       }
     }
-    messages = withoutLostCompactions(messages, identifier);
+    if (checkCommitted || hasCompaction(messages)) {
+      // A restored window, or a compaction: a dropped compaction's outputs may be gone. (Every
+      // file a commit adds is checked again right before the publish.)
+      messages = withoutLostCompactions(messages, identifier);
+    }
     List<ManifestEntry> appends = new ArrayList<>();
     for (CommitMessage m : messages) {
       for (DataFileMeta f : m.newFiles()) {

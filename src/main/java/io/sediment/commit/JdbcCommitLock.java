@@ -34,6 +34,22 @@ final class JdbcCommitLock {
 
   static final String TABLE = "sediment_commit_lock";
 
+  /**
+   * One row per lock key: the file its last holder claimed it would publish ({@code target}) and
+   * where the content waits ({@code staged}); empty strings when there is none. See {@link
+   * LockedSnapshotCommit}.
+   */
+  static final String CLAIM_TABLE = "sediment_commit_claim";
+
+  /** A claim: the file a holder of the lock publishes, and its staged content; NONE: no claim. */
+  record Claim(String target, String staged) {
+    static final Claim NONE = new Claim("", "");
+
+    boolean isNone() {
+      return target.isEmpty();
+    }
+  }
+
   /** First pause between two tries to take a held lock; doubles up to lock-check-max-sleep. */
   private static final long FIRST_SLEEP_MILLIS = 5;
 
@@ -238,6 +254,57 @@ final class JdbcCommitLock {
     }
   }
 
+  /** The claim of {@code key} (creating its row, empty, the first time). */
+  Claim readClaim(Connection c, String key) throws SQLException {
+    try (PreparedStatement insert =
+        c.prepareStatement(
+            "INSERT INTO "
+                + CLAIM_TABLE
+                + " (lock_key, target, staged) VALUES (?, '', '') ON CONFLICT (lock_key) DO"
+                + " NOTHING")) {
+      insert.setString(1, key);
+      insert.executeUpdate();
+    }
+    try (PreparedStatement select =
+        c.prepareStatement("SELECT target, staged FROM " + CLAIM_TABLE + " WHERE lock_key = ?")) {
+      select.setString(1, key);
+      try (ResultSet rs = select.executeQuery()) {
+        if (!rs.next()) {
+          throw new SQLException("The claim row of " + key + " vanished");
+        }
+        return new Claim(rs.getString(1), rs.getString(2));
+      }
+    }
+  }
+
+  /**
+   * Replaces the claim of {@code key}, if it is {@code expected} and {@code owner} holds the lock
+   * (its lease not run out): one statement, so that a holder whose lease ran out meanwhile cannot
+   * claim. Returns whether it did.
+   */
+  boolean replaceClaim(Connection c, String key, String owner, Claim expected, Claim next)
+      throws SQLException {
+    try (PreparedStatement update =
+        c.prepareStatement(
+            "UPDATE "
+                + CLAIM_TABLE
+                + " SET target = ?, staged = ? WHERE lock_key = ? AND target = ? AND staged = ?"
+                + " AND EXISTS (SELECT 1 FROM "
+                + TABLE
+                + " WHERE lock_key = ? AND owner = ? AND expires_at >= "
+                + dialect.nowMillis
+                + ")")) {
+      update.setString(1, next.target());
+      update.setString(2, next.staged());
+      update.setString(3, key);
+      update.setString(4, expected.target());
+      update.setString(5, expected.staged());
+      update.setString(6, key);
+      update.setString(7, owner);
+      return update.executeUpdate() == 1;
+    }
+  }
+
   void release(Connection c, String key, String owner) throws SQLException {
     try (PreparedStatement delete =
         c.prepareStatement("DELETE FROM " + TABLE + " WHERE lock_key = ? AND owner = ?")) {
@@ -255,9 +322,18 @@ final class JdbcCommitLock {
     if (password != null) {
       props.setProperty("password", password);
     }
+    // A database that stops answering must fail a statement well within the lease: socket, login
+    // and lock waits are bounded by a third of lock.expire-time.
+    long third = Math.max(1000, expireTime.toMillis() / 3);
     if (dialect == Dialect.SQLITE) {
       // Committers of one machine share the file: wait for each other's short writes.
-      props.setProperty("busy_timeout", "30000");
+      props.setProperty("busy_timeout", String.valueOf(Math.min(30000, third)));
+    } else {
+      String seconds = String.valueOf(Math.max(1, third / 1000));
+      props.setProperty("connectTimeout", seconds);
+      props.setProperty("socketTimeout", seconds);
+      props.setProperty("loginTimeout", seconds);
+      props.setProperty("tcpKeepAlive", "true");
     }
     try {
       Driver driver =
@@ -295,11 +371,18 @@ final class JdbcCommitLock {
               + TABLE
               + " (lock_key VARCHAR(4000) PRIMARY KEY, owner VARCHAR(64) NOT NULL,"
               + " expires_at BIGINT NOT NULL)");
+      st.executeUpdate(
+          "CREATE TABLE IF NOT EXISTS "
+              + CLAIM_TABLE
+              + " (lock_key VARCHAR(4000) PRIMARY KEY, target VARCHAR(4000) NOT NULL,"
+              + " staged VARCHAR(4000) NOT NULL)");
     } catch (SQLException e) {
       // Two first committers creating it at once: PostgreSQL fails one of them. Fine if it is
       // there now.
       try (Statement st = c.createStatement();
-          ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM " + TABLE + " WHERE 1 = 0")) {
+          ResultSet rs =
+              st.executeQuery(
+                  "SELECT COUNT(*) FROM " + TABLE + ", " + CLAIM_TABLE + " WHERE 1 = 0")) {
         rs.next();
       } catch (SQLException again) {
         e.addSuppressed(again);

@@ -14,9 +14,11 @@ import io.sediment.schema.TableOptions;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.apache.flink.core.fs.Path;
 
 /**
  * Builds the snapshot of one commit attempt on top of the latest snapshot: the index manifest (the
@@ -131,7 +133,38 @@ final class SnapshotAssembler {
               ownsDelta ? delta : List.of(),
               newIndex,
               mergedVectorFile);
-      return new SnapshotAttempt(snapshot, newVectors, cleanup);
+      List<Path> added = new ArrayList<>();
+      for (ManifestEntry e : changes) {
+        if (e.kind() == FileKind.ADD) {
+          added.add(store.dataFilePath(e.partition(), e.bucket(), e.file().fileName()));
+        }
+      }
+      Set<String> vectorFiles = new LinkedHashSet<>();
+      for (CommitMessage m : vectorMessages) {
+        m.deletionFiles().forEach(d -> vectorFiles.add(d.dvFile()));
+      }
+      if (mergedVectorFile != null) {
+        vectorFiles.add(mergedVectorFile);
+      }
+      if (newVectors != null) {
+        // only the vector files the new index manifest points into (merged ones replace others)
+        Set<String> referenced = new HashSet<>();
+        newVectors.forEach(v -> referenced.add(v.deletionFile().dvFile()));
+        vectorFiles.retainAll(referenced);
+      }
+      vectorFiles.forEach(f -> added.add(store.paths().index(f)));
+      if (newIndex != null) {
+        added.add(store.paths().index(newIndex));
+      }
+      added.add(store.paths().manifest(baseList));
+      added.add(store.paths().manifest(deltaList));
+      for (ManifestFileMeta m : delta) {
+        added.add(store.paths().manifest(m.fileName()));
+      }
+      for (ManifestFileMeta m : mergedManifests) {
+        added.add(store.paths().manifest(m.fileName()));
+      }
+      return new SnapshotAttempt(snapshot, newVectors, cleanup, added);
     } catch (IOException | RuntimeException e) {
       // Not the delta: the caller owns it until an attempt is made.
       cleanup(baseList, deltaList, mergedManifests, List.of(), newIndex, mergedVectorFile).run();

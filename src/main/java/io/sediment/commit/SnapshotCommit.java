@@ -1,5 +1,6 @@
 package io.sediment.commit;
 
+import io.sediment.fs.FileIO;
 import io.sediment.manifest.Snapshot;
 import java.io.IOException;
 import org.apache.flink.core.fs.Path;
@@ -14,9 +15,11 @@ interface SnapshotCommit {
 
   /**
    * Publishes {@code snapshot} (and updates the hints) unless its id is taken; false, changing
-   * nothing, when another committer has it.
+   * nothing, when another committer has it. {@code beforePublish} runs right before the snapshot
+   * becomes visible (under the lock, where there is one) and throws to publish nothing: it checks
+   * that every file the snapshot adds still exists.
    */
-  boolean tryPublish(Snapshot snapshot) throws IOException;
+  boolean tryPublish(Snapshot snapshot, FileIO.PublishFence beforePublish) throws IOException;
 
   /**
    * Creates another file of the table that only one of several racing writers may create (an expiry

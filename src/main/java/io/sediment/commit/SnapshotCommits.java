@@ -26,9 +26,14 @@ public final class SnapshotCommits {
           store.snapshotManager(),
           store.fileIO(),
           JdbcCommitLock.of(store.options()),
-          store.paths().root().toString());
+          lockKey(store));
     }
     return new ExclusiveCreateSnapshotCommit(store.snapshotManager(), store.fileIO());
+  }
+
+  /** The name of the table's commit lock: its normalised location ({@link LockKeys}). */
+  public static String lockKey(FileStore store) {
+    return LockKeys.of(store.paths().root());
   }
 
   /**

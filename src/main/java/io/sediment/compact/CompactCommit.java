@@ -8,6 +8,7 @@ import io.sediment.manifest.FileStore;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +33,14 @@ public final class CompactCommit {
 
   public boolean isCommitted(long identifier) {
     return commit.isCommitted(identifier);
+  }
+
+  /** The identifier of this user's newest stream commit, if any. */
+  public OptionalLong latestCommitIdentifier() {
+    return commit
+        .latestCommit()
+        .map(c -> OptionalLong.of(c.commitIdentifier()))
+        .orElse(OptionalLong.empty());
   }
 
   /**

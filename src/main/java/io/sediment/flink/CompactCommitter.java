@@ -1,6 +1,7 @@
 package io.sediment.flink;
 
 import io.sediment.commit.CommitConflictException;
+import io.sediment.commit.CommitUsers;
 import io.sediment.compact.CompactCommit;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactTaskResult;
@@ -10,10 +11,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import org.apache.flink.api.common.accumulators.ListAccumulator;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
@@ -36,13 +39,14 @@ import org.slf4j.LoggerFactory;
  * compaction.max-consecutive-failures} failed windows in a row.
  *
  * <p>State: the commit user and the windows not yet committed (per checkpoint id, their messages),
- * kept by the {@link CommitWindows} shared with the SQL write committer, and the count of
- * consecutive failed windows. A window is committed or aborted by {@link CompactWindowCommit},
- * which deletes the markers of its outputs by output name (committed outputs are known from the
- * messages); only the restart cleanup reads the retained snapshots. On restore the restored windows
- * are committed, skipping those the commit user already committed ({@link
- * CompactCommit#isCommitted}), then outputs recorded by markers that no snapshot references are
- * deleted (outputs of tasks that ran after the restored checkpoint).
+ * kept by the {@link CommitWindows} shared with the SQL write committer, the count of consecutive
+ * failed windows, and the user snapshots are committed as ({@code snapshot-commit-user}: the job's
+ * user, or a new one after a restore from a checkpoint older than the job's commits). A window is
+ * committed or aborted by {@link CompactWindowCommit}, which deletes the markers of its outputs by
+ * output name (committed outputs are known from the messages); only the restart cleanup reads the
+ * retained snapshots. On restore the restored windows are committed, skipping those the commit user
+ * already committed ({@link CompactCommit#isCommitted}), then outputs recorded by markers that no
+ * snapshot references are deleted (outputs of tasks that ran after the restored checkpoint).
  *
  * <p>Batch mode: at end of input every rewrite has ended, so after the commit (or the abort) the
  * committer deletes the outputs that markers record and no snapshot references: outputs of rewrite
@@ -66,6 +70,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
   private transient CommitWindows<CompactMessage> windows;
   private transient String commitUser;
   private transient ListState<Integer> failuresState;
+  private transient ListState<String> snapshotUserState;
   private transient int consecutiveFailures;
   private transient Map<String, Table> tables;
   private transient CompactWindowCommit windowCommit;
@@ -115,6 +120,9 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     failuresState =
         backend.getListState(
             new ListStateDescriptor<>("consecutive-failures", IntSerializer.INSTANCE));
+    snapshotUserState =
+        backend.getListState(
+            new ListStateDescriptor<>("snapshot-commit-user", StringSerializer.INSTANCE));
     if (context.isRestored()) {
       for (Integer f : failuresState.get()) {
         consecutiveFailures = f;
@@ -123,13 +131,47 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     if (batch) {
       return;
     }
+    for (String u : snapshotUserState.get()) {
+      windowCommit.commitAs(u);
+    }
     if (windows.size() > 0) {
       LOG.info("Committing {} restored compaction window(s) of {}", windows.size(), commitUser);
       windows.commitUpTo(Long.MAX_VALUE, true, this::finishWindow);
     }
+    switchUserAfterRewind(context.getRestoredCheckpointId().orElse(0L));
     // No task of this job runs now (the source hands out tasks only after a checkpoint of this
     // attempt completes): every marker left belongs to an attempt that died.
     deleteOutputsOfDeadAttempts();
+  }
+
+  /**
+   * After a restore from checkpoint {@code restored}: when the job's commits reached a later
+   * identifier in a table (a savepoint restored after later checkpoints committed), the new run's
+   * checkpoint ids repeat landed ones, and its windows commit as a new user (kept in state) so that
+   * a later restore tells its commits apart. Markers and release records stay under the job's user.
+   */
+  private void switchUserAfterRewind(long restored) {
+    if (restored <= 0) {
+      return;
+    }
+    for (String name : targets.tableNames()) {
+      OptionalLong last =
+          new CompactCommit(table(name).store(), windowCommit.snapshotUser())
+              .latestCommitIdentifier();
+      if (last.isPresent() && last.getAsLong() > restored) {
+        String next = CommitUsers.afterRewind(windowCommit.snapshotUser(), restored);
+        LOG.info(
+            "Restored from checkpoint {}, but {} committed up to identifier {} in {}: committing"
+                + " as {} from now on",
+            restored,
+            windowCommit.snapshotUser(),
+            last.getAsLong(),
+            name,
+            next);
+        windowCommit.commitAs(next);
+        return;
+      }
+    }
   }
 
   /**
@@ -159,6 +201,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     super.snapshotState(context);
     windows.snapshotState(context.getCheckpointId());
     failuresState.update(List.of(consecutiveFailures));
+    snapshotUserState.update(List.of(windowCommit.snapshotUser()));
   }
 
   @Override

@@ -53,7 +53,13 @@ final class CompactWindowCommit {
   }
 
   private final Function<String, Table> tables;
+
+  /** The user of the job's markers and release records (the task source reads them there). */
   private final String commitUser;
+
+  /** The user its snapshots are committed as: the job's, or a new one after a rewind. */
+  private String snapshotUser;
+
   private final boolean writeReleases;
   private final OrphanRemovalSchedule orphanRemoval;
 
@@ -63,8 +69,21 @@ final class CompactWindowCommit {
   CompactWindowCommit(Function<String, Table> tables, String commitUser, boolean writeReleases) {
     this.tables = tables;
     this.commitUser = commitUser;
+    this.snapshotUser = commitUser;
     this.writeReleases = writeReleases;
     this.orphanRemoval = new OrphanRemovalSchedule();
+  }
+
+  /**
+   * Commits as {@code user} from now on (the job's user otherwise): after a restore from a
+   * checkpoint older than the job's commits, whose ids the new run reuses.
+   */
+  void commitAs(String user) {
+    this.snapshotUser = user;
+  }
+
+  String snapshotUser() {
+    return snapshotUser;
   }
 
   /**
@@ -93,7 +112,7 @@ final class CompactWindowCommit {
     if (failure != null) {
       for (Map.Entry<String, List<CompactMessage>> t : byTable.entrySet()) {
         Table table = tables.apply(t.getKey());
-        new CompactCommit(table.store(), commitUser)
+        new CompactCommit(table.store(), snapshotUser)
             .abortInto(commitMessages(t.getValue()), failure);
         finishMessages(table, window, t.getValue(), Set.of());
       }
@@ -103,7 +122,7 @@ final class CompactWindowCommit {
     boolean anyFailed = false;
     for (Map.Entry<String, List<CompactMessage>> t : byTable.entrySet()) {
       Table table = tables.apply(t.getKey());
-      CompactCommit commit = new CompactCommit(table.store(), commitUser);
+      CompactCommit commit = new CompactCommit(table.store(), snapshotUser);
       long start = System.currentTimeMillis();
       try {
         Long snapshotId = commit.commit(commitMessages(t.getValue()), window, restored);

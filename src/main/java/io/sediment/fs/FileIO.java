@@ -31,7 +31,7 @@ import org.apache.flink.core.fs.Path;
  * written temporary file with a hard link, which fails atomically when the target exists ({@code
  * rename} would overwrite). On other file systems it uses {@code rename}, which is atomic and
  * refuses an existing target on HDFS-like systems. Object stores ({@link #isObjectStore}) have
- * neither: there snapshots are published under a commit lock ({@link #createGuarded}); see
+ * neither: there snapshots are published under a commit lock ({@code LockedSnapshotCommit}); see
  * docs/operations.md, "Object stores".
  */
 public final class FileIO implements Serializable {
@@ -47,7 +47,7 @@ public final class FileIO implements Serializable {
           "s3", "s3a", "s3n", "s3p", "gs", "oss", "abfs", "abfss", "wasb", "wasbs", "cos", "cosn",
           "obs", "blob");
 
-  /** A check run right before a guarded file is published; throws to keep it unpublished. */
+  /** A check run right before a file is published; throws to keep it unpublished. */
   @FunctionalInterface
   public interface PublishFence {
     void check() throws IOException;
@@ -96,7 +96,7 @@ public final class FileIO implements Serializable {
   }
 
   /** A hidden temporary file beside {@code target} (remove_orphan_files knows the pattern). */
-  private static Path temporaryPathFor(Path target) {
+  public static Path temporaryPathFor(Path target) {
     return new Path(target.getParent(), "." + target.getName() + "." + UUID.randomUUID() + ".tmp");
   }
 
@@ -252,25 +252,41 @@ public final class FileIO implements Serializable {
   }
 
   /**
-   * Creates {@code target} for a caller that alone may create it (it holds the commit lock and saw
-   * the target absent): writes a temporary file, runs {@code fence} (which throws when the caller
-   * lost the right to publish), then renames it into place. Readers never see a partial file;
-   * nothing is published when the write or the fence fails.
+   * Moves {@code from} to {@code to}, replacing it (object stores: a copy, then a delete of the
+   * source). False when the file system reports it did not move.
    */
-  public void createGuarded(Path target, byte[] content, PublishFence fence) throws IOException {
+  public boolean rename(Path from, Path to) throws IOException {
+    return fs(to).rename(from, to);
+  }
+
+  /**
+   * Writes {@code target} whole, replacing it: readers see the old content or the new one. Object
+   * stores: one PUT. Local: a temporary file moved over it. Others: a temporary file renamed after
+   * the target is deleted.
+   */
+  public void replaceAtomically(Path target, byte[] content) throws IOException {
+    if (isObjectStore()) {
+      try (OutputStream out = fs(target).create(target, FileSystem.WriteMode.OVERWRITE)) {
+        out.write(content);
+      }
+      return;
+    }
     Path tmp = temporaryPathFor(target);
-    boolean renamed = false;
     try {
       writeNew(tmp, content);
-      fence.check();
-      renamed = fs(target).rename(tmp, target);
-      if (!renamed) {
-        throw new IOException("Could not rename " + tmp + " to " + target);
+      if (isLocal()) {
+        Files.move(
+            Paths.get(tmp.toUri()),
+            Paths.get(target.toUri()),
+            StandardCopyOption.REPLACE_EXISTING,
+            StandardCopyOption.ATOMIC_MOVE);
+      } else {
+        FileSystem fs = fs(target);
+        fs.delete(target, false);
+        fs.rename(tmp, target);
       }
     } finally {
-      if (!renamed) { // a renamed temporary file is gone: deleting it again costs a request
-        deleteQuietly(tmp);
-      }
+      deleteQuietly(tmp);
     }
   }
 

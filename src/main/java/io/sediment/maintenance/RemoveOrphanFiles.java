@@ -29,7 +29,10 @@ import org.slf4j.LoggerFactory;
  * other writes still in progress, which are not referenced by any snapshot yet. Files under {@code
  * .markers/} are never orphans: the markers and release records of a stale job (none younger than
  * the threshold) protect nothing and are deleted once their outputs are deleted or committed
- * ({@link MarkedOutputs}). Never touched: {@code schema/}, snapshot files and hints.
+ * ({@link MarkedOutputs}). Metadata (manifests, manifest lists, files under {@code index/}, staged
+ * snapshot files) is removed only once it is older than the threshold and one day: an in-flight
+ * commit writes it before it waits for the commit lock. Never touched: {@code schema/}, snapshot
+ * files and hints.
  */
 public final class RemoveOrphanFiles {
 
@@ -89,19 +92,28 @@ public final class RemoveOrphanFiles {
     }
     Set<String> inFlight = marked.protectedNames();
     Set<String> young = new HashSet<>();
+    // A commit writes its manifests, manifest lists, index manifest, merged deletion vectors and
+    // staged snapshot before it waits for the commit lock (minutes, at worst), and they are
+    // referenced only once it publishes: they are removed only when older than a day too.
+    long metadataOlderThan =
+        Math.min(olderThanMillis, System.currentTimeMillis() - DEFAULT_OLDER_THAN_MILLIS);
     TableFiles used = TableFiles.ofRetainedSnapshots(store);
     List<Path> orphans = new ArrayList<>();
     for (FileStatus st : candidates) {
-      if (st.getModificationTime() >= olderThanMillis) {
-        young.add(st.getPath().getName());
-        continue;
-      }
       Path p = st.getPath();
       String name = p.getName();
-      if (inFlight.contains(name)) {
-        continue; // an output of a running compaction, not committed yet
-      }
       String parent = p.getParent() == null ? "" : TableFiles.key(p.getParent());
+      boolean metadata =
+          parent.equals(TableFiles.key(paths.manifestDir()))
+              || parent.equals(TableFiles.key(paths.indexDir()))
+              || parent.equals(TableFiles.key(paths.snapshotDir()));
+      if (st.getModificationTime() >= (metadata ? metadataOlderThan : olderThanMillis)) {
+        young.add(name);
+        continue;
+      }
+      if (inFlight.contains(name)) {
+        continue; // an output of a running job, not committed yet
+      }
       boolean inUse;
       if (parent.equals(TableFiles.key(paths.manifestDir()))) {
         inUse = used.metadataNames().contains(name);

@@ -242,17 +242,6 @@ public final class SnapshotManager implements Serializable {
   }
 
   /**
-   * Publishes a snapshot whose id the caller alone may take: it holds the table's commit lock and
-   * saw the id free. {@code fence} runs right before the snapshot file becomes visible and throws
-   * when the lock was lost; then nothing is published. The hints are updated after.
-   */
-  public void publishGuarded(Snapshot snapshot, FileIO.PublishFence fence) throws IOException {
-    fileIO.createGuarded(
-        paths.snapshot(snapshot.id()), snapshot.toJson().getBytes(StandardCharsets.UTF_8), fence);
-    writeHints(snapshot);
-  }
-
-  /**
    * Best effort, after {@code snapshot} was published: {@code LATEST}, {@code EARLIEST} for
    * snapshot 1, and for a stream commit the commit user's hint. The listing stays the truth.
    */

@@ -11,6 +11,7 @@ import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.FaultyFileSystem;
 import io.sediment.testutil.TestTables;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -23,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.apache.flink.table.api.DataTypes;
 import org.junit.jupiter.api.AfterEach;
@@ -84,7 +86,7 @@ class CommitLockTest {
   }
 
   private static String key(Table t) {
-    return t.store().paths().root().toString();
+    return SnapshotCommits.lockKey(t.store());
   }
 
   /** Writes the lock row a holder leaves behind, expiring after {@code lease} (database clock). */
@@ -206,6 +208,52 @@ class CommitLockTest {
     assertThat(dir.resolve("db.db/t/snapshot/snapshot-2")).doesNotExist();
     assertThat(t.latestSnapshot().orElseThrow().id()).isEqualTo(1);
     assertThat(TestTables.readAll(t)).hasSize(1);
+  }
+
+  /**
+   * Issue 21, case 6: a committer pauses between the last check of its lease and the move of its
+   * snapshot file into place, longer than its lease: another committer takes the lock and commits
+   * meanwhile. Publishing is fenced by the claim in the lock's database: the second committer
+   * publishes the first one's claimed snapshot before its own, and the first one's late move writes
+   * the same bytes again. Both commits land, each once.
+   */
+  @ParameterizedTest
+  @MethodSource("databases")
+  void aCommitterPausedBetweenItsClaimAndItsMoveLosesNoCommit(String url) throws Exception {
+    Table t = table(FaultyFileSystem.uri(dir), url, Map.of());
+    TestTables.writeBatch(t, List.of(row(1L, "a")));
+    AtomicBoolean paused = new AtomicBoolean();
+    AtomicReference<List<Long>> second = new AtomicReference<>();
+    FaultyFileSystem.onRename(
+        target -> {
+          if (target.endsWith("/snapshot/snapshot-2") && paused.compareAndSet(false, true)) {
+            // The pause: the lease runs out and another committer takes the lock and commits.
+            try {
+              release(url, key(t));
+            } catch (SQLException e) {
+              throw new IOException(e);
+            }
+            second.set(TestTables.writeBatch(t, List.of(row(3L, "c"))));
+          }
+        });
+
+    List<Long> first = TestTables.writeBatch(t, List.of(row(2L, "b")));
+
+    assertThat(paused).isTrue();
+    assertThat(second.get()).as("the second committer built on the claimed snapshot").contains(3L);
+    assertThat(first).containsExactly(2L);
+    assertThat(t.snapshotManager().listIds()).containsExactly(1L, 2L, 3L);
+    assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
+        .containsExactlyInAnyOrder("(1,a)", "(2,b)", "(3,c)");
+  }
+
+  private static void release(String url, String key) throws SQLException {
+    try (Connection c = DriverManager.getConnection(url);
+        PreparedStatement st =
+            c.prepareStatement("DELETE FROM " + JdbcCommitLock.TABLE + " WHERE lock_key = ?")) {
+      st.setString(1, key);
+      st.executeUpdate();
+    }
   }
 
   @ParameterizedTest

@@ -105,9 +105,15 @@ class MaintenanceTest {
     Files.write(orphanManifest, new byte[] {4});
     Path fresh = dir.resolve("db.db/t/p=b/bucket-0/data-in-progress-0.parquet");
     Files.write(fresh, new byte[] {5});
+    // A manifest an hour old may belong to a commit waiting for the lock: kept whatever the
+    // threshold; one two days old is an orphan.
+    Path pendingManifest = dir.resolve("db.db/t/manifest/manifest-waiting-for-the-lock");
+    Files.write(pendingManifest, new byte[] {6});
     FileTime old = FileTime.fromMillis(System.currentTimeMillis() - 3_600_000L);
     Files.setLastModifiedTime(orphanData, old);
-    Files.setLastModifiedTime(orphanManifest, old);
+    Files.setLastModifiedTime(pendingManifest, old);
+    Files.setLastModifiedTime(
+        orphanManifest, FileTime.fromMillis(System.currentTimeMillis() - 2 * 86_400_000L));
 
     long threshold = System.currentTimeMillis() - 60_000L;
     List<org.apache.flink.core.fs.Path> dry =
@@ -123,6 +129,9 @@ class MaintenanceTest {
             orphanData.getFileName().toString(), orphanManifest.getFileName().toString());
     assertThat(Files.exists(orphanData)).isFalse();
     assertThat(Files.exists(fresh)).isTrue(); // too young: may belong to a running write
+    assertThat(Files.exists(pendingManifest)).isTrue();
+    new RemoveOrphanFiles(t).olderThan(System.currentTimeMillis()).execute();
+    assertThat(Files.exists(pendingManifest)).as("metadata younger than a day stays").isTrue();
 
     // Every snapshot (all retained) still has all its files, with a threshold in the future too.
     new RemoveOrphanFiles(t).olderThan(Long.MAX_VALUE).execute();

@@ -91,15 +91,17 @@ class S3RequestCountTest {
     commit.commit(messages);
     Counts commitRequests = ObjectStoreRequests.now().since(before);
 
-    // The commit of snapshot 3 on top of 2: a HEAD for the new data file (it must exist), LATEST
-    // read (GET), snapshot 2 probed (HEAD) and read (GET), snapshot 3 probed (HEAD); the two
-    // manifest lists of snapshot 2 read (each a HEAD for its length, a GET of the footer, one
-    // ranged GET of its row group); one manifest and two manifest lists written (PUT); under the
-    // lock snapshot 3 probed again (HEAD), written to a temporary name (PUT) and moved into place
-    // (COPY, DELETE); LATEST replaced (PUT); the expiry reads EXPIRING (missing: GET) and EARLIEST
-    // (GET) and, with nothing to expire, lists nothing.
-    // Before: LIST=3 HEAD=8 GET=21 PUT=5 COPY=1 DELETE=2.
-    assertThat(commitRequests.toString()).isEqualTo("LIST=0 HEAD=6 GET=8 PUT=5 COPY=1 DELETE=1");
+    // The commit of snapshot 3 on top of 2: LATEST read (GET), snapshot 2 probed (HEAD) and read
+    // (GET), snapshot 3 probed (HEAD); the two manifest lists of snapshot 2 read (each a HEAD for
+    // its length, a GET of the footer, one ranged GET of its row group); one manifest and two
+    // manifest lists written (PUT); under the lock: the claim left by the last holder read (in the
+    // lock's database), snapshot 3 probed again (HEAD), every file the snapshot adds checked (a
+    // HEAD each: the data file, the manifest, the two lists), the snapshot staged (PUT), claimed
+    // (database), snapshot 3 probed once more (HEAD: a committer under another lock) and moved
+    // into place (COPY, DELETE); LATEST replaced (PUT); the expiry reads EXPIRING (missing: GET)
+    // and EARLIEST (GET) and, with nothing to expire, lists nothing.
+    // Before issue 8: LIST=3 HEAD=8 GET=21 PUT=5 COPY=1 DELETE=2.
+    assertThat(commitRequests.toString()).isEqualTo("LIST=0 HEAD=10 GET=8 PUT=5 COPY=1 DELETE=1");
 
     assertThat(TestTables.readAll(table)).hasSize(3);
   }

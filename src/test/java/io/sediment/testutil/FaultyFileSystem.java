@@ -39,6 +39,13 @@ public final class FaultyFileSystem extends FileSystem {
   }
 
   private static volatile OpenHook openHook = p -> {};
+
+  /** Called with a rename's target before it happens; may block (a pause) or act meanwhile. */
+  public interface RenameHook {
+    void beforeRename(String target) throws IOException;
+  }
+
+  private static volatile RenameHook renameHook = p -> {};
   private static volatile Predicate<String> failDelete = p -> false;
   private static volatile Predicate<String> failAfterRename = p -> false;
   private static volatile Predicate<String> failCreate = p -> false;
@@ -69,6 +76,10 @@ public final class FaultyFileSystem extends FileSystem {
 
   public static void onOpen(OpenHook hook) {
     openHook = hook;
+  }
+
+  public static void onRename(RenameHook hook) {
+    renameHook = hook;
   }
 
   /** Deleting a path whose string matches fails with an IOException. */
@@ -108,6 +119,7 @@ public final class FaultyFileSystem extends FileSystem {
     failAfterRename = p -> false;
     failCreate = p -> false;
     openHook = p -> {};
+    renameHook = p -> {};
     failDelete = p -> false;
     DELETE_FAILURES.set(0);
     DELETES.set(0);
@@ -421,6 +433,7 @@ public final class FaultyFileSystem extends FileSystem {
 
   @Override
   public boolean rename(Path src, Path dst) throws IOException {
+    renameHook.beforeRename(dst.toString());
     checkAlive(src);
     operation(OpKind.RENAME, dst);
     boolean renamed = local.rename(toLocal(src), toLocal(dst));
