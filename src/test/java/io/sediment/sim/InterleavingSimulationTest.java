@@ -26,7 +26,7 @@ class InterleavingSimulationTest {
   void everyInterleavingKeepsTheTableExact() throws Exception {
     String one = System.getProperty("sediment.sim.seed");
     long first = one != null ? Long.parseLong(one) : Long.getLong("sediment.sim.first", 1);
-    long seeds = one != null ? 1 : Long.getLong("sediment.sim.seeds", 300);
+    long seeds = one != null ? 1 : Long.getLong("sediment.sim.seeds", 2000);
     double minutes = Double.parseDouble(System.getProperty("sediment.sim.minutes", "0"));
     int steps = Integer.getInteger("sediment.sim.steps", 40);
     boolean summary = Boolean.getBoolean("sediment.sim.summary");

@@ -224,6 +224,10 @@ final class Simulation {
       if (!orphans.isEmpty()) {
         throw new AssertionError("files no snapshot references once every actor ended: " + orphans);
       }
+      List<String> markers = sim.markerFiles();
+      if (!markers.isEmpty()) {
+        throw new AssertionError("markers left once every job ended: " + markers);
+      }
     }
   }
 }
