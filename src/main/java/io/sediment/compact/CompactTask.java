@@ -44,6 +44,12 @@ public final class CompactTask implements Serializable {
   private final Kind kind;
   private final boolean dropDeletes;
 
+  /**
+   * Deletion-vector tables: write retractions to the output even where older versions were found
+   * and marked ({@link #keepingDeletes}). Only a writer's own tasks set it; never in state.
+   */
+  private final transient boolean keepRetracts;
+
   /** Null: unknown (planned without a snapshot, or a task of serialized version 1). */
   private final Long baseSnapshotId;
 
@@ -91,6 +97,7 @@ public final class CompactTask implements Serializable {
     this.outputLevel = outputLevel;
     this.kind = kind;
     this.dropDeletes = dropDeletes;
+    this.keepRetracts = false;
     this.baseSnapshotId = baseSnapshotId.isPresent() ? baseSnapshotId.getAsLong() : null;
   }
 
@@ -107,6 +114,35 @@ public final class CompactTask implements Serializable {
         kind,
         dropDeletes,
         OptionalLong.of(id));
+  }
+
+  /**
+   * The same task, keeping deletes (retractions) in its output whatever its level, also on a
+   * deletion-vector table where older versions it finds in other levels are marked: older versions
+   * of its keys may still be on their way into the bucket (a writer's rows not yet committed), and
+   * must meet the delete when they are compacted.
+   */
+  public CompactTask keepingDeletes() {
+    return new CompactTask(this);
+  }
+
+  private CompactTask(CompactTask t) {
+    this.table = t.table;
+    this.partition = t.partition;
+    this.partitionPath = t.partitionPath;
+    this.bucket = t.bucket;
+    this.totalBuckets = t.totalBuckets;
+    this.inputs = t.inputs;
+    this.outputLevel = t.outputLevel;
+    this.kind = t.kind;
+    this.dropDeletes = false;
+    this.keepRetracts = true;
+    this.baseSnapshotId = t.baseSnapshotId;
+  }
+
+  /** Whether retractions are written even where older versions were found (see above). */
+  public boolean keepRetracts() {
+    return keepRetracts;
   }
 
   /** The id of the snapshot the task was planned from; empty when unknown. */

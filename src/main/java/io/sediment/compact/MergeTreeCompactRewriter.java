@@ -139,6 +139,8 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
       int seqIndex = layout.sequenceIndex();
       List<DataFileMeta> foundFiles = new ArrayList<>();
       List<Integer> foundPositions = new ArrayList<>();
+      List<RowData> foundRows = new ArrayList<>();
+      List<Integer> order = new ArrayList<>();
       RowData kv;
       while ((kv = reader.next()) != null) {
         if ((++rows & 1023) == 0 && cancelled.getAsBoolean()) {
@@ -151,7 +153,7 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
         // Older live versions of this key in the levels not compacted (oldest level first).
         foundFiles.clear();
         foundPositions.clear();
-        versions.reset();
+        foundRows.clear();
         for (LevelLookup l : lookups) {
           DataFileMeta f = l.seek(kv);
           if (f == null) {
@@ -167,21 +169,47 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
           }
           foundFiles.add(f);
           foundPositions.add(pos);
-          versions.add(l.row());
+          foundRows.add(l.row());
         }
         if (foundFiles.isEmpty()) {
-          if (!layout.isRetract(kv)) {
+          if (!layout.isRetract(kv) || task.keepRetracts()) {
             writer.write(kv);
           }
           continue;
         }
+        // The versions go to the merge engine in sequence order: a row compacted here is usually
+        // newer than those found in the levels, but not always (a writer's rows committed after
+        // a newer version was compacted, first-row keeping the oldest).
         long newSeq = kv.getLong(seqIndex);
-        versions.add(kv);
+        order.clear();
+        for (int i = 0; i <= foundRows.size(); i++) {
+          order.add(i);
+        }
+        final RowData current = kv;
+        order.sort(
+            (x, y) ->
+                Long.compare(
+                    (x == foundRows.size() ? current : foundRows.get(x)).getLong(seqIndex),
+                    (y == foundRows.size() ? current : foundRows.get(y)).getLong(seqIndex)));
+        versions.reset();
+        for (int i : order) {
+          versions.add(i == foundRows.size() ? kv : foundRows.get(i));
+        }
         RowData result = versions.result();
-        boolean newWins = result != null && result.getLong(seqIndex) == newSeq;
+        long resultSeq = result == null ? Long.MIN_VALUE : result.getLong(seqIndex);
+        boolean newWins = result != null && resultSeq == newSeq;
+        // The version that stays: the compacted row when it wins, else the found version whose
+        // sequence number the result carries (the last such, newest level first).
+        int winner = -1;
+        if (!newWins && result != null) {
+          for (int i = foundFiles.size() - 1; i >= 0 && winner < 0; i--) {
+            if (foundRows.get(i).getLong(seqIndex) == resultSeq) {
+              winner = i;
+            }
+          }
+        }
         for (int i = 0; i < foundFiles.size(); i++) {
-          boolean winner = !newWins && result != null && i == foundFiles.size() - 1;
-          if (!winner) {
+          if (i != winner) {
             String name = foundFiles.get(i).fileName();
             RoaringBitmap b = changed.get(name);
             if (b == null) {
@@ -192,7 +220,7 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
             b.add(foundPositions.get(i));
           }
         }
-        if (newWins && !layout.isRetract(result)) {
+        if (newWins && (!layout.isRetract(result) || task.keepRetracts())) {
           writer.write(result);
         }
       }

@@ -54,12 +54,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The writer's own compaction works on a view of the bucket that is exact: the bucket's files in
  * the latest snapshot (kept up to date from the changes of every snapshot since it was read) plus
- * the files of the window being written. A bucket is not compacted while a window this writer sent
- * earlier (the messages of an earlier {@code prepareCommit}) is not resolved: neither committed nor
- * dropped. Such a window's compaction read a state the latest snapshot does not show yet; planning
- * over it, or around it, would mark the wrong rows deleted or plan files twice. So the writer's
- * compaction is deferred until the earlier window's commit is visible, typically by the next
- * checkpoint; its rows are written and committed meanwhile, only their compaction waits. Commits
+ * the files of the window being written. A bucket is not compacted while a compaction this writer
+ * sent earlier (in the messages of an earlier {@code prepareCommit}) is not resolved: neither
+ * committed, nor impossible, nor dropped. That compaction read a state the latest snapshot does not
+ * show yet; planning over it, or around it, would mark the wrong rows deleted or plan files twice.
+ * So the next compaction of the bucket waits until that commit is visible, typically by the next
+ * checkpoint; the rows are written and committed meanwhile. While only rows this writer sent
+ * earlier are not yet committed (no compaction of theirs), the bucket is compacted, keeping
+ * deletes: those rows are older versions the compaction does not see. Commits
  * check the same rule independently: a compaction commit conflicts with any other change of the
  * bucket's levels >= 1 or deletion vectors since its base snapshot (see docs/spec.md, "The
  * primary-key bucket invariant").
@@ -93,9 +95,10 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
 
   /**
    * The changes of snapshots read during one catch-up, shared by its buckets: snapshot id to its
-   * delta entries; null when the snapshot or its manifests are gone.
+   * delta entries by bucket; null when the snapshot or its manifests are gone.
    */
-  private final Map<Long, List<ManifestEntry>> deltas = new HashMap<>();
+  private final Map<Long, Map<ManifestEntry.Identifier, List<ManifestEntry>>> deltas =
+      new HashMap<>();
 
   /** Per bucket, the sequence number its rows must start above (a restored writer's). */
   private final Map<BinaryRowData, Map<Integer, Long>> sequenceFloors = new HashMap<>();
@@ -269,21 +272,33 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     return store.snapshotManager().latestId().orElse(0L);
   }
 
-  /** The changes snapshot {@code id} made, or null when they cannot be read (expired). */
-  private List<ManifestEntry> delta(long id) {
+  /**
+   * The changes snapshot {@code id} made, by bucket ({@link #bucketKey}), or null when they cannot
+   * be read (expired).
+   */
+  private Map<ManifestEntry.Identifier, List<ManifestEntry>> delta(long id) {
     if (!deltas.containsKey(id)) {
-      List<ManifestEntry> entries = null;
+      Map<ManifestEntry.Identifier, List<ManifestEntry>> byBucket = null;
       try {
         Optional<Snapshot> s = store.snapshotManager().snapshotIfExists(id);
         if (s.isPresent()) {
-          entries = store.newScan().readDelta(s.get());
+          byBucket = new HashMap<>();
+          for (ManifestEntry e : store.newScan().readDelta(s.get())) {
+            byBucket
+                .computeIfAbsent(bucketKey(e.partition(), e.bucket()), k -> new ArrayList<>())
+                .add(e);
+          }
         }
       } catch (IOException | RuntimeException e) {
         LOG.debug("Cannot read the changes of snapshot {}: {}", id, e.toString());
       }
-      deltas.put(id, entries);
+      deltas.put(id, byBucket);
     }
     return deltas.get(id);
+  }
+
+  private static ManifestEntry.Identifier bucketKey(BinaryRowData partition, int bucket) {
+    return new ManifestEntry.Identifier(partition, bucket, 0, "");
   }
 
   @Override
@@ -353,6 +368,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
   private final class BucketWriter {
     final BinaryRowData partition;
     final int bucket;
+    final ManifestEntry.Identifier key;
 
     /** The bucket's files in snapshot {@link #viewId}, in the order they were added. */
     final Map<String, DataFileMeta> committed = new LinkedHashMap<>();
@@ -375,6 +391,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     BucketWriter(BinaryRowData partition, int bucket) {
       this.partition = partition;
       this.bucket = bucket;
+      this.key = bucketKey(partition, bucket);
       long max = -1;
       Optional<Snapshot> latest = store.snapshotManager().latest();
       if (latest.isPresent()) {
@@ -406,15 +423,12 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       if (latest > viewId) {
         boolean complete = true;
         for (long id = viewId + 1; id <= latest && complete; id++) {
-          List<ManifestEntry> changes = delta(id);
+          Map<ManifestEntry.Identifier, List<ManifestEntry>> changes = delta(id);
           if (changes == null) {
             complete = false;
             break;
           }
-          for (ManifestEntry e : changes) {
-            if (e.bucket() != bucket || !e.partition().equals(partition)) {
-              continue;
-            }
+          for (ManifestEntry e : changes.getOrDefault(key, List.of())) {
             String name = e.file().fileName();
             if (e.kind() == FileKind.ADD) {
               committed.put(name, e.file());
@@ -449,7 +463,20 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
         rebuildFiles();
       }
       unresolved.removeIf(w -> w.resolved() || dropped(w));
-      return unresolved.isEmpty();
+      for (SentWindow w : unresolved) {
+        if (!w.compactionResolved) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    /**
+     * Whether rows this writer sent earlier are not yet seen committed: older versions of keys
+     * that are not in the view, so a compaction must keep deletes.
+     */
+    boolean rowsInFlight() {
+      return !unresolved.isEmpty();
     }
 
     /** A window whose files are gone was dropped or aborted: it will never land. */
@@ -566,8 +593,12 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
                   numBuckets,
                   List.copyOf(files)));
       for (CompactTask planned : tasks) {
-        // The view is the bucket at snapshot viewId: the compaction's base.
+        // The view is the bucket at snapshot viewId: the compaction's base. Rows sent earlier and
+        // not yet committed are older versions the compaction does not see: keep deletes then.
         CompactTask t = planned.withBaseSnapshotId(viewId);
+        if (rowsInFlight()) {
+          t = t.keepingDeletes();
+        }
         CompactTaskResult r;
         try {
           r = rewriter.rewrite(t, () -> false);
