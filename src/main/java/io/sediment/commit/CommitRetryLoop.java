@@ -121,6 +121,8 @@ final class CommitRetryLoop {
     Snapshot s = a.snapshot();
     try {
       return snapshotCommit.tryPublish(s, () -> checkAdded(a));
+    } catch (CommitOutcomeUnknownException e) {
+      throw e; // claimed under the lock: it lands, by this committer or the next; keep its files
     } catch (IOException | RuntimeException e) {
       Boolean ours;
       try {

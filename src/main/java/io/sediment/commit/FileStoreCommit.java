@@ -372,29 +372,47 @@ public final class FileStoreCommit {
         store.schema().hasPrimaryKey()
             && messages.stream().anyMatch(CommitConflicts::changesLevelsOrVectors);
     Map<Long, List<ManifestEntry>> deltas = new HashMap<>(); // read once across attempts
+    long[] seen = {-1}; // the latest snapshot id the previous attempt built on
+    Long[] landed = {null};
     List<ManifestFileMeta> delta = null;
     try {
       List<ManifestFileMeta> written = manifestFile.write(changes);
       delta = written;
-      SnapshotAttempt a =
-          retries
-              .run(
-                  "a " + kind + " commit",
-                  latest -> {
-                    if (deletes) {
-                      conflicts.checkFilesLive(latest, changes, deletionVectors);
-                      conflicts.checkInputVectorsUnchanged(latest, messages, vectors);
-                    }
-                    if (levelled) {
-                      conflicts.checkNoOverlap(latest, changes);
-                    }
-                    if (serializable) {
-                      conflicts.checkBucketsSerializable(latest, messages, vectors, deltas);
-                    }
-                    return assembler.prepare(
-                        latest, written, false, changes, messages, vectors, kind, identifier);
-                  })
-              .orElseThrow();
+      Optional<SnapshotAttempt> attempt =
+          retries.run(
+              "a " + kind + " commit",
+              latest -> {
+                // A stream commit whose earlier attempt claimed a snapshot under the commit lock
+                // and failed before moving it into place finds it published by the next holder
+                // (possibly itself, taking the lock for this attempt): it landed.
+                landed[0] = landedSince(seen[0], latest, kind, identifier);
+                seen[0] = latest.map(Snapshot::id).orElse(0L);
+                if (landed[0] != null) {
+                  return null;
+                }
+                if (deletes) {
+                  conflicts.checkFilesLive(latest, changes, deletionVectors);
+                  conflicts.checkInputVectorsUnchanged(latest, messages, vectors);
+                }
+                if (levelled) {
+                  conflicts.checkNoOverlap(latest, changes);
+                }
+                if (serializable) {
+                  conflicts.checkBucketsSerializable(latest, messages, vectors, deltas);
+                }
+                return assembler.prepare(
+                    latest, written, false, changes, messages, vectors, kind, identifier);
+              });
+      if (attempt.isEmpty()) {
+        LOG.info(
+            "Commit {} of user {} landed as snapshot {} for an earlier attempt of it",
+            describeIdentifier(identifier),
+            commitUser,
+            landed[0]);
+        manifestFile.delete(written);
+        return landed[0];
+      }
+      SnapshotAttempt a = attempt.get();
       published(a.snapshot());
       LOG.info(
           "Committed snapshot {} ({}, user {}, {})",
@@ -417,6 +435,27 @@ public final class FileStoreCommit {
       }
       throw e;
     }
+  }
+
+  /**
+   * The snapshot of this user, identifier and kind published after snapshot {@code since} up to
+   * {@code latest}, if any (stream commits only; none on a first attempt, {@code since} -1).
+   */
+  private Long landedSince(
+      long since, Optional<Snapshot> latest, CommitKind kind, long identifier) {
+    if (since < 0 || identifier == BATCH_IDENTIFIER || latest.isEmpty()) {
+      return null;
+    }
+    for (long id = latest.get().id(); id > since; id--) {
+      Optional<Snapshot> s = id == latest.get().id() ? latest : snapshots.snapshotIfExists(id);
+      if (s.isPresent()
+          && commitUser.equals(s.get().commitUser())
+          && s.get().commitIdentifier() == identifier
+          && s.get().commitKind() == kind) {
+        return id;
+      }
+    }
+    return null;
   }
 
   /** Deletes every file the messages added (new files, compaction outputs, deletion vectors). */

@@ -92,9 +92,20 @@ final class LockedSnapshotCommit implements SnapshotCommit {
             "The claim of " + lockKey + " changed while this committer held its lock", null);
       }
       // From here the target will hold `content`: this committer moves it, or the next holder.
-      if (fileIO.fileExists(target)) {
+      // A failure now is an unknown outcome: the commit's files must stay.
+      boolean taken;
+      try {
+        taken = fileIO.fileExists(target);
+      } catch (IOException | RuntimeException e) {
+        throw claimedButNotMoved(staged, target, e);
+      }
+      if (taken) {
         // Only a committer not using this lock (another lock.jdbc.url) can have created it.
-        lease.replaceClaim(claim, previous);
+        try {
+          lease.replaceClaim(claim, previous);
+        } catch (CommitLockLostException e) {
+          throw claimedButNotMoved(staged, target, e);
+        }
         fileIO.deleteQuietly(staged);
         throw new IllegalStateException(
             target
@@ -103,14 +114,17 @@ final class LockedSnapshotCommit implements SnapshotCommit {
                 + ": another committer publishes to this table under another lock (check"
                 + " 'lock.jdbc.url' of every writer and compaction job); nothing was published");
       }
-      if (!fileIO.rename(staged, target)) {
-        throw new CommitOutcomeUnknownException(
-            "Could not move "
-                + staged
-                + " to "
-                + target
-                + "; it is claimed, so the next commit publishes it",
-            null);
+      try {
+        if (!fileIO.rename(staged, target)) {
+          throw new IOException("the file system did not move it");
+        }
+      } catch (IOException | RuntimeException e) {
+        // The next holder may have moved it already (this one stalled past its lease): the target
+        // then holds this claim's content, and nothing else can.
+        if (!movedByAnother(target)) {
+          throw claimedButNotMoved(staged, target, e);
+        }
+        LOG.warn("{} was published by the next holder of the lock of {}", target, lockKey);
       }
       try {
         lease.replaceClaim(claim, JdbcCommitLock.Claim.NONE);
@@ -120,6 +134,25 @@ final class LockedSnapshotCommit implements SnapshotCommit {
       }
       return true;
     }
+  }
+
+  private boolean movedByAnother(Path target) {
+    try {
+      return fileIO.fileExists(target);
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  private static CommitOutcomeUnknownException claimedButNotMoved(
+      Path staged, Path target, Exception cause) {
+    return new CommitOutcomeUnknownException(
+        "Could not move "
+            + staged
+            + " to "
+            + target
+            + " after claiming it; the next commit to the table publishes it",
+        cause);
   }
 
   /**

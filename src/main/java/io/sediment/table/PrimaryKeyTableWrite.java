@@ -61,10 +61,9 @@ import org.slf4j.LoggerFactory;
  * So the next compaction of the bucket waits until that commit is visible, typically by the next
  * checkpoint; the rows are written and committed meanwhile. While only rows this writer sent
  * earlier are not yet committed (no compaction of theirs), the bucket is compacted, keeping
- * deletes: those rows are older versions the compaction does not see. Commits
- * check the same rule independently: a compaction commit conflicts with any other change of the
- * bucket's levels >= 1 or deletion vectors since its base snapshot (see docs/spec.md, "The
- * primary-key bucket invariant").
+ * deletes: those rows are older versions the compaction does not see. Commits check the same rule
+ * independently: a compaction commit conflicts with any other change of the bucket's levels >= 1 or
+ * deletion vectors since its base snapshot (see docs/spec.md, "The primary-key bucket invariant").
  */
 public final class PrimaryKeyTableWrite implements AutoCloseable {
 
@@ -472,8 +471,8 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     }
 
     /**
-     * Whether rows this writer sent earlier are not yet seen committed: older versions of keys
-     * that are not in the view, so a compaction must keep deletes.
+     * Whether rows this writer sent earlier are not yet seen committed: older versions of keys that
+     * are not in the view, so a compaction must keep deletes.
      */
     boolean rowsInFlight() {
       return !unresolved.isEmpty();

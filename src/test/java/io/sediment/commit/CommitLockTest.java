@@ -247,6 +247,44 @@ class CommitLockTest {
         .containsExactlyInAnyOrder("(1,a)", "(2,b)", "(3,c)");
   }
 
+  /**
+   * The move of a claimed snapshot fails: the commit's outcome is unknown and its files stay; the
+   * next commit to the table publishes the claimed snapshot first, and a retry of the same stream
+   * commit (a restored job) finds it landed instead of committing it twice.
+   */
+  @ParameterizedTest
+  @MethodSource("databases")
+  void aClaimedSnapshotWhoseMoveFailedLandsOnce(String url) throws Exception {
+    Table t = table(FaultyFileSystem.uri(dir), url, Map.of());
+    TestTables.writeBatch(t, List.of(row(1L, "a")));
+    AtomicBoolean failed = new AtomicBoolean();
+    FaultyFileSystem.onRename(
+        target -> {
+          if (target.endsWith("/snapshot/snapshot-2") && failed.compareAndSet(false, true)) {
+            throw new IOException("Injected failure moving the claimed snapshot");
+          }
+        });
+    List<io.sediment.commit.CommitMessage> window;
+    try (io.sediment.table.TableWrite w =
+        t.newStreamWriteBuilder().withCommitUser("job").newWrite()) {
+      w.write(row(2L, "b"));
+      window = w.prepareCommit();
+    }
+    assertThatThrownBy(
+            () -> t.newStreamWriteBuilder().withCommitUser("job").newCommit().commit(7, window))
+        .isInstanceOf(CommitOutcomeUnknownException.class);
+    assertThat(dir.resolve("db.db/t/snapshot/snapshot-2")).doesNotExist();
+
+    // The restored job commits its window again.
+    List<Long> retried =
+        t.newStreamWriteBuilder().withCommitUser("job").newCommit().commit(7, window);
+
+    assertThat(retried).containsExactly(2L);
+    assertThat(t.snapshotManager().listIds()).containsExactly(1L, 2L);
+    assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
+        .containsExactlyInAnyOrder("(1,a)", "(2,b)");
+  }
+
   private static void release(String url, String key) throws SQLException {
     try (Connection c = DriverManager.getConnection(url);
         PreparedStatement st =
