@@ -275,7 +275,7 @@ final class CommitConflicts {
                     + bucket
                     + " after snapshot "
                     + base
-                    + ", which this commit's work read; it is redone on the new state",
+                    + ", which this commit's work read; plan it again on the new state",
                 List.of(e.file().fileName()));
           }
         }
@@ -325,7 +325,7 @@ final class CommitConflicts {
               + (then.isEmpty()
                   ? " may have changed after snapshot " + base + " (it is gone)"
                   : " changed after snapshot " + base)
-              + ", which this commit's work read; it is redone on the new state",
+              + ", which this commit's work read; plan it again on the new state",
           new ArrayList<>(changed));
     }
   }

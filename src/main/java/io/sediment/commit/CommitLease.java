@@ -119,13 +119,20 @@ final class CommitLease implements AutoCloseable {
     statements.lock();
     try {
       checkNotLost();
-      boolean done = lock.replaceClaim(connection, key, owner, expected, next);
+      boolean done;
+      try {
+        done = lock.replaceClaim(connection, key, owner, expected, next);
+      } catch (SQLException e) {
+        // The statement may have been applied before its reply was lost.
+        lost = e;
+        heartbeat.cancel(false);
+        throw new CommitOutcomeUnknownException(
+            "Could not tell whether the claim of " + key + " in " + lock.url() + " was set", e);
+      }
       if (!done) {
         lost = new IllegalStateException("its lease ran out or another committer took it over");
       }
       return done;
-    } catch (SQLException e) {
-      throw lose(e);
     } finally {
       statements.unlock();
     }

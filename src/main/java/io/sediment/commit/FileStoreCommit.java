@@ -74,6 +74,9 @@ public final class FileStoreCommit {
 
   private boolean resolved;
 
+  /** The latest snapshot id when the current stream commit checked what landed (-1: batch). */
+  private long checkedAfter = -1;
+
   public FileStoreCommit(FileStore store, String commitUser) {
     this.store = store;
     this.commitUser = commitUser;
@@ -144,6 +147,9 @@ public final class FileStoreCommit {
     if (messages.stream().allMatch(CommitMessage::isEmpty)) {
       return List.of();
     }
+    // Snapshots after this one are looked at by the commit's attempts: one of them may be this
+    // very commit, claimed by an earlier attempt under the commit lock and published since.
+    checkedAfter = identifier == BATCH_IDENTIFIER ? -1 : snapshots.latestId().orElse(0L);
     if (checkCommitted) {
       Optional<UserCommit> last = latestCommit();
       if (last.isPresent() && last.get().commitIdentifier() >= identifier) {
@@ -372,7 +378,7 @@ public final class FileStoreCommit {
         store.schema().hasPrimaryKey()
             && messages.stream().anyMatch(CommitConflicts::changesLevelsOrVectors);
     Map<Long, List<ManifestEntry>> deltas = new HashMap<>(); // read once across attempts
-    long[] seen = {-1}; // the latest snapshot id the previous attempt built on
+    long[] seen = {checkedAfter}; // snapshots after it may be this commit's (see commit)
     Long[] landed = {null};
     List<ManifestFileMeta> delta = null;
     try {
@@ -410,6 +416,7 @@ public final class FileStoreCommit {
             commitUser,
             landed[0]);
         manifestFile.delete(written);
+        published(snapshots.snapshot(landed[0]));
         return landed[0];
       }
       SnapshotAttempt a = attempt.get();

@@ -5,6 +5,10 @@ import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
 import org.apache.flink.core.fs.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -77,14 +81,17 @@ final class LockedSnapshotCommit implements SnapshotCommit {
       beforePublish.check();
       Path staged = FileIO.temporaryPathFor(target);
       fileIO.writeNew(staged, content);
-      JdbcCommitLock.Claim claim = new JdbcCommitLock.Claim(target.toString(), staged.toString());
+      JdbcCommitLock.Claim claim = new JdbcCommitLock.Claim(relative(target), relative(staged));
       boolean claimed;
       try {
+        // Renewed right before the claim: an outage of the database so far fails the commit as a
+        // lost lock, with nothing claimed; only one starting during the claim leaves it unknown.
+        lease.checkHeld();
         claimed = lease.replaceClaim(previous, claim);
       } catch (CommitLockLostException e) {
-        fileIO.deleteQuietly(staged); // the claim failed: nobody will roll it forward
+        fileIO.deleteQuietly(staged); // lost before the claim: nobody will roll it forward
         throw e;
-      }
+      } // an unknown claim outcome propagates with the staged file kept
       if (!claimed) {
         fileIO.deleteQuietly(staged);
         lease.checkHeld(); // throws: the lease ran out, another committer holds the lock
@@ -93,26 +100,25 @@ final class LockedSnapshotCommit implements SnapshotCommit {
       }
       // From here the target will hold `content`: this committer moves it, or the next holder.
       // A failure now is an unknown outcome: the commit's files must stay.
-      boolean taken;
       try {
-        taken = fileIO.fileExists(target);
-      } catch (IOException | RuntimeException e) {
-        throw claimedButNotMoved(staged, target, e);
-      }
-      if (taken) {
-        // Only a committer not using this lock (another lock.jdbc.url) can have created it.
-        try {
-          lease.replaceClaim(claim, previous);
-        } catch (CommitLockLostException e) {
-          throw claimedButNotMoved(staged, target, e);
+        if (fileIO.fileExists(target)) {
+          if (Arrays.equals(fileIO.readBytes(target), content)) {
+            return true; // the next holder moved it: this one stalled past its lease
+          }
+          // Only a committer not using this lock (another lock.jdbc.url) can have created it.
+          if (!lease.replaceClaim(claim, previous)) {
+            throw new IOException("the claim could not be withdrawn");
+          }
+          fileIO.deleteQuietly(staged);
+          throw new IllegalStateException(
+              target
+                  + " appeared while this committer held the commit lock of "
+                  + lockKey
+                  + ": another committer publishes to this table under another lock (check"
+                  + " 'lock.jdbc.url' of every writer and compaction job); nothing was published");
         }
-        fileIO.deleteQuietly(staged);
-        throw new IllegalStateException(
-            target
-                + " appeared while this committer held the commit lock of "
-                + lockKey
-                + ": another committer publishes to this table under another lock (check"
-                + " 'lock.jdbc.url' of every writer and compaction job); nothing was published");
+      } catch (IOException e) {
+        throw claimedButNotMoved(staged, target, e);
       }
       try {
         if (!fileIO.rename(staged, target)) {
@@ -128,12 +134,30 @@ final class LockedSnapshotCommit implements SnapshotCommit {
       }
       try {
         lease.replaceClaim(claim, JdbcCommitLock.Claim.NONE);
-      } catch (CommitLockLostException e) {
+      } catch (IOException | CommitOutcomeUnknownException e) {
         // Published; the next holder finds the staged file gone and the target there.
         LOG.debug("Could not clear the claim of {}: {}", lockKey, e.toString());
       }
       return true;
     }
+  }
+
+  /**
+   * A claim names files relative to the table's root, so that every spelling of the table (the lock
+   * key is one for all, {@link LockKeys}) resolves it with its own file system.
+   */
+  private String relative(Path file) {
+    String root = snapshots.paths().root().toUri().getPath();
+    String path = file.toUri().getPath();
+    String prefix = root.endsWith("/") ? root : root + "/";
+    if (!path.startsWith(prefix)) {
+      throw new IllegalArgumentException(file + " is not under the table " + root);
+    }
+    return path.substring(prefix.length());
+  }
+
+  private Path resolve(String relative) {
+    return new Path(snapshots.paths().root(), relative);
   }
 
   private boolean movedByAnother(Path target) {
@@ -157,24 +181,56 @@ final class LockedSnapshotCommit implements SnapshotCommit {
 
   /**
    * Finishes what the previous holder claimed: its staged file, if still there, is moved into place
-   * (or deleted, if the target exists already); then the claim is cleared. The staged file is
-   * looked at first: a holder that moves it deletes it only after the target exists.
+   * (or deleted, if the target exists already). The staged file is looked at first: a holder that
+   * moves it deletes it only after the target exists. A staged snapshot whose manifest lists or
+   * index manifest are gone (deleted while its claim waited) is abandoned, not published.
    */
   private void rollForward(JdbcCommitLock.Claim claim) throws IOException {
     if (claim.isNone()) {
       return;
     }
-    Path staged = new Path(claim.staged());
-    Path target = new Path(claim.target());
-    if (fileIO.fileExists(staged)) {
-      if (!fileIO.fileExists(target)) {
+    Path staged = resolve(claim.staged());
+    Path target = resolve(claim.target());
+    if (!fileIO.fileExists(staged)) {
+      return; // published, or abandoned by its holder
+    }
+    if (!fileIO.fileExists(target)) {
+      byte[] content = fileIO.readBytes(staged);
+      Optional<String> missing = missingMetadata(target, content);
+      if (missing.isPresent()) {
+        LOG.warn(
+            "Abandoning {}, claimed by a committer that stopped before moving it into place: {}"
+                + " is gone",
+            target,
+            missing.get());
+      } else {
         LOG.warn(
             "Publishing {} for a committer that claimed it and stopped before moving it into"
                 + " place (it stalled past 'lock.expire-time' or died)",
             target);
-        fileIO.replaceAtomically(target, fileIO.readBytes(staged));
+        fileIO.replaceAtomically(target, content);
       }
-      fileIO.deleteQuietly(staged);
     }
+    fileIO.deleteQuietly(staged);
+  }
+
+  /** For a staged snapshot: the first of its manifest lists and index manifest that is gone. */
+  private Optional<String> missingMetadata(Path target, byte[] content) throws IOException {
+    if (!target.getName().startsWith("snapshot-")) {
+      return Optional.empty();
+    }
+    Snapshot s = Snapshot.fromJson(new String(content, StandardCharsets.UTF_8));
+    List<Path> files = new ArrayList<>();
+    files.add(snapshots.paths().manifest(s.baseManifestList()));
+    files.add(snapshots.paths().manifest(s.deltaManifestList()));
+    if (s.indexManifest() != null) {
+      files.add(snapshots.paths().index(s.indexManifest()));
+    }
+    for (Path f : files) {
+      if (!fileIO.exists(f)) {
+        return Optional.of(f.toString());
+      }
+    }
+    return Optional.empty();
   }
 }

@@ -283,7 +283,9 @@ public final class FileIO implements Serializable {
       } else {
         FileSystem fs = fs(target);
         fs.delete(target, false);
-        fs.rename(tmp, target);
+        if (!fs.rename(tmp, target)) {
+          throw new IOException("Could not move " + tmp + " to " + target);
+        }
       }
     } finally {
       deleteQuietly(tmp);

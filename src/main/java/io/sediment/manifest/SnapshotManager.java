@@ -227,6 +227,26 @@ public final class SnapshotManager implements Serializable {
   }
 
   /**
+   * The staged snapshot files ({@code .snapshot-<id>.<uuid>.tmp}) present: a committer under the
+   * commit lock writes its snapshot there before it claims and moves it; a claimed one is published
+   * by the next commit if its committer stopped (docs/spec.md section 9.6).
+   */
+  public List<Path> listStaged() {
+    try {
+      List<Path> staged = new ArrayList<>();
+      for (FileStatus st : fileIO.list(paths.snapshotDir())) {
+        String name = st.getPath().getName();
+        if (name.startsWith("." + PREFIX) && name.endsWith(".tmp")) {
+          staged.add(st.getPath());
+        }
+      }
+      return staged;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list snapshots under " + paths.snapshotDir(), e);
+    }
+  }
+
+  /**
    * Publishes a snapshot if its id is free. Exactly one of several committers racing for the same
    * id succeeds; the others get false and must retry on top of the winner. The winner updates the
    * hints ({@link #writeHints}).

@@ -98,7 +98,28 @@ public final class TableFiles {
       out.addAll(f);
       previous = id;
     }
+    addStaged(store, reader, out);
     return out;
+  }
+
+  /**
+   * Adds what staged snapshots reference: a snapshot claimed under the commit lock whose committer
+   * stopped before moving it into place is published by the next commit, so its files must stay. A
+   * staged file that cannot be read (still being written, or torn) references nothing yet.
+   */
+  private static void addStaged(FileStore store, Reader reader, TableFiles out) {
+    for (Path p : store.snapshotManager().listStaged()) {
+      Snapshot s;
+      try {
+        s = Snapshot.fromJson(store.fileIO().readUtf8(p));
+      } catch (IOException | RuntimeException e) {
+        continue;
+      }
+      SnapshotFiles f = reader.read(Retired.of(s), false);
+      out.metadataNames.addAll(f.metadata);
+      out.indexNames.addAll(f.index);
+      out.dataPaths.putAll(f.data);
+    }
   }
 
   /**

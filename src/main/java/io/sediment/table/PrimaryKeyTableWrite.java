@@ -104,6 +104,12 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
 
   private long deferredCompactions;
 
+  /**
+   * Windows of an earlier attempt (a restored job's) may still be committed: their rows are older
+   * versions this writer's compactions do not see, so deletes are kept until it is cleared.
+   */
+  private boolean restoredWindowsPending;
+
   public PrimaryKeyTableWrite(FileStore store) {
     this(store, OutputObserver.NONE);
   }
@@ -252,6 +258,17 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
   }
 
   /**
+   * Whether windows of an earlier attempt may still be committed (a restored job's committer
+   * commits them while this writer may already write): until cleared, this writer's compactions
+   * keep deletes, since those windows hold older versions of keys that they cannot see. A restored
+   * Flink writer sets it, and clears it once a checkpoint of its own attempt completed (the
+   * committer committed the restored windows before).
+   */
+  public void restoredWindowsPending(boolean pending) {
+    this.restoredWindowsPending = pending;
+  }
+
+  /**
    * The next sequence number of every bucket this writer has written (or was restored with): state
    * a restored writer passes to {@link #restoreSequences}.
    */
@@ -329,16 +346,20 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     final Set<String> inputs = new HashSet<>();
     final Set<String> outputs = new HashSet<>();
 
-    /** A file of the window whose absence says the window was dropped or aborted. */
-    final Path probe;
+    /** An output of the compaction whose absence says the compaction was dropped, or null. */
+    final Path compactionProbe;
+
+    /** An appended file whose absence says the whole window was aborted, or null. */
+    final Path appendProbe;
 
     boolean compactionResolved;
 
-    SentWindow(CommitMessage m, Path probe) {
+    SentWindow(CommitMessage m, Path compactionProbe, Path appendProbe) {
       m.newFiles().forEach(f -> appended.add(f.fileName()));
       m.compactBefore().forEach(f -> inputs.add(f.fileName()));
       m.compactAfter().forEach(f -> outputs.add(f.fileName()));
-      this.probe = probe;
+      this.compactionProbe = compactionProbe;
+      this.appendProbe = appendProbe;
       // A compaction that wrote nothing cannot be told landed from dropped: not waited for (a
       // later compaction of its inputs loses the race at commit).
       compactionResolved =
@@ -443,11 +464,12 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
           // before by what is live now. A window whose appended file is neither live nor deleted
           // stays unresolved: it may still be uncommitted.
           Optional<Snapshot> s = store.snapshotManager().snapshotIfExists(latest);
+          if (s.isEmpty()) {
+            return false; // cannot be read now: no compaction this time
+          }
           committed.clear();
-          if (s.isPresent()) {
-            for (ManifestEntry e : scanBucket(s.get())) {
-              committed.put(e.file().fileName(), e.file());
-            }
+          for (ManifestEntry e : scanBucket(s.get())) {
+            committed.put(e.file().fileName(), e.file());
           }
           for (SentWindow w : unresolved) {
             committed.keySet().forEach(w::added);
@@ -461,7 +483,12 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
         viewId = latest;
         rebuildFiles();
       }
-      unresolved.removeIf(w -> w.resolved() || dropped(w));
+      for (SentWindow w : unresolved) {
+        if (!w.resolved()) {
+          probe(w);
+        }
+      }
+      unresolved.removeIf(SentWindow::resolved);
       for (SentWindow w : unresolved) {
         if (!w.compactionResolved) {
           return false;
@@ -475,15 +502,28 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
      * are not in the view, so a compaction must keep deletes.
      */
     boolean rowsInFlight() {
-      return !unresolved.isEmpty();
+      return !unresolved.isEmpty() || restoredWindowsPending;
     }
 
-    /** A window whose files are gone was dropped or aborted: it will never land. */
-    private boolean dropped(SentWindow w) {
+    /**
+     * Looks at the files of a window the snapshots do not show resolved: a compaction whose outputs
+     * are gone was dropped (its rows still come, with the window's appended files); a window whose
+     * appended files are gone was aborted whole.
+     */
+    private void probe(SentWindow w) {
+      if (!w.compactionResolved && w.compactionProbe != null && !exists(w.compactionProbe)) {
+        w.compactionResolved = true;
+      }
+      if (!w.appended.isEmpty() && w.appendProbe != null && !exists(w.appendProbe)) {
+        w.appended.clear();
+      }
+    }
+
+    private boolean exists(Path p) {
       try {
-        return w.probe != null && !store.fileIO().exists(w.probe);
+        return store.fileIO().exists(p);
       } catch (IOException e) {
-        return false;
+        return true; // cannot tell: still in flight
       }
     }
 
@@ -652,7 +692,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
               dvs,
               baseKnown ? base : OptionalLong.empty());
       if (!m.isEmpty()) {
-        unresolved.add(new SentWindow(m, probe(m)));
+        unresolved.add(new SentWindow(m, compactionProbe(m), appendProbe(m)));
       }
       newFiles.clear();
       compactBefore.clear();
@@ -662,8 +702,8 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       return m;
     }
 
-    /** A file of the message that an abort or a dropped compaction deletes. */
-    private Path probe(CommitMessage m) {
+    /** A file a dropped compaction of the message deletes, or null. */
+    private Path compactionProbe(CommitMessage m) {
       for (DataFileMeta f : m.compactAfter()) {
         if (!m.newFiles().contains(f)) {
           return store.dataFilePath(partition, bucket, f.fileName());
@@ -672,6 +712,11 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       for (DeletionFile d : m.deletionFiles()) {
         return store.paths().index(d.dvFile());
       }
+      return null;
+    }
+
+    /** A file only an abort of the whole message deletes, or null. */
+    private Path appendProbe(CommitMessage m) {
       for (DataFileMeta f : m.newFiles()) {
         return store.dataFilePath(partition, bucket, f.fileName());
       }

@@ -150,6 +150,16 @@ public final class TableWrite implements AutoCloseable {
     }
   }
 
+  /**
+   * Primary-key tables: whether windows of an earlier attempt may still be committed (see {@link
+   * PrimaryKeyTableWrite#restoredWindowsPending}); append tables ignore it.
+   */
+  public void restoredWindowsPending(boolean pending) {
+    if (primaryKeyWrite != null) {
+      primaryKeyWrite.restoredWindowsPending(pending);
+    }
+  }
+
   /** Primary-key tables: the next sequence number of each bucket written; empty otherwise. */
   public Map<BinaryRowData, Map<Integer, Long>> nextSequences() {
     return primaryKeyWrite == null ? Map.of() : primaryKeyWrite.nextSequences();

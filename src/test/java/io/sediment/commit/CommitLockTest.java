@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.maintenance.ExpireSnapshots;
+import io.sediment.maintenance.RemoveOrphanFiles;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.FaultyFileSystem;
@@ -27,6 +28,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.RowData;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -283,6 +285,80 @@ class CommitLockTest {
     assertThat(t.snapshotManager().listIds()).containsExactly(1L, 2L);
     assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
         .containsExactlyInAnyOrder("(1,a)", "(2,b)");
+  }
+
+  /** Commits a window of job "job" whose claimed snapshot is not moved into place. */
+  private static void commitWithFailedMove(Table t, String snapshotName, RowData... rows)
+      throws Exception {
+    AtomicBoolean failed = new AtomicBoolean();
+    FaultyFileSystem.onRename(
+        target -> {
+          if (target.endsWith("/snapshot/" + snapshotName) && failed.compareAndSet(false, true)) {
+            throw new IOException("Injected failure moving the claimed snapshot");
+          }
+        });
+    List<io.sediment.commit.CommitMessage> window;
+    try (io.sediment.table.TableWrite w =
+        t.newStreamWriteBuilder().withCommitUser("job").newWrite()) {
+      for (RowData r : rows) {
+        w.write(r);
+      }
+      window = w.prepareCommit();
+    }
+    assertThatThrownBy(
+            () -> t.newStreamWriteBuilder().withCommitUser("job").newCommit().commit(7, window))
+        .isInstanceOf(CommitOutcomeUnknownException.class);
+    FaultyFileSystem.reset();
+  }
+
+  /**
+   * Orphan removal while a claimed snapshot waits to be published keeps its files: the staged
+   * snapshot is read like a retained one, so the next commit publishes a snapshot whose data is
+   * there.
+   */
+  @ParameterizedTest
+  @MethodSource("databases")
+  void orphanRemovalKeepsTheFilesOfAClaimedSnapshot(String url) throws Exception {
+    Table t = table(FaultyFileSystem.uri(dir), url, Map.of());
+    TestTables.writeBatch(t, List.of(row(1L, "a")));
+    commitWithFailedMove(t, "snapshot-2", row(2L, "b"));
+    assertThat(t.snapshotManager().listStaged()).hasSize(1);
+
+    // Every data file counts as old enough: only being used protects one.
+    List<org.apache.flink.core.fs.Path> removed =
+        new RemoveOrphanFiles(t).olderThan(System.currentTimeMillis() + 60_000).execute();
+    TestTables.writeBatch(t, List.of(row(3L, "c")));
+
+    assertThat(removed).isEmpty();
+    assertThat(t.snapshotManager().listIds()).containsExactly(1L, 2L, 3L);
+    assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
+        .containsExactlyInAnyOrder("(1,a)", "(2,b)", "(3,c)");
+  }
+
+  /**
+   * A claimed snapshot whose manifest list was deleted while it waited (by hand, or by a removal
+   * that ignored the claim) is abandoned by the next holder instead of published as a snapshot that
+   * cannot be read; the next commit lands on the last readable snapshot.
+   */
+  @ParameterizedTest
+  @MethodSource("databases")
+  void aClaimedSnapshotWhoseManifestsAreGoneIsNotPublished(String url) throws Exception {
+    Table t = table(FaultyFileSystem.uri(dir), url, Map.of());
+    TestTables.writeBatch(t, List.of(row(1L, "a")));
+    commitWithFailedMove(t, "snapshot-2", row(2L, "b"));
+    org.apache.flink.core.fs.Path staged = t.snapshotManager().listStaged().get(0);
+    io.sediment.manifest.Snapshot claimed =
+        io.sediment.manifest.Snapshot.fromJson(
+            java.nio.file.Files.readString(Path.of(staged.toUri().getPath())));
+    java.nio.file.Files.delete(
+        dir.resolve("db.db/t/manifest").resolve(claimed.deltaManifestList()));
+
+    List<Long> next = TestTables.writeBatch(t, List.of(row(3L, "c")));
+
+    assertThat(next).containsExactly(2L);
+    assertThat(t.snapshotManager().listStaged()).isEmpty();
+    assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
+        .containsExactlyInAnyOrder("(1,a)", "(3,c)");
   }
 
   private static void release(String url, String key) throws SQLException {

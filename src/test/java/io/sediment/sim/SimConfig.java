@@ -12,6 +12,8 @@ import java.util.Random;
  * @param keys keys are {@code 0..keys-1}; writer {@code w} of {@code n} writes the keys {@code k %
  *     n == w} (a Flink job keyed by the primary key upstream of its writers)
  * @param ownCompaction per stream writer, whether it compacts its buckets (else {@code write-only})
+ * @param smallBuffers whether writers flush every few rows (level-0 files while writing, and the
+ *     stop-trigger compaction of tables without deletion vectors)
  * @param sharedKeys whether the writers' keys overlap (parallel writers fed by a source not keyed
  *     by the primary key): such keys have no defined last version and are checked for uniqueness
  *     only
@@ -24,6 +26,7 @@ record SimConfig(
     int keys,
     List<Boolean> ownCompaction,
     List<Boolean> sqlSink,
+    boolean smallBuffers,
     boolean sharedKeys,
     boolean dedicatedJob,
     boolean compactBuilder,
@@ -50,6 +53,7 @@ record SimConfig(
         4 + rnd.nextInt(8),
         own,
         sql,
+        rnd.nextInt(3) == 0,
         writers > 1 && rnd.nextBoolean(),
         rnd.nextBoolean(),
         rnd.nextBoolean(),

@@ -76,6 +76,10 @@ final class SimTable {
     if (config.deletionVectors()) {
       b.option("deletion-vectors.enabled", "true");
     }
+    if (config.smallBuffers()) {
+      b.option("write-buffer-size", "600 b");
+      b.option("num-sorted-run.stop-trigger", String.valueOf(config.compactionTrigger() + 1));
+    }
     if (config.engine().equals("aggregation")) {
       b.option("fields.a.aggregate-function", "sum");
     }

@@ -82,6 +82,9 @@ final class SqlWriteJob implements StreamWriterActor.WriteJob {
   @Override
   public void notifyComplete(long checkpoint) throws Exception {
     committer.checkpointComplete(checkpoint, true);
+    if (writer != null) {
+      writer.checkpointComplete(checkpoint); // the operators hear of it in any order
+    }
   }
 
   @Override

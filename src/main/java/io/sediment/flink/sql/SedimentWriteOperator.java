@@ -120,6 +120,12 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
   }
 
   @Override
+  public void notifyCheckpointComplete(long checkpointId) throws Exception {
+    super.notifyCheckpointComplete(checkpointId);
+    writer.checkpointComplete(checkpointId);
+  }
+
+  @Override
   public void endInput() throws Exception {
     flush(END_OF_INPUT);
   }

@@ -58,6 +58,12 @@ public final class SinkCommitter {
 
   private String markerUser;
   private TableCommit streamCommit;
+
+  /** The user before a switch (null: none): windows up to the restored checkpoint are its. */
+  private String previousUser;
+
+  private TableCommit previousCommit;
+  private long restoredCheckpoint;
   private long cleanAbove;
   private boolean writersCleaned;
   private long expiryFailures;
@@ -89,6 +95,9 @@ public final class SinkCommitter {
   public void start(long restoredCheckpoint, String markerUser) throws Exception {
     this.markerUser = markerUser;
     this.writersCleaned = false;
+    this.restoredCheckpoint = restoredCheckpoint;
+    this.previousUser = null;
+    this.previousCommit = null;
     if (!streaming) {
       return;
     }
@@ -112,6 +121,7 @@ public final class SinkCommitter {
             windows.commitUser(),
             last.getAsLong(),
             next);
+        previousUser = windows.commitUser();
         windows.switchCommitUser(next);
         streamCommit = null;
       }
@@ -167,7 +177,17 @@ public final class SinkCommitter {
       } catch (CommitOutcomeUnknownException e) {
         throw e; // it may have landed: the files stay, a restarted committer finds out
       } catch (RuntimeException e) {
-        throw refused(commit, all, e);
+        if (appendLanded(all)) {
+          // Its rows landed; only the compaction that followed them failed (its outputs were
+          // deleted unless a snapshot references them). A later compaction redoes it.
+          LOG.warn(
+              "The write into {} landed, but its compaction failed and was not committed: {}",
+              table.fullName(),
+              e.toString());
+          ids = List.of();
+        } else {
+          throw refused(commit, all, e);
+        }
       }
       expiryFailures += commit.expiryFailures();
       LOG.info("Batch write of {} committed snapshot(s) {}", table.fullName(), ids);
@@ -177,6 +197,27 @@ public final class SinkCommitter {
     // Every writer ended: a marked file no snapshot references is one of an attempt that Flink
     // restarted (a lost TaskManager, a failed task). A failure leaves it for remove_orphan_files.
     deleteFilesOfDeadWriters(Long.MAX_VALUE, committed);
+  }
+
+  /** Whether the new files of the messages are in the latest snapshot (their APPEND landed). */
+  private boolean appendLanded(List<CommitMessage> messages) {
+    Set<String> added = new HashSet<>();
+    for (CommitMessage m : messages) {
+      m.newFiles().forEach(f -> added.add(f.fileName()));
+    }
+    if (added.isEmpty() || overwrite) {
+      return false;
+    }
+    try {
+      Set<String> live = new HashSet<>();
+      for (io.sediment.manifest.ManifestEntry e :
+          table.store().newScan().plan(table.latestSnapshot().orElse(null))) {
+        live.add(e.file().fileName());
+      }
+      return live.containsAll(added);
+    } catch (RuntimeException e) {
+      return false;
+    }
   }
 
   /**
@@ -249,6 +290,14 @@ public final class SinkCommitter {
       return;
     }
     TableCommit commit = streamCommit();
+    if (previousUser != null && window <= restoredCheckpoint) {
+      // A window of the earlier run arriving late (in flight at an unaligned checkpoint): its
+      // identifier is the earlier user's.
+      if (previousCommit == null) {
+        previousCommit = table.newStreamWriteBuilder().withCommitUser(previousUser).newCommit();
+      }
+      commit = previousCommit;
+    }
     try {
       long failuresBefore = commit.expiryFailures();
       List<Long> ids = commit.commit(window, messages);

@@ -28,7 +28,9 @@ import org.apache.flink.table.data.binary.BinaryRowData;
  *
  * <p>Sequence numbers: a primary-key writer's state is the next sequence number of each bucket it
  * wrote ({@link #sequences()}); restored, its rows start above them, so that windows of the earlier
- * attempt, which the restored committer may commit after this writer started, stay older.
+ * attempt, which the restored committer may commit after this writer started, stay older; and its
+ * compactions keep deletes until a checkpoint of its own attempt completed, since those windows
+ * hold older versions of keys that its compactions cannot see yet.
  */
 public final class SinkWriter implements AutoCloseable {
 
@@ -36,6 +38,7 @@ public final class SinkWriter implements AutoCloseable {
   private final String markerUser;
   private final TableWrite write;
   private long lastBarrier;
+  private final long restoredCheckpoint;
   private final List<String> unsentMarkers = new ArrayList<>();
 
   /**
@@ -54,6 +57,20 @@ public final class SinkWriter implements AutoCloseable {
     this.lastBarrier = restoredCheckpoint;
     this.write = table.newBatchWriteBuilder().withOutputObserver(this::markBeforeCreate).newWrite();
     write.restoreSequences(restoredSequences);
+    this.restoredCheckpoint = restoredCheckpoint;
+    // The restored committer commits the earlier attempt's windows while this writer may write.
+    write.restoredWindowsPending(restoredCheckpoint > 0);
+  }
+
+  /**
+   * A checkpoint completed: once it is one of this attempt's, the windows of the restored state are
+   * committed (the committer commits them before any checkpoint of the attempt can complete, and
+   * windows in flight at the restored checkpoint with the first one it completes).
+   */
+  public void checkpointComplete(long checkpointId) {
+    if (checkpointId > restoredCheckpoint) {
+      write.restoredWindowsPending(false);
+    }
   }
 
   private void markBeforeCreate(Path output) throws IOException {
