@@ -51,32 +51,45 @@ final class CommitConflicts {
   }
 
   /**
+   * The view {@link #checkFilesLive} and {@link #checkNoOverlap} read, for one commit's attempts:
+   * the partitions its changes and deletion vectors touch.
+   */
+  LiveFiles liveFiles(
+      List<ManifestEntry> changes,
+      List<IndexManifest.Entry> deletionVectors,
+      Map<Long, List<ManifestEntry>> deltas) {
+    Set<BinaryRowData> partitions = new HashSet<>();
+    for (ManifestEntry e : changes) {
+      partitions.add(e.partition());
+    }
+    int partitionArity = store.partitionType().getFieldCount();
+    for (IndexManifest.Entry d : deletionVectors) {
+      partitions.add(d.partition(partitionArity));
+    }
+    return new LiveFiles(store, partitions, deltas);
+  }
+
+  /**
    * Fails when a file to delete, or a data file given a new deletion vector, is no longer live in
    * the latest snapshot.
    */
   void checkFilesLive(
       Optional<Snapshot> latest,
       List<ManifestEntry> changes,
-      List<IndexManifest.Entry> deletionVectors) {
+      List<IndexManifest.Entry> deletionVectors,
+      LiveFiles liveFiles)
+      throws IOException {
     Set<ManifestEntry.Identifier> toDelete = new LinkedHashSet<>();
-    Set<BinaryRowData> partitions = new HashSet<>();
     for (ManifestEntry e : changes) {
       if (e.kind() == FileKind.DELETE) {
         toDelete.add(e.identifier());
-        partitions.add(e.partition());
       }
-    }
-    int partitionArity = store.partitionType().getFieldCount();
-    for (IndexManifest.Entry d : deletionVectors) {
-      partitions.add(d.partition(partitionArity));
     }
     Set<ManifestEntry.Identifier> live = new HashSet<>();
     Set<String> liveTargets = new HashSet<>();
-    if (latest.isPresent()) {
-      for (ManifestEntry e : scan(latest.get(), partitions)) {
-        live.add(e.identifier());
-        liveTargets.add(IndexManifest.target(e.partition(), e.bucket(), e.file().fileName()));
-      }
+    for (ManifestEntry e : liveFiles.at(latest)) {
+      live.add(e.identifier());
+      liveTargets.add(IndexManifest.target(e.partition(), e.bucket(), e.file().fileName()));
     }
     List<String> missing = new ArrayList<>();
     for (ManifestEntry.Identifier id : toDelete) {
@@ -157,19 +170,16 @@ final class CommitConflicts {
    * Primary-key tables: after applying the changes, the files of one level >= 1 of one bucket must
    * not overlap in key range (each such level is one sorted run).
    */
-  void checkNoOverlap(Optional<Snapshot> latest, List<ManifestEntry> changes) {
-    Set<BinaryRowData> partitions = new HashSet<>();
+  void checkNoOverlap(Optional<Snapshot> latest, List<ManifestEntry> changes, LiveFiles liveFiles)
+      throws IOException {
     Set<ManifestEntry.Identifier> buckets = new HashSet<>();
     for (ManifestEntry e : changes) {
-      partitions.add(e.partition());
       buckets.add(bucketOf(e));
     }
     Map<ManifestEntry.Identifier, ManifestEntry> files = new LinkedHashMap<>();
-    if (latest.isPresent()) {
-      for (ManifestEntry e : scan(latest.get(), partitions)) {
-        if (e.file().level() > 0 && buckets.contains(bucketOf(e))) {
-          files.put(e.identifier(), e);
-        }
+    for (ManifestEntry e : liveFiles.at(latest)) {
+      if (e.file().level() > 0 && buckets.contains(bucketOf(e))) {
+        files.put(e.identifier(), e);
       }
     }
     for (ManifestEntry e : changes) {
@@ -378,12 +388,5 @@ final class CommitConflicts {
 
   private static ManifestEntry.Identifier bucketOf(ManifestEntry e) {
     return new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, "");
-  }
-
-  private List<ManifestEntry> scan(Snapshot snapshot, Set<BinaryRowData> partitions) {
-    return store
-        .newScan()
-        .withPartitionFilter(PartitionPredicates.in(store.partitionType(), partitions))
-        .plan(snapshot);
   }
 }

@@ -322,7 +322,8 @@ public final class FileStoreCommit {
           if (changes.isEmpty()) {
             return null;
           }
-          conflicts.checkFilesLive(latest, changes, List.of());
+          conflicts.checkFilesLive(
+              latest, changes, List.of(), conflicts.liveFiles(changes, List.of(), new HashMap<>()));
           List<ManifestFileMeta> delta = manifestFile.write(changes);
           replaced[0] = changes.size() - adds.size();
           try {
@@ -378,6 +379,7 @@ public final class FileStoreCommit {
         store.schema().hasPrimaryKey()
             && messages.stream().anyMatch(CommitConflicts::changesLevelsOrVectors);
     Map<Long, List<ManifestEntry>> deltas = new HashMap<>(); // read once across attempts
+    LiveFiles liveFiles = conflicts.liveFiles(changes, deletionVectors, deltas);
     long[] seen = {checkedAfter}; // snapshots after it may be this commit's (see commit)
     Long[] landed = {null};
     List<ManifestFileMeta> delta = null;
@@ -397,11 +399,11 @@ public final class FileStoreCommit {
                   return null;
                 }
                 if (deletes) {
-                  conflicts.checkFilesLive(latest, changes, deletionVectors);
+                  conflicts.checkFilesLive(latest, changes, deletionVectors, liveFiles);
                   conflicts.checkInputVectorsUnchanged(latest, messages, vectors);
                 }
                 if (levelled) {
-                  conflicts.checkNoOverlap(latest, changes);
+                  conflicts.checkNoOverlap(latest, changes, liveFiles);
                 }
                 if (serializable) {
                   conflicts.checkBucketsSerializable(latest, messages, vectors, deltas);

@@ -7,6 +7,7 @@ import io.sediment.commit.CommitUsers;
 import io.sediment.flink.CommitRefusedException;
 import io.sediment.flink.CommitWindows;
 import io.sediment.flink.CompactMarkers;
+import io.sediment.manifest.ManifestEntry;
 import io.sediment.predicate.Predicate;
 import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
@@ -210,8 +211,7 @@ public final class SinkCommitter {
     }
     try {
       Set<String> live = new HashSet<>();
-      for (io.sediment.manifest.ManifestEntry e :
-          table.store().newScan().plan(table.latestSnapshot().orElse(null))) {
+      for (ManifestEntry e : table.store().newScan().plan(table.latestSnapshot().orElse(null))) {
         live.add(e.file().fileName());
       }
       return live.containsAll(added);

@@ -1,0 +1,202 @@
+package io.sediment.commit;
+
+import static io.sediment.testutil.TestTables.row;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.manifest.FileStore;
+import io.sediment.manifest.ManifestEntry;
+import io.sediment.manifest.Snapshot;
+import io.sediment.schema.Schema;
+import io.sediment.table.Table;
+import io.sediment.testutil.FaultyFileSystem;
+import io.sediment.testutil.TestTables;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A commit's attempts keep the live files of its partitions up to date from the deltas of the
+ * snapshots committed since the previous attempt ({@link LiveFiles}). For generated histories
+ * (appends to random partitions, compactions, snapshot expiry) the view, advanced from random
+ * points, always equals a full scan of the latest snapshot.
+ */
+class LiveFilesTest {
+
+  @TempDir Path dir;
+
+  static Stream<Long> seeds() {
+    return LongStream.range(0, 12).boxed();
+  }
+
+  @ParameterizedTest
+  @MethodSource("seeds")
+  void aViewAdvancedByDeltasEqualsAFullScan(long seed) throws Exception {
+    Random random = new Random(seed);
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table t =
+        TestTables.create(
+            catalog,
+            "t",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT().notNull())
+                .column("p", DataTypes.STRING())
+                .partitionKeys("p")
+                .options(
+                    Map.of(
+                        "compaction.min.file-num", "2",
+                        // expiry now and then removes snapshots a view has not seen yet
+                        "snapshot.num-retained.min", "1",
+                        "snapshot.num-retained.max", random.nextBoolean() ? "3" : "1000"))
+                .build());
+    FileStore store = t.store();
+    String[] names = {"a", "b", "c"};
+    long id = 0;
+    List<View> views = new ArrayList<>();
+    for (int step = 0; step < 24; step++) {
+      int op = random.nextInt(10);
+      if (op < 7) {
+        List<RowData> rows = new ArrayList<>();
+        for (String p : names) {
+          if (random.nextBoolean()) {
+            rows.add(row(id++, p));
+          }
+        }
+        if (!rows.isEmpty()) {
+          TestTables.writeBatch(t, rows);
+        }
+      } else {
+        t.newCompactBuilder().execute();
+      }
+      Optional<Snapshot> latest = store.snapshotManager().latest();
+      if (latest.isEmpty()) {
+        continue;
+      }
+      if (random.nextInt(3) == 0) {
+        views.add(new View(store, randomPartitions(store, latest.get(), random)));
+      }
+      for (View v : views) {
+        if (random.nextInt(3) > 0) { // some views skip snapshots
+          assertThat(names(v.live.at(latest)))
+              .as("seed %d, step %d, snapshot %d", seed, step, latest.get().id())
+              .isEqualTo(names(fullScan(store, latest.get(), v.partitions)));
+        }
+      }
+    }
+  }
+
+  /**
+   * A compaction that loses the race for the snapshot id to another compaction of the same inputs
+   * conflicts on its next attempt, which reads only the winner's delta: the rows are never doubled.
+   */
+  @ParameterizedTest
+  @MethodSource("seeds")
+  void aCompactionThatLostTheRaceToACompactionOfItsInputsConflicts(long seed) throws Exception {
+    Random random = new Random(seed);
+    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
+    catalog.createDatabase("db", true);
+    Table t =
+        TestTables.create(
+            catalog,
+            "t",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT().notNull())
+                .column("p", DataTypes.STRING())
+                .partitionKeys("p")
+                .options(Map.of("compaction.min.file-num", "2"))
+                .build());
+    List<String> expected = new ArrayList<>();
+    int batches = 2 + random.nextInt(4);
+    for (int b = 0; b < batches; b++) {
+      List<RowData> rows = new ArrayList<>();
+      for (String p : new String[] {"a", "b"}) {
+        rows.add(row((long) rows.size() + 10L * b, p));
+        expected.add("(" + (rows.size() - 1 + 10L * b) + "," + p + ")");
+      }
+      TestTables.writeBatch(t, rows);
+    }
+    long base = t.snapshotManager().latestId().orElseThrow();
+    AtomicBoolean rewriting = new AtomicBoolean();
+    AtomicBoolean raced = new AtomicBoolean();
+    try {
+      FaultyFileSystem.failCreate(
+          path -> {
+            rewriting.compareAndSet(false, path.contains("/data-"));
+            return false;
+          });
+      FaultyFileSystem.onOpen(
+          path -> {
+            // The first compaction reads the snapshot it builds on: another one lands first.
+            if (rewriting.get()
+                && path.endsWith("/snapshot/snapshot-" + base)
+                && raced.compareAndSet(false, true)) {
+              try {
+                assertThat(t.newCompactBuilder().withCommitUser("other").execute().snapshotId())
+                    .isEqualTo(base + 1);
+              } catch (Exception e) {
+                throw new IOException(e);
+              }
+            }
+          });
+      assertThatThrownBy(() -> t.newCompactBuilder().execute())
+          .isInstanceOf(CommitConflictException.class);
+    } finally {
+      FaultyFileSystem.reset();
+    }
+
+    assertThat(raced).isTrue();
+    assertThat(t.snapshotManager().latestId().orElseThrow()).isEqualTo(base + 1);
+    assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
+        .containsExactlyInAnyOrderElementsOf(expected);
+  }
+
+  private record View(LiveFiles live, Set<BinaryRowData> partitions) {
+    View(FileStore store, Set<BinaryRowData> partitions) {
+      this(new LiveFiles(store, partitions, new HashMap<>()), partitions);
+    }
+  }
+
+  private static Set<BinaryRowData> randomPartitions(
+      FileStore store, Snapshot latest, Random random) {
+    Set<BinaryRowData> out = new HashSet<>();
+    for (ManifestEntry e : store.newScan().plan(latest)) {
+      if (random.nextBoolean()) {
+        out.add(e.partition());
+      }
+    }
+    return out;
+  }
+
+  private static List<ManifestEntry> fullScan(
+      FileStore store, Snapshot s, Set<BinaryRowData> partitions) {
+    return store.newScan().plan(s).stream()
+        .filter(e -> partitions.contains(e.partition()))
+        .toList();
+  }
+
+  private static Set<String> names(Collection<ManifestEntry> entries) {
+    return entries.stream()
+        .map(e -> e.identifier().toString())
+        .collect(Collectors.toCollection(TreeSet::new));
+  }
+}
