@@ -188,6 +188,24 @@ public final class FileStoreCommit {
     return ids;
   }
 
+  /**
+   * What dropping the compaction of {@code m} deletes: its outputs that are not appended files, and
+   * its new deletion vectors.
+   */
+  private static CommitMessage compactionOutputs(CommitMessage m) {
+    List<DataFileMeta> outputs = new ArrayList<>(m.compactAfter());
+    outputs.removeAll(m.newFiles());
+    return new CommitMessage(
+        m.partition(),
+        m.bucket(),
+        m.totalBuckets(),
+        List.of(),
+        List.of(),
+        outputs,
+        m.deletionFiles(),
+        OptionalLong.empty());
+  }
+
   private static boolean hasCompaction(List<CommitMessage> messages) {
     for (CommitMessage m : messages) {
       if (!m.compactBefore().isEmpty()
@@ -221,19 +239,7 @@ public final class FileStoreCommit {
         compacts.add(
             new ManifestEntry(FileKind.ADD, m.partition(), m.bucket(), m.totalBuckets(), f));
       }
-      // What dropping the compaction deletes: its outputs that are not appended files.
-      List<DataFileMeta> outputs = new ArrayList<>(m.compactAfter());
-      outputs.removeAll(m.newFiles());
-      compactOnly.add(
-          new CommitMessage(
-              m.partition(),
-              m.bucket(),
-              m.totalBuckets(),
-              List.of(),
-              List.of(),
-              outputs,
-              m.deletionFiles(),
-              OptionalLong.empty()));
+      compactOnly.add(compactionOutputs(m));
     }
     if (compacts.isEmpty() && !addsVectors) {
       return List.of();
@@ -507,19 +513,7 @@ public final class FileStoreCommit {
           missing,
           m.bucket());
       dropped.addAll(missing);
-      List<DataFileMeta> outputs = new ArrayList<>(m.compactAfter());
-      outputs.removeAll(m.newFiles());
-      cleanup.drop(
-          List.of(
-              new CommitMessage(
-                  m.partition(),
-                  m.bucket(),
-                  m.totalBuckets(),
-                  List.of(),
-                  List.of(),
-                  outputs,
-                  m.deletionFiles(),
-                  OptionalLong.empty())));
+      cleanup.drop(List.of(compactionOutputs(m)));
       if (!m.newFiles().isEmpty()) {
         out.add(CommitMessage.append(m.partition(), m.bucket(), m.totalBuckets(), m.newFiles()));
       }

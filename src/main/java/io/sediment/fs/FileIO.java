@@ -298,29 +298,7 @@ public final class FileIO implements Serializable {
    * rename, with a short window in which the hint is missing (readers then list).
    */
   public void overwriteHint(Path target, String content) throws IOException {
-    if (isObjectStore()) {
-      try (OutputStream out = fs(target).create(target, FileSystem.WriteMode.OVERWRITE)) {
-        out.write(content.getBytes(StandardCharsets.UTF_8));
-      }
-      return;
-    }
-    Path tmp = temporaryPathFor(target);
-    try {
-      writeNew(tmp, content.getBytes(StandardCharsets.UTF_8));
-      if (isLocal()) {
-        Files.move(
-            Paths.get(tmp.toUri()),
-            Paths.get(target.toUri()),
-            StandardCopyOption.REPLACE_EXISTING,
-            StandardCopyOption.ATOMIC_MOVE);
-      } else {
-        FileSystem fs = fs(target);
-        fs.delete(target, false);
-        fs.rename(tmp, target);
-      }
-    } finally {
-      deleteQuietly(tmp);
-    }
+    replaceAtomically(target, content.getBytes(StandardCharsets.UTF_8));
   }
 
   /** Deletes a file, ignoring errors; returns the error, if any, for callers that report it. */

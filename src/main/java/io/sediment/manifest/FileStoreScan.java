@@ -55,16 +55,9 @@ public final class FileStoreScan {
       Map<ManifestEntry.Identifier, ManifestEntry> live = new LinkedHashMap<>();
       Set<ManifestEntry.Identifier> deleted = new HashSet<>();
       for (ManifestFileMeta meta : metas) {
-        if (partitionFilter != null
-            && !partitionFilter.test(
-                meta.numEntries(),
-                meta.minPartition(),
-                meta.maxPartition(),
-                meta.partitionNullCounts())) {
-          manifestsSkipped++;
+        if (!selected(meta)) {
           continue;
         }
-        manifestsRead++;
         manifestFile.read(
             meta.fileName(),
             partitionFilter,
@@ -93,16 +86,9 @@ public final class FileStoreScan {
   public List<ManifestEntry> readDelta(Snapshot snapshot) throws IOException {
     List<ManifestEntry> out = new ArrayList<>();
     for (ManifestFileMeta meta : manifestList.read(snapshot.deltaManifestList())) {
-      if (partitionFilter != null
-          && !partitionFilter.test(
-              meta.numEntries(),
-              meta.minPartition(),
-              meta.maxPartition(),
-              meta.partitionNullCounts())) {
-        manifestsSkipped++;
+      if (!selected(meta)) {
         continue;
       }
-      manifestsRead++;
       manifestFile.read(
           meta.fileName(),
           partitionFilter,
@@ -113,6 +99,21 @@ public final class FileStoreScan {
           });
     }
     return out;
+  }
+
+  /** Whether the manifest may hold entries of the partition filter (counted as read or skipped). */
+  private boolean selected(ManifestFileMeta meta) {
+    if (partitionFilter != null
+        && !partitionFilter.test(
+            meta.numEntries(),
+            meta.minPartition(),
+            meta.maxPartition(),
+            meta.partitionNullCounts())) {
+      manifestsSkipped++;
+      return false;
+    }
+    manifestsRead++;
+    return true;
   }
 
   /** Manifest files opened by {@link #plan} so far. */

@@ -10,6 +10,7 @@ import io.sediment.maintenance.ExpireSnapshots;
 import io.sediment.maintenance.RemoveOrphanFiles;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
+import io.sediment.table.TableWrite;
 import io.sediment.testutil.FaultyFileSystem;
 import io.sediment.testutil.TestTables;
 import java.io.IOException;
@@ -259,22 +260,7 @@ class CommitLockTest {
   void aClaimedSnapshotWhoseMoveFailedLandsOnce(String url) throws Exception {
     Table t = table(FaultyFileSystem.uri(dir), url, Map.of());
     TestTables.writeBatch(t, List.of(row(1L, "a")));
-    AtomicBoolean failed = new AtomicBoolean();
-    FaultyFileSystem.onRename(
-        target -> {
-          if (target.endsWith("/snapshot/snapshot-2") && failed.compareAndSet(false, true)) {
-            throw new IOException("Injected failure moving the claimed snapshot");
-          }
-        });
-    List<io.sediment.commit.CommitMessage> window;
-    try (io.sediment.table.TableWrite w =
-        t.newStreamWriteBuilder().withCommitUser("job").newWrite()) {
-      w.write(row(2L, "b"));
-      window = w.prepareCommit();
-    }
-    assertThatThrownBy(
-            () -> t.newStreamWriteBuilder().withCommitUser("job").newCommit().commit(7, window))
-        .isInstanceOf(CommitOutcomeUnknownException.class);
+    List<CommitMessage> window = commitWithFailedMove(t, "snapshot-2", row(2L, "b"));
     assertThat(dir.resolve("db.db/t/snapshot/snapshot-2")).doesNotExist();
 
     // The restored job commits its window again.
@@ -287,9 +273,12 @@ class CommitLockTest {
         .containsExactlyInAnyOrder("(1,a)", "(2,b)");
   }
 
-  /** Commits a window of job "job" whose claimed snapshot is not moved into place. */
-  private static void commitWithFailedMove(Table t, String snapshotName, RowData... rows)
-      throws Exception {
+  /**
+   * Commits a window of job "job" (identifier 7) whose claimed snapshot is not moved into place;
+   * returns the window.
+   */
+  private static List<CommitMessage> commitWithFailedMove(
+      Table t, String snapshotName, RowData... rows) throws Exception {
     AtomicBoolean failed = new AtomicBoolean();
     FaultyFileSystem.onRename(
         target -> {
@@ -297,9 +286,8 @@ class CommitLockTest {
             throw new IOException("Injected failure moving the claimed snapshot");
           }
         });
-    List<io.sediment.commit.CommitMessage> window;
-    try (io.sediment.table.TableWrite w =
-        t.newStreamWriteBuilder().withCommitUser("job").newWrite()) {
+    List<CommitMessage> window;
+    try (TableWrite w = t.newStreamWriteBuilder().withCommitUser("job").newWrite()) {
       for (RowData r : rows) {
         w.write(r);
       }
@@ -309,6 +297,7 @@ class CommitLockTest {
             () -> t.newStreamWriteBuilder().withCommitUser("job").newCommit().commit(7, window))
         .isInstanceOf(CommitOutcomeUnknownException.class);
     FaultyFileSystem.reset();
+    return window;
   }
 
   /**

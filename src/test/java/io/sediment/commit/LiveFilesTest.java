@@ -53,22 +53,14 @@ class LiveFilesTest {
   @MethodSource("seeds")
   void aViewAdvancedByDeltasEqualsAFullScan(long seed) throws Exception {
     Random random = new Random(seed);
-    FileSystemCatalog catalog = TestTables.catalog(dir);
     Table t =
-        TestTables.create(
-            catalog,
-            "t",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT().notNull())
-                .column("p", DataTypes.STRING())
-                .partitionKeys("p")
-                .options(
-                    Map.of(
-                        "compaction.min.file-num", "2",
-                        // expiry now and then removes snapshots a view has not seen yet
-                        "snapshot.num-retained.min", "1",
-                        "snapshot.num-retained.max", random.nextBoolean() ? "3" : "1000"))
-                .build());
+        table(
+            TestTables.catalog(dir),
+            Map.of(
+                "compaction.min.file-num", "2",
+                // expiry now and then removes snapshots a view has not seen yet
+                "snapshot.num-retained.min", "1",
+                "snapshot.num-retained.max", random.nextBoolean() ? "3" : "1000"));
     FileStore store = t.store();
     String[] names = {"a", "b", "c"};
     long id = 0;
@@ -115,16 +107,7 @@ class LiveFilesTest {
     Random random = new Random(seed);
     FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
     catalog.createDatabase("db", true);
-    Table t =
-        TestTables.create(
-            catalog,
-            "t",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT().notNull())
-                .column("p", DataTypes.STRING())
-                .partitionKeys("p")
-                .options(Map.of("compaction.min.file-num", "2"))
-                .build());
+    Table t = table(catalog, Map.of("compaction.min.file-num", "2"));
     List<String> expected = new ArrayList<>();
     int batches = 2 + random.nextInt(4);
     for (int b = 0; b < batches; b++) {
@@ -168,6 +151,19 @@ class LiveFilesTest {
     assertThat(t.snapshotManager().latestId().orElseThrow()).isEqualTo(base + 1);
     assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
         .containsExactlyInAnyOrderElementsOf(expected);
+  }
+
+  /** An append table partitioned by {@code p}. */
+  private static Table table(FileSystemCatalog catalog, Map<String, String> options) {
+    return TestTables.create(
+        catalog,
+        "t",
+        Schema.newBuilder()
+            .column("id", DataTypes.BIGINT().notNull())
+            .column("p", DataTypes.STRING())
+            .partitionKeys("p")
+            .options(options)
+            .build());
   }
 
   private record View(LiveFiles live, Set<BinaryRowData> partitions) {
