@@ -210,7 +210,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
         for (BucketWriter w : byBucket.values()) {
           w.flush();
           if (compactInWriter) {
-            if (w.catchUp(latest)) {
+            if (w.catchUp(latest) && w.mayCompactNow()) {
               w.compact();
             } else {
               deferredCompactions++;
@@ -506,6 +506,17 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     }
 
     /**
+     * Whether a compaction may run now. With rows in flight it would merge a key's versions on both
+     * sides of them (committed ones and this window's): right where the newest version wins
+     * (deduplicate, deletes kept) or the oldest (first-row), wrong where versions are combined in
+     * order (partial-update, aggregation's last_value and the like): the in-flight ones would then
+     * be applied before versions older than they are. Those engines wait until the rows landed.
+     */
+    boolean mayCompactNow() {
+      return !rowsInFlight() || engine.equals("deduplicate") || engine.equals("first-row");
+    }
+
+    /**
      * Looks at the files of a window the snapshots do not show resolved: a compaction whose outputs
      * are gone was dropped (its rows still come, with the window's appended files); a window whose
      * appended files are gone was aborted whole.
@@ -564,7 +575,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       if (bufferBytes >= bufferSize) {
         flush();
         if (compactInWriter && !deletionVectors && level0Runs() >= stopTrigger) {
-          if (catchUp(latestId())) {
+          if (catchUp(latestId()) && mayCompactNow()) {
             LOG.info(
                 "Bucket {} has {} level-0 runs: compacting before writing more",
                 bucket,

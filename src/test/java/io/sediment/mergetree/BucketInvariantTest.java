@@ -32,8 +32,11 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The primary-key bucket invariant (docs/spec.md): at every snapshot, a key has at most one row in
@@ -96,6 +99,62 @@ class BucketInvariantTest {
     }
     assertEveryKeyOnce(t);
     assertThat(read(t)).containsExactly("(1,b,2)");
+  }
+
+  /**
+   * A writer restored while the earlier attempt's window is still being committed holds rows newer
+   * than that window's. Where versions are combined in order (partial-update; aggregation's
+   * last_non_null_value), it must not compact the committed versions with its own around the
+   * in-flight one: the in-flight version would then be applied before older ones. It waits; the
+   * newest non-null name is read.
+   */
+  @ParameterizedTest
+  @CsvSource({"partial-update, '(1,new,3)'", "aggregation, '(1,new,6)'"})
+  void anOrderedMergeDoesNotCompactAroundRowsInFlight(String engine, String expected)
+      throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table t =
+        TestTables.create(
+            catalog,
+            "t",
+            PrimaryKeyTableTest.schema()
+                .option("merge-engine", engine)
+                .option("num-sorted-run.compaction-trigger", "2")
+                .option("compaction.size-ratio", "100") // runs of any size are merged
+                .options(
+                    engine.equals("aggregation")
+                        ? Map.of(
+                            "fields.name.aggregate-function", "last_non_null_value",
+                            "fields.v.aggregate-function", "sum")
+                        : Map.of())
+                .build());
+    TestTables.writeBatch(t.copy(Map.of("write-only", "true")), List.of(row(1L, "old", 1)));
+    WriteBuilder wb = t.newStreamWriteBuilder().withCommitUser("job");
+    List<CommitMessage> inFlight;
+    Map<BinaryRowData, Map<Integer, Long>> sequences;
+    // The attempt before the restore (write-only here, so that its window only appends).
+    try (TableWrite earlier =
+        t.copy(Map.of("write-only", "true"))
+            .newStreamWriteBuilder()
+            .withCommitUser("job")
+            .newWrite()) {
+      earlier.write(row(1L, "new", 2));
+      inFlight = earlier.prepareCommit();
+      sequences = earlier.nextSequences();
+    }
+    List<CommitMessage> own;
+    try (TableWrite restored = wb.newWrite()) {
+      restored.restoreSequences(sequences);
+      restored.restoredWindowsPending(true);
+      restored.write(row(1L, null, 3));
+      own = restored.prepareCommit(); // two level-0 runs in its view: the trigger is reached
+    }
+    TableCommit commit = wb.newCommit();
+    commit.commit(1, inFlight);
+    commit.commit(2, own);
+
+    assertThat(read(t)).containsExactly(expected);
+    assertThat(own.get(0).compactAfter()).as("no compaction around the in-flight row").isEmpty();
   }
 
   /**

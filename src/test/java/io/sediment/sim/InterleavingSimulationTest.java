@@ -1,5 +1,7 @@
 package io.sediment.sim;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Map;
@@ -92,5 +94,46 @@ class InterleavingSimulationTest {
               + firstFailure.getValue().getMessage(),
           firstFailure.getValue());
     }
+  }
+
+  /**
+   * The seeds of one run spread over every set-up: each kind of table (deletion vectors or not, by
+   * merge engine) and each kind of actor is drawn often within the first 2,000 seeds, the default
+   * count in verify.
+   */
+  @Test
+  void theSeedsOfARunCoverEverySetUp() {
+    Map<String, Integer> drawn = new TreeMap<>();
+    for (long seed = 1; seed <= 2000; seed++) {
+      SimConfig c = SimConfig.draw(Simulation.configRandom(seed));
+      drawn.merge((c.deletionVectors() ? "dv " : "") + c.engine(), 1, Integer::sum);
+      drawn.merge("writers " + c.ownCompaction().size(), 1, Integer::sum);
+      drawn.merge("own compaction " + c.ownCompaction().get(0), 1, Integer::sum);
+      drawn.merge("sql sink " + c.sqlSink().get(0), 1, Integer::sum);
+      drawn.merge("small buffers " + c.smallBuffers(), 1, Integer::sum);
+      drawn.merge("dedicated job " + c.dedicatedJob(), 1, Integer::sum);
+      drawn.merge("maintenance " + c.maintenance(), 1, Integer::sum);
+    }
+    assertThat(drawn)
+        .containsKeys(
+            "dv deduplicate",
+            "dv first-row",
+            "deduplicate",
+            "partial-update",
+            "aggregation",
+            "first-row",
+            "writers 1",
+            "writers 2",
+            "own compaction true",
+            "own compaction false",
+            "sql sink true",
+            "sql sink false",
+            "small buffers true",
+            "small buffers false",
+            "dedicated job true",
+            "dedicated job false",
+            "maintenance true",
+            "maintenance false");
+    assertThat(drawn.values()).as("%s", drawn).allSatisfy(n -> assertThat(n).isGreaterThan(100));
   }
 }
