@@ -38,31 +38,17 @@ public final class MergeFunctions {
         f = new PartialUpdate(layout);
         break;
       case "aggregation":
-        f = new Aggregation(layout, schema, options.aggregateFunctions());
+        f =
+            new Aggregation(
+                layout,
+                schema,
+                options.aggregateFunctions(),
+                RowKindPolicy.aggregationRemovesRecords(schema));
         break;
       default:
         throw new IllegalArgumentException("Unknown merge-engine " + options.mergeEngine());
     }
     return layout.sequenceFieldIndex() >= 0 ? new SortingMergeFunction(layout, f) : f;
-  }
-
-  /**
-   * Turns a row written by a user into the row kind stored for the engine; returns null when the
-   * engine ignores the row. first-row ignores retractions; partial-update stores updates as {@code
-   * +U} ("merge onto older"), ignores {@code -U} and keeps {@code -D}.
-   */
-  public static RowKind storedKind(String engine, RowKind kind) {
-    switch (engine) {
-      case "first-row":
-        return KeyValueLayout.isRetract(kind) ? null : RowKind.INSERT;
-      case "partial-update":
-        if (kind == RowKind.UPDATE_BEFORE) {
-          return null;
-        }
-        return kind == RowKind.DELETE ? RowKind.DELETE : RowKind.UPDATE_AFTER;
-      default:
-        return kind;
-    }
   }
 
   /** Last version wins; a retraction as last version deletes the key. */
@@ -199,21 +185,39 @@ public final class MergeFunctions {
 
   /**
    * Per-field aggregates. {@code sum} and {@code count} subtract retractions ({@code -U}, {@code
-   * -D}); other functions ignore them. {@code count} fields hold 1/0 per written row (see the
-   * writer), so merged counts add up. The result is always an insert.
+   * -D}), {@code last_value} becomes null, other functions ignore them (the writer refuses them for
+   * {@code min} and {@code max} unless told to ignore them, see {@link RowKindPolicy}). {@code
+   * count} fields hold 1/0 per written row (see the writer), so merged counts add up. The result is
+   * an insert.
+   *
+   * <p>With {@code aggregation.remove-record-on-delete} ({@code removesRecords}) the stored kinds
+   * are partial-update's (see {@link RowKindPolicy}): {@code +U} is a change aggregated onto older
+   * versions, {@code -D} removes the row (older versions no longer count), {@code +I} is a complete
+   * row that replaces older versions (what a merge that saw a delete produces); the result is
+   * {@code -D}, {@code +I} or {@code +U} accordingly.
    */
   static final class Aggregation implements MergeFunction {
+    private static final int NONE = 0;
+    private static final int PARTIAL = 1;
+    private static final int COMPLETE = 2;
+    private static final int DELETED = 3;
     private final KeyValueLayout layout;
     private final KeyValueLayout.RowCopier copier;
     private final GenericRowData acc;
     private final FieldAgg[] aggs;
     private final int arity;
-    private boolean has;
+    private final boolean removesRecords;
+    private int state;
     private long maxSeq;
 
-    Aggregation(KeyValueLayout layout, TableSchema schema, Map<String, String> functions) {
+    Aggregation(
+        KeyValueLayout layout,
+        TableSchema schema,
+        Map<String, String> functions,
+        boolean removesRecords) {
       this.layout = layout;
       this.arity = layout.arity();
+      this.removesRecords = removesRecords;
       copier = new KeyValueLayout.RowCopier(layout.fileType());
       acc = new GenericRowData(layout.fileType().getFieldCount());
       aggs = new FieldAgg[arity];
@@ -230,27 +234,49 @@ public final class MergeFunctions {
     }
 
     public void reset() {
-      has = false;
+      state = NONE;
       maxSeq = Long.MIN_VALUE;
     }
 
     public void add(RowData kv) {
       maxSeq = Math.max(maxSeq, layout.sequence(kv));
-      boolean retract = KeyValueLayout.isRetract(layout.kind(kv));
+      RowKind kind = layout.kind(kv);
+      boolean retract = KeyValueLayout.isRetract(kind);
+      boolean first = state == NONE;
+      if (removesRecords) {
+        if (kind == RowKind.DELETE) {
+          for (int i = 0; i < arity; i++) {
+            acc.setField(i, aggs[i] instanceof KeyAgg ? copier.get(kv, i) : null);
+          }
+          state = DELETED;
+          return;
+        }
+        if (kind == RowKind.INSERT || state == DELETED) {
+          first = true; // a complete row, or the first change after a delete: older ones are gone
+          state = COMPLETE;
+        } else if (state == NONE) {
+          state = PARTIAL;
+        }
+      } else {
+        state = COMPLETE;
+      }
       for (int i = 0; i < arity; i++) {
         Object v = copier.get(kv, i);
-        Object a = has ? acc.getField(i) : null;
-        acc.setField(i, has ? aggs[i].agg(a, v, retract) : aggs[i].first(v, retract));
+        acc.setField(
+            i, first ? aggs[i].first(v, retract) : aggs[i].agg(acc.getField(i), v, retract));
       }
-      has = true;
     }
 
     public RowData result() {
-      if (!has) {
+      if (state == NONE) {
         return null;
       }
       acc.setField(arity, maxSeq);
-      acc.setField(arity + 1, RowKind.INSERT.toByteValue());
+      RowKind kind =
+          !removesRecords || state == COMPLETE
+              ? RowKind.INSERT
+              : state == DELETED ? RowKind.DELETE : RowKind.UPDATE_AFTER;
+      acc.setField(arity + 1, kind.toByteValue());
       return acc;
     }
   }
@@ -266,15 +292,13 @@ public final class MergeFunctions {
     static FieldAgg of(String fn, LogicalType type, String field) {
       switch (fn) {
         case "key":
+          return new KeyAgg();
         case "last_value":
+          // A retraction sets the field null (as Paimon): the same whether versions are merged
+          // all at once or a retraction is first merged alone by a minor compaction.
           return new FieldAgg() {
             Object agg(Object acc, Object v, boolean retract) {
-              return retract ? acc : v;
-            }
-
-            @Override
-            Object first(Object v, boolean retract) {
-              return v;
+              return retract ? null : v;
             }
           };
         case "last_non_null_value":
@@ -325,6 +349,13 @@ public final class MergeFunctions {
         default:
           throw new IllegalArgumentException("Unknown aggregate function " + fn);
       }
+    }
+  }
+
+  /** A primary-key field: every version carries the same value. */
+  static final class KeyAgg extends FieldAgg {
+    Object agg(Object acc, Object v, boolean retract) {
+      return v;
     }
   }
 

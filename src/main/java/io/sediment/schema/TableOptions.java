@@ -176,6 +176,30 @@ public final class TableOptions implements Serializable {
           .withDescription(
               "Column whose value orders versions of a key (instead of arrival order).");
 
+  public static final ConfigOption<Boolean> IGNORE_DELETE =
+      ConfigOptions.key("ignore-delete")
+          .booleanType()
+          .defaultValue(false)
+          .withDescription(
+              "Writers of a primary-key table drop DELETE and UPDATE_BEFORE rows (any merge"
+                  + " engine).");
+
+  public static final ConfigOption<Boolean> PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE =
+      ConfigOptions.key("partial-update.remove-record-on-delete")
+          .booleanType()
+          .defaultValue(false)
+          .withDescription(
+              "partial-update: a DELETE row removes the whole row. Without it (and without"
+                  + " ignore-delete) a DELETE is refused.");
+
+  public static final ConfigOption<Boolean> AGGREGATION_REMOVE_RECORD_ON_DELETE =
+      ConfigOptions.key("aggregation.remove-record-on-delete")
+          .booleanType()
+          .defaultValue(false)
+          .withDescription(
+              "aggregation: a DELETE row removes the whole row instead of retracting its values"
+                  + " from the aggregates. Fixed when the table is created.");
+
   public static final ConfigOption<MemorySize> WRITE_BUFFER_SIZE =
       ConfigOptions.key("write-buffer-size")
           .memoryType()
@@ -248,6 +272,31 @@ public final class TableOptions implements Serializable {
           .memoryType()
           .defaultValue(MemorySize.parse("1 gb"))
           .withDescription("Largest size the local cache may take on disk.");
+
+  // ---- reads ------------------------------------------------------------------------------
+
+  public static final ConfigOption<String> SCAN_MODE =
+      ConfigOptions.key("scan.mode")
+          .stringType()
+          .defaultValue("default")
+          .withDescription(
+              "Which snapshot a read starts from: default (from-snapshot when scan.snapshot-id is"
+                  + " set, from-timestamp when scan.timestamp-millis is, else latest-full),"
+                  + " latest-full, latest, from-snapshot, from-snapshot-full, from-timestamp.");
+
+  public static final ConfigOption<Long> SCAN_SNAPSHOT_ID =
+      ConfigOptions.key("scan.snapshot-id")
+          .longType()
+          .noDefaultValue()
+          .withDescription("The snapshot a read starts from (time travel): its id.");
+
+  public static final ConfigOption<Long> SCAN_TIMESTAMP_MILLIS =
+      ConfigOptions.key("scan.timestamp-millis")
+          .longType()
+          .noDefaultValue()
+          .withDescription(
+              "The snapshot a read starts from (time travel): the newest committed at or before"
+                  + " this time, in milliseconds since the epoch.");
 
   // ---- metadata ---------------------------------------------------------------------------
 
@@ -372,11 +421,27 @@ public final class TableOptions implements Serializable {
   public static final Pattern FIELD_AGGREGATE_FUNCTION =
       Pattern.compile("fields\\.([^.]+)\\.aggregate-function");
 
+  /**
+   * Per-field option of aggregation tables: {@code fields.<field>.ignore-retract} = true drops
+   * retractions for that field instead of refusing them (functions that cannot retract).
+   */
+  public static final Pattern FIELD_IGNORE_RETRACT =
+      Pattern.compile("fields\\.([^.]+)\\.ignore-retract");
+
   public static final List<String> AGGREGATE_FUNCTIONS =
       List.of("sum", "min", "max", "count", "last_value", "last_non_null_value");
 
   public static final List<String> MERGE_ENGINES =
       List.of("deduplicate", "partial-update", "aggregation", "first-row");
+
+  public static final List<String> SCAN_MODES =
+      List.of(
+          "default",
+          "latest-full",
+          "latest",
+          "from-snapshot",
+          "from-snapshot-full",
+          "from-timestamp");
 
   public static final List<String> COMPRESSIONS =
       List.of("zstd", "snappy", "gzip", "lz4_raw", "uncompressed");
@@ -423,6 +488,18 @@ public final class TableOptions implements Serializable {
         }
         continue;
       }
+      if (FIELD_IGNORE_RETRACT.matcher(key).matches()) {
+        String v = e.getValue() == null ? "" : e.getValue().trim().toLowerCase(Locale.ROOT);
+        if (!v.equals("true") && !v.equals("false")) {
+          throw new IllegalArgumentException(
+              "Invalid value '"
+                  + e.getValue()
+                  + "' for option '"
+                  + key
+                  + "'; allowed: true, false");
+        }
+        continue;
+      }
       ConfigOption<?> option = ALL.get(key);
       if (option == null) {
         unknown.add(key);
@@ -447,13 +524,14 @@ public final class TableOptions implements Serializable {
       checkRange(key, e.getValue(), value);
     }
     checkRetainedRange(conf, options);
+    checkScanStart(conf, options);
     if (!unknown.isEmpty()) {
       throw new IllegalArgumentException(
           "Unknown table option(s) "
               + unknown
               + "; known options are "
               + new TreeSet<>(ALL.keySet())
-              + " and fields.<field>.aggregate-function");
+              + ", fields.<field>.aggregate-function and fields.<field>.ignore-retract");
     }
   }
 
@@ -476,6 +554,51 @@ public final class TableOptions implements Serializable {
               + max
               + ")");
     }
+  }
+
+  /** scan.snapshot-id and scan.timestamp-millis go with the scan.mode that uses them. */
+  private static void checkScanStart(Configuration conf, Map<String, String> options) {
+    if (!options.containsKey(SCAN_MODE.key())
+        && !options.containsKey(SCAN_SNAPSHOT_ID.key())
+        && !options.containsKey(SCAN_TIMESTAMP_MILLIS.key())) {
+      return;
+    }
+    String mode = conf.get(SCAN_MODE).toLowerCase(Locale.ROOT);
+    boolean id = options.containsKey(SCAN_SNAPSHOT_ID.key());
+    boolean ts = options.containsKey(SCAN_TIMESTAMP_MILLIS.key());
+    String problem = null;
+    if (id && ts) {
+      problem = "give 'scan.snapshot-id' or 'scan.timestamp-millis', not both";
+    } else if (mode.startsWith("from-snapshot") && !id) {
+      problem = "scan.mode '" + mode + "' needs 'scan.snapshot-id'";
+    } else if (mode.equals("from-timestamp") && !ts) {
+      problem = "scan.mode 'from-timestamp' needs 'scan.timestamp-millis'";
+    } else if (id && !mode.equals("default") && !mode.startsWith("from-snapshot")) {
+      problem =
+          "'scan.snapshot-id' goes with scan.mode 'from-snapshot' (or 'default'), not '"
+              + mode
+              + "'";
+    } else if (ts && !mode.equals("default") && !mode.equals("from-timestamp")) {
+      problem =
+          "'scan.timestamp-millis' goes with scan.mode 'from-timestamp' (or 'default'), not '"
+              + mode
+              + "'";
+    }
+    if (problem != null) {
+      throw new IllegalArgumentException(
+          "Invalid scan options " + scanOptions(options) + ": " + problem);
+    }
+  }
+
+  private static Map<String, String> scanOptions(Map<String, String> options) {
+    Map<String, String> out = new LinkedHashMap<>();
+    options.forEach(
+        (k, v) -> {
+          if (k.startsWith("scan.")) {
+            out.put(k, v);
+          }
+        });
+    return out;
   }
 
   private static void checkRange(String key, String rawValue, Object value) {
@@ -506,6 +629,21 @@ public final class TableOptions implements Serializable {
       case "merge-engine":
         if (!MERGE_ENGINES.contains(((String) value).toLowerCase(Locale.ROOT))) {
           problem = "allowed: " + MERGE_ENGINES;
+        }
+        break;
+      case "scan.mode":
+        if (!SCAN_MODES.contains(((String) value).toLowerCase(Locale.ROOT))) {
+          problem = "allowed: " + SCAN_MODES;
+        }
+        break;
+      case "scan.snapshot-id":
+        if ((Long) value < 1) {
+          problem = "must be at least 1";
+        }
+        break;
+      case "scan.timestamp-millis":
+        if ((Long) value < 0) {
+          problem = "must not be negative";
         }
         break;
       case "compaction.small-file-ratio":
@@ -627,7 +765,13 @@ public final class TableOptions implements Serializable {
 
   /** Options fixed when a table is created: they decide where rows live and how they merge. */
   public static final Set<String> IMMUTABLE =
-      Set.of("bucket", "bucket-key", "merge-engine", "sequence.field", "deletion-vectors.enabled");
+      Set.of(
+          "bucket",
+          "bucket-key",
+          "merge-engine",
+          "sequence.field",
+          "deletion-vectors.enabled",
+          "aggregation.remove-record-on-delete");
 
   /**
    * These options with {@code dynamic} laid over them, validated. Options in {@link #IMMUTABLE} and
@@ -723,9 +867,28 @@ public final class TableOptions implements Serializable {
     return out;
   }
 
+  /** Fields whose retractions are dropped ({@code fields.<f>.ignore-retract} = true). */
+  public Set<String> ignoreRetractFields() {
+    Set<String> out = new TreeSet<>();
+    for (Map.Entry<String, String> e : raw.entrySet()) {
+      Matcher m = FIELD_IGNORE_RETRACT.matcher(e.getKey());
+      if (m.matches() && e.getValue().trim().equalsIgnoreCase("true")) {
+        out.add(m.group(1));
+      }
+    }
+    return out;
+  }
+
   /** Field names named in per-field options, to check that they exist. */
   public Set<String> referencedFields() {
-    return aggregateFunctions().keySet();
+    Set<String> out = new TreeSet<>(aggregateFunctions().keySet());
+    for (String key : raw.keySet()) {
+      Matcher m = FIELD_IGNORE_RETRACT.matcher(key);
+      if (m.matches()) {
+        out.add(m.group(1));
+      }
+    }
+    return out;
   }
 
   @Override

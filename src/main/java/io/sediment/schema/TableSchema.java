@@ -102,10 +102,14 @@ public final class TableSchema implements Serializable {
     } else if (!"deduplicate".equals(opts.mergeEngine())
         || options.containsKey(TableOptions.SEQUENCE_FIELD.key())
         || opts.get(TableOptions.DELETION_VECTORS_ENABLED)
-        || !opts.aggregateFunctions().isEmpty()) {
+        || !opts.referencedFields().isEmpty()
+        || opts.get(TableOptions.IGNORE_DELETE)
+        || opts.get(TableOptions.PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE)
+        || opts.get(TableOptions.AGGREGATION_REMOVE_RECORD_ON_DELETE)) {
       throw new IllegalArgumentException(
-          "Options merge-engine, sequence.field, deletion-vectors.enabled and"
-              + " fields.<f>.aggregate-function apply only to tables with a primary key");
+          "Options merge-engine, sequence.field, deletion-vectors.enabled, ignore-delete,"
+              + " *.remove-record-on-delete and fields.<f>.* apply only to tables with a primary"
+              + " key");
     }
     String bucketKey = opts.get(TableOptions.BUCKET_KEY);
     if (bucketKey != null) {
@@ -136,10 +140,7 @@ public final class TableSchema implements Serializable {
     for (String f : opts.referencedFields()) {
       if (!names.contains(f)) {
         throw new IllegalArgumentException(
-            "Option 'fields."
-                + f
-                + ".aggregate-function' names an unknown column; columns are "
-                + names);
+            "Option 'fields." + f + ".*' names an unknown column; columns are " + names);
       }
     }
     for (String pk : schema.primaryKeys()) {

@@ -7,7 +7,6 @@ import io.sediment.compact.CompactRewriter;
 import io.sediment.compact.CompactTask;
 import io.sediment.compact.CompactTaskResult;
 import io.sediment.compact.TableKind;
-import io.sediment.data.PartitionComputer;
 import io.sediment.io.DataFileFactory;
 import io.sediment.io.OutputObserver;
 import io.sediment.manifest.DataFileMeta;
@@ -21,6 +20,7 @@ import io.sediment.mergetree.KeyValueFileWriter;
 import io.sediment.mergetree.KeyValueLayout;
 import io.sediment.mergetree.MergeFunctions;
 import io.sediment.mergetree.RowIterator;
+import io.sediment.mergetree.RowKindPolicy;
 import io.sediment.mergetree.SortMergeReader;
 import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
@@ -74,8 +74,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
   private final TableSchema schema;
   private final KeyValueLayout layout;
   private final int numBuckets;
-  private final PartitionComputer partitionComputer;
-  private final PartitionComputer bucketKeyComputer;
+  private final RowBuckets buckets;
   private final DataFileFactory names = new DataFileFactory();
   private final Map<BinaryRowData, Map<Integer, BucketWriter>> writers = new LinkedHashMap<>();
   private final long bufferSize;
@@ -83,6 +82,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
   private final int stopTrigger;
   private final boolean deletionVectors;
   private final String engine;
+  private final RowKindPolicy rowKinds;
   private final int[] countFields;
   private final RowDataSerializer serializer;
   private final KeyValueLayout.RowCopier inputCopier;
@@ -122,10 +122,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     this.layout = new KeyValueLayout(schema);
     TableOptions options = store.options();
     this.numBuckets = options.bucket();
-    this.partitionComputer =
-        new PartitionComputer(schema.rowType(), schema.indexes(schema.partitionKeys()));
-    this.bucketKeyComputer =
-        new PartitionComputer(schema.rowType(), schema.indexes(schema.bucketKeys()));
+    this.buckets = new RowBuckets(schema);
     this.bufferSize = options.get(TableOptions.WRITE_BUFFER_SIZE).getBytes();
     boolean dv = options.get(TableOptions.DELETION_VECTORS_ENABLED);
     // A deletion-vector table compacts only with its key lookup on local disk.
@@ -134,6 +131,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     this.stopTrigger = options.numSortedRunStopTrigger();
     this.deletionVectors = dv;
     this.engine = options.mergeEngine();
+    this.rowKinds = RowKindPolicy.of(store.paths().root().toString(), schema);
     List<Integer> counts = new ArrayList<>();
     if (engine.equals("aggregation")) {
       options
@@ -173,7 +171,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
               + ": "
               + schema.fieldNames());
     }
-    RowKind kind = MergeFunctions.storedKind(engine, row.getRowKind());
+    RowKind kind = rowKinds.stored(row.getRowKind());
     if (kind == null) {
       return;
     }
@@ -183,9 +181,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
             "Primary key column '" + schema.fieldNames().get(k) + "' must not be null");
       }
     }
-    BinaryRowData partition = partitionComputer.project(row);
-    int bucket = Math.abs(bucketKeyComputer.project(row).hashCode() % numBuckets);
-    writer(partition, bucket).write(row, kind);
+    writer(buckets.partition(row), buckets.bucket(row)).write(row, kind);
   }
 
   private BucketWriter writer(BinaryRowData partition, int bucket) {

@@ -7,11 +7,13 @@ import io.sediment.manifest.FileStoreScan;
 import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
+import io.sediment.manifest.SnapshotManager;
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.Predicates;
 import io.sediment.schema.TableOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -42,9 +44,96 @@ public final class TableScan {
       int manifestsSkipped,
       int filesPruned) {}
 
+  /** Plans the snapshot the table's scan options choose ({@link #startSnapshot}). */
   public Plan plan() {
-    Optional<Snapshot> latest = store.snapshotManager().latest();
-    return latest.isEmpty() ? new Plan(null, List.of(), 0, 0, 0) : plan(latest.get());
+    Optional<Snapshot> start = startSnapshot();
+    return start.isEmpty() ? new Plan(null, List.of(), 0, 0, 0) : plan(start.get());
+  }
+
+  /**
+   * The snapshot a read starts from: {@code scan.snapshot-id}, the newest committed at or before
+   * {@code scan.timestamp-millis}, or the latest; empty when the table has no snapshot and no
+   * particular one was asked for.
+   *
+   * @throws IllegalArgumentException when the snapshot asked for is not there (expired, not yet
+   *     committed, or no snapshot that old), naming the earliest and latest snapshots still there
+   */
+  public Optional<Snapshot> startSnapshot() {
+    TableOptions options = store.options();
+    Long id = options.get(TableOptions.SCAN_SNAPSHOT_ID);
+    Long timestamp = options.get(TableOptions.SCAN_TIMESTAMP_MILLIS);
+    SnapshotManager snapshots = store.snapshotManager();
+    if (id != null) {
+      Optional<Snapshot> s = snapshots.snapshotIfExists(id);
+      if (s.isEmpty()) {
+        throw new IllegalArgumentException(
+            "Snapshot "
+                + id
+                + " (scan.snapshot-id) of "
+                + tableName()
+                + " is not there; "
+                + present());
+      }
+      return s;
+    }
+    if (timestamp != null) {
+      Optional<Snapshot> s = atOrBefore(snapshots, timestamp);
+      if (s.isEmpty()) {
+        throw new IllegalArgumentException(
+            "No snapshot of "
+                + tableName()
+                + " committed at or before "
+                + Instant.ofEpochMilli(timestamp)
+                + " (scan.timestamp-millis "
+                + timestamp
+                + ") is there; "
+                + present());
+      }
+      return s;
+    }
+    return snapshots.latest();
+  }
+
+  /** The newest snapshot committed at or before {@code millis}: a binary search over the ids. */
+  private static Optional<Snapshot> atOrBefore(SnapshotManager snapshots, long millis) {
+    List<Long> ids = snapshots.listIds();
+    int lo = 0;
+    int hi = ids.size() - 1;
+    Snapshot found = null;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      Optional<Snapshot> s = snapshots.snapshotIfExists(ids.get(mid));
+      if (s.isEmpty()) { // expired while searching: only newer ones can be the answer
+        lo = mid + 1;
+        continue;
+      }
+      if (s.get().timeMillis() <= millis) {
+        found = s.get();
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    return Optional.ofNullable(found);
+  }
+
+  private String tableName() {
+    return "table " + store.paths().root();
+  }
+
+  private String present() {
+    List<Long> ids = store.snapshotManager().listIds();
+    if (ids.isEmpty()) {
+      return "the table has no snapshot yet";
+    }
+    Snapshot earliest = store.snapshotManager().snapshotIfExists(ids.get(0)).orElse(null);
+    return "the earliest snapshot still there is "
+        + ids.get(0)
+        + (earliest == null
+            ? ""
+            : " (committed " + Instant.ofEpochMilli(earliest.timeMillis()) + ")")
+        + ", the latest "
+        + ids.get(ids.size() - 1);
   }
 
   public Plan plan(Snapshot snapshot) {

@@ -2,7 +2,6 @@ package io.sediment.table;
 
 import io.sediment.commit.CommitMessage;
 import io.sediment.commit.PartitionPredicates;
-import io.sediment.data.PartitionComputer;
 import io.sediment.format.FileFormatOptions;
 import io.sediment.format.WrittenFile;
 import io.sediment.io.DataFileFactory;
@@ -42,8 +41,7 @@ public final class TableWrite implements AutoCloseable {
   private final FileFormatOptions format;
   private final long targetFileSize;
   private final int numBuckets;
-  private final PartitionComputer partitionComputer;
-  private final PartitionComputer bucketKeyComputer;
+  private final RowBuckets buckets;
   private final DataFileFactory files = new DataFileFactory();
   private final Map<BinaryRowData, Map<Integer, BucketWriter>> writers = new LinkedHashMap<>();
   private final PrimaryKeyTableWrite primaryKeyWrite;
@@ -60,10 +58,7 @@ public final class TableWrite implements AutoCloseable {
     this.format = DataFileFactory.formatOptions(store.options());
     this.targetFileSize = store.options().targetFileSize();
     this.numBuckets = store.options().bucket();
-    this.partitionComputer =
-        new PartitionComputer(schema.rowType(), schema.indexes(schema.partitionKeys()));
-    this.bucketKeyComputer =
-        new PartitionComputer(schema.rowType(), schema.indexes(schema.bucketKeys()));
+    this.buckets = new RowBuckets(schema);
   }
 
   /**
@@ -91,16 +86,7 @@ public final class TableWrite implements AutoCloseable {
               + ": "
               + store.schema().fieldNames());
     }
-    BinaryRowData partition = partitionComputer.project(row);
-    int bucket = bucket(row);
-    writer(partition, bucket).write(row);
-  }
-
-  private int bucket(RowData row) {
-    if (numBuckets <= 0) {
-      return 0;
-    }
-    return Math.abs(bucketKeyComputer.project(row).hashCode() % numBuckets);
+    writer(buckets.partition(row), buckets.bucket(row)).write(row);
   }
 
   private BucketWriter writer(BinaryRowData partition, int bucket) {

@@ -131,6 +131,7 @@ class DeletionVectorTest {
             PrimaryKeyTableTest.schema()
                 .option("deletion-vectors.enabled", "true")
                 .option("merge-engine", "first-row")
+                .option("ignore-delete", "true")
                 .option("local-cache.enabled", "true")
                 .option("local-cache.dir", cache.toString())
                 .build());

@@ -66,11 +66,12 @@ class MergeEngineTest {
                 List.of(ins(2L, "c", 2))),
             List.of("(2,c,2)")),
         Arguments.of(
-            "partial-update",
-            Map.of("merge-engine", "partial-update"),
+            "partial-update, remove-record-on-delete",
+            Map.of(
+                "merge-engine", "partial-update", "partial-update.remove-record-on-delete", "true"),
             List.of(
                 List.of(ins(1L, "a", 1), ins(2L, "b", 2), ins(3L, "c", 3)),
-                List.of(ins(1L, null, 10), upd(3L, "c3", null), ub(3L, "c", 3)),
+                List.of(ins(1L, null, 10), upd(3L, "c3", null)),
                 List.of(del(2L, null, null), ins(2L, null, 7)),
                 List.of(del(3L, null, null))),
             List.of("(1,a,10)", "(2,null,7)")),
@@ -79,7 +80,8 @@ class MergeEngineTest {
             Map.of(
                 "merge-engine", "aggregation",
                 "fields.v.aggregate-function", "sum",
-                "fields.name.aggregate-function", "max"),
+                "fields.name.aggregate-function", "max",
+                "fields.name.ignore-retract", "true"),
             List.of(
                 List.of(ins(1L, "a", 1), ins(2L, "b", 2)),
                 List.of(ins(1L, "c", 10), ins(2L, null, null)),
@@ -97,13 +99,43 @@ class MergeEngineTest {
                 List.of(ins(1L, null, 1))),
             List.of("(1,null,3)", "(2,x,1)")),
         Arguments.of(
-            "first-row",
-            Map.of("merge-engine", "first-row"),
+            "first-row, ignore-delete",
+            Map.of("merge-engine", "first-row", "ignore-delete", "true"),
             List.of(
                 List.of(ins(1L, "a", 1)),
                 List.of(ins(1L, "b", 2), ins(2L, "x", 1)),
                 List.of(del(1L, "a", 1), upd(2L, "y", 2), ins(3L, "z", null))),
             List.of("(1,a,1)", "(2,x,1)", "(3,z,null)")),
+        Arguments.of(
+            "aggregation, remove-record-on-delete",
+            Map.of(
+                "merge-engine", "aggregation",
+                "fields.v.aggregate-function", "sum",
+                "aggregation.remove-record-on-delete", "true"),
+            List.of(
+                List.of(ins(1L, "a", 1), ins(2L, "b", 2), ins(3L, "c", 3)),
+                List.of(ins(1L, "c", 10), del(2L, "b", 2), ins(2L, null, 5), ub(3L, "c", 1)),
+                List.of(ins(2L, "x", 1), upd(3L, null, 4)),
+                List.of(del(1L, null, null))),
+            List.of("(2,x,6)", "(3,c,6)")),
+        Arguments.of(
+            "aggregation, last_value retracted",
+            Map.of(
+                "merge-engine", "aggregation",
+                "fields.v.aggregate-function", "sum",
+                "fields.name.aggregate-function", "last_value"),
+            List.of(
+                List.of(ins(1L, "a", 1), ins(2L, "b", 2)),
+                List.of(del(1L, "a", 1)),
+                List.of(ub(2L, "b", 2), upd(2L, "c", 3))),
+            List.of("(1,null,0)", "(2,c,3)")),
+        Arguments.of(
+            "deduplicate, ignore-delete",
+            Map.of("ignore-delete", "true"),
+            List.of(
+                List.of(ins(1L, "a", 1), ins(2L, "b", 2)),
+                List.of(del(1L, "a", 1), ub(2L, "b", 2), upd(2L, "c", 3))),
+            List.of("(1,a,1)", "(2,c,3)")),
         Arguments.of(
             "deduplicate, sequence.field out of order",
             Map.of("sequence.field", "v"),

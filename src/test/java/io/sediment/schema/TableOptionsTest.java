@@ -32,6 +32,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class TableOptionsTest {
 
   private static final String AGGREGATE_FUNCTION_KEY = "fields.<f>.aggregate-function";
+  private static final String IGNORE_RETRACT_KEY = "fields.<f>.ignore-retract";
 
   // ---- docs/configuration.md is the user-facing copy of the option list -----------------------
 
@@ -73,8 +74,11 @@ class TableOptionsTest {
     for (DocumentedOption o : documentedOptions()) {
       documented.add(o.key());
     }
-    assertThat(documented).doesNotHaveDuplicates().contains(AGGREGATE_FUNCTION_KEY);
+    assertThat(documented)
+        .doesNotHaveDuplicates()
+        .contains(AGGREGATE_FUNCTION_KEY, IGNORE_RETRACT_KEY);
     documented.remove(AGGREGATE_FUNCTION_KEY);
+    documented.remove(IGNORE_RETRACT_KEY);
     assertThat(documented).containsExactlyInAnyOrderElementsOf(TableOptions.all().keySet());
   }
 
@@ -108,6 +112,8 @@ class TableOptionsTest {
     switch (docType) {
       case "integer":
         return new Sample("3", Integer.class);
+      case "long":
+        return new Sample("3", Long.class);
       case "number":
         return new Sample("0.5", Double.class);
       case "boolean":
@@ -128,7 +134,10 @@ class TableOptionsTest {
     for (DocumentedOption doc : documentedOptions()) {
       ConfigOption<?> option = TableOptions.all().get(doc.key());
       if (option == null) {
-        soft.assertThat(doc.defaultValue()).as(doc.key()).isEqualTo("none");
+        // per-field options: an aggregate function has no default, ignore-retract is false
+        soft.assertThat(doc.defaultValue())
+            .as(doc.key())
+            .isEqualTo(doc.key().equals(IGNORE_RETRACT_KEY) ? "`false`" : "none");
         continue;
       }
       String shown = doc.defaultValue();
@@ -267,7 +276,7 @@ class TableOptionsTest {
       }
       checked++;
       for (String v : accepted) {
-        soft.assertThatCode(() -> TableOptions.of(Map.of(key, v)))
+        soft.assertThatCode(() -> TableOptions.of(withCompanion(key, v)))
             .as("%s = '%s' (allowed: %s)", key, v, allowed)
             .doesNotThrowAnyException();
       }
@@ -281,6 +290,37 @@ class TableOptionsTest {
     }
     soft.assertThat(checked).as("options whose allowed values were checked").isGreaterThan(15);
     soft.assertAll();
+  }
+
+  @Test
+  void scanOptionsThatDoNotGoTogetherAreRefusedNamingThem() {
+    assertThatThrownBy(
+            () -> TableOptions.of(Map.of("scan.snapshot-id", "3", "scan.timestamp-millis", "5")))
+        .hasMessageContaining("'scan.snapshot-id' or 'scan.timestamp-millis', not both");
+    assertThatThrownBy(
+            () -> TableOptions.of(Map.of("scan.mode", "latest", "scan.snapshot-id", "3")))
+        .hasMessageContaining("'scan.snapshot-id' goes with scan.mode 'from-snapshot'")
+        .hasMessageContaining("not 'latest'");
+    assertThatThrownBy(
+            () ->
+                TableOptions.of(Map.of("scan.mode", "from-snapshot", "scan.timestamp-millis", "3")))
+        .hasMessageContaining("scan.mode 'from-snapshot' needs 'scan.snapshot-id'");
+    assertThatThrownBy(() -> TableOptions.of(Map.of("scan.mode", "from-timestamp")))
+        .hasMessageContaining("scan.mode 'from-timestamp' needs 'scan.timestamp-millis'");
+    assertThat(TableOptions.of(Map.of("scan.snapshot-id", "3")).get(TableOptions.SCAN_SNAPSHOT_ID))
+        .isEqualTo(3L);
+  }
+
+  /** The option alone, or with the option its value needs (a scan mode's snapshot id or time). */
+  private static Map<String, String> withCompanion(String key, String value) {
+    String v = value.toLowerCase(Locale.ROOT);
+    if (key.equals("scan.mode") && v.startsWith("from-snapshot")) {
+      return Map.of(key, value, "scan.snapshot-id", "1");
+    }
+    if (key.equals("scan.mode") && v.equals("from-timestamp")) {
+      return Map.of(key, value, "scan.timestamp-millis", "0");
+    }
+    return Map.of(key, value);
   }
 
   /**
@@ -369,8 +409,10 @@ class TableOptionsTest {
     assertThatThrownBy(() -> TableOptions.of(Map.of("nope", "1")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith(
-            "Unknown table option(s) [nope]; known options are [bucket, bucket-key, ")
-        .hasMessageEndingWith("] and fields.<field>.aggregate-function");
+            "Unknown table option(s) [nope]; known options are [aggregation.remove-record-on-delete,"
+                + " bucket, bucket-key, ")
+        .hasMessageEndingWith(
+            "], fields.<field>.aggregate-function and fields.<field>.ignore-retract");
   }
 
   @Test

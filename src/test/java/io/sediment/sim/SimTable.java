@@ -80,8 +80,11 @@ final class SimTable {
       b.option("write-buffer-size", "600 b");
       b.option("num-sorted-run.stop-trigger", String.valueOf(config.compactionTrigger() + 1));
     }
-    if (config.engine().equals("aggregation")) {
-      b.option("fields.a.aggregate-function", "sum");
+    switch (config.engine()) {
+      case "aggregation" -> b.option("fields.a.aggregate-function", "sum");
+      case "first-row" -> b.option("ignore-delete", "true"); // refused otherwise, as in Paimon
+      case "partial-update" -> b.option("partial-update.remove-record-on-delete", "true");
+      default -> {}
     }
     catalog().createTable(new Identifier("db", "t"), b.build(), false);
   }

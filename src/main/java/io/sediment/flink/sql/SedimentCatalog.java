@@ -8,6 +8,7 @@ import io.sediment.flink.sql.procedures.CompactProcedure;
 import io.sediment.flink.sql.procedures.ExpireSnapshotsProcedure;
 import io.sediment.flink.sql.procedures.RemoveOrphanFilesProcedure;
 import io.sediment.manifest.ManifestEntry;
+import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
 import io.sediment.table.Table;
 import java.util.ArrayList;
@@ -206,6 +207,19 @@ public final class SedimentCatalog extends AbstractCatalog {
     }
     Table table = catalog.getTable(toIdentifier(path));
     return toCatalogTable(table.schema());
+  }
+
+  /**
+   * {@code FOR SYSTEM_TIME AS OF}: the table read as of {@code timestamp}, that is with {@code
+   * scan.timestamp-millis} set (the newest snapshot committed at or before it). The schema is the
+   * table's current one.
+   */
+  @Override
+  public CatalogBaseTable getTable(ObjectPath path, long timestamp) throws TableNotExistException {
+    CatalogTable table = (CatalogTable) getTable(path);
+    Map<String, String> options = new LinkedHashMap<>(table.getOptions());
+    options.put(TableOptions.SCAN_TIMESTAMP_MILLIS.key(), String.valueOf(timestamp));
+    return table.copy(options);
   }
 
   /** The Flink view of a stored schema: physical columns, primary key, partition keys, options. */

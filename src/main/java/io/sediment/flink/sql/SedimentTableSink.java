@@ -2,10 +2,13 @@ package io.sediment.flink.sql;
 
 import io.sediment.commit.CommitUsers;
 import io.sediment.compact.PartitionFilters;
+import io.sediment.mergetree.RowKindPolicy;
 import io.sediment.predicate.Predicate;
+import io.sediment.table.RowBuckets;
 import io.sediment.table.Table;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
@@ -13,6 +16,7 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.ProviderContext;
 import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
@@ -20,6 +24,7 @@ import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.sink.abilities.SupportsOverwrite;
 import org.apache.flink.table.connector.sink.abilities.SupportsPartitioning;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.types.RowKind;
 
 /**
  * {@code INSERT INTO} / {@code INSERT OVERWRITE} a Sediment table: writer operators ({@link
@@ -41,9 +46,45 @@ public final class SedimentTableSink
     this.table = table;
   }
 
+  /**
+   * Append tables take inserts only; an update or delete stream into one is refused here, at
+   * planning, with a message that says a primary key is needed. Primary-key tables take what their
+   * merge engine accepts ({@link RowKindPolicy}): upserts ({@code +I}, {@code +U}, {@code -D};
+   * Flink drops {@code -U}) for deduplicate, partial-update and first-row, as Paimon's sink; the
+   * whole changelog for aggregation, which subtracts retractions. Kinds the table would refuse are
+   * refused now rather than by the running job.
+   */
   @Override
   public ChangelogMode getChangelogMode(ChangelogMode requestedMode) {
-    return ChangelogMode.insertOnly();
+    Set<RowKind> kinds = requestedMode.getContainedKinds();
+    if (!table.schema().hasPrimaryKey()) {
+      if (!requestedMode.containsOnly(RowKind.INSERT)) {
+        throw new ValidationException(
+            "Table "
+                + table.fullName()
+                + " is an append table and takes inserts only, but the query produces "
+                + kinds
+                + " rows. Write changelogs (updates, deletes) into a table with a primary key,"
+                + " e.g. CREATE TABLE ... (..., PRIMARY KEY (k) NOT ENFORCED) WITH ('bucket' ="
+                + " '4')");
+      }
+      return ChangelogMode.insertOnly();
+    }
+    RowKindPolicy policy = RowKindPolicy.of(table.fullName(), table.schema());
+    ChangelogMode.Builder accepted = ChangelogMode.newBuilder();
+    for (RowKind k : kinds) {
+      if (k != RowKind.UPDATE_BEFORE || policy.needsUpdateBefore()) {
+        accepted.addContainedKind(k);
+      }
+    }
+    ChangelogMode mode = accepted.build();
+    policy
+        .refusal(mode.getContainedKinds())
+        .ifPresent(
+            message -> {
+              throw new ValidationException(message);
+            });
+    return mode;
   }
 
   @Override
@@ -64,6 +105,12 @@ public final class SedimentTableSink
       @Override
       public DataStreamSink<?> consumeDataStream(
           ProviderContext provider, DataStream<RowData> rows) {
+        if (table.schema().hasPrimaryKey()) {
+          // Each bucket to one writer: its rows in order, and one writer compacting it.
+          rows =
+              rows.partitionCustom(
+                  RowBuckets::channel, new BucketRoutingKey(new RowBuckets(table.schema())));
+        }
         SingleOutputStreamOperator<Tuple2<Long, byte[]>> written =
             rows.transform(
                 "Sediment write " + table.fullName(),

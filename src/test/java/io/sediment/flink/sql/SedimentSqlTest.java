@@ -13,6 +13,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -86,6 +89,66 @@ class SedimentSqlTest {
               + batch
               + "')");
     }
+  }
+
+  /**
+   * Time travel in batch: a snapshot by id ({@code scan.snapshot-id}), by time ({@code
+   * scan.timestamp-millis}, {@code FOR SYSTEM_TIME AS OF}), and clear errors for snapshots that are
+   * not there and for options that do not go together.
+   */
+  @Test
+  void timeTravelBySnapshotIdAndByTime() throws Exception {
+    tEnv.getConfig().set("table.local-time-zone", "UTC");
+    exec(
+        "CREATE TABLE db.k (id BIGINT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' = '1')");
+    exec("INSERT INTO db.k VALUES (1, 'a'), (2, 'b')");
+    exec("INSERT INTO db.k VALUES (1, 'a2'), (3, 'c')");
+    exec("INSERT INTO db.k VALUES (2, 'b3')");
+    Table k = table("k");
+    assertThat(k.snapshotManager().listIds()).containsExactly(1L, 2L, 3L);
+    long first = k.snapshotManager().snapshot(1).timeMillis();
+    long second = k.snapshotManager().snapshot(2).timeMillis();
+
+    assertThat(query("SELECT * FROM db.k /*+ OPTIONS('scan.snapshot-id' = '1') */"))
+        .containsExactly("+I[1, a]", "+I[2, b]");
+    assertThat(
+            query(
+                "SELECT * FROM db.k /*+ OPTIONS('scan.mode' = 'from-snapshot',"
+                    + " 'scan.snapshot-id' = '2') */"))
+        .containsExactly("+I[1, a2]", "+I[2, b]", "+I[3, c]");
+    assertThat(
+            query(
+                "SELECT * FROM db.k /*+ OPTIONS('scan.timestamp-millis' = '"
+                    + (second - 1)
+                    + "') */"))
+        .containsExactly("+I[1, a]", "+I[2, b]");
+    String asOf =
+        DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSS")
+            .withZone(ZoneOffset.UTC)
+            .format(Instant.ofEpochMilli(first));
+    assertThat(query("SELECT * FROM db.k FOR SYSTEM_TIME AS OF TIMESTAMP '" + asOf + "'"))
+        .containsExactly("+I[1, a]", "+I[2, b]");
+    assertThat(query("SELECT * FROM db.k")).containsExactly("+I[1, a2]", "+I[2, b3]", "+I[3, c]");
+
+    assertThatThrownBy(() -> query("SELECT * FROM db.k /*+ OPTIONS('scan.snapshot-id' = '9') */"))
+        .hasStackTraceContaining(
+            "Snapshot 9 (scan.snapshot-id) of table " + k.store().paths().root() + " is not there")
+        .hasStackTraceContaining("the earliest snapshot still there is 1")
+        .hasStackTraceContaining("the latest 3");
+    assertThatThrownBy(
+            () ->
+                query(
+                    "SELECT * FROM db.k /*+ OPTIONS('scan.timestamp-millis' = '"
+                        + (first - 1)
+                        + "') */"))
+        .hasStackTraceContaining("No snapshot of table")
+        .hasStackTraceContaining("the earliest snapshot still there is 1 (committed ");
+    assertThatThrownBy(
+            () -> query("SELECT * FROM db.k /*+ OPTIONS('scan.mode' = 'from-snapshot') */"))
+        .hasStackTraceContaining("scan.mode 'from-snapshot' needs 'scan.snapshot-id'");
+    assertThatThrownBy(() -> query("SELECT * FROM db.k /*+ OPTIONS('scan.mode' = 'sideways') */"))
+        .hasStackTraceContaining(
+            "Invalid value 'sideways' for option 'scan.mode': allowed: [default, latest-full,");
   }
 
   @Test
