@@ -13,6 +13,7 @@ import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.manifest.UserCommit;
 import io.sediment.predicate.Predicate;
+import io.sediment.predicate.PredicateBuilder;
 import io.sediment.schema.TableOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -25,6 +26,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.types.logical.RowType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -287,6 +289,21 @@ public final class FileStoreCommit {
    * retry on top of it (the new files of a concurrent append into an overwritten partition are then
    * replaced too). Returns the snapshot id, or empty when the identifier already landed.
    */
+  /**
+   * Removes every live file of the table in one OVERWRITE snapshot ({@code TRUNCATE TABLE}); no
+   * snapshot when the table holds no file.
+   */
+  public List<Long> truncate(long identifier) {
+    RowType partitionType = store.partitionType();
+    Predicate everyPartition = null;
+    if (partitionType.getFieldCount() > 0) {
+      PredicateBuilder b = new PredicateBuilder(partitionType);
+      String first = partitionType.getFieldNames().get(0);
+      everyPartition = PredicateBuilder.or(b.isNull(first), b.isNotNull(first));
+    }
+    return overwrite(List.of(), everyPartition, identifier, false);
+  }
+
   public List<Long> overwrite(
       List<CommitMessage> messages,
       Predicate partitionFilter,

@@ -81,6 +81,27 @@ public final class RowKindPolicy implements Serializable {
         table, engine, options.get(TableOptions.IGNORE_DELETE), remove, cannotRetract);
   }
 
+  /**
+   * Whether a DELETE row removes its key (deduplicate; partial-update and aggregation with their
+   * {@code remove-record-on-delete}), and is not dropped by {@code ignore-delete}: what a {@code
+   * DELETE FROM} statement needs.
+   */
+  public boolean deleteRemovesRow() {
+    if (ignoreDelete) {
+      return false;
+    }
+    return switch (engine) {
+      case "deduplicate" -> true;
+      case "partial-update", "aggregation" -> removeRecordOnDelete;
+      default -> false;
+    };
+  }
+
+  /** The merge engine. */
+  public String engine() {
+    return engine;
+  }
+
   /** Whether aggregation rows are stored with partial-update's kinds (remove-record-on-delete). */
   static boolean aggregationRemovesRecords(TableSchema schema) {
     return schema.tableOptions().get(TableOptions.AGGREGATION_REMOVE_RECORD_ON_DELETE);

@@ -61,6 +61,23 @@ public final class TableCommit {
   }
 
   /**
+   * Batch truncate: one OVERWRITE snapshot removing every live file of the table (none when it
+   * holds no file). Can be made only once, as a batch commit.
+   */
+  public List<Long> truncate() {
+    if (streaming) {
+      throw new IllegalStateException("Truncate is supported for batch writes only");
+    }
+    if (batchCommitted) {
+      throw new IllegalStateException("A batch write can be committed only once");
+    }
+    batchCommitted = true;
+    List<Long> ids = commit.truncate(BATCH_IDENTIFIER);
+    expireIfCommitted(ids);
+    return ids;
+  }
+
+  /**
    * Batch overwrite: one OVERWRITE snapshot replacing every live file of the partitions matching
    * {@code partitionFilter} (on the partition row type; null for none) and of the partitions the
    * messages write to; an unpartitioned table is replaced whole. Can be made only once. On a

@@ -22,6 +22,7 @@ import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.connector.source.lib.util.IteratorSourceEnumerator;
 import org.apache.flink.api.connector.source.lib.util.IteratorSourceReader;
 import org.apache.flink.api.connector.source.lib.util.IteratorSourceSplit;
+import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
@@ -93,7 +94,7 @@ public final class SedimentSource
 
   @Override
   public SourceReader<RowData, Split> createReader(SourceReaderContext ctx) {
-    return new IteratorSourceReader<>(ctx);
+    return new SplitReader(ctx);
   }
 
   @Override
@@ -141,6 +142,28 @@ public final class SedimentSource
     @Override
     public IteratorSourceSplit<RowData, RowIterator> getUpdatedSplitForIterator(RowIterator it) {
       return new Split(id, source, split, it.position);
+    }
+  }
+
+  /**
+   * Flink's iterator reader, for splits that may hold no row (all filtered out or deleted): it
+   * emits the first row of each split after the first without asking whether there is one, so empty
+   * splits are finished here before it gets to them.
+   */
+  static final class SplitReader extends IteratorSourceReader<RowData, RowIterator, Split> {
+
+    SplitReader(SourceReaderContext context) {
+      super(context);
+    }
+
+    @Override
+    protected InputStatus tryMoveToNextSplit() {
+      InputStatus status = super.tryMoveToNextSplit();
+      while (status == InputStatus.MORE_AVAILABLE && !iterator.hasNext()) {
+        finishSplit();
+        status = super.tryMoveToNextSplit();
+      }
+      return status;
     }
   }
 

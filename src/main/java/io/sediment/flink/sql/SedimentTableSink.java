@@ -7,6 +7,7 @@ import io.sediment.predicate.Predicate;
 import io.sediment.table.RowBuckets;
 import io.sediment.table.Table;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -17,12 +18,17 @@ import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.ProviderContext;
+import org.apache.flink.table.connector.RowLevelModificationScanContext;
 import org.apache.flink.table.connector.sink.DataStreamSinkProvider;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.sink.abilities.SupportsOverwrite;
 import org.apache.flink.table.connector.sink.abilities.SupportsPartitioning;
+import org.apache.flink.table.connector.sink.abilities.SupportsRowLevelDelete;
+import org.apache.flink.table.connector.sink.abilities.SupportsRowLevelUpdate;
+import org.apache.flink.table.connector.sink.abilities.SupportsTruncate;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
 
@@ -33,7 +39,12 @@ import org.apache.flink.types.RowKind;
  * checkpoint, exactly once. {@code INSERT OVERWRITE} is supported for bounded inputs only.
  */
 public final class SedimentTableSink
-    implements DynamicTableSink, SupportsOverwrite, SupportsPartitioning {
+    implements DynamicTableSink,
+        SupportsOverwrite,
+        SupportsPartitioning,
+        SupportsTruncate,
+        SupportsRowLevelDelete,
+        SupportsRowLevelUpdate {
 
   static final TypeInformation<Tuple2<Long, byte[]>> COMMITTABLE_TYPE =
       Types.TUPLE(Types.LONG, Types.PRIMITIVE_ARRAY(Types.BYTE));
@@ -132,6 +143,76 @@ public final class SedimentTableSink
         return sink;
       }
     };
+  }
+
+  /** {@code TRUNCATE TABLE}: one OVERWRITE snapshot that removes every file (any table kind). */
+  @Override
+  public void executeTruncation() {
+    table.newBatchWriteBuilder().newCommit().truncate();
+  }
+
+  /**
+   * {@code DELETE FROM t WHERE ...} (batch): Flink reads the rows that match and hands them to this
+   * sink as DELETE rows, committed in one snapshot. Only tables whose deletes remove rows take it.
+   */
+  @Override
+  public RowLevelDeleteInfo applyRowLevelDelete(RowLevelModificationScanContext context) {
+    RowKindPolicy policy = primaryKeyPolicy("DELETE FROM");
+    if (!policy.deleteRemovesRow()) {
+      throw new ValidationException(
+          "DELETE FROM "
+              + table.fullName()
+              + " needs a table whose deletes remove rows: merge-engine deduplicate, partial-update"
+              + " with 'partial-update.remove-record-on-delete' = 'true', or aggregation created"
+              + " with 'aggregation.remove-record-on-delete' = 'true', and 'ignore-delete' not set"
+              + " (this table: merge-engine "
+              + policy.engine()
+              + ")");
+    }
+    return new RowLevelDeleteInfo() {};
+  }
+
+  /**
+   * {@code UPDATE t SET ... WHERE ...} (batch): Flink hands the updated rows to this sink as
+   * UPDATE_AFTER rows, committed in one snapshot; deduplicate and partial-update tables (in which a
+   * column set to NULL keeps its value, as in Paimon), primary-key and partition columns fixed.
+   */
+  @Override
+  public RowLevelUpdateInfo applyRowLevelUpdate(
+      List<Column> updatedColumns, RowLevelModificationScanContext context) {
+    RowKindPolicy policy = primaryKeyPolicy("UPDATE");
+    if (!policy.engine().equals("deduplicate") && !policy.engine().equals("partial-update")) {
+      throw new ValidationException(
+          "UPDATE "
+              + table.fullName()
+              + " needs merge-engine deduplicate or partial-update (this table: "
+              + policy.engine()
+              + ")");
+    }
+    for (Column c : updatedColumns) {
+      if (table.schema().primaryKeys().contains(c.getName())
+          || table.schema().partitionKeys().contains(c.getName())) {
+        throw new ValidationException(
+            "UPDATE "
+                + table.fullName()
+                + " cannot change primary-key or partition column '"
+                + c.getName()
+                + "': delete the row and insert the new one");
+      }
+    }
+    return new RowLevelUpdateInfo() {};
+  }
+
+  private RowKindPolicy primaryKeyPolicy(String statement) {
+    if (!table.schema().hasPrimaryKey()) {
+      throw new ValidationException(
+          statement
+              + " "
+              + table.fullName()
+              + " needs a primary-key table; an append table can be emptied with TRUNCATE TABLE,"
+              + " or have partitions replaced with INSERT OVERWRITE");
+    }
+    return RowKindPolicy.of(table.fullName(), table.schema());
   }
 
   @Override

@@ -151,6 +151,75 @@ class SedimentSqlTest {
             "Invalid value 'sideways' for option 'scan.mode': allowed: [default, latest-full,");
   }
 
+  /**
+   * Splits a read finds empty (every row filtered out, or deleted) in every position of a reader's
+   * queue: Flink's iterator reader emits the first row of each split after the first without asking
+   * whether there is one.
+   */
+  @Test
+  void readsWhoseSplitsAreEmptyInAnyOrder() throws Exception {
+    exec("CREATE TABLE db.e (id BIGINT, p INT, v INT) PARTITIONED BY (p)");
+    StringBuilder values = new StringBuilder();
+    for (int p = 0; p < 6; p++) {
+      values
+          .append(p == 0 ? "" : ", ")
+          .append("(" + p + ", " + p + ", 0), (" + (p + 10) + ", " + p + ", 10)");
+    }
+    exec("INSERT INTO db.e VALUES " + values);
+    // 5 lies within every file's [0, 10]: nothing is pruned, and no row matches.
+    assertThat(query("SELECT * FROM db.e WHERE v = 5")).isEmpty();
+    for (int p = 0; p < 6; p++) {
+      assertThat(query("SELECT id FROM db.e WHERE v = 5 OR id = " + p))
+          .containsExactly("+I[" + p + "]");
+    }
+  }
+
+  /** DELETE, UPDATE and TRUNCATE TABLE in batch mode: one snapshot each, rows as asked. */
+  @Test
+  void rowLevelDeleteUpdateAndTruncate() throws Exception {
+    exec(
+        "CREATE TABLE db.k (id BIGINT, p STRING, v STRING, PRIMARY KEY (id, p) NOT ENFORCED)"
+            + " PARTITIONED BY (p) WITH ('bucket' = '2')");
+    exec(
+        "INSERT INTO db.k VALUES (1, 'a', 'x'), (2, 'a', 'y'), (3, 'b', 'z'), (4, 'b', 'w'),"
+            + " (5, 'b', 'q')");
+    Table k = table("k");
+    exec("DELETE FROM db.k WHERE id > 3");
+    assertThat(query("SELECT * FROM db.k"))
+        .containsExactly("+I[1, a, x]", "+I[2, a, y]", "+I[3, b, z]");
+    assertThat(k.snapshotManager().listIds()).hasSize(2);
+    exec("UPDATE db.k SET v = 'updated' WHERE id = 2 OR p = 'b'");
+    assertThat(query("SELECT * FROM db.k"))
+        .containsExactly("+I[1, a, x]", "+I[2, a, updated]", "+I[3, b, updated]");
+    assertThat(k.snapshotManager().listIds()).hasSize(3);
+    assertThatThrownBy(() -> exec("UPDATE db.k SET p = 'c' WHERE id = 1"))
+        .hasStackTraceContaining("cannot change primary-key or partition column 'p'");
+    exec("TRUNCATE TABLE db.k");
+    assertThat(query("SELECT * FROM db.k")).isEmpty();
+    assertThat(k.snapshotManager().listIds()).hasSize(4);
+    assertThat(k.latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.OVERWRITE);
+
+    exec("CREATE TABLE db.a (x INT, p STRING) PARTITIONED BY (p)");
+    exec("INSERT INTO db.a VALUES (1, 'a'), (2, 'b')");
+    assertThatThrownBy(() -> exec("DELETE FROM db.a WHERE x = 1"))
+        .hasStackTraceContaining("DELETE FROM db.a needs a primary-key table");
+    exec("TRUNCATE TABLE db.a");
+    assertThat(query("SELECT * FROM db.a")).isEmpty();
+    assertThat(table("a").newReadBuilder().newScan().plan().splits()).isEmpty();
+
+    exec(
+        "CREATE TABLE db.f (id BIGINT, v STRING, PRIMARY KEY (id) NOT ENFORCED)"
+            + " WITH ('bucket' = '1', 'merge-engine' = 'first-row')");
+    exec("INSERT INTO db.f VALUES (1, 'a')");
+    assertThatThrownBy(() -> exec("DELETE FROM db.f WHERE id = 1"))
+        .hasStackTraceContaining("needs a table whose deletes remove rows")
+        .hasStackTraceContaining("this table: merge-engine first-row");
+    assertThatThrownBy(() -> exec("UPDATE db.f SET v = 'b'"))
+        .hasStackTraceContaining("needs merge-engine deduplicate or partial-update");
+    assertThat(query("SELECT * FROM db.f")).containsExactly("+I[1, a]");
+    assertThat(table("f").snapshotManager().listIds()).hasSize(1);
+  }
+
   @Test
   void ddlShowDescribeDrop() throws Exception {
     exec(
