@@ -256,10 +256,11 @@ public final class TableOptions implements Serializable {
   public static final ConfigOption<Boolean> LOCAL_CACHE_ENABLED =
       ConfigOptions.key("local-cache.enabled")
           .booleanType()
-          .defaultValue(false)
+          .defaultValue(true)
           .withDescription(
               "Keep key lookups of higher levels on local disk; required to compact a"
-                  + " deletion-vector table.");
+                  + " deletion-vector table (its writers then compact level 0 at every commit, so"
+                  + " committed rows are visible at once).");
 
   public static final ConfigOption<String> LOCAL_CACHE_DIR =
       ConfigOptions.key("local-cache.dir")

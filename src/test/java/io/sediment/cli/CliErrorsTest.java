@@ -295,6 +295,7 @@ class CliErrorsTest {
             .primaryKey("id")
             .option("bucket", "1")
             .option("deletion-vectors.enabled", "true")
+            .option("local-cache.enabled", "false")
             .build());
   }
 

@@ -51,10 +51,13 @@ class DeletionVectorTest {
         TestTables.create(
             catalog,
             "t",
-            PrimaryKeyTableTest.schema().option("deletion-vectors.enabled", "true").build());
+            PrimaryKeyTableTest.schema()
+                .option("deletion-vectors.enabled", "true")
+                .option("local-cache.enabled", "false") // the default is true
+                .build());
     Path tableDir = dir.resolve("db.db").resolve("t");
     TestTables.writeBatch(t, List.of(row(1L, "a", 1), row(2L, "b", 2), row(3L, "c", 3)));
-    assertThat(read(t)).isEmpty(); // level 0 is not read
+    assertThat(read(t)).isEmpty(); // level 0 is not read, and the writer cannot compact it
     long snapshot = t.latestSnapshot().get().id();
 
     assertThatThrownBy(() -> t.newCompactBuilder().execute())

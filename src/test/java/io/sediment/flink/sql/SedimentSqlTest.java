@@ -174,6 +174,18 @@ class SedimentSqlTest {
     }
   }
 
+  /** A deletion-vector table written with the defaults shows the committed rows at once. */
+  @Test
+  void aDeletionVectorTableWithTheDefaultsShowsWhatWasCommitted() throws Exception {
+    exec(
+        "CREATE TABLE db.dv (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ("
+            + " 'bucket' = '2', 'deletion-vectors.enabled' = 'true')");
+    exec("INSERT INTO db.dv VALUES (1, 'a'), (2, 'b')");
+    assertThat(query("SELECT * FROM db.dv")).containsExactly("+I[1, a]", "+I[2, b]");
+    exec("INSERT INTO db.dv VALUES (1, 'c')");
+    assertThat(query("SELECT * FROM db.dv")).containsExactly("+I[1, c]", "+I[2, b]");
+  }
+
   /** DELETE, UPDATE and TRUNCATE TABLE in batch mode: one snapshot each, rows as asked. */
   @Test
   void rowLevelDeleteUpdateAndTruncate() throws Exception {
