@@ -1,7 +1,12 @@
 package io.sediment.cli;
 
 import java.io.PrintWriter;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.ResultKind;
 import org.apache.flink.table.api.TableEnvironment;
@@ -12,6 +17,8 @@ import org.apache.flink.table.operations.CallProcedureOperation;
 import org.apache.flink.table.operations.ModifyOperation;
 import org.apache.flink.table.operations.Operation;
 import org.apache.flink.table.operations.StatementSetOperation;
+import org.apache.flink.table.operations.command.ResetOperation;
+import org.apache.flink.table.operations.command.SetOperation;
 
 /**
  * A SQL session of {@code sediment sql}: a table environment (batch or streaming) with the
@@ -23,33 +30,34 @@ final class SqlSession implements AutoCloseable {
 
   static final String CATALOG = "sediment";
 
+  private static final String RUNTIME_MODE = "execution.runtime-mode";
+
   private final SqlFlink flink;
-  private final TableEnvironmentInternal tEnv;
-  private final boolean streaming;
+  private final String warehouse;
+  private final Configuration base;
+
+  /** What {@code SET} changed in this session, in order: replayed into a new environment. */
+  private final Map<String, String> sessionOptions = new LinkedHashMap<>();
+
+  private final boolean initialStreaming;
+  private TableEnvironmentInternal tEnv;
+  private boolean streaming;
   private volatile boolean cancelled;
 
-  private SqlSession(SqlFlink flink, TableEnvironmentInternal tEnv, boolean streaming) {
+  private SqlSession(SqlFlink flink, String warehouse, boolean streaming) {
     this.flink = flink;
-    this.tEnv = tEnv;
+    this.warehouse = warehouse;
+    this.base = FlinkEnvironments.configuration();
+    this.initialStreaming = streaming;
     this.streaming = streaming;
   }
 
   static SqlSession open(String warehouse, boolean streaming) throws Exception {
     SqlFlink flink = SqlFlink.start();
     try {
-      EnvironmentSettings.Builder settings =
-          EnvironmentSettings.newInstance().withConfiguration(FlinkEnvironments.configuration());
-      TableEnvironment tEnv =
-          TableEnvironment.create(
-              (streaming ? settings.inStreamingMode() : settings.inBatchMode()).build());
-      tEnv.executeSql(
-          "CREATE CATALOG "
-              + CATALOG
-              + " WITH ('type' = 'sediment', 'warehouse' = '"
-              + warehouse.replace("'", "''")
-              + "')");
-      tEnv.useCatalog(CATALOG);
-      return new SqlSession(flink, (TableEnvironmentInternal) tEnv, streaming);
+      SqlSession session = new SqlSession(flink, warehouse, streaming);
+      session.tEnv = session.newEnvironment(null);
+      return session;
     } catch (Exception | Error e) {
       try {
         flink.close();
@@ -60,6 +68,30 @@ final class SqlSession implements AutoCloseable {
     }
   }
 
+  /**
+   * A table environment in the session's runtime mode with the warehouse as current catalog, the
+   * session's options, and {@code database} as current database (null: the catalog's default).
+   */
+  private TableEnvironmentInternal newEnvironment(String database) {
+    EnvironmentSettings.Builder settings =
+        EnvironmentSettings.newInstance().withConfiguration(base);
+    TableEnvironment env =
+        TableEnvironment.create(
+            (streaming ? settings.inStreamingMode() : settings.inBatchMode()).build());
+    env.executeSql(
+        "CREATE CATALOG "
+            + CATALOG
+            + " WITH ('type' = 'sediment', 'warehouse' = '"
+            + warehouse.replace("'", "''")
+            + "')");
+    env.useCatalog(CATALOG);
+    if (database != null) {
+      env.useDatabase(database);
+    }
+    sessionOptions.forEach((k, v) -> env.getConfig().getConfiguration().setString(k, v));
+    return (TableEnvironmentInternal) env;
+  }
+
   /** Runs one statement (without its {@code ;}) and prints its result; errors are thrown. */
   void execute(String statement, PrintWriter out) throws Exception {
     cancelled = false;
@@ -68,7 +100,12 @@ final class SqlSession implements AutoCloseable {
       throw new TableException("Expected one statement, got " + operations.size());
     }
     Operation operation = operations.get(0);
-    if (operation instanceof CallProcedureOperation) {
+    if (operation instanceof SetOperation set) {
+      set(set, out);
+    } else if (operation instanceof ResetOperation reset) {
+      reset(reset.getKey().orElse(null));
+      out.println("OK");
+    } else if (operation instanceof CallProcedureOperation) {
       SqlResultPrinter.print(
           flink.call(() -> tEnv.executeInternal(operation)), operation, streaming, out);
     } else if (operation instanceof ModifyOperation || operation instanceof StatementSetOperation) {
@@ -84,6 +121,71 @@ final class SqlSession implements AutoCloseable {
       }
     }
     out.flush();
+  }
+
+  /**
+   * {@code SET}: lists the options this session set; {@code SET 'key' = 'value'} sets one for the
+   * statements that follow (Flink options such as {@code execution.checkpointing.interval}, and
+   * table options as {@code sediment.<catalog>.<database>.<table>.<option>}). Changing {@code
+   * execution.runtime-mode} ({@code batch}, {@code streaming}) starts a new environment in that
+   * mode; temporary views and functions are not carried over.
+   */
+  private void set(SetOperation set, PrintWriter out) {
+    if (set.getKey().isEmpty()) {
+      new TreeMap<>(sessionOptions).forEach((k, v) -> out.println("'" + k + "' = '" + v + "'"));
+      if (sessionOptions.isEmpty()) {
+        out.println("No option set in this session");
+      }
+      return;
+    }
+    String key = set.getKey().get().trim();
+    String value = set.getValue().orElse("").trim();
+    if (key.equals(RUNTIME_MODE)) {
+      String mode = value.toLowerCase(Locale.ROOT);
+      if (!mode.equals("batch") && !mode.equals("streaming")) {
+        throw new TableException(
+            "Invalid value '" + value + "' for '" + RUNTIME_MODE + "'; allowed: batch, streaming");
+      }
+      sessionOptions.put(key, mode);
+      switchMode(mode.equals("streaming"));
+    } else {
+      sessionOptions.put(key, value);
+      tEnv.getConfig().getConfiguration().setString(key, value);
+    }
+    out.println("OK");
+  }
+
+  /**
+   * {@code RESET 'key'} takes back what {@code SET} changed; {@code RESET} takes back all. The
+   * statement starts a new environment with the options that remain (Flink copies a session's
+   * options into its execution environment, where removing them again is not possible), so
+   * temporary views and functions are not carried over.
+   */
+  private void reset(String key) {
+    List<String> keys =
+        key == null ? List.copyOf(sessionOptions.keySet()) : List.of(unquote(key.trim()));
+    keys.forEach(sessionOptions::remove);
+    String database = tEnv.getCurrentDatabase();
+    if (keys.contains(RUNTIME_MODE)) {
+      streaming = initialStreaming;
+    }
+    tEnv = newEnvironment(database);
+  }
+
+  /** Flink's parser leaves the quotes on a RESET's key. */
+  private static String unquote(String key) {
+    return key.length() >= 2 && key.startsWith("'") && key.endsWith("'")
+        ? key.substring(1, key.length() - 1).replace("''", "'")
+        : key;
+  }
+
+  private void switchMode(boolean toStreaming) {
+    if (toStreaming == streaming) {
+      return;
+    }
+    String database = tEnv.getCurrentDatabase();
+    streaming = toStreaming;
+    tEnv = newEnvironment(database);
   }
 
   /** Cancels the statement's job that runs now, if any (Ctrl-C in the shell). */

@@ -15,6 +15,17 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SqlCommandTest {
 
+  /** What a streaming COUNT(*) over the table's two rows prints: its changelog. */
+  private static final String STREAMING_COUNT =
+      "+----+----------------------+\n"
+          + "| op |                    n |\n"
+          + "+----+----------------------+\n"
+          + "| +I |                    1 |\n"
+          + "| -U |                    1 |\n"
+          + "| +U |                    2 |\n"
+          + "+----+----------------------+\n"
+          + "3 rows in set\n";
+
   @TempDir Path dir;
 
   private SedimentCliTest.Result sql(String statements) {
@@ -40,6 +51,61 @@ class SqlCommandTest {
                 + "|  2 | it's |\n"
                 + "+----+------+\n"
                 + "2 rows in set\n");
+  }
+
+  /**
+   * SET and RESET as in Flink's SQL client: the session's options, table options for the session
+   * ({@code sediment.<catalog>.<db>.<table>.<option>}), and a switch of the runtime mode.
+   */
+  @Test
+  void setAndResetChangeTheSession() {
+    SedimentCliTest.Result r =
+        sql(
+            "CREATE TABLE t (id INT);"
+                + " INSERT INTO t VALUES (1);"
+                + " INSERT INTO t VALUES (2);"
+                + " SET 'sediment.*.default.t.scan.snapshot-id' = '1';"
+                + " SET 'table.exec.resource.default-parallelism' = '1';"
+                + " SET;"
+                + " SELECT * FROM t;"
+                + " RESET 'sediment.*.default.t.scan.snapshot-id';"
+                + " SELECT COUNT(*) AS n FROM t;"
+                + " SET 'execution.runtime-mode' = 'streaming';"
+                + " SELECT COUNT(*) AS n FROM t;"
+                + " RESET;"
+                + " SET");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out())
+        .isEqualTo(
+            "OK\nOK\nOK\nOK\nOK\n"
+                + "'sediment.*.default.t.scan.snapshot-id' = '1'\n"
+                + "'table.exec.resource.default-parallelism' = '1'\n"
+                + "+----+\n"
+                + "| id |\n"
+                + "+----+\n"
+                + "|  1 |\n"
+                + "+----+\n"
+                + "1 row in set\n"
+                + "OK\n"
+                + "+---+\n"
+                + "| n |\n"
+                + "+---+\n"
+                + "| 2 |\n"
+                + "+---+\n"
+                + "1 row in set\n"
+                + "OK\n"
+                + STREAMING_COUNT
+                + "OK\n"
+                + "No option set in this session\n");
+  }
+
+  @Test
+  void aBadRuntimeModeIsRefusedNamingTheAllowedOnes() {
+    SedimentCliTest.Result r = sql("SET 'execution.runtime-mode' = 'sideways'");
+    assertThat(r.code()).isEqualTo(ExitCodes.FAILED);
+    assertThat(r.err())
+        .contains(
+            "Invalid value 'sideways' for 'execution.runtime-mode'; allowed: batch, streaming");
   }
 
   @Test

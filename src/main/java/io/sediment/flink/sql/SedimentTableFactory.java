@@ -59,7 +59,7 @@ public final class SedimentTableFactory
   private Table load(Context context) {
     ObjectIdentifier oid = context.getObjectIdentifier();
     Table table = catalog.getTable(new Identifier(oid.getDatabaseName(), oid.getObjectName()));
-    Map<String, String> dynamic = new LinkedHashMap<>();
+    Map<String, String> dynamic = sessionOptions(context.getConfiguration().toMap(), oid);
     Map<String, String> stored = table.schema().options();
     for (Map.Entry<String, String> e : context.getCatalogTable().getOptions().entrySet()) {
       if (!Objects.equals(stored.get(e.getKey()), e.getValue())) {
@@ -68,4 +68,33 @@ public final class SedimentTableFactory
     }
     return dynamic.isEmpty() ? table : table.copy(dynamic);
   }
+
+  /**
+   * Table options set for a session ({@code SET 'sediment.<catalog>.<database>.<table>.<option>' =
+   * 'value'}, {@code *} matching any name; Paimon's {@code paimon.*.*.*.<option>} form) that apply
+   * to table {@code oid}. A statement's hint overrides them.
+   */
+  static Map<String, String> sessionOptions(Map<String, String> config, ObjectIdentifier oid) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (Map.Entry<String, String> e : config.entrySet()) {
+      if (!e.getKey().startsWith(SESSION_PREFIX)) {
+        continue;
+      }
+      String[] parts = e.getKey().substring(SESSION_PREFIX.length()).split("\\.", 4);
+      if (parts.length == 4
+          && matches(parts[0], oid.getCatalogName())
+          && matches(parts[1], oid.getDatabaseName())
+          && matches(parts[2], oid.getObjectName())) {
+        out.put(parts[3], e.getValue());
+      }
+    }
+    return out;
+  }
+
+  private static boolean matches(String pattern, String name) {
+    return pattern.equals("*") || pattern.equals(name);
+  }
+
+  /** Prefix of session table options. */
+  static final String SESSION_PREFIX = "sediment.";
 }
