@@ -299,6 +299,12 @@ public final class TableOptions implements Serializable {
               "The snapshot a read starts from (time travel): the newest committed at or before"
                   + " this time, in milliseconds since the epoch.");
 
+  public static final ConfigOption<Duration> CONTINUOUS_DISCOVERY_INTERVAL =
+      ConfigOptions.key("continuous.discovery-interval")
+          .durationType()
+          .defaultValue(Duration.ofSeconds(10))
+          .withDescription("How often a streaming read looks for new snapshots.");
+
   // ---- metadata ---------------------------------------------------------------------------
 
   public static final ConfigOption<MemorySize> MANIFEST_TARGET_FILE_SIZE =
@@ -696,6 +702,7 @@ public final class TableOptions implements Serializable {
         }
         break;
       case "compaction.discovery-interval":
+      case "continuous.discovery-interval":
       case "compaction.remove-orphans.interval":
       case "lock.expire-time":
       case "lock-acquire-timeout":

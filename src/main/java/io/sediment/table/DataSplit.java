@@ -22,6 +22,7 @@ public final class DataSplit implements Serializable {
   private final int bucket;
   private final List<DataFileMeta> files;
   private final Map<String, DeletionFile> deletionFiles;
+  private final boolean changes;
 
   public DataSplit(long snapshotId, BinaryRowData partition, int bucket, List<DataFileMeta> files) {
     this(snapshotId, partition, bucket, files, Map.of());
@@ -34,11 +35,31 @@ public final class DataSplit implements Serializable {
       int bucket,
       List<DataFileMeta> files,
       Map<String, DeletionFile> deletionFiles) {
+    this(snapshotId, partition, bucket, files, deletionFiles, false);
+  }
+
+  /**
+   * @param changes whether the split holds the files one snapshot added, read as changes (a
+   *     streaming read): rows keep their kinds, and a primary-key split merges only its own files
+   */
+  public DataSplit(
+      long snapshotId,
+      BinaryRowData partition,
+      int bucket,
+      List<DataFileMeta> files,
+      Map<String, DeletionFile> deletionFiles,
+      boolean changes) {
     this.deletionFiles = new HashMap<>(deletionFiles);
     this.snapshotId = snapshotId;
     this.partition = partition;
     this.bucket = bucket;
     this.files = List.copyOf(files);
+    this.changes = changes;
+  }
+
+  /** Whether this split holds one snapshot's added files, read as changes. */
+  public boolean isChanges() {
+    return changes;
   }
 
   public long snapshotId() {
@@ -84,6 +105,7 @@ public final class DataSplit implements Serializable {
         + bucket
         + ", files="
         + files.size()
+        + (changes ? ", changes" : "")
         + "}";
   }
 }

@@ -34,12 +34,15 @@ public final class PrimaryKeyReader implements RowIterator {
   private final ProjectedRowData projected;
   private final ProjectedRowData values;
   private final boolean deletionVectors;
+  private final boolean changes;
 
   public PrimaryKeyReader(FileStore store, DataSplit split, Predicate filter, int[] projection)
       throws IOException {
     this.layout = new KeyValueLayout(store.schema());
     this.filter = filter;
-    this.deletionVectors = store.options().get(TableOptions.DELETION_VECTORS_ENABLED);
+    this.changes = split.isChanges();
+    // A snapshot's changes are its new level-0 files, merged among themselves, deletes kept.
+    this.deletionVectors = !changes && store.options().get(TableOptions.DELETION_VECTORS_ENABLED);
     int[] valueFields = new int[layout.arity()];
     for (int i = 0; i < valueFields.length; i++) {
       valueFields[i] = i;
@@ -63,7 +66,8 @@ public final class PrimaryKeyReader implements RowIterator {
             new RunReader(store, layout, split.partition(), split.bucket(), r.files(), null));
       }
       source =
-          new SortMergeReader(readers, layout, MergeFunctions.create(store.schema(), layout), true);
+          new SortMergeReader(
+              readers, layout, MergeFunctions.create(store.schema(), layout), !changes);
     }
   }
 
@@ -75,6 +79,13 @@ public final class PrimaryKeyReader implements RowIterator {
         continue;
       }
       RowData row = values.replaceRow(kv);
+      if (changes) {
+        // An upsert stream: the key's latest version in this snapshot, or its delete. Not
+        // filtered: a version that no longer matches must still replace one that did (Flink
+        // filters after turning the upserts into a changelog).
+        row.setRowKind(layout.isRetract(kv) ? RowKind.DELETE : RowKind.UPDATE_AFTER);
+        return projected == null ? row : projected.replaceRow(row);
+      }
       row.setRowKind(RowKind.INSERT);
       if (filter != null && !filter.test(row)) {
         continue;

@@ -68,6 +68,11 @@ public final class ReadBuilder {
     return new TableScan(store, filter());
   }
 
+  /** A streaming read's plan: where it starts and the changes of each later snapshot. */
+  public StreamScan newStreamScan() {
+    return new StreamScan(store, filter());
+  }
+
   public TableRead newRead() {
     return new TableRead(store, filter(), projection);
   }

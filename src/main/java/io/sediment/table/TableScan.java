@@ -95,7 +95,7 @@ public final class TableScan {
   }
 
   /** The newest snapshot committed at or before {@code millis}: a binary search over the ids. */
-  private static Optional<Snapshot> atOrBefore(SnapshotManager snapshots, long millis) {
+  static Optional<Snapshot> atOrBefore(SnapshotManager snapshots, long millis) {
     List<Long> ids = snapshots.listIds();
     int lo = 0;
     int hi = ids.size() - 1;
@@ -117,11 +117,11 @@ public final class TableScan {
     return Optional.ofNullable(found);
   }
 
-  private String tableName() {
+  String tableName() {
     return "table " + store.paths().root();
   }
 
-  private String present() {
+  String present() {
     List<Long> ids = store.snapshotManager().listIds();
     if (ids.isEmpty()) {
       return "the table has no snapshot yet";

@@ -15,17 +15,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SqlCommandTest {
 
-  /** What a streaming COUNT(*) over the table's two rows prints: its changelog. */
-  private static final String STREAMING_COUNT =
-      "+----+----------------------+\n"
-          + "| op |                    n |\n"
-          + "+----+----------------------+\n"
-          + "| +I |                    1 |\n"
-          + "| -U |                    1 |\n"
-          + "| +U |                    2 |\n"
-          + "+----+----------------------+\n"
-          + "3 rows in set\n";
-
   @TempDir Path dir;
 
   private SedimentCliTest.Result sql(String statements) {
@@ -71,8 +60,9 @@ class SqlCommandTest {
                 + " RESET 'sediment.*.default.t.scan.snapshot-id';"
                 + " SELECT COUNT(*) AS n FROM t;"
                 + " SET 'execution.runtime-mode' = 'streaming';"
-                + " SELECT COUNT(*) AS n FROM t;"
+                + " INSERT INTO t SELECT * FROM (VALUES (3)) AS v(id);"
                 + " RESET;"
+                + " SELECT COUNT(*) AS n FROM t;"
                 + " SET");
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out())
@@ -94,8 +84,14 @@ class SqlCommandTest {
                 + "+---+\n"
                 + "1 row in set\n"
                 + "OK\n"
-                + STREAMING_COUNT
+                + "OK\n" // the streaming INSERT of a bounded input: committed at its end
                 + "OK\n"
+                + "+---+\n"
+                + "| n |\n"
+                + "+---+\n"
+                + "| 3 |\n"
+                + "+---+\n"
+                + "1 row in set\n"
                 + "No option set in this session\n");
   }
 

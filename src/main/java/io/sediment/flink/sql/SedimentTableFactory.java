@@ -8,7 +8,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.DynamicTableSource;
@@ -46,7 +48,10 @@ public final class SedimentTableFactory
 
   @Override
   public DynamicTableSource createDynamicTableSource(Context context) {
-    return new SedimentTableSource(load(context));
+    boolean streaming =
+        context.getConfiguration().get(ExecutionOptions.RUNTIME_MODE)
+            == RuntimeExecutionMode.STREAMING;
+    return new SedimentTableSource(load(context), streaming);
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.sediment.flink.sql;
 import io.sediment.flink.sql.filter.FilterConverter;
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.Predicates;
+import io.sediment.schema.TableOptions;
 import io.sediment.table.Table;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +11,7 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSource;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.ProviderContext;
 import org.apache.flink.table.connector.source.DataStreamScanProvider;
@@ -23,29 +25,100 @@ import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.DataType;
 
 /**
- * Reads the latest snapshot of a table (bounded). Projection and filters are pushed down: the
- * filters Flink can hand over as {@link io.sediment.predicate.Predicate}s prune partitions (by
- * manifest statistics), files (by column statistics) and rows; Flink still evaluates every filter
- * after the scan, so a filter that is only partly converted stays correct.
+ * Reads a table: in batch mode one snapshot (bounded; the latest, or the one {@code scan.*} options
+ * choose), in streaming mode that snapshot and then every later snapshot's changes (unbounded,
+ * {@link SedimentStreamSource}). Projection and filters are pushed down: the filters Flink can hand
+ * over as {@link io.sediment.predicate.Predicate}s prune partitions (by manifest statistics), files
+ * (by column statistics) and rows; Flink still evaluates every filter after the scan, so a filter
+ * that is only partly converted stays correct.
  */
 public final class SedimentTableSource
     implements ScanTableSource, SupportsProjectionPushDown, SupportsFilterPushDown {
 
   private final Table table;
+  private final boolean streaming;
   private Predicate filter;
   private int[] projection;
 
-  public SedimentTableSource(Table table) {
+  /**
+   * @param streaming whether the job runs in streaming mode: the read is then unbounded (the start
+   *     snapshot, then every later snapshot's changes)
+   */
+  public SedimentTableSource(Table table, boolean streaming) {
     this.table = table;
+    this.streaming = streaming;
+    if (streaming) {
+      checkStreamable(table);
+    }
   }
 
+  /**
+   * A streaming read of a primary-key table is an upsert stream of each snapshot's new level-0
+   * rows, which is the table's changelog only where the newest version of a key is the key's row:
+   * {@code deduplicate} without {@code sequence.field}. The other engines need a changelog producer
+   * (Paimon's {@code changelog-producer} = {@code lookup}), which this version does not have yet.
+   */
+  private static void checkStreamable(Table table) {
+    if (!table.schema().hasPrimaryKey()) {
+      return;
+    }
+    String engine = table.options().mergeEngine();
+    boolean sequenceField = table.options().get(TableOptions.SEQUENCE_FIELD) != null;
+    if (!engine.equals("deduplicate") || sequenceField) {
+      throw new ValidationException(
+          "A streaming read of "
+              + table.fullName()
+              + " (merge-engine "
+              + engine
+              + (sequenceField ? ", sequence.field" : "")
+              + ") is not supported yet: its new rows are not its changelog, and Sediment has no"
+              + " changelog producer yet. Read it in batch mode ('execution.runtime-mode' ="
+              + " 'batch'); streaming reads work for append tables and deduplicate tables without"
+              + " sequence.field");
+    }
+  }
+
+  /**
+   * Batch: inserts. Streaming: inserts from an append table; upserts from a primary-key table
+   * (Flink turns them into a full changelog with its changelog-normalize step, as for Paimon tables
+   * without a changelog producer).
+   */
   @Override
   public ChangelogMode getChangelogMode() {
-    return ChangelogMode.insertOnly();
+    return streaming && table.schema().hasPrimaryKey()
+        ? ChangelogMode.upsert()
+        : ChangelogMode.insertOnly();
   }
 
   @Override
   public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
+    if (streaming) {
+      SedimentStreamSource source =
+          new SedimentStreamSource(
+              table,
+              filter,
+              projection,
+              table.options().get(TableOptions.CONTINUOUS_DISCOVERY_INTERVAL));
+      return new DataStreamScanProvider() {
+        @Override
+        public DataStream<RowData> produceDataStream(
+            ProviderContext provider, StreamExecutionEnvironment env) {
+          DataStreamSource<RowData> s =
+              env.fromSource(
+                  source,
+                  WatermarkStrategy.noWatermarks(),
+                  "Sediment stream " + table.fullName(),
+                  InternalTypeInfo.of(source.outputType()));
+          provider.generateUid("sediment-stream-source").ifPresent(s::uid);
+          return s;
+        }
+
+        @Override
+        public boolean isBounded() {
+          return false;
+        }
+      };
+    }
     SedimentSource source = new SedimentSource(table, filter, projection);
     return new DataStreamScanProvider() {
       @Override
@@ -109,7 +182,7 @@ public final class SedimentTableSource
 
   @Override
   public DynamicTableSource copy() {
-    SedimentTableSource copy = new SedimentTableSource(table);
+    SedimentTableSource copy = new SedimentTableSource(table, streaming);
     copy.filter = filter;
     copy.projection = projection == null ? null : projection.clone();
     return copy;

@@ -1,0 +1,155 @@
+package io.sediment.flink.sql;
+
+import io.sediment.table.DataSplit;
+import io.sediment.table.RowBuckets;
+import io.sediment.table.StreamScan;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.api.connector.source.SplitsAssignment;
+
+/**
+ * Plans a streaming read: the start splits, then every {@code continuous.discovery-interval} the
+ * changes of the snapshots committed since ({@link StreamScan#changes}). Splits are pushed to
+ * readers, never pulled: every split of a primary-key bucket goes to the one reader that owns the
+ * bucket, in snapshot order, so each key's changes reach Flink in order; an append table's splits
+ * go round robin.
+ *
+ * <p>Planning runs on Flink's worker thread and only reads {@link #nextSnapshotId}; its result is
+ * applied on the coordinator thread, which alone changes the state, and a result that does not
+ * start at the current {@link #nextSnapshotId} (a second planning that overlapped the first) is
+ * dropped. So a checkpoint's next snapshot id and pending splits always match.
+ */
+final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, StreamEnumeratorState> {
+
+  /** At most this many snapshots are planned in one round. */
+  private static final int SNAPSHOTS_PER_ROUND = 100;
+
+  private final SplitEnumeratorContext<StreamSplit> context;
+  private final StreamScan scan;
+  private final boolean byBucket;
+  private final long intervalMillis;
+  private final List<StreamSplit> pending;
+  private volatile long nextSnapshotId;
+  private long splitCounter;
+  private int roundRobin;
+
+  StreamSplitEnumerator(
+      SplitEnumeratorContext<StreamSplit> context,
+      StreamScan scan,
+      boolean byBucket,
+      long intervalMillis,
+      StreamEnumeratorState state) {
+    this.context = context;
+    this.scan = scan;
+    this.byBucket = byBucket;
+    this.intervalMillis = intervalMillis;
+    this.pending = new ArrayList<>(state.pending());
+    this.nextSnapshotId = state.nextSnapshotId();
+    this.splitCounter = state.splitCounter();
+  }
+
+  /** The state of a read that starts now: the start splits and the snapshot after them. */
+  static StreamEnumeratorState initialState(StreamScan scan) {
+    StreamScan.Start start = scan.start();
+    List<StreamSplit> splits = new ArrayList<>();
+    long counter = 0;
+    for (DataSplit s : start.splits()) {
+      splits.add(new StreamSplit(String.valueOf(counter++), s, 0));
+    }
+    return new StreamEnumeratorState(start.nextSnapshotId(), counter, splits);
+  }
+
+  private record Planned(long from, long next, List<DataSplit> splits) {}
+
+  @Override
+  public void start() {
+    context.callAsync(this::plan, this::apply, 0, intervalMillis);
+  }
+
+  private Planned plan() {
+    long from = nextSnapshotId;
+    long id = from;
+    List<DataSplit> splits = new ArrayList<>();
+    while (id < from + SNAPSHOTS_PER_ROUND) {
+      Optional<List<DataSplit>> changes = scan.changes(id);
+      if (changes.isEmpty()) {
+        break;
+      }
+      splits.addAll(changes.get());
+      id++;
+    }
+    return new Planned(from, id, splits);
+  }
+
+  private void apply(Planned planned, Throwable error) {
+    if (error != null) {
+      throw new IllegalStateException("The streaming read could not plan new snapshots", error);
+    }
+    if (planned.from() != nextSnapshotId) {
+      return; // overlapped an earlier planning of the same snapshots
+    }
+    for (DataSplit s : planned.splits()) {
+      pending.add(new StreamSplit(String.valueOf(splitCounter++), s, 0));
+    }
+    nextSnapshotId = planned.next();
+    assignPending();
+  }
+
+  private void assignPending() {
+    int parallelism = context.currentParallelism();
+    List<Integer> readers = new ArrayList<>(context.registeredReaders().keySet());
+    if (readers.isEmpty()) {
+      return;
+    }
+    Map<Integer, List<StreamSplit>> assignment = new HashMap<>();
+    for (Iterator<StreamSplit> it = pending.iterator(); it.hasNext(); ) {
+      StreamSplit s = it.next();
+      int owner;
+      if (byBucket) {
+        DataSplit d = s.split();
+        owner =
+            RowBuckets.channel(((long) d.partition().hashCode() << 32) | d.bucket(), parallelism);
+        if (!context.registeredReaders().containsKey(owner)) {
+          continue; // waits for its reader, and so do the bucket's later splits
+        }
+      } else {
+        owner = readers.get(roundRobin++ % readers.size());
+      }
+      assignment.computeIfAbsent(owner, k -> new ArrayList<>()).add(s);
+      it.remove();
+    }
+    if (!assignment.isEmpty()) {
+      context.assignSplits(new SplitsAssignment<>(assignment));
+    }
+  }
+
+  @Override
+  public void handleSplitRequest(int subtaskId, String requesterHostname) {
+    // splits are pushed as they are planned
+  }
+
+  @Override
+  public void addSplitsBack(List<StreamSplit> splits, int subtaskId) {
+    // Given out after the last completed checkpoint: older than anything pending.
+    pending.addAll(0, splits);
+  }
+
+  @Override
+  public void addReader(int subtaskId) {
+    assignPending();
+  }
+
+  @Override
+  public StreamEnumeratorState snapshotState(long checkpointId) {
+    return new StreamEnumeratorState(nextSnapshotId, splitCounter, List.copyOf(pending));
+  }
+
+  @Override
+  public void close() {}
+}

@@ -1,0 +1,106 @@
+package io.sediment.flink.sql;
+
+import io.sediment.table.TableRead;
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.apache.flink.api.connector.source.ReaderOutput;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.core.io.InputStatus;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+
+/**
+ * Reads the splits of a streaming read one after the other, in the order the enumerator gave them
+ * (a primary-key bucket's changes in snapshot order), one row per poll. Its state is the split it
+ * reads, with the rows already emitted, and the splits queued after it.
+ */
+final class StreamSplitReader implements SourceReader<RowData, StreamSplit> {
+
+  private final TableRead read;
+  private final RowDataSerializer serializer;
+  private final ArrayDeque<StreamSplit> queue = new ArrayDeque<>();
+  private StreamSplit current;
+  private TableRead.RecordReader reader;
+  private long position;
+  private CompletableFuture<Void> available = new CompletableFuture<>();
+
+  StreamSplitReader(TableRead read) {
+    this.read = read;
+    this.serializer = new RowDataSerializer(read.outputType());
+  }
+
+  @Override
+  public void start() {}
+
+  @Override
+  public InputStatus pollNext(ReaderOutput<RowData> output) throws Exception {
+    while (true) {
+      if (reader == null) {
+        current = queue.poll();
+        if (current == null) {
+          return InputStatus.NOTHING_AVAILABLE;
+        }
+        reader = read.createReader(current.split());
+        position = 0;
+        while (position < current.position() && reader.next() != null) {
+          position++;
+        }
+      }
+      RowData row = reader.next();
+      if (row == null) {
+        closeSplit();
+        continue;
+      }
+      position++;
+      output.collect(serializer.copy(row));
+      return InputStatus.MORE_AVAILABLE;
+    }
+  }
+
+  private void closeSplit() throws IOException {
+    TableRead.RecordReader r = reader;
+    reader = null;
+    current = null;
+    r.close();
+  }
+
+  @Override
+  public List<StreamSplit> snapshotState(long checkpointId) {
+    List<StreamSplit> state = new ArrayList<>();
+    if (current != null) {
+      state.add(current.at(position));
+    }
+    state.addAll(queue);
+    return state;
+  }
+
+  @Override
+  public CompletableFuture<Void> isAvailable() {
+    if (reader != null || !queue.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    if (available.isDone()) {
+      available = new CompletableFuture<>();
+    }
+    return available;
+  }
+
+  @Override
+  public void addSplits(List<StreamSplit> splits) {
+    queue.addAll(splits);
+    available.complete(null);
+  }
+
+  @Override
+  public void notifyNoMoreSplits() {}
+
+  @Override
+  public void close() throws Exception {
+    if (reader != null) {
+      closeSplit();
+    }
+  }
+}

@@ -1,0 +1,145 @@
+package io.sediment.table;
+
+import io.sediment.manifest.CommitKind;
+import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.FileKind;
+import io.sediment.manifest.FileStore;
+import io.sediment.manifest.FileStoreScan;
+import io.sediment.manifest.ManifestEntry;
+import io.sediment.manifest.Snapshot;
+import io.sediment.manifest.SnapshotManager;
+import io.sediment.predicate.Predicate;
+import io.sediment.predicate.Predicates;
+import io.sediment.schema.TableOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * Plans a streaming read: where it starts ({@code scan.mode}, with Paimon's meanings) and, for each
+ * later snapshot, the changes it made. Only APPEND snapshots change what a stream sees: a COMPACT
+ * snapshot rewrites rows that were already emitted, so it adds nothing (for any table kind), and an
+ * OVERWRITE snapshot is skipped (as Paimon does unless {@code streaming-read-overwrite}).
+ *
+ * <p>A change split holds the files one APPEND snapshot added to one bucket ({@link
+ * DataSplit#isChanges()}): an append table's rows, or a primary-key bucket's level-0 files, read as
+ * an upsert stream (the latest version of each key in that snapshot, or its delete).
+ */
+public final class StreamScan {
+
+  private final FileStore store;
+  private final Predicate filter;
+
+  StreamScan(FileStore store, Predicate filter) {
+    this.store = store;
+    this.filter = filter;
+  }
+
+  /** Where a stream starts: the full splits it reads first, and the first snapshot of changes. */
+  public record Start(List<DataSplit> splits, long nextSnapshotId) {}
+
+  /**
+   * The start chosen by the table's scan options: {@code latest-full} (default: the latest snapshot
+   * in full, then its successors' changes), {@code latest} (changes after the latest), {@code
+   * from-snapshot} (changes from {@code scan.snapshot-id} on), {@code from-snapshot-full} (that
+   * snapshot in full, then changes), {@code from-timestamp} (changes of the snapshots committed
+   * after {@code scan.timestamp-millis}).
+   */
+  public Start start() {
+    TableOptions options = store.options();
+    String mode = options.get(TableOptions.SCAN_MODE).toLowerCase(Locale.ROOT);
+    Long id = options.get(TableOptions.SCAN_SNAPSHOT_ID);
+    Long timestamp = options.get(TableOptions.SCAN_TIMESTAMP_MILLIS);
+    if (mode.equals("default")) {
+      mode = id != null ? "from-snapshot" : timestamp != null ? "from-timestamp" : "latest-full";
+    }
+    SnapshotManager snapshots = store.snapshotManager();
+    TableScan scan = new TableScan(store, filter);
+    OptionalLong latest = snapshots.latestId();
+    long afterLatest = latest.isPresent() ? latest.getAsLong() + 1 : 1;
+    switch (mode) {
+      case "latest":
+        return new Start(List.of(), afterLatest);
+      case "from-snapshot":
+        return new Start(List.of(), scan.startSnapshot().orElseThrow().id());
+      case "from-timestamp":
+        {
+          Optional<Snapshot> before = TableScan.atOrBefore(snapshots, timestamp);
+          if (before.isPresent()) {
+            return new Start(List.of(), before.get().id() + 1);
+          }
+          OptionalLong earliest = snapshots.earliestId();
+          return new Start(List.of(), earliest.isPresent() ? earliest.getAsLong() : afterLatest);
+        }
+      default: // latest-full, from-snapshot-full
+        Optional<Snapshot> first = scan.startSnapshot();
+        if (first.isEmpty()) {
+          return new Start(List.of(), afterLatest);
+        }
+        return new Start(scan.plan(first.get()).splits(), first.get().id() + 1);
+    }
+  }
+
+  /**
+   * The changes snapshot {@code id} made, one split per bucket it added files to (none for COMPACT
+   * and OVERWRITE snapshots); empty while snapshot {@code id} is not committed yet.
+   *
+   * @throws IllegalStateException when snapshot {@code id} expired before the stream read it
+   */
+  public Optional<List<DataSplit>> changes(long id) {
+    SnapshotManager snapshots = store.snapshotManager();
+    Optional<Snapshot> snapshot = snapshots.snapshotIfExists(id);
+    if (snapshot.isEmpty()) {
+      OptionalLong latest = snapshots.latestId();
+      if (latest.isPresent() && latest.getAsLong() > id) {
+        throw new IllegalStateException(
+            "Snapshot "
+                + id
+                + " of "
+                + new TableScan(store, filter).tableName()
+                + " expired before the streaming read got to it; "
+                + new TableScan(store, filter).present()
+                + ". Keep snapshots longer (snapshot.num-retained.min, snapshot.time-retained)"
+                + " than a reader may lag, or restart the read from a snapshot still there");
+      }
+      return Optional.empty();
+    }
+    Snapshot s = snapshot.get();
+    if (s.commitKind() != CommitKind.APPEND) {
+      return Optional.of(List.of());
+    }
+    FileStoreScan scan = store.newScan();
+    if (filter != null) {
+      Predicates.projectTo(filter, store.partitionType()).ifPresent(scan::withPartitionFilter);
+    }
+    Map<ManifestEntry.Identifier, List<DataFileMeta>> groups = new LinkedHashMap<>();
+    try {
+      for (ManifestEntry e : scan.readDelta(s)) {
+        if (e.kind() == FileKind.ADD) {
+          groups
+              .computeIfAbsent(
+                  new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, ""),
+                  k -> new ArrayList<>())
+              .add(e.file());
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the changes of snapshot " + id, e);
+    }
+    List<DataSplit> splits = new ArrayList<>();
+    for (Map.Entry<ManifestEntry.Identifier, List<DataFileMeta>> g : groups.entrySet()) {
+      g.getValue().sort(Comparator.comparingLong(DataFileMeta::minSequenceNumber));
+      splits.add(
+          new DataSplit(
+              id, g.getKey().partition(), g.getKey().bucket(), g.getValue(), Map.of(), true));
+    }
+    return Optional.of(splits);
+  }
+}
