@@ -1,5 +1,6 @@
 package io.sediment.cli;
 
+import io.sediment.manifest.ConsumerManager;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
@@ -48,6 +49,17 @@ final class TableInspector {
     out.put("partitionKeys", schema.partitionKeys());
     out.put("options", new TreeMap<>(schema.options()));
     out.put("snapshotCount", table.snapshotManager().listIds().size());
+    Map<String, Object> consumers = new TreeMap<>();
+    new ConsumerManager(table.store().fileIO(), table.store().paths())
+        .all()
+        .forEach(
+            (id, c) -> {
+              Map<String, Object> consumer = new LinkedHashMap<>();
+              consumer.put("nextSnapshot", c.nextSnapshot());
+              consumer.put("updated", Instant.ofEpochMilli(c.modifiedMillis()).toString());
+              consumers.put(id, consumer);
+            });
+    out.put("consumers", consumers);
     Optional<Snapshot> latest = table.latestSnapshot();
     if (latest.isEmpty()) {
       out.put("latestSnapshot", null);
@@ -185,6 +197,13 @@ final class TableInspector {
     }
     sb.append('\n');
     Map<String, Object> snap = (Map<String, Object>) info.get("latestSnapshot");
+    Map<String, Map<String, Object>> consumers =
+        (Map<String, Map<String, Object>>) info.get("consumers");
+    if (!consumers.isEmpty()) {
+      List<String> cs = new ArrayList<>();
+      consumers.forEach((id, c) -> cs.add(id + " (next snapshot " + c.get("nextSnapshot") + ")"));
+      sb.append("  consumers: ").append(String.join(", ", cs)).append('\n');
+    }
     sb.append("  snapshots: ").append(info.get("snapshotCount"));
     if (snap == null) {
       sb.append(", none yet\n");

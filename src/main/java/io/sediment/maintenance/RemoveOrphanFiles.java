@@ -155,8 +155,11 @@ public final class RemoveOrphanFiles {
     for (FileStatus st : store.fileIO().list(dir)) {
       String name = st.getPath().getName();
       if (st.isDir()) {
-        if (top && (name.equals("schema") || name.equals(TablePaths.MARKERS_DIR))) {
-          continue; // schemas; the compaction jobs' markers and release records
+        if (top
+            && (name.equals("schema")
+                || name.equals("consumer")
+                || name.equals(TablePaths.MARKERS_DIR))) {
+          continue; // schemas; consumers; the compaction jobs' markers and release records
         }
         collect(store, st.getPath(), paths, out, false);
       } else if (top) {

@@ -72,6 +72,15 @@ public final class TablePaths implements Serializable {
     return new Path(snapshotDir(), "EXPIRING");
   }
 
+  /** Directory of the streaming readers' consumer records ({@link ConsumerManager}). */
+  public Path consumerDir() {
+    return new Path(root, "consumer");
+  }
+
+  public Path consumer(String consumerId) {
+    return new Path(consumerDir(), "consumer-" + consumerId);
+  }
+
   public Path manifestDir() {
     return new Path(root, "manifest");
   }

@@ -1,10 +1,12 @@
 package io.sediment.retention;
 
+import io.sediment.manifest.ConsumerManager;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.InvalidMetadataFileException;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.manifest.UserCommit;
+import io.sediment.schema.TableOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -263,6 +265,7 @@ public final class SnapshotExpiration {
         && snapshot(sm, ids.get(k)).timeMillis() < olderThanMillis) {
       k++;
     }
+    k = Math.min(k, heldByConsumers(ids));
     // Reading an oldest snapshot's metadata costs a few reads: an automatic expiry after every
     // commit does it only when the retention options expire something anyway.
     boolean lookForGone = !skipLive || k > 0;
@@ -273,6 +276,26 @@ public final class SnapshotExpiration {
       k++;
     }
     return k;
+  }
+
+  /**
+   * How many of {@code ids} (ascending) lie below the smallest snapshot a live consumer still needs
+   * (all of them when no consumer holds one). Read only when something would expire.
+   */
+  private int heldByConsumers(List<Long> ids) {
+    OptionalLong needed =
+        new ConsumerManager(store.fileIO(), store.paths())
+            .smallestNeeded(
+                store.options().get(TableOptions.CONSUMER_EXPIRATION_TIME),
+                System.currentTimeMillis());
+    if (needed.isEmpty()) {
+      return ids.size();
+    }
+    int below = 0;
+    while (below < ids.size() && ids.get(below) < needed.getAsLong()) {
+      below++;
+    }
+    return below;
   }
 
   /**

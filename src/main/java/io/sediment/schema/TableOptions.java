@@ -305,6 +305,23 @@ public final class TableOptions implements Serializable {
           .defaultValue(Duration.ofSeconds(10))
           .withDescription("How often a streaming read looks for new snapshots.");
 
+  public static final ConfigOption<String> CONSUMER_ID =
+      ConfigOptions.key("consumer-id")
+          .stringType()
+          .noDefaultValue()
+          .withDescription(
+              "A streaming read records the next snapshot it needs under this id at every"
+                  + " completed checkpoint; expiry keeps that snapshot and later ones, and a read"
+                  + " started without state resumes from it.");
+
+  public static final ConfigOption<Duration> CONSUMER_EXPIRATION_TIME =
+      ConfigOptions.key("consumer.expiration-time")
+          .durationType()
+          .noDefaultValue()
+          .withDescription(
+              "A consumer not updated for this long no longer holds back expiry, and expiry"
+                  + " deletes it. Not set: consumers never expire.");
+
   // ---- metadata ---------------------------------------------------------------------------
 
   public static final ConfigOption<MemorySize> MANIFEST_TARGET_FILE_SIZE =
@@ -641,6 +658,16 @@ public final class TableOptions implements Serializable {
       case "scan.mode":
         if (!SCAN_MODES.contains(((String) value).toLowerCase(Locale.ROOT))) {
           problem = "allowed: " + SCAN_MODES;
+        }
+        break;
+      case "consumer-id":
+        if (!((String) value).matches("[A-Za-z0-9_.-]+")) {
+          problem = "use letters, digits, '_', '.' and '-' only";
+        }
+        break;
+      case "consumer.expiration-time":
+        if (((Duration) value).isNegative() || ((Duration) value).isZero()) {
+          problem = "must be a positive duration such as '1 d'";
         }
         break;
       case "scan.snapshot-id":

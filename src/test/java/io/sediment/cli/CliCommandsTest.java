@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.cli.SedimentCliTest.Result;
+import io.sediment.manifest.ConsumerManager;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.TestTables;
@@ -123,6 +124,18 @@ class CliCommandsTest {
     assertThat(n.get("totals").get("files").asInt()).isEqualTo(3);
     assertThat(n.get("options").get("bucket").asText()).isEqualTo("1");
     assertThat(n.get("partitions").get(0).get("fileList")).hasSize(3);
+    assertThat(n.get("consumers")).isEmpty();
+  }
+
+  @Test
+  void inspectListsTheConsumersOfStreamingReads() throws Exception {
+    Table t = table();
+    new ConsumerManager(t.store().fileIO(), t.store().paths()).record("orders-reader", 2);
+    Result text = run("inspect", "--warehouse", dir.toString(), "--table", "db.t");
+    assertThat(text.out()).contains("  consumers: orders-reader (next snapshot 2)\n");
+    Result json = run("inspect", "--warehouse", dir.toString(), "--table", "db.t", "--json");
+    JsonNode n = new ObjectMapper().readTree(json.out());
+    assertThat(n.get("consumers").get("orders-reader").get("nextSnapshot").asLong()).isEqualTo(2);
   }
 
   @Test

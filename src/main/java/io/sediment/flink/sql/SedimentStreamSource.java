@@ -1,7 +1,9 @@
 package io.sediment.flink.sql;
 
 import io.sediment.flink.serde.VersionedStateSerializer;
+import io.sediment.manifest.ConsumerManager;
 import io.sediment.predicate.Predicate;
+import io.sediment.schema.TableOptions;
 import io.sediment.table.ReadBuilder;
 import io.sediment.table.Table;
 import java.time.Duration;
@@ -62,7 +64,17 @@ final class SedimentStreamSource implements Source<RowData, StreamSplit, StreamE
   public SplitEnumerator<StreamSplit, StreamEnumeratorState> createEnumerator(
       SplitEnumeratorContext<StreamSplit> context) {
     return restoreEnumerator(
-        context, StreamSplitEnumerator.initialState(readBuilder().newStreamScan()));
+        context,
+        StreamSplitEnumerator.initialState(
+            readBuilder().newStreamScan(), consumers(), consumerId()));
+  }
+
+  private ConsumerManager consumers() {
+    return new ConsumerManager(table.store().fileIO(), table.store().paths());
+  }
+
+  private String consumerId() {
+    return table.options().get(TableOptions.CONSUMER_ID);
   }
 
   @Override
@@ -73,12 +85,14 @@ final class SedimentStreamSource implements Source<RowData, StreamSplit, StreamE
         readBuilder().newStreamScan(),
         table.schema().hasPrimaryKey(),
         discoveryInterval.toMillis(),
-        state);
+        state,
+        consumers(),
+        consumerId());
   }
 
   @Override
   public SourceReader<RowData, StreamSplit> createReader(SourceReaderContext context) {
-    return new StreamSplitReader(readBuilder().newRead());
+    return new StreamSplitReader(context, readBuilder().newRead());
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.sediment.flink.sql;
 
+import io.sediment.manifest.ConsumerManager;
 import io.sediment.table.DataSplit;
 import io.sediment.table.RowBuckets;
 import io.sediment.table.StreamScan;
@@ -9,6 +10,9 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.connector.source.SplitsAssignment;
@@ -35,6 +39,15 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
   private final boolean byBucket;
   private final long intervalMillis;
   private final List<StreamSplit> pending;
+  private final ConsumerManager consumers;
+  private final String consumerId;
+
+  /** Splits readers hold (given out or restored, not finished), with their snapshot. */
+  private final Map<String, Long> held = new HashMap<>();
+
+  /** The snapshot a consumer needs, as of each checkpoint not yet completed. */
+  private final TreeMap<Long, Long> neededAtCheckpoint = new TreeMap<>();
+
   private volatile long nextSnapshotId;
   private long splitCounter;
   private int roundRobin;
@@ -44,8 +57,12 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
       StreamScan scan,
       boolean byBucket,
       long intervalMillis,
-      StreamEnumeratorState state) {
+      StreamEnumeratorState state,
+      ConsumerManager consumers,
+      String consumerId) {
     this.context = context;
+    this.consumers = consumers;
+    this.consumerId = consumerId;
     this.scan = scan;
     this.byBucket = byBucket;
     this.intervalMillis = intervalMillis;
@@ -54,8 +71,18 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
     this.splitCounter = state.splitCounter();
   }
 
-  /** The state of a read that starts now: the start splits and the snapshot after them. */
-  static StreamEnumeratorState initialState(StreamScan scan) {
+  /**
+   * The state of a read that starts now: where consumer {@code consumerId} (null: none) left off,
+   * or else the start splits and the snapshot after them.
+   */
+  static StreamEnumeratorState initialState(
+      StreamScan scan, ConsumerManager consumers, String consumerId) {
+    if (consumerId != null) {
+      OptionalLong next = consumers.nextSnapshot(consumerId);
+      if (next.isPresent()) {
+        return new StreamEnumeratorState(next.getAsLong(), 0, List.of());
+      }
+    }
     StreamScan.Start start = scan.start();
     List<StreamSplit> splits = new ArrayList<>();
     long counter = 0;
@@ -122,6 +149,7 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
         owner = readers.get(roundRobin++ % readers.size());
       }
       assignment.computeIfAbsent(owner, k -> new ArrayList<>()).add(s);
+      held.put(s.id(), s.split().snapshotId());
       it.remove();
     }
     if (!assignment.isEmpty()) {
@@ -138,6 +166,7 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
   public void addSplitsBack(List<StreamSplit> splits, int subtaskId) {
     // Given out after the last completed checkpoint: older than anything pending.
     pending.addAll(0, splits);
+    splits.forEach(s -> held.remove(s.id()));
   }
 
   @Override
@@ -146,8 +175,37 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
   }
 
   @Override
+  public void handleSourceEvent(int subtaskId, SourceEvent event) {
+    if (event instanceof StreamSplitProgress progress) {
+      held.putAll(progress.held());
+      progress.finished().forEach(held::remove);
+    }
+  }
+
+  @Override
   public StreamEnumeratorState snapshotState(long checkpointId) {
+    long needed = nextSnapshotId;
+    for (StreamSplit s : pending) {
+      needed = Math.min(needed, s.split().snapshotId());
+    }
+    for (long snapshot : held.values()) {
+      needed = Math.min(needed, snapshot);
+    }
+    neededAtCheckpoint.put(checkpointId, needed);
     return new StreamEnumeratorState(nextSnapshotId, splitCounter, List.copyOf(pending));
+  }
+
+  /**
+   * A checkpoint completed: consumer {@code consumer-id} records the oldest snapshot the read
+   * needed at it (below every split not yet read), which expiry then keeps.
+   */
+  @Override
+  public void notifyCheckpointComplete(long checkpointId) throws Exception {
+    Long needed = neededAtCheckpoint.get(checkpointId);
+    neededAtCheckpoint.headMap(checkpointId, true).clear();
+    if (consumerId != null && needed != null) {
+      consumers.record(consumerId, needed);
+    }
   }
 
   @Override

@@ -4,10 +4,13 @@ import io.sediment.table.TableRead;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
@@ -19,6 +22,7 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
  */
 final class StreamSplitReader implements SourceReader<RowData, StreamSplit> {
 
+  private final SourceReaderContext context;
   private final TableRead read;
   private final RowDataSerializer serializer;
   private final ArrayDeque<StreamSplit> queue = new ArrayDeque<>();
@@ -27,7 +31,8 @@ final class StreamSplitReader implements SourceReader<RowData, StreamSplit> {
   private long position;
   private CompletableFuture<Void> available = new CompletableFuture<>();
 
-  StreamSplitReader(TableRead read) {
+  StreamSplitReader(SourceReaderContext context, TableRead read) {
+    this.context = context;
     this.read = read;
     this.serializer = new RowDataSerializer(read.outputType());
   }
@@ -62,9 +67,11 @@ final class StreamSplitReader implements SourceReader<RowData, StreamSplit> {
 
   private void closeSplit() throws IOException {
     TableRead.RecordReader r = reader;
+    String id = current.id();
     reader = null;
     current = null;
     r.close();
+    context.sendSourceEventToCoordinator(new StreamSplitProgress(Map.of(), List.of(id)));
   }
 
   @Override
@@ -90,6 +97,12 @@ final class StreamSplitReader implements SourceReader<RowData, StreamSplit> {
 
   @Override
   public void addSplits(List<StreamSplit> splits) {
+    Map<String, Long> held = new HashMap<>();
+    for (StreamSplit s : splits) {
+      held.put(s.id(), s.split().snapshotId());
+    }
+    // also after a restore: the enumerator learns which splits this reader holds again
+    context.sendSourceEventToCoordinator(new StreamSplitProgress(held, List.of()));
     queue.addAll(splits);
     available.complete(null);
   }

@@ -1,0 +1,121 @@
+package io.sediment.manifest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sediment.fs.FileIO;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import org.apache.flink.core.fs.FileStatus;
+
+/**
+ * The consumers of a table: streaming reads with a {@code consumer-id}, each recording the next
+ * snapshot it needs in {@code consumer/consumer-<id>} as {@code {"nextSnapshot": N}} (Paimon's file
+ * and format). Snapshot expiry keeps every snapshot from the smallest such N on, except for
+ * consumers not updated within {@code consumer.expiration-time}, which it deletes.
+ */
+public final class ConsumerManager {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** What a consumer id may be: it names a file. */
+  public static final Pattern VALID_ID = Pattern.compile("[A-Za-z0-9_.-]+");
+
+  private final FileIO fileIO;
+  private final TablePaths paths;
+
+  public ConsumerManager(FileIO fileIO, TablePaths paths) {
+    this.fileIO = fileIO;
+    this.paths = paths;
+  }
+
+  /** One consumer: the next snapshot it needs, and when it last recorded it. */
+  public record Consumer(long nextSnapshot, long modifiedMillis) {}
+
+  /** The refusal of a consumer id that cannot name a file, or empty when it is fine. */
+  public static Optional<String> checkId(String id) {
+    if (id == null || !VALID_ID.matcher(id).matches()) {
+      return Optional.of(
+          "Invalid consumer-id '" + id + "': use letters, digits, '_', '.' and '-' only");
+    }
+    return Optional.empty();
+  }
+
+  /** The next snapshot consumer {@code id} needs, if it recorded one. */
+  public OptionalLong nextSnapshot(String id) {
+    try {
+      return OptionalLong.of(parse(fileIO.readUtf8(paths.consumer(id)), id));
+    } catch (FileNotFoundException e) {
+      return OptionalLong.empty();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read consumer " + id, e);
+    }
+  }
+
+  /** Records that consumer {@code id} needs snapshot {@code nextSnapshot} and later ones. */
+  public void record(String id, long nextSnapshot) throws IOException {
+    fileIO.overwriteHint(paths.consumer(id), "{\"nextSnapshot\":" + nextSnapshot + "}");
+  }
+
+  /** Every consumer of the table, by id. */
+  public Map<String, Consumer> all() {
+    Map<String, Consumer> out = new TreeMap<>();
+    try {
+      for (FileStatus st : fileIO.list(paths.consumerDir())) {
+        String name = st.getPath().getName();
+        if (st.isDir() || !name.startsWith("consumer-")) {
+          continue;
+        }
+        String id = name.substring("consumer-".length());
+        try {
+          out.put(
+              id, new Consumer(parse(fileIO.readUtf8(st.getPath()), id), st.getModificationTime()));
+        } catch (FileNotFoundException gone) {
+          // deleted meanwhile
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list the consumers under " + paths.consumerDir(), e);
+    }
+    return out;
+  }
+
+  /**
+   * The smallest next snapshot of the consumers updated within {@code expiration} (null: none
+   * expires) before {@code nowMillis}; consumers older than that are deleted. Empty when no
+   * consumer holds a snapshot.
+   */
+  public OptionalLong smallestNeeded(Duration expiration, long nowMillis) {
+    long smallest = Long.MAX_VALUE;
+    for (Map.Entry<String, Consumer> e : all().entrySet()) {
+      Consumer c = e.getValue();
+      if (expiration != null && c.modifiedMillis() < nowMillis - expiration.toMillis()) {
+        fileIO.deleteQuietly(paths.consumer(e.getKey()));
+        continue;
+      }
+      smallest = Math.min(smallest, c.nextSnapshot());
+    }
+    return smallest == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(smallest);
+  }
+
+  private long parse(String json, String id) throws IOException {
+    JsonNode node;
+    try {
+      node = JSON.readTree(json);
+    } catch (IOException e) {
+      throw new IOException("Consumer file " + paths.consumer(id) + " is not valid JSON", e);
+    }
+    JsonNode next = node == null ? null : node.get("nextSnapshot");
+    if (next == null || !next.canConvertToLong()) {
+      throw new IOException(
+          "Consumer file " + paths.consumer(id) + " has no number 'nextSnapshot': " + json);
+    }
+    return next.asLong();
+  }
+}
