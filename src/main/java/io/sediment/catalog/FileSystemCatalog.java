@@ -6,6 +6,7 @@ import io.sediment.fs.JsonSerde;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.TablePaths;
 import io.sediment.schema.Schema;
+import io.sediment.schema.SchemaChange;
 import io.sediment.schema.TableSchema;
 import io.sediment.table.Table;
 import java.io.File;
@@ -174,6 +175,37 @@ public final class FileSystemCatalog {
       }
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot create table '" + id + "'", e);
+    }
+  }
+
+  /**
+   * Applies {@code changes} to the table's schema as a new schema version ({@code
+   * schema/schema-<id+1>}, created exclusively, like a snapshot): readers, writers and compactions
+   * that load the table from then on use it; a job already running keeps the version it loaded,
+   * which describes its files as well (this version changes options and the comment only). Nothing
+   * is written when a change is refused, or when another ALTER published the same version first.
+   */
+  public void alterTable(Identifier id, List<SchemaChange> changes) {
+    Table table = getTable(id);
+    TableSchema current = table.schema();
+    TableSchema next = current.apply(changes);
+    TablePaths paths = new TablePaths(tablePath(id));
+    try {
+      boolean created =
+          SnapshotCommits.tryCreateExclusive(
+              table.store(),
+              paths.schema(next.id()),
+              JsonSerde.toJson(next).getBytes(StandardCharsets.UTF_8));
+      if (!created) {
+        throw new CatalogException(
+            "Another ALTER of table '"
+                + id
+                + "' published schema "
+                + next.id()
+                + " first; nothing was changed: run the statement again");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot alter table '" + id + "'", e);
     }
   }
 

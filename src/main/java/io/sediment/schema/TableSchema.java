@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
@@ -303,6 +304,54 @@ public final class TableSchema implements Serializable {
     List<String> out = new ArrayList<>(fieldNames());
     out.removeAll(partitionKeys);
     return out;
+  }
+
+  /**
+   * The next schema version: this one with {@code changes} applied, validated as at creation
+   * (unknown options, bad values and combinations are refused, naming the option). Options fixed at
+   * creation ({@link TableOptions#IMMUTABLE}, per-field aggregate functions) cannot change.
+   */
+  public TableSchema apply(List<SchemaChange> changes) {
+    Map<String, String> newOptions = new LinkedHashMap<>(options);
+    String newComment = comment;
+    for (SchemaChange change : changes) {
+      if (change instanceof SchemaChange.SetOption set) {
+        checkChangeable(set.key(), set.value());
+        newOptions.put(set.key(), set.value());
+      } else if (change instanceof SchemaChange.RemoveOption remove) {
+        checkChangeable(remove.key(), null);
+        newOptions.remove(remove.key());
+      } else if (change instanceof SchemaChange.UpdateComment update) {
+        newComment = update.comment();
+      }
+    }
+    Schema.Builder b = Schema.newBuilder();
+    for (DataField f : fields) {
+      b.column(f.name(), f.logicalType(), f.description());
+    }
+    b.partitionKeys(partitionKeys).primaryKey(primaryKeys).options(newOptions).comment(newComment);
+    TableSchema checked = create(b.build());
+    return new TableSchema(
+        id + 1,
+        fields,
+        partitionKeys,
+        primaryKeys,
+        checked.options(),
+        newComment,
+        System.currentTimeMillis());
+  }
+
+  private void checkChangeable(String key, String value) {
+    boolean fixed =
+        TableOptions.IMMUTABLE.contains(key)
+            || TableOptions.FIELD_AGGREGATE_FUNCTION.matcher(key).matches();
+    if (fixed && !Objects.equals(options.get(key), value)) {
+      throw new IllegalArgumentException(
+          "Option '"
+              + key
+              + "' is fixed when the table is created and cannot be changed by ALTER TABLE"
+              + (key.equals("bucket") ? " (rescaling buckets is not supported yet)" : ""));
+    }
   }
 
   @JsonIgnore

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.schema.Schema;
+import io.sediment.schema.SchemaChange;
+import io.sediment.schema.TableSchema;
 import io.sediment.table.Table;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -57,6 +59,43 @@ class FileSystemCatalogTest {
         .hasMessageContaining("not empty");
     catalog.dropDatabase("db", false, true);
     assertThat(catalog.listDatabases()).containsExactly("db2");
+  }
+
+  @Test
+  void alterTableWritesANewSchemaVersionWithTheChangedOptions() {
+    catalog.createDatabase("db", false);
+    Identifier id = new Identifier("db", "t");
+    catalog.createTable(
+        id,
+        simple().primaryKey("id").option("bucket", "2").option("write-buffer-size", "8 mb").build(),
+        false);
+    catalog.alterTable(
+        id,
+        List.of(
+            SchemaChange.setOption("num-sorted-run.compaction-trigger", "3"),
+            SchemaChange.removeOption("write-buffer-size"),
+            SchemaChange.updateComment("orders")));
+    TableSchema s = catalog.getTable(id).schema();
+    assertThat(s.id()).isEqualTo(1);
+    assertThat(s.options())
+        .containsEntry("num-sorted-run.compaction-trigger", "3")
+        .containsEntry("bucket", "2")
+        .doesNotContainKey("write-buffer-size");
+    assertThat(s.comment()).isEqualTo("orders");
+    assertThat(s.fields())
+        .isEqualTo(
+            TableSchema.create(simple().primaryKey("id").option("bucket", "2").build()).fields());
+
+    for (SchemaChange refused :
+        List.of(
+            SchemaChange.setOption("merge-engine", "first-row"),
+            SchemaChange.removeOption("bucket"),
+            SchemaChange.setOption("num-sorted-run.compaction-trigger", "0"))) {
+      assertThatThrownBy(() -> catalog.alterTable(id, List.of(refused)))
+          .as("%s", refused)
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+    assertThat(catalog.getTable(id).schema().id()).as("refused changes write nothing").isEqualTo(1);
   }
 
   @Test

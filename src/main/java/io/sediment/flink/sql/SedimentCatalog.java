@@ -8,6 +8,7 @@ import io.sediment.flink.sql.procedures.CompactProcedure;
 import io.sediment.flink.sql.procedures.ExpireSnapshotsProcedure;
 import io.sediment.flink.sql.procedures.RemoveOrphanFilesProcedure;
 import io.sediment.manifest.ManifestEntry;
+import io.sediment.schema.SchemaChange;
 import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
 import io.sediment.table.Table;
@@ -33,6 +34,7 @@ import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ObjectPath;
 import org.apache.flink.table.catalog.ResolvedCatalogTable;
 import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.catalog.TableChange;
 import org.apache.flink.table.catalog.exceptions.CatalogException;
 import org.apache.flink.table.catalog.exceptions.DatabaseAlreadyExistException;
 import org.apache.flink.table.catalog.exceptions.DatabaseNotEmptyException;
@@ -324,7 +326,46 @@ public final class SedimentCatalog extends AbstractCatalog {
 
   @Override
   public void alterTable(ObjectPath path, CatalogBaseTable newTable, boolean ignoreIfNotExists) {
-    throw new UnsupportedOperationException("ALTER TABLE is not supported by Sediment yet");
+    throw new UnsupportedOperationException(
+        "This form of ALTER TABLE is not supported by Sediment yet; ALTER TABLE ... SET (...) and"
+            + " RESET (...) of table options are");
+  }
+
+  /**
+   * {@code ALTER TABLE t SET ('k' = 'v')} and {@code RESET ('k')}: a new schema version with the
+   * options changed, validated as at {@code CREATE TABLE} ({@link FileSystemCatalog#alterTable}).
+   * Column changes are refused with a clear error until schema evolution reaches the data path.
+   */
+  @Override
+  public void alterTable(
+      ObjectPath path,
+      CatalogBaseTable newTable,
+      List<TableChange> tableChanges,
+      boolean ignoreIfNotExists)
+      throws TableNotExistException {
+    if (!tableExists(path)) {
+      if (ignoreIfNotExists) {
+        return;
+      }
+      throw new TableNotExistException(getName(), path);
+    }
+    List<SchemaChange> changes = new ArrayList<>();
+    for (TableChange change : tableChanges) {
+      if (change instanceof TableChange.SetOption set) {
+        changes.add(SchemaChange.setOption(set.getKey(), set.getValue()));
+      } else if (change instanceof TableChange.ResetOption reset) {
+        changes.add(SchemaChange.removeOption(reset.getKey()));
+      } else {
+        throw new UnsupportedOperationException(
+            "ALTER TABLE "
+                + path.getFullName()
+                + ": '"
+                + change
+                + "' is not supported by Sediment yet; SET and RESET of table options are"
+                + " (column changes need schema evolution, which is not there yet)");
+      }
+    }
+    run(() -> catalog.alterTable(toIdentifier(path), changes));
   }
 
   static Identifier toIdentifier(ObjectPath path) {

@@ -174,6 +174,59 @@ class SedimentSqlTest {
     }
   }
 
+  /**
+   * ALTER TABLE SET and RESET of options: a new schema version, what the next compaction does
+   * follows it; fixed options, unknown ones and column changes are refused, changing nothing.
+   */
+  @Test
+  void alterTableSetAndResetOptions() throws Exception {
+    createAndFill(); // compaction.min.file-num = 2: 4 files per partition compact
+    exec("ALTER TABLE db.t SET ('compaction.min.file-num' = '10')");
+    Table t = table("t");
+    assertThat(t.schema().id()).isEqualTo(1);
+    assertThat(t.options().toMap()).containsEntry("compaction.min.file-num", "10");
+    assertThat(
+            rows(
+                tEnv.executeSql(
+                    "CALL c.sys.compact(`table` => 'db.t', compact_strategy => 'minor', dry_run => true)")))
+        .as("4 files per partition are below the new minimum of 10")
+        .isEmpty();
+    exec("ALTER TABLE db.t RESET ('compaction.min.file-num')");
+    assertThat(table("t").schema().id()).isEqualTo(2);
+    assertThat(table("t").options().toMap()).doesNotContainKey("compaction.min.file-num");
+    assertThat(
+            rows(
+                tEnv.executeSql(
+                    "CALL c.sys.compact(`table` => 'db.t', compact_strategy => 'minor', dry_run => true)")))
+        .as("the default minimum, 5: still nothing")
+        .isEmpty();
+    exec("ALTER TABLE db.t SET ('compaction.min.file-num' = '2', 'target-file-size' = '64 mb')");
+    assertThat(
+            rows(
+                tEnv.executeSql(
+                    "CALL c.sys.compact(`table` => 'db.t', compact_strategy => 'minor')")))
+        .hasSize(1);
+    assertThat(query("SELECT COUNT(*) FROM db.t")).containsExactly("+I[8]");
+
+    exec(
+        "CREATE TABLE db.k (id BIGINT, v STRING, PRIMARY KEY (id) NOT ENFORCED)"
+            + " WITH ('bucket' = '2')");
+    assertThatThrownBy(() -> exec("ALTER TABLE db.k SET ('bucket' = '4')"))
+        .hasStackTraceContaining(
+            "Option 'bucket' is fixed when the table is created and cannot be changed by ALTER"
+                + " TABLE (rescaling buckets is not supported yet)");
+    assertThatThrownBy(() -> exec("ALTER TABLE db.k SET ('nope' = '1')"))
+        .hasStackTraceContaining("Unknown table option(s) [nope]");
+    assertThatThrownBy(() -> exec("ALTER TABLE db.k SET ('write-buffer-size' = 'lots')"))
+        .hasStackTraceContaining("Invalid value 'lots' for option 'write-buffer-size'");
+    assertThatThrownBy(() -> exec("ALTER TABLE db.k ADD c INT"))
+        .hasStackTraceContaining(
+            "is not supported by Sediment yet; SET and RESET of table options");
+    assertThat(table("k").schema().id()).as("nothing was written").isZero();
+    assertThat(warehouse.resolve("db.db/k/schema")).isDirectoryContaining("glob:**/schema-0");
+    assertThat(warehouse.resolve("db.db/k/schema").toFile().list()).hasSize(1);
+  }
+
   /** A deletion-vector table written with the defaults shows the committed rows at once. */
   @Test
   void aDeletionVectorTableWithTheDefaultsShowsWhatWasCommitted() throws Exception {
