@@ -43,7 +43,7 @@ class ArchitectureTest {
           Set.of("commit", "retention"),
           Set.of("compact"),
           Set.of("table"),
-          Set.of("catalog", "maintenance"),
+          Set.of("catalog", "maintenance", "systable"),
           Set.of("flink.sql.filter", "flink.serde"),
           Set.of("bench", "flink"),
           Set.of("flink.sql", "flink.sql.procedures"),

@@ -11,6 +11,7 @@ import io.sediment.manifest.ManifestEntry;
 import io.sediment.schema.SchemaChange;
 import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
+import io.sediment.systable.SystemTables;
 import io.sediment.table.Table;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -202,10 +203,29 @@ public final class SedimentCatalog extends AbstractCatalog {
     return List.of();
   }
 
+  /** The system table a name like {@code orders$snapshots} reads, if it is one. */
+  static Optional<SystemTables.SystemTable> systemTable(String objectName) {
+    int i = objectName.lastIndexOf(SystemTables.SEPARATOR);
+    return i <= 0 ? Optional.empty() : SystemTables.of(objectName.substring(i + 1));
+  }
+
+  /** The table of a system table's name: {@code orders} of {@code orders$snapshots}. */
+  static String baseTable(String objectName) {
+    return objectName.substring(0, objectName.lastIndexOf(SystemTables.SEPARATOR));
+  }
+
   @Override
   public CatalogBaseTable getTable(ObjectPath path) throws TableNotExistException {
     if (!tableExists(path)) {
       throw new TableNotExistException(getName(), path);
+    }
+    Optional<SystemTables.SystemTable> system = systemTable(path.getObjectName());
+    if (system.isPresent()) {
+      return CatalogTable.newBuilder()
+          .schema(Schema.newBuilder().fromRowDataType(system.get().type()).build())
+          .comment("System table " + system.get().name() + " of " + baseTable(path.getObjectName()))
+          .options(Map.of())
+          .build();
     }
     Table table = catalog.getTable(toIdentifier(path));
     return toCatalogTable(table.schema());
@@ -252,6 +272,9 @@ public final class SedimentCatalog extends AbstractCatalog {
   public boolean tableExists(ObjectPath path) {
     if (SYSTEM_DATABASE.equals(path.getDatabaseName())) {
       return false;
+    }
+    if (systemTable(path.getObjectName()).isPresent()) {
+      return tableExists(new ObjectPath(path.getDatabaseName(), baseTable(path.getObjectName())));
     }
     try {
       return catalog.tableExists(toIdentifier(path));

@@ -3,14 +3,17 @@ package io.sediment.flink.sql;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.catalog.Identifier;
 import io.sediment.commit.SnapshotCommits;
+import io.sediment.systable.SystemTables;
 import io.sediment.table.Table;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.DynamicTableSource;
@@ -48,6 +51,13 @@ public final class SedimentTableFactory
 
   @Override
   public DynamicTableSource createDynamicTableSource(Context context) {
+    ObjectIdentifier oid = context.getObjectIdentifier();
+    Optional<SystemTables.SystemTable> system = SedimentCatalog.systemTable(oid.getObjectName());
+    if (system.isPresent()) {
+      String base = SedimentCatalog.baseTable(oid.getObjectName());
+      return new SystemTableSource(
+          catalog.getTable(new Identifier(oid.getDatabaseName(), base)), system.get());
+    }
     boolean streaming =
         context.getConfiguration().get(ExecutionOptions.RUNTIME_MODE)
             == RuntimeExecutionMode.STREAMING;
@@ -56,6 +66,10 @@ public final class SedimentTableFactory
 
   @Override
   public DynamicTableSink createDynamicTableSink(Context context) {
+    String name = context.getObjectIdentifier().getObjectName();
+    if (SedimentCatalog.systemTable(name).isPresent()) {
+      throw new ValidationException("System table " + name + " is read-only");
+    }
     Table table = load(context);
     SnapshotCommits.checkCommitSafe(table.store()); // at planning, not in the running job
     return new SedimentTableSink(table);

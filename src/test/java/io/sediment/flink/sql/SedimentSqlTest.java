@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.cli.SedimentCli;
 import io.sediment.manifest.CommitKind;
+import io.sediment.manifest.ConsumerManager;
 import io.sediment.table.Table;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
@@ -225,6 +226,47 @@ class SedimentSqlTest {
     assertThat(table("k").schema().id()).as("nothing was written").isZero();
     assertThat(warehouse.resolve("db.db/k/schema")).isDirectoryContaining("glob:**/schema-0");
     assertThat(warehouse.resolve("db.db/k/schema").toFile().list()).hasSize(1);
+  }
+
+  /** System tables answer from the table's metadata in SQL, and cannot be written. */
+  @Test
+  void systemTablesAnswerQueries() throws Exception {
+    exec(
+        "CREATE TABLE db.k (id BIGINT, p STRING, v STRING, PRIMARY KEY (id, p) NOT ENFORCED)"
+            + " PARTITIONED BY (p) WITH ('bucket' = '2', 'write-only' = 'true')");
+    for (int i = 0; i < 3; i++) {
+      exec("INSERT INTO db.k VALUES (" + i + ", 'a', 'x'), (" + (i + 10) + ", 'b', 'y')");
+    }
+    exec("ALTER TABLE db.k SET ('num-sorted-run.compaction-trigger' = '3')");
+    Table k = table("k");
+    new ConsumerManager(k.store().fileIO(), k.store().paths()).record("reader", 2);
+
+    assertThat(query("SELECT snapshot_id, schema_id, commit_kind FROM db.`k$snapshots`"))
+        .containsExactly("+I[1, 0, APPEND]", "+I[2, 0, APPEND]", "+I[3, 0, APPEND]");
+    assertThat(query("SELECT schema_id, options FROM db.`k$schemas`"))
+        .containsExactly(
+            "+I[0, {\"bucket\":\"2\",\"write-only\":\"true\"}]",
+            "+I[1, {\"bucket\":\"2\",\"num-sorted-run.compaction-trigger\":\"3\","
+                + "\"write-only\":\"true\"}]");
+    assertThat(query("SELECT * FROM db.`k$options`"))
+        .containsExactly(
+            "+I[bucket, 2]", "+I[num-sorted-run.compaction-trigger, 3]", "+I[write-only, true]");
+    assertThat(query("SELECT COUNT(*), SUM(record_count) FROM db.`k$files`"))
+        .containsExactly("+I[6, 6]");
+    assertThat(query("SELECT `partition`, record_count, file_count FROM db.`k$partitions`"))
+        .containsExactly("+I[p=a, 3, 3]", "+I[p=b, 3, 3]");
+    assertThat(
+            query(
+                "SELECT SUM(level0_files), SUM(sorted_runs), MIN(compaction_trigger),"
+                    + " COUNT(*) FILTER (WHERE needs_compaction <> (sorted_runs >= 3))"
+                    + " FROM db.`k$buckets`"))
+        .as("every file at level 0; a bucket needs compaction at the trigger ALTER set")
+        .containsExactly("+I[6, 6, 3, 0]");
+    assertThat(query("SELECT consumer_id, next_snapshot_id FROM db.`k$consumers`"))
+        .containsExactly("+I[reader, 2]");
+    assertThatThrownBy(() -> exec("INSERT INTO db.`k$options` VALUES ('a', 'b')"))
+        .hasStackTraceContaining("System table k$options is read-only");
+    assertThatThrownBy(() -> query("SELECT * FROM db.`k$nope`")).hasStackTraceContaining("k$nope");
   }
 
   /** A deletion-vector table written with the defaults shows the committed rows at once. */

@@ -1,0 +1,87 @@
+package io.sediment.cli;
+
+import static io.sediment.testutil.TestTables.row;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.schema.Schema;
+import io.sediment.systable.SystemTables;
+import io.sediment.table.Table;
+import io.sediment.testutil.TestTables;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The system tables answer with the numbers {@code sediment inspect --json} gives for the same
+ * table: files, rows and bytes per partition, sorted runs per bucket, snapshot count.
+ */
+class SystemTablesMatchInspectTest {
+
+  @TempDir Path dir;
+
+  @Test
+  @SuppressWarnings("unchecked")
+  void partitionsBucketsAndSnapshotsAgreeWithInspect() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table t =
+        TestTables.create(
+            catalog,
+            "t",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT().notNull())
+                .column("p", DataTypes.STRING().notNull())
+                .primaryKey("id", "p")
+                .partitionKeys("p")
+                .option("bucket", "3")
+                .option("num-sorted-run.compaction-trigger", "3")
+                .build());
+    Random random = new Random(5);
+    for (int i = 0; i < 8; i++) {
+      List<GenericRowData> rows = new ArrayList<>();
+      for (int j = 0; j < 40; j++) {
+        rows.add(row((long) random.nextInt(100), "p" + random.nextInt(3)));
+      }
+      TestTables.writeBatch(t, rows);
+    }
+    Map<String, Object> info = TableInspector.inspect(t);
+    assertThat(SystemTables.of("snapshots").orElseThrow().rows(t))
+        .hasSize(((Number) info.get("snapshotCount")).intValue());
+
+    Map<String, List<Long>> partitions = new HashMap<>();
+    for (RowData r : SystemTables.of("partitions").orElseThrow().rows(t)) {
+      partitions.put(r.getString(0).toString(), List.of(r.getLong(3), r.getLong(1), r.getLong(2)));
+    }
+    Map<String, Integer> runs = new HashMap<>();
+    for (RowData r : SystemTables.of("buckets").orElseThrow().rows(t)) {
+      runs.put(r.getString(0) + "/" + r.getInt(1), r.getInt(2));
+    }
+    List<Map<String, Object>> parts = (List<Map<String, Object>>) info.get("partitions");
+    assertThat(parts).hasSize(partitions.size());
+    int bucketsSeen = 0;
+    for (Map<String, Object> p : parts) {
+      String name = (String) p.get("partition");
+      assertThat(partitions.get(name))
+          .as("files, rows, bytes of %s", name)
+          .containsExactly(
+              ((Number) p.get("files")).longValue(),
+              ((Number) p.get("rows")).longValue(),
+              ((Number) p.get("bytes")).longValue());
+      for (Map<String, Object> b : (List<Map<String, Object>>) p.get("buckets")) {
+        assertThat(runs.get(name + "/" + b.get("bucket")))
+            .as("sorted runs of %s bucket %s", name, b.get("bucket"))
+            .isEqualTo(((Number) b.get("sortedRuns")).intValue());
+        bucketsSeen++;
+      }
+    }
+    assertThat(bucketsSeen).isEqualTo(runs.size()).isPositive();
+  }
+}
