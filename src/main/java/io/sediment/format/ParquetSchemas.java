@@ -1,5 +1,6 @@
 package io.sediment.format;
 
+import io.sediment.schema.SupportedTypes;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
@@ -213,13 +214,7 @@ public final class ParquetSchemas {
   }
 
   static IllegalArgumentException unsupported(String name, LogicalType type) {
-    return new IllegalArgumentException(
-        "Unsupported type for column '"
-            + name
-            + "': "
-            + type.asSummaryString()
-            + " (supported: BOOLEAN, TINYINT, SMALLINT, INTEGER, BIGINT, FLOAT, DOUBLE, CHAR,"
-            + " VARCHAR, BINARY, VARBINARY, DECIMAL, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ)");
+    return SupportedTypes.unsupported(name, type);
   }
 
   /** MILLIS for precision up to 3, MICROS up to 6, NANOS beyond. */

@@ -66,6 +66,9 @@ public final class TableSchema implements Serializable {
     List<DataField> fields = new ArrayList<>();
     List<String> names = new ArrayList<>();
     for (Schema.Column c : schema.columns()) {
+      if (!SupportedTypes.isSupported(c.type())) {
+        throw SupportedTypes.unsupported(c.name(), c.type());
+      }
       names.add(c.name());
       fields.add(
           new DataField(fields.size(), c.name(), c.type().asSerializableString(), c.comment()));

@@ -228,6 +228,17 @@ class SedimentSqlTest {
     assertThat(warehouse.resolve("db.db/k/schema").toFile().list()).hasSize(1);
   }
 
+  /** A column type the data files cannot store fails CREATE TABLE at once, naming the column. */
+  @Test
+  void nestedTypesAreRefusedWhenTheTableIsCreated() throws Exception {
+    for (String type : List.of("ARRAY<STRING>", "MAP<STRING, INT>", "ROW<a INT>")) {
+      assertThatThrownBy(() -> exec("CREATE TABLE db.n (id INT, tags " + type + ")"))
+          .hasStackTraceContaining("Unsupported type for column 'tags'")
+          .hasStackTraceContaining("supported: BOOLEAN, TINYINT");
+      assertThat(new FileSystemCatalog(warehouse.toString()).listTables("db")).isEmpty();
+    }
+  }
+
   /** System tables answer from the table's metadata in SQL, and cannot be written. */
   @Test
   void systemTablesAnswerQueries() throws Exception {
