@@ -8,8 +8,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.catalog.Identifier;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.Snapshot;
+import io.sediment.schema.SchemaChange;
 import io.sediment.table.Table;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
@@ -115,6 +117,42 @@ class CompactStreamingJobTest {
         .doesNotHaveDuplicates()
         .allSatisfy(id -> assertThat(id).isPositive().isLessThan(Long.MAX_VALUE));
     assertThat(FlinkTestSupport.orphanDataFiles(t, dir.resolve("db.db/t"))).isEmpty();
+  }
+
+  /**
+   * ALTER TABLE of a compaction option reaches a running dedicated job: it plans each round from
+   * the table's latest schema. 4 small files never compact with a minimum of 100; after the ALTER
+   * to 3 the job compacts them.
+   */
+  @Test
+  void aRunningDedicatedJobFollowsAlterTable() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table =
+        TestTables.create(
+            catalog,
+            "t",
+            FlinkTestSupport.partitioned().option("compaction.min.file-num", "100").build());
+    for (int i = 0; i < 4; i++) {
+      TestTables.writeBatch(table, List.of(row((long) i, "a", "v" + i)));
+    }
+    CompactJob job =
+        CompactJob.builder(dir.toString(), "db.t")
+            .commitUser("dedicated")
+            .option("compaction.discovery-interval", "100ms")
+            .parallelism(2)
+            .build();
+    client = job.submitStreaming(FlinkTestSupport.restartingStreamEnv());
+    catalog.alterTable(
+        new Identifier("db", "t"), List.of(SchemaChange.setOption("compaction.min.file-num", "3")));
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .until(
+            () ->
+                FlinkTestSupport.snapshots(table).stream()
+                    .anyMatch(s -> s.commitKind() == CommitKind.COMPACT));
+    client.cancel().get();
+    client = null;
+    assertThat(FlinkTestSupport.rows(table)).hasSize(4);
   }
 
   @Test
