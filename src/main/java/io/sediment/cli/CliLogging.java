@@ -18,11 +18,13 @@ import org.apache.logging.log4j.core.layout.PatternLayout;
  * Where the CLI's logs go: to a log file, so that a successful command prints its result and
  * nothing else (Flink and Hadoop warn about missing Hadoop configuration, native libraries and
  * delegation tokens on every run), and with {@code --verbose} to the terminal too. The file is
- * {@code sediment.log} in {@code $SEDIMENT_LOG_DIR}, else in {@code ~/.sediment/log}.
+ * {@code sediment.log} in {@code $SEDIMENT_LOG_DIR}, else in {@code ~/.sediment/log}; every line
+ * names the process that wrote it, and each run starts with a line naming its command.
  */
 final class CliLogging {
 
-  private static final String PATTERN = "%d{yyyy-MM-dd HH:mm:ss.SSS} %-5p %c{1} - %m%n";
+  /** With the process id: runs share the file, and concurrent ones interleave their lines. */
+  private static final String PATTERN = "%d{yyyy-MM-dd HH:mm:ss.SSS} [%pid] %-5p %c{1} - %m%n";
 
   private CliLogging() {}
 

@@ -5,6 +5,7 @@ import java.io.PrintWriter;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -49,6 +50,12 @@ public final class SedimentCli implements Callable<Integer> {
       boolean verbose = Arrays.asList(args).contains("--verbose");
       CliLogging.configure(CliLogging.logFile(), verbose ? System.err : null);
     }
+    LoggerFactory.getLogger(SedimentCli.class)
+        .info(
+            "sediment {} (pid {})", args.length == 0 ? "" : args[0], ProcessHandle.current().pid());
+    // Every command may open a warehouse: Flink's file systems as a Flink process sets them up
+    // (flink-conf/ and the plugins of FLINK_PLUGINS_DIR, e.g. S3 with its endpoint and keys).
+    FlinkEnvironments.initializeFileSystems();
     System.exit(run(args, System.out, System.err));
   }
 

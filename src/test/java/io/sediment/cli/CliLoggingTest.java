@@ -35,6 +35,8 @@ class CliLoggingTest {
 
     String log = Files.readString(file, StandardCharsets.UTF_8);
     assertThat(log)
+        .as("every line names its process: runs share the file")
+        .contains("[" + ProcessHandle.current().pid() + "] WARN  HadoopUtils - Could not find")
         .contains("WARN  HadoopUtils - Could not find Hadoop configuration")
         .contains("INFO  CompactJob - Compacted db.t")
         .doesNotContain("Starting Flink Mini Cluster");

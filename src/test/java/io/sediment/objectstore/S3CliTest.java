@@ -1,0 +1,77 @@
+package io.sediment.objectstore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sediment.cli.SedimentCli;
+import io.sediment.testutil.S3ProxyExtension;
+import io.sediment.testutil.S3ProxyServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.configuration.Configuration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The command line on an {@code s3://} warehouse, as a user runs it: its own process, the S3
+ * endpoint and keys in {@code flink-conf/}, the S3 file system in {@code FLINK_PLUGINS_DIR}. {@code
+ * sql} and {@code inspect} open the warehouse (before the fix only {@code bench} set up Flink's
+ * file systems, and both said "Could not find a file system implementation for scheme 's3'").
+ */
+class S3CliTest {
+
+  @RegisterExtension static final S3ProxyExtension S3 = new S3ProxyExtension("lake");
+
+  @TempDir Path dir;
+
+  private record Result(int code, String out) {}
+
+  private Result sediment(String... args) throws Exception {
+    Path conf = dir.resolve("flink-conf");
+    Files.createDirectories(conf);
+    StringBuilder yaml = new StringBuilder();
+    Configuration c = S3ProxyServer.flinkConfiguration(S3.server().endpoint());
+    c.toMap().forEach((k, v) -> yaml.append(k).append(": ").append(v).append('\n'));
+    Files.writeString(conf.resolve("config.yaml"), yaml.toString());
+    List<String> command = new ArrayList<>();
+    command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx512m");
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(SedimentCli.class.getName());
+    command.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    pb.environment().put("SEDIMENT_FLINK_CONF", conf.toString());
+    pb.environment()
+        .put("FLINK_PLUGINS_DIR", Paths.get("target", "flink-plugins").toAbsolutePath().toString());
+    pb.environment().put("SEDIMENT_LOG_DIR", dir.toString());
+    Path out = dir.resolve("out-" + System.nanoTime() + ".txt");
+    Process p = pb.redirectOutput(out.toFile()).start();
+    assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
+    return new Result(p.exitValue(), Files.readString(out));
+  }
+
+  @Test
+  void sqlAndInspectOpenAnS3Warehouse() throws Exception {
+    String lock = "jdbc:sqlite:" + dir.resolve("locks.db");
+    Result sql =
+        sediment(
+            "sql",
+            "--warehouse",
+            "s3://lake/cli",
+            "-e",
+            "CREATE DATABASE db; CREATE TABLE db.t (id INT) WITH ('lock.enabled' = 'true',"
+                + " 'lock.jdbc.url' = '"
+                + lock
+                + "'); INSERT INTO db.t VALUES (1), (2); SELECT COUNT(*) AS n FROM db.t");
+    assertThat(sql.code()).as(sql.out()).isZero();
+    assertThat(sql.out()).contains("| 2 |").doesNotContain("Could not find a file system");
+    Result inspect = sediment("inspect", "--warehouse", "s3://lake/cli", "--table", "db.t");
+    assertThat(inspect.code()).as(inspect.out()).isZero();
+    assertThat(inspect.out()).contains("total: 1 file, 2 rows");
+  }
+}
