@@ -168,7 +168,7 @@ class SqlCommandTest {
         .containsPattern("\\| tasks \\| snapshotId \\| filesBefore \\| filesAfter \\|.*\n")
         .containsPattern("\\|\\s+1 \\|\\s+3 \\|\\s+2 \\|\\s+1 \\|")
         // a dry run's task descriptions are printed whole, not cut at 30 characters
-        .containsPattern("\\| CompactTask\\{default\\.t[^|]*inputs=2[^|]*\\} \\|\n")
+        .contains("| (unpartitioned) bucket 0: 2 files, ")
         .containsPattern("\\|\\s+procedure name \\|\n")
         .containsPattern("\\|\\s+compact \\|\n")
         .containsPattern("\\|\\s+expire_snapshots \\|\n")

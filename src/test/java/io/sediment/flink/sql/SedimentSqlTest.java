@@ -228,6 +228,25 @@ class SedimentSqlTest {
     assertThat(warehouse.resolve("db.db/k/schema").toFile().list()).hasSize(1);
   }
 
+  /** Paimon's sort compaction arguments are refused, not ignored; a dry run says what it plans. */
+  @Test
+  void sortCompactionArgumentsAreRefusedAndADryRunDescribesItsTasks() throws Exception {
+    createAndFill();
+    long before = table("t").latestSnapshot().orElseThrow().id();
+    assertThatThrownBy(
+            () ->
+                rows(
+                    tEnv.executeSql(
+                        "CALL c.sys.compact(`table` => 'db.t', order_strategy => 'zorder',"
+                            + " order_by => 'id')")))
+        .hasStackTraceContaining("Argument 'order_strategy': sort compaction")
+        .hasStackTraceContaining("nothing was compacted");
+    assertThat(table("t").latestSnapshot().orElseThrow().id()).isEqualTo(before);
+    assertThat(rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t', dry_run => true)")))
+        .hasSize(2)
+        .allMatch(r -> r.matches(".*, p=[ab] bucket 0: 4 files, \\d+ bytes -> rewritten\\]"));
+  }
+
   /** A column type the data files cannot store fails CREATE TABLE at once, naming the column. */
   @Test
   void nestedTypesAreRefusedWhenTheTableIsCreated() throws Exception {

@@ -73,8 +73,19 @@ public final class CompactProcedure implements Procedure {
       @ArgumentHint(name = "compact_strategy", type = @DataTypeHint("STRING"), isOptional = true)
           String compactStrategy,
       @ArgumentHint(name = "partition_idle_time", type = @DataTypeHint("STRING"), isOptional = true)
-          String partitionIdleTime)
+          String partitionIdleTime,
+      @ArgumentHint(name = "order_strategy", type = @DataTypeHint("STRING"), isOptional = true)
+          String orderStrategy,
+      @ArgumentHint(name = "order_by", type = @DataTypeHint("STRING"), isOptional = true)
+          String orderBy)
       throws Exception {
+    if (orderStrategy != null || orderBy != null) {
+      // Paimon's sort compaction: refused, never ignored, so nobody believes it ran.
+      throw ProcedureArgs.bad(
+          orderStrategy != null ? "order_strategy" : "order_by",
+          "sort compaction (order_strategy 'order', 'zorder', 'hilbert' with order_by) is not"
+              + " supported by Sediment yet; nothing was compacted");
+    }
     Table t = ProcedureArgs.table(catalog, table);
     CompactSpec spec =
         configure(t, partitions, where, options, commitUser, compactStrategy, partitionIdleTime);
@@ -97,7 +108,7 @@ public final class CompactProcedure implements Procedure {
                 null,
                 null,
                 null,
-                task.toString()));
+                describe(task)));
       }
       return rows.toArray(new Row[0]);
     }
@@ -120,6 +131,22 @@ public final class CompactProcedure implements Procedure {
           null,
           null)
     };
+  }
+
+  /** A planned task as a dry run shows it: where, what it reads, what it writes. */
+  static String describe(CompactTask task) {
+    String where = task.partitionPath().isEmpty() ? "(unpartitioned)" : task.partitionPath();
+    return where
+        + " bucket "
+        + task.bucket()
+        + ": "
+        + task.inputs().size()
+        + (task.inputs().size() == 1 ? " file, " : " files, ")
+        + task.inputBytes()
+        + " bytes -> "
+        + (task.kind() == CompactTask.Kind.MERGE_TREE
+            ? "merged into level " + task.outputLevel()
+            : "rewritten");
   }
 
   /** Validates the arguments into the compaction of {@code table}; errors name the argument. */
