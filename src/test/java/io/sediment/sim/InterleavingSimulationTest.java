@@ -121,6 +121,7 @@ class InterleavingSimulationTest {
             "deduplicate",
             "partial-update",
             "aggregation",
+            "aggregation-remove",
             "first-row",
             "writers 1",
             "writers 2",

@@ -37,7 +37,13 @@ record SimConfig(
     String engine =
         dv
             ? pick(rnd, "deduplicate", "deduplicate", "first-row")
-            : pick(rnd, "deduplicate", "partial-update", "aggregation", "first-row");
+            : pick(
+                rnd,
+                "deduplicate",
+                "partial-update",
+                "aggregation",
+                "aggregation-remove", // aggregation.remove-record-on-delete: deletes remove rows
+                "first-row");
     int writers = 1 + (rnd.nextInt(3) == 0 ? 1 : 0);
     List<Boolean> own = new ArrayList<>();
     List<Boolean> sql = new ArrayList<>();

@@ -18,7 +18,9 @@ import java.util.TreeMap;
  *   <li>partial-update: non-null fields of an upsert overwrite, a delete removes the key (an upsert
  *       after it starts from an empty row);
  *   <li>aggregation: {@code a} is a sum (a delete subtracts its {@code a}), {@code b} the last
- *       non-null value (a delete leaves it); a key exists once any change of it was committed.
+ *       non-null value (a delete leaves it); a key exists once any change of it was committed;
+ *   <li>aggregation-remove ({@code aggregation.remove-record-on-delete}): as aggregation, but a
+ *       delete removes the row, and a later change starts a new one.
  * </ul>
  */
 final class SimModel {
@@ -96,6 +98,20 @@ final class SimModel {
             row[0] = row[0] == null ? a : (Integer) row[0] + a;
           }
           if (!c.delete() && c.b() != null) {
+            row[1] = c.b();
+          }
+        }
+      }
+      case "aggregation-remove" -> {
+        if (c.delete()) {
+          rows.remove(c.k()); // the whole row goes; a later change starts a new one
+        } else if (row == null) {
+          rows.put(c.k(), new Object[] {c.a(), c.b()});
+        } else {
+          if (c.a() != null) {
+            row[0] = row[0] == null ? c.a() : (Integer) row[0] + c.a();
+          }
+          if (c.b() != null) {
             row[1] = c.b();
           }
         }

@@ -66,7 +66,7 @@ final class SimTable {
             .column("b", DataTypes.STRING())
             .primaryKey("k")
             .option("bucket", String.valueOf(config.buckets()))
-            .option("merge-engine", config.engine())
+            .option("merge-engine", config.engine().replace("-remove", ""))
             .option("num-sorted-run.compaction-trigger", String.valueOf(config.compactionTrigger()))
             .option("local-cache.enabled", "true")
             .option("local-cache.dir", cache.toString())
@@ -82,6 +82,9 @@ final class SimTable {
     }
     switch (config.engine()) {
       case "aggregation" -> b.option("fields.a.aggregate-function", "sum");
+      case "aggregation-remove" ->
+          b.option("fields.a.aggregate-function", "sum")
+              .option("aggregation.remove-record-on-delete", "true");
       case "first-row" -> b.option("ignore-delete", "true"); // refused otherwise, as in Paimon
       case "partial-update" -> b.option("partial-update.remove-record-on-delete", "true");
       default -> {}
