@@ -13,7 +13,9 @@ import io.sediment.testutil.TestTables;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -607,6 +609,26 @@ class SedimentSqlTest {
                         "CALL c.sys.remove_orphan_files(`table` => 'db.t', older_than => 'yesterday')")))
         .hasStackTraceContaining("Argument 'older_than'");
     assertThat(table("t").latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.APPEND);
+  }
+
+  /** A real orphan removal says it deleted; its dry run says it kept. */
+  @Test
+  void removeOrphanFilesSaysWhatItDid() throws Exception {
+    createAndFill();
+    Path orphan = warehouse.resolve("db.db/t/p=a/bucket-0/data-orphan-0.parquet");
+    Files.writeString(orphan, "not referenced");
+    Files.setLastModifiedTime(orphan, FileTime.from(Instant.now().minusSeconds(3 * 86400)));
+    String call = "CALL c.sys.remove_orphan_files(`table` => 'db.t', older_than => '1 d'";
+    assertThat(rows(tEnv.executeSql(call + ", dry_run => true)")))
+        .containsExactly(
+            "+I["
+                + orphan.toUri().toString().replace("file:///", "file:/")
+                + ", found (dry run, kept)]");
+    assertThat(orphan).exists();
+    assertThat(rows(tEnv.executeSql(call + ")")))
+        .containsExactly(
+            "+I[" + orphan.toUri().toString().replace("file:///", "file:/") + ", deleted]");
+    assertThat(orphan).doesNotExist();
   }
 
   @Test

@@ -14,8 +14,8 @@ import org.apache.flink.types.Row;
 
 /**
  * {@code CALL c.sys.remove_orphan_files(`table` => 'db.t', older_than => '1 d', dry_run => false)};
- * see {@link RemoveOrphanFiles}. Returns one row per orphan file found (and deleted unless a dry
- * run).
+ * see {@link RemoveOrphanFiles}. Returns one row per orphan file: its path, and {@code deleted} or
+ * {@code found (dry run, kept)}.
  */
 public final class RemoveOrphanFilesProcedure implements Procedure {
 
@@ -27,7 +27,7 @@ public final class RemoveOrphanFilesProcedure implements Procedure {
     this.catalog = catalog;
   }
 
-  @ProcedureHint(output = @DataTypeHint("ROW<path STRING>"))
+  @ProcedureHint(output = @DataTypeHint("ROW<path STRING, action STRING>"))
   public Row[] call(
       ProcedureContext context,
       @ArgumentHint(name = "table", type = @DataTypeHint("STRING")) String table,
@@ -41,9 +41,11 @@ public final class RemoveOrphanFilesProcedure implements Procedure {
       remove.olderThan(ProcedureArgs.pointInTime("older_than", olderThan));
     }
     List<Path> orphans = remove.execute();
+    // The row says what happened: a real run and a dry run must not look alike.
+    String action = Boolean.TRUE.equals(dryRun) ? "found (dry run, kept)" : "deleted";
     Row[] rows = new Row[orphans.size()];
     for (int i = 0; i < rows.length; i++) {
-      rows[i] = Row.of(orphans.get(i).toString());
+      rows[i] = Row.of(orphans.get(i).toString(), action);
     }
     return rows;
   }
