@@ -620,14 +620,12 @@ class SedimentSqlTest {
     Files.setLastModifiedTime(orphan, FileTime.from(Instant.now().minusSeconds(3 * 86400)));
     String call = "CALL c.sys.remove_orphan_files(`table` => 'db.t', older_than => '1 d'";
     assertThat(rows(tEnv.executeSql(call + ", dry_run => true)")))
-        .containsExactly(
-            "+I["
-                + orphan.toUri().toString().replace("file:///", "file:/")
-                + ", found (dry run, kept)]");
+        .singleElement()
+        .satisfies(r -> assertThat(r).endsWith("/data-orphan-0.parquet, found (dry run, kept)]"));
     assertThat(orphan).exists();
     assertThat(rows(tEnv.executeSql(call + ")")))
-        .containsExactly(
-            "+I[" + orphan.toUri().toString().replace("file:///", "file:/") + ", deleted]");
+        .singleElement()
+        .satisfies(r -> assertThat(r).endsWith("/data-orphan-0.parquet, deleted]"));
     assertThat(orphan).doesNotExist();
   }
 
