@@ -209,6 +209,50 @@ public final class FileSystemCatalog {
     }
   }
 
+  /**
+   * Renames table {@code from} to {@code to} (same database) by renaming its directory, which on
+   * local and HDFS-like file systems is one atomic step; everything of the table (snapshots,
+   * manifests, data, consumers) moves with it. Jobs that write or compact the table by its old name
+   * must be stopped first. Refused on object stores, where a directory rename copies every file one
+   * by one, and when {@code to} exists.
+   */
+  public void renameTable(Identifier from, Identifier to) {
+    if (!from.database().equals(to.database())) {
+      throw new CatalogException(
+          "Renaming '"
+              + from
+              + "' to '"
+              + to
+              + "' would move it to another database; not supported");
+    }
+    if (!tableExists(from)) {
+      throw new CatalogException(missingTable(from));
+    }
+    if (tableExists(to)) {
+      throw new CatalogException("Cannot rename '" + from + "': table '" + to + "' already exists");
+    }
+    if (fileIO.isObjectStore()) {
+      throw new CatalogException(
+          "Renaming table '"
+              + from
+              + "' is not supported on an object store ("
+              + warehouse
+              + "): a directory rename there copies every file, not in one step");
+    }
+    try {
+      if (!fileIO.rename(tablePath(from), tablePath(to))) {
+        throw new CatalogException(
+            "Renaming table '"
+                + from
+                + "' to '"
+                + to
+                + "' failed: the file system did not move it");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot rename table '" + from + "'", e);
+    }
+  }
+
   public Table getTable(Identifier id) {
     TablePaths paths = new TablePaths(tablePath(id));
     TableSchema schema;

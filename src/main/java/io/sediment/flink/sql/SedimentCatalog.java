@@ -294,9 +294,20 @@ public final class SedimentCatalog extends AbstractCatalog {
     run(() -> catalog.dropTable(toIdentifier(path), ignoreIfNotExists));
   }
 
+  /** {@code ALTER TABLE db.t RENAME TO db.u}: see {@link FileSystemCatalog#renameTable}. */
   @Override
-  public void renameTable(ObjectPath path, String newName, boolean ignoreIfNotExists) {
-    throw new UnsupportedOperationException("Renaming tables is not supported by Sediment");
+  public void renameTable(ObjectPath path, String newName, boolean ignoreIfNotExists)
+      throws TableNotExistException {
+    if (!tableExists(path)) {
+      if (ignoreIfNotExists) {
+        return;
+      }
+      throw new TableNotExistException(getName(), path);
+    }
+    run(
+        () ->
+            catalog.renameTable(
+                toIdentifier(path), new Identifier(path.getDatabaseName(), newName)));
   }
 
   @Override

@@ -301,6 +301,21 @@ class SedimentSqlTest {
     assertThatThrownBy(() -> query("SELECT * FROM db.`k$nope`")).hasStackTraceContaining("k$nope");
   }
 
+  /** ALTER TABLE ... RENAME TO moves the table whole; clashes are refused. */
+  @Test
+  void alterTableRenameTo() throws Exception {
+    createAndFill();
+    List<String> rows = query("SELECT * FROM db.t");
+    exec("CREATE TABLE db.other (x INT)");
+    assertThatThrownBy(() -> exec("ALTER TABLE db.t RENAME TO db.other"))
+        .hasStackTraceContaining("table 'db.other' already exists");
+    exec("ALTER TABLE db.t RENAME TO db.renamed");
+    assertThat(query("SELECT * FROM db.renamed")).isEqualTo(rows);
+    assertThat(query("SHOW TABLES IN db")).containsExactly("+I[other]", "+I[renamed]");
+    exec("INSERT INTO db.renamed VALUES (99, 'a', 'z')");
+    assertThat(query("SELECT COUNT(*) FROM db.renamed")).containsExactly("+I[9]");
+  }
+
   /** A deletion-vector table written with the defaults shows the committed rows at once. */
   @Test
   void aDeletionVectorTableWithTheDefaultsShowsWhatWasCommitted() throws Exception {
