@@ -9,6 +9,7 @@ import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.maintenance.RemoveOrphanFiles;
 import io.sediment.table.Table;
 import io.sediment.testutil.FaultyFileSystem;
+import io.sediment.testutil.StreamingJobs;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
@@ -19,15 +20,12 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.JobStatus;
-import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichFilterFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -110,14 +108,7 @@ class SqlWriterFailoverTest {
 
   @Test
   void writersKilledPastACheckpointLeaveNoDataFile() throws Exception {
-    Configuration conf = new Configuration();
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(10));
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    env.setRuntimeMode(RuntimeExecutionMode.STREAMING);
-    env.setParallelism(2);
-    env.enableCheckpointing(200);
+    StreamExecutionEnvironment env = StreamingJobs.restarting(2, 200);
     StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
     String uri = FaultyFileSystem.uri(warehouse);
     tEnv.executeSql("CREATE CATALOG c WITH ('type' = 'sediment', 'warehouse' = '" + uri + "')");

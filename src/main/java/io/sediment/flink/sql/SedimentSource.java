@@ -26,7 +26,6 @@ import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
-import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.util.InstantiationUtil;
 
 /**
@@ -51,18 +50,7 @@ public final class SedimentSource
   }
 
   ReadBuilder readBuilder() {
-    ReadBuilder rb = table.newReadBuilder();
-    if (filter != null) {
-      rb.withFilter(filter);
-    }
-    if (projection != null) {
-      rb.withProjection(projection);
-    }
-    return rb;
-  }
-
-  public RowType outputType() {
-    return readBuilder().readType();
+    return ReadBuilders.of(table, filter, projection);
   }
 
   /** The splits a read would get now. */

@@ -15,7 +15,6 @@ import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.types.logical.RowType;
 
 /**
  * An unbounded FLIP-27 source over a table: the start snapshot (per {@code scan.mode}), then the
@@ -41,18 +40,7 @@ final class SedimentStreamSource implements Source<RowData, StreamSplit, StreamE
   }
 
   private ReadBuilder readBuilder() {
-    ReadBuilder rb = table.newReadBuilder();
-    if (filter != null) {
-      rb.withFilter(filter);
-    }
-    if (projection != null) {
-      rb.withProjection(projection);
-    }
-    return rb;
-  }
-
-  RowType outputType() {
-    return readBuilder().readType();
+    return ReadBuilders.of(table, filter, projection);
   }
 
   @Override

@@ -8,6 +8,7 @@ import io.sediment.table.Table;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSource;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -23,6 +24,7 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.RowType;
 
 /**
  * Reads a table: in batch mode one snapshot (bounded; the latest, or the one {@code scan.*} options
@@ -92,34 +94,29 @@ public final class SedimentTableSource
 
   @Override
   public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
+    RowType type = ReadBuilders.of(table, filter, projection).readType();
     if (streaming) {
-      SedimentStreamSource source =
+      return provider(
           new SedimentStreamSource(
               table,
               filter,
               projection,
-              table.options().get(TableOptions.CONTINUOUS_DISCOVERY_INTERVAL));
-      return new DataStreamScanProvider() {
-        @Override
-        public DataStream<RowData> produceDataStream(
-            ProviderContext provider, StreamExecutionEnvironment env) {
-          DataStreamSource<RowData> s =
-              env.fromSource(
-                  source,
-                  WatermarkStrategy.noWatermarks(),
-                  "Sediment stream " + table.fullName(),
-                  InternalTypeInfo.of(source.outputType()));
-          provider.generateUid("sediment-stream-source").ifPresent(s::uid);
-          return s;
-        }
-
-        @Override
-        public boolean isBounded() {
-          return false;
-        }
-      };
+              table.options().get(TableOptions.CONTINUOUS_DISCOVERY_INTERVAL)),
+          type,
+          "Sediment stream ",
+          "sediment-stream-source",
+          false);
     }
-    SedimentSource source = new SedimentSource(table, filter, projection);
+    return provider(
+        new SedimentSource(table, filter, projection),
+        type,
+        "Sediment read ",
+        "sediment-source",
+        true);
+  }
+
+  private DataStreamScanProvider provider(
+      Source<RowData, ?, ?> source, RowType type, String name, String uid, boolean bounded) {
     return new DataStreamScanProvider() {
       @Override
       public DataStream<RowData> produceDataStream(
@@ -128,15 +125,15 @@ public final class SedimentTableSource
             env.fromSource(
                 source,
                 WatermarkStrategy.noWatermarks(),
-                "Sediment read " + table.fullName(),
-                InternalTypeInfo.of(source.outputType()));
-        provider.generateUid("sediment-source").ifPresent(s::uid);
+                name + table.fullName(),
+                InternalTypeInfo.of(type));
+        provider.generateUid(uid).ifPresent(s::uid);
         return s;
       }
 
       @Override
       public boolean isBounded() {
-        return true;
+        return bounded;
       }
     };
   }

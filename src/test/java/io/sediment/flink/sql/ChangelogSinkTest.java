@@ -5,28 +5,23 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.table.Table;
+import io.sediment.testutil.StreamingJobs;
+import io.sediment.testutil.StreamingJobs.FailOnce;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
-import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -56,9 +51,6 @@ class ChangelogSinkTest {
   @RegisterExtension
   static final MiniClusterExtension MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
 
-  static final AtomicBoolean FAILED = new AtomicBoolean();
-  static final AtomicBoolean CHECKPOINTED = new AtomicBoolean();
-
   @TempDir Path warehouse;
 
   private StreamExecutionEnvironment env;
@@ -66,31 +58,8 @@ class ChangelogSinkTest {
   private static final TypeInformation<Row> CDC_TYPE =
       Types.ROW_NAMED(new String[] {"k", "v", "s"}, Types.LONG, Types.INT, Types.STRING);
 
-  /** Throws once, on the first row after a checkpoint has completed. */
-  static final class FailOnce implements MapFunction<Long, Long>, CheckpointListener {
-    @Override
-    public Long map(Long value) {
-      if (CHECKPOINTED.get() && FAILED.compareAndSet(false, true)) {
-        throw new IllegalStateException("injected failure");
-      }
-      return value;
-    }
-
-    @Override
-    public void notifyCheckpointComplete(long checkpointId) {
-      CHECKPOINTED.set(true);
-    }
-  }
-
   private StreamTableEnvironment streaming(int parallelism) {
-    Configuration conf = new Configuration();
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(10));
-    env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    env.setRuntimeMode(RuntimeExecutionMode.STREAMING);
-    env.setParallelism(parallelism);
-    env.enableCheckpointing(100);
+    env = StreamingJobs.restarting(parallelism, 100);
     StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
     tEnv.executeSql(
         "CREATE CATALOG c WITH ('type' = 'sediment', 'warehouse' = '" + warehouse.toUri() + "')");
@@ -119,8 +88,7 @@ class ChangelogSinkTest {
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"deduplicate", "aggregation"})
   void groupByCountsAreExactAcrossAFailover(String engine) throws Exception {
-    FAILED.set(false);
-    CHECKPOINTED.set(false);
+    FailOnce.reset(true);
     long n = 1500;
     StreamTableEnvironment tEnv = streaming(2);
     String agg = engine.equals("aggregation") ? ", 'fields.c.aggregate-function' = 'sum'" : "";
@@ -137,13 +105,13 @@ class ChangelogSinkTest {
                     x -> x, n, RateLimiterStrategy.perSecond(500), Types.LONG),
                 WatermarkStrategy.noWatermarks(),
                 "ids")
-            .map(new FailOnce())
+            .map(new FailOnce<Long>())
             .returns(Types.LONG);
     tEnv.createTemporaryView("ids", ids);
     tEnv.executeSql("INSERT INTO c.db.cnt SELECT f0 % 7, COUNT(*) FROM ids GROUP BY f0 % 7")
         .await();
 
-    assertThat(FAILED).as("the injected failure happened").isTrue();
+    assertThat(FailOnce.FAILED).as("the injected failure happened").isTrue();
     TreeMap<Long, String> expected = new TreeMap<>();
     for (long k = 0; k < 7; k++) {
       long count = n / 7 + (k < n % 7 ? 1 : 0);

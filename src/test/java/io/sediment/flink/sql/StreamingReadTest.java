@@ -10,6 +10,8 @@ import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.ConsumerManager;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
+import io.sediment.testutil.StreamingJobs;
+import io.sediment.testutil.StreamingJobs.FailOnce;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
@@ -21,12 +23,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.flink.api.common.RuntimeExecutionMode;
-import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.api.common.state.CheckpointListener;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.GenericRowData;
@@ -48,38 +45,11 @@ class StreamingReadTest {
   @RegisterExtension
   static final MiniClusterExtension MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
 
-  static final AtomicBoolean FAILED = new AtomicBoolean();
-  static final AtomicBoolean CHECKPOINTED = new AtomicBoolean();
-
   @TempDir Path warehouse;
 
-  /** Throws once, on the first row after a checkpoint completed. */
-  static final class FailOnce implements MapFunction<Row, Row>, CheckpointListener {
-    @Override
-    public Row map(Row value) {
-      if (CHECKPOINTED.get() && FAILED.compareAndSet(false, true)) {
-        throw new IllegalStateException("injected failure");
-      }
-      return value;
-    }
-
-    @Override
-    public void notifyCheckpointComplete(long checkpointId) {
-      CHECKPOINTED.set(true);
-    }
-  }
-
   private StreamTableEnvironment streaming() {
-    FAILED.set(false);
-    CHECKPOINTED.set(false);
-    Configuration conf = new Configuration();
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(10));
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    env.setRuntimeMode(RuntimeExecutionMode.STREAMING);
-    env.setParallelism(2);
-    env.enableCheckpointing(100);
+    FailOnce.reset(true);
+    StreamExecutionEnvironment env = StreamingJobs.restarting(2, 100);
     StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
     tEnv.executeSql(
         "CREATE CATALOG c WITH ('type' = 'sediment', 'warehouse' = '" + warehouse.toUri() + "')");
@@ -97,15 +67,15 @@ class StreamingReadTest {
 
   private CloseableIterator<Row> stream(StreamTableEnvironment tEnv, String name, String options)
       throws Exception {
-    return tEnv.toChangelogStream(
+    DataStream<Row> rows =
+        tEnv.toChangelogStream(
             tEnv.sqlQuery(
                 "SELECT * FROM c.db."
                     + name
                     + " /*+ OPTIONS('continuous.discovery-interval' = '50 ms'"
                     + options
-                    + ") */"))
-        .map(new FailOnce())
-        .executeAndCollect();
+                    + ") */"));
+    return rows.map(new FailOnce<Row>()).returns(rows.getType()).executeAndCollect();
   }
 
   /**
@@ -116,7 +86,7 @@ class StreamingReadTest {
   @Test
   void aConsumerHoldsBackExpiryAndANewReadResumesWhereItLeftOff() throws Exception {
     StreamTableEnvironment tEnv = streaming();
-    FAILED.set(true); // no injected failure here
+    FailOnce.reset(false); // no injected failure here
     tEnv.executeSql(
         "CREATE TABLE c.db.r (id BIGINT) WITH ("
             + " 'snapshot.num-retained.min' = '1', 'snapshot.num-retained.max' = '1')");
@@ -175,7 +145,7 @@ class StreamingReadTest {
           compactFully(a);
         }
         if (round == 3) { // rows written after a completed checkpoint meet the injected failure
-          await().atMost(Duration.ofMinutes(2)).until(CHECKPOINTED::get);
+          await().atMost(Duration.ofMinutes(2)).until(FailOnce.CHECKPOINTED::get);
         }
       }
       // Buckets are read by different readers, in no order between them: read until every id
@@ -190,7 +160,7 @@ class StreamingReadTest {
       }
       assertThat(ids).as("every id once").doesNotHaveDuplicates().hasSize((int) id);
     }
-    assertThat(FAILED).as("the injected failure happened").isTrue();
+    assertThat(FailOnce.FAILED).as("the injected failure happened").isTrue();
     assertThat(a.snapshotManager().listIds().stream().map(i -> a.snapshotManager().snapshot(i)))
         .extracting(Snapshot::commitKind)
         .contains(CommitKind.COMPACT);
@@ -221,7 +191,7 @@ class StreamingReadTest {
           compactFully(k);
         }
         if (round == 3) {
-          await().atMost(Duration.ofMinutes(2)).until(CHECKPOINTED::get);
+          await().atMost(Duration.ofMinutes(2)).until(FailOnce.CHECKPOINTED::get);
         }
       }
       Map<Long, String> table = new TreeMap<>();
@@ -239,7 +209,7 @@ class StreamingReadTest {
         }
       }
     }
-    assertThat(FAILED).as("the injected failure happened").isTrue();
+    assertThat(FailOnce.FAILED).as("the injected failure happened").isTrue();
   }
 
   @Test
