@@ -74,7 +74,7 @@ public enum TableKind {
    * A deletion-vector table compacts only with its key lookup on local disk: rejects the compaction
    * (before anything is written) when {@code local-cache.enabled} is not true.
    */
-  static void checkCompactable(FileStore store) {
+  public static void checkCompactable(FileStore store) {
     TableOptions o = store.options();
     if (o.get(TableOptions.DELETION_VECTORS_ENABLED) && !o.get(TableOptions.LOCAL_CACHE_ENABLED)) {
       throw new IllegalStateException(

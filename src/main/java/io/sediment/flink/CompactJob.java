@@ -8,6 +8,7 @@ import io.sediment.compact.CompactBuilder;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactSpec;
 import io.sediment.compact.CompactTask;
+import io.sediment.compact.TableKind;
 import io.sediment.flink.serde.LayoutTypeInfo;
 import io.sediment.flink.sql.filter.PartitionWhere;
 import io.sediment.predicate.Predicate;
@@ -90,6 +91,12 @@ public final class CompactJob {
     for (String t : targets.tableNames()) {
       Table table = targets.table(t); // validates the options against each table
       SnapshotCommits.checkCommitSafe(table.store()); // an object store needs a commit lock
+      // Refused here, before a job starts, rather than by its planning after restarts.
+      try {
+        TableKind.checkCompactable(table.store());
+      } catch (IllegalStateException e) {
+        throw new IllegalStateException("Table " + t + ": " + e.getMessage(), e);
+      }
       tables.add(table);
     }
     // A single table's own options configure the job too; a database's tables share the spec's.

@@ -309,7 +309,8 @@ class CliErrorsTest {
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.errorLine())
         .isEqualTo(
-            "Error: Compacting a deletion-vector table needs its key lookup on local disk: set"
+            "Error: Table db.t: Compacting a deletion-vector table needs its key lookup on local"
+                + " disk: set"
                 + " 'local-cache.enabled' = 'true' (table option or dynamic option, e.g."
                 + " CompactBuilder.withOptions(Map.of(\"local-cache.enabled\", \"true\")));"
                 + " nothing was compacted or committed");

@@ -316,6 +316,24 @@ class SedimentSqlTest {
     assertThat(query("SELECT COUNT(*) FROM db.renamed")).containsExactly("+I[9]");
   }
 
+  /**
+   * A compaction the table refuses (deletion vectors without the local cache) fails the CALL at
+   * once, naming the table and the option, before a job starts (it took six restarts before).
+   */
+  @Test
+  void aRefusedCompactionFailsBeforeAJobStarts() throws Exception {
+    exec(
+        "CREATE TABLE db.dv (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('bucket' ="
+            + " '1', 'deletion-vectors.enabled' = 'true', 'local-cache.enabled' = 'false')");
+    exec("INSERT INTO db.dv VALUES (1, 'a')");
+    exec("INSERT INTO db.dv VALUES (2, 'b')");
+    assertThatThrownBy(() -> rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.dv')")))
+        .hasStackTraceContaining("Table db.dv: Compacting a deletion-vector table")
+        .hasStackTraceContaining("'local-cache.enabled' = 'true'")
+        .satisfies(e -> assertThat(e.toString()).doesNotContain("Recovery is suppressed"));
+    assertThat(table("dv").snapshotManager().listIds()).hasSize(2);
+  }
+
   /** A deletion-vector table written with the defaults shows the committed rows at once. */
   @Test
   void aDeletionVectorTableWithTheDefaultsShowsWhatWasCommitted() throws Exception {
