@@ -61,6 +61,9 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
 
   static final String RESULTS_ACCUMULATOR = "sediment.compact.results";
 
+  /** The table of each entry of {@link #RESULTS_ACCUMULATOR}, in the same order. */
+  static final String RESULT_TABLES_ACCUMULATOR = "sediment.compact.result-tables";
+
   private final CompactTargets targets;
   private final boolean batch;
   private final int maxConsecutiveFailures;
@@ -82,6 +85,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
   private transient Counter orphanRemovalFailures;
   private transient volatile long lastCommitMillis;
   private transient ListAccumulator<CompactResult> results;
+  private transient ListAccumulator<String> resultTables;
 
   public CompactCommitter(
       CompactTargets targets,
@@ -109,6 +113,8 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     getMetricGroup().gauge("consecutiveFailures", () -> consecutiveFailures);
     results = new ListAccumulator<>();
     getRuntimeContext().addAccumulator(RESULTS_ACCUMULATOR, results);
+    resultTables = new ListAccumulator<>();
+    getRuntimeContext().addAccumulator(RESULT_TABLES_ACCUMULATOR, resultTables);
 
     var backend = context.getOperatorStateStore();
     windows = new CommitWindows<>(CompactMessageCodec.INSTANCE);
@@ -259,6 +265,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
           rs.add(m.result());
         }
         results.add(CompactResult.of(rs, snapshotId, 0));
+        resultTables.add(table);
       }
     }
 

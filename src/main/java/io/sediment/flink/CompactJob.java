@@ -184,6 +184,17 @@ public final class CompactJob {
    */
   public CompactResult runBatch(StreamExecutionEnvironment env, IntConsumer progress)
       throws Exception {
+    List<CompactResult> perTable = new ArrayList<>(runBatchPerTable(env, progress).values());
+    return CompactResult.sum(perTable, perTable.get(0).durationMs());
+  }
+
+  /**
+   * {@link #runBatch(StreamExecutionEnvironment, IntConsumer)}, with what it did per table, in the
+   * order of {@link CompactTargets#tableNames()} ({@link CompactResult#nothing} for a table that
+   * needed nothing).
+   */
+  public Map<String, CompactResult> runBatchPerTable(
+      StreamExecutionEnvironment env, IntConsumer progress) throws Exception {
     long start = System.currentTimeMillis();
     env.setRuntimeMode(RuntimeExecutionMode.BATCH);
     buildTopology(env, true);
@@ -206,9 +217,22 @@ public final class CompactJob {
       throw taskError(e);
     }
     List<CompactResult> results = result.getAccumulatorResult(CompactCommitter.RESULTS_ACCUMULATOR);
-    CompactResult r = CompactResult.sum(results, System.currentTimeMillis() - start);
-    LOG.info("Compacted {}: {}", name, r.toJson());
-    return r;
+    List<String> tables = result.getAccumulatorResult(CompactCommitter.RESULT_TABLES_ACCUMULATOR);
+    long durationMs = System.currentTimeMillis() - start;
+    Map<String, List<CompactResult>> byTable = new LinkedHashMap<>();
+    for (String t : targets.tableNames()) {
+      byTable.put(t, new ArrayList<>());
+    }
+    for (int i = 0; results != null && i < results.size(); i++) {
+      byTable.computeIfAbsent(tables.get(i), k -> new ArrayList<>()).add(results.get(i));
+    }
+    Map<String, CompactResult> out = new LinkedHashMap<>();
+    byTable.forEach((t, rs) -> out.put(t, CompactResult.sum(rs, durationMs)));
+    LOG.info(
+        "Compacted {}: {}",
+        name,
+        CompactResult.sum(new ArrayList<>(out.values()), durationMs).toJson());
+    return out;
   }
 
   private static void reportProgress(JobClient client, IntConsumer progress) {

@@ -1,8 +1,9 @@
 package io.sediment.flink.sql.procedures;
 
 import io.sediment.catalog.FileSystemCatalog;
-import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactSpec;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.ExecutionOptions;
@@ -47,7 +48,7 @@ public final class CompactDatabaseProcedure implements Procedure {
           @DataTypeHint(
               "ROW<tasks INT, snapshotId BIGINT, filesBefore BIGINT, filesAfter BIGINT,"
                   + " bytesBefore BIGINT, bytesAfter BIGINT, rowsRead BIGINT, rowsWritten BIGINT,"
-                  + " durationMs BIGINT, jobId STRING>"))
+                  + " durationMs BIGINT, jobId STRING, `table` STRING>"))
   public Row[] call(
       ProcedureContext context,
       @ArgumentHint(name = "including_databases", type = @DataTypeHint("STRING"), isOptional = true)
@@ -84,22 +85,28 @@ public final class CompactDatabaseProcedure implements Procedure {
     }
     if (streaming) {
       String jobId = runner.submitStreaming(spec, env);
-      return new Row[] {Row.of(null, null, null, null, null, null, null, null, null, jobId)};
+      return new Row[] {Row.of(null, null, null, null, null, null, null, null, null, jobId, null)};
     }
-    CompactResult r = runner.runBatch(spec, env);
-    return new Row[] {
-      Row.of(
-          r.tasks(),
-          r.snapshotId(),
-          r.filesBefore(),
-          r.filesAfter(),
-          r.bytesBefore(),
-          r.bytesAfter(),
-          r.rowsRead(),
-          r.rowsWritten(),
-          r.durationMs(),
-          null)
-    };
+    // One row per table: a table's own snapshot and numbers (durationMs is the whole job's).
+    List<Row> rows = new ArrayList<>();
+    runner
+        .runBatchPerTable(spec, env)
+        .forEach(
+            (table, r) ->
+                rows.add(
+                    Row.of(
+                        r.tasks(),
+                        r.snapshotId(),
+                        r.filesBefore(),
+                        r.filesAfter(),
+                        r.bytesBefore(),
+                        r.bytesAfter(),
+                        r.rowsRead(),
+                        r.rowsWritten(),
+                        r.durationMs(),
+                        null,
+                        table)));
+    return rows.toArray(new Row[0]);
   }
 
   /** Whether {@code mode} asks for the streaming job; errors name the argument. */

@@ -3,6 +3,7 @@ package io.sediment.flink.sql.procedures;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactSpec;
 import io.sediment.flink.CompactJob;
+import java.util.Map;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -14,6 +15,10 @@ public interface CompactionRunner {
 
   /** Runs a compaction to the end and returns what it did. */
   CompactResult runBatch(CompactSpec spec, StreamExecutionEnvironment env) throws Exception;
+
+  /** Runs a compaction to the end and returns what it did per table. */
+  Map<String, CompactResult> runBatchPerTable(CompactSpec spec, StreamExecutionEnvironment env)
+      throws Exception;
 
   /** Submits a long-running compaction job and returns its job id. */
   String submitStreaming(CompactSpec spec, StreamExecutionEnvironment env) throws Exception;
@@ -29,6 +34,13 @@ public interface CompactionRunner {
           throws Exception {
         ProcedureJobJars.addSedimentJar(env);
         return CompactJob.of(warehouse, spec).runBatch(env);
+      }
+
+      @Override
+      public Map<String, CompactResult> runBatchPerTable(
+          CompactSpec spec, StreamExecutionEnvironment env) throws Exception {
+        ProcedureJobJars.addSedimentJar(env);
+        return CompactJob.of(warehouse, spec).runBatchPerTable(env, null);
       }
 
       @Override
