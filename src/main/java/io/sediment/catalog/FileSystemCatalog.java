@@ -228,8 +228,14 @@ public final class FileSystemCatalog {
     if (!tableExists(from)) {
       throw new CatalogException(missingTable(from));
     }
-    if (tableExists(to)) {
-      throw new CatalogException("Cannot rename '" + from + "': table '" + to + "' already exists");
+    try {
+      if (tableExists(to) || fileIO.exists(tablePath(to))) {
+        // a leftover directory too: HDFS would move the table inside it
+        throw new CatalogException(
+            "Cannot rename '" + from + "': table '" + to + "' (or its directory) already exists");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot rename table '" + from + "'", e);
     }
     if (fileIO.isObjectStore()) {
       throw new CatalogException(

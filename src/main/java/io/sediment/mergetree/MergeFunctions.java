@@ -163,9 +163,13 @@ public final class MergeFunctions {
       }
     }
 
+    /** The key, and the sequence field: a delete must keep its place in the version order. */
     private void applyKey(RowData kv) {
       for (int k : layout.keyIndexes()) {
         acc.setField(k, copier.get(kv, k));
+      }
+      if (layout.sequenceFieldIndex() >= 0) {
+        acc.setField(layout.sequenceFieldIndex(), copier.get(kv, layout.sequenceFieldIndex()));
       }
     }
 
@@ -246,7 +250,9 @@ public final class MergeFunctions {
       if (removesRecords) {
         if (kind == RowKind.DELETE) {
           for (int i = 0; i < arity; i++) {
-            acc.setField(i, aggs[i] instanceof KeyAgg ? copier.get(kv, i) : null);
+            // the key, and the sequence field: the delete keeps its place in the version order
+            boolean kept = aggs[i] instanceof KeyAgg || i == layout.sequenceFieldIndex();
+            acc.setField(i, kept ? copier.get(kv, i) : null);
           }
           state = DELETED;
           return;

@@ -141,6 +141,20 @@ public final class TableSchema implements Serializable {
               + "', which is not a column; columns are "
               + names);
     }
+    Map<String, String> functions = opts.aggregateFunctions();
+    for (String f : opts.ignoreRetractFields()) {
+      String fn = functions.getOrDefault(f, "last_non_null_value");
+      if (!fn.equals("min") && !fn.equals("max")) {
+        throw new IllegalArgumentException(
+            "Option 'fields."
+                + f
+                + ".ignore-retract' applies to fields aggregated with min or max in this version;"
+                + " field '"
+                + f
+                + "' uses "
+                + fn);
+      }
+    }
     for (String f : opts.referencedFields()) {
       if (!names.contains(f)) {
         throw new IllegalArgumentException(
@@ -345,6 +359,14 @@ public final class TableSchema implements Serializable {
   }
 
   private void checkChangeable(String key, String value) {
+    if (key.startsWith("lock.") && !Objects.equals(options.get(key), value)) {
+      // a running committer keeps the lock it loaded: two lock settings at once lose commits
+      throw new IllegalArgumentException(
+          "Option '"
+              + key
+              + "' cannot be changed by ALTER TABLE: committers already running keep the commit"
+              + " lock they loaded, and two lock settings at once can lose commits");
+    }
     boolean fixed =
         TableOptions.IMMUTABLE.contains(key)
             || TableOptions.FIELD_AGGREGATE_FUNCTION.matcher(key).matches();

@@ -12,6 +12,7 @@ import io.sediment.predicate.Predicate;
 import io.sediment.predicate.Predicates;
 import io.sediment.schema.TableOptions;
 import java.io.IOException;
+import java.io.Serializable;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -46,13 +47,21 @@ public final class StreamScan {
   public record Start(List<DataSplit> splits, long nextSnapshotId) {}
 
   /**
-   * The start chosen by the table's scan options: {@code latest-full} (default: the latest snapshot
-   * in full, then its successors' changes), {@code latest} (changes after the latest), {@code
+   * Where a stream starts, as snapshot ids: the snapshot read in full first (null: none), and the
+   * first snapshot whose changes follow. Resolved once, when the job is planned, so that a job
+   * restarted before its first checkpoint starts at the same place.
+   */
+  public record StartPoint(Long fullSnapshotId, long nextSnapshotId, boolean latest)
+      implements Serializable {}
+
+  /**
+   * The start the table's scan options choose: {@code latest-full} (default: the latest snapshot in
+   * full, then its successors' changes), {@code latest} (changes after the latest), {@code
    * from-snapshot} (changes from {@code scan.snapshot-id} on), {@code from-snapshot-full} (that
    * snapshot in full, then changes), {@code from-timestamp} (changes of the snapshots committed
    * after {@code scan.timestamp-millis}).
    */
-  public Start start() {
+  public StartPoint resolveStart() {
     TableOptions options = store.options();
     String mode = options.get(TableOptions.SCAN_MODE).toLowerCase(Locale.ROOT);
     Long id = options.get(TableOptions.SCAN_SNAPSHOT_ID);
@@ -66,25 +75,106 @@ public final class StreamScan {
     long afterLatest = latest.isPresent() ? latest.getAsLong() + 1 : 1;
     switch (mode) {
       case "latest":
-        return new Start(List.of(), afterLatest);
+        return new StartPoint(null, afterLatest, false);
       case "from-snapshot":
-        return new Start(List.of(), scan.startSnapshot().orElseThrow().id());
+        return new StartPoint(null, scan.startSnapshot().orElseThrow().id(), false);
       case "from-timestamp":
         {
           Optional<Snapshot> before = TableScan.atOrBefore(snapshots, timestamp);
           if (before.isPresent()) {
-            return new Start(List.of(), before.get().id() + 1);
+            return new StartPoint(null, before.get().id() + 1, false);
           }
           OptionalLong earliest = snapshots.earliestId();
-          return new Start(List.of(), earliest.isPresent() ? earliest.getAsLong() : afterLatest);
+          return new StartPoint(
+              null, earliest.isPresent() ? earliest.getAsLong() : afterLatest, false);
         }
       default: // latest-full, from-snapshot-full
         Optional<Snapshot> first = scan.startSnapshot();
-        if (first.isEmpty()) {
-          return new Start(List.of(), afterLatest);
-        }
-        return new Start(scan.plan(first.get()).splits(), first.get().id() + 1);
+        boolean latestFull = id == null; // not a snapshot the user named
+        return first.isEmpty()
+            ? new StartPoint(null, afterLatest, false)
+            : new StartPoint(first.get().id(), first.get().id() + 1, latestFull);
     }
+  }
+
+  /** {@link #start(StartPoint)} of {@link #resolveStart()}. */
+  public Start start() {
+    return start(resolveStart());
+  }
+
+  /**
+   * The splits of a start: the full snapshot's, and on a deletion-vector table also its level-0
+   * files as change splits after them (readers of such tables skip level 0, but a stream must not:
+   * those rows were committed before the stream's first changes).
+   *
+   * @throws IllegalStateException when the full snapshot expired since the start was resolved
+   */
+  public Start start(StartPoint point) {
+    if (point.fullSnapshotId() == null) {
+      return new Start(List.of(), point.nextSnapshotId());
+    }
+    long pinned = point.fullSnapshotId();
+    Optional<Snapshot> pinnedSnapshot = store.snapshotManager().snapshotIfExists(pinned);
+    if (pinnedSnapshot.isEmpty() && point.latest()) {
+      // The latest snapshot when the job was planned expired before it started: the latest now
+      // is as good a start (a full read is the table's state, not changes).
+      Optional<Snapshot> now = store.snapshotManager().latest();
+      if (now.isPresent()) {
+        return start(new StartPoint(now.get().id(), now.get().id() + 1, true));
+      }
+    }
+    long id = pinned;
+    Snapshot full =
+        pinnedSnapshot.orElseThrow(
+            () ->
+                new IllegalStateException(
+                    "Snapshot "
+                        + id
+                        + " of "
+                        + new TableScan(store, filter).tableName()
+                        + ", where the streaming read starts, expired before it was read; "
+                        + new TableScan(store, filter).present()));
+    List<DataSplit> splits = new ArrayList<>(new TableScan(store, filter).plan(full).splits());
+    if (store.schema().hasPrimaryKey()
+        && store.options().get(TableOptions.DELETION_VECTORS_ENABLED)) {
+      Map<ManifestEntry.Identifier, List<DataFileMeta>> level0 = new LinkedHashMap<>();
+      for (ManifestEntry e : scanOf().plan(full)) {
+        if (e.file().level() == 0) {
+          level0
+              .computeIfAbsent(
+                  new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, ""),
+                  k -> new ArrayList<>())
+              .add(e.file());
+        }
+      }
+      splits.addAll(changeSplits(id, level0));
+    }
+    return new Start(splits, point.nextSnapshotId());
+  }
+
+  private FileStoreScan scanOf() {
+    FileStoreScan scan = store.newScan();
+    if (filter != null) {
+      Predicates.projectTo(filter, store.partitionType()).ifPresent(scan::withPartitionFilter);
+    }
+    return scan;
+  }
+
+  private static List<DataSplit> changeSplits(
+      long snapshotId, Map<ManifestEntry.Identifier, List<DataFileMeta>> groups) {
+    List<DataSplit> splits = new ArrayList<>();
+    for (Map.Entry<ManifestEntry.Identifier, List<DataFileMeta>> g : groups.entrySet()) {
+      g.getValue().sort(Comparator.comparingLong(DataFileMeta::minSequenceNumber));
+      splits.add(
+          new DataSplit(
+              snapshotId,
+              g.getKey().partition(),
+              g.getKey().bucket(),
+              g.getValue(),
+              Map.of(),
+              true));
+    }
+    return splits;
   }
 
   /**
@@ -115,10 +205,7 @@ public final class StreamScan {
     if (s.commitKind() != CommitKind.APPEND) {
       return Optional.of(List.of());
     }
-    FileStoreScan scan = store.newScan();
-    if (filter != null) {
-      Predicates.projectTo(filter, store.partitionType()).ifPresent(scan::withPartitionFilter);
-    }
+    FileStoreScan scan = scanOf();
     Map<ManifestEntry.Identifier, List<DataFileMeta>> groups = new LinkedHashMap<>();
     try {
       for (ManifestEntry e : scan.readDelta(s)) {
@@ -133,13 +220,7 @@ public final class StreamScan {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read the changes of snapshot " + id, e);
     }
-    List<DataSplit> splits = new ArrayList<>();
-    for (Map.Entry<ManifestEntry.Identifier, List<DataFileMeta>> g : groups.entrySet()) {
-      g.getValue().sort(Comparator.comparingLong(DataFileMeta::minSequenceNumber));
-      splits.add(
-          new DataSplit(
-              id, g.getKey().partition(), g.getKey().bucket(), g.getValue(), Map.of(), true));
-    }
+    List<DataSplit> splits = changeSplits(id, groups);
     return Optional.of(splits);
   }
 }

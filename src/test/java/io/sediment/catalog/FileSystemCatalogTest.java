@@ -90,7 +90,8 @@ class FileSystemCatalogTest {
         List.of(
             SchemaChange.setOption("merge-engine", "first-row"),
             SchemaChange.removeOption("bucket"),
-            SchemaChange.setOption("num-sorted-run.compaction-trigger", "0"))) {
+            SchemaChange.setOption("num-sorted-run.compaction-trigger", "0"),
+            SchemaChange.setOption("lock.enabled", "true"))) {
       assertThatThrownBy(() -> catalog.alterTable(id, List.of(refused)))
           .as("%s", refused)
           .isInstanceOf(IllegalArgumentException.class);

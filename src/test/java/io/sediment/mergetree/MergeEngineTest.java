@@ -119,6 +119,17 @@ class MergeEngineTest {
                 List.of(del(1L, null, null))),
             List.of("(2,x,6)", "(3,c,6)")),
         Arguments.of(
+            "partial-update, remove-record-on-delete, sequence.field",
+            Map.of(
+                "merge-engine", "partial-update",
+                "partial-update.remove-record-on-delete", "true",
+                "sequence.field", "v"),
+            List.of(
+                List.of(ins(1L, "a", 5), ins(2L, "b", 1)),
+                List.of(del(1L, "a", 5)),
+                List.of(ins(2L, "c", 3))),
+            List.of("(2,c,3)")),
+        Arguments.of(
             "aggregation, last_value retracted",
             Map.of(
                 "merge-engine", "aggregation",

@@ -5,6 +5,7 @@ import io.sediment.manifest.ConsumerManager;
 import io.sediment.predicate.Predicate;
 import io.sediment.schema.TableOptions;
 import io.sediment.table.ReadBuilder;
+import io.sediment.table.StreamScan;
 import io.sediment.table.Table;
 import java.time.Duration;
 import org.apache.flink.api.connector.source.Boundedness;
@@ -30,13 +31,22 @@ final class SedimentStreamSource implements Source<RowData, StreamSplit, StreamE
   private final Predicate filter;
   private final int[] projection;
   private final Duration discoveryInterval;
+  private final StreamScan.StartPoint startPoint;
 
+  /**
+   * @param startPoint where a read without state starts, resolved when the job is planned
+   */
   SedimentStreamSource(
-      Table table, Predicate filter, int[] projection, Duration discoveryInterval) {
+      Table table,
+      Predicate filter,
+      int[] projection,
+      Duration discoveryInterval,
+      StreamScan.StartPoint startPoint) {
     this.table = table;
     this.filter = filter;
     this.projection = projection == null ? null : projection.clone();
     this.discoveryInterval = discoveryInterval;
+    this.startPoint = startPoint;
   }
 
   private ReadBuilder readBuilder() {
@@ -54,7 +64,7 @@ final class SedimentStreamSource implements Source<RowData, StreamSplit, StreamE
     return restoreEnumerator(
         context,
         StreamSplitEnumerator.initialState(
-            readBuilder().newStreamScan(), consumers(), consumerId()));
+            readBuilder().newStreamScan(), startPoint, consumers(), consumerId()));
   }
 
   private ConsumerManager consumers() {
@@ -80,7 +90,7 @@ final class SedimentStreamSource implements Source<RowData, StreamSplit, StreamE
 
   @Override
   public SourceReader<RowData, StreamSplit> createReader(SourceReaderContext context) {
-    return new StreamSplitReader(context, readBuilder().newRead());
+    return new StreamSplitReader(context, readBuilder().newRead(), table.schema().hasPrimaryKey());
   }
 
   @Override

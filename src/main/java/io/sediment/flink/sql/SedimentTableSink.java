@@ -4,6 +4,7 @@ import io.sediment.commit.CommitUsers;
 import io.sediment.compact.PartitionFilters;
 import io.sediment.mergetree.RowKindPolicy;
 import io.sediment.predicate.Predicate;
+import io.sediment.schema.TableOptions;
 import io.sediment.table.RowBuckets;
 import io.sediment.table.Table;
 import java.util.LinkedHashMap;
@@ -13,6 +14,7 @@ import java.util.Set;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -204,6 +206,26 @@ public final class SedimentTableSink
   }
 
   private RowKindPolicy primaryKeyPolicy(String statement) {
+    for (ConfigOption<?> o :
+        List.of(
+            TableOptions.SCAN_SNAPSHOT_ID,
+            TableOptions.SCAN_TIMESTAMP_MILLIS,
+            TableOptions.SCAN_MODE)) {
+      String v = table.options().toMap().get(o.key());
+      if (v != null && !(o == TableOptions.SCAN_MODE && v.equalsIgnoreCase("default"))) {
+        // the statement would read an old snapshot and write its rows back as the newest
+        throw new ValidationException(
+            statement
+                + " "
+                + table.fullName()
+                + " cannot run with '"
+                + o.key()
+                + "' = '"
+                + v
+                + "' (time travel): it must read the latest snapshot; remove the option (RESET"
+                + " it, or leave it out of the hint)");
+      }
+    }
     if (!table.schema().hasPrimaryKey()) {
       throw new ValidationException(
           statement

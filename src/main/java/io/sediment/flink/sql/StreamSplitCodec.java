@@ -61,7 +61,10 @@ final class StreamSplitCodec implements VersionedCodec<StreamSplit> {
         id, new DataSplit(snapshotId, partition, bucket, files, deletionFiles, changes), position);
   }
 
-  /** The enumerator's state: next snapshot id (long), split counter (long), pending splits. */
+  /**
+   * The enumerator's state: next snapshot id (long), split counter (long), pending splits, held
+   * split ids (strings) and their snapshots (longs, negated for a full read).
+   */
   static final class EnumeratorStateCodec implements VersionedCodec<StreamEnumeratorState> {
 
     static final EnumeratorStateCodec INSTANCE = new EnumeratorStateCodec();
@@ -71,6 +74,13 @@ final class StreamSplitCodec implements VersionedCodec<StreamSplit> {
       out.writeLong(s.nextSnapshotId());
       out.writeLong(s.splitCounter());
       StateLayout.writeList(s.pending(), StreamSplitCodec.INSTANCE, out);
+      List<String> ids = new ArrayList<>(s.held().keySet());
+      StateLayout.writeStrings(ids, out);
+      long[] snapshots = new long[ids.size()];
+      for (int i = 0; i < snapshots.length; i++) {
+        snapshots[i] = s.held().get(ids.get(i));
+      }
+      StateLayout.writeLongs(snapshots, out);
     }
 
     @Override
@@ -79,7 +89,23 @@ final class StreamSplitCodec implements VersionedCodec<StreamSplit> {
       long next = in.readLong();
       long counter = in.readLong();
       List<StreamSplit> pending = StateLayout.readList(in, version, StreamSplitCodec.INSTANCE);
-      return new StreamEnumeratorState(next, counter, pending);
+      List<String> ids = StateLayout.readStrings(in);
+      long[] snapshots = StateLayout.readLongs(in);
+      if (snapshots.length != ids.size()) {
+        throw new IOException(
+            "Corrupt streaming read enumerator state (layout "
+                + version
+                + "): "
+                + ids.size()
+                + " held splits but "
+                + snapshots.length
+                + " snapshots");
+      }
+      Map<String, Long> held = new LinkedHashMap<>();
+      for (int i = 0; i < snapshots.length; i++) {
+        held.put(ids.get(i), snapshots[i]);
+      }
+      return new StreamEnumeratorState(next, counter, pending, held);
     }
   }
 }

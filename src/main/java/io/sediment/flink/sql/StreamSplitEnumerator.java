@@ -4,9 +4,11 @@ import io.sediment.manifest.ConsumerManager;
 import io.sediment.table.DataSplit;
 import io.sediment.table.RowBuckets;
 import io.sediment.table.StreamScan;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,6 +18,8 @@ import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.connector.source.SplitsAssignment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Plans a streaming read: the start splits, then every {@code continuous.discovery-interval} the
@@ -30,6 +34,8 @@ import org.apache.flink.api.connector.source.SplitsAssignment;
  * dropped. So a checkpoint's next snapshot id and pending splits always match.
  */
 final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, StreamEnumeratorState> {
+
+  private static final Logger LOG = LoggerFactory.getLogger(StreamSplitEnumerator.class);
 
   /** At most this many snapshots are planned in one round. */
   private static final int SNAPSHOTS_PER_ROUND = 100;
@@ -67,29 +73,34 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
     this.byBucket = byBucket;
     this.intervalMillis = intervalMillis;
     this.pending = new ArrayList<>(state.pending());
+    this.held.putAll(state.held());
     this.nextSnapshotId = state.nextSnapshotId();
     this.splitCounter = state.splitCounter();
   }
 
   /**
    * The state of a read that starts now: where consumer {@code consumerId} (null: none) left off,
-   * or else the start splits and the snapshot after them.
+   * or else the splits of {@code startPoint} (resolved when the job was planned) and the snapshot
+   * after them.
    */
   static StreamEnumeratorState initialState(
-      StreamScan scan, ConsumerManager consumers, String consumerId) {
+      StreamScan scan,
+      StreamScan.StartPoint startPoint,
+      ConsumerManager consumers,
+      String consumerId) {
     if (consumerId != null) {
       OptionalLong next = consumers.nextSnapshot(consumerId);
       if (next.isPresent()) {
-        return new StreamEnumeratorState(next.getAsLong(), 0, List.of());
+        return new StreamEnumeratorState(next.getAsLong(), 0, List.of(), Map.of());
       }
     }
-    StreamScan.Start start = scan.start();
+    StreamScan.Start start = scan.start(startPoint);
     List<StreamSplit> splits = new ArrayList<>();
     long counter = 0;
     for (DataSplit s : start.splits()) {
       splits.add(new StreamSplit(String.valueOf(counter++), s, 0));
     }
-    return new StreamEnumeratorState(start.nextSnapshotId(), counter, splits);
+    return new StreamEnumeratorState(start.nextSnapshotId(), counter, splits, Map.of());
   }
 
   private record Planned(long from, long next, List<DataSplit> splits) {}
@@ -149,7 +160,7 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
         owner = readers.get(roundRobin++ % readers.size());
       }
       assignment.computeIfAbsent(owner, k -> new ArrayList<>()).add(s);
-      held.put(s.id(), s.split().snapshotId());
+      held.put(s.id(), heldAs(s));
       it.remove();
     }
     if (!assignment.isEmpty()) {
@@ -174,6 +185,11 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
     assignPending();
   }
 
+  private static long heldAs(StreamSplit s) {
+    long id = s.split().snapshotId();
+    return s.split().isChanges() ? id : StreamEnumeratorState.fullRead(id);
+  }
+
   @Override
   public void handleSourceEvent(int subtaskId, SourceEvent event) {
     if (event instanceof StreamSplitProgress progress) {
@@ -184,27 +200,38 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
 
   @Override
   public StreamEnumeratorState snapshotState(long checkpointId) {
-    long needed = nextSnapshotId;
-    for (StreamSplit s : pending) {
-      needed = Math.min(needed, s.split().snapshotId());
-    }
-    for (long snapshot : held.values()) {
-      needed = Math.min(needed, snapshot);
+    // The consumer's position: below every split not yet read. None while a full read is not
+    // finished: a new read resuming at a snapshot reads its changes, not the table as of it.
+    Long needed = nextSnapshotId;
+    List<Long> outstanding = new ArrayList<>(held.values());
+    pending.forEach(s -> outstanding.add(heldAs(s)));
+    for (long snapshot : outstanding) {
+      needed = snapshot < 0 ? null : Math.min(needed, snapshot);
+      if (needed == null) {
+        break;
+      }
     }
     neededAtCheckpoint.put(checkpointId, needed);
-    return new StreamEnumeratorState(nextSnapshotId, splitCounter, List.copyOf(pending));
+    return new StreamEnumeratorState(
+        nextSnapshotId, splitCounter, List.copyOf(pending), new LinkedHashMap<>(held));
   }
 
   /**
    * A checkpoint completed: consumer {@code consumer-id} records the oldest snapshot the read
-   * needed at it (below every split not yet read), which expiry then keeps.
+   * needed at it (below every split not yet read), which expiry then keeps. A failure to write it
+   * is logged: the next checkpoint records the position again.
    */
   @Override
-  public void notifyCheckpointComplete(long checkpointId) throws Exception {
+  public void notifyCheckpointComplete(long checkpointId) {
     Long needed = neededAtCheckpoint.get(checkpointId);
+    boolean known = neededAtCheckpoint.containsKey(checkpointId);
     neededAtCheckpoint.headMap(checkpointId, true).clear();
-    if (consumerId != null && needed != null) {
-      consumers.record(consumerId, needed);
+    if (consumerId != null && known && needed != null) {
+      try {
+        consumers.record(consumerId, needed);
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("Could not record consumer {} at snapshot {}", consumerId, needed, e);
+      }
     }
   }
 

@@ -1,5 +1,7 @@
 package io.sediment.flink.sql;
 
+import io.sediment.table.DataSplit;
+import io.sediment.table.RowBuckets;
 import io.sediment.table.TableRead;
 import java.io.IOException;
 import java.util.ArrayDeque;
@@ -31,9 +33,15 @@ final class StreamSplitReader implements SourceReader<RowData, StreamSplit> {
   private long position;
   private CompletableFuture<Void> available = new CompletableFuture<>();
 
-  StreamSplitReader(SourceReaderContext context, TableRead read) {
+  private final boolean byBucket;
+
+  /**
+   * @param byBucket whether each bucket's splits must come to one reader (primary-key tables)
+   */
+  StreamSplitReader(SourceReaderContext context, TableRead read, boolean byBucket) {
     this.context = context;
     this.read = read;
+    this.byBucket = byBucket;
     this.serializer = new RowDataSerializer(read.outputType());
   }
 
@@ -56,7 +64,7 @@ final class StreamSplitReader implements SourceReader<RowData, StreamSplit> {
       }
       RowData row = reader.next();
       if (row == null) {
-        closeSplit();
+        closeSplit(true);
         continue;
       }
       position++;
@@ -65,13 +73,15 @@ final class StreamSplitReader implements SourceReader<RowData, StreamSplit> {
     }
   }
 
-  private void closeSplit() throws IOException {
+  private void closeSplit(boolean finished) throws IOException {
     TableRead.RecordReader r = reader;
     String id = current.id();
     reader = null;
     current = null;
     r.close();
-    context.sendSourceEventToCoordinator(new StreamSplitProgress(Map.of(), List.of(id)));
+    if (finished) {
+      context.sendSourceEventToCoordinator(new StreamSplitProgress(Map.of(), List.of(id)));
+    }
   }
 
   @Override
@@ -97,6 +107,9 @@ final class StreamSplitReader implements SourceReader<RowData, StreamSplit> {
 
   @Override
   public void addSplits(List<StreamSplit> splits) {
+    if (byBucket) {
+      checkOwned(splits);
+    }
     Map<String, Long> held = new HashMap<>();
     for (StreamSplit s : splits) {
       held.put(s.id(), s.split().snapshotId());
@@ -107,13 +120,35 @@ final class StreamSplitReader implements SourceReader<RowData, StreamSplit> {
     available.complete(null);
   }
 
+  /**
+   * A bucket's changes must be read by one reader, in order. Flink hands restored splits out round
+   * robin when the parallelism changed, which would break that: refused, clearly, rather than
+   * reading a key's changes out of order.
+   */
+  private void checkOwned(List<StreamSplit> splits) {
+    int parallelism = context.currentParallelism();
+    for (StreamSplit s : splits) {
+      DataSplit d = s.split();
+      int owner =
+          RowBuckets.channel(((long) d.partition().hashCode() << 32) | d.bucket(), parallelism);
+      if (owner != context.getIndexOfSubtask()) {
+        throw new IllegalStateException(
+            "This streaming read of a primary-key table was restored with a parallelism ("
+                + parallelism
+                + ") other than the one it had: its buckets' changes would be read out of order."
+                + " Restore it with the parallelism it had, or start a new read (a consumer-id"
+                + " resumes where the old one stopped)");
+      }
+    }
+  }
+
   @Override
   public void notifyNoMoreSplits() {}
 
   @Override
   public void close() throws Exception {
     if (reader != null) {
-      closeSplit();
+      closeSplit(false); // not read to its end: a restored reader reads it again
     }
   }
 }

@@ -366,6 +366,10 @@ class SedimentSqlTest {
     assertThat(k.snapshotManager().listIds()).hasSize(3);
     assertThatThrownBy(() -> exec("UPDATE db.k SET p = 'c' WHERE id = 1"))
         .hasStackTraceContaining("cannot change primary-key or partition column 'p'");
+    exec("ALTER TABLE db.k SET ('scan.snapshot-id' = '1')");
+    assertThatThrownBy(() -> exec("DELETE FROM db.k WHERE id = 1"))
+        .hasStackTraceContaining("cannot run with 'scan.snapshot-id' = '1' (time travel)");
+    exec("ALTER TABLE db.k RESET ('scan.snapshot-id')");
     exec("TRUNCATE TABLE db.k");
     assertThat(query("SELECT * FROM db.k")).isEmpty();
     assertThat(k.snapshotManager().listIds()).hasSize(4);

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.GenericRowData;
@@ -88,14 +89,15 @@ class StreamSplitCodecTest {
   @Test
   void splitsAndTheEnumeratorStateReadBackEqual() throws Exception {
     List<StreamSplit> splits = splitsOfARealTable();
-    var serializer = new SedimentStreamSource(null, null, null, null).getSplitSerializer();
+    var serializer = new SedimentStreamSource(null, null, null, null, null).getSplitSerializer();
     assertThat(serializer.getVersion()).isEqualTo(StateLayout.CURRENT);
     for (StreamSplit s : splits) {
       assertSame(serializer.deserialize(serializer.getVersion(), serializer.serialize(s)), s);
     }
     var states =
-        new SedimentStreamSource(null, null, null, null).getEnumeratorCheckpointSerializer();
-    StreamEnumeratorState state = new StreamEnumeratorState(17, 42, splits);
+        new SedimentStreamSource(null, null, null, null, null).getEnumeratorCheckpointSerializer();
+    StreamEnumeratorState state =
+        new StreamEnumeratorState(17, 42, splits, Map.of("a", 3L, "b", -2L));
     StreamEnumeratorState back = states.deserialize(states.getVersion(), states.serialize(state));
     assertThat(back.nextSnapshotId()).isEqualTo(17);
     assertThat(back.splitCounter()).isEqualTo(42);
