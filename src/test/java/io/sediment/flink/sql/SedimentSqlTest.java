@@ -308,7 +308,7 @@ class SedimentSqlTest {
     List<String> rows = query("SELECT * FROM db.t");
     exec("CREATE TABLE db.other (x INT)");
     assertThatThrownBy(() -> exec("ALTER TABLE db.t RENAME TO db.other"))
-        .hasStackTraceContaining("table 'db.other' already exists");
+        .hasStackTraceContaining("table 'db.other' (or its directory) already exists");
     exec("ALTER TABLE db.t RENAME TO db.renamed");
     assertThat(query("SELECT * FROM db.renamed")).isEqualTo(rows);
     assertThat(query("SHOW TABLES IN db")).containsExactly("+I[other]", "+I[renamed]");
