@@ -91,21 +91,7 @@ public final class CompactDatabaseProcedure implements Procedure {
     List<Row> rows = new ArrayList<>();
     runner
         .runBatchPerTable(spec, env)
-        .forEach(
-            (table, r) ->
-                rows.add(
-                    Row.of(
-                        r.tasks(),
-                        r.snapshotId(),
-                        r.filesBefore(),
-                        r.filesAfter(),
-                        r.bytesBefore(),
-                        r.bytesAfter(),
-                        r.rowsRead(),
-                        r.rowsWritten(),
-                        r.durationMs(),
-                        null,
-                        table)));
+        .forEach((table, r) -> rows.add(CompactProcedure.resultRow(r, table)));
     return rows.toArray(new Row[0]);
   }
 

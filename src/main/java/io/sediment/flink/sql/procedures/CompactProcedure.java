@@ -117,20 +117,27 @@ public final class CompactProcedure implements Procedure {
       return new Row[] {Row.of(null, null, null, null, null, null, null, null, null, jobId, null)};
     }
     CompactResult r = runner.runBatch(spec, context.getExecutionEnvironment());
-    return new Row[] {
-      Row.of(
-          r.tasks(),
-          r.snapshotId(),
-          r.filesBefore(),
-          r.filesAfter(),
-          r.bytesBefore(),
-          r.bytesAfter(),
-          r.rowsRead(),
-          r.rowsWritten(),
-          r.durationMs(),
-          null,
-          null)
-    };
+    return new Row[] {resultRow(r, null)};
+  }
+
+  /**
+   * A batch compaction's result row: {@code tasks, snapshotId, filesBefore, filesAfter,
+   * bytesBefore, bytesAfter, rowsRead, rowsWritten, durationMs}, no {@code jobId}, then {@code
+   * last} (the {@code task} of {@code sys.compact}, the {@code table} of {@code compact_database}).
+   */
+  static Row resultRow(CompactResult r, String last) {
+    return Row.of(
+        r.tasks(),
+        r.snapshotId(),
+        r.filesBefore(),
+        r.filesAfter(),
+        r.bytesBefore(),
+        r.bytesAfter(),
+        r.rowsRead(),
+        r.rowsWritten(),
+        r.durationMs(),
+        null,
+        last);
   }
 
   /** A planned task as a dry run shows it: where, what it reads, what it writes. */
