@@ -43,6 +43,8 @@ public final class RowKindPolicy implements Serializable {
   private final boolean ignoreDelete;
   private final boolean removeRecordOnDelete;
   private final List<String> cannotRetract;
+  private final RowKind[] storedKinds = new RowKind[RowKind.values().length];
+  private final String[] refusals = new String[RowKind.values().length];
 
   private RowKindPolicy(
       String table,
@@ -55,6 +57,14 @@ public final class RowKindPolicy implements Serializable {
     this.ignoreDelete = ignoreDelete;
     this.removeRecordOnDelete = removeRecordOnDelete;
     this.cannotRetract = cannotRetract;
+    // Decided once per kind: the writer asks for every row.
+    for (RowKind kind : RowKind.values()) {
+      try {
+        storedKinds[kind.ordinal()] = decide(kind);
+      } catch (IllegalArgumentException e) {
+        refusals[kind.ordinal()] = e.getMessage();
+      }
+    }
   }
 
   /** The policy of a primary-key table named {@code table} (for messages). */
@@ -114,6 +124,14 @@ public final class RowKindPolicy implements Serializable {
    *     the table, the kind and the option that would accept it)
    */
   public RowKind stored(RowKind kind) {
+    String refusal = refusals[kind.ordinal()];
+    if (refusal != null) {
+      throw new IllegalArgumentException(refusal);
+    }
+    return storedKinds[kind.ordinal()];
+  }
+
+  private RowKind decide(RowKind kind) {
     boolean retract = KeyValueLayout.isRetract(kind);
     if (retract && ignoreDelete) {
       return null;
