@@ -2,7 +2,6 @@ package io.sediment.compact;
 
 import io.sediment.commit.CommitMessage;
 import io.sediment.format.ColumnStats;
-import io.sediment.format.DataFileReader;
 import io.sediment.format.FileFormatOptions;
 import io.sediment.format.PageWithoutChecksumException;
 import io.sediment.format.RowGroupCopier;
@@ -12,6 +11,7 @@ import io.sediment.io.DataFileFactory;
 import io.sediment.io.OutputObserver;
 import io.sediment.io.RollingFileWriter;
 import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.EvolvingFileReader;
 import io.sediment.manifest.FileSource;
 import io.sediment.manifest.FileStore;
 import java.io.IOException;
@@ -55,7 +55,20 @@ final class AppendCompactRewriter implements CompactRewriter {
 
   @Override
   public CompactTaskResult rewrite(CompactTask task, BooleanSupplier cancelled) throws Exception {
+    // outputs carry the newest schema of this job and the inputs: no column of an input is lost
+    return rewrite(store.forRewriteOf(task.inputs()), task, cancelled);
+  }
+
+  /** Rewrites with {@code store}: this rewriter's, or one at a newer schema of the table. */
+  private CompactTaskResult rewrite(FileStore store, CompactTask task, BooleanSupplier cancelled)
+      throws Exception {
     long start = System.nanoTime();
+    // row groups are copied only from files of the output's column layout (same field ids, names
+    // and types): a file of another layout is read by field id and written again
+    boolean sameLayout = true;
+    for (DataFileMeta f : task.inputs()) {
+      sameLayout &= store.schema(f.schemaId()).sameLayout(store.schema());
+    }
     List<RowGroupCopier.Input> inputs = new ArrayList<>();
     for (DataFileMeta f : task.inputs()) {
       inputs.add(
@@ -66,9 +79,9 @@ final class AppendCompactRewriter implements CompactRewriter {
               new ColumnStats(f.minValues(), f.maxValues(), f.nullCounts())));
     }
     FileFormatOptions format = DataFileFactory.formatOptions(store.options());
-    if (RowGroupCopier.canCopy(inputs, store.rowType(), format)) {
+    if (sameLayout && RowGroupCopier.canCopy(inputs, store.rowType(), format)) {
       try {
-        return copy(task, inputs, format, cancelled, start);
+        return copy(store, task, inputs, format, cancelled, start);
       } catch (PageWithoutChecksumException e) {
         LOG.info(
             "Data file {} has pages without a CRC, its bytes cannot be verified: re-encoding the"
@@ -77,7 +90,7 @@ final class AppendCompactRewriter implements CompactRewriter {
             task);
       }
     }
-    return reencode(task, cancelled, start);
+    return reencode(store, task, cancelled, start);
   }
 
   /**
@@ -85,6 +98,7 @@ final class AppendCompactRewriter implements CompactRewriter {
    * each, so each output's stats are the union of its inputs').
    */
   private CompactTaskResult copy(
+      FileStore store,
       CompactTask task,
       List<RowGroupCopier.Input> inputs,
       FileFormatOptions format,
@@ -128,11 +142,11 @@ final class AppendCompactRewriter implements CompactRewriter {
         task,
         copied,
         decoded);
-    return result(task, written, task.inputRows(), start);
+    return result(store, task, written, task.inputRows(), start);
   }
 
-  private CompactTaskResult reencode(CompactTask task, BooleanSupplier cancelled, long start)
-      throws Exception {
+  private CompactTaskResult reencode(
+      FileStore store, CompactTask task, BooleanSupplier cancelled, long start) throws Exception {
     long rowsRead = 0;
     RollingFileWriter writer =
         new RollingFileWriter(
@@ -155,13 +169,9 @@ final class AppendCompactRewriter implements CompactRewriter {
         if (cancelled.getAsBoolean()) {
           throw new CancellationException("Compaction task cancelled: " + task);
         }
-        try (DataFileReader reader =
-            DataFileReader.open(
-                store.dataFilePath(task.partition(), task.bucket(), input.fileName()),
-                store.rowType(),
-                null,
-                input.fileSize(),
-                input.rowCount())) {
+        try (EvolvingFileReader reader =
+            EvolvingFileReader.open(
+                store, task.partition(), task.bucket(), input, store.rowType(), null)) {
           RowData row;
           while ((row = reader.next()) != null) {
             writer.write(row);
@@ -176,11 +186,15 @@ final class AppendCompactRewriter implements CompactRewriter {
       }
       throw e;
     }
-    return result(task, written, rowsRead, start);
+    return result(store, task, written, rowsRead, start);
   }
 
   private CompactTaskResult result(
-      CompactTask task, List<WrittenFile> written, long rowsRead, long startNanos) {
+      FileStore store,
+      CompactTask task,
+      List<WrittenFile> written,
+      long rowsRead,
+      long startNanos) {
     long minSeq = Long.MAX_VALUE;
     long maxSeq = Long.MIN_VALUE;
     for (DataFileMeta f : task.inputs()) {

@@ -50,6 +50,8 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
   private final KeyValueLayout layout;
   private final DataFileFactory names = new DataFileFactory();
   private final OutputObserver observer;
+  // the rewriter at a newer schema version some inputs were written with (see rewrite)
+  private MergeTreeCompactRewriter newer;
 
   public MergeTreeCompactRewriter(FileStore store, OutputObserver observer) {
     this.store = store;
@@ -59,6 +61,24 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
 
   @Override
   public CompactTaskResult rewrite(CompactTask task, BooleanSupplier cancelled) throws Exception {
+    // outputs carry the newest schema of this job and the inputs, and merge with its layout and
+    // merge functions: a column an input has is never lost (a job that loaded an older schema)
+    FileStore target = store.forRewriteOf(task.inputs());
+    return target == store
+        ? rewriteAtOwnSchema(task, cancelled)
+        : rewriteAt(target, task, cancelled);
+  }
+
+  private CompactTaskResult rewriteAt(FileStore target, CompactTask task, BooleanSupplier cancelled)
+      throws Exception {
+    if (newer == null || newer.store.schema().id() != target.schema().id()) {
+      newer = new MergeTreeCompactRewriter(target, observer);
+    }
+    return newer.rewriteAtOwnSchema(task, cancelled);
+  }
+
+  private CompactTaskResult rewriteAtOwnSchema(CompactTask task, BooleanSupplier cancelled)
+      throws Exception {
     long start = System.nanoTime();
     if (task.kind() != CompactTask.Kind.MERGE_TREE) {
       throw new IllegalArgumentException("Not a merge-tree task: " + task);
@@ -94,6 +114,12 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
           if (e.file().level() > 0 && !inputs.contains(e.file().fileName())) {
             rest.add(e.file());
           }
+        }
+        List<DataFileMeta> all = new ArrayList<>(rest);
+        all.addAll(task.inputs());
+        if (store.forRewriteOf(all) != store) {
+          // a file the lookup reads has a newer schema: the merge happens at that schema
+          return rewriteAt(store.forRewriteOf(all), task, cancelled);
         }
         // Oldest first: the highest level first.
         others = new ArrayList<>(SortedRun.of(rest, layout.keyRowComparator()));

@@ -187,6 +187,9 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
     super.snapshotState(context);
     // Emitted before this barrier: the committer holds them in this checkpoint's window.
     emittedSinceBarrier.clear();
+    // Load the tables again for the next window's tasks: a long-running job follows ALTER TABLE
+    // (its outputs carry the table's latest schema, its rewrites the latest options).
+    tables.clear();
   }
 
   @Override

@@ -2,9 +2,14 @@ package io.sediment.manifest;
 
 import io.sediment.data.PartitionComputer;
 import io.sediment.fs.FileIO;
+import io.sediment.fs.JsonSerde;
 import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
+import java.io.IOException;
 import java.io.Serializable;
+import java.util.Collection;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
@@ -21,12 +26,66 @@ public final class FileStore implements Serializable {
   private final TablePaths paths;
   private final TableSchema schema;
   private final TableOptions options;
+  // schema versions read so far, by id (files written with older or newer schemas are read by id)
+  private transient Map<Long, TableSchema> schemas;
 
   public FileStore(FileIO fileIO, Path root, TableSchema schema, TableOptions options) {
     this.fileIO = fileIO;
     this.paths = new TablePaths(root);
     this.schema = schema;
     this.options = options;
+  }
+
+  /**
+   * Schema version {@code id} of this table: the store's own, or read from {@code
+   * schema/schema-<id>} once and kept.
+   *
+   * @throws IOException naming the schema file if it cannot be read
+   */
+  public TableSchema schema(long id) throws IOException {
+    if (id == schema.id()) {
+      return schema;
+    }
+    Map<Long, TableSchema> cache = schemas;
+    if (cache == null) {
+      cache = new ConcurrentHashMap<>();
+      schemas = cache;
+    }
+    TableSchema s = cache.get(id);
+    if (s == null) {
+      Path file = paths.schema(id);
+      try {
+        s = JsonSerde.fromJson(fileIO.readUtf8(file), TableSchema.class);
+      } catch (IOException e) {
+        throw new IOException("Cannot read schema version " + id + " of the table: " + file, e);
+      }
+      cache.put(id, s);
+    }
+    return s;
+  }
+
+  /** The same store seen with another schema version of the table (its options unchanged). */
+  public FileStore withSchema(TableSchema other) {
+    if (other == schema) {
+      return this;
+    }
+    FileStore s = new FileStore(fileIO, paths.root(), other, options);
+    s.schemas = schemas;
+    return s;
+  }
+
+  /**
+   * The store a rewrite of {@code inputs} writes with: this one, or, when an input was written with
+   * a newer schema version than this store's (a job that loaded the table before an {@code ALTER
+   * TABLE}), the store at the newest such version. So a rewrite's outputs are never older than its
+   * inputs, and never drop a column an input has.
+   */
+  public FileStore forRewriteOf(Collection<DataFileMeta> inputs) throws IOException {
+    long newest = schema.id();
+    for (DataFileMeta f : inputs) {
+      newest = Math.max(newest, f.schemaId());
+    }
+    return newest == schema.id() ? this : withSchema(schema(newest));
   }
 
   public FileIO fileIO() {
@@ -68,7 +127,6 @@ public final class FileStore implements Serializable {
         paths,
         partitionType(),
         schema.primaryKeys().size(),
-        schema.fields().size(),
         schema.id(),
         options.get(TableOptions.MANIFEST_TARGET_FILE_SIZE).getBytes());
   }

@@ -81,7 +81,6 @@ public final class ManifestFile {
   private final TablePaths paths;
   private final RowType partitionType;
   private final int keyArity;
-  private final int valueArity;
   private final long schemaId;
   private final long targetFileSize;
 
@@ -90,14 +89,12 @@ public final class ManifestFile {
       TablePaths paths,
       RowType partitionType,
       int keyArity,
-      int valueArity,
       long schemaId,
       long targetFileSize) {
     this.fileIO = fileIO;
     this.paths = paths;
     this.partitionType = partitionType;
     this.keyArity = keyArity;
-    this.valueArity = valueArity;
     this.schemaId = schemaId;
     this.targetFileSize = targetFileSize;
   }
@@ -169,6 +166,10 @@ public final class ManifestFile {
   }
 
   private ManifestEntry toEntry(RowData row, BinaryRowData partition) {
+    long[] nullCounts = decodeLongs(row.getBinary(11));
+    // value statistics have one field per column of the file's own schema version (ALTER TABLE
+    // may have added or dropped columns since): as many as its null counts
+    int valueArity = nullCounts.length;
     DataFileMeta file =
         new DataFileMeta(
             row.getString(4).toString(),
@@ -178,7 +179,7 @@ public final class ManifestFile {
             BinaryRows.fromBytes(keyArity, row.getBinary(8)),
             BinaryRows.fromBytes(valueArity, row.getBinary(9)),
             BinaryRows.fromBytes(valueArity, row.getBinary(10)),
-            decodeLongs(row.getBinary(11)),
+            nullCounts,
             row.getLong(12),
             row.getLong(13),
             row.getLong(14),

@@ -1,8 +1,8 @@
 package io.sediment.mergetree;
 
 import io.sediment.data.BinaryRows;
-import io.sediment.format.DataFileReader;
 import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.EvolvingFileReader;
 import io.sediment.manifest.FileStore;
 import io.sediment.schema.TableOptions;
 import java.io.BufferedInputStream;
@@ -28,9 +28,9 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 /**
  * Key lookup files of data files on local disk ({@code local-cache.dir}, default {@code
  * <java.io.tmpdir>/sediment-cache}): for each data file of a primary-key table, a file {@code
- * <table-hash>/<data-file>.keys} holding its rows in key order as (int position, int length, binary
- * row). Data files never change, so a lookup file, once built, is reused by every later compaction;
- * the least recently used files are removed when the cache grows beyond {@code
+ * <table-hash>/<data-file>.s<schema-id>.keys} holding its rows in key order as (int position, int
+ * length, binary row). Data files never change, so a lookup file, once built, is reused by every
+ * later compaction; the least recently used files are removed when the cache grows beyond {@code
  * local-cache.max-size}.
  */
 public final class LocalKeyCache {
@@ -61,21 +61,18 @@ public final class LocalKeyCache {
   /** The lookup file of a data file, built now if it is not cached. */
   public File lookupFile(BinaryRowData partition, int bucket, DataFileMeta file)
       throws IOException {
-    File f = new File(dir, file.fileName() + ".keys");
+    // rows are cached in the reading schema's layout: another schema version builds its own
+    String name = file.fileName() + ".s" + store.schema().id();
+    File f = new File(dir, name + ".keys");
     if (f.exists()) {
       f.setLastModified(System.currentTimeMillis());
       return f;
     }
     Files.createDirectories(dir.toPath());
-    File tmp = new File(dir, file.fileName() + ".keys." + UUID.randomUUID() + ".tmp");
+    File tmp = new File(dir, name + ".keys." + UUID.randomUUID() + ".tmp");
     RowDataSerializer ser = new RowDataSerializer(layout.fileType());
-    try (DataFileReader reader =
-            DataFileReader.open(
-                store.dataFilePath(partition, bucket, file.fileName()),
-                layout.fileType(),
-                null,
-                file.fileSize(),
-                file.rowCount());
+    try (EvolvingFileReader reader =
+            EvolvingFileReader.open(store, partition, bucket, file, layout.fileType(), null);
         DataOutputStream out =
             new DataOutputStream(new BufferedOutputStream(new FileOutputStream(tmp), 1 << 16))) {
       RowData row;

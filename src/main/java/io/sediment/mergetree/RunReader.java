@@ -3,6 +3,7 @@ package io.sediment.mergetree;
 import io.sediment.format.DataFileReader;
 import io.sediment.format.EncodingHints;
 import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.EvolvingFileReader;
 import io.sediment.manifest.FileStore;
 import java.io.IOException;
 import java.util.Iterator;
@@ -25,7 +26,7 @@ public final class RunReader implements RowIterator {
   private final int bucket;
   private final Iterator<DataFileMeta> files;
   private final Map<String, RoaringBitmap> deletionVectors;
-  private DataFileReader current;
+  private EvolvingFileReader current;
   private RoaringBitmap currentDv;
   private int position;
   private DataFileMeta currentFile;
@@ -55,14 +56,9 @@ public final class RunReader implements RowIterator {
         }
         currentFile = files.next();
         current =
-            DataFileReader.open(
-                store.dataFilePath(partition, bucket, currentFile.fileName()),
-                layout.fileType(),
-                null,
-                currentFile.fileSize(),
-                currentFile.rowCount());
+            EvolvingFileReader.open(store, partition, bucket, currentFile, layout.fileType(), null);
         currentDv = deletionVectors.get(currentFile.fileName());
-        if (encodingHints != null) {
+        if (encodingHints != null && !current.isMapped()) {
           encodingHints.observe(current.footer());
         }
         position = 0;

@@ -32,6 +32,8 @@ public final class TableSchema implements Serializable {
   private final Map<String, String> options;
   private final String comment;
   private final long timeMillis;
+  // the largest field id ever given in this table (dropped columns included): ids are never reused
+  private final int highestFieldId;
 
   private transient RowType rowType;
 
@@ -43,7 +45,8 @@ public final class TableSchema implements Serializable {
       @JsonProperty("primaryKeys") List<String> primaryKeys,
       @JsonProperty("options") Map<String, String> options,
       @JsonProperty("comment") String comment,
-      @JsonProperty("timeMillis") long timeMillis) {
+      @JsonProperty("timeMillis") long timeMillis,
+      @JsonProperty("highestFieldId") Integer highestFieldId) {
     this.id = id;
     this.fields = List.copyOf(fields);
     this.partitionKeys = partitionKeys == null ? List.of() : List.copyOf(partitionKeys);
@@ -52,6 +55,12 @@ public final class TableSchema implements Serializable {
         options == null ? Map.of() : Collections.unmodifiableMap(new LinkedHashMap<>(options));
     this.comment = comment;
     this.timeMillis = timeMillis;
+    int max = -1;
+    for (DataField f : this.fields) {
+      max = Math.max(max, f.id());
+    }
+    // schemas written before column changes existed have no highestFieldId: their largest id is it
+    this.highestFieldId = highestFieldId == null ? max : Math.max(highestFieldId, max);
   }
 
   /**
@@ -177,7 +186,8 @@ public final class TableSchema implements Serializable {
         schema.primaryKeys(),
         options,
         schema.comment(),
-        System.currentTimeMillis());
+        System.currentTimeMillis(),
+        null);
   }
 
   private static void checkKeys(String what, List<String> keys, List<String> columns) {
@@ -326,11 +336,13 @@ public final class TableSchema implements Serializable {
   /**
    * The next schema version: this one with {@code changes} applied, validated as at creation
    * (unknown options, bad values and combinations are refused, naming the option). Options fixed at
-   * creation ({@link TableOptions#IMMUTABLE}, per-field aggregate functions) cannot change.
+   * creation ({@link TableOptions#IMMUTABLE}, per-field aggregate functions) cannot change. Column
+   * changes follow {@link ColumnChanges}' rules. Nothing is changed when any change is refused.
    */
   public TableSchema apply(List<SchemaChange> changes) {
     Map<String, String> newOptions = new LinkedHashMap<>(options);
     String newComment = comment;
+    ColumnChanges columns = new ColumnChanges(this);
     for (SchemaChange change : changes) {
       if (change instanceof SchemaChange.SetOption set) {
         checkChangeable(set.key(), set.value());
@@ -340,22 +352,64 @@ public final class TableSchema implements Serializable {
         newOptions.remove(remove.key());
       } else if (change instanceof SchemaChange.UpdateComment update) {
         newComment = update.comment();
+      } else {
+        columns.apply(change);
       }
     }
+    List<DataField> newFields = columns.fields();
     Schema.Builder b = Schema.newBuilder();
-    for (DataField f : fields) {
+    for (DataField f : newFields) {
       b.column(f.name(), f.logicalType(), f.description());
     }
     b.partitionKeys(partitionKeys).primaryKey(primaryKeys).options(newOptions).comment(newComment);
     TableSchema checked = create(b.build());
     return new TableSchema(
         id + 1,
-        fields,
+        newFields,
         partitionKeys,
         primaryKeys,
         checked.options(),
         newComment,
-        System.currentTimeMillis());
+        System.currentTimeMillis(),
+        columns.highestFieldId());
+  }
+
+  /** The largest field id this table ever gave a column (dropped ones included). */
+  @JsonProperty("highestFieldId")
+  public int highestFieldId() {
+    return highestFieldId;
+  }
+
+  /**
+   * Whether files written with {@code other} have this schema's column layout: the same field ids,
+   * names and types in the same order (so their rows and Parquet columns are this schema's).
+   * Schemas that differ in options or comments only have the same layout.
+   */
+  public boolean sameLayout(TableSchema other) {
+    if (other == this) {
+      return true;
+    }
+    if (other.fields.size() != fields.size()) {
+      return false;
+    }
+    for (int i = 0; i < fields.size(); i++) {
+      DataField a = fields.get(i);
+      DataField b = other.fields.get(i);
+      if (a.id() != b.id() || !a.name().equals(b.name()) || !a.type().equals(b.type())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The index of the field with id {@code fieldId}, or -1 if this schema has none. */
+  public int indexOfFieldId(int fieldId) {
+    for (int i = 0; i < fields.size(); i++) {
+      if (fields.get(i).id() == fieldId) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   private void checkChangeable(String key, String value) {

@@ -2,6 +2,7 @@ package io.sediment.table;
 
 import io.sediment.format.DataFileReader;
 import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.EvolvingFileReader;
 import io.sediment.manifest.FileStore;
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.Predicates;
@@ -90,7 +91,7 @@ public final class TableRead {
     private final int[] readFields;
     private final Predicate readFilter;
     private final ProjectedRowData output;
-    private DataFileReader current;
+    private EvolvingFileReader current;
 
     SplitReader(DataSplit split) {
       this.split = split;
@@ -138,10 +139,8 @@ public final class TableRead {
           }
           DataFileMeta f = files.next();
           current =
-              DataFileReader.open(
-                  store.dataFilePath(split.partition(), split.bucket(), f.fileName()),
-                  store.rowType(),
-                  readFields);
+              EvolvingFileReader.open(
+                  store, split.partition(), split.bucket(), f, store.rowType(), readFields);
         }
         RowData row = current.next();
         if (row == null) {

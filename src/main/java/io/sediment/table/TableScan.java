@@ -10,7 +10,9 @@ import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.Predicates;
+import io.sediment.schema.FieldMapping;
 import io.sediment.schema.TableOptions;
+import io.sediment.schema.TableSchema;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
@@ -155,14 +157,14 @@ public final class TableScan {
               .orElse(null);
     }
     Map<ManifestEntry.Identifier, List<DataFileMeta>> groups = new LinkedHashMap<>();
+    Map<Long, FieldMapping> mappings = new HashMap<>();
     int pruned = 0;
     for (ManifestEntry e : scan.plan(snapshot)) {
       DataFileMeta f = e.file();
       if (deletionVectors && f.level() == 0) {
         continue; // not yet compacted: invisible to readers of deletion-vector tables
       }
-      if (fileFilter != null
-          && !fileFilter.test(f.rowCount(), f.minValues(), f.maxValues(), f.nullCounts())) {
+      if (fileFilter != null && !mayMatch(fileFilter, f, mappings)) {
         pruned++;
         continue;
       }
@@ -207,5 +209,36 @@ public final class TableScan {
               snapshot.id(), g.getKey().partition(), g.getKey().bucket(), g.getValue(), splitDvs));
     }
     return new Plan(snapshot.id(), splits, scan.manifestsRead(), scan.manifestsSkipped(), pruned);
+  }
+
+  /**
+   * Whether {@code f} may hold rows matching {@code filter}, by its statistics. A file written with
+   * another schema version has statistics of that version's columns: they are seen through the same
+   * field-id mapping as its rows (a column added since is null in all its rows, a renamed one is
+   * found by id, a widened one's min and max are converted).
+   */
+  private boolean mayMatch(Predicate filter, DataFileMeta f, Map<Long, FieldMapping> mappings) {
+    TableSchema own = store.schema();
+    if (f.schemaId() == own.id()) {
+      return filter.test(f.rowCount(), f.minValues(), f.maxValues(), f.nullCounts());
+    }
+    FieldMapping m;
+    try {
+      m = mappings.get(f.schemaId());
+      if (m == null) {
+        m = FieldMapping.of(store.schema(f.schemaId()), own, 0, null);
+        mappings.put(f.schemaId(), m);
+      }
+    } catch (IOException | IllegalArgumentException e) {
+      return true; // not pruned: reading the file reports the problem
+    }
+    if (m.isIdentity()) {
+      return filter.test(f.rowCount(), f.minValues(), f.maxValues(), f.nullCounts());
+    }
+    return filter.test(
+        f.rowCount(),
+        m.newFullRow().replace(f.minValues()),
+        m.newFullRow().replace(f.maxValues()),
+        m.nullCounts(f.nullCounts(), f.rowCount()));
   }
 }

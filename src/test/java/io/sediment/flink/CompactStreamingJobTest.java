@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -125,13 +126,16 @@ class CompactStreamingJobTest {
   }
 
   /**
-   * ALTER TABLE of a compaction option reaches a running dedicated job: it plans each round from
-   * the table's latest schema. 4 small files never compact with a minimum of 100; after the ALTER
-   * to 3 the job compacts them.
+   * ALTER TABLE reaches a running dedicated job: it plans each round from the table's latest
+   * schema, and its rewrites load the table again after each checkpoint. 4 small files never
+   * compact with a minimum of 100; after an ALTER to 3 the job compacts them. A second ALTER adds
+   * and renames columns while a writer that loaded the table before it goes on writing: the job's
+   * next outputs carry the new schema and every row reads by field id.
    */
   @Test
   void aRunningDedicatedJobFollowsAlterTable() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(dir);
+    Identifier id = new Identifier("db", "t");
     Table table =
         TestTables.create(
             catalog,
@@ -144,20 +148,43 @@ class CompactStreamingJobTest {
         CompactJob.builder(dir.toString(), "db.t")
             .commitUser("dedicated")
             .option("compaction.discovery-interval", "100ms")
-            .parallelism(2)
+            .parallelism(1) // one rewrite operator: the one that loaded the table first
             .build();
     client = job.submitStreaming(FlinkTestSupport.restartingStreamEnv());
-    catalog.alterTable(
-        new Identifier("db", "t"), List.of(SchemaChange.setOption("compaction.min.file-num", "3")));
+    catalog.alterTable(id, List.of(SchemaChange.setOption("compaction.min.file-num", "3")));
     await()
         .atMost(Duration.ofMinutes(2))
         .until(
             () ->
                 FlinkTestSupport.snapshots(table).stream()
                     .anyMatch(s -> s.commitKind() == CommitKind.COMPACT));
+
+    catalog.alterTable(
+        id,
+        List.of(
+            SchemaChange.addColumn("extra", DataTypes.INT().getLogicalType()),
+            SchemaChange.renameColumn("note", "label"),
+            SchemaChange.setOption("compaction.min.file-num", "100")));
+    long newSchema = catalog.getTable(id).schema().id();
+    for (int i = 4; i < 8; i++) {
+      TestTables.writeBatch(table, List.of(row((long) i, "a", "v" + i))); // the old schema
+    }
+    catalog.alterTable(id, List.of(SchemaChange.setOption("compaction.min.file-num", "3")));
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .until(() -> FlinkTestSupport.liveFileMetas(catalog.getTable(id)).size() == 1);
+    assertThat(FlinkTestSupport.liveFileMetas(catalog.getTable(id)).get(0).schemaId())
+        .as("the job's output carries the new schema, although it loaded the old one")
+        .isGreaterThanOrEqualTo(newSchema);
     client.cancel().get();
     client = null;
-    assertThat(FlinkTestSupport.rows(table)).hasSize(4);
+    Table now = catalog.getTable(id);
+    assertThat(now.schema().fieldNames()).containsExactly("id", "p", "label", "extra");
+    List<String> expected = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      expected.add("(" + i + ",a,v" + i + ",null)");
+    }
+    assertThat(FlinkTestSupport.rows(now)).containsExactlyInAnyOrderElementsOf(expected);
   }
 
   @Test

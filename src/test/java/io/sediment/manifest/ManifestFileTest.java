@@ -93,7 +93,7 @@ class ManifestFileTest {
     Path root = root();
     ManifestFile mf =
         new ManifestFile(
-            FileIO.of(root), new TablePaths(root), RowType.of(), 1, 2, SCHEMA_ID, 8L << 20);
+            FileIO.of(root), new TablePaths(root), RowType.of(), 1, SCHEMA_ID, 8L << 20);
     DataFileMeta a = file(0, 1, 3, FileSource.APPEND, 0);
     DataFileMeta b = file(2, 4, 9, FileSource.COMPACT, 0);
     List<ManifestEntry> entries =
@@ -315,7 +315,7 @@ class ManifestFileTest {
 
   private ManifestFile manifestFile(Path root, long targetSize) {
     return new ManifestFile(
-        FileIO.of(root), new TablePaths(root), PARTITION_TYPE, 1, 2, SCHEMA_ID, targetSize);
+        FileIO.of(root), new TablePaths(root), PARTITION_TYPE, 1, SCHEMA_ID, targetSize);
   }
 
   private java.nio.file.Path localManifestDir() {

@@ -366,9 +366,11 @@ public final class SedimentCatalog extends AbstractCatalog {
   }
 
   /**
-   * {@code ALTER TABLE t SET ('k' = 'v')} and {@code RESET ('k')}: a new schema version with the
-   * options changed, validated as at {@code CREATE TABLE} ({@link FileSystemCatalog#alterTable}).
-   * Column changes are refused with a clear error until schema evolution reaches the data path.
+   * {@code ALTER TABLE}: option changes ({@code SET}, {@code RESET}), column changes ({@code ADD},
+   * {@code RENAME ... TO}, {@code DROP}, {@code MODIFY} type, nullability, comment or position) and
+   * the table comment, as one new schema version ({@link FileSystemCatalog#alterTable}, rules in
+   * {@code TableSchema#apply}). Watermarks, constraints, distributions and computed or metadata
+   * columns are refused with a clear error.
    */
   @Override
   public void alterTable(
@@ -385,21 +387,63 @@ public final class SedimentCatalog extends AbstractCatalog {
     }
     List<SchemaChange> changes = new ArrayList<>();
     for (TableChange change : tableChanges) {
-      if (change instanceof TableChange.SetOption set) {
-        changes.add(SchemaChange.setOption(set.getKey(), set.getValue()));
-      } else if (change instanceof TableChange.ResetOption reset) {
-        changes.add(SchemaChange.removeOption(reset.getKey()));
-      } else {
-        throw new UnsupportedOperationException(
-            "ALTER TABLE "
-                + path.getFullName()
-                + ": '"
-                + change
-                + "' is not supported by Sediment yet; SET and RESET of table options are"
-                + " (column changes need schema evolution, which is not there yet)");
-      }
+      changes.add(toSchemaChange(path, change));
     }
     run(() -> catalog.alterTable(toIdentifier(path), changes));
+  }
+
+  private static SchemaChange toSchemaChange(ObjectPath path, TableChange change) {
+    if (change instanceof TableChange.SetOption set) {
+      return SchemaChange.setOption(set.getKey(), set.getValue());
+    } else if (change instanceof TableChange.ResetOption reset) {
+      return SchemaChange.removeOption(reset.getKey());
+    } else if (change instanceof TableChange.ModifyTableComment comment) {
+      return SchemaChange.updateComment(comment.getComment());
+    } else if (change instanceof TableChange.AddColumn add) {
+      Column c = add.getColumn();
+      if (!c.isPhysical()) {
+        throw unsupportedChange(path, change, "computed and metadata columns are not supported");
+      }
+      return SchemaChange.addColumn(
+          c.getName(),
+          c.getDataType().getLogicalType(),
+          c.getComment().orElse(null),
+          move(c.getName(), add.getPosition()));
+    } else if (change instanceof TableChange.DropColumn drop) {
+      return SchemaChange.dropColumn(drop.getColumnName());
+    } else if (change instanceof TableChange.ModifyColumnName rename) {
+      return SchemaChange.renameColumn(rename.getOldColumnName(), rename.getNewColumnName());
+    } else if (change instanceof TableChange.ModifyPhysicalColumnType type) {
+      return SchemaChange.updateColumnType(
+          type.getOldColumn().getName(), type.getNewType().getLogicalType());
+    } else if (change instanceof TableChange.ModifyColumnComment comment) {
+      return SchemaChange.updateColumnComment(
+          comment.getOldColumn().getName(), comment.getNewComment());
+    } else if (change instanceof TableChange.ModifyColumnPosition position) {
+      return SchemaChange.updateColumnPosition(
+          move(position.getOldColumn().getName(), position.getNewPosition()));
+    }
+    throw unsupportedChange(
+        path,
+        change,
+        "supported are SET and RESET of options, ADD, RENAME, DROP and MODIFY of physical"
+            + " columns, and the table comment");
+  }
+
+  private static SchemaChange.Move move(String column, TableChange.ColumnPosition position) {
+    if (position == null) {
+      return null;
+    }
+    if (position instanceof TableChange.After after) {
+      return SchemaChange.Move.after(column, after.column());
+    }
+    return SchemaChange.Move.first(column);
+  }
+
+  private static UnsupportedOperationException unsupportedChange(
+      ObjectPath path, TableChange change, String why) {
+    return new UnsupportedOperationException(
+        "ALTER TABLE " + path.getFullName() + ": '" + change + "' is not supported: " + why);
   }
 
   static Identifier toIdentifier(ObjectPath path) {

@@ -179,7 +179,8 @@ class SedimentSqlTest {
 
   /**
    * ALTER TABLE SET and RESET of options: a new schema version, what the next compaction does
-   * follows it; fixed options, unknown ones and column changes are refused, changing nothing.
+   * follows it; fixed options, unknown ones and unsafe column changes are refused, changing
+   * nothing.
    */
   @Test
   void alterTableSetAndResetOptions() throws Exception {
@@ -222,12 +223,65 @@ class SedimentSqlTest {
         .hasStackTraceContaining("Unknown table option(s) [nope]");
     assertThatThrownBy(() -> exec("ALTER TABLE db.k SET ('write-buffer-size' = 'lots')"))
         .hasStackTraceContaining("Invalid value 'lots' for option 'write-buffer-size'");
-    assertThatThrownBy(() -> exec("ALTER TABLE db.k ADD c INT"))
-        .hasStackTraceContaining(
-            "is not supported by Sediment yet; SET and RESET of table options");
+    assertThatThrownBy(() -> exec("ALTER TABLE db.k MODIFY v INT"))
+        .hasStackTraceContaining("Cannot change the type of column 'v' from STRING to INT");
+    assertThatThrownBy(() -> exec("ALTER TABLE db.k ADD WATERMARK FOR v AS v"))
+        .hasStackTraceContaining("ALTER TABLE");
     assertThat(table("k").schema().id()).as("nothing was written").isZero();
     assertThat(warehouse.resolve("db.db/k/schema")).isDirectoryContaining("glob:**/schema-0");
     assertThat(warehouse.resolve("db.db/k/schema").toFile().list()).hasSize(1);
+  }
+
+  /**
+   * Column changes through SQL on an append and a primary-key table with files of three schema
+   * versions: ADD (with AFTER and FIRST), RENAME, MODIFY (widen), DROP; reads, filters on renamed
+   * and added columns, then CALL sys.compact (append) and the writer's own compaction (primary
+   * key): every row as before, and the compacted files carry the latest schema id.
+   */
+  @Test
+  void columnChangesReadAndCompactAcrossSchemaVersions() throws Exception {
+    exec(
+        "CREATE TABLE db.e (id BIGINT, p STRING, n INT, s STRING) PARTITIONED BY (p)"
+            + " WITH ('compaction.min.file-num' = '2')");
+    exec("INSERT INTO db.e VALUES (1, 'a', 10, 'x'), (2, 'a', 20, 'y')");
+    exec("ALTER TABLE db.e ADD c DOUBLE AFTER n");
+    exec("INSERT INTO db.e VALUES (3, 'a', 30, 1.5, 'z')");
+    exec("ALTER TABLE db.e RENAME s TO label");
+    exec("ALTER TABLE db.e MODIFY n BIGINT");
+    exec("ALTER TABLE db.e ADD (first_col STRING FIRST)");
+    exec("INSERT INTO db.e VALUES ('f', 4, 'a', 4000000000, 2.5, 'x')");
+    exec("ALTER TABLE db.e DROP c");
+    List<String> expected =
+        List.of(
+            "+I[null, 1, a, 10, x]",
+            "+I[null, 2, a, 20, y]",
+            "+I[null, 3, a, 30, z]",
+            "+I[f, 4, a, 4000000000, x]");
+    assertThat(query("SELECT * FROM db.e")).containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(query("SELECT id FROM db.e WHERE label = 'x'")).containsExactly("+I[1]", "+I[4]");
+    assertThat(query("SELECT id FROM db.e WHERE first_col IS NULL"))
+        .containsExactly("+I[1]", "+I[2]", "+I[3]");
+    assertThat(query("SELECT id FROM db.e WHERE n > 25")).containsExactly("+I[3]", "+I[4]");
+    assertThat(query("SELECT DISTINCT schema_id FROM db.`e$files`"))
+        .containsExactly("+I[0]", "+I[1]", "+I[4]");
+    rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.e')"));
+    assertThat(query("SELECT * FROM db.e")).containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(query("SELECT schema_id FROM db.`e$files`")).containsExactly("+I[5]");
+
+    exec(
+        "CREATE TABLE db.pk (id BIGINT, v INT, w STRING, PRIMARY KEY (id) NOT ENFORCED)"
+            + " WITH ('bucket' = '1', 'num-sorted-run.compaction-trigger' = '3')");
+    exec("INSERT INTO db.pk VALUES (1, 1, 'a'), (2, 2, 'b')");
+    exec("ALTER TABLE db.pk ADD x STRING");
+    exec("INSERT INTO db.pk VALUES (2, 20, 'b2', 'x2'), (3, 3, 'c', 'x3')");
+    exec("ALTER TABLE db.pk MODIFY v BIGINT");
+    exec("ALTER TABLE db.pk RENAME w TO word");
+    exec("INSERT INTO db.pk VALUES (1, 5000000000, 'a3', 'x1')"); // third run: the writer compacts
+    assertThat(query("SELECT * FROM db.pk"))
+        .containsExactly("+I[1, 5000000000, a3, x1]", "+I[2, 20, b2, x2]", "+I[3, 3, c, x3]");
+    assertThat(query("SELECT schema_id, level > 0 FROM db.`pk$files`"))
+        .as("the writer's compaction merged all three runs into one file of the latest schema")
+        .containsExactly("+I[3, true]");
   }
 
   /** Paimon's sort compaction arguments are refused, not ignored; a dry run says what it plans. */
