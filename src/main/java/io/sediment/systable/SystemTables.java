@@ -2,11 +2,13 @@ package io.sediment.systable;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sediment.data.PartitionComputer;
 import io.sediment.fs.JsonSerde;
 import io.sediment.manifest.ConsumerManager;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.ManifestEntry;
+import io.sediment.manifest.ManifestFileMeta;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.schema.TableOptions;
@@ -34,9 +36,9 @@ import org.apache.flink.table.types.logical.RowType;
 /**
  * The system tables of a table, read as {@code t$<name>} (Paimon's names and columns where Paimon
  * has the table): {@code snapshots}, {@code schemas}, {@code options}, {@code files}, {@code
- * partitions}, {@code consumers}, and {@code buckets}, which answers "what needs compaction" per
- * primary-key bucket. Each is computed from the table's metadata when it is read (the latest
- * snapshot for files, partitions and buckets); none can be written.
+ * manifests}, {@code partitions}, {@code consumers}, and {@code buckets}, which answers "what needs
+ * compaction" per primary-key bucket. Each is computed from the table's metadata when it is read
+ * (the latest snapshot for files, partitions and buckets); none can be written.
  */
 public final class SystemTables {
 
@@ -114,8 +116,22 @@ public final class SystemTables {
             DataTypes.FIELD("file_size_in_bytes", DataTypes.BIGINT()),
             DataTypes.FIELD("min_sequence_number", DataTypes.BIGINT()),
             DataTypes.FIELD("max_sequence_number", DataTypes.BIGINT()),
-            DataTypes.FIELD("creation_time", DataTypes.TIMESTAMP(3))),
+            DataTypes.FIELD("creation_time", DataTypes.TIMESTAMP(3)),
+            DataTypes.FIELD("min_key", DataTypes.STRING()),
+            DataTypes.FIELD("max_key", DataTypes.STRING())),
         SystemTables::files);
+    register(
+        "manifests",
+        DataTypes.ROW(
+            DataTypes.FIELD("file_name", DataTypes.STRING().notNull()),
+            DataTypes.FIELD("file_size", DataTypes.BIGINT()),
+            DataTypes.FIELD("num_added_files", DataTypes.BIGINT()),
+            DataTypes.FIELD("num_deleted_files", DataTypes.BIGINT()),
+            DataTypes.FIELD("schema_id", DataTypes.BIGINT()),
+            DataTypes.FIELD("min_partition", DataTypes.STRING()),
+            DataTypes.FIELD("max_partition", DataTypes.STRING()),
+            DataTypes.FIELD("list", DataTypes.STRING())),
+        SystemTables::manifests);
     register(
         "partitions",
         DataTypes.ROW(
@@ -292,9 +308,61 @@ public final class SystemTables {
               f.fileSize(),
               f.minSequenceNumber(),
               f.maxSequenceNumber(),
-              time(f.creationTimeMillis())));
+              time(f.creationTimeMillis()),
+              str(key(table, f.minKey())),
+              str(key(table, f.maxKey()))));
     }
     return out;
+  }
+
+  /** A primary key's values as {@code [v1, v2]}; null for append tables (files have no key). */
+  private static String key(Table table, RowData key) {
+    if (!table.schema().hasPrimaryKey()) {
+      return null;
+    }
+    return PartitionComputer.toStrings(table.schema().keyType(), key).toString();
+  }
+
+  /**
+   * The manifests of the latest snapshot: those of its base list (the live files before it) and of
+   * its delta list (its own changes), as Paimon's {@code $manifests}.
+   */
+  private static List<RowData> manifests(Table table) {
+    Optional<Snapshot> latest = table.latestSnapshot();
+    if (latest.isEmpty()) {
+      return List.of();
+    }
+    FileStore store = table.store();
+    List<RowData> out = new ArrayList<>();
+    try {
+      for (String[] list :
+          List.of(
+              new String[] {"base", latest.get().baseManifestList()},
+              new String[] {"delta", latest.get().deltaManifestList()})) {
+        if (list[1] == null) {
+          continue;
+        }
+        for (ManifestFileMeta m : store.manifestList().read(list[1])) {
+          out.add(
+              GenericRowData.of(
+                  str(m.fileName()),
+                  m.fileSize(),
+                  m.numAddedFiles(),
+                  m.numDeletedFiles(),
+                  m.schemaId(),
+                  str(partitionString(store, m.minPartition())),
+                  str(partitionString(store, m.maxPartition())),
+                  str(list[0])));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the manifests of " + table.fullName(), e);
+    }
+    return out;
+  }
+
+  private static String partitionString(FileStore store, RowData partition) {
+    return store.partitionType().getFieldCount() == 0 ? "" : store.partitionPath(partition);
   }
 
   private static List<RowData> partitions(Table table) {

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The system tables answer with the numbers {@code sediment inspect --json} gives for the same
- * table: files, rows and bytes per partition, sorted runs per bucket, snapshot count.
+ * table: files, rows and bytes per partition, sorted runs per bucket, snapshot count; the manifests
+ * account for exactly the live files, and each file's key range is in its partition.
  */
 class SystemTablesMatchInspectTest {
 
@@ -83,5 +84,26 @@ class SystemTablesMatchInspectTest {
       }
     }
     assertThat(bucketsSeen).isEqualTo(runs.size()).isPositive();
+
+    // t$manifests: added minus deleted files over the latest snapshot's lists = the live files
+    long liveFiles = 0;
+    for (Map<String, Object> p : parts) {
+      liveFiles += ((Number) p.get("files")).longValue();
+    }
+    long net = 0;
+    for (RowData r : SystemTables.of("manifests").orElseThrow().rows(t)) {
+      net += r.getLong(2) - r.getLong(3);
+    }
+    assertThat(net).isEqualTo(liveFiles);
+    List<RowData> files = SystemTables.of("files").orElseThrow().rows(t);
+    assertThat(files).hasSize((int) liveFiles);
+    for (RowData f : files) {
+      long min =
+          Long.parseLong(f.getString(12).toString().replaceAll("[\\[\\] ]", "").split(",")[0]);
+      long max =
+          Long.parseLong(f.getString(13).toString().replaceAll("[\\[\\] ]", "").split(",")[0]);
+      assertThat(min).as("min_key <= max_key of %s", f.getString(2)).isLessThanOrEqualTo(max);
+      assertThat(f.getString(13).toString()).endsWith(f.getString(0).toString().substring(2) + "]");
+    }
   }
 }

@@ -33,7 +33,7 @@ final class CompactBuilderActor implements Actor {
   public String step(String step) throws Exception {
     CompactStrategy s = rnd.nextBoolean() ? CompactStrategy.FULL : CompactStrategy.MINOR;
     try {
-      CompactResult r = sim.table().newCompactBuilder().withStrategy(s).execute();
+      CompactResult r = sim.latest().newCompactBuilder().withStrategy(s).execute();
       return s.value() + ": " + r.tasks() + " task(s), snapshot " + r.snapshotId();
     } catch (CommitConflictException e) {
       conflicts++;

@@ -113,6 +113,7 @@ class InterleavingSimulationTest {
       drawn.merge("small buffers " + c.smallBuffers(), 1, Integer::sum);
       drawn.merge("dedicated job " + c.dedicatedJob(), 1, Integer::sum);
       drawn.merge("maintenance " + c.maintenance(), 1, Integer::sum);
+      drawn.merge("alters " + c.alters(), 1, Integer::sum);
     }
     assertThat(drawn)
         .containsKeys(
@@ -134,7 +135,9 @@ class InterleavingSimulationTest {
             "dedicated job true",
             "dedicated job false",
             "maintenance true",
-            "maintenance false");
+            "maintenance false",
+            "alters true",
+            "alters false");
     assertThat(drawn.values()).as("%s", drawn).allSatisfy(n -> assertThat(n).isGreaterThan(100));
   }
 }

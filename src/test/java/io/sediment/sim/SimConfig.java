@@ -17,6 +17,8 @@ import java.util.Random;
  * @param sharedKeys whether the writers' keys overlap (parallel writers fed by a source not keyed
  *     by the primary key): such keys have no defined last version and are checked for uniqueness
  *     only
+ * @param alters whether a schema actor changes columns while the others run ({@code ALTER TABLE}:
+ *     add, drop and move columns, widen {@code a}); the jobs keep the schema they loaded
  */
 record SimConfig(
     boolean deletionVectors,
@@ -30,7 +32,8 @@ record SimConfig(
     boolean sharedKeys,
     boolean dedicatedJob,
     boolean compactBuilder,
-    boolean maintenance) {
+    boolean maintenance,
+    boolean alters) {
 
   static SimConfig draw(Random rnd) {
     boolean dv = rnd.nextBoolean();
@@ -63,7 +66,9 @@ record SimConfig(
         writers > 1 && rnd.nextBoolean(),
         rnd.nextBoolean(),
         rnd.nextBoolean(),
-        rnd.nextInt(3) != 0);
+        rnd.nextInt(3) != 0,
+        // drawn last: the set-up of every seed drawn before schema changes were simulated stays
+        rnd.nextInt(3) == 0);
   }
 
   private static String pick(Random rnd, String... values) {

@@ -20,6 +20,7 @@ import io.sediment.mergetree.SortMergeReader;
 import io.sediment.mergetree.SortedRun;
 import io.sediment.schema.Schema;
 import io.sediment.table.DataSplit;
+import io.sediment.table.ReadBuilder;
 import io.sediment.table.Table;
 import io.sediment.testutil.TestTables;
 import java.io.IOException;
@@ -41,6 +42,7 @@ import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.roaringbitmap.RoaringBitmap;
 
 /**
@@ -98,7 +100,10 @@ final class SimTable {
 
   private Table table;
 
-  /** The table (its schema and options never change in a run). */
+  /**
+   * The table as the jobs loaded it when the run started (its options never change in a run; its
+   * columns may, by the schema actor: then this is the schema every job started with).
+   */
   Table table() {
     if (table == null) {
       table = catalog().getTable(new Identifier("db", "t"));
@@ -106,13 +111,20 @@ final class SimTable {
     return table;
   }
 
+  /** The table at its latest schema, as a user loading it now sees it. */
+  Table latest() {
+    return config.alters() ? catalog().getTable(new Identifier("db", "t")) : table();
+  }
+
   Path tableDir() {
     return warehouse.resolve("db.db").resolve("t");
   }
 
   /** What users read: rows rendered {@code (k,a,b)}. */
-  List<String> userRead(Table t) {
-    return TestTables.toStrings(t.rowType(), TestTables.readAll(t));
+  List<String> userRead(Table t) throws IOException {
+    // columns k, a, b by name: the schema actor adds and moves other columns
+    ReadBuilder rb = t.newReadBuilder().withProjection("k", "a", "b");
+    return TestTables.toStrings(rb.readType(), rb.newRead().readAll(rb.newScan().plan().splits()));
   }
 
   /**
@@ -163,12 +175,17 @@ final class SimTable {
       try (SortMergeReader merged =
           new SortMergeReader(runs, layout, MergeFunctions.create(store.schema(), layout), true)) {
         RowData kv;
+        List<String> names = store.schema().fieldNames();
+        int k = names.indexOf("k");
+        int a = names.indexOf("a");
+        int b = names.indexOf("b");
+        boolean wideA = layout.valueType().getTypeAt(a).getTypeRoot() == LogicalTypeRoot.BIGINT;
         while ((kv = merged.next()) != null) {
           out.add(
               SimModel.render(
-                  kv.getLong(0),
-                  kv.isNullAt(1) ? null : kv.getInt(1),
-                  kv.isNullAt(2) ? null : kv.getString(2).toString()));
+                  kv.getLong(k),
+                  kv.isNullAt(a) ? null : wideA ? (Object) kv.getLong(a) : kv.getInt(a),
+                  kv.isNullAt(b) ? null : kv.getString(b).toString()));
         }
       }
     }

@@ -122,6 +122,9 @@ final class Simulation {
     if (config.compactBuilder()) {
       actors.add(new CompactBuilderActor(sim, new Random(rnd.nextLong())));
     }
+    if (config.alters()) {
+      actors.add(new SchemaActor(sim, new Random(rnd.nextLong())));
+    }
     if (config.maintenance()) {
       actors.add(
           new MaintenanceActor(
@@ -176,7 +179,7 @@ final class Simulation {
     long f0 = System.nanoTime();
     check(sim, model, actors, false);
     long f1 = System.nanoTime();
-    sim.table().newCompactBuilder().withStrategy("full").execute();
+    sim.latest().newCompactBuilder().withStrategy("full").execute();
     long f2 = System.nanoTime();
     trace.add("end", "full compaction");
     check(sim, model, actors, true);
@@ -203,7 +206,7 @@ final class Simulation {
 
   private void check(SimTable sim, SimModel model, List<Actor> actors, boolean end)
       throws Exception {
-    Table t = sim.table();
+    Table t = sim.latest();
     List<String> expected = model.rows();
     List<String> logical = exact(model, sim.logicalRead(t));
     if (!logical.equals(expected)) {
