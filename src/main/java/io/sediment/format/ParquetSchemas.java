@@ -4,6 +4,7 @@ import io.sediment.schema.SupportedTypes;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.BooleanType;
 import org.apache.flink.table.types.logical.DateType;
@@ -13,6 +14,8 @@ import org.apache.flink.table.types.logical.FloatType;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.MapType;
+import org.apache.flink.table.types.logical.MultisetType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.SmallIntType;
 import org.apache.flink.table.types.logical.TimeType;
@@ -20,6 +23,7 @@ import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.table.types.logical.TinyIntType;
 import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.parquet.schema.GroupType;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
 import org.apache.parquet.schema.MessageType;
@@ -38,8 +42,9 @@ public final class ParquetSchemas {
   private ParquetSchemas() {}
 
   /**
-   * The Parquet schema of {@code type}: one primitive column per field, named like the field,
-   * REQUIRED for NOT NULL fields and OPTIONAL otherwise.
+   * The Parquet schema of {@code type}: one column per field, named like the field, REQUIRED for
+   * NOT NULL fields and OPTIONAL otherwise; ROW, ARRAY, MAP and MULTISET fields are groups in
+   * Parquet's standard nested layout (three-level lists, {@code key_value} maps).
    *
    * @throws IllegalArgumentException naming the column and type if a field type is unsupported
    */
@@ -122,9 +127,50 @@ public final class ParquetSchemas {
                 LogicalTypeAnnotation.timestampType(
                     true, timeUnit(((LocalZonedTimestampType) type).getPrecision())))
             .named(name);
+      case ROW:
+        {
+          List<Type> fields = new ArrayList<>();
+          for (RowType.RowField f : ((RowType) type).getFields()) {
+            fields.add(toParquet(f.getName(), f.getType()));
+          }
+          return new GroupType(repetition, name, fields);
+        }
+      case ARRAY:
+        // the standard three-level list: <name> (LIST) { repeated group list { element } }
+        return Types.buildGroup(repetition)
+            .as(LogicalTypeAnnotation.listType())
+            .addField(
+                new GroupType(
+                    Repetition.REPEATED,
+                    "list",
+                    toParquet("element", ((ArrayType) type).getElementType())))
+            .named(name);
+      case MAP:
+        {
+          MapType map = (MapType) type;
+          return mapGroup(name, repetition, map.getKeyType(), map.getValueType());
+        }
+      case MULTISET:
+        // a multiset is a map from its elements to their counts, as Flink holds it
+        return mapGroup(
+            name, repetition, ((MultisetType) type).getElementType(), new IntType(false));
       default:
         throw unsupported(name, type);
     }
+  }
+
+  /** The standard map: <name> (MAP) { repeated group key_value { required key; value } }. */
+  private static Type mapGroup(
+      String name, Repetition repetition, LogicalType keyType, LogicalType valueType) {
+    return Types.buildGroup(repetition)
+        .as(LogicalTypeAnnotation.mapType())
+        .addField(
+            new GroupType(
+                Repetition.REPEATED,
+                "key_value",
+                toParquet("key", keyType.copy(false)),
+                toParquet("value", valueType)))
+        .named(name);
   }
 
   /**

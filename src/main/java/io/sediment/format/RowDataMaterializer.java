@@ -33,7 +33,8 @@ final class RowDataMaterializer extends RecordMaterializer<RowData> {
     List<RowType.RowField> fields = producedType.getFields();
     Converter[] converters = new Converter[fields.size()];
     for (int i = 0; i < converters.length; i++) {
-      converters[i] = createConverter(row, i, fields.get(i).getName(), fields.get(i).getType());
+      converters[i] =
+          createConverter(new FieldSink(row, i), fields.get(i).getName(), fields.get(i).getType());
     }
     this.root = new RootConverter(row, converters);
   }
@@ -74,27 +75,40 @@ final class RowDataMaterializer extends RecordMaterializer<RowData> {
     public void end() {}
   }
 
-  static Converter createConverter(GenericRowData row, int pos, String name, LogicalType type) {
+  /** Where a converter puts the value it converted: a row's field, an element, a map entry. */
+  interface Sink {
+    void set(Object value);
+  }
+
+  /** Field {@code pos} of {@code row}. */
+  private record FieldSink(GenericRowData row, int pos) implements Sink {
+    @Override
+    public void set(Object value) {
+      row.setField(pos, value);
+    }
+  }
+
+  static Converter createConverter(Sink sink, String name, LogicalType type) {
     switch (type.getTypeRoot()) {
       case BOOLEAN:
         return new PrimitiveConverter() {
           @Override
           public void addBoolean(boolean value) {
-            row.setField(pos, value);
+            sink.set(value);
           }
         };
       case TINYINT:
         return new PrimitiveConverter() {
           @Override
           public void addInt(int value) {
-            row.setField(pos, (byte) value);
+            sink.set((byte) value);
           }
         };
       case SMALLINT:
         return new PrimitiveConverter() {
           @Override
           public void addInt(int value) {
-            row.setField(pos, (short) value);
+            sink.set((short) value);
           }
         };
       case INTEGER:
@@ -103,39 +117,39 @@ final class RowDataMaterializer extends RecordMaterializer<RowData> {
         return new PrimitiveConverter() {
           @Override
           public void addInt(int value) {
-            row.setField(pos, value);
+            sink.set(value);
           }
         };
       case BIGINT:
         return new PrimitiveConverter() {
           @Override
           public void addLong(long value) {
-            row.setField(pos, value);
+            sink.set(value);
           }
         };
       case FLOAT:
         return new PrimitiveConverter() {
           @Override
           public void addFloat(float value) {
-            row.setField(pos, value);
+            sink.set(value);
           }
         };
       case DOUBLE:
         return new PrimitiveConverter() {
           @Override
           public void addDouble(double value) {
-            row.setField(pos, value);
+            sink.set(value);
           }
         };
       case CHAR:
       case VARCHAR:
-        return new StringConverter(row, pos);
+        return new StringConverter(sink);
       case BINARY:
       case VARBINARY:
         return new PrimitiveConverter() {
           @Override
           public void addBinary(Binary value) {
-            row.setField(pos, copyBytes(value));
+            sink.set(copyBytes(value));
           }
         };
       case DECIMAL:
@@ -146,26 +160,31 @@ final class RowDataMaterializer extends RecordMaterializer<RowData> {
           return new PrimitiveConverter() {
             @Override
             public void addInt(int value) {
-              row.setField(pos, DecimalData.fromUnscaledLong(value, precision, scale));
+              sink.set(DecimalData.fromUnscaledLong(value, precision, scale));
             }
 
             @Override
             public void addLong(long value) {
-              row.setField(pos, DecimalData.fromUnscaledLong(value, precision, scale));
+              sink.set(DecimalData.fromUnscaledLong(value, precision, scale));
             }
 
             @Override
             public void addBinary(Binary value) {
-              row.setField(pos, DecimalData.fromUnscaledBytes(value.getBytes(), precision, scale));
+              sink.set(DecimalData.fromUnscaledBytes(value.getBytes(), precision, scale));
             }
           };
         }
       case TIMESTAMP_WITHOUT_TIME_ZONE:
         return new TimestampConverter(
-            row, pos, ParquetSchemas.timeUnit(((TimestampType) type).getPrecision()));
+            sink, ParquetSchemas.timeUnit(((TimestampType) type).getPrecision()));
       case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
         return new TimestampConverter(
-            row, pos, ParquetSchemas.timeUnit(((LocalZonedTimestampType) type).getPrecision()));
+            sink, ParquetSchemas.timeUnit(((LocalZonedTimestampType) type).getPrecision()));
+      case ROW:
+      case ARRAY:
+      case MAP:
+      case MULTISET:
+        return NestedConverters.create(sink, name, type);
       default:
         throw ParquetSchemas.unsupported(name, type);
     }
@@ -180,18 +199,16 @@ final class RowDataMaterializer extends RecordMaterializer<RowData> {
   }
 
   private static final class StringConverter extends PrimitiveConverter {
-    private final GenericRowData row;
-    private final int pos;
+    private final Sink sink;
     private StringData[] dictionary;
 
-    StringConverter(GenericRowData row, int pos) {
-      this.row = row;
-      this.pos = pos;
+    StringConverter(Sink sink) {
+      this.sink = sink;
     }
 
     @Override
     public void addBinary(Binary value) {
-      row.setField(pos, StringData.fromBytes(copyBytes(value)));
+      sink.set(StringData.fromBytes(copyBytes(value)));
     }
 
     @Override
@@ -211,24 +228,22 @@ final class RowDataMaterializer extends RecordMaterializer<RowData> {
     @Override
     public void addValueFromDictionary(int dictionaryId) {
       // StringData is immutable: rows of one dictionary share the instance
-      row.setField(pos, dictionary[dictionaryId]);
+      sink.set(dictionary[dictionaryId]);
     }
   }
 
   private static final class TimestampConverter extends PrimitiveConverter {
-    private final GenericRowData row;
-    private final int pos;
+    private final Sink sink;
     private final TimeUnit unit;
 
-    TimestampConverter(GenericRowData row, int pos, TimeUnit unit) {
-      this.row = row;
-      this.pos = pos;
+    TimestampConverter(Sink sink, TimeUnit unit) {
+      this.sink = sink;
       this.unit = unit;
     }
 
     @Override
     public void addLong(long value) {
-      row.setField(pos, Timestamps.fromLong(value, unit));
+      sink.set(Timestamps.fromLong(value, unit));
     }
   }
 }

@@ -62,8 +62,13 @@ final class RowFieldWriters {
   /** Directs the writers to the column writers of a new row group's store. */
   void bind(ColumnWriteStore store) {
     List<ColumnDescriptor> columns = schema.getColumns(); // a new list per call
-    for (int i = 0; i < writers.length; i++) {
-      writers[i].column = store.getColumnWriter(columns.get(i));
+    int c = 0;
+    for (FieldWriter w : writers) {
+      if (w instanceof NestedFieldWriter nested) {
+        c = nested.bind(store, columns, c); // one leaf column per primitive inside it
+      } else {
+        w.column = store.getColumnWriter(columns.get(c++));
+      }
     }
   }
 
@@ -89,7 +94,11 @@ final class RowFieldWriters {
       // classes (compaction, writers, manifests) would dispatch through the interface per value
       if (batchRow != null ? batchRow.isNullAt(w.pos) : row.isNullAt(w.pos)) {
         w.nullCount++;
-        cw.writeNull(0, 0);
+        if (cw != null) {
+          cw.writeNull(0, 0);
+        } else {
+          ((NestedFieldWriter) w).writeNull();
+        }
       } else {
         w.write(cw, row);
       }
@@ -199,6 +208,11 @@ final class RowFieldWriters {
           int p = ((LocalZonedTimestampType) type).getPrecision();
           return new TimestampWriter(name, pos, nullable, p, ParquetSchemas.timeUnit(p));
         }
+      case ROW:
+      case ARRAY:
+      case MAP:
+      case MULTISET:
+        return new NestedFieldWriter(name, pos, type);
       default:
         throw ParquetSchemas.unsupported(name, type);
     }

@@ -3,6 +3,7 @@ package io.sediment.format;
 import io.sediment.data.BinaryRows;
 import io.sediment.data.InternalComparators;
 import io.sediment.fs.FileIO;
+import io.sediment.schema.SupportedTypes;
 import java.io.IOException;
 import java.util.Collections;
 import java.util.Comparator;
@@ -12,6 +13,7 @@ import java.util.function.BooleanSupplier;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.hadoop.ParquetFileWriter;
@@ -67,8 +69,10 @@ public final class RowGroupCopier {
       if (!footer.getFileMetaData().getSchema().equals(expected)) {
         return false;
       }
-      // its small row groups are merged by decoding them column-wise (RowGroupMerger)
-      if (VectorizedFileReader.create(in.path(), rowType, expected, footer, null) == null) {
+      // its small row groups are merged by decoding them column-wise (RowGroupMerger), or, for a
+      // schema with nested columns, through record assembly
+      if (!hasNestedColumns(rowType)
+          && VectorizedFileReader.create(in.path(), rowType, expected, footer, null) == null) {
         return false;
       }
       for (BlockMetaData block : footer.getBlocks()) {
@@ -237,6 +241,16 @@ public final class RowGroupCopier {
 
   /** Column stats of the union of the inputs. */
   @SuppressWarnings("unchecked")
+  /** Whether a column of {@code rowType} is a ROW, ARRAY, MAP or MULTISET. */
+  static boolean hasNestedColumns(RowType rowType) {
+    for (LogicalType t : rowType.getChildren()) {
+      if (SupportedTypes.isNested(t)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   public static ColumnStats merge(RowType rowType, List<Input> inputs) {
     int n = rowType.getFieldCount();
     Object[] min = new Object[n];

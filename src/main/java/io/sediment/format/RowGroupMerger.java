@@ -7,12 +7,18 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 import org.apache.flink.core.fs.Path;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.parquet.ParquetReadOptions;
 import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.page.PageReadStore;
 import org.apache.parquet.compression.CompressionCodecFactory;
+import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.io.ColumnIOFactory;
+import org.apache.parquet.io.MessageColumnIO;
+import org.apache.parquet.io.RecordReader;
 import org.apache.parquet.io.SeekableInputStream;
 import org.apache.parquet.schema.MessageType;
 import org.slf4j.Logger;
@@ -173,6 +179,34 @@ public final class RowGroupMerger {
     }
   }
 
+  /**
+   * Decodes row group {@code index} of {@code in} through parquet-mr's record assembly (nested
+   * columns, which column-wise decoding does not read) and writes its rows; pages are verified
+   * against their CRC as always.
+   */
+  private static void decodeAssembled(
+      RowGroupCopier.Input in, int index, RowType rowType, DataFileWriter writer)
+      throws IOException {
+    MessageType schema = ParquetSchemas.toParquet(rowType);
+    FlinkInputFile file = new FlinkInputFile(in.path(), in.fileSize());
+    try (ParquetFileReader reader =
+        new ParquetFileReader(file, DataFileReader.readOptions(), file.newStream())) {
+      reader.setRequestedSchema(schema);
+      PageReadStore pages = reader.readRowGroup(index);
+      MessageColumnIO io =
+          new ColumnIOFactory(reader.getFooter().getFileMetaData().getCreatedBy())
+              .getColumnIO(schema, reader.getFooter().getFileMetaData().getSchema());
+      RecordReader<RowData> records = io.getRecordReader(pages, new RowDataMaterializer(rowType));
+      for (long r = 0; r < pages.getRowCount(); r++) {
+        writer.write(records.read());
+      }
+    } catch (RuntimeException e) {
+      throw new IOException(
+          "Cannot decode row group " + index + " of data file " + in.path() + ": " + e.getMessage(),
+          e);
+    }
+  }
+
   /** Decodes row group {@code index} of {@code in} column-wise and writes its rows. */
   private static void decode(
       RowGroupCopier.Input in,
@@ -185,8 +219,14 @@ public final class RowGroupMerger {
     VectorizedFileReader reader =
         VectorizedFileReader.forRowGroup(in.path(), rowType, footer, index, codecs);
     if (reader == null) {
-      throw new IOException(
-          "Data file " + in.path() + " cannot be decoded column-wise (checked by canCopy before)");
+      if (!RowGroupCopier.hasNestedColumns(rowType)) {
+        throw new IOException(
+            "Data file "
+                + in.path()
+                + " cannot be decoded column-wise (checked by canCopy before)");
+      }
+      decodeAssembled(in, index, rowType, writer);
+      return;
     }
     try (reader) {
       int n;

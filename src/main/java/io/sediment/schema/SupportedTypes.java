@@ -6,8 +6,9 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
 
 /**
- * The column types Sediment's data files store. A table with any other type is refused when it is
- * created, naming the column, rather than by its first write.
+ * The column types Sediment's data files store: the flat types, and ARRAY, MAP, MULTISET and ROW of
+ * them (nested to any depth). A table with any other type (INTERVAL, RAW, ...) is refused when it
+ * is created, naming the column, rather than by its first write.
  */
 public final class SupportedTypes {
 
@@ -33,7 +34,29 @@ public final class SupportedTypes {
           LogicalTypeRoot.TIMESTAMP_WITH_LOCAL_TIME_ZONE);
 
   public static boolean isSupported(LogicalType type) {
-    return ROOTS.contains(type.getTypeRoot());
+    switch (type.getTypeRoot()) {
+      case ARRAY:
+      case MULTISET:
+      case MAP:
+      case ROW:
+        // nested: supported when everything inside is
+        for (LogicalType child : type.getChildren()) {
+          if (!isSupported(child)) {
+            return false;
+          }
+        }
+        return !type.getChildren().isEmpty();
+      default:
+        return ROOTS.contains(type.getTypeRoot());
+    }
+  }
+
+  /** Whether {@code type} is ROW, ARRAY, MAP or MULTISET. */
+  public static boolean isNested(LogicalType type) {
+    return switch (type.getTypeRoot()) {
+      case ARRAY, MULTISET, MAP, ROW -> true;
+      default -> false;
+    };
   }
 
   /** The error for a column of a type Sediment does not store. */
@@ -44,7 +67,7 @@ public final class SupportedTypes {
             + "': "
             + type.asSummaryString()
             + " (supported: BOOLEAN, TINYINT, SMALLINT, INTEGER, BIGINT, FLOAT, DOUBLE, CHAR,"
-            + " VARCHAR, BINARY, VARBINARY, DECIMAL, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ; nested"
-            + " types ARRAY, MAP, ROW and MULTISET are not supported yet)");
+            + " VARCHAR, BINARY, VARBINARY, DECIMAL, DATE, TIME, TIMESTAMP, TIMESTAMP_LTZ, and ARRAY,"
+            + " MAP, MULTISET and ROW of these)");
   }
 }

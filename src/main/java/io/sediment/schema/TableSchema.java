@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import org.apache.flink.table.types.logical.LogicalType;
-import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.utils.LogicalTypeParser;
 
@@ -172,11 +171,25 @@ public final class TableSchema implements Serializable {
     }
     for (String pk : schema.primaryKeys()) {
       LogicalType t = schema.columns().get(names.indexOf(pk)).type();
-      if (t.getTypeRoot() == LogicalTypeRoot.ARRAY
-          || t.getTypeRoot() == LogicalTypeRoot.MAP
-          || t.getTypeRoot() == LogicalTypeRoot.ROW
-          || t.getTypeRoot() == LogicalTypeRoot.MULTISET) {
-        throw new IllegalArgumentException("Primary key column '" + pk + "' cannot have type " + t);
+      if (SupportedTypes.isNested(t)) {
+        throw new IllegalArgumentException(
+            "Primary key column '" + pk + "' cannot have the nested type " + t.asSummaryString());
+      }
+    }
+    for (String p : schema.partitionKeys()) {
+      LogicalType t = schema.columns().get(names.indexOf(p)).type();
+      if (SupportedTypes.isNested(t)) {
+        throw new IllegalArgumentException(
+            "Partition column '" + p + "' cannot have the nested type " + t.asSummaryString());
+      }
+    }
+    String bucketKeyOption = opts.get(TableOptions.BUCKET_KEY);
+    if (bucketKeyOption != null) {
+      for (String k : splitList(bucketKeyOption)) {
+        int i = names.indexOf(k);
+        if (i >= 0 && SupportedTypes.isNested(schema.columns().get(i).type())) {
+          throw new IllegalArgumentException("Bucket key '" + k + "' cannot have a nested type");
+        }
       }
     }
     return new TableSchema(
