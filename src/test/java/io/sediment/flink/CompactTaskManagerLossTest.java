@@ -15,13 +15,22 @@ import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
@@ -98,6 +107,45 @@ class CompactTaskManagerLossTest {
     assertThat(compacts.stream().map(Snapshot::commitIdentifier)).doesNotHaveDuplicates();
     // The lost attempt's outputs were found (by their markers) and deleted.
     assertThat(FlinkTestSupport.orphanDataFiles(t, tableDir)).isEmpty();
+  }
+
+  /**
+   * A streaming {@code GROUP BY ... COUNT(*)} into a primary-key table loses its task manager after
+   * a committed checkpoint: the job restarts on a new task manager from that checkpoint, and the
+   * counts are exact (a retried window is committed once, rows of the lost attempt never land).
+   */
+  @Test
+  void aStreamingGroupByKeepsExactCountsThroughTaskManagerLoss(
+      @InjectMiniCluster MiniCluster cluster) throws Exception {
+    long n = 3000;
+    StreamExecutionEnvironment env = FlinkTestSupport.restartingStreamEnv();
+    env.setParallelism(2);
+    StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+    tEnv.executeSql(
+        "CREATE CATALOG c WITH ('type' = 'sediment', 'warehouse' = '" + dir.toUri() + "')");
+    tEnv.executeSql("CREATE DATABASE c.db");
+    tEnv.executeSql(
+        "CREATE TABLE c.db.cnt (k BIGINT, c BIGINT, PRIMARY KEY (k) NOT ENFORCED)"
+            + " WITH ('bucket' = '2')");
+    DataStream<Long> ids =
+        env.fromSource(
+            new DataGeneratorSource<>(x -> x, n, RateLimiterStrategy.perSecond(600), Types.LONG),
+            WatermarkStrategy.noWatermarks(),
+            "ids");
+    tEnv.createTemporaryView("ids", ids);
+    TableResult insert =
+        tEnv.executeSql("INSERT INTO c.db.cnt SELECT f0 % 7, COUNT(*) FROM ids GROUP BY f0 % 7");
+    Table table = new FileSystemCatalog(dir.toString()).getTable("db.cnt");
+    await().atMost(Duration.ofSeconds(60)).until(() -> table.latestSnapshot().isPresent());
+    replaceTaskManager(cluster);
+    insert.await();
+
+    List<String> expected = new ArrayList<>();
+    for (long k = 0; k < 7; k++) {
+      expected.add("(" + k + "," + (n / 7 + (k < n % 7 ? 1 : 0)) + ")");
+    }
+    assertThat(rows(new FileSystemCatalog(dir.toString()).getTable("db.cnt")))
+        .containsExactlyInAnyOrderElementsOf(expected);
   }
 
   @Test

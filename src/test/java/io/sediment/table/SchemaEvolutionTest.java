@@ -96,6 +96,57 @@ class SchemaEvolutionTest {
     assertThat(files(t)).allSatisfy(f -> assertThat(f.schemaId()).isEqualTo(2));
   }
 
+  /**
+   * A streaming writer opened before an ALTER goes on writing and committing with the schema it
+   * loaded; its files say so, and every row reads right in the new schema, before and after a
+   * compaction by a job that loaded the new schema.
+   */
+  @Test
+  void aWriterStartedBeforeAnAlterCommitsCorrectly() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Identifier id = new Identifier("db", "t");
+    Table t =
+        TestTables.create(
+            catalog,
+            "t",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT().notNull())
+                .column("n", DataTypes.INT())
+                .column("s", DataTypes.STRING())
+                .primaryKey("id")
+                .option("bucket", "1")
+                .build());
+    WriteBuilder wb = t.newStreamWriteBuilder();
+    try (TableWrite write = wb.newWrite()) {
+      TableCommit commit = wb.newCommit();
+      write.write(TestTables.row(1L, 1, "a"));
+      commit.commit(1, write.prepareCommit());
+      catalog.alterTable(
+          id,
+          List.of(
+              SchemaChange.updateColumnType("n", DataTypes.BIGINT().getLogicalType()),
+              SchemaChange.renameColumn("s", "label"),
+              SchemaChange.addColumn("extra", DataTypes.STRING().getLogicalType()),
+              SchemaChange.updateColumnPosition(SchemaChange.Move.first("extra"))));
+      Table altered = catalog.getTable(id);
+      TestTables.writeBatch(altered, List.of(TestTables.row("x", 2L, 5_000_000_000L, "b")));
+      write.write(TestTables.row(3L, 3, "c")); // the writer's old schema
+      write.write(TestTables.row(1L, 10, "a2"));
+      commit.commit(2, write.prepareCommit());
+    }
+    Table now = catalog.getTable(id);
+    List<String> expected = List.of("(null,1,10,a2)", "(x,2,5000000000,b)", "(null,3,3,c)");
+    assertThat(TestTables.toStrings(now.rowType(), TestTables.readAll(now)))
+        .containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(files(now).stream().map(DataFileMeta::schemaId))
+        .as("the old writer's files carry its schema")
+        .contains(0L, 1L);
+    now.newCompactBuilder().execute();
+    assertThat(TestTables.toStrings(now.rowType(), TestTables.readAll(now)))
+        .containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(files(now)).allSatisfy(f -> assertThat(f.schemaId()).isEqualTo(1L));
+  }
+
   /** Refused changes name what is wrong and write no schema version. */
   @Test
   void unsafeChangesAreRefusedAndChangeNothing() throws Exception {
