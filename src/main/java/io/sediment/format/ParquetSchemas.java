@@ -58,6 +58,9 @@ public final class ParquetSchemas {
 
   /** The Parquet column of one field. */
   public static Type toParquet(String name, LogicalType type) {
+    if (SupportedTypes.isNested(type) && !SupportedTypes.isSupported(type)) {
+      throw unsupported(name, type); // names the column, not the element inside it
+    }
     Repetition repetition = type.isNullable() ? Repetition.OPTIONAL : Repetition.REQUIRED;
     switch (type.getTypeRoot()) {
       case BOOLEAN:
