@@ -1,7 +1,6 @@
 package io.sediment.format;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.table.data.ArrayData;
 import org.apache.flink.table.data.DecimalData;
@@ -353,22 +352,7 @@ final class NestedFieldWriter extends RowFieldWriters.FieldWriter {
       } else if (precision <= 18) {
         cw.write(d.toUnscaledLong(), r, def);
       } else {
-        byte[] unscaled = d.toUnscaledBytes();
-        int pad = fixed.length - unscaled.length;
-        if (pad < 0) {
-          throw new IllegalArgumentException(
-              "Decimal value "
-                  + d
-                  + " does not fit DECIMAL("
-                  + precision
-                  + ", "
-                  + scale
-                  + ") of "
-                  + path);
-        }
-        byte fill = unscaled.length > 0 && unscaled[0] < 0 ? (byte) -1 : 0;
-        Arrays.fill(fixed, 0, pad, fill);
-        System.arraycopy(unscaled, 0, fixed, pad, unscaled.length);
+        RowFieldWriters.fillFixed(d, fixed, precision, scale, path);
         cw.write(Binary.fromConstantByteArray(fixed.clone()), r, def);
       }
     }

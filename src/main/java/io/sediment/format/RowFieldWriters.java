@@ -688,23 +688,7 @@ final class RowFieldWriters {
       } else if (d.compareTo(max) > 0) {
         max = d.copy();
       }
-      byte[] unscaled = d.toUnscaledBytes();
-      int pad = buffer.length - unscaled.length;
-      if (pad < 0) {
-        throw new IllegalArgumentException(
-            "Decimal value "
-                + d
-                + " does not fit DECIMAL("
-                + precision
-                + ", "
-                + scale
-                + ") of column '"
-                + name
-                + "'");
-      }
-      byte fill = unscaled.length > 0 && unscaled[0] < 0 ? (byte) -1 : 0;
-      Arrays.fill(buffer, 0, pad, fill);
-      System.arraycopy(unscaled, 0, buffer, pad, unscaled.length);
+      fillFixed(d, buffer, precision, scale, name);
       cw.write(Binary.fromReusedByteArray(buffer), 0, defined);
     }
 
@@ -717,6 +701,32 @@ final class RowFieldWriters {
     Object max() {
       return max;
     }
+  }
+
+  /**
+   * Writes {@code d}'s unscaled value into {@code buffer} (a FIXED_LEN_BYTE_ARRAY decimal of {@code
+   * precision}): big-endian two's complement, sign-extended to the buffer's length.
+   *
+   * @throws IllegalArgumentException naming {@code column} if the value does not fit
+   */
+  static void fillFixed(DecimalData d, byte[] buffer, int precision, int scale, String column) {
+    byte[] unscaled = d.toUnscaledBytes();
+    int pad = buffer.length - unscaled.length;
+    if (pad < 0) {
+      throw new IllegalArgumentException(
+          "Decimal value "
+              + d
+              + " does not fit DECIMAL("
+              + precision
+              + ", "
+              + scale
+              + ") of column '"
+              + column
+              + "'");
+    }
+    byte fill = unscaled.length > 0 && unscaled[0] < 0 ? (byte) -1 : 0;
+    Arrays.fill(buffer, 0, pad, fill);
+    System.arraycopy(unscaled, 0, buffer, pad, unscaled.length);
   }
 
   static final class TimestampWriter extends LongRangeWriter {
