@@ -181,9 +181,10 @@ public final class FileSystemCatalog {
   /**
    * Applies {@code changes} to the table's schema as a new schema version ({@code
    * schema/schema-<id+1>}, created exclusively, like a snapshot): readers, writers and compactions
-   * that load the table from then on use it; a job already running keeps the version it loaded,
-   * which describes its files as well (this version changes options and the comment only). Nothing
-   * is written when a change is refused, or when another ALTER published the same version first.
+   * that load the table from then on use it; a job already running keeps the version it loaded, and
+   * every file it writes carries that version's id, which describes it (files are read by field id:
+   * docs/spec.md section 3.1). Nothing is written when a change is refused, or when another ALTER
+   * published the same version first.
    */
   public void alterTable(Identifier id, List<SchemaChange> changes) {
     Table table = getTable(id);

@@ -36,6 +36,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
 import org.apache.flink.table.data.RowData;
 import org.roaringbitmap.RoaringBitmap;
@@ -50,8 +51,9 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
   private final KeyValueLayout layout;
   private final DataFileFactory names = new DataFileFactory();
   private final OutputObserver observer;
-  // the rewriter at a newer schema version some inputs were written with (see rewrite)
-  private MergeTreeCompactRewriter newer;
+  // rewriters at newer schema versions some inputs were written with (see rewrite); tasks of one
+  // rewriter may run on several threads (CompactBuilder)
+  private final Map<Long, MergeTreeCompactRewriter> newer = new ConcurrentHashMap<>();
 
   public MergeTreeCompactRewriter(FileStore store, OutputObserver observer) {
     this.store = store;
@@ -71,10 +73,9 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
 
   private CompactTaskResult rewriteAt(FileStore target, CompactTask task, BooleanSupplier cancelled)
       throws Exception {
-    if (newer == null || newer.store.schema().id() != target.schema().id()) {
-      newer = new MergeTreeCompactRewriter(target, observer);
-    }
-    return newer.rewriteAtOwnSchema(task, cancelled);
+    return newer
+        .computeIfAbsent(target.schema().id(), id -> new MergeTreeCompactRewriter(target, observer))
+        .rewriteAtOwnSchema(task, cancelled);
   }
 
   private CompactTaskResult rewriteAtOwnSchema(CompactTask task, BooleanSupplier cancelled)

@@ -35,13 +35,91 @@ import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
 final class NestedFieldWriter extends RowFieldWriters.FieldWriter {
 
   private final RowData.FieldGetter getter;
+  private final LogicalType type;
   private final Node root;
   private final List<Leaf> leaves = new ArrayList<>();
+  // whether a value can break a rule Parquet cannot store (a NOT NULL inside, a map key)
+  private final boolean checked;
 
   NestedFieldWriter(String name, int pos, LogicalType type) {
     super(name, pos, type.isNullable());
     this.getter = RowData.createFieldGetter(type, pos);
+    this.type = type;
     this.root = node(name, type, 0, 0);
+    this.checked = needsCheck(type);
+  }
+
+  /**
+   * Refuses a value with a null where its type says NOT NULL, or a null map key, naming where:
+   * called before anything of the row is written (a half-written record cannot be taken back).
+   */
+  void checkValue(RowData row) {
+    if (checked) {
+      Object v = getter.getFieldOrNull(row);
+      if (v != null) {
+        check(name, type, v);
+      }
+    }
+  }
+
+  private static boolean needsCheck(LogicalType type) {
+    for (LogicalType child : type.getChildren()) {
+      if (!child.isNullable() || needsCheck(child)) {
+        return true;
+      }
+    }
+    return type instanceof MapType || type instanceof MultisetType;
+  }
+
+  private static void check(String path, LogicalType type, Object value) {
+    switch (type.getTypeRoot()) {
+      case ROW -> {
+        RowType row = (RowType) type;
+        for (int i = 0; i < row.getFieldCount(); i++) {
+          LogicalType f = row.getTypeAt(i);
+          checkChild(
+              path + "." + row.getFieldNames().get(i),
+              f,
+              RowData.createFieldGetter(f, i).getFieldOrNull((RowData) value));
+        }
+      }
+      case ARRAY -> {
+        LogicalType e = ((ArrayType) type).getElementType();
+        ArrayData a = (ArrayData) value;
+        ArrayData.ElementGetter g = ArrayData.createElementGetter(e);
+        for (int i = 0; i < a.size(); i++) {
+          checkChild(path + "[" + i + "]", e, g.getElementOrNull(a, i));
+        }
+      }
+      case MAP, MULTISET -> {
+        LogicalType k =
+            type instanceof MapType m ? m.getKeyType() : ((MultisetType) type).getElementType();
+        LogicalType v = type instanceof MapType m ? m.getValueType() : new IntType(false);
+        MapData map = (MapData) value;
+        ArrayData.ElementGetter kg = ArrayData.createElementGetter(k);
+        ArrayData.ElementGetter vg = ArrayData.createElementGetter(v);
+        for (int i = 0; i < map.size(); i++) {
+          Object key = kg.getElementOrNull(map.keyArray(), i);
+          if (key == null) {
+            throw new NullPointerException(
+                "Column '" + path + "' has a null map key: Parquet's maps cannot store one");
+          }
+          check(path + ".key", k, key);
+          checkChild(path + ".value", v, vg.getElementOrNull(map.valueArray(), i));
+        }
+      }
+      default -> {}
+    }
+  }
+
+  private static void checkChild(String path, LogicalType type, Object value) {
+    if (value == null) {
+      if (!type.isNullable()) {
+        throw new NullPointerException("'" + path + "' is NOT NULL but the value has null");
+      }
+      return;
+    }
+    check(path, type, value);
   }
 
   /** Binds the leaves to the column writers from {@code columns[first]} on; the next index. */

@@ -1,6 +1,7 @@
 package io.sediment.format;
 
 import io.sediment.data.BinaryRows;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.IntStream;
@@ -40,6 +41,7 @@ final class RowFieldWriters {
   private final MessageType schema;
   private final FieldWriter[] writers;
   private final int[] notNullPositions;
+  private final NestedFieldWriter[] nestedWriters;
   // a row over a batch, for the columns without a typed loop in writeColumns
   private final BatchRow view = new BatchRow();
 
@@ -53,6 +55,13 @@ final class RowFieldWriters {
     }
     this.notNullPositions =
         IntStream.range(0, writers.length).filter(i -> !writers[i].nullable).toArray();
+    List<NestedFieldWriter> nested = new ArrayList<>();
+    for (FieldWriter w : writers) {
+      if (w instanceof NestedFieldWriter n) {
+        nested.add(n);
+      }
+    }
+    this.nestedWriters = nested.toArray(new NestedFieldWriter[0]);
   }
 
   MessageType schema() {
@@ -82,6 +91,9 @@ final class RowFieldWriters {
         throw new NullPointerException(
             "Column '" + writers[pos].name + "' is NOT NULL but the row has null: " + row);
       }
+    }
+    for (NestedFieldWriter nested : nestedWriters) {
+      nested.checkValue(row);
     }
   }
 

@@ -239,8 +239,6 @@ public final class RowGroupCopier {
     }
   }
 
-  /** Column stats of the union of the inputs. */
-  @SuppressWarnings("unchecked")
   /** Whether a column of {@code rowType} is a ROW, ARRAY, MAP or MULTISET. */
   static boolean hasNestedColumns(RowType rowType) {
     for (LogicalType t : rowType.getChildren()) {
@@ -251,6 +249,8 @@ public final class RowGroupCopier {
     return false;
   }
 
+  /** Column stats of the union of the inputs. */
+  @SuppressWarnings("unchecked")
   public static ColumnStats merge(RowType rowType, List<Input> inputs) {
     int n = rowType.getFieldCount();
     Object[] min = new Object[n];

@@ -27,7 +27,7 @@ public final class FileStore implements Serializable {
   private final TableSchema schema;
   private final TableOptions options;
   // schema versions read so far, by id (files written with older or newer schemas are read by id)
-  private transient Map<Long, TableSchema> schemas;
+  private transient volatile Map<Long, TableSchema> schemas;
 
   public FileStore(FileIO fileIO, Path root, TableSchema schema, TableOptions options) {
     this.fileIO = fileIO;

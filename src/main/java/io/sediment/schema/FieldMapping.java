@@ -77,25 +77,27 @@ public final class FieldMapping {
       } else {
         DataField field = reading.fields().get(p);
         source = file.indexOfFieldId(field.id());
+        LogicalType readType = field.logicalType();
+        if (!readType.isNullable()
+            && (source < 0 || file.fields().get(source).logicalType().isNullable())) {
+          // only a newer schema drops a NOT NULL column or makes it nullable: its files may hold
+          // nulls this reader's type promises away
+          throw newerSchema(field.name(), file, reading, "may hold nulls in it (or lack it)");
+        }
         if (source >= 0) {
           LogicalType fileType = file.fields().get(source).logicalType();
-          LogicalType readType = field.logicalType();
           if (!fileType.copy(true).equals(readType.copy(true))) {
             if (!TypeWidening.canWiden(fileType.copy(true), readType.copy(true))
                 && !sameRepresentation(fileType, readType)) {
-              throw new IllegalArgumentException(
-                  "Column '"
-                      + field.name()
-                      + "' has type "
+              throw newerSchema(
+                  field.name(),
+                  file,
+                  reading,
+                  "has it as "
                       + fileType.asSummaryString()
-                      + " in files of schema "
-                      + file.id()
-                      + ", which schema "
-                      + reading.id()
-                      + "'s "
+                      + ", which "
                       + readType.asSummaryString()
-                      + " cannot hold: the file was written with a newer schema than this reader"
-                      + " or job loaded; restart it to read the table's latest schema");
+                      + " cannot hold");
             }
             if (needsConversion(fileType, readType)) {
               from[i] = fileType;
@@ -124,6 +126,21 @@ public final class FieldMapping {
         inProjected,
         inFull,
         from);
+  }
+
+  private static IllegalArgumentException newerSchema(
+      String column, TableSchema file, TableSchema reading, String what) {
+    return new IllegalArgumentException(
+        "Column '"
+            + column
+            + "': a file of schema "
+            + file.id()
+            + " "
+            + what
+            + " (schema "
+            + reading.id()
+            + " of this reader): the file was written with a newer schema than this reader or job"
+            + " loaded; restart it to read the table's latest schema");
   }
 
   /** Whether the file's rows are the reading schema's as they are: no mapping needed. */

@@ -254,6 +254,44 @@ class NestedTypesTest {
     assertThat(Files.size(file)).isPositive();
   }
 
+  /**
+   * A null where a nested type says NOT NULL, or a null map key, fails the write before anything of
+   * the row is written, naming where; nothing is committed.
+   */
+  @Test
+  void nullsANestedTypeForbidsAreRefusedNamingWhere() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table t =
+        TestTables.create(
+            catalog,
+            "t",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT().notNull())
+                .column(
+                    "r",
+                    DataTypes.ROW(
+                        DataTypes.FIELD(
+                            "inner",
+                            DataTypes.ROW(DataTypes.FIELD("x", DataTypes.INT())).notNull())))
+                .column("a", DataTypes.ARRAY(DataTypes.INT().notNull()))
+                .column("m", DataTypes.MAP(DataTypes.STRING(), DataTypes.INT()))
+                .build());
+    GenericRowData nullInner = GenericRowData.of(1L, GenericRowData.of((Object) null), null, null);
+    assertThatThrownBy(() -> TestTables.writeBatch(t, List.of(nullInner)))
+        .hasStackTraceContaining("'r.inner' is NOT NULL but the value has null");
+    GenericRowData nullElement =
+        GenericRowData.of(2L, null, new GenericArrayData(new Object[] {1, null}), null);
+    assertThatThrownBy(() -> TestTables.writeBatch(t, List.of(nullElement)))
+        .hasStackTraceContaining("'a[1]' is NOT NULL but the value has null");
+    Map<Object, Object> nullKey = new HashMap<>();
+    nullKey.put(null, 1);
+    GenericRowData nullMapKey = GenericRowData.of(3L, null, null, new GenericMapData(nullKey));
+    assertThatThrownBy(() -> TestTables.writeBatch(t, List.of(nullMapKey)))
+        .hasStackTraceContaining("Column 'm' has a null map key");
+    assertThat(t.latestSnapshot()).as("nothing committed").isEmpty();
+    assertThat(TestTables.dataFiles(dir.resolve("db.db/t"))).as("no file left").isEmpty();
+  }
+
   @Test
   void nestedKeysAndPartitionsAreRefused() {
     FileSystemCatalog catalog = TestTables.catalog(dir);

@@ -147,6 +147,35 @@ class SchemaEvolutionTest {
     assertThat(files(now)).allSatisfy(f -> assertThat(f.schemaId()).isEqualTo(1L));
   }
 
+  /**
+   * A reader that loaded an older schema never returns null in a column its type says NOT NULL: a
+   * file of a newer schema that made the column nullable (or dropped it) is refused, saying to
+   * restart.
+   */
+  @Test
+  void aReaderOfAnOlderSchemaRefusesNullsItsTypeForbids() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Identifier id = new Identifier("db", "t");
+    Table old =
+        TestTables.create(
+            catalog,
+            "t",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT().notNull())
+                .column("n", DataTypes.INT().notNull())
+                .build());
+    TestTables.writeBatch(old, List.of(TestTables.row(1L, 1)));
+    catalog.alterTable(id, List.of(SchemaChange.updateColumnNullability("n", true)));
+    TestTables.writeBatch(catalog.getTable(id), List.of(TestTables.row(2L, null)));
+    assertThatThrownBy(() -> TestTables.readAll(old))
+        .hasStackTraceContaining("Column 'n': a file of schema 1 may hold nulls in it")
+        .hasStackTraceContaining("restart it to read the table's latest schema");
+    assertThat(
+            TestTables.toStrings(
+                catalog.getTable(id).rowType(), TestTables.readAll(catalog.getTable(id))))
+        .containsExactlyInAnyOrder("(1,1)", "(2,null)");
+  }
+
   /** Refused changes name what is wrong and write no schema version. */
   @Test
   void unsafeChangesAreRefusedAndChangeNothing() throws Exception {
