@@ -2,11 +2,15 @@ package io.sediment.compact;
 
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileStore;
+import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.predicate.Predicate;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -63,13 +67,31 @@ public final class CompactPlanner {
   }
 
   /** The live files of one bucket, in the order they were added. */
+  /**
+   * One bucket's live files.
+   *
+   * @param deletedRows per data file name, the rows its deletion vector marks deleted (files
+   *     without one are absent; empty when not known, as in a writer's own compaction)
+   */
   public record Bucket(
       String table,
       BinaryRowData partition,
       String partitionPath,
       int bucket,
       int totalBuckets,
-      List<DataFileMeta> files) {}
+      List<DataFileMeta> files,
+      Map<String, Long> deletedRows) {
+
+    public Bucket(
+        String table,
+        BinaryRowData partition,
+        String partitionPath,
+        int bucket,
+        int totalBuckets,
+        List<DataFileMeta> files) {
+      this(table, partition, partitionPath, bucket, totalBuckets, files, Map.of());
+    }
+  }
 
   /**
    * Plans tasks for the snapshot. {@code partitionFilter} is on the partition row type (null for
@@ -112,6 +134,7 @@ public final class CompactPlanner {
       files.computeIfAbsent(key, k -> new ArrayList<>()).add(e.file());
       first.putIfAbsent(key, e);
     }
+    Map<String, Long> deletedRows = deletedRows(snapshot);
     List<CompactTask> tasks = new ArrayList<>();
     long waiting = 0;
     for (Map.Entry<ManifestEntry.Identifier, List<DataFileMeta>> g : files.entrySet()) {
@@ -126,7 +149,8 @@ public final class CompactPlanner {
               store.partitionPath(e.partition()),
               e.bucket(),
               e.totalBuckets(),
-              g.getValue());
+              g.getValue(),
+              deletedRows);
       List<CompactTask> planned = new ArrayList<>();
       for (CompactTask t : strategy.plan(bucket)) {
         planned.add(t.withBaseSnapshotId(snapshot.id()));
@@ -135,5 +159,23 @@ public final class CompactPlanner {
       waiting += strategy.waitingFiles(bucket, planned);
     }
     return new Plan(tasks, waiting);
+  }
+
+  /** Rows marked deleted per data file, from the snapshot's deletion vectors (none: empty). */
+  private Map<String, Long> deletedRows(Snapshot snapshot) {
+    if (snapshot.indexManifest() == null) {
+      return Map.of();
+    }
+    Map<String, Long> out = new HashMap<>();
+    try {
+      for (IndexManifest.Entry e :
+          new IndexManifest(store.fileIO(), store.paths()).read(snapshot.indexManifest())) {
+        out.put(e.deletionFile().dataFile(), e.deletionFile().cardinality());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "Cannot read the deletion vectors of snapshot " + snapshot.id(), e);
+    }
+    return out;
   }
 }

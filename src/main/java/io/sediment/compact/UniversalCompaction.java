@@ -28,7 +28,9 @@ import org.apache.flink.table.data.RowData;
  * runs. The output goes one level below the first run not picked (never level 0), or to the top
  * level {@code num-levels - 1} when all runs are picked. A full compaction merges all runs into the
  * top level. Deletes are dropped when the output holds the oldest data of the bucket.
- * Deletion-vector tables always move every level-0 file up.
+ * Deletion-vector tables always move every level-0 file up, and rewrite a file whose deletion
+ * vector covers more than {@code compaction.delete-ratio-threshold} of its rows when nothing else
+ * is planned for the bucket.
  */
 public final class UniversalCompaction implements CompactPlanner.BucketStrategy {
 
@@ -38,6 +40,7 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
   private final int sizeRatio;
   private final boolean full;
   private final boolean deletionVectors;
+  private final double deleteRatioThreshold;
   private final Comparator<RowData> keyRowComparator;
 
   /** Full when {@code compaction.full} is set (a writer's own compaction), else minor. */
@@ -54,6 +57,7 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
     this.sizeRatio = o.get(TableOptions.COMPACTION_SIZE_RATIO);
     this.full = full;
     this.deletionVectors = o.get(TableOptions.DELETION_VECTORS_ENABLED);
+    this.deleteRatioThreshold = o.get(TableOptions.COMPACTION_DELETE_RATIO_THRESHOLD);
     this.keyRowComparator = new KeyValueLayout(store.schema()).keyRowComparator();
   }
 
@@ -66,7 +70,7 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
     List<SortedRun> runs = SortedRun.of(bucket.files(), keyRowComparator);
     Pick pick = pick(runs);
     if (pick == null) {
-      return List.of();
+      return deletionRatioRewrite(bucket);
     }
     List<DataFileMeta> inputs = new ArrayList<>();
     for (int i = 0; i < pick.count; i++) {
@@ -84,6 +88,45 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
             pick.outputLevel,
             CompactTask.Kind.MERGE_TREE,
             dropDeletes));
+  }
+
+  /**
+   * A deletion-vector bucket with nothing else to do: its level >= 1 file with the largest share of
+   * rows its deletion vector marks deleted, above {@code compaction.delete-ratio-threshold},
+   * rewritten alone into its own level (its key range stays inside the run it was in, so the level
+   * stays a sorted run; the deleted rows are gone and its deletion vector with them).
+   */
+  private List<CompactTask> deletionRatioRewrite(CompactPlanner.Bucket bucket) {
+    if (!deletionVectors || full || bucket.deletedRows().isEmpty()) {
+      return List.of();
+    }
+    DataFileMeta worst = null;
+    double worstRatio = deleteRatioThreshold;
+    for (DataFileMeta f : bucket.files()) {
+      Long deleted = bucket.deletedRows().get(f.fileName());
+      if (f.level() == 0 || deleted == null || f.rowCount() == 0) {
+        continue;
+      }
+      double ratio = (double) deleted / f.rowCount();
+      if (ratio > worstRatio) {
+        worst = f;
+        worstRatio = ratio;
+      }
+    }
+    if (worst == null) {
+      return List.of();
+    }
+    return List.of(
+        new CompactTask(
+            bucket.table(),
+            bucket.partition(),
+            bucket.partitionPath(),
+            bucket.bucket(),
+            bucket.totalBuckets(),
+            List.of(worst),
+            worst.level(),
+            CompactTask.Kind.MERGE_TREE,
+            true));
   }
 
   /** How many of the newest runs to merge, and into which level. */

@@ -245,6 +245,16 @@ public final class TableOptions implements Serializable {
               "Universal compaction: percentage flexibility when comparing the size of a run"
                   + " with the sum of the newer runs picked before it.");
 
+  public static final ConfigOption<Double> COMPACTION_DELETE_RATIO_THRESHOLD =
+      ConfigOptions.key("compaction.delete-ratio-threshold")
+          .doubleType()
+          .defaultValue(0.2)
+          .withDescription(
+              "Deletion-vector tables: a data file whose deletion vector marks more than this"
+                  + " fraction of its rows deleted is rewritten (alone, into its level) by the next"
+                  + " minor compaction that plans nothing else for its bucket. Paimon's name"
+                  + " (there for append tables).");
+
   public static final ConfigOption<Boolean> DELETION_VECTORS_ENABLED =
       ConfigOptions.key("deletion-vectors.enabled")
           .booleanType()
@@ -681,6 +691,7 @@ public final class TableOptions implements Serializable {
         }
         break;
       case "compaction.small-file-ratio":
+      case "compaction.delete-ratio-threshold":
         double ratio = (Double) value;
         if (!(ratio > 0 && ratio <= 1)) {
           problem = "must be > 0 and <= 1";

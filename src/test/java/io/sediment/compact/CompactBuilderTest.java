@@ -9,6 +9,7 @@ import io.sediment.commit.CommitConflictException;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileSource;
+import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.Snapshot;
 import io.sediment.predicate.PredicateBuilder;
 import io.sediment.schema.Schema;
@@ -24,6 +25,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -113,6 +115,85 @@ class CompactBuilderTest {
     // Same rows, same order (row order follows input order), nulls kept.
     assertThat(rowsInReadOrder(table)).containsExactlyElementsOf(before);
     assertThat(before).containsExactlyElementsOf(TestTables.toStrings(table.rowType(), written));
+  }
+
+  /**
+   * A deletion-vector table after many updates: the top-level file whose deletion vector covers 30%
+   * of its rows is rewritten by a minor compaction that has nothing else to do (threshold 0.2, the
+   * default), alone and into its level; rows are unchanged and its deletion vector is gone. Above
+   * the file's ratio nothing is rewritten.
+   */
+  @Test
+  void aMinorCompactionRewritesAFileMostlyDeletedByItsDeletionVector() throws Exception {
+    Table table =
+        TestTables.create(
+            TestTables.catalog(dir),
+            "t",
+            Schema.newBuilder()
+                .column("k", DataTypes.BIGINT().notNull())
+                .column("v", DataTypes.STRING())
+                .primaryKey("k")
+                .option("bucket", "1")
+                .option("deletion-vectors.enabled", "true")
+                .build());
+    Map<Long, String> model = new TreeMap<>();
+    List<RowData> rows = new ArrayList<>();
+    for (long k = 0; k < 1000; k++) {
+      rows.add(row(k, "v" + k));
+      model.put(k, "v" + k);
+    }
+    TestTables.writeBatch(table, rows);
+    table.newCompactBuilder().execute(); // full: one file at the top level
+    DataFileMeta top = single(files(table));
+    for (int round = 0; round < 3; round++) {
+      List<RowData> updates = new ArrayList<>();
+      for (long k = round * 100; k < round * 100 + 100; k++) {
+        updates.add(row(k, "u" + round + "-" + k));
+        model.put(k, "u" + round + "-" + k);
+      }
+      TestTables.writeBatch(table, updates);
+    }
+    Snapshot s = table.latestSnapshot().orElseThrow();
+    long deleted =
+        new IndexManifest(table.store().fileIO(), table.store().paths())
+            .read(s.indexManifest()).stream()
+                .filter(e -> e.deletionFile().dataFile().equals(top.fileName()))
+                .mapToLong(e -> e.deletionFile().cardinality())
+                .sum();
+    assertThat(deleted).as("the updates marked 300 rows of the top file").isEqualTo(300);
+
+    CompactResult none =
+        table
+            .newCompactBuilder()
+            .withStrategy("minor")
+            .withOptions(Map.of("compaction.delete-ratio-threshold", "0.3"))
+            .execute();
+    assertThat(none.tasks()).as("0.3 is not above 0.3").isZero();
+    CompactResult r = table.newCompactBuilder().withStrategy("minor").execute();
+    assertThat(r.tasks()).isEqualTo(1);
+    assertThat(r.filesBefore()).isEqualTo(1);
+    List<DataFileMeta> after = files(table);
+    assertThat(after).noneMatch(f -> f.fileName().equals(top.fileName()));
+    DataFileMeta rewritten =
+        after.stream().filter(f -> f.level() == top.level()).findFirst().orElseThrow();
+    assertThat(rewritten.rowCount()).isEqualTo(700);
+    Snapshot last = table.latestSnapshot().orElseThrow();
+    assertThat(
+            new IndexManifest(table.store().fileIO(), table.store().paths())
+                .read(last.indexManifest()))
+        .noneMatch(e -> e.deletionFile().dataFile().equals(rewritten.fileName()));
+    List<String> expected = new ArrayList<>();
+    model.forEach((k, v) -> expected.add("(" + k + "," + v + ")"));
+    assertThat(TestTables.toStrings(table.rowType(), TestTables.readAll(table)))
+        .containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(table.newCompactBuilder().withStrategy("minor").execute().tasks())
+        .as("nothing above the threshold any more")
+        .isZero();
+  }
+
+  private static DataFileMeta single(List<DataFileMeta> files) {
+    assertThat(files).hasSize(1);
+    return files.get(0);
   }
 
   @Test

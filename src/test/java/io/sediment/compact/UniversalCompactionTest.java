@@ -1,6 +1,7 @@
 package io.sediment.compact;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.data.BinaryRows;
 import io.sediment.fs.FileIO;
@@ -403,6 +404,43 @@ class UniversalCompactionTest {
     assertThat(merges).isGreaterThan(50);
   }
 
+  // ---- deletion-ratio rewrites ----------------------------------------------------------------
+
+  @Test
+  void aDeletionVectorFileAboveTheDeleteRatioIsRewrittenAloneIntoItsLevel() {
+    options.put("deletion-vectors.enabled", "true");
+    DataFileMeta a = file(5, 100, 0, 9);
+    DataFileMeta b = file(5, 100, 10, 19);
+    DataFileMeta c = file(3, 100, 20, 29);
+    List<DataFileMeta> files = List.of(c, a, b);
+    // 10 rows each: 3, 5 and 1 of them marked deleted
+    Map<String, Long> deleted = Map.of(a.fileName(), 3L, b.fileName(), 5L, c.fileName(), 1L);
+    CompactTask t = single(plan(files, deleted));
+    assertThat(t.inputs()).containsExactly(b);
+    assertThat(t.outputLevel()).as("its own level").isEqualTo(5);
+    assertThat(t.dropDeletes()).isTrue();
+
+    options.put("compaction.delete-ratio-threshold", "0.5");
+    assertThat(plan(files, deleted)).as("0.5 is not above 0.5").isEmpty();
+    options.put("compaction.delete-ratio-threshold", "0.25");
+    assertThat(single(plan(files, deleted)).inputs()).containsExactly(b);
+
+    // level-0 files move up first; the rewrite waits for a round with nothing else to do
+    DataFileMeta l0 = level0(10);
+    assertThat(single(plan(List.of(l0, c, a, b), deleted)).inputs()).contains(l0);
+    // without deletion vectors there is nothing to rewrite
+    options.remove("deletion-vectors.enabled");
+    assertThat(plan(files, deleted)).isEmpty();
+  }
+
+  @Test
+  void theDeleteRatioThresholdIsValidated() {
+    options.put("compaction.delete-ratio-threshold", "0");
+    assertThatThrownBy(this::store)
+        .hasMessageContaining("compaction.delete-ratio-threshold")
+        .hasMessageContaining("must be > 0 and <= 1");
+  }
+
   // ---- helpers --------------------------------------------------------------------------------
 
   private FileStore store() {
@@ -423,6 +461,11 @@ class UniversalCompactionTest {
 
   private List<CompactTask> plan(List<DataFileMeta> files) {
     return strategy().plan(new CompactPlanner.Bucket("db.t", BinaryRows.EMPTY, "", 0, 1, files));
+  }
+
+  private List<CompactTask> plan(List<DataFileMeta> files, Map<String, Long> deletedRows) {
+    return strategy()
+        .plan(new CompactPlanner.Bucket("db.t", BinaryRows.EMPTY, "", 0, 1, files, deletedRows));
   }
 
   private static CompactTask single(List<CompactTask> tasks) {
