@@ -179,11 +179,13 @@ public final class CompactSpec implements Serializable {
    * run or in the streaming job.
    */
   public CompactPlanner planner(FileStore effectiveStore, String tableName, boolean streaming) {
-    return new CompactPlanner(
-        effectiveStore,
-        tableName,
-        strategy(effectiveStore.options(), streaming),
-        partitionIdleTime);
+    return planner(effectiveStore, tableName, strategy(effectiveStore.options(), streaming));
+  }
+
+  /** The planner of a compaction of {@code store} with {@code strategy} for this round. */
+  public CompactPlanner planner(
+      FileStore effectiveStore, String tableName, CompactStrategy strategy) {
+    return new CompactPlanner(effectiveStore, tableName, strategy, partitionIdleTime);
   }
 
   /** The partition filter on the partition row type (AND of all given), or null for all. */

@@ -1,8 +1,11 @@
 package io.sediment.flink;
 
 import io.sediment.compact.CompactPlanner;
+import io.sediment.compact.CompactStrategy;
 import io.sediment.compact.CompactTask;
+import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.Snapshot;
+import io.sediment.schema.TableOptions;
 import io.sediment.table.Table;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -66,6 +69,8 @@ final class CompactTaskEnumerator
   private final Map<String, Long> waitingByTable = new HashMap<>(); // worker thread only
   private volatile long waitingFiles;
   private final Map<String, Long> lastPlannedSnapshot = new HashMap<>(); // worker thread only
+  // delta commits since the last full round, per table (full-compaction.delta-commits)
+  private final Map<String, Integer> deltaCommits = new HashMap<>(); // worker thread only
 
   private final Counter tasksPlanned;
 
@@ -130,6 +135,7 @@ final class CompactTaskEnumerator
       }
       Optional<Snapshot> latest = table.latestSnapshot();
       if (latest.isEmpty()) {
+        lastPlannedSnapshot.putIfAbsent(name, 0L); // an empty table: its first commit counts
         continue;
       }
       Long last = lastPlannedSnapshot.get(name);
@@ -137,10 +143,14 @@ final class CompactTaskEnumerator
         continue;
       }
       lastPlannedSnapshot.put(name, latest.get().id());
+      CompactStrategy strategy = targets.spec().strategy(table.options(), !bounded);
+      if (!bounded && fullCompactionDue(name, table, last, latest.get().id())) {
+        strategy = CompactStrategy.FULL;
+      }
       CompactPlanner.Plan plan =
           targets
               .spec()
-              .planner(table.store(), table.fullName(), !bounded)
+              .planner(table.store(), table.fullName(), strategy)
               .planWithBacklog(latest.get(), targets.partitionFilter(), excluded);
       tasks.addAll(plan.tasks());
       waitingByTable.put(name, plan.waitingFiles());
@@ -148,6 +158,35 @@ final class CompactTaskEnumerator
     waitingByTable.keySet().retainAll(names);
     waitingFiles = waitingByTable.values().stream().mapToLong(Long::longValue).sum();
     return new PlanRound(released, tasks);
+  }
+
+  /**
+   * Whether this round of a continuous job is a full compaction of {@code table}: {@code
+   * full-compaction.delta-commits} APPEND or OVERWRITE commits landed since its last full round
+   * (counted from the job's start, in snapshots {@code (last, latest]}).
+   */
+  private boolean fullCompactionDue(String name, Table table, Long last, long latest) {
+    Integer every = table.options().get(TableOptions.FULL_COMPACTION_DELTA_COMMITS);
+    if (every == null) {
+      deltaCommits.remove(name);
+      return false;
+    }
+    int count = deltaCommits.getOrDefault(name, 0);
+    if (last != null) {
+      for (long id = last + 1; id <= latest; id++) {
+        Optional<Snapshot> s = table.snapshotManager().snapshotIfExists(id);
+        if (s.isPresent() && s.get().commitKind() != CommitKind.COMPACT) {
+          count++;
+        }
+      }
+    }
+    if (count >= every) {
+      LOG.info("Full compaction of {}: {} delta commits since the last one", name, count);
+      deltaCommits.put(name, 0);
+      return true;
+    }
+    deltaCommits.put(name, count);
+    return false;
   }
 
   private record PlanRound(List<String> released, List<CompactTask> tasks) {}

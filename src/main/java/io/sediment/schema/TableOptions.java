@@ -245,6 +245,15 @@ public final class TableOptions implements Serializable {
               "Universal compaction: percentage flexibility when comparing the size of a run"
                   + " with the sum of the newer runs picked before it.");
 
+  public static final ConfigOption<Integer> FULL_COMPACTION_DELTA_COMMITS =
+      ConfigOptions.key("full-compaction.delta-commits")
+          .intType()
+          .noDefaultValue()
+          .withDescription(
+              "A dedicated compaction job plans a full compaction of the table once this many"
+                  + " APPEND or OVERWRITE commits have landed since its last full round (its minor"
+                  + " rounds go on in between). Unset: never. Paimon's name.");
+
   public static final ConfigOption<Double> COMPACTION_DELETE_RATIO_THRESHOLD =
       ConfigOptions.key("compaction.delete-ratio-threshold")
           .doubleType()
@@ -697,6 +706,7 @@ public final class TableOptions implements Serializable {
           problem = "must be > 0 and <= 1";
         }
         break;
+      case "full-compaction.delta-commits":
       case "compaction.min.file-num":
       case "compaction.parallelism":
       case "manifest.merge-min-count":

@@ -10,7 +10,9 @@ import static org.awaitility.Awaitility.await;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.catalog.Identifier;
 import io.sediment.manifest.CommitKind;
+import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.Snapshot;
+import io.sediment.schema.Schema;
 import io.sediment.schema.SchemaChange;
 import io.sediment.table.Table;
 import io.sediment.testutil.TestClusters;
@@ -185,6 +187,68 @@ class CompactStreamingJobTest {
       expected.add("(" + i + ",a,v" + i + ",null)");
     }
     assertThat(FlinkTestSupport.rows(now)).containsExactlyInAnyOrderElementsOf(expected);
+  }
+
+  /**
+   * {@code full-compaction.delta-commits = 3}: a dedicated job whose minor rounds never compact
+   * (compaction trigger 10) compacts the bucket fully after every third commit, and at no other
+   * time: each COMPACT snapshot follows at least three APPEND snapshots since the one before.
+   */
+  @Test
+  void aFullCompactionEveryThreeDeltaCommits() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table =
+        TestTables.create(
+            catalog,
+            "t",
+            Schema.newBuilder()
+                .column("k", DataTypes.BIGINT().notNull())
+                .column("v", DataTypes.STRING())
+                .primaryKey("k")
+                .option("bucket", "1")
+                .option("write-only", "true")
+                .option("num-sorted-run.compaction-trigger", "10")
+                .option("full-compaction.delta-commits", "3")
+                .build());
+    CompactJob job =
+        CompactJob.builder(dir.toString(), "db.t")
+            .commitUser("dedicated")
+            .option("compaction.discovery-interval", "100ms")
+            .parallelism(1)
+            .build();
+    client = job.submitStreaming(FlinkTestSupport.restartingStreamEnv());
+    long k = 0;
+    for (int round = 1; round <= 2; round++) {
+      for (int i = 0; i < 3; i++, k++) {
+        TestTables.writeBatch(table, List.of(row(k, "v" + k)));
+      }
+      int compacts = round;
+      await()
+          .atMost(Duration.ofMinutes(2))
+          .until(
+              () ->
+                  FlinkTestSupport.snapshots(table).stream()
+                          .filter(s -> s.commitKind() == CommitKind.COMPACT)
+                          .count()
+                      == compacts);
+    }
+    client.cancel().get();
+    client = null;
+    int appendsSince = 0;
+    for (Snapshot s : FlinkTestSupport.snapshots(table)) {
+      if (s.commitKind() == CommitKind.COMPACT) {
+        assertThat(appendsSince)
+            .as("appends before COMPACT snapshot %s", s.id())
+            .isGreaterThanOrEqualTo(3);
+        appendsSince = 0;
+      } else {
+        appendsSince++;
+      }
+    }
+    List<DataFileMeta> live = FlinkTestSupport.liveFileMetas(catalog.getTable("db.t"));
+    assertThat(live).hasSize(1);
+    assertThat(live.get(0).level()).as("a full compaction writes the top level").isEqualTo(10);
+    assertThat(FlinkTestSupport.rows(catalog.getTable("db.t"))).hasSize(6);
   }
 
   @Test
