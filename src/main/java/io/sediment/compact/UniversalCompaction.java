@@ -77,17 +77,21 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
       inputs.addAll(runs.get(i).files());
     }
     boolean dropDeletes = pick.count == runs.size() || deletionVectors;
-    return List.of(
-        new CompactTask(
-            bucket.table(),
-            bucket.partition(),
-            bucket.partitionPath(),
-            bucket.bucket(),
-            bucket.totalBuckets(),
-            inputs,
-            pick.outputLevel,
-            CompactTask.Kind.MERGE_TREE,
-            dropDeletes));
+    return List.of(task(bucket, inputs, pick.outputLevel, dropDeletes));
+  }
+
+  private static CompactTask task(
+      CompactPlanner.Bucket bucket, List<DataFileMeta> inputs, int outputLevel, boolean drop) {
+    return new CompactTask(
+        bucket.table(),
+        bucket.partition(),
+        bucket.partitionPath(),
+        bucket.bucket(),
+        bucket.totalBuckets(),
+        inputs,
+        outputLevel,
+        CompactTask.Kind.MERGE_TREE,
+        drop);
   }
 
   /**
@@ -116,17 +120,7 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
     if (worst == null) {
       return List.of();
     }
-    return List.of(
-        new CompactTask(
-            bucket.table(),
-            bucket.partition(),
-            bucket.partitionPath(),
-            bucket.bucket(),
-            bucket.totalBuckets(),
-            List.of(worst),
-            worst.level(),
-            CompactTask.Kind.MERGE_TREE,
-            true));
+    return List.of(task(bucket, List.of(worst), worst.level(), true));
   }
 
   /** How many of the newest runs to merge, and into which level. */
