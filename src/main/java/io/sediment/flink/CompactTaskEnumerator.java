@@ -135,7 +135,6 @@ final class CompactTaskEnumerator
       }
       Optional<Snapshot> latest = table.latestSnapshot();
       if (latest.isEmpty()) {
-        lastPlannedSnapshot.putIfAbsent(name, 0L); // an empty table: its first commit counts
         continue;
       }
       Long last = lastPlannedSnapshot.get(name);
@@ -162,8 +161,9 @@ final class CompactTaskEnumerator
 
   /**
    * Whether this round of a continuous job is a full compaction of {@code table}: {@code
-   * full-compaction.delta-commits} APPEND or OVERWRITE commits landed since its last full round
-   * (counted from the job's start, in snapshots {@code (last, latest]}).
+   * full-compaction.delta-commits} APPEND or OVERWRITE commits landed since its last full round (in
+   * snapshots {@code (last, latest]}; at the job's first look, since the table's last COMPACT
+   * snapshot).
    */
   private boolean fullCompactionDue(String name, Table table, Long last, long latest) {
     Integer every = table.options().get(TableOptions.FULL_COMPACTION_DELTA_COMMITS);
@@ -178,6 +178,16 @@ final class CompactTaskEnumerator
         if (s.isPresent() && s.get().commitKind() != CommitKind.COMPACT) {
           count++;
         }
+      }
+    } else {
+      // the job's first look at the table: the delta commits since its last compaction (up to
+      // the count needed), whenever the job started
+      for (long id = latest; id > 0 && id > latest - every; id--) {
+        Optional<Snapshot> s = table.snapshotManager().snapshotIfExists(id);
+        if (s.isEmpty() || s.get().commitKind() == CommitKind.COMPACT) {
+          break;
+        }
+        count++;
       }
     }
     if (count >= every) {

@@ -191,8 +191,9 @@ class CompactStreamingJobTest {
 
   /**
    * {@code full-compaction.delta-commits = 3}: a dedicated job whose minor rounds never compact
-   * (compaction trigger 10) compacts the bucket fully after every third commit, and at no other
-   * time: each COMPACT snapshot follows at least three APPEND snapshots since the one before.
+   * (compaction trigger 10) compacts the bucket fully after every third commit (the first two made
+   * before the job started), and at no other time: each COMPACT snapshot follows at least three
+   * APPEND snapshots since the one before.
    */
   @Test
   void aFullCompactionEveryThreeDeltaCommits() throws Exception {
@@ -216,10 +217,13 @@ class CompactStreamingJobTest {
             .option("compaction.discovery-interval", "100ms")
             .parallelism(1)
             .build();
+    // two commits before the job starts: its first look counts them (since the last COMPACT)
+    TestTables.writeBatch(table, List.of(row(0L, "v0")));
+    TestTables.writeBatch(table, List.of(row(1L, "v1")));
     client = job.submitStreaming(FlinkTestSupport.restartingStreamEnv());
-    long k = 0;
+    long k = 2;
     for (int round = 1; round <= 2; round++) {
-      for (int i = 0; i < 3; i++, k++) {
+      for (int i = round == 1 ? 2 : 0; i < 3; i++, k++) {
         TestTables.writeBatch(table, List.of(row(k, "v" + k)));
       }
       int compacts = round;

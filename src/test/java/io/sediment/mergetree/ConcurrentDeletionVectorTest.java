@@ -118,7 +118,11 @@ class ConcurrentDeletionVectorTest {
         TestTables.create(
             catalog,
             "t",
-            PrimaryKeyTableTest.schema().option("deletion-vectors.enabled", "true").build());
+            PrimaryKeyTableTest.schema()
+                .option("deletion-vectors.enabled", "true")
+                // G keeps its vector (1 of 3 rows): no deletion-ratio rewrite in this set-up
+                .option("compaction.delete-ratio-threshold", "1")
+                .build());
     Map<Long, String> model = new TreeMap<>();
     TestTables.writeBatch(t, List.of(row(1L, "a", 1), row(2L, "b", 2), row(3L, "c", 3)));
     t.newCompactBuilder()
