@@ -105,9 +105,10 @@ public final class CompactPlanner {
   /**
    * A plan and its backlog: {@code waitingFiles} counts the files the strategies consider eligible
    * (e.g. small files) that no planned task includes, over the buckets planned (buckets with an
-   * excluded file are not looked at).
+   * excluded file are not looked at); {@code blockedBuckets} counts those buckets (their files held
+   * by unfinished tasks), outside partitions left alone for their idle time.
    */
-  public record Plan(List<CompactTask> tasks, long waitingFiles) {}
+  public record Plan(List<CompactTask> tasks, long waitingFiles, int blockedBuckets) {}
 
   /** {@link #plan} with the number of eligible files left out of the plan. */
   public Plan planWithBacklog(Snapshot snapshot, Predicate partitionFilter, Set<String> excluded) {
@@ -158,7 +159,13 @@ public final class CompactPlanner {
       tasks.addAll(planned);
       waiting += strategy.waitingFiles(bucket, planned);
     }
-    return new Plan(tasks, waiting);
+    int blockedBuckets = 0;
+    for (ManifestEntry.Identifier key : blocked) {
+      if (!busy.contains(key.partition())) {
+        blockedBuckets++;
+      }
+    }
+    return new Plan(tasks, waiting, blockedBuckets);
   }
 
   /** Rows marked deleted per data file, from the snapshot's deletion vectors (none: empty). */

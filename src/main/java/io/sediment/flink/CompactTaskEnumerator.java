@@ -143,7 +143,8 @@ final class CompactTaskEnumerator
       }
       lastPlannedSnapshot.put(name, latest.get().id());
       CompactStrategy strategy = targets.spec().strategy(table.options(), !bounded);
-      if (!bounded && fullCompactionDue(name, table, last, latest.get().id())) {
+      boolean fullRound = !bounded && fullCompactionDue(name, table, last, latest.get().id());
+      if (fullRound) {
         strategy = CompactStrategy.FULL;
       }
       CompactPlanner.Plan plan =
@@ -151,6 +152,11 @@ final class CompactTaskEnumerator
               .spec()
               .planner(table.store(), table.fullName(), strategy)
               .planWithBacklog(latest.get(), targets.partitionFilter(), excluded);
+      if (fullRound && plan.blockedBuckets() == 0) {
+        // done only when no bucket was left out for files held by unfinished tasks: else the
+        // next round is full again (the buckets written most often are the ones usually held)
+        deltaCommits.put(name, 0);
+      }
       tasks.addAll(plan.tasks());
       waitingByTable.put(name, plan.waitingFiles());
     }
@@ -190,12 +196,11 @@ final class CompactTaskEnumerator
         count++;
       }
     }
+    deltaCommits.put(name, count);
     if (count >= every) {
       LOG.info("Full compaction of {}: {} delta commits since the last one", name, count);
-      deltaCommits.put(name, 0);
       return true;
     }
-    deltaCommits.put(name, count);
     return false;
   }
 
