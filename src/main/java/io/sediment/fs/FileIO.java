@@ -54,7 +54,7 @@ public final class FileIO implements Serializable {
   }
 
   /** Reads of a whole object on an object store are tried this often (see {@link #readBytes}). */
-  private static final int OBJECT_READ_ATTEMPTS = 3;
+  private static final int OBJECT_READ_ATTEMPTS = 10;
 
   /** Listings of a directory that changes while it is listed are retried this often. */
   private static final int LIST_ATTEMPTS = 10;
@@ -185,9 +185,9 @@ public final class FileIO implements Serializable {
 
   /**
    * Reads a whole (small) file. On object stores a read that fails for another reason than a
-   * missing file is tried again a few times: an object replaced while it is opened (a hint
-   * rewritten by a committer) fails the read (S3A: "Change reported by S3 during open"), and the
-   * next read gets the new content.
+   * missing file is tried again, up to 10 times with a short growing pause: an object replaced
+   * while it is opened (a hint rewritten by a committer) fails the read (S3A: "Change reported by
+   * S3 during open"), and a later read gets the new content.
    */
   public byte[] readBytes(Path path) throws IOException {
     for (int attempt = 1; ; attempt++) {
@@ -200,6 +200,16 @@ public final class FileIO implements Serializable {
       } catch (IOException e) {
         if (!isObjectStore() || attempt >= OBJECT_READ_ATTEMPTS) {
           throw e;
+        }
+        // a committer rewriting the object again and again (hints under a busy writer): back off
+        // a little so that one read falls between two rewrites
+        try {
+          Thread.sleep(5L * attempt);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          InterruptedIOException stop = new InterruptedIOException("Interrupted reading " + path);
+          stop.addSuppressed(e);
+          throw stop;
         }
       }
     }
