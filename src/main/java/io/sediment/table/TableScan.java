@@ -222,15 +222,18 @@ public final class TableScan {
     if (f.schemaId() == own.id()) {
       return filter.test(f.rowCount(), f.minValues(), f.maxValues(), f.nullCounts());
     }
-    FieldMapping m;
-    try {
-      m = mappings.get(f.schemaId());
-      if (m == null) {
-        m = FieldMapping.of(store.schema(f.schemaId()), own, 0, null);
-        mappings.put(f.schemaId(), m);
+    if (!mappings.containsKey(f.schemaId())) {
+      FieldMapping built;
+      try {
+        built = FieldMapping.of(store.schema(f.schemaId()), own, 0, null);
+      } catch (IOException | IllegalArgumentException e) {
+        built = null; // kept: this version's files are not pruned, reading them reports it
       }
-    } catch (IOException | IllegalArgumentException e) {
-      return true; // not pruned: reading the file reports the problem
+      mappings.put(f.schemaId(), built);
+    }
+    FieldMapping m = mappings.get(f.schemaId());
+    if (m == null) {
+      return true;
     }
     if (m.isIdentity()) {
       return filter.test(f.rowCount(), f.minValues(), f.maxValues(), f.nullCounts());

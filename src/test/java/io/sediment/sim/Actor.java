@@ -18,14 +18,18 @@ interface Actor {
   String step(String step) throws Exception;
 
   /** Brings the actor to rest: restores it if crashed, commits or aborts what is in flight. */
-  void finish() throws Exception;
+  default void finish() throws Exception {}
 
   /**
    * Names of files this actor has written and not yet committed or deleted (checked against orphan
    * removal and the final no-orphan check: they are excused while in flight).
    */
-  Set<String> inFlight();
+  default Set<String> inFlight() {
+    return Set.of();
+  }
 
   /** Wall-clock time its oldest in-flight work started (epoch millis), or Long.MAX_VALUE. */
-  long oldestInFlightMillis();
+  default long oldestInFlightMillis() {
+    return Long.MAX_VALUE;
+  }
 }

@@ -5,7 +5,6 @@ import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactStrategy;
 import java.util.List;
 import java.util.Random;
-import java.util.Set;
 
 /** In-process compactions ({@code table.newCompactBuilder().execute()}), minor or full. */
 final class CompactBuilderActor implements Actor {
@@ -39,18 +38,5 @@ final class CompactBuilderActor implements Actor {
       conflicts++;
       return s.value() + ": conflicted, nothing committed: " + e.getMessage();
     }
-  }
-
-  @Override
-  public void finish() {}
-
-  @Override
-  public Set<String> inFlight() {
-    return Set.of();
-  }
-
-  @Override
-  public long oldestInFlightMillis() {
-    return Long.MAX_VALUE;
   }
 }

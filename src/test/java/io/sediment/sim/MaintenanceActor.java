@@ -4,7 +4,6 @@ import io.sediment.maintenance.ExpireSnapshots;
 import io.sediment.maintenance.RemoveOrphanFiles;
 import java.util.List;
 import java.util.Random;
-import java.util.Set;
 import java.util.function.LongSupplier;
 
 /**
@@ -46,18 +45,5 @@ final class MaintenanceActor implements Actor {
     long olderThan = (since == Long.MAX_VALUE ? System.currentTimeMillis() : since) - 20;
     List<?> removed = new RemoveOrphanFiles(sim.table()).olderThan(olderThan).execute();
     return "removed " + removed.size() + " orphan file(s)";
-  }
-
-  @Override
-  public void finish() {}
-
-  @Override
-  public Set<String> inFlight() {
-    return Set.of();
-  }
-
-  @Override
-  public long oldestInFlightMillis() {
-    return Long.MAX_VALUE;
   }
 }

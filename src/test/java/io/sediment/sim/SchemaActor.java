@@ -6,7 +6,6 @@ import io.sediment.schema.TableSchema;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.Set;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
@@ -78,18 +77,5 @@ final class SchemaActor implements Actor {
     }
     sim.catalog().alterTable(new Identifier("db", "t"), List.of(change));
     return change + " -> schema " + sim.latest().schema().id();
-  }
-
-  @Override
-  public void finish() {}
-
-  @Override
-  public Set<String> inFlight() {
-    return Set.of();
-  }
-
-  @Override
-  public long oldestInFlightMillis() {
-    return Long.MAX_VALUE;
   }
 }
