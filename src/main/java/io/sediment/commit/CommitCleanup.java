@@ -83,6 +83,23 @@ final class CommitCleanup {
           paths.add(store.dataFilePath(m.partition(), m.bucket(), f.fileName()));
         }
       }
+      // Changelog files are listed by their snapshot only: they landed with it when the files
+      // they came with are live.
+      if (m.newFiles().stream().noneMatch(f -> live.contains(f.fileName()))) {
+        for (DataFileMeta f : m.inputChangelog()) {
+          paths.add(store.dataFilePath(m.partition(), m.bucket(), f.fileName()));
+        }
+      }
+      // (a compaction that wrote no file may have landed unless all its inputs are still live)
+      boolean compactionLanded =
+          m.compactAfter().isEmpty()
+              ? !m.compactBefore().stream().allMatch(f -> live.contains(f.fileName()))
+              : m.compactAfter().stream().anyMatch(f -> live.contains(f.fileName()));
+      if (!compactionLanded) {
+        for (DataFileMeta f : m.compactChangelog()) {
+          paths.add(store.dataFilePath(m.partition(), m.bucket(), f.fileName()));
+        }
+      }
     }
     return store.fileIO().deleteAll(paths);
   }
@@ -144,6 +161,11 @@ final class CommitCleanup {
           }
         }
         for (DataFileMeta f : m.compactAfter()) {
+          if (!store.fileIO().exists(store.dataFilePath(m.partition(), m.bucket(), f.fileName()))) {
+            missing.add(f.fileName());
+          }
+        }
+        for (DataFileMeta f : m.changelogFiles()) {
           if (!store.fileIO().exists(store.dataFilePath(m.partition(), m.bucket(), f.fileName()))) {
             missing.add(f.fileName());
           }

@@ -3,6 +3,7 @@ package io.sediment.commit;
 import io.sediment.data.BinaryRows;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.DeletionFile;
+import io.sediment.manifest.FileSource;
 import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
@@ -40,6 +41,14 @@ public final class CommitMessage implements Serializable {
   /** Null: unknown (a message of serialized version 1, or one that changes no existing file). */
   private final Long baseSnapshotId;
 
+  /**
+   * Changelog files of this bucket (primary-key tables with a {@code changelog-producer}): the
+   * writer's input ({@link FileSource#APPEND}), committed with the new files, and a compaction's
+   * lookup changelog ({@link FileSource#COMPACT}), committed with the compaction. Null in messages
+   * of Java-serialized state (none then).
+   */
+  private final List<DataFileMeta> changelogFiles;
+
   public CommitMessage(
       BinaryRowData partition,
       int bucket,
@@ -74,6 +83,30 @@ public final class CommitMessage implements Serializable {
       List<DataFileMeta> compactAfter,
       List<DeletionFile> deletionFiles,
       OptionalLong baseSnapshotId) {
+    this(
+        partition,
+        bucket,
+        totalBuckets,
+        newFiles,
+        compactBefore,
+        compactAfter,
+        deletionFiles,
+        baseSnapshotId,
+        List.of());
+  }
+
+  /** With changelog files (see {@link #changelogFiles()}). */
+  public CommitMessage(
+      BinaryRowData partition,
+      int bucket,
+      int totalBuckets,
+      List<DataFileMeta> newFiles,
+      List<DataFileMeta> compactBefore,
+      List<DataFileMeta> compactAfter,
+      List<DeletionFile> deletionFiles,
+      OptionalLong baseSnapshotId,
+      List<DataFileMeta> changelogFiles) {
+    this.changelogFiles = List.copyOf(changelogFiles);
     this.deletionFiles = List.copyOf(deletionFiles);
     this.partition = partition;
     this.bucket = bucket;
@@ -141,6 +174,25 @@ public final class CommitMessage implements Serializable {
   }
 
   /**
+   * Changelog files of this bucket: the writer's input changelog (source APPEND), committed with
+   * {@link #newFiles()}, and a compaction's lookup changelog (source COMPACT), committed with the
+   * compaction.
+   */
+  public List<DataFileMeta> changelogFiles() {
+    return changelogFiles == null ? List.of() : changelogFiles;
+  }
+
+  /** The changelog files of the writer's input ({@code changelog-producer} = input). */
+  public List<DataFileMeta> inputChangelog() {
+    return changelogFiles().stream().filter(f -> f.source() == FileSource.APPEND).toList();
+  }
+
+  /** The changelog files a compaction computed ({@code changelog-producer} = lookup). */
+  public List<DataFileMeta> compactChangelog() {
+    return changelogFiles().stream().filter(f -> f.source() == FileSource.COMPACT).toList();
+  }
+
+  /**
    * The id of the snapshot this message's work read its input files and deletion vectors from (0
    * when the table had none); empty when unknown. The commit validates the message against it: see
    * {@link FileStoreCommit}.
@@ -159,7 +211,8 @@ public final class CommitMessage implements Serializable {
         compactBefore,
         compactAfter,
         deletionFiles(),
-        base);
+        base,
+        changelogFiles());
   }
 
   /**
@@ -171,6 +224,7 @@ public final class CommitMessage implements Serializable {
     newFiles.forEach(f -> names.add(f.fileName()));
     compactAfter.forEach(f -> names.add(f.fileName()));
     deletionFiles().forEach(d -> names.add(d.dvFile()));
+    changelogFiles().forEach(f -> names.add(f.fileName()));
     return names;
   }
 
@@ -178,7 +232,8 @@ public final class CommitMessage implements Serializable {
     return newFiles.isEmpty()
         && compactBefore.isEmpty()
         && compactAfter.isEmpty()
-        && deletionFiles().isEmpty();
+        && deletionFiles().isEmpty()
+        && changelogFiles().isEmpty();
   }
 
   private void writeObject(ObjectOutputStream out) throws IOException {
@@ -203,6 +258,7 @@ public final class CommitMessage implements Serializable {
         + compactAfter.size()
         + ", deletionVectors="
         + deletionFiles().size()
+        + (changelogFiles().isEmpty() ? "" : ", changelog=" + changelogFiles().size())
         + ", base="
         + (baseSnapshotId == null ? "unknown" : baseSnapshotId)
         + "}";

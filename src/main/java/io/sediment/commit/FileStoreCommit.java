@@ -176,15 +176,20 @@ public final class FileStoreCommit {
       messages = withoutLostCompactions(messages, identifier);
     }
     List<ManifestEntry> appends = new ArrayList<>();
+    List<ManifestEntry> inputChangelog = new ArrayList<>();
     for (CommitMessage m : messages) {
       for (DataFileMeta f : m.newFiles()) {
         appends.add(
             new ManifestEntry(FileKind.ADD, m.partition(), m.bucket(), m.totalBuckets(), f));
       }
+      for (DataFileMeta f : m.inputChangelog()) {
+        inputChangelog.add(
+            new ManifestEntry(FileKind.ADD, m.partition(), m.bucket(), m.totalBuckets(), f));
+      }
     }
     List<Long> ids = new ArrayList<>();
-    if (!appends.isEmpty()) {
-      ids.add(tryCommit(appends, List.of(), CommitKind.APPEND, identifier));
+    if (!appends.isEmpty() || !inputChangelog.isEmpty()) {
+      ids.add(tryCommit(appends, inputChangelog, List.of(), CommitKind.APPEND, identifier));
     }
     ids.addAll(commitCompaction(messages, identifier, ids.isEmpty() ? null : ids.get(0), false));
     return ids;
@@ -205,7 +210,8 @@ public final class FileStoreCommit {
         List.of(),
         outputs,
         m.deletionFiles(),
-        OptionalLong.empty());
+        OptionalLong.empty(),
+        m.compactChangelog());
   }
 
   private static boolean hasCompaction(List<CommitMessage> messages) {
@@ -229,10 +235,15 @@ public final class FileStoreCommit {
   private List<Long> commitCompaction(
       List<CommitMessage> messages, long identifier, Long appended, boolean retry) {
     List<ManifestEntry> compacts = new ArrayList<>();
+    List<ManifestEntry> changelog = new ArrayList<>();
     boolean addsVectors = false;
     List<CommitMessage> compactOnly = new ArrayList<>();
     for (CommitMessage m : messages) {
       addsVectors |= !m.deletionFiles().isEmpty();
+      for (DataFileMeta f : m.compactChangelog()) {
+        changelog.add(
+            new ManifestEntry(FileKind.ADD, m.partition(), m.bucket(), m.totalBuckets(), f));
+      }
       for (DataFileMeta f : m.compactBefore()) {
         compacts.add(
             new ManifestEntry(FileKind.DELETE, m.partition(), m.bucket(), m.totalBuckets(), f));
@@ -260,7 +271,7 @@ public final class FileStoreCommit {
       }
     }
     try {
-      return List.of(tryCommit(compacts, messages, CommitKind.COMPACT, identifier));
+      return List.of(tryCommit(compacts, changelog, messages, CommitKind.COMPACT, identifier));
     } catch (CommitConflictException e) {
       if (appended == null) {
         throw e;
@@ -351,7 +362,15 @@ public final class FileStoreCommit {
           replaced[0] = changes.size() - adds.size();
           try {
             return assembler.prepare(
-                latest, delta, true, changes, List.of(), vectors, CommitKind.OVERWRITE, identifier);
+                latest,
+                delta,
+                true,
+                changes,
+                List.of(),
+                List.of(),
+                vectors,
+                CommitKind.OVERWRITE,
+                identifier);
           } catch (IOException | RuntimeException e) {
             manifestFile.delete(delta);
             throw e;
@@ -386,7 +405,11 @@ public final class FileStoreCommit {
    * snapshots), else empty.
    */
   private long tryCommit(
-      List<ManifestEntry> changes, List<CommitMessage> messages, CommitKind kind, long identifier) {
+      List<ManifestEntry> changes,
+      List<ManifestEntry> changelog,
+      List<CommitMessage> messages,
+      CommitKind kind,
+      long identifier) {
     List<IndexManifest.Entry> deletionVectors = new ArrayList<>();
     for (CommitMessage m : messages) {
       for (DeletionFile d : m.deletionFiles()) {
@@ -432,7 +455,15 @@ public final class FileStoreCommit {
                   conflicts.checkBucketsSerializable(latest, messages, vectors, deltas);
                 }
                 return assembler.prepare(
-                    latest, written, false, changes, messages, vectors, kind, identifier);
+                    latest,
+                    written,
+                    false,
+                    changes,
+                    changelog,
+                    messages,
+                    vectors,
+                    kind,
+                    identifier);
               });
       if (attempt.isEmpty()) {
         LOG.info(
@@ -516,6 +547,7 @@ public final class FileStoreCommit {
       }
       Set<String> appended = new HashSet<>();
       m.newFiles().forEach(f -> appended.add(f.fileName()));
+      m.inputChangelog().forEach(f -> appended.add(f.fileName()));
       List<String> lost = new ArrayList<>(missing);
       lost.retainAll(appended);
       if (!lost.isEmpty()) {
@@ -532,7 +564,7 @@ public final class FileStoreCommit {
       dropped.addAll(missing);
       cleanup.drop(List.of(compactionOutputs(m)));
       if (!m.newFiles().isEmpty()) {
-        out.add(CommitMessage.append(m.partition(), m.bucket(), m.totalBuckets(), m.newFiles()));
+        out.add(appendsOf(m));
       }
     }
     if (!lostAppends.isEmpty()) {
@@ -548,6 +580,20 @@ public final class FileStoreCommit {
           dropped);
     }
     return out;
+  }
+
+  /** The new files of {@code m} with their input changelog, without its compaction. */
+  private static CommitMessage appendsOf(CommitMessage m) {
+    return new CommitMessage(
+        m.partition(),
+        m.bucket(),
+        m.totalBuckets(),
+        m.newFiles(),
+        List.of(),
+        List.of(),
+        List.of(),
+        OptionalLong.empty(),
+        m.inputChangelog());
   }
 
   /** The id of the latest snapshot, if any. */

@@ -47,13 +47,16 @@ final class SnapshotAssembler {
   /**
    * Assembles an attempt. {@code delta} holds the manifests of {@code changes}; when {@code
    * ownsDelta} they were written for this attempt only and its cleanup deletes them too. {@code
-   * vectorMessages} are the messages whose deletion vectors the commit adds.
+   * vectorMessages} are the messages whose deletion vectors the commit adds. {@code changelog} are
+   * the changelog files the commit adds (ADD entries), listed by the snapshot's own changelog
+   * manifest list.
    */
   SnapshotAttempt prepare(
       Optional<Snapshot> latest,
       List<ManifestFileMeta> delta,
       boolean ownsDelta,
       List<ManifestEntry> changes,
+      List<ManifestEntry> changelog,
       List<CommitMessage> vectorMessages,
       SnapshotVectors vectors,
       CommitKind kind,
@@ -66,6 +69,8 @@ final class SnapshotAssembler {
     List<ManifestFileMeta> mergedManifests = List.of();
     String baseList = null;
     String deltaList = null;
+    List<ManifestFileMeta> changelogManifests = List.of();
+    String changelogList = null;
     try {
       boolean addsVectors = vectorMessages.stream().anyMatch(m -> !m.deletionFiles().isEmpty());
       boolean dropsFiles = changes.stream().anyMatch(e -> e.kind() == FileKind.DELETE);
@@ -109,10 +114,14 @@ final class SnapshotAssembler {
       }
       baseList = manifestList.write(merged.manifests());
       deltaList = manifestList.write(delta);
+      if (!changelog.isEmpty()) {
+        changelogManifests = manifestFile.write(changelog);
+        changelogList = manifestList.write(changelogManifests);
+      }
       long id = latest.map(s -> s.id() + 1).orElse(1L);
       Snapshot snapshot =
           new Snapshot(
-              Snapshot.CURRENT_VERSION,
+              changelogList == null ? Snapshot.VERSION_1 : Snapshot.CHANGELOG_VERSION,
               id,
               store.schema().id(),
               baseList,
@@ -124,13 +133,19 @@ final class SnapshotAssembler {
               System.currentTimeMillis(),
               totalRecords + deltaRecords,
               deltaRecords,
-              totalFiles);
+              totalFiles,
+              changelogList);
+      List<ManifestFileMeta> ownedManifests = new ArrayList<>(changelogManifests);
+      if (ownsDelta) {
+        ownedManifests.addAll(delta);
+      }
       Runnable cleanup =
           cleanup(
               baseList,
               deltaList,
+              changelogList,
               mergedManifests,
-              ownsDelta ? delta : List.of(),
+              ownedManifests,
               newIndex,
               mergedVectorFile);
       List<Path> added = new ArrayList<>();
@@ -156,8 +171,17 @@ final class SnapshotAssembler {
       if (newIndex != null) {
         added.add(store.paths().index(newIndex));
       }
+      for (ManifestEntry e : changelog) {
+        added.add(store.dataFilePath(e.partition(), e.bucket(), e.file().fileName()));
+      }
       added.add(store.paths().manifest(baseList));
       added.add(store.paths().manifest(deltaList));
+      if (changelogList != null) {
+        added.add(store.paths().manifest(changelogList));
+      }
+      for (ManifestFileMeta m : changelogManifests) {
+        added.add(store.paths().manifest(m.fileName()));
+      }
       for (ManifestFileMeta m : delta) {
         added.add(store.paths().manifest(m.fileName()));
       }
@@ -167,7 +191,15 @@ final class SnapshotAssembler {
       return new SnapshotAttempt(snapshot, newVectors, cleanup, added);
     } catch (IOException | RuntimeException e) {
       // Not the delta: the caller owns it until an attempt is made.
-      cleanup(baseList, deltaList, mergedManifests, List.of(), newIndex, mergedVectorFile).run();
+      cleanup(
+              baseList,
+              deltaList,
+              changelogList,
+              mergedManifests,
+              changelogManifests,
+              newIndex,
+              mergedVectorFile)
+          .run();
       throw e;
     }
   }
@@ -186,6 +218,7 @@ final class SnapshotAssembler {
   private Runnable cleanup(
       String baseList,
       String deltaList,
+      String changelogList,
       List<ManifestFileMeta> mergedManifests,
       List<ManifestFileMeta> delta,
       String newIndex,
@@ -196,6 +229,9 @@ final class SnapshotAssembler {
       }
       if (deltaList != null) {
         manifestList.delete(deltaList);
+      }
+      if (changelogList != null) {
+        manifestList.delete(changelogList);
       }
       manifestFile.delete(mergedManifests);
       manifestFile.delete(delta);

@@ -17,6 +17,7 @@ import io.sediment.mergetree.KeyValueFileWriter;
 import io.sediment.mergetree.KeyValueLayout;
 import io.sediment.mergetree.LevelLookup;
 import io.sediment.mergetree.LocalKeyCache;
+import io.sediment.mergetree.LookupChangelog;
 import io.sediment.mergetree.MergeFunction;
 import io.sediment.mergetree.MergeFunctions;
 import io.sediment.mergetree.RowIterator;
@@ -38,6 +39,7 @@ import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BooleanSupplier;
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.RowData;
 import org.roaringbitmap.RoaringBitmap;
 
@@ -94,14 +96,23 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
     Map<String, DeletionFile> vectorFiles = new HashMap<>();
     List<SortedRun> others = new ArrayList<>();
     OptionalLong base = task.baseSnapshotId();
-    if (dv) {
+    // The lookup changelog producer: the changes of the level-0 rows this task moves up, computed
+    // against the bucket's levels >= 1 of the same snapshot (see LookupChangelog).
+    List<DataFileMeta> level0 = new ArrayList<>();
+    if (store.options().lookupChangelog()) {
+      task.inputs().stream().filter(f -> f.level() == 0).forEach(level0::add);
+    }
+    List<DataFileMeta> upper = new ArrayList<>();
+    if (dv || !level0.isEmpty()) {
       Optional<Snapshot> latest = store.snapshotManager().latest();
       base = OptionalLong.of(latest.map(Snapshot::id).orElse(0L));
       if (latest.isPresent()) {
-        vectorFiles =
-            new IndexManifest(store.fileIO(), store.paths())
-                .read(latest.get().indexManifest(), task.partition(), task.bucket());
-        vectors = new HashMap<>(DeletionVectors.read(store, vectorFiles.values()));
+        if (dv) {
+          vectorFiles =
+              new IndexManifest(store.fileIO(), store.paths())
+                  .read(latest.get().indexManifest(), task.partition(), task.bucket());
+          vectors = new HashMap<>(DeletionVectors.read(store, vectorFiles.values()));
+        }
         Set<String> inputs = new HashSet<>();
         task.inputs().forEach(f -> inputs.add(f.fileName()));
         List<DataFileMeta> rest = new ArrayList<>();
@@ -122,11 +133,20 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
           // a file the lookup reads has a newer schema: the merge happens at that schema
           return rewriteAt(store.forRewriteOf(all), task, cancelled);
         }
-        // Oldest first: the highest level first.
-        others = new ArrayList<>(SortedRun.of(rest, layout.keyRowComparator()));
-        Collections.reverse(others);
+        upper.addAll(rest);
+        if (dv) {
+          // Oldest first: the highest level first.
+          others = new ArrayList<>(SortedRun.of(rest, layout.keyRowComparator()));
+          Collections.reverse(others);
+        }
       }
+      task.inputs().stream().filter(f -> f.level() > 0).forEach(upper::add);
     }
+    List<DataFileMeta> changelog =
+        level0.isEmpty()
+            ? List.of()
+            : new LookupChangelog(store, layout, observer)
+                .write(task.partition(), task.bucket(), level0, upper, vectors, cancelled);
     // the runs open their first files before the first output file is created (the merge
     // reads one row of every run first), so the output's encodings can follow the inputs'
     EncodingHints hints = new EncodingHints();
@@ -260,6 +280,13 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
       for (IOException cleanup : writer.abort()) {
         e.addSuppressed(cleanup);
       }
+      List<Path> written = new ArrayList<>();
+      for (DataFileMeta f : changelog) {
+        written.add(store.dataFilePath(task.partition(), task.bucket(), f.fileName()));
+      }
+      for (IOException cleanup : store.fileIO().deleteAll(written)) {
+        e.addSuppressed(cleanup);
+      }
       throw e;
     } finally {
       for (LevelLookup l : lookups) {
@@ -279,7 +306,8 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
             task.inputs(),
             after,
             newVectors,
-            base);
+            base,
+            changelog);
     return new CompactTaskResult(
         task,
         message,

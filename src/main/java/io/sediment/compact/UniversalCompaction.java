@@ -28,9 +28,10 @@ import org.apache.flink.table.data.RowData;
  * runs. The output goes one level below the first run not picked (never level 0), or to the top
  * level {@code num-levels - 1} when all runs are picked. A full compaction merges all runs into the
  * top level. Deletes are dropped when the output holds the oldest data of the bucket.
- * Deletion-vector tables always move every level-0 file up, and rewrite a file whose deletion
- * vector covers more than {@code compaction.delete-ratio-threshold} of its rows when nothing else
- * is planned for the bucket.
+ * Deletion-vector tables and tables with {@code changelog-producer} = lookup always move every
+ * level-0 file up; deletion-vector tables also rewrite a file whose deletion vector covers more
+ * than {@code compaction.delete-ratio-threshold} of its rows when nothing else is planned for the
+ * bucket.
  */
 public final class UniversalCompaction implements CompactPlanner.BucketStrategy {
 
@@ -40,6 +41,7 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
   private final int sizeRatio;
   private final boolean full;
   private final boolean deletionVectors;
+  private final boolean lookupChangelog;
   private final double deleteRatioThreshold;
   private final Comparator<RowData> keyRowComparator;
 
@@ -57,6 +59,7 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
     this.sizeRatio = o.get(TableOptions.COMPACTION_SIZE_RATIO);
     this.full = full;
     this.deletionVectors = o.get(TableOptions.DELETION_VECTORS_ENABLED);
+    this.lookupChangelog = o.lookupChangelog();
     this.deleteRatioThreshold = o.get(TableOptions.COMPACTION_DELETE_RATIO_THRESHOLD);
     this.keyRowComparator = new KeyValueLayout(store.schema()).keyRowComparator();
   }
@@ -154,7 +157,10 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
     if (p == null && runs.size() > trigger) {
       p = pickForSizeRatio(runs, runs.size() - trigger + 1, true);
     }
-    if (deletionVectors) {
+    // Deletion vectors (readers skip level 0) and the lookup changelog producer (a level-0 row's
+    // change is computed when it moves up, against the levels above) move every level-0 run up
+    // whenever any is compacted: a newer level-0 run never leaves before an older one.
+    if (deletionVectors || lookupChangelog) {
       int level0 = 0;
       while (level0 < runs.size() && runs.get(level0).level() == 0) {
         level0++;

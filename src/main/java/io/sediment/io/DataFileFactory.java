@@ -15,10 +15,26 @@ import org.apache.flink.table.data.binary.BinaryRowData;
 /** Names new data files and turns written Parquet files into {@link DataFileMeta}. */
 public final class DataFileFactory {
 
-  private final String prefix = "data-" + UUID.randomUUID() + "-";
+  /** The name prefix of changelog files ({@code changelog-producer}), beside data files. */
+  public static final String CHANGELOG_PREFIX = "changelog-";
+
+  private final String prefix;
   private final AtomicInteger counter = new AtomicInteger();
 
-  /** A new unique data file name: {@code data-<uuid>-<n>.parquet}. */
+  public DataFileFactory() {
+    this("data-");
+  }
+
+  private DataFileFactory(String kind) {
+    this.prefix = kind + UUID.randomUUID() + "-";
+  }
+
+  /** Names changelog files: {@code changelog-<uuid>-<n>.parquet}, in the bucket's directory. */
+  public static DataFileFactory changelog() {
+    return new DataFileFactory(CHANGELOG_PREFIX);
+  }
+
+  /** A new unique file name: {@code data-<uuid>-<n>.parquet} (or {@code changelog-...}). */
   public String newFileName() {
     return prefix + counter.getAndIncrement() + ".parquet";
   }

@@ -101,6 +101,31 @@ public final class FileStoreScan {
     return out;
   }
 
+  /**
+   * The changelog files {@code snapshot} added (ADD entries of its changelog manifest list), within
+   * the filters; none when it has no changelog.
+   */
+  public List<ManifestEntry> readChangelog(Snapshot snapshot) throws IOException {
+    List<ManifestEntry> out = new ArrayList<>();
+    if (snapshot.changelogManifestList() == null) {
+      return out;
+    }
+    for (ManifestFileMeta meta : manifestList.read(snapshot.changelogManifestList())) {
+      if (!selected(meta)) {
+        continue;
+      }
+      manifestFile.read(
+          meta.fileName(),
+          partitionFilter,
+          e -> {
+            if (bucket == null || e.bucket() == bucket) {
+              out.add(e);
+            }
+          });
+    }
+    return out;
+  }
+
   /** Whether the manifest may hold entries of the partition filter (counted as read or skipped). */
   private boolean selected(ManifestFileMeta meta) {
     if (partitionFilter != null

@@ -10,7 +10,9 @@ import java.util.List;
 /**
  * One version of a table (file {@code snapshot/snapshot-<id>}, JSON, written once). The files of
  * the table at this snapshot are the entries of the base manifest list followed by those of the
- * delta manifest list; the delta holds exactly what this commit changed.
+ * delta manifest list; the delta holds exactly what this commit changed. The changelog manifest
+ * list, when present, lists the changelog files the commit added (they belong to this snapshot only
+ * and go when it expires).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Snapshot(
@@ -26,12 +28,58 @@ public record Snapshot(
     @JsonProperty("timeMillis") long timeMillis,
     @JsonProperty("totalRecordCount") long totalRecordCount,
     @JsonProperty("deltaRecordCount") long deltaRecordCount,
-    @JsonProperty("totalFileCount") long totalFileCount)
+    @JsonProperty("totalFileCount") long totalFileCount,
+    @JsonProperty("changelogManifestList") String changelogManifestList)
     implements Serializable {
 
-  public static final int CURRENT_VERSION = 1;
+  /** The version of a snapshot without changelog files. */
+  public static final int VERSION_1 = 1;
 
-  /** Every field but {@code indexManifest} (absent when the table has no deletion vectors). */
+  /**
+   * A snapshot with changelog files ({@code changelogManifestList}): an older Sediment must not
+   * read it, since its expiry and orphan removal would not know those files.
+   */
+  public static final int CHANGELOG_VERSION = 2;
+
+  /** The newest version this Sediment reads. */
+  public static final int CURRENT_VERSION = CHANGELOG_VERSION;
+
+  /** A snapshot without changelog files. */
+  public Snapshot(
+      int version,
+      long id,
+      long schemaId,
+      String baseManifestList,
+      String deltaManifestList,
+      String indexManifest,
+      String commitUser,
+      long commitIdentifier,
+      CommitKind commitKind,
+      long timeMillis,
+      long totalRecordCount,
+      long deltaRecordCount,
+      long totalFileCount) {
+    this(
+        version,
+        id,
+        schemaId,
+        baseManifestList,
+        deltaManifestList,
+        indexManifest,
+        commitUser,
+        commitIdentifier,
+        commitKind,
+        timeMillis,
+        totalRecordCount,
+        deltaRecordCount,
+        totalFileCount,
+        null);
+  }
+
+  /**
+   * Every field but {@code indexManifest} (absent when the table has no deletion vectors) and
+   * {@code changelogManifestList} (absent when the commit added no changelog file).
+   */
   private static final List<String> REQUIRED =
       List.of(
           "version",

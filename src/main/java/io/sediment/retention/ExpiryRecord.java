@@ -40,17 +40,24 @@ record ExpiryRecord(
       @JsonProperty("id") long id,
       @JsonProperty("baseManifestList") String baseManifestList,
       @JsonProperty("deltaManifestList") String deltaManifestList,
-      @JsonProperty("indexManifest") String indexManifest) {
+      @JsonProperty("indexManifest") String indexManifest,
+      @JsonProperty("changelogManifestList") String changelogManifestList) {
 
     @JsonCreator
     Entry {}
 
     static Entry of(TableFiles.Retired r) {
-      return new Entry(r.id(), r.baseManifestList(), r.deltaManifestList(), r.indexManifest());
+      return new Entry(
+          r.id(),
+          r.baseManifestList(),
+          r.deltaManifestList(),
+          r.indexManifest(),
+          r.changelogManifestList());
     }
 
     TableFiles.Retired retired() {
-      return new TableFiles.Retired(id, baseManifestList, deltaManifestList, indexManifest);
+      return new TableFiles.Retired(
+          id, baseManifestList, deltaManifestList, indexManifest, changelogManifestList);
     }
   }
 

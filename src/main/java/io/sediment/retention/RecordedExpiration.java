@@ -169,6 +169,9 @@ final class RecordedExpiration {
       }
       listNames.add(r.baseManifestList());
       listNames.add(r.deltaManifestList());
+      if (r.changelogManifestList() != null) {
+        listNames.add(r.changelogManifestList());
+      }
     }
     List<Path> vectors = new ArrayList<>();
     List<Path> manifests = new ArrayList<>();

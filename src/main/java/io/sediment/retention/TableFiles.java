@@ -191,9 +191,19 @@ public final class TableFiles {
   }
 
   /** What locates a snapshot's files; kept in the expiry record once the snapshot file is gone. */
-  record Retired(long id, String baseManifestList, String deltaManifestList, String indexManifest) {
+  record Retired(
+      long id,
+      String baseManifestList,
+      String deltaManifestList,
+      String indexManifest,
+      String changelogManifestList) {
     static Retired of(Snapshot s) {
-      return new Retired(s.id(), s.baseManifestList(), s.deltaManifestList(), s.indexManifest());
+      return new Retired(
+          s.id(),
+          s.baseManifestList(),
+          s.deltaManifestList(),
+          s.indexManifest(),
+          s.changelogManifestList());
     }
   }
 
@@ -245,6 +255,18 @@ public final class TableFiles {
       if (base == null || delta == null) {
         return f;
       }
+      // Changelog files belong to their snapshot only (never carried to the next one).
+      List<ManifestFileMeta> changelog = List.of();
+      if (s.changelogManifestList() != null) {
+        f.metadata.add(s.changelogManifestList());
+        changelog = readList(s.changelogManifestList(), f);
+        if (changelog == null) {
+          return f;
+        }
+        for (ManifestFileMeta m : changelog) {
+          f.metadata.add(m.fileName());
+        }
+      }
       for (ManifestFileMeta m : base) {
         f.metadata.add(m.fileName());
         if (f.missing == null && !exists(paths.manifest(m.fileName()))) {
@@ -282,6 +304,16 @@ public final class TableFiles {
       for (ManifestEntry e : live.values()) {
         Path p = store.dataFilePath(e.partition(), e.bucket(), e.file().fileName());
         f.data.put(key(p), p);
+      }
+      for (ManifestFileMeta m : changelog) {
+        List<ManifestEntry> entries = readManifest(m.fileName(), f);
+        if (entries == null) {
+          return f;
+        }
+        for (ManifestEntry e : entries) {
+          Path p = store.dataFilePath(e.partition(), e.bucket(), e.file().fileName());
+          f.data.put(key(p), p);
+        }
       }
       f.dataComplete = f.missing == null;
       return f;

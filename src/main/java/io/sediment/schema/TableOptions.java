@@ -169,6 +169,18 @@ public final class TableOptions implements Serializable {
               "How rows with the same primary key merge: deduplicate, partial-update,"
                   + " aggregation or first-row.");
 
+  public static final ConfigOption<String> CHANGELOG_PRODUCER =
+      ConfigOptions.key("changelog-producer")
+          .stringType()
+          .defaultValue("none")
+          .withDescription(
+              "What a streaming read of a primary-key table reads as its changes: none (each"
+                  + " snapshot's new rows as upserts; deduplicate tables only), input (the"
+                  + " writer stores the rows it received as changelog files beside the data) or"
+                  + " lookup (the compaction that moves level-0 rows up computes the exact"
+                  + " changelog against the rows' previous values; writers then compact level 0"
+                  + " at every commit).");
+
   public static final ConfigOption<String> SEQUENCE_FIELD =
       ConfigOptions.key("sequence.field")
           .stringType()
@@ -477,6 +489,8 @@ public final class TableOptions implements Serializable {
   public static final List<String> MERGE_ENGINES =
       List.of("deduplicate", "partial-update", "aggregation", "first-row");
 
+  public static final List<String> CHANGELOG_PRODUCERS = List.of("none", "input", "lookup");
+
   public static final List<String> SCAN_MODES =
       List.of(
           "default",
@@ -672,6 +686,15 @@ public final class TableOptions implements Serializable {
       case "merge-engine":
         if (!MERGE_ENGINES.contains(((String) value).toLowerCase(Locale.ROOT))) {
           problem = "allowed: " + MERGE_ENGINES;
+        }
+        break;
+      case "changelog-producer":
+        if (!CHANGELOG_PRODUCERS.contains(((String) value).toLowerCase(Locale.ROOT))) {
+          problem =
+              "allowed: "
+                  + CHANGELOG_PRODUCERS
+                  + " (Paimon's full-compaction producer is not supported: lookup gives the"
+                  + " same changelog sooner)";
         }
         break;
       case "scan.mode":
@@ -881,6 +904,16 @@ public final class TableOptions implements Serializable {
 
   public boolean writeOnly() {
     return get(WRITE_ONLY);
+  }
+
+  /** {@code changelog-producer}, lower case: none, input or lookup. */
+  public String changelogProducer() {
+    return get(CHANGELOG_PRODUCER).toLowerCase(Locale.ROOT);
+  }
+
+  /** Whether compactions moving level-0 rows up compute the changelog ({@code lookup}). */
+  public boolean lookupChangelog() {
+    return changelogProducer().equals("lookup");
   }
 
   public String mergeEngine() {

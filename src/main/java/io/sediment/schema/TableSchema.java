@@ -117,11 +117,12 @@ public final class TableSchema implements Serializable {
         || !opts.referencedFields().isEmpty()
         || opts.get(TableOptions.IGNORE_DELETE)
         || opts.get(TableOptions.PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE)
-        || opts.get(TableOptions.AGGREGATION_REMOVE_RECORD_ON_DELETE)) {
+        || opts.get(TableOptions.AGGREGATION_REMOVE_RECORD_ON_DELETE)
+        || !opts.changelogProducer().equals("none")) {
       throw new IllegalArgumentException(
           "Options merge-engine, sequence.field, deletion-vectors.enabled, ignore-delete,"
-              + " *.remove-record-on-delete and fields.<f>.* apply only to tables with a primary"
-              + " key");
+              + " *.remove-record-on-delete, changelog-producer and fields.<f>.* apply only to"
+              + " tables with a primary key");
     }
     String bucketKey = opts.get(TableOptions.BUCKET_KEY);
     if (bucketKey != null) {

@@ -23,6 +23,7 @@ public final class DataSplit implements Serializable {
   private final List<DataFileMeta> files;
   private final Map<String, DeletionFile> deletionFiles;
   private final boolean changes;
+  private final boolean changelog;
 
   public DataSplit(long snapshotId, BinaryRowData partition, int bucket, List<DataFileMeta> files) {
     this(snapshotId, partition, bucket, files, Map.of());
@@ -49,12 +50,38 @@ public final class DataSplit implements Serializable {
       List<DataFileMeta> files,
       Map<String, DeletionFile> deletionFiles,
       boolean changes) {
+    this(snapshotId, partition, bucket, files, deletionFiles, changes, false);
+  }
+
+  private DataSplit(
+      long snapshotId,
+      BinaryRowData partition,
+      int bucket,
+      List<DataFileMeta> files,
+      Map<String, DeletionFile> deletionFiles,
+      boolean changes,
+      boolean changelog) {
+    this.changelog = changelog;
     this.deletionFiles = new HashMap<>(deletionFiles);
     this.snapshotId = snapshotId;
     this.partition = partition;
     this.bucket = bucket;
     this.files = List.copyOf(files);
     this.changes = changes;
+  }
+
+  /**
+   * A split of changelog files one snapshot added to one bucket (a table with a {@code
+   * changelog-producer}): read as they are, every row in file order with its own kind.
+   */
+  public static DataSplit changelog(
+      long snapshotId, BinaryRowData partition, int bucket, List<DataFileMeta> changelogFiles) {
+    return new DataSplit(snapshotId, partition, bucket, changelogFiles, Map.of(), false, true);
+  }
+
+  /** Whether this split holds changelog files ({@link #changelog}). */
+  public boolean isChangelog() {
+    return changelog;
   }
 
   /** Whether this split holds one snapshot's added files, read as changes. */
@@ -106,6 +133,7 @@ public final class DataSplit implements Serializable {
         + ", files="
         + files.size()
         + (changes ? ", changes" : "")
+        + (changelog ? ", changelog" : "")
         + "}";
   }
 }

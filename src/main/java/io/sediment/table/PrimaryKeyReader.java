@@ -33,33 +33,48 @@ public final class PrimaryKeyReader implements RowIterator {
   private final Predicate filter;
   private final ProjectedRowData projected;
   private final ProjectedRowData values;
-  private final boolean deletionVectors;
+  private final boolean skipRetracts;
   private final boolean changes;
+  private final boolean changelog;
 
+  /** A batch read's reader. */
   public PrimaryKeyReader(FileStore store, DataSplit split, Predicate filter, int[] projection)
+      throws IOException {
+    this(store, split, filter, projection, false);
+  }
+
+  /**
+   * @param streamStart whether the split is the full read a stream starts with: it then holds the
+   *     rows whose changes precede the stream's first changes. With {@code changelog-producer} =
+   *     lookup that is the levels >= 1 only (level-0 rows come later, in the changelog of the
+   *     compaction that moves them up); with input, every level (on a deletion-vector table level 0
+   *     merged over the levels' live rows); without a producer, what a batch read sees (a
+   *     deletion-vector table's level 0 follows as change splits).
+   */
+  PrimaryKeyReader(
+      FileStore store, DataSplit split, Predicate filter, int[] projection, boolean streamStart)
       throws IOException {
     this.layout = new KeyValueLayout(store.schema());
     this.filter = filter;
     this.changes = split.isChanges();
-    // A snapshot's changes are its new level-0 files, merged among themselves, deletes kept.
-    this.deletionVectors = !changes && store.options().get(TableOptions.DELETION_VECTORS_ENABLED);
+    this.changelog = split.isChangelog();
     int[] valueFields = new int[layout.arity()];
     for (int i = 0; i < valueFields.length; i++) {
       valueFields[i] = i;
     }
     this.values = ProjectedRowData.from(valueFields);
     this.projected = projection == null ? null : ProjectedRowData.from(projection);
+    boolean dv = store.options().get(TableOptions.DELETION_VECTORS_ENABLED);
+    String producer = store.options().changelogProducer();
+    if (changelog) {
+      // Every row as written, file after file: a bucket's changes in the order they happened.
+      source = new RunReader(store, layout, split.partition(), split.bucket(), split.files(), null);
+      skipRetracts = false;
+      return;
+    }
     List<SortedRun> runs = SortedRun.of(split.files(), layout.keyRowComparator());
-    if (deletionVectors) {
-      Map<String, RoaringBitmap> dvs = DeletionVectors.read(store, split.deletionFiles().values());
-      List<DataFileMeta> files = new ArrayList<>();
-      for (SortedRun r : runs) {
-        if (r.level() > 0) {
-          files.addAll(r.files());
-        }
-      }
-      source = new RunReader(store, layout, split.partition(), split.bucket(), files, dvs);
-    } else {
+    if (changes) {
+      // A snapshot's changes are its new level-0 files, merged among themselves, deletes kept.
       List<RowIterator> readers = new ArrayList<>();
       for (SortedRun r : runs) {
         readers.add(
@@ -67,18 +82,52 @@ public final class PrimaryKeyReader implements RowIterator {
       }
       source =
           new SortMergeReader(
-              readers, layout, MergeFunctions.create(store.schema(), layout), !changes);
+              readers, layout, MergeFunctions.create(store.schema(), layout), false);
+      skipRetracts = false;
+      return;
     }
+    boolean skipLevel0 =
+        streamStart ? producer.equals("lookup") || (dv && producer.equals("none")) : dv;
+    Map<String, RoaringBitmap> dvs =
+        dv ? DeletionVectors.read(store, split.deletionFiles().values()) : null;
+    boolean hasLevel0 = runs.stream().anyMatch(r -> r.level() == 0);
+    if (dv && (skipLevel0 || !hasLevel0)) {
+      // The live rows of levels >= 1 are each key's only version: read without merging.
+      List<DataFileMeta> files = new ArrayList<>();
+      for (SortedRun r : runs) {
+        if (r.level() > 0) {
+          files.addAll(r.files());
+        }
+      }
+      source = new RunReader(store, layout, split.partition(), split.bucket(), files, dvs);
+      skipRetracts = true;
+      return;
+    }
+    List<RowIterator> readers = new ArrayList<>();
+    for (SortedRun r : runs) {
+      if (r.level() > 0 || !skipLevel0) {
+        readers.add(
+            new RunReader(store, layout, split.partition(), split.bucket(), r.files(), dvs));
+      }
+    }
+    source =
+        new SortMergeReader(readers, layout, MergeFunctions.create(store.schema(), layout), true);
+    skipRetracts = false;
   }
 
   @Override
   public RowData next() throws IOException {
     RowData kv;
     while ((kv = source.next()) != null) {
-      if (deletionVectors && layout.isRetract(kv)) {
+      if (skipRetracts && layout.isRetract(kv)) {
         continue;
       }
       RowData row = values.replaceRow(kv);
+      if (changelog) {
+        // A changelog row: its own kind; not filtered (a -U must reach whoever saw the +I).
+        row.setRowKind(layout.kind(kv));
+        return projected == null ? row : projected.replaceRow(row);
+      }
       if (changes) {
         // An upsert stream: the key's latest version in this snapshot, or its delete. Not
         // filtered: a version that no longer matches must still replace one that did (Flink

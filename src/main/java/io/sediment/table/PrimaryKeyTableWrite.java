@@ -76,11 +76,14 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
   private final int numBuckets;
   private final RowBuckets buckets;
   private final DataFileFactory names = new DataFileFactory();
+  private final DataFileFactory changelogNames = DataFileFactory.changelog();
   private final Map<BinaryRowData, Map<Integer, BucketWriter>> writers = new LinkedHashMap<>();
   private final long bufferSize;
   private final boolean compactInWriter;
   private final int stopTrigger;
   private final boolean deletionVectors;
+  private final boolean inputChangelog;
+  private final boolean lookupChangelog;
   private final String engine;
   private final RowKindPolicy rowKinds;
   private final int[] countFields;
@@ -130,6 +133,8 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
         !options.writeOnly() && (!dv || options.get(TableOptions.LOCAL_CACHE_ENABLED));
     this.stopTrigger = options.numSortedRunStopTrigger();
     this.deletionVectors = dv;
+    this.inputChangelog = options.changelogProducer().equals("input");
+    this.lookupChangelog = options.lookupChangelog();
     this.engine = options.mergeEngine();
     this.rowKinds = RowKindPolicy.of(store.paths().root().toString(), schema);
     List<Integer> counts = new ArrayList<>();
@@ -181,7 +186,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
             "Primary key column '" + schema.fieldNames().get(k) + "' must not be null");
       }
     }
-    writer(buckets.partition(row), buckets.bucket(row)).write(row, kind);
+    writer(buckets.partition(row), buckets.bucket(row)).write(row, kind, row.getRowKind());
   }
 
   private BucketWriter writer(BinaryRowData partition, int bucket) {
@@ -401,6 +406,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     final List<DataFileMeta> newFiles = new ArrayList<>();
     final List<DataFileMeta> compactBefore = new ArrayList<>();
     final List<DataFileMeta> compactAfter = new ArrayList<>();
+    final List<DataFileMeta> changelogFiles = new ArrayList<>();
     final List<CommitMessage> extra = new ArrayList<>();
     final List<SentWindow> unresolved = new ArrayList<>();
 
@@ -509,7 +515,10 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
      * be applied before versions older than they are. Those engines wait until the rows landed.
      */
     boolean mayCompactNow() {
-      return !rowsInFlight() || engine.equals("deduplicate") || engine.equals("first-row");
+      // The lookup changelog compares level-0 rows with the committed levels: rows in flight would
+      // be missing from what their later versions are compared with.
+      return !rowsInFlight()
+          || (!lookupChangelog && (engine.equals("deduplicate") || engine.equals("first-row")));
     }
 
     /**
@@ -552,7 +561,8 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       files.addAll(compactAfter);
     }
 
-    void write(RowData row, RowKind kind) throws IOException {
+    /** {@code kind}: the kind stored; {@code received}: the row's own, kept in input changelog. */
+    void write(RowData row, RowKind kind, RowKind received) throws IOException {
       inputCopier.copy(row, reuse);
       for (int c : countFields) {
         boolean present = !row.isNullAt(c);
@@ -564,13 +574,19 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       }
       reuse.setField(layout.sequenceIndex(), nextSequence++);
       reuse.setField(layout.kindIndex(), kind.toByteValue());
-      reuse.setRowKind(RowKind.INSERT);
+      // the row header keeps the received kind for the input changelog (files store the column)
+      reuse.setRowKind(received);
       BinaryRowData b = serializer.toBinaryRow(reuse).copy();
       buffer.add(b);
       bufferBytes += b.getSizeInBytes() + ROW_OVERHEAD;
       if (bufferBytes >= bufferSize) {
         flush();
-        if (compactInWriter && !deletionVectors && level0Runs() >= stopTrigger) {
+        // Deletion vectors and the lookup changelog compact only at commit, over a view that
+        // equals the latest snapshot plus this window's level-0 files.
+        if (compactInWriter
+            && !deletionVectors
+            && !lookupChangelog
+            && level0Runs() >= stopTrigger) {
           if (catchUp(latestId()) && mayCompactNow()) {
             LOG.info(
                 "Bucket {} has {} level-0 runs: compacting before writing more",
@@ -623,8 +639,33 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
         }
         throw e;
       }
+      if (inputChangelog) {
+        writeInputChangelog();
+      }
       buffer.clear();
       bufferBytes = 0;
+    }
+
+    /**
+     * {@code changelog-producer} = input: every buffered row as it was received (its own kind), in
+     * key order and each key's rows in arrival order, into a changelog file beside the data.
+     */
+    private void writeInputChangelog() throws IOException {
+      KeyValueFileWriter w =
+          new KeyValueFileWriter(
+              store, layout, partition, bucket, 0, FileSource.APPEND, changelogNames, observer);
+      try {
+        for (BinaryRowData b : buffer) {
+          b.setByte(layout.kindIndex(), b.getRowKind().toByteValue());
+          w.write(b);
+        }
+        changelogFiles.addAll(w.finish());
+      } catch (IOException | RuntimeException e) {
+        for (IOException s : w.abort()) {
+          e.addSuppressed(s);
+        }
+        throw e;
+      }
     }
 
     void compact() throws IOException {
@@ -677,10 +718,12 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
      */
     CommitMessage drain() {
       List<DeletionFile> dvs = new ArrayList<>();
+      List<DataFileMeta> changelog = new ArrayList<>(changelogFiles);
       OptionalLong base = OptionalLong.empty();
       boolean baseKnown = true;
       for (CommitMessage m : extra) {
         dvs.addAll(m.deletionFiles());
+        changelog.addAll(m.changelogFiles());
         OptionalLong b = m.baseSnapshotId();
         if (b.isEmpty()) {
           baseKnown = false;
@@ -697,13 +740,15 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
               compactBefore,
               compactAfter,
               dvs,
-              baseKnown ? base : OptionalLong.empty());
+              baseKnown ? base : OptionalLong.empty(),
+              changelog);
       if (!m.isEmpty()) {
         unresolved.add(new SentWindow(m, compactionProbe(m), appendProbe(m)));
       }
       newFiles.clear();
       compactBefore.clear();
       compactAfter.clear();
+      changelogFiles.clear();
       extra.clear();
       rebuildFiles();
       return m;
@@ -737,6 +782,14 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       }
       for (DataFileMeta f : compactAfter) {
         paths.add(store.dataFilePath(partition, bucket, f.fileName()));
+      }
+      for (DataFileMeta f : changelogFiles) {
+        paths.add(store.dataFilePath(partition, bucket, f.fileName()));
+      }
+      for (CommitMessage m : extra) {
+        for (DataFileMeta f : m.changelogFiles()) {
+          paths.add(store.dataFilePath(partition, bucket, f.fileName()));
+        }
       }
       store.fileIO().deleteAll(paths);
       buffer.clear();

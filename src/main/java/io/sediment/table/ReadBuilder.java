@@ -76,4 +76,9 @@ public final class ReadBuilder {
   public TableRead newRead() {
     return new TableRead(store, filter(), projection);
   }
+
+  /** A reader of a streaming read's splits ({@link #newStreamScan()}). */
+  public TableRead newStreamRead() {
+    return new TableRead(store, filter(), projection, true);
+  }
 }

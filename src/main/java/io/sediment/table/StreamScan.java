@@ -25,9 +25,11 @@ import java.util.OptionalLong;
 
 /**
  * Plans a streaming read: where it starts ({@code scan.mode}, with Paimon's meanings) and, for each
- * later snapshot, the changes it made. Only APPEND snapshots change what a stream sees: a COMPACT
- * snapshot rewrites rows that were already emitted, so it adds nothing (for any table kind), and an
- * OVERWRITE snapshot is skipped (as Paimon does unless {@code streaming-read-overwrite}).
+ * later snapshot, the changes it made. Without a changelog producer only APPEND snapshots change
+ * what a stream sees: a COMPACT snapshot rewrites rows that were already emitted, so it adds
+ * nothing (for any table kind), and an OVERWRITE snapshot is skipped (as Paimon does unless {@code
+ * streaming-read-overwrite}). With {@code changelog-producer} = input or lookup the changes are the
+ * snapshot's changelog files, and never its data files (see {@link #changes}).
  *
  * <p>A change split holds the files one APPEND snapshot added to one bucket ({@link
  * DataSplit#isChanges()}): an append table's rows, or a primary-key bucket's level-0 files, read as
@@ -136,7 +138,8 @@ public final class StreamScan {
                         + new TableScan(store, filter).present()));
     List<DataSplit> splits = new ArrayList<>(new TableScan(store, filter).plan(full).splits());
     if (store.schema().hasPrimaryKey()
-        && store.options().get(TableOptions.DELETION_VECTORS_ENABLED)) {
+        && store.options().get(TableOptions.DELETION_VECTORS_ENABLED)
+        && producer().equals("none")) {
       Map<ManifestEntry.Identifier, List<DataFileMeta>> level0 = new LinkedHashMap<>();
       for (ManifestEntry e : scanOf().plan(full)) {
         if (e.file().level() == 0) {
@@ -150,6 +153,46 @@ public final class StreamScan {
       splits.addAll(changeSplits(id, level0));
     }
     return new Start(splits, point.nextSnapshotId());
+  }
+
+  /** The table's {@code changelog-producer} (none for append tables). */
+  private String producer() {
+    return store.schema().hasPrimaryKey() ? store.options().changelogProducer() : "none";
+  }
+
+  /**
+   * With a changelog producer a stream reads changelog files only: the writers' input in APPEND
+   * snapshots ({@code input}), or what compactions computed ({@code lookup}: in the COMPACT
+   * snapshots of writers and compaction jobs). Data files are never read as changes then, and an
+   * OVERWRITE adds nothing.
+   */
+  private List<DataSplit> changelog(Snapshot s, String producer) {
+    boolean read =
+        producer.equals("input")
+            ? s.commitKind() == CommitKind.APPEND
+            : s.commitKind() != CommitKind.OVERWRITE;
+    if (!read) {
+      return List.of();
+    }
+    // in the order they were written: a bucket's rows (a key's -U and +U) may span files
+    Map<ManifestEntry.Identifier, List<DataFileMeta>> groups = new LinkedHashMap<>();
+    try {
+      for (ManifestEntry e : scanOf().readChangelog(s)) {
+        groups
+            .computeIfAbsent(
+                new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, ""),
+                k -> new ArrayList<>())
+            .add(e.file());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read the changelog of snapshot " + s.id(), e);
+    }
+    List<DataSplit> splits = new ArrayList<>();
+    for (Map.Entry<ManifestEntry.Identifier, List<DataFileMeta>> g : groups.entrySet()) {
+      splits.add(
+          DataSplit.changelog(s.id(), g.getKey().partition(), g.getKey().bucket(), g.getValue()));
+    }
+    return splits;
   }
 
   private FileStoreScan scanOf() {
@@ -202,6 +245,10 @@ public final class StreamScan {
       return Optional.empty();
     }
     Snapshot s = snapshot.get();
+    String producer = producer();
+    if (!producer.equals("none")) {
+      return Optional.of(changelog(s, producer));
+    }
     if (s.commitKind() != CommitKind.APPEND) {
       return Optional.of(List.of());
     }

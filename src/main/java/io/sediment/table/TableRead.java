@@ -28,11 +28,21 @@ public final class TableRead {
   private final FileStore store;
   private final Predicate filter;
   private final int[] projection;
+  private final boolean stream;
 
   TableRead(FileStore store, Predicate filter, int[] projection) {
+    this(store, filter, projection, false);
+  }
+
+  /**
+   * @param stream whether it reads a stream's splits: its full splits then hold what precedes the
+   *     stream's changes (see {@link PrimaryKeyReader})
+   */
+  TableRead(FileStore store, Predicate filter, int[] projection, boolean stream) {
     this.store = store;
     this.filter = filter;
     this.projection = projection;
+    this.stream = stream;
   }
 
   /** A reader of one split. Returned rows may be reused by the next call to {@code next()}. */
@@ -41,7 +51,7 @@ public final class TableRead {
       // Merges the sorted runs of the bucket (or applies deletion vectors).
       PrimaryKeyReader r;
       try {
-        r = new PrimaryKeyReader(store, split, filter, projection);
+        r = new PrimaryKeyReader(store, split, filter, projection, stream);
       } catch (IOException e) {
         throw new UncheckedIOException("Cannot open " + split, e);
       }

@@ -130,6 +130,26 @@ final class StateFixtures {
         partition("b"), 0, 2, List.of(file("data-4.parquet", 0, 3, 4, FileSource.APPEND)));
   }
 
+  /**
+   * A primary-key writer's window with a changelog producer (layout 4): its new file, its own
+   * compaction, the input changelog and the compaction's lookup changelog.
+   */
+  static CommitMessage changelogMessage() {
+    DataFileMeta added = file("data-5.parquet", 0, 2, 8, FileSource.APPEND);
+    return new CommitMessage(
+        partition("c"),
+        1,
+        2,
+        List.of(added),
+        List.of(added),
+        List.of(file("data-6.parquet", 5, 2, 8, FileSource.COMPACT)),
+        List.of(),
+        OptionalLong.of(43),
+        List.of(
+            file("changelog-0.parquet", 0, 2, 8, FileSource.APPEND),
+            file("changelog-1.parquet", 0, 2, 8, FileSource.COMPACT)));
+  }
+
   static CompactTaskSplit split() {
     return new CompactTaskSplit("7", mergeTask(), "job-user");
   }
@@ -185,7 +205,8 @@ final class StateFixtures {
             committerWindows(), CommitWindows.stateCodec(CompactMessageCodec.INSTANCE)));
     files.put(
         "sql-commit-messages.bin",
-        CommitMessageListCodec.toBytes(List.of(appendMessage(), compactMessage())));
+        CommitMessageListCodec.toBytes(
+            List.of(appendMessage(), compactMessage(), changelogMessage())));
     files.put(
         "sql-committer-windows.bin",
         VersionedBytes.write(

@@ -16,16 +16,19 @@ import java.util.TreeMap;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The checked-in fixtures of layout 3 ({@code serialization/v3}, written by {@link
- * StateFixtures#main}) read back as the values they were written from, and the serializers still
- * write exactly those bytes: a layout change that forgets to bump {@link StateLayout#CURRENT} fails
- * here.
+ * The checked-in fixtures of the explicit layouts ({@code serialization/v3}, {@code v4}, written by
+ * {@link StateFixtures#main} when each was current) read back as the values they were written from,
+ * and the serializers still write exactly the current layout's bytes: a layout change that forgets
+ * to bump {@link StateLayout#CURRENT} fails here.
  */
 class StateLayoutFixtureTest {
 
   private static final int V3 = 3;
+  private static final int V4 = 4;
 
   private final CompactTaskSource source = new CompactTaskSource(null, true, 0, "job-user");
 
@@ -38,29 +41,32 @@ class StateLayoutFixtureTest {
     }
   }
 
-  @Test
-  void sourceSplitsAndEnumeratorStateOfLayout3Restore() throws Exception {
+  @ParameterizedTest
+  @ValueSource(ints = {V3, V4})
+  void sourceSplitsAndEnumeratorStateOfEveryExplicitLayoutRestore(int version) throws Exception {
     SimpleVersionedSerializer<CompactTaskSplit> splits = source.getSplitSerializer();
     StateValues.assertSameSplit(
-        splits.deserialize(V3, fixture(V3, "split.bin")), StateFixtures.split());
+        splits.deserialize(version, fixture(version, "split.bin")), StateFixtures.split());
 
     CompactEnumeratorState state =
         source
             .getEnumeratorCheckpointSerializer()
-            .deserialize(V3, fixture(V3, "enumerator-state.bin"));
+            .deserialize(version, fixture(version, "enumerator-state.bin"));
     StateValues.assertSameState(state, StateFixtures.enumeratorState());
   }
 
-  @Test
-  void compactMessagesAndCommitterWindowsOfLayout3Restore() throws Exception {
+  @ParameterizedTest
+  @ValueSource(ints = {V3, V4})
+  void compactMessagesAndCommitterWindowsOfEveryExplicitLayoutRestore(int version)
+      throws Exception {
     CompactMessage record =
         CompactMessageSerializer.INSTANCE.deserialize(
-            new DataInputDeserializer(fixture(V3, "compact-message-record.bin")));
+            new DataInputDeserializer(fixture(version, "compact-message-record.bin")));
     StateValues.assertSameMessage(record, StateFixtures.success());
 
     TreeMap<Long, List<CompactMessage>> windows =
         VersionedBytes.read(
-            fixture(V3, "committer-windows.bin"),
+            fixture(version, "committer-windows.bin"),
             CommitWindows.stateCodec(CompactMessageCodec.INSTANCE),
             null,
             "committer windows");
@@ -69,11 +75,12 @@ class StateLayoutFixtureTest {
     StateValues.assertSameMessage(windows.get(3L).get(0), StateFixtures.success());
   }
 
-  @Test
-  void aFailedTaskOfLayout3RestoresItsError() throws Exception {
+  @ParameterizedTest
+  @ValueSource(ints = {V3, V4})
+  void aFailedTaskOfEveryExplicitLayoutRestoresItsError(int version) throws Exception {
     CompactMessage failed =
         CompactMessageSerializer.INSTANCE.deserialize(
-            new DataInputDeserializer(fixture(V3, "compact-message-failed-record.bin")));
+            new DataInputDeserializer(fixture(version, "compact-message-failed-record.bin")));
     assertThat(failed.failed()).isTrue();
     assertThat(failed.result()).isNull();
     assertThat(failed.markers()).containsExactly("marker-1");
@@ -82,17 +89,23 @@ class StateLayoutFixtureTest {
         .hasMessage("disk full while writing data-3.parquet");
   }
 
-  @Test
-  void sqlWriterMessagesOfLayout3Restore() throws Exception {
+  @ParameterizedTest
+  @ValueSource(ints = {V3, V4})
+  void sqlWriterMessagesOfEveryExplicitLayoutRestore(int version) throws Exception {
     List<CommitMessage> messages =
-        CommitMessageListCodec.fromBytes(fixture(V3, "sql-commit-messages.bin"), null);
-    assertThat(messages).hasSize(2);
+        CommitMessageListCodec.fromBytes(fixture(version, "sql-commit-messages.bin"), null);
+    assertThat(messages).hasSize(version == V3 ? 2 : 3);
     StateValues.assertSameCommitMessage(messages.get(0), StateFixtures.appendMessage());
     StateValues.assertSameCommitMessage(messages.get(1), StateFixtures.compactMessage());
+    if (version >= V4) {
+      StateValues.assertSameCommitMessage(messages.get(2), StateFixtures.changelogMessage());
+      assertThat(messages.get(2).inputChangelog()).hasSize(1);
+      assertThat(messages.get(2).compactChangelog()).hasSize(1);
+    }
 
     TreeMap<Long, List<CommitMessage>> windows =
         VersionedBytes.read(
-            fixture(V3, "sql-committer-windows.bin"),
+            fixture(version, "sql-committer-windows.bin"),
             CommitWindows.stateCodec(CommitMessageCodec.INSTANCE),
             null,
             "committer windows");
@@ -101,18 +114,18 @@ class StateLayoutFixtureTest {
   }
 
   @Test
-  void theCurrentSerializersStillWriteTheLayout3BytesUnlessTheVersionWasBumped() throws Exception {
-    if (StateLayout.CURRENT != V3) {
+  void theCurrentSerializersStillWriteTheLayout4BytesUnlessTheVersionWasBumped() throws Exception {
+    if (StateLayout.CURRENT != V4) {
       return; // a newer layout has its own fixtures; these must only still read (tests above)
     }
     for (Map.Entry<String, byte[]> f : StateFixtures.deterministicFixtures().entrySet()) {
       assertThat(f.getValue())
           .as(
               "bytes of %s: the layout changed without a version bump (bump StateLayout.CURRENT,"
-                  + " keep reading version 3, add fixtures of the new version with"
+                  + " keep reading version 4, add fixtures of the new version with"
                   + " StateFixtures.main)",
               f.getKey())
-          .isEqualTo(fixture(V3, f.getKey()));
+          .isEqualTo(fixture(V4, f.getKey()));
     }
   }
 
@@ -121,7 +134,7 @@ class StateLayoutFixtureTest {
     assertThatThrownBy(() -> source.getSplitSerializer().deserialize(9, fixture(V3, "split.bin")))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("compaction source split of layout version 9")
-        .hasMessageContaining("reads versions 1 to 3")
+        .hasMessageContaining("reads versions 1 to 4")
         .hasMessageContaining("newer Sediment");
   }
 }

@@ -19,4 +19,16 @@ public final class TestClusters {
             .setNumberSlotsPerTaskManager(2)
             .build());
   }
+
+  /**
+   * One task manager with four slots: room for a writer job, a compaction job and a reading job of
+   * parallelism 2 at once.
+   */
+  public static MiniClusterExtension oneTaskManagerFourSlots() {
+    return new MiniClusterExtension(
+        new MiniClusterResourceConfiguration.Builder()
+            .setNumberTaskManagers(1)
+            .setNumberSlotsPerTaskManager(4)
+            .build());
+  }
 }

@@ -1,7 +1,9 @@
 package io.sediment.flink.serde;
 
 import io.sediment.commit.CommitMessage;
+import io.sediment.manifest.DataFileMeta;
 import java.io.IOException;
+import java.util.List;
 import java.util.OptionalLong;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
@@ -10,7 +12,8 @@ import org.apache.flink.table.data.binary.BinaryRowData;
 /**
  * {@link CommitMessage}, layout 3: partition (row), bucket, totalBuckets (int), newFiles,
  * compactBefore, compactAfter (lists of {@link DataFileMetaCodec data files}), deletionFiles (list
- * of {@link DeletionFileCodec deletion files}), baseSnapshotId (optional long).
+ * of {@link DeletionFileCodec deletion files}), baseSnapshotId (optional long); layout 4 adds
+ * changelogFiles (list of data files) at the end.
  */
 public final class CommitMessageCodec implements VersionedCodec<CommitMessage> {
 
@@ -29,6 +32,7 @@ public final class CommitMessageCodec implements VersionedCodec<CommitMessage> {
     StateLayout.writeList(m.deletionFiles(), DeletionFileCodec.INSTANCE, out);
     OptionalLong base = m.baseSnapshotId();
     StateLayout.writeOptionalLong(base.isPresent(), base.orElse(0), out);
+    StateLayout.writeList(m.changelogFiles(), DataFileMetaCodec.INSTANCE, out);
   }
 
   @Override
@@ -37,14 +41,16 @@ public final class CommitMessageCodec implements VersionedCodec<CommitMessage> {
     BinaryRowData partition = StateLayout.readRow(in);
     int bucket = in.readInt();
     int totalBuckets = in.readInt();
+    var newFiles = StateLayout.readList(in, version, DataFileMetaCodec.INSTANCE);
+    var before = StateLayout.readList(in, version, DataFileMetaCodec.INSTANCE);
+    var after = StateLayout.readList(in, version, DataFileMetaCodec.INSTANCE);
+    var vectors = StateLayout.readList(in, version, DeletionFileCodec.INSTANCE);
+    OptionalLong base = in.readBoolean() ? OptionalLong.of(in.readLong()) : OptionalLong.empty();
+    List<DataFileMeta> changelog =
+        version >= StateLayout.CHANGELOG_V4
+            ? StateLayout.readList(in, version, DataFileMetaCodec.INSTANCE)
+            : List.of();
     return new CommitMessage(
-        partition,
-        bucket,
-        totalBuckets,
-        StateLayout.readList(in, version, DataFileMetaCodec.INSTANCE),
-        StateLayout.readList(in, version, DataFileMetaCodec.INSTANCE),
-        StateLayout.readList(in, version, DataFileMetaCodec.INSTANCE),
-        StateLayout.readList(in, version, DeletionFileCodec.INSTANCE),
-        in.readBoolean() ? OptionalLong.of(in.readLong()) : OptionalLong.empty());
+        partition, bucket, totalBuckets, newFiles, before, after, vectors, base, changelog);
   }
 }

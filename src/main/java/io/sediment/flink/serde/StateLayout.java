@@ -40,8 +40,15 @@ public final class StateLayout {
   /** The first explicit field layout. */
   public static final int EXPLICIT_V3 = 3;
 
+  /**
+   * Commit messages carry changelog files (a list of data files after the base snapshot id);
+   * streaming read splits say their kind in the byte that was the "changes" boolean (0 a snapshot,
+   * 1 changes, 2 changelog).
+   */
+  public static final int CHANGELOG_V4 = 4;
+
   /** The layout this Sediment writes. */
-  public static final int CURRENT = EXPLICIT_V3;
+  public static final int CURRENT = CHANGELOG_V4;
 
   private StateLayout() {}
 

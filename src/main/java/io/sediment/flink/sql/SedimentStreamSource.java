@@ -90,7 +90,8 @@ final class SedimentStreamSource implements Source<RowData, StreamSplit, StreamE
 
   @Override
   public SourceReader<RowData, StreamSplit> createReader(SourceReaderContext context) {
-    return new StreamSplitReader(context, readBuilder().newRead(), table.schema().hasPrimaryKey());
+    return new StreamSplitReader(
+        context, readBuilder().newStreamRead(), table.schema().hasPrimaryKey());
   }
 
   @Override

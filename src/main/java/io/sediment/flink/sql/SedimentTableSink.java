@@ -84,9 +84,14 @@ public final class SedimentTableSink
       return ChangelogMode.insertOnly();
     }
     RowKindPolicy policy = RowKindPolicy.of(table.fullName(), table.schema());
+    // changelog-producer = input stores the rows as received: the whole changelog, where the
+    // engine takes UPDATE_BEFORE rows at all
+    boolean keepsInput =
+        table.options().changelogProducer().equals("input")
+            && policy.refusal(Set.of(RowKind.UPDATE_BEFORE)).isEmpty();
     ChangelogMode.Builder accepted = ChangelogMode.newBuilder();
     for (RowKind k : kinds) {
-      if (k != RowKind.UPDATE_BEFORE || policy.needsUpdateBefore()) {
+      if (k != RowKind.UPDATE_BEFORE || policy.needsUpdateBefore() || keepsInput) {
         accepted.addContainedKind(k);
       }
     }

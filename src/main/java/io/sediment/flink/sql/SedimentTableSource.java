@@ -55,13 +55,14 @@ public final class SedimentTableSource
   }
 
   /**
-   * A streaming read of a primary-key table is an upsert stream of each snapshot's new level-0
-   * rows, which is the table's changelog only where the newest version of a key is the key's row:
-   * {@code deduplicate} without {@code sequence.field}. The other engines need a changelog producer
-   * (Paimon's {@code changelog-producer} = {@code lookup}), which this version does not have yet.
+   * Without a changelog producer a streaming read of a primary-key table is an upsert stream of
+   * each snapshot's new level-0 rows, which is the table's changelog only where the newest version
+   * of a key is the key's row: {@code deduplicate} without {@code sequence.field}. The other
+   * engines need {@code changelog-producer} = lookup (or input, when the input is a complete
+   * changelog).
    */
   private static void checkStreamable(Table table) {
-    if (!table.schema().hasPrimaryKey()) {
+    if (!table.schema().hasPrimaryKey() || hasChangelog(table)) {
       return;
     }
     String engine = table.options().mergeEngine();
@@ -73,23 +74,27 @@ public final class SedimentTableSource
               + " (merge-engine "
               + engine
               + (sequenceField ? ", sequence.field" : "")
-              + ") is not supported yet: its new rows are not its changelog, and Sediment has no"
-              + " changelog producer yet. Read it in batch mode ('execution.runtime-mode' ="
-              + " 'batch'); streaming reads work for append tables and deduplicate tables without"
-              + " sequence.field");
+              + ") needs a changelog producer: its new rows are not its changelog. Set"
+              + " 'changelog-producer' = 'lookup' (ALTER TABLE ... SET ('changelog-producer' ="
+              + " 'lookup')), or read it in batch mode ('execution.runtime-mode' = 'batch')");
     }
   }
 
+  private static boolean hasChangelog(Table table) {
+    return table.schema().hasPrimaryKey() && !table.options().changelogProducer().equals("none");
+  }
+
   /**
-   * Batch: inserts. Streaming: inserts from an append table; upserts from a primary-key table
-   * (Flink turns them into a full changelog with its changelog-normalize step, as for Paimon tables
-   * without a changelog producer).
+   * Batch: inserts. Streaming: inserts from an append table; from a primary-key table its changelog
+   * (every kind) with a changelog producer, else upserts (Flink turns them into a full changelog
+   * with its changelog-normalize step, as for Paimon tables without a producer).
    */
   @Override
   public ChangelogMode getChangelogMode() {
-    return streaming && table.schema().hasPrimaryKey()
-        ? ChangelogMode.upsert()
-        : ChangelogMode.insertOnly();
+    if (!streaming || !table.schema().hasPrimaryKey()) {
+      return ChangelogMode.insertOnly();
+    }
+    return hasChangelog(table) ? ChangelogMode.all() : ChangelogMode.upsert();
   }
 
   @Override

@@ -17,7 +17,8 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * {@link StreamSplit}, layout 3: id (string), snapshotId (long), partition (row), bucket (int),
  * files (list of {@link DataFileMetaCodec data files}), deletion files (list of {@link
- * DeletionFileCodec}), changes (boolean), position (long).
+ * DeletionFileCodec}), changes (boolean), position (long). Layout 4: the changes byte says the
+ * split's kind: 0 a snapshot read in full, 1 a snapshot's changes, 2 changelog files.
  */
 final class StreamSplitCodec implements VersionedCodec<StreamSplit> {
 
@@ -35,7 +36,7 @@ final class StreamSplitCodec implements VersionedCodec<StreamSplit> {
     StateLayout.writeList(d.files(), DataFileMetaCodec.INSTANCE, out);
     StateLayout.writeList(
         new ArrayList<>(d.deletionFiles().values()), DeletionFileCodec.INSTANCE, out);
-    out.writeBoolean(d.isChanges());
+    out.writeByte(d.isChangelog() ? 2 : d.isChanges() ? 1 : 0);
     out.writeLong(s.position());
   }
 
@@ -51,14 +52,21 @@ final class StreamSplitCodec implements VersionedCodec<StreamSplit> {
     for (DeletionFile f : StateLayout.readList(in, version, DeletionFileCodec.INSTANCE)) {
       deletionFiles.put(f.dataFile(), f);
     }
-    boolean changes = in.readBoolean();
+    int kind = in.readUnsignedByte();
+    if (kind > (version >= StateLayout.CHANGELOG_V4 ? 2 : 1)) {
+      throw new IOException(
+          "Corrupt streaming read split (layout " + version + "): split kind " + kind);
+    }
     long position = in.readLong();
     if (position < 0) {
       throw new IOException(
           "Corrupt streaming read split (layout " + version + "): position " + position);
     }
-    return new StreamSplit(
-        id, new DataSplit(snapshotId, partition, bucket, files, deletionFiles, changes), position);
+    DataSplit split =
+        kind == 2
+            ? DataSplit.changelog(snapshotId, partition, bucket, files)
+            : new DataSplit(snapshotId, partition, bucket, files, deletionFiles, kind == 1);
+    return new StreamSplit(id, split, position);
   }
 
   /**

@@ -68,6 +68,12 @@ class StreamSplitCodecTest {
         out.add(new StreamSplit("changes-" + out.size(), s, position++));
       }
     }
+    DataSplit first = out.get(0).split();
+    out.add(
+        new StreamSplit(
+            "changelog-" + out.size(),
+            DataSplit.changelog(9, first.partition(), first.bucket(), first.files()),
+            position));
     assertThat(out).anyMatch(s -> !s.split().deletionFiles().isEmpty());
     assertThat(out).anyMatch(s -> s.split().isChanges());
     return out;
@@ -84,6 +90,7 @@ class StreamSplitCodecTest {
     assertThat(a.files()).isEqualTo(e.files());
     assertThat(a.deletionFiles()).isEqualTo(e.deletionFiles());
     assertThat(a.isChanges()).isEqualTo(e.isChanges());
+    assertThat(a.isChangelog()).isEqualTo(e.isChangelog());
   }
 
   @Test
@@ -117,7 +124,8 @@ class StreamSplitCodecTest {
       byte[] truncated = Arrays.copyOf(bytes, cut);
       assertThatThrownBy(() -> serializer.deserialize(StateLayout.CURRENT, truncated))
           .as("cut at %s of %s", cut, bytes.length)
-          .hasMessageContaining("Corrupt streaming read split (layout 3)");
+          .hasMessageContaining(
+              "Corrupt streaming read split (layout " + StateLayout.CURRENT + ")");
     }
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.flink.CompactJob;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.ConsumerManager;
 import io.sediment.manifest.Snapshot;
@@ -23,8 +24,14 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -43,7 +50,7 @@ import org.junit.jupiter.api.io.TempDir;
 class StreamingReadTest {
 
   @RegisterExtension
-  static final MiniClusterExtension MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
+  static final MiniClusterExtension MINI_CLUSTER = TestClusters.oneTaskManagerFourSlots();
 
   @TempDir Path warehouse;
 
@@ -212,6 +219,90 @@ class StreamingReadTest {
       }
     }
     assertThat(FailOnce.FAILED).as("the injected failure happened").isTrue();
+  }
+
+  /**
+   * The must-show of changelog-producer = lookup: a streaming writer job ({@code GROUP BY} counts,
+   * an update stream), the dedicated compaction job (which computes the changelog when it moves the
+   * writer's level-0 rows up) and a streaming {@code SELECT} with a consumer run together; expiry
+   * runs after every compaction commit and the reader fails over once. The reader gets each change
+   * once and in order per key: every -U retracts exactly the value it received last for the key,
+   * and the changes applied end at the exact counts.
+   */
+  @Test
+  void aWriterTheCompactionJobAndAReaderOfTheLookupChangelogRunTogether() throws Exception {
+    StreamTableEnvironment tEnv = streaming();
+    tEnv.executeSql(
+        "CREATE TABLE c.db.cnt (k BIGINT, n BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ("
+            + " 'bucket' = '2', 'changelog-producer' = 'lookup', 'write-only' = 'true',"
+            + " 'snapshot.num-retained.min' = '1', 'snapshot.num-retained.max' = '3')");
+    Table cnt = table("cnt");
+    long n = 2000;
+    int keys = 40;
+    StreamExecutionEnvironment writerEnv = StreamingJobs.restarting(1, 100);
+    StreamTableEnvironment writer = StreamTableEnvironment.create(writerEnv);
+    writer.executeSql(
+        "CREATE CATALOG c WITH ('type' = 'sediment', 'warehouse' = '" + warehouse.toUri() + "')");
+    writer.createTemporaryView(
+        "ids",
+        writerEnv.fromSource(
+            new DataGeneratorSource<>(x -> x, n, RateLimiterStrategy.perSecond(400), Types.LONG),
+            WatermarkStrategy.noWatermarks(),
+            "ids"));
+    JobClient compaction =
+        CompactJob.builder(warehouse.toUri().toString(), "db.cnt")
+            .option("compaction.discovery-interval", "100 ms")
+            .parallelism(1)
+            .build()
+            .submitStreaming(StreamingJobs.restarting(1, 150));
+    Map<Long, Long> view = new TreeMap<>();
+    long changes = 0;
+    try (CloseableIterator<Row> it = stream(tEnv, "cnt", ", 'consumer-id' = 'counts'")) {
+      TableResult written =
+          writer.executeSql(
+              "INSERT INTO c.db.cnt SELECT f0 % "
+                  + keys
+                  + ", COUNT(*) FROM ids GROUP BY f0 % "
+                  + keys);
+      Map<Long, Long> expected = new TreeMap<>();
+      for (long k = 0; k < keys; k++) {
+        expected.put(k, n / keys);
+      }
+      while (!view.equals(expected)) {
+        Row r = it.next();
+        changes++;
+        long k = (Long) r.getField(0);
+        long count = (Long) r.getField(1);
+        switch (r.getKind()) {
+          case INSERT -> {
+            assertThat(view).as("+I of a new key %s", k).doesNotContainKey(k);
+            view.put(k, count);
+          }
+          case UPDATE_BEFORE, DELETE -> {
+            assertThat(view.get(k))
+                .as("%s retracts what was received for %s", r, k)
+                .isEqualTo(count);
+            view.remove(k);
+          }
+          case UPDATE_AFTER -> {
+            assertThat(view).as("+U of %s follows its -U", k).doesNotContainKey(k);
+            assertThat(count).as("counts only grow").isPositive();
+            view.put(k, count);
+          }
+        }
+      }
+      written.await();
+    } finally {
+      compaction.cancel().get();
+    }
+    assertThat(FailOnce.FAILED).as("the reader failed over once").isTrue();
+    assertThat(changes).as("the counts were read as they grew").isGreaterThan(2L * keys);
+    List<Snapshot> snapshots = new ArrayList<>();
+    for (long id : cnt.snapshotManager().listIds()) {
+      snapshots.add(cnt.snapshotManager().snapshot(id));
+    }
+    assertThat(snapshots.get(0).id()).as("expiry ran during the run").isGreaterThan(1);
+    assertThat(TestTables.readAll(cnt)).hasSize(keys);
   }
 
   @Test

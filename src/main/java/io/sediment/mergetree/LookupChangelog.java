@@ -1,0 +1,157 @@
+package io.sediment.mergetree;
+
+import io.sediment.io.DataFileFactory;
+import io.sediment.io.OutputObserver;
+import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.FileSource;
+import io.sediment.manifest.FileStore;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.types.RowKind;
+import org.roaringbitmap.RoaringBitmap;
+
+/**
+ * The changelog of a compaction that moves a bucket's level-0 rows up ({@code changelog-producer} =
+ * lookup). The levels >= 1 hold exactly the rows whose changes were emitted before (every level-0
+ * row gets its change once, when it leaves level 0, and the planner moves all level-0 runs
+ * together), so for each key of the level-0 rows the change is the difference between its value in
+ * the levels >= 1 (before) and that value merged with the level-0 versions by the merge engine
+ * (after): {@code +I} for a new key, {@code -U}/{@code +U} for a changed one, {@code -D} for a
+ * removed one, nothing when the engine keeps the old version (first-row) or the key stays absent.
+ *
+ * <p>The levels >= 1 are read as a merge join with the level-0 keys, only in the files whose key
+ * range overlaps the level-0 rows'. Changelog files have the data files' layout (the row kind in
+ * its column) and are written in key order, each key's rows in the order they happened.
+ */
+public final class LookupChangelog {
+
+  private final FileStore store;
+  private final KeyValueLayout layout;
+  private final OutputObserver observer;
+  private final DataFileFactory names = DataFileFactory.changelog();
+
+  public LookupChangelog(FileStore store, KeyValueLayout layout, OutputObserver observer) {
+    this.store = store;
+    this.layout = layout;
+    this.observer = observer;
+  }
+
+  /**
+   * Writes the changelog of moving {@code level0} up over {@code upper} (the bucket's files of
+   * levels >= 1, with their deletion vectors when the table has them); returns the files written
+   * (none when nothing changed).
+   */
+  public List<DataFileMeta> write(
+      BinaryRowData partition,
+      int bucket,
+      List<DataFileMeta> level0,
+      List<DataFileMeta> upper,
+      Map<String, RoaringBitmap> vectors,
+      BooleanSupplier cancelled)
+      throws IOException {
+    if (level0.isEmpty()) {
+      return List.of();
+    }
+    Comparator<RowData> keyRows = layout.keyRowComparator();
+    BinaryRowData lo = null;
+    BinaryRowData hi = null;
+    for (DataFileMeta f : level0) {
+      lo = lo == null || keyRows.compare(f.minKey(), lo) < 0 ? f.minKey() : lo;
+      hi = hi == null || keyRows.compare(f.maxKey(), hi) > 0 ? f.maxKey() : hi;
+    }
+    List<DataFileMeta> overlapping = new ArrayList<>();
+    for (DataFileMeta f : upper) {
+      if (keyRows.compare(f.maxKey(), lo) >= 0 && keyRows.compare(f.minKey(), hi) <= 0) {
+        overlapping.add(f);
+      }
+    }
+    KeyValueFileWriter writer =
+        new KeyValueFileWriter(
+            store, layout, partition, bucket, 0, FileSource.COMPACT, names, observer);
+    try (SortMergeReader news = merged(partition, bucket, level0, null);
+        SortMergeReader olds = merged(partition, bucket, overlapping, vectors)) {
+      Comparator<RowData> keys = layout.keyComparator();
+      RowDataSerializer serializer = new RowDataSerializer(layout.fileType());
+      MergeFunction versions = MergeFunctions.create(store.schema(), layout);
+      int seq = layout.sequenceIndex();
+      RowData old = copy(serializer, olds.next());
+      RowData kv;
+      long rows = 0;
+      while ((kv = news.next()) != null) {
+        if ((++rows & 1023) == 0 && cancelled.getAsBoolean()) {
+          throw new CancellationException("Compaction cancelled while writing its changelog");
+        }
+        while (old != null && keys.compare(old, kv) < 0) {
+          old = copy(serializer, olds.next());
+        }
+        RowData before = old != null && keys.compare(old, kv) == 0 ? old : null;
+        if (before != null && layout.isRetract(before)) {
+          before = null;
+        }
+        RowData after;
+        if (before == null) {
+          after = kv;
+        } else {
+          versions.reset();
+          boolean oldFirst = before.getLong(seq) <= kv.getLong(seq);
+          versions.add(oldFirst ? before : kv);
+          versions.add(oldFirst ? kv : before);
+          after = versions.result();
+        }
+        if (after != null && layout.isRetract(after)) {
+          after = null;
+        }
+        if (before == null) {
+          if (after != null) {
+            writer.write(withKind(serializer, after, RowKind.INSERT));
+          }
+        } else if (after == null) {
+          writer.write(withKind(serializer, before, RowKind.DELETE));
+        } else if (after.getLong(seq) != before.getLong(seq)) {
+          BinaryRowData updated = withKind(serializer, after, RowKind.UPDATE_AFTER);
+          writer.write(withKind(serializer, before, RowKind.UPDATE_BEFORE));
+          writer.write(updated);
+        }
+      }
+      return writer.finish();
+    } catch (IOException | RuntimeException | Error e) {
+      for (IOException cleanup : writer.abort()) {
+        e.addSuppressed(cleanup);
+      }
+      throw e;
+    }
+  }
+
+  /** The files merged by the engine into one version per key, deletes kept. */
+  private SortMergeReader merged(
+      BinaryRowData partition,
+      int bucket,
+      List<DataFileMeta> files,
+      Map<String, RoaringBitmap> vectors)
+      throws IOException {
+    List<RowIterator> readers = new ArrayList<>();
+    for (SortedRun run : SortedRun.of(files, layout.keyRowComparator())) {
+      readers.add(new RunReader(store, layout, partition, bucket, run.files(), vectors));
+    }
+    return new SortMergeReader(
+        readers, layout, MergeFunctions.create(store.schema(), layout), false);
+  }
+
+  private static RowData copy(RowDataSerializer serializer, RowData row) {
+    return row == null ? null : serializer.toBinaryRow(row).copy();
+  }
+
+  private BinaryRowData withKind(RowDataSerializer serializer, RowData row, RowKind kind) {
+    BinaryRowData b = serializer.toBinaryRow(row).copy();
+    b.setByte(layout.kindIndex(), kind.toByteValue());
+    return b;
+  }
+}
