@@ -25,7 +25,8 @@ import org.roaringbitmap.RoaringBitmap;
  * together), so for each key of the level-0 rows the change is the difference between its value in
  * the levels >= 1 (before) and that value merged with the level-0 versions by the merge engine
  * (after): {@code +I} for a new key, {@code -U}/{@code +U} for a changed one, {@code -D} for a
- * removed one, nothing when the engine keeps the old version (first-row) or the key stays absent.
+ * removed one, nothing when the values stay the same (first-row keeping the old version, a
+ * deduplicate update to equal values) or the key stays absent.
  *
  * <p>The levels >= 1 are read as a merge join with the level-0 keys, only in the files whose key
  * range overlaps the level-0 rows'. Changelog files have the data files' layout (the row kind in
@@ -101,7 +102,9 @@ public final class LookupChangelog {
           after = kv;
         } else {
           versions.reset();
-          boolean oldFirst = before.getLong(seq) <= kv.getLong(seq);
+          // in sequence order; on a tie the level-0 version first, as every merge of the bucket
+          // orders equal sequence numbers (newer runs first: SortMergeReader, SortedRun.of)
+          boolean oldFirst = before.getLong(seq) < kv.getLong(seq);
           versions.add(oldFirst ? before : kv);
           versions.add(oldFirst ? kv : before);
           after = versions.result();
@@ -115,10 +118,15 @@ public final class LookupChangelog {
           }
         } else if (after == null) {
           writer.write(withKind(serializer, before, RowKind.DELETE));
-        } else if (after.getLong(seq) != before.getLong(seq)) {
+        } else {
           BinaryRowData updated = withKind(serializer, after, RowKind.UPDATE_AFTER);
-          writer.write(withKind(serializer, before, RowKind.UPDATE_BEFORE));
-          writer.write(updated);
+          BinaryRowData previous = withKind(serializer, before, RowKind.UPDATE_BEFORE);
+          // Changed values, not a newer sequence number: a level-0 row may be older than the
+          // version above it (another writer's), and still change it (aggregation, partial-update)
+          if (!sameValues(previous, updated)) {
+            writer.write(previous);
+            writer.write(updated);
+          }
         }
       }
       return writer.finish();
@@ -143,6 +151,18 @@ public final class LookupChangelog {
     }
     return new SortMergeReader(
         readers, layout, MergeFunctions.create(store.schema(), layout), false);
+  }
+
+  /** Whether two file-layout rows hold the same key and values (sequence and kind aside). */
+  private boolean sameValues(BinaryRowData a, BinaryRowData b) {
+    BinaryRowData x = a.copy();
+    BinaryRowData y = b.copy();
+    for (BinaryRowData r : List.of(x, y)) {
+      r.setLong(layout.sequenceIndex(), 0);
+      r.setByte(layout.kindIndex(), (byte) 0);
+      r.setRowKind(RowKind.INSERT);
+    }
+    return x.equals(y);
   }
 
   private static RowData copy(RowDataSerializer serializer, RowData row) {

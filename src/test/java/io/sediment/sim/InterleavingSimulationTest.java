@@ -114,6 +114,7 @@ class InterleavingSimulationTest {
       drawn.merge("dedicated job " + c.dedicatedJob(), 1, Integer::sum);
       drawn.merge("maintenance " + c.maintenance(), 1, Integer::sum);
       drawn.merge("alters " + c.alters(), 1, Integer::sum);
+      drawn.merge("lookup changelog " + c.lookupChangelog(), 1, Integer::sum);
     }
     assertThat(drawn)
         .containsKeys(
@@ -137,7 +138,9 @@ class InterleavingSimulationTest {
             "maintenance true",
             "maintenance false",
             "alters true",
-            "alters false");
+            "alters false",
+            "lookup changelog true",
+            "lookup changelog false");
     assertThat(drawn.values()).as("%s", drawn).allSatisfy(n -> assertThat(n).isGreaterThan(100));
   }
 }

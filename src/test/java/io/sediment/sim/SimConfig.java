@@ -19,6 +19,8 @@ import java.util.Random;
  *     only
  * @param alters whether a schema actor changes columns while the others run ({@code ALTER TABLE}:
  *     add, drop and move columns, widen {@code a}); the jobs keep the schema they loaded
+ * @param lookupChangelog whether the table has {@code changelog-producer} = lookup: a stream that
+ *     follows it from the start is then checked after every commit
  */
 record SimConfig(
     boolean deletionVectors,
@@ -33,7 +35,8 @@ record SimConfig(
     boolean dedicatedJob,
     boolean compactBuilder,
     boolean maintenance,
-    boolean alters) {
+    boolean alters,
+    boolean lookupChangelog) {
 
   static SimConfig draw(Random rnd) {
     boolean dv = rnd.nextBoolean();
@@ -68,6 +71,8 @@ record SimConfig(
         rnd.nextBoolean(),
         rnd.nextInt(3) != 0,
         // drawn last: the set-up of every seed drawn before schema changes were simulated stays
+        rnd.nextInt(3) == 0,
+        // drawn after alters, for the same reason
         rnd.nextInt(3) == 0);
   }
 

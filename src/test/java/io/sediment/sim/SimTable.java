@@ -78,6 +78,9 @@ final class SimTable {
     if (config.deletionVectors()) {
       b.option("deletion-vectors.enabled", "true");
     }
+    if (config.lookupChangelog()) {
+      b.option("changelog-producer", "lookup");
+    }
     if (config.smallBuffers()) {
       b.option("write-buffer-size", "600 b");
       b.option("num-sorted-run.stop-trigger", String.valueOf(config.compactionTrigger() + 1));

@@ -20,6 +20,9 @@ import java.util.TreeSet;
  *   <li>what users read holds no key twice (deletion-vector tables read levels >= 1 without
  *       merging: two unmarked versions of a key there are a duplicate), and equals the model on
  *       tables without deletion vectors.
+ *   <li>with {@code changelog-producer} = lookup, a stream following the table from its first
+ *       snapshot receives a consistent changelog that, applied, is what users read ({@link
+ *       ChangelogFollower}).
  * </ul>
  *
  * At the end every actor comes to rest (crashed jobs are restored, everything in flight committed
@@ -40,6 +43,7 @@ final class Simulation {
   private final int steps;
   private long checkedSnapshot = -1;
   private long checkedModel = -1;
+  private ChangelogFollower follower;
   final Trace trace = new Trace();
 
   Simulation(long seed, Path dir, int steps) {
@@ -94,6 +98,7 @@ final class Simulation {
     SimTable sim = new SimTable(config, dir);
     STEP_NANOS.merge("setup", System.nanoTime() - s0, Long::sum);
     SimModel model = new SimModel(config.engine());
+    follower = config.lookupChangelog() ? new ChangelogFollower() : null;
     List<Actor> actors = new ArrayList<>();
     int writers = config.ownCompaction().size();
     for (int w = 0; w < writers; w++) {
@@ -224,6 +229,10 @@ final class Simulation {
       if (!keys.add(k)) {
         throw new AssertionError("key " + k + " is read twice: " + read);
       }
+    }
+    if (follower != null) {
+      follower.catchUp(t, model);
+      follower.check(t, read, model, sim.config.deletionVectors(), end);
     }
     if (!sim.config.deletionVectors() || end) {
       List<String> exact = exact(model, read);
