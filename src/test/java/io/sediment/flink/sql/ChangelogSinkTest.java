@@ -33,6 +33,7 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
+import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -168,6 +169,53 @@ class ChangelogSinkTest {
             ChangelogMode.all()));
     tEnv.executeSql("INSERT INTO c.db.t SELECT k, v, s FROM cdc").await();
     assertThat(rowsByKey(table("t"))).isEqualTo(new TreeMap<>(model));
+  }
+
+  /**
+   * {@code changelog-producer} = input: the sink takes the whole changelog ({@code -U} too) and a
+   * streaming read from the first snapshot gives back each key's changes exactly as they came.
+   */
+  @Test
+  void aCdcStreamIntoAnInputChangelogTableIsReadBackAsItCame() throws Exception {
+    StreamTableEnvironment tEnv = streaming(2);
+    tEnv.executeSql(
+        "CREATE TABLE c.db.t (k BIGINT, v INT, s STRING, PRIMARY KEY (k) NOT ENFORCED) WITH"
+            + " ('bucket' = '3', 'changelog-producer' = 'input')");
+    List<Row> changes = new ArrayList<>();
+    Map<Long, String> model = cdcAndModel(new Random(5), changes, "deduplicate", false);
+    DataStream<Row> stream = env.fromData(changes, CDC_TYPE).setParallelism(1);
+    tEnv.createTemporaryView(
+        "cdc",
+        tEnv.fromChangelogStream(
+            stream,
+            Schema.newBuilder()
+                .column("k", DataTypes.BIGINT().notNull())
+                .column("v", DataTypes.INT())
+                .column("s", DataTypes.STRING())
+                .primaryKey("k")
+                .build(),
+            ChangelogMode.all()));
+    tEnv.executeSql("INSERT INTO c.db.t SELECT k, v, s FROM cdc").await();
+    assertThat(rowsByKey(table("t"))).isEqualTo(new TreeMap<>(model));
+
+    Map<Long, List<String>> expected = new TreeMap<>();
+    for (Row r : changes) {
+      expected.computeIfAbsent((Long) r.getField(0), k -> new ArrayList<>()).add(r.toString());
+    }
+    Map<Long, List<String>> received = new TreeMap<>();
+    try (CloseableIterator<Row> it =
+        tEnv.toChangelogStream(
+                tEnv.sqlQuery(
+                    "SELECT * FROM c.db.t /*+ OPTIONS('scan.mode' = 'from-snapshot',"
+                        + " 'scan.snapshot-id' = '1', 'continuous.discovery-interval' = '50 ms')"
+                        + " */"))
+            .executeAndCollect()) {
+      for (int i = 0; i < changes.size(); i++) {
+        Row r = it.next();
+        received.computeIfAbsent((Long) r.getField(0), k -> new ArrayList<>()).add(r.toString());
+      }
+    }
+    assertThat(received).as("every key's changes, -U included, in order").isEqualTo(expected);
   }
 
   /**
