@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * Deletes what commit messages wrote when it is not (or no longer) to be committed: an aborted
  * commit's files, a dropped compaction's outputs, deletion-vector files a published commit replaced
  * by merged ones; and tells which of the files messages add are missing. Never deletes a file the
- * latest snapshot references.
+ * latest snapshot references, nor a changelog file one of the newest snapshots added.
  */
 final class CommitCleanup {
 
@@ -39,6 +39,7 @@ final class CommitCleanup {
 
   /** Deletes every file the messages added (new files, compaction outputs, deletion vectors). */
   List<IOException> abort(List<CommitMessage> messages) {
+    changelogCache = null; // read again for each abort: snapshots may have landed since
     // Never delete what the latest snapshot references: a retried or restored commit that had
     // in fact landed must not lose its files when it then fails (for example on a conflict with
     // itself). Data files and deletion-vector files are checked.
@@ -83,25 +84,55 @@ final class CommitCleanup {
           paths.add(store.dataFilePath(m.partition(), m.bucket(), f.fileName()));
         }
       }
-      // Changelog files are listed by their snapshot only: they landed with it when the files
-      // they came with are live.
-      if (m.newFiles().stream().noneMatch(f -> live.contains(f.fileName()))) {
-        for (DataFileMeta f : m.inputChangelog()) {
-          paths.add(store.dataFilePath(m.partition(), m.bucket(), f.fileName()));
+      if (!m.changelogFiles().isEmpty()) {
+        // Changelog files are listed by the snapshot that added them only, not by the latest.
+        Set<String> listed = recentChangelog(latest);
+        if (listed == null) {
+          continue; // cannot tell: left to orphan removal
         }
-      }
-      // (a compaction that wrote no file may have landed unless all its inputs are still live)
-      boolean compactionLanded =
-          m.compactAfter().isEmpty()
-              ? !m.compactBefore().stream().allMatch(f -> live.contains(f.fileName()))
-              : m.compactAfter().stream().anyMatch(f -> live.contains(f.fileName()));
-      if (!compactionLanded) {
-        for (DataFileMeta f : m.compactChangelog()) {
-          paths.add(store.dataFilePath(m.partition(), m.bucket(), f.fileName()));
+        for (DataFileMeta f : m.changelogFiles()) {
+          if (!listed.contains(f.fileName())) {
+            paths.add(store.dataFilePath(m.partition(), m.bucket(), f.fileName()));
+          }
         }
       }
     }
     return store.fileIO().deleteAll(paths);
+  }
+
+  /** How many of the newest snapshots an abort looks at for changelog files they added. */
+  static final int CHANGELOG_LOOKBACK = 100;
+
+  /** The newest snapshots' changelog files, read once per abort. */
+  private Set<String> changelogCache;
+
+  /**
+   * Names of the changelog files the newest {@link #CHANGELOG_LOOKBACK} snapshots added (a message
+   * aborted after its commit landed is within them), or null when they cannot be read.
+   */
+  private Set<String> recentChangelog(Optional<Snapshot> latest) {
+    if (changelogCache != null || latest.isEmpty()) {
+      return changelogCache == null ? Set.of() : changelogCache;
+    }
+    Set<String> names = new HashSet<>();
+    try {
+      long last = latest.get().id();
+      for (long id = last; id > Math.max(0, last - CHANGELOG_LOOKBACK); id--) {
+        Optional<Snapshot> s = id == last ? latest : store.snapshotManager().snapshotIfExists(id);
+        if (s.isEmpty()) {
+          break; // expired from here down
+        }
+        for (ManifestEntry e : store.newScan().readChangelog(s.get())) {
+          names.add(e.file().fileName());
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn(
+          "Cannot read recent snapshots' changelog; keeping changelog files: {}", e.toString());
+      return null;
+    }
+    changelogCache = names;
+    return names;
   }
 
   /** Deletes a dropped compaction's outputs, logging what cannot be deleted. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.commit.CommitMessage;
 import io.sediment.flink.serde.CommitMessageListCodec;
+import io.sediment.flink.serde.StateLayout;
 import io.sediment.flink.serde.VersionedStateSerializer;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -20,7 +21,8 @@ import org.junit.jupiter.api.Test;
  */
 class StateCorruptionTest {
 
-  private static final String WHAT = "Corrupt SQL writer commit messages (layout 3)";
+  private static final String WHAT =
+      "Corrupt SQL writer commit messages (layout " + StateLayout.CURRENT + ")";
 
   private static byte[] payload() throws IOException {
     return CommitMessageListCodec.toBytes(
@@ -92,7 +94,8 @@ class StateCorruptionTest {
       byte[] cut = java.util.Arrays.copyOf(whole, n);
       assertThatThrownBy(() -> s.deserialize(s.getVersion(), cut))
           .as("cut at %s", n)
-          .hasMessageStartingWith("Corrupt compaction enumerator state (layout 3)");
+          .hasMessageStartingWith(
+              "Corrupt compaction enumerator state (layout " + StateLayout.CURRENT + ")");
     }
   }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.commit.CommitMessage;
 import io.sediment.maintenance.ExpireSnapshots;
 import io.sediment.maintenance.RemoveOrphanFiles;
 import io.sediment.manifest.ManifestEntry;
@@ -272,6 +273,32 @@ class ChangelogProducerTest {
             ? 0
             : table.store().newScan().readChangelog(latest).size();
     assertThat(left).hasSize((int) listed);
+  }
+
+  /**
+   * An abort of messages whose commit had landed (a caller unsure of the outcome) must not delete
+   * their changelog files, which only the snapshot that added them lists, even when their data
+   * files were compacted away since.
+   */
+  @Test
+  void anAbortAfterTheCommitLandedKeepsItsChangelog() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table = TestTables.create(catalog, "t", schema("input", "deduplicate", false, true));
+    WriteBuilder wb = table.newBatchWriteBuilder();
+    List<CommitMessage> messages;
+    try (TableWrite write = wb.newWrite()) {
+      write.write(row(1L, 0, 5L, "a"));
+      messages = write.prepareCommit();
+    }
+    TableCommit commit = wb.newCommit();
+    commit.commit(messages);
+    table.newCompactBuilder().withStrategy("full").execute(); // the new file is no longer live
+    commit.abort(messages);
+    StrictFollower all =
+        new StrictFollower(
+            table.copy(Map.of("scan.mode", "from-snapshot", "scan.snapshot-id", "1")));
+    all.catchUp();
+    assertThat(all.rows).containsOnlyKeys("1/0");
   }
 
   @Test
