@@ -84,21 +84,7 @@ public final class FileStoreScan {
    * pruned by the partition filter and bucket.
    */
   public List<ManifestEntry> readDelta(Snapshot snapshot) throws IOException {
-    List<ManifestEntry> out = new ArrayList<>();
-    for (ManifestFileMeta meta : manifestList.read(snapshot.deltaManifestList())) {
-      if (!selected(meta)) {
-        continue;
-      }
-      manifestFile.read(
-          meta.fileName(),
-          partitionFilter,
-          e -> {
-            if (bucket == null || e.bucket() == bucket) {
-              out.add(e);
-            }
-          });
-    }
-    return out;
+    return readList(snapshot.deltaManifestList());
   }
 
   /**
@@ -106,11 +92,15 @@ public final class FileStoreScan {
    * the filters; none when it has no changelog.
    */
   public List<ManifestEntry> readChangelog(Snapshot snapshot) throws IOException {
+    return snapshot.changelogManifestList() == null
+        ? new ArrayList<>()
+        : readList(snapshot.changelogManifestList());
+  }
+
+  /** The entries of one manifest list's manifests, in order, within the filters. */
+  private List<ManifestEntry> readList(String list) throws IOException {
     List<ManifestEntry> out = new ArrayList<>();
-    if (snapshot.changelogManifestList() == null) {
-      return out;
-    }
-    for (ManifestFileMeta meta : manifestList.read(snapshot.changelogManifestList())) {
+    for (ManifestFileMeta meta : manifestList.read(list)) {
       if (!selected(meta)) {
         continue;
       }

@@ -175,15 +175,9 @@ public final class StreamScan {
       return List.of();
     }
     // in the order they were written: a bucket's rows (a key's -U and +U) may span files
-    Map<ManifestEntry.Identifier, List<DataFileMeta>> groups = new LinkedHashMap<>();
+    Map<ManifestEntry.Identifier, List<DataFileMeta>> groups;
     try {
-      for (ManifestEntry e : scanOf().readChangelog(s)) {
-        groups
-            .computeIfAbsent(
-                new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, ""),
-                k -> new ArrayList<>())
-            .add(e.file());
-      }
+      groups = byBucket(scanOf().readChangelog(s));
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read the changelog of snapshot " + s.id(), e);
     }
@@ -252,22 +246,28 @@ public final class StreamScan {
     if (s.commitKind() != CommitKind.APPEND) {
       return Optional.of(List.of());
     }
-    FileStoreScan scan = scanOf();
-    Map<ManifestEntry.Identifier, List<DataFileMeta>> groups = new LinkedHashMap<>();
+    Map<ManifestEntry.Identifier, List<DataFileMeta>> groups;
     try {
-      for (ManifestEntry e : scan.readDelta(s)) {
-        if (e.kind() == FileKind.ADD) {
-          groups
-              .computeIfAbsent(
-                  new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, ""),
-                  k -> new ArrayList<>())
-              .add(e.file());
-        }
-      }
+      groups = byBucket(scanOf().readDelta(s));
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read the changes of snapshot " + id, e);
     }
-    List<DataSplit> splits = changeSplits(id, groups);
-    return Optional.of(splits);
+    return Optional.of(changeSplits(id, groups));
+  }
+
+  /** The files the ADD entries add, by bucket, in entry order. */
+  private static Map<ManifestEntry.Identifier, List<DataFileMeta>> byBucket(
+      List<ManifestEntry> entries) {
+    Map<ManifestEntry.Identifier, List<DataFileMeta>> groups = new LinkedHashMap<>();
+    for (ManifestEntry e : entries) {
+      if (e.kind() == FileKind.ADD) {
+        groups
+            .computeIfAbsent(
+                new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, ""),
+                k -> new ArrayList<>())
+            .add(e.file());
+      }
+    }
+    return groups;
   }
 }

@@ -155,18 +155,7 @@ class ChangelogSinkTest {
             changes,
             engine,
             options.contains("remove-record-on-delete"));
-    DataStream<Row> stream = env.fromData(changes, CDC_TYPE).setParallelism(1);
-    tEnv.createTemporaryView(
-        "cdc",
-        tEnv.fromChangelogStream(
-            stream,
-            Schema.newBuilder()
-                .column("k", DataTypes.BIGINT().notNull())
-                .column("v", DataTypes.INT())
-                .column("s", DataTypes.STRING())
-                .primaryKey("k")
-                .build(),
-            ChangelogMode.all()));
+    cdcView(tEnv, changes);
     tEnv.executeSql("INSERT INTO c.db.t SELECT k, v, s FROM cdc").await();
     assertThat(rowsByKey(table("t"))).isEqualTo(new TreeMap<>(model));
   }
@@ -183,18 +172,7 @@ class ChangelogSinkTest {
             + " ('bucket' = '3', 'changelog-producer' = 'input')");
     List<Row> changes = new ArrayList<>();
     Map<Long, String> model = cdcAndModel(new Random(5), changes, "deduplicate", false);
-    DataStream<Row> stream = env.fromData(changes, CDC_TYPE).setParallelism(1);
-    tEnv.createTemporaryView(
-        "cdc",
-        tEnv.fromChangelogStream(
-            stream,
-            Schema.newBuilder()
-                .column("k", DataTypes.BIGINT().notNull())
-                .column("v", DataTypes.INT())
-                .column("s", DataTypes.STRING())
-                .primaryKey("k")
-                .build(),
-            ChangelogMode.all()));
+    cdcView(tEnv, changes);
     tEnv.executeSql("INSERT INTO c.db.t SELECT k, v, s FROM cdc").await();
     assertThat(rowsByKey(table("t"))).isEqualTo(new TreeMap<>(model));
 
@@ -216,6 +194,22 @@ class ChangelogSinkTest {
       }
     }
     assertThat(received).as("every key's changes, -U included, in order").isEqualTo(expected);
+  }
+
+  /** Registers the changes as the changelog view {@code cdc} (k BIGINT key, v INT, s STRING). */
+  private void cdcView(StreamTableEnvironment tEnv, List<Row> changes) {
+    DataStream<Row> stream = env.fromData(changes, CDC_TYPE).setParallelism(1);
+    tEnv.createTemporaryView(
+        "cdc",
+        tEnv.fromChangelogStream(
+            stream,
+            Schema.newBuilder()
+                .column("k", DataTypes.BIGINT().notNull())
+                .column("v", DataTypes.INT())
+                .column("s", DataTypes.STRING())
+                .primaryKey("k")
+                .build(),
+            ChangelogMode.all()));
   }
 
   /**
