@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * Deletes what commit messages wrote when it is not (or no longer) to be committed: an aborted
  * commit's files, a dropped compaction's outputs, deletion-vector files a published commit replaced
  * by merged ones; and tells which of the files messages add are missing. Never deletes a file the
- * latest snapshot references, nor a changelog file one of the newest snapshots added.
+ * latest snapshot references, nor a changelog file a snapshot lists.
  */
 final class CommitCleanup {
 
@@ -86,7 +86,7 @@ final class CommitCleanup {
       }
       if (!m.changelogFiles().isEmpty()) {
         // Changelog files are listed by the snapshot that added them only, not by the latest.
-        Set<String> listed = recentChangelog(latest);
+        Set<String> listed = changelogSince(latest, messages);
         if (listed == null) {
           continue; // cannot tell: left to orphan removal
         }
@@ -100,39 +100,58 @@ final class CommitCleanup {
     return store.fileIO().deleteAll(paths);
   }
 
-  /** How many of the newest snapshots an abort looks at for changelog files they added. */
-  static final int CHANGELOG_LOOKBACK = 100;
+  /** Clock skew allowed between the machines that write files and those that commit them. */
+  private static final long CLOCK_SKEW_MILLIS = 10 * 60 * 1000;
 
-  /** The newest snapshots' changelog files, read once per abort. */
+  /** The changelog files listed by snapshots of the current abort, read once per abort. */
   private Set<String> changelogCache;
 
   /**
-   * Names of the changelog files the newest {@link #CHANGELOG_LOOKBACK} snapshots added (a message
-   * aborted after its commit landed is within them), or null when they cannot be read.
+   * Names of the changelog files that snapshots committed since the messages' changelog files were
+   * written list (a snapshot committed before a file existed cannot list it), or null when they
+   * cannot be read.
    */
-  private Set<String> recentChangelog(Optional<Snapshot> latest) {
+  private Set<String> changelogSince(Optional<Snapshot> latest, List<CommitMessage> messages) {
     if (changelogCache != null || latest.isEmpty()) {
       return changelogCache == null ? Set.of() : changelogCache;
+    }
+    long written = Long.MAX_VALUE;
+    for (CommitMessage m : messages) {
+      for (DataFileMeta f : m.changelogFiles()) {
+        written = Math.min(written, f.creationTimeMillis());
+      }
     }
     Set<String> names = new HashSet<>();
     try {
       long last = latest.get().id();
-      for (long id = last; id > Math.max(0, last - CHANGELOG_LOOKBACK); id--) {
+      for (long id = last; id > 0; id--) {
         Optional<Snapshot> s = id == last ? latest : store.snapshotManager().snapshotIfExists(id);
-        if (s.isEmpty()) {
-          break; // expired from here down
+        if (s.isEmpty() || s.get().timeMillis() < written - CLOCK_SKEW_MILLIS) {
+          break; // expired, or committed before the files were written
         }
         for (ManifestEntry e : store.newScan().readChangelog(s.get())) {
           names.add(e.file().fileName());
         }
       }
     } catch (IOException | RuntimeException e) {
-      LOG.warn(
-          "Cannot read recent snapshots' changelog; keeping changelog files: {}", e.toString());
+      LOG.warn("Cannot read the snapshots' changelog; keeping changelog files: {}", e.toString());
       return null;
     }
     changelogCache = names;
     return names;
+  }
+
+  /** Deletes the messages' changelog files (no snapshot lists them), logging what cannot be. */
+  void deleteChangelog(List<CommitMessage> messages) {
+    List<Path> paths = new ArrayList<>();
+    for (CommitMessage m : messages) {
+      for (DataFileMeta f : m.changelogFiles()) {
+        paths.add(store.dataFilePath(m.partition(), m.bucket(), f.fileName()));
+      }
+    }
+    for (IOException x : store.fileIO().deleteAll(paths)) {
+      LOG.warn("Could not delete an unused changelog file: {}", x.toString());
+    }
   }
 
   /** Deletes a dropped compaction's outputs, logging what cannot be deleted. */

@@ -383,6 +383,8 @@ public final class FileStoreCommit {
       }
       Snapshot s = landed.get().snapshot();
       published(s);
+      // An overwrite is not a change a stream reads: input changelog written for it is dropped.
+      cleanup.deleteChangelog(messages);
       LOG.info(
           "Committed snapshot {} (OVERWRITE, user {}, {}, {} file(s) replaced)",
           s.id(),

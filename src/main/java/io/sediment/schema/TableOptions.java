@@ -850,7 +850,9 @@ public final class TableOptions implements Serializable {
           "merge-engine",
           "sequence.field",
           "deletion-vectors.enabled",
-          "aggregation.remove-record-on-delete");
+          "aggregation.remove-record-on-delete",
+          // a job with another producer would move level-0 rows up without their changelog
+          "changelog-producer");
 
   /**
    * These options with {@code dynamic} laid over them, validated. Options in {@link #IMMUTABLE} and

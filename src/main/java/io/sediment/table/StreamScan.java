@@ -137,20 +137,16 @@ public final class StreamScan {
                         + ", where the streaming read starts, expired before it was read; "
                         + new TableScan(store, filter).present()));
     List<DataSplit> splits = new ArrayList<>(new TableScan(store, filter).plan(full).splits());
-    if (store.schema().hasPrimaryKey()
-        && store.options().get(TableOptions.DELETION_VECTORS_ENABLED)
-        && producer().equals("none")) {
-      Map<ManifestEntry.Identifier, List<DataFileMeta>> level0 = new LinkedHashMap<>();
-      for (ManifestEntry e : scanOf().plan(full)) {
-        if (e.file().level() == 0) {
-          level0
-              .computeIfAbsent(
-                  new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, ""),
-                  k -> new ArrayList<>())
-              .add(e.file());
-        }
-      }
-      splits.addAll(changeSplits(id, level0));
+    boolean dv =
+        store.schema().hasPrimaryKey()
+            && store.options().get(TableOptions.DELETION_VECTORS_ENABLED);
+    if (dv && producer().equals("input")) {
+      // The full read holds every row whose input changelog came before: level 0 too, merged
+      // over the levels' live rows by the reader (batch scans of such tables leave it out).
+      return new Start(withLevel0(full, splits), point.nextSnapshotId());
+    }
+    if (dv && producer().equals("none")) {
+      splits.addAll(changeSplits(id, level0(full)));
     }
     return new Start(splits, point.nextSnapshotId());
   }
@@ -187,6 +183,38 @@ public final class StreamScan {
           DataSplit.changelog(s.id(), g.getKey().partition(), g.getKey().bucket(), g.getValue()));
     }
     return splits;
+  }
+
+  /** The level-0 files of {@code snapshot}, by bucket. */
+  private Map<ManifestEntry.Identifier, List<DataFileMeta>> level0(Snapshot snapshot) {
+    List<ManifestEntry> entries = new ArrayList<>();
+    for (ManifestEntry e : scanOf().plan(snapshot)) {
+      if (e.file().level() == 0) {
+        entries.add(e);
+      }
+    }
+    return byBucket(entries);
+  }
+
+  /** The splits with each bucket's level-0 files of {@code full} added (one split per bucket). */
+  private List<DataSplit> withLevel0(Snapshot full, List<DataSplit> splits) {
+    Map<ManifestEntry.Identifier, List<DataFileMeta>> level0 = level0(full);
+    List<DataSplit> out = new ArrayList<>();
+    for (DataSplit s : splits) {
+      List<DataFileMeta> files = new ArrayList<>(s.files());
+      List<DataFileMeta> added =
+          level0.remove(new ManifestEntry.Identifier(s.partition(), s.bucket(), 0, ""));
+      if (added != null) {
+        files.addAll(added);
+      }
+      out.add(
+          new DataSplit(
+              s.snapshotId(), s.partition(), s.bucket(), files, s.deletionFiles(), false));
+    }
+    level0.forEach(
+        (b, files) ->
+            out.add(new DataSplit(full.id(), b.partition(), b.bucket(), files, Map.of(), false)));
+    return out;
   }
 
   private FileStoreScan scanOf() {

@@ -58,15 +58,33 @@ public final class SedimentTableSource
    * Without a changelog producer a streaming read of a primary-key table is an upsert stream of
    * each snapshot's new level-0 rows, which is the table's changelog only where the newest version
    * of a key is the key's row: {@code deduplicate} without {@code sequence.field}. The other
-   * engines need {@code changelog-producer} = lookup (or input, when the input is a complete
-   * changelog).
+   * engines need {@code changelog-producer} = lookup. With {@code input} the stream is the rows the
+   * writers received, which is the table's changelog only where the table keeps each key's last row
+   * as it came: deduplicate without {@code sequence.field} or {@code ignore-delete}.
    */
   private static void checkStreamable(Table table) {
-    if (!table.schema().hasPrimaryKey() || hasChangelog(table)) {
+    if (!table.schema().hasPrimaryKey() || table.options().lookupChangelog()) {
       return;
     }
     String engine = table.options().mergeEngine();
     boolean sequenceField = table.options().get(TableOptions.SEQUENCE_FIELD) != null;
+    if (table.options().changelogProducer().equals("input")) {
+      boolean ignoreDelete = table.options().get(TableOptions.IGNORE_DELETE);
+      if (engine.equals("deduplicate") && !sequenceField && !ignoreDelete) {
+        return;
+      }
+      throw new ValidationException(
+          "A streaming read of "
+              + table.fullName()
+              + " (changelog-producer input, merge-engine "
+              + engine
+              + (sequenceField ? ", sequence.field" : "")
+              + (ignoreDelete ? ", ignore-delete" : "")
+              + ") would not be its changelog: the rows its writers received are its changes only"
+              + " for deduplicate without sequence.field and ignore-delete. Create it with"
+              + " 'changelog-producer' = 'lookup', or read it in batch mode"
+              + " ('execution.runtime-mode' = 'batch')");
+    }
     if (!engine.equals("deduplicate") || sequenceField) {
       throw new ValidationException(
           "A streaming read of "
@@ -74,9 +92,9 @@ public final class SedimentTableSource
               + " (merge-engine "
               + engine
               + (sequenceField ? ", sequence.field" : "")
-              + ") needs a changelog producer: its new rows are not its changelog. Set"
-              + " 'changelog-producer' = 'lookup' (ALTER TABLE ... SET ('changelog-producer' ="
-              + " 'lookup')), or read it in batch mode ('execution.runtime-mode' = 'batch')");
+              + ") needs a changelog producer: its new rows are not its changelog. Create it with"
+              + " 'changelog-producer' = 'lookup', or read it in batch mode"
+              + " ('execution.runtime-mode' = 'batch')");
     }
   }
 

@@ -187,7 +187,10 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
 
   private static long heldAs(StreamSplit s) {
     long id = s.split().snapshotId();
-    return s.split().isChanges() ? id : StreamEnumeratorState.fullRead(id);
+    // a snapshot's changes (data or changelog files) end at that snapshot; a full read is apart
+    return s.split().isChanges() || s.split().isChangelog()
+        ? id
+        : StreamEnumeratorState.fullRead(id);
   }
 
   @Override

@@ -313,6 +313,14 @@ class StreamingReadTest {
             + " WITH ('bucket' = '1', 'merge-engine' = 'partial-update')");
     assertThatThrownBy(() -> tEnv.sqlQuery("SELECT * FROM c.db.pu").execute())
         .hasStackTraceContaining("A streaming read of db.pu (merge-engine partial-update)")
+        .hasStackTraceContaining("'changelog-producer' = 'lookup'")
         .hasStackTraceContaining("'execution.runtime-mode' = 'batch'");
+    // the input of a partial-update table is partial rows, not its changelog
+    tEnv.executeSql(
+        "CREATE TABLE c.db.pi (id BIGINT, v STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ("
+            + " 'bucket' = '1', 'merge-engine' = 'partial-update', 'changelog-producer' = 'input')");
+    assertThatThrownBy(() -> tEnv.sqlQuery("SELECT * FROM c.db.pi").execute())
+        .hasStackTraceContaining("changelog-producer input, merge-engine partial-update")
+        .hasStackTraceContaining("'changelog-producer' = 'lookup'");
   }
 }
