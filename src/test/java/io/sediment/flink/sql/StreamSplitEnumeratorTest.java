@@ -2,7 +2,6 @@ package io.sediment.flink.sql;
 
 import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.manifest.ConsumerManager;
@@ -11,7 +10,6 @@ import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.connector.source.mocks.MockSplitEnumeratorContext;
@@ -67,9 +65,7 @@ class StreamSplitEnumeratorTest {
           .singleElement()
           .satisfies(s -> assertThat(s.split().isChangelog()).isTrue());
       enumerator.notifyCheckpointComplete(1);
-      await()
-          .atMost(Duration.ofMinutes(1))
-          .untilAsserted(() -> assertThat(consumers.nextSnapshot("c")).hasValue(compact.id()));
+      assertThat(consumers.nextSnapshot("c")).hasValue(compact.id());
     }
   }
 }
