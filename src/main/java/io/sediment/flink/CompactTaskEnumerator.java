@@ -7,6 +7,7 @@ import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.Snapshot;
 import io.sediment.schema.TableOptions;
 import io.sediment.table.Table;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -71,6 +72,8 @@ final class CompactTaskEnumerator
   private final Map<String, Long> lastPlannedSnapshot = new HashMap<>(); // worker thread only
   // delta commits since the last full round, per table (full-compaction.delta-commits)
   private final Map<String, Integer> deltaCommits = new HashMap<>(); // worker thread only
+  // when the last full round of a table ended, or the job first looked at it (worker thread)
+  private final Map<String, Long> lastFullMillis = new HashMap<>();
 
   private final Counter tasksPlanned;
 
@@ -138,7 +141,11 @@ final class CompactTaskEnumerator
         continue;
       }
       Long last = lastPlannedSnapshot.get(name);
-      if (!bounded && !force && last != null && last == latest.get().id()) {
+      if (!bounded
+          && !force
+          && last != null
+          && last == latest.get().id()
+          && !optimizationDue(name, table)) {
         continue;
       }
       lastPlannedSnapshot.put(name, latest.get().id());
@@ -156,6 +163,7 @@ final class CompactTaskEnumerator
         // done only when no bucket was left out for files held by unfinished tasks: else the
         // next round is full again (the buckets written most often are the ones usually held)
         deltaCommits.put(name, 0);
+        lastFullMillis.put(name, System.currentTimeMillis());
       }
       tasks.addAll(plan.tasks());
       waitingByTable.put(name, plan.waitingFiles());
@@ -169,15 +177,19 @@ final class CompactTaskEnumerator
    * Whether this round of a continuous job is a full compaction of {@code table}: {@code
    * full-compaction.delta-commits} APPEND or OVERWRITE commits landed since its last full round (in
    * snapshots {@code (last, latest]}; at the job's first look, since the table's last COMPACT
-   * snapshot).
+   * snapshot), or {@code compaction.optimization-interval} passed since that round (or the job's
+   * first look at the table) and at least one such commit landed.
    */
   private boolean fullCompactionDue(String name, Table table, Long last, long latest) {
     Integer every = table.options().get(TableOptions.FULL_COMPACTION_DELTA_COMMITS);
-    if (every == null) {
+    Duration interval = table.options().get(TableOptions.COMPACTION_OPTIMIZATION_INTERVAL);
+    if (every == null && interval == null) {
       deltaCommits.remove(name);
       return false;
     }
     int count = deltaCommits.getOrDefault(name, 0);
+    long now = System.currentTimeMillis();
+    long since = lastFullMillis.computeIfAbsent(name, n -> now);
     if (last != null) {
       for (long id = last + 1; id <= latest; id++) {
         Optional<Snapshot> s = table.snapshotManager().snapshotIfExists(id);
@@ -188,7 +200,8 @@ final class CompactTaskEnumerator
     } else {
       // the job's first look at the table: the delta commits since its last compaction (up to
       // the count needed), whenever the job started
-      for (long id = latest; id > 0 && id > latest - every; id--) {
+      int needed = every == null ? 1 : every;
+      for (long id = latest; id > 0 && id > latest - needed; id--) {
         Optional<Snapshot> s = table.snapshotManager().snapshotIfExists(id);
         if (s.isEmpty() || s.get().commitKind() == CommitKind.COMPACT) {
           break;
@@ -197,11 +210,33 @@ final class CompactTaskEnumerator
       }
     }
     deltaCommits.put(name, count);
-    if (count >= every) {
+    if (every != null && count >= every) {
       LOG.info("Full compaction of {}: {} delta commits since the last one", name, count);
       return true;
     }
+    if (interval != null && count > 0 && now - since >= interval.toMillis()) {
+      LOG.info(
+          "Full compaction of {}: {} since the last one (compaction.optimization-interval), {}"
+              + " delta commits",
+          name,
+          Duration.ofMillis(now - since),
+          count);
+      return true;
+    }
     return false;
+  }
+
+  /**
+   * Whether {@code compaction.optimization-interval} passed since the last full round of a table
+   * with delta commits since: a round is planned then even without a new snapshot.
+   */
+  private boolean optimizationDue(String name, Table table) {
+    Duration interval = table.options().get(TableOptions.COMPACTION_OPTIMIZATION_INTERVAL);
+    Long since = lastFullMillis.get(name);
+    return interval != null
+        && since != null
+        && deltaCommits.getOrDefault(name, 0) > 0
+        && System.currentTimeMillis() - since >= interval.toMillis();
   }
 
   private record PlanRound(List<String> released, List<CompactTask> tasks) {}

@@ -257,6 +257,15 @@ public final class TableOptions implements Serializable {
               "Universal compaction: percentage flexibility when comparing the size of a run"
                   + " with the sum of the newer runs picked before it.");
 
+  public static final ConfigOption<Duration> COMPACTION_OPTIMIZATION_INTERVAL =
+      ConfigOptions.key("compaction.optimization-interval")
+          .durationType()
+          .noDefaultValue()
+          .withDescription(
+              "A dedicated compaction job plans a full compaction of the table when this long"
+                  + " has passed since its last full round (or its start) and commits other than"
+                  + " compactions landed meanwhile. Unset: never. Paimon's name.");
+
   public static final ConfigOption<Integer> FULL_COMPACTION_DELTA_COMMITS =
       ConfigOptions.key("full-compaction.delta-commits")
           .intType()
@@ -773,6 +782,7 @@ public final class TableOptions implements Serializable {
         }
         break;
       case "compaction.discovery-interval":
+      case "compaction.optimization-interval":
       case "continuous.discovery-interval":
       case "compaction.remove-orphans.interval":
       case "lock.expire-time":

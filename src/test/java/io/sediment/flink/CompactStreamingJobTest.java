@@ -255,6 +255,59 @@ class CompactStreamingJobTest {
     assertThat(FlinkTestSupport.rows(catalog.getTable("db.t"))).hasSize(6);
   }
 
+  /**
+   * {@code compaction.optimization-interval} (Paimon's name): the minor rounds never compact here
+   * (trigger 10 runs), so the only COMPACT snapshot is the full round the interval triggers, once
+   * it has passed since the job started.
+   */
+  @Test
+  void aFullCompactionOnceTheOptimizationIntervalPassed() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table =
+        TestTables.create(
+            catalog,
+            "t",
+            Schema.newBuilder()
+                .column("k", DataTypes.BIGINT().notNull())
+                .column("v", DataTypes.STRING())
+                .primaryKey("k")
+                .option("bucket", "1")
+                .option("write-only", "true")
+                .option("num-sorted-run.compaction-trigger", "10")
+                .option("compaction.optimization-interval", "2 s")
+                .build());
+    long started = System.currentTimeMillis();
+    client =
+        CompactJob.builder(dir.toString(), "db.t")
+            .commitUser("dedicated")
+            .option("compaction.discovery-interval", "100ms")
+            .parallelism(1)
+            .build()
+            .submitStreaming(FlinkTestSupport.restartingStreamEnv());
+    TestTables.writeBatch(table, List.of(row(0L, "v0")));
+    TestTables.writeBatch(table, List.of(row(1L, "v1")));
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .until(
+            () ->
+                FlinkTestSupport.snapshots(table).stream()
+                    .anyMatch(s -> s.commitKind() == CommitKind.COMPACT));
+    client.cancel().get();
+    client = null;
+    List<Snapshot> compacts =
+        FlinkTestSupport.snapshots(table).stream()
+            .filter(s -> s.commitKind() == CommitKind.COMPACT)
+            .toList();
+    assertThat(compacts).hasSize(1);
+    assertThat(compacts.get(0).timeMillis() - started)
+        .as("not before the interval passed")
+        .isGreaterThanOrEqualTo(2000);
+    List<DataFileMeta> live = FlinkTestSupport.liveFileMetas(catalog.getTable("db.t"));
+    assertThat(live).hasSize(1);
+    assertThat(live.get(0).level()).as("a full compaction writes the top level").isEqualTo(10);
+    assertThat(FlinkTestSupport.rows(catalog.getTable("db.t"))).hasSize(2);
+  }
+
   @Test
   void failoverCommitsRestoredWindowOnceAndLeavesNoOrphans() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(dir);
