@@ -246,6 +246,23 @@ public final class CommitMessage implements Serializable {
     partition = BinaryRows.readRow(in);
   }
 
+  /** A message of Java-serialized state has no changelog files: an empty list, as today's. */
+  private Object readResolve() {
+    if (changelogFiles != null && deletionFiles != null) {
+      return this;
+    }
+    return new CommitMessage(
+        partition,
+        bucket,
+        totalBuckets,
+        newFiles,
+        compactBefore,
+        compactAfter,
+        deletionFiles(),
+        baseSnapshotId(),
+        List.of());
+  }
+
   @Override
   public String toString() {
     return "CommitMessage{bucket="

@@ -81,6 +81,7 @@ public final class SystemTables {
             DataTypes.FIELD("commit_time", DataTypes.TIMESTAMP(3)),
             DataTypes.FIELD("base_manifest_list", DataTypes.STRING()),
             DataTypes.FIELD("delta_manifest_list", DataTypes.STRING()),
+            DataTypes.FIELD("changelog_manifest_list", DataTypes.STRING()),
             DataTypes.FIELD("total_record_count", DataTypes.BIGINT()),
             DataTypes.FIELD("delta_record_count", DataTypes.BIGINT()),
             DataTypes.FIELD("total_file_count", DataTypes.BIGINT())),
@@ -230,6 +231,7 @@ public final class SystemTables {
               time(x.timeMillis()),
               str(x.baseManifestList()),
               str(x.deltaManifestList()),
+              str(x.changelogManifestList()),
               x.totalRecordCount(),
               x.deltaRecordCount(),
               x.totalFileCount()));

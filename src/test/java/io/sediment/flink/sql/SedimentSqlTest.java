@@ -397,6 +397,14 @@ class SedimentSqlTest {
 
     assertThat(query("SELECT snapshot_id, schema_id, commit_kind FROM db.`k$snapshots`"))
         .containsExactly("+I[1, 0, APPEND]", "+I[2, 0, APPEND]", "+I[3, 0, APPEND]");
+    exec(
+        "CREATE TABLE db.l (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)"
+            + " WITH ('bucket' = '1', 'changelog-producer' = 'lookup')");
+    exec("INSERT INTO db.l VALUES (1, 'a')");
+    assertThat(
+            query("SELECT commit_kind, changelog_manifest_list IS NOT NULL FROM db.`l$snapshots`"))
+        .as("the writer's compaction computed the changelog")
+        .containsExactly("+I[APPEND, false]", "+I[COMPACT, true]");
     assertThat(query("SELECT schema_id, options FROM db.`k$schemas`"))
         .containsExactly(
             "+I[0, {\"bucket\":\"2\",\"write-only\":\"true\"}]",

@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.compact.CompactTask;
+import io.sediment.compact.CompactTaskResult;
 import io.sediment.flink.CompactJob;
+import io.sediment.flink.CompactListener;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.ConsumerManager;
 import io.sediment.manifest.Snapshot;
@@ -24,6 +27,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
@@ -303,6 +307,74 @@ class StreamingReadTest {
     }
     assertThat(snapshots.get(0).id()).as("expiry ran during the run").isGreaterThan(1);
     assertThat(TestTables.readAll(cnt)).hasSize(keys);
+  }
+
+  /**
+   * The same three jobs on an append table: a streaming writer job committing small files at every
+   * checkpoint, the dedicated compaction job rewriting them (several COMPACT snapshots) and a
+   * streaming {@code SELECT} with a consumer that fails over once: every written row arrives
+   * exactly once, while expiry runs after every compaction commit.
+   */
+  @Test
+  void aWriterTheCompactionJobAndAReaderOfAnAppendTableRunTogether() throws Exception {
+    StreamTableEnvironment tEnv = streaming();
+    tEnv.executeSql(
+        "CREATE TABLE c.db.events (id BIGINT, p INT) PARTITIONED BY (p) WITH ("
+            + " 'compaction.min.file-num' = '3',"
+            + " 'snapshot.num-retained.min' = '1', 'snapshot.num-retained.max' = '3')");
+    Table events = table("events");
+    long n = 2000;
+    StreamExecutionEnvironment writerEnv = StreamingJobs.restarting(1, 100);
+    StreamTableEnvironment writer = StreamTableEnvironment.create(writerEnv);
+    writer.executeSql(
+        "CREATE CATALOG c WITH ('type' = 'sediment', 'warehouse' = '" + warehouse.toUri() + "')");
+    writer.createTemporaryView(
+        "ids",
+        writerEnv.fromSource(
+            new DataGeneratorSource<>(x -> x, n, RateLimiterStrategy.perSecond(400), Types.LONG),
+            WatermarkStrategy.noWatermarks(),
+            "ids"));
+    Rewrites.COUNT.set(0);
+    JobClient compaction =
+        CompactJob.builder(warehouse.toUri().toString(), "db.events")
+            .option("compaction.discovery-interval", "100 ms")
+            .parallelism(1)
+            .listener(new Rewrites())
+            .build()
+            .submitStreaming(StreamingJobs.restarting(1, 150));
+    List<Long> ids = new ArrayList<>();
+    try (CloseableIterator<Row> it = stream(tEnv, "events", ", 'consumer-id' = 'events'")) {
+      TableResult written =
+          writer.executeSql("INSERT INTO c.db.events SELECT f0, CAST(f0 % 2 AS INT) FROM ids");
+      Set<Long> distinct = new HashSet<>();
+      while (distinct.size() < n) {
+        Row r = it.next();
+        assertThat(r.getKind()).isEqualTo(RowKind.INSERT);
+        ids.add((Long) r.getField(0));
+        distinct.add((Long) r.getField(0));
+      }
+      written.await();
+    } finally {
+      compaction.cancel().get();
+    }
+    assertThat(ids).as("every row once").doesNotHaveDuplicates().hasSize((int) n);
+    assertThat(FailOnce.FAILED).as("the reader failed over once").isTrue();
+    assertThat(Rewrites.COUNT.get())
+        .as("the dedicated job rewrote files several times")
+        .isGreaterThan(1);
+    assertThat(events.snapshotManager().listIds().get(0))
+        .as("expiry ran during the run")
+        .isGreaterThan(1);
+  }
+
+  /** Counts the dedicated job's rewrites (the MiniCluster runs in this JVM). */
+  private static final class Rewrites implements CompactListener {
+    static final AtomicInteger COUNT = new AtomicInteger();
+
+    @Override
+    public void rewritten(CompactTask task, CompactTaskResult result) {
+      COUNT.incrementAndGet();
+    }
   }
 
   @Test
