@@ -243,22 +243,8 @@ class StreamingReadTest {
     Table cnt = table("cnt");
     long n = 2000;
     int keys = 40;
-    StreamExecutionEnvironment writerEnv = StreamingJobs.restarting(1, 100);
-    StreamTableEnvironment writer = StreamTableEnvironment.create(writerEnv);
-    writer.executeSql(
-        "CREATE CATALOG c WITH ('type' = 'sediment', 'warehouse' = '" + warehouse.toUri() + "')");
-    writer.createTemporaryView(
-        "ids",
-        writerEnv.fromSource(
-            new DataGeneratorSource<>(x -> x, n, RateLimiterStrategy.perSecond(400), Types.LONG),
-            WatermarkStrategy.noWatermarks(),
-            "ids"));
-    JobClient compaction =
-        CompactJob.builder(warehouse.toUri().toString(), "db.cnt")
-            .option("compaction.discovery-interval", "100 ms")
-            .parallelism(1)
-            .build()
-            .submitStreaming(StreamingJobs.restarting(1, 150));
+    StreamTableEnvironment writer = writerOf(n);
+    JobClient compaction = dedicatedJob("db.cnt", CompactListener.NONE);
     Map<Long, Long> view = new TreeMap<>();
     long changes = 0;
     try (CloseableIterator<Row> it = stream(tEnv, "cnt", ", 'consumer-id' = 'counts'")) {
@@ -324,24 +310,9 @@ class StreamingReadTest {
             + " 'snapshot.num-retained.min' = '1', 'snapshot.num-retained.max' = '3')");
     Table events = table("events");
     long n = 2000;
-    StreamExecutionEnvironment writerEnv = StreamingJobs.restarting(1, 100);
-    StreamTableEnvironment writer = StreamTableEnvironment.create(writerEnv);
-    writer.executeSql(
-        "CREATE CATALOG c WITH ('type' = 'sediment', 'warehouse' = '" + warehouse.toUri() + "')");
-    writer.createTemporaryView(
-        "ids",
-        writerEnv.fromSource(
-            new DataGeneratorSource<>(x -> x, n, RateLimiterStrategy.perSecond(400), Types.LONG),
-            WatermarkStrategy.noWatermarks(),
-            "ids"));
+    StreamTableEnvironment writer = writerOf(n);
     Rewrites.COUNT.set(0);
-    JobClient compaction =
-        CompactJob.builder(warehouse.toUri().toString(), "db.events")
-            .option("compaction.discovery-interval", "100 ms")
-            .parallelism(1)
-            .listener(new Rewrites())
-            .build()
-            .submitStreaming(StreamingJobs.restarting(1, 150));
+    JobClient compaction = dedicatedJob("db.events", new Rewrites());
     List<Long> ids = new ArrayList<>();
     try (CloseableIterator<Row> it = stream(tEnv, "events", ", 'consumer-id' = 'events'")) {
       TableResult written =
@@ -365,6 +336,34 @@ class StreamingReadTest {
     assertThat(events.snapshotManager().listIds().get(0))
         .as("expiry ran during the run")
         .isGreaterThan(1);
+  }
+
+  /**
+   * A streaming environment of its own (checkpoints every 100 ms) with catalog {@code c} and a view
+   * {@code ids} of the longs {@code 0..n-1}, 400 a second: the source of a writer job.
+   */
+  private StreamTableEnvironment writerOf(long n) {
+    StreamExecutionEnvironment env = StreamingJobs.restarting(1, 100);
+    StreamTableEnvironment writer = StreamTableEnvironment.create(env);
+    writer.executeSql(
+        "CREATE CATALOG c WITH ('type' = 'sediment', 'warehouse' = '" + warehouse.toUri() + "')");
+    writer.createTemporaryView(
+        "ids",
+        env.fromSource(
+            new DataGeneratorSource<>(x -> x, n, RateLimiterStrategy.perSecond(400), Types.LONG),
+            WatermarkStrategy.noWatermarks(),
+            "ids"));
+    return writer;
+  }
+
+  /** The dedicated compaction job of {@code table}, looking for snapshots every 100 ms. */
+  private JobClient dedicatedJob(String table, CompactListener listener) throws Exception {
+    return CompactJob.builder(warehouse.toUri().toString(), table)
+        .option("compaction.discovery-interval", "100 ms")
+        .parallelism(1)
+        .listener(listener)
+        .build()
+        .submitStreaming(StreamingJobs.restarting(1, 150));
   }
 
   /** Counts the dedicated job's rewrites (the MiniCluster runs in this JVM). */
