@@ -153,16 +153,25 @@ public final class LookupChangelog {
         readers, layout, MergeFunctions.create(store.schema(), layout), false);
   }
 
-  /** Whether two file-layout rows hold the same key and values (sequence and kind aside). */
+  /**
+   * Whether two file-layout rows of this changelog hold the same key and values: compared with
+   * {@code b}'s sequence number and kinds set to {@code a}'s for the comparison (both are copies of
+   * this class's own), then set back.
+   */
   private boolean sameValues(BinaryRowData a, BinaryRowData b) {
-    BinaryRowData x = a.copy();
-    BinaryRowData y = b.copy();
-    for (BinaryRowData r : List.of(x, y)) {
-      r.setLong(layout.sequenceIndex(), 0);
-      r.setByte(layout.kindIndex(), (byte) 0);
-      r.setRowKind(RowKind.INSERT);
-    }
-    return x.equals(y);
+    int seq = layout.sequenceIndex();
+    int kind = layout.kindIndex();
+    long bSeq = b.getLong(seq);
+    byte bKind = b.getByte(kind);
+    RowKind bHeader = b.getRowKind();
+    b.setLong(seq, a.getLong(seq));
+    b.setByte(kind, a.getByte(kind));
+    b.setRowKind(a.getRowKind());
+    boolean same = a.equals(b);
+    b.setLong(seq, bSeq);
+    b.setByte(kind, bKind);
+    b.setRowKind(bHeader);
+    return same;
   }
 
   private static RowData copy(RowDataSerializer serializer, RowData row) {

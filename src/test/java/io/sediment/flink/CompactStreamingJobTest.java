@@ -198,25 +198,8 @@ class CompactStreamingJobTest {
   @Test
   void aFullCompactionEveryThreeDeltaCommits() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(dir);
-    Table table =
-        TestTables.create(
-            catalog,
-            "t",
-            Schema.newBuilder()
-                .column("k", DataTypes.BIGINT().notNull())
-                .column("v", DataTypes.STRING())
-                .primaryKey("k")
-                .option("bucket", "1")
-                .option("write-only", "true")
-                .option("num-sorted-run.compaction-trigger", "10")
-                .option("full-compaction.delta-commits", "3")
-                .build());
-    CompactJob job =
-        CompactJob.builder(dir.toString(), "db.t")
-            .commitUser("dedicated")
-            .option("compaction.discovery-interval", "100ms")
-            .parallelism(1)
-            .build();
+    Table table = fullRoundTable(catalog, "full-compaction.delta-commits", "3");
+    CompactJob job = dedicatedJob();
     // two commits before the job starts: its first look counts them (since the last COMPACT)
     TestTables.writeBatch(table, List.of(row(0L, "v0")));
     TestTables.writeBatch(table, List.of(row(1L, "v1")));
@@ -256,6 +239,34 @@ class CompactStreamingJobTest {
   }
 
   /**
+   * A write-only primary-key table of one bucket whose minor rounds never compact (trigger 10
+   * runs), with the full-round trigger {@code option} = {@code value}.
+   */
+  private static Table fullRoundTable(FileSystemCatalog catalog, String option, String value) {
+    return TestTables.create(
+        catalog,
+        "t",
+        Schema.newBuilder()
+            .column("k", DataTypes.BIGINT().notNull())
+            .column("v", DataTypes.STRING())
+            .primaryKey("k")
+            .option("bucket", "1")
+            .option("write-only", "true")
+            .option("num-sorted-run.compaction-trigger", "10")
+            .option(option, value)
+            .build());
+  }
+
+  /** The dedicated job of db.t, looking for snapshots every 100 ms. */
+  private CompactJob dedicatedJob() {
+    return CompactJob.builder(dir.toString(), "db.t")
+        .commitUser("dedicated")
+        .option("compaction.discovery-interval", "100ms")
+        .parallelism(1)
+        .build();
+  }
+
+  /**
    * {@code compaction.optimization-interval} (Paimon's name): the minor rounds never compact here
    * (trigger 10 runs), so the only COMPACT snapshot is the full round the interval triggers, once
    * it has passed since the job started.
@@ -263,27 +274,9 @@ class CompactStreamingJobTest {
   @Test
   void aFullCompactionOnceTheOptimizationIntervalPassed() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(dir);
-    Table table =
-        TestTables.create(
-            catalog,
-            "t",
-            Schema.newBuilder()
-                .column("k", DataTypes.BIGINT().notNull())
-                .column("v", DataTypes.STRING())
-                .primaryKey("k")
-                .option("bucket", "1")
-                .option("write-only", "true")
-                .option("num-sorted-run.compaction-trigger", "10")
-                .option("compaction.optimization-interval", "2 s")
-                .build());
+    Table table = fullRoundTable(catalog, "compaction.optimization-interval", "2 s");
     long started = System.currentTimeMillis();
-    client =
-        CompactJob.builder(dir.toString(), "db.t")
-            .commitUser("dedicated")
-            .option("compaction.discovery-interval", "100ms")
-            .parallelism(1)
-            .build()
-            .submitStreaming(FlinkTestSupport.restartingStreamEnv());
+    client = dedicatedJob().submitStreaming(FlinkTestSupport.restartingStreamEnv());
     TestTables.writeBatch(table, List.of(row(0L, "v0")));
     TestTables.writeBatch(table, List.of(row(1L, "v1")));
     await()

@@ -65,7 +65,7 @@ class StreamScanTest {
     Follower(Table table) throws IOException {
       ReadBuilder rb = table.newReadBuilder();
       scan = rb.newStreamScan();
-      read = rb.newRead();
+      read = rb.newStreamRead();
       StreamScan.Start start = scan.start();
       apply(start.splits(), table);
       next = start.nextSnapshotId();
