@@ -3,7 +3,9 @@ package io.sediment.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.compact.CompactResult;
+import io.sediment.compact.CompactSpec;
 import io.sediment.compact.CompactTask;
+import io.sediment.compact.SortOrder;
 import io.sediment.flink.CompactJob;
 import io.sediment.flink.sql.filter.PartitionWhere;
 import io.sediment.table.Table;
@@ -102,6 +104,17 @@ final class CompactCommand implements Callable<Integer> {
               + " Flink cluster, e.g. flink run; not the embedded Flink).")
   boolean detached;
 
+  @Option(
+      names = "--order-strategy",
+      description =
+          "Sort compaction (batch, append tables): order, zorder or hilbert; with --order-by.")
+  String orderStrategy;
+
+  @Option(
+      names = "--order-by",
+      description = "Columns a sort compaction orders by, comma-separated, e.g. user_id,amount.")
+  String orderBy;
+
   @Option(names = "--dry-run", description = "Print the plan; commit nothing.")
   boolean dryRun;
 
@@ -160,6 +173,18 @@ final class CompactCommand implements Callable<Integer> {
     if (detached && !streaming) {
       throw new IllegalArgumentException("--detached needs --mode streaming");
     }
+    if ((orderStrategy == null) != (orderBy == null)) {
+      throw new IllegalArgumentException(
+          "--order-strategy and --order-by go together (a sort compaction), got only "
+              + (orderStrategy == null ? "--order-by" : "--order-strategy"));
+    }
+    if (orderStrategy != null) {
+      SortOrder.of(orderStrategy, orderBy); // the names, before any table is read
+      if (streaming) {
+        throw new IllegalArgumentException(
+            "--order-strategy needs --mode batch: " + CompactSpec.SORT_IS_BATCH_ONLY);
+      }
+    }
     if (parallelism != null && parallelism < 1) {
       throw new IllegalArgumentException("--parallelism must be at least 1, got " + parallelism);
     }
@@ -205,6 +230,9 @@ final class CompactCommand implements Callable<Integer> {
     b.options(options);
     if (parallelism != null) {
       b.parallelism(parallelism);
+    }
+    if (orderStrategy != null) {
+      b.sortOrder(orderStrategy, orderBy);
     }
     return b.build();
   }
@@ -271,6 +299,7 @@ final class CompactCommand implements Callable<Integer> {
         m.put("bytes", t.inputBytes());
         m.put("rows", t.inputRows());
         m.put("outputLevel", t.outputLevel());
+        t.sortRange().ifPresent(r -> m.put("sortRange", (r.index() + 1) + "/" + r.count()));
         ts.add(m);
       }
       Map<String, Object> plan = new LinkedHashMap<>();

@@ -90,6 +90,22 @@ public final class CompactBuilder {
     return this;
   }
 
+  /**
+   * A sort compaction: every file of the selected partitions rewritten with the rows in {@code
+   * order} ({@code order}, {@code zorder} or {@code hilbert} by columns), split by key range over
+   * the parallel rewrites. Append tables without fixed buckets only; checked now.
+   */
+  public CompactBuilder withSortOrder(SortOrder order) {
+    spec.withSortOrder(order);
+    return this;
+  }
+
+  /** The same from Paimon's {@code order_strategy} and {@code order_by} (comma-separated). */
+  public CompactBuilder withSortOrder(String orderStrategy, String orderBy) {
+    spec.withSortOrder(orderStrategy, orderBy);
+    return this;
+  }
+
   /** Compacts only partitions whose newest file is older than {@code idleTime}. */
   public CompactBuilder withPartitionIdleTime(Duration idleTime) {
     spec.withPartitionIdleTime(idleTime);
@@ -173,7 +189,7 @@ public final class CompactBuilder {
         "Compacting {}: {} task(s), {} input file(s), parallelism {}",
         tableName,
         tasks.size(),
-        tasks.stream().mapToInt(x -> x.inputs().size()).sum(),
+        tasks.stream().mapToInt(x -> x.replacedInputs().size()).sum(),
         parallelism);
     String commitUser = request.commitUser();
     List<CompactTaskResult> results = runAll(effective, commitUser, tasks, parallelism);

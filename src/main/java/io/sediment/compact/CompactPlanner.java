@@ -51,6 +51,23 @@ public final class CompactPlanner {
     this.partitionIdleTime = partitionIdleTime;
   }
 
+  /**
+   * Plans a sort compaction: every file of the selected append buckets, rewritten in {@code order}
+   * by up to {@code maxRanges} tasks per bucket.
+   */
+  public CompactPlanner(
+      FileStore store,
+      String tableName,
+      SortOrder order,
+      int maxRanges,
+      Duration partitionIdleTime) {
+    order.validate(tableName, store.schema());
+    this.store = store;
+    this.tableName = tableName;
+    this.strategy = new SortCompactStrategy(store, order, maxRanges);
+    this.partitionIdleTime = partitionIdleTime;
+  }
+
   /** Decides which files of one bucket to compact. */
   public interface BucketStrategy {
 

@@ -58,7 +58,11 @@ public final class CompactSpec implements Serializable {
   private final String commitUser;
   private final Integer parallelism;
 
+  /** Sort compaction's order; null for a compaction that keeps the rows' order. */
+  private final SortOrder sortOrder;
+
   private CompactSpec(Builder b) {
+    this.sortOrder = b.sortOrder;
     this.tables = b.table == null ? List.of() : List.of(b.table);
     this.database = b.database;
     this.tablePattern = b.tablePattern;
@@ -169,6 +173,11 @@ public final class CompactSpec implements Serializable {
     return strategy != null ? strategy : CompactStrategy.defaultFor(options, streaming);
   }
 
+  /** The order of a sort compaction; empty when rows keep their order. */
+  public Optional<SortOrder> sortOrder() {
+    return Optional.ofNullable(sortOrder);
+  }
+
   /** Only partitions not written for this long are compacted; empty for all partitions. */
   public Optional<Duration> partitionIdleTime() {
     return Optional.ofNullable(partitionIdleTime);
@@ -179,12 +188,33 @@ public final class CompactSpec implements Serializable {
    * run or in the streaming job.
    */
   public CompactPlanner planner(FileStore effectiveStore, String tableName, boolean streaming) {
+    checkMode(streaming);
     return planner(effectiveStore, tableName, strategy(effectiveStore.options(), streaming));
+  }
+
+  /** The error of a sort compaction asked of the streaming (dedicated) job. */
+  public static final String SORT_IS_BATCH_ONLY =
+      "Sort compaction (order_strategy, order_by) runs in batch mode only, as in Paimon: it"
+          + " rewrites whole partitions once; the streaming job compacts by the table's rules";
+
+  /** Refuses a sort compaction in the streaming job, before the job starts. */
+  public void checkMode(boolean streaming) {
+    if (streaming && sortOrder != null) {
+      throw new IllegalArgumentException(SORT_IS_BATCH_ONLY);
+    }
   }
 
   /** The planner of a compaction of {@code store} with {@code strategy} for this round. */
   public CompactPlanner planner(
       FileStore effectiveStore, String tableName, CompactStrategy strategy) {
+    if (sortOrder != null) {
+      // ranges: as many as rewrites run at once
+      int ranges =
+          parallelism != null
+              ? parallelism
+              : effectiveStore.options().get(TableOptions.COMPACTION_PARALLELISM);
+      return new CompactPlanner(effectiveStore, tableName, sortOrder, ranges, partitionIdleTime);
+    }
     return new CompactPlanner(effectiveStore, tableName, strategy, partitionIdleTime);
   }
 
@@ -243,6 +273,7 @@ public final class CompactSpec implements Serializable {
         + ", commitUser "
         + commitUser
         + (parallelism == null ? "" : ", parallelism " + parallelism)
+        + (sortOrder == null ? "" : ", sort " + sortOrder)
         + "}";
   }
 
@@ -260,6 +291,7 @@ public final class CompactSpec implements Serializable {
     private final Map<String, String> options = new LinkedHashMap<>();
     private String commitUser = DEFAULT_COMMIT_USER;
     private Integer parallelism;
+    private SortOrder sortOrder;
 
     private Builder(String table, FileStore store, String database, String tablePattern) {
       this.table = table;
@@ -391,7 +423,43 @@ public final class CompactSpec implements Serializable {
       return this;
     }
 
+    /**
+     * A sort compaction (Paimon's {@code order_strategy} and {@code order_by}): every file of the
+     * selected partitions is rewritten with its rows in {@code order}, the rows split by key range
+     * over the parallel rewrites. Append tables without fixed buckets only; batch only; checked
+     * against the table now.
+     */
+    public Builder withSortOrder(SortOrder order) {
+      if (order == null) {
+        throw new IllegalArgumentException("Sort order must not be null");
+      }
+      if (store == null) {
+        throw new IllegalArgumentException(
+            "Sort compaction (order_strategy, order_by) compacts one table, but this compaction"
+                + " follows the tables of database '"
+                + database
+                + "' matching '"
+                + tablePattern
+                + "'");
+      }
+      order.validate(table, store.schema());
+      this.sortOrder = order;
+      return this;
+    }
+
+    /** The same from Paimon's arguments: {@code order_strategy} and {@code order_by}. */
+    public Builder withSortOrder(String orderStrategy, String orderBy) {
+      return withSortOrder(SortOrder.of(orderStrategy, orderBy));
+    }
+
     public CompactSpec build() {
+      if (sortOrder != null && strategy == CompactStrategy.MINOR) {
+        throw new IllegalArgumentException(
+            "A sort compaction (order_strategy '"
+                + sortOrder.strategy().value()
+                + "') rewrites every file of the selected partitions: compact_strategy 'minor'"
+                + " does not go with it (leave it out, or give 'full')");
+      }
       return new CompactSpec(this);
     }
 

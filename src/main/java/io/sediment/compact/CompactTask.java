@@ -7,6 +7,7 @@ import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.Serializable;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.flink.table.data.binary.BinaryRowData;
 
@@ -31,7 +32,12 @@ public final class CompactTask implements Serializable {
     /** Append table: concatenate the inputs' rows in order into files of the target size. */
     APPEND_REWRITE,
     /** Primary-key table: merge sorted runs by key with the merge engine. */
-    MERGE_TREE
+    MERGE_TREE,
+    /**
+     * Append table, sort compaction: the inputs' rows in one {@link SortRange}, sorted by its
+     * order; the tasks of a bucket's ranges share their inputs, only range 0 replaces them.
+     */
+    SORT_REWRITE
   }
 
   private final String table;
@@ -52,6 +58,9 @@ public final class CompactTask implements Serializable {
 
   /** Null: unknown (planned without a snapshot, or a task of serialized version 1). */
   private final Long baseSnapshotId;
+
+  /** The share of a sort compaction ({@link Kind#SORT_REWRITE} only); in state by the codec. */
+  private final transient SortRange sortRange;
 
   /** A task whose base snapshot is not known (yet): see {@link #withBaseSnapshotId}. */
   public CompactTask(
@@ -88,6 +97,38 @@ public final class CompactTask implements Serializable {
       Kind kind,
       boolean dropDeletes,
       OptionalLong baseSnapshotId) {
+    this(
+        table,
+        partition,
+        partitionPath,
+        bucket,
+        totalBuckets,
+        inputs,
+        outputLevel,
+        kind,
+        dropDeletes,
+        baseSnapshotId,
+        null);
+  }
+
+  /** A task of any kind; {@code sortRange} is given exactly for {@link Kind#SORT_REWRITE} tasks. */
+  public CompactTask(
+      String table,
+      BinaryRowData partition,
+      String partitionPath,
+      int bucket,
+      int totalBuckets,
+      List<DataFileMeta> inputs,
+      int outputLevel,
+      Kind kind,
+      boolean dropDeletes,
+      OptionalLong baseSnapshotId,
+      SortRange sortRange) {
+    if ((kind == Kind.SORT_REWRITE) != (sortRange != null)) {
+      throw new IllegalArgumentException(
+          "A sort range is given with sort tasks only, got kind " + kind + " and " + sortRange);
+    }
+    this.sortRange = sortRange;
     this.table = table;
     this.partition = partition;
     this.partitionPath = partitionPath;
@@ -113,7 +154,8 @@ public final class CompactTask implements Serializable {
         outputLevel,
         kind,
         dropDeletes,
-        OptionalLong.of(id));
+        OptionalLong.of(id),
+        sortRange);
   }
 
   /**
@@ -138,6 +180,7 @@ public final class CompactTask implements Serializable {
     this.dropDeletes = false;
     this.keepRetracts = true;
     this.baseSnapshotId = t.baseSnapshotId;
+    this.sortRange = t.sortRange;
   }
 
   /** Whether retractions are written even where older versions were found (see above). */
@@ -172,8 +215,22 @@ public final class CompactTask implements Serializable {
     return totalBuckets;
   }
 
+  /** The files the task reads, in order. */
   public List<DataFileMeta> inputs() {
     return inputs;
+  }
+
+  /**
+   * The files the task's commit removes: its inputs, except for the sort ranges after the first of
+   * a bucket, which read them only (range 0 replaces them).
+   */
+  public List<DataFileMeta> replacedInputs() {
+    return sortRange == null || sortRange.replacesInputs() ? inputs : List.of();
+  }
+
+  /** The share of a sort compaction this task writes; empty for other kinds. */
+  public Optional<SortRange> sortRange() {
+    return Optional.ofNullable(sortRange);
   }
 
   public int outputLevel() {
@@ -228,6 +285,7 @@ public final class CompactTask implements Serializable {
         + inputs.size()
         + ", bytes="
         + inputBytes()
+        + (sortRange == null ? "" : ", " + sortRange)
         + ", outputLevel="
         + outputLevel
         + ", base="

@@ -21,7 +21,12 @@ public enum TableKind {
 
     @Override
     public CompactRewriter rewriter(FileStore store, OutputObserver observer) {
-      return new AppendCompactRewriter(store, observer);
+      CompactRewriter append = new AppendCompactRewriter(store, observer);
+      CompactRewriter sort = new SortCompactRewriter(store, observer);
+      return (task, cancelled) ->
+          task.kind() == CompactTask.Kind.SORT_REWRITE
+              ? sort.rewrite(task, cancelled)
+              : append.rewrite(task, cancelled);
     }
   },
 

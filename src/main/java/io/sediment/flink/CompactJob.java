@@ -145,6 +145,7 @@ public final class CompactJob {
 
   /** Adds the topology to {@code env}. */
   public void buildTopology(StreamExecutionEnvironment env, boolean bounded) {
+    targets.spec().checkMode(!bounded);
     int p = parallelism != null ? parallelism : env.getParallelism();
     CompactTaskSource source =
         new CompactTaskSource(targets, bounded, discoveryIntervalMs, commitUser);
@@ -305,6 +306,8 @@ public final class CompactJob {
     private final Map<String, String> options = new LinkedHashMap<>();
     private String commitUser = CompactSpec.DEFAULT_COMMIT_USER;
     private Integer parallelism;
+    private String orderStrategy;
+    private String orderBy;
     private CompactListener listener = CompactListener.NONE;
 
     private Builder(String warehouse) {
@@ -345,6 +348,16 @@ public final class CompactJob {
     /** {@code full} or {@code minor}; default full in batch, minor in the streaming job. */
     public Builder strategy(String strategy) {
       this.strategy = strategy;
+      return this;
+    }
+
+    /**
+     * A sort compaction (batch only): {@code strategy} is {@code order}, {@code zorder} or {@code
+     * hilbert}, {@code orderBy} the columns, comma-separated. Checked at {@link #build()}.
+     */
+    public Builder sortOrder(String strategy, String orderBy) {
+      this.orderStrategy = strategy;
+      this.orderBy = orderBy;
       return this;
     }
 
@@ -437,6 +450,9 @@ public final class CompactJob {
       spec.withCommitUser(commitUser);
       if (parallelism != null) {
         spec.withParallelism(parallelism);
+      }
+      if (orderStrategy != null || orderBy != null) {
+        spec.withSortOrder(orderStrategy, orderBy);
       }
       return spec.build();
     }

@@ -48,19 +48,26 @@ public final class CompactTaskSplit implements SourceSplit, Serializable, TaskLe
     return inputFileNames(task);
   }
 
-  /** Names of a task's input files. */
+  /**
+   * Names of the files a task replaces (its inputs; none for the sort ranges after the first of a
+   * bucket, which only read the files range 0 replaces: sort compaction is batch only, planned
+   * once, so nothing re-plans the files while those ranges read them).
+   */
   static List<String> inputFileNames(CompactTask task) {
-    List<String> names = new ArrayList<>(task.inputs().size());
-    for (DataFileMeta f : task.inputs()) {
+    List<String> names = new ArrayList<>(task.replacedInputs().size());
+    for (DataFileMeta f : task.replacedInputs()) {
       names.add(f.fileName());
     }
     return names;
   }
 
-  /** Tasks that must not run beside another task of their bucket (all but append rewrites). */
+  /**
+   * Tasks that must not run beside another task of their bucket: merges of sorted runs. Append
+   * rewrites and the ranges of a sort compaction run side by side.
+   */
   @Override
   public boolean bucketExclusive() {
-    return task.kind() != CompactTask.Kind.APPEND_REWRITE;
+    return task.kind() == CompactTask.Kind.MERGE_TREE;
   }
 
   @Override

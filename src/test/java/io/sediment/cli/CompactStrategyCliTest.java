@@ -151,6 +151,68 @@ class CompactStrategyCliTest {
     assertThat(compactSnapshots(ordersTmp)).isEmpty();
   }
 
+  @Test
+  void sortCompactionFromTheCommandLine() throws Exception {
+    Table table = StrategyTables.APPEND.create(TestTables.catalog(dir), "t");
+    String w = dir.toString();
+    String[] sort = {"--order-strategy", "zorder", "--order-by", "v,id"};
+
+    Result onlyBy = run("compact", "--warehouse", w, "--table", "db.t", "--order-by", "v");
+    Result streaming =
+        run(
+            "compact",
+            "--warehouse",
+            w,
+            "--table",
+            "db.t",
+            "--mode",
+            "streaming",
+            sort[0],
+            sort[1],
+            sort[2],
+            sort[3]);
+    Result badColumn =
+        run(
+            "compact",
+            "--warehouse",
+            w,
+            "--table",
+            "db.t",
+            "--order-strategy",
+            "hilbert",
+            "--order-by",
+            "nope");
+    Result dryRun =
+        run(
+            "compact",
+            "--warehouse",
+            w,
+            "--table",
+            "db.t",
+            "--dry-run",
+            "--json",
+            sort[0],
+            sort[1],
+            sort[2],
+            sort[3]);
+    assertThat(onlyBy.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(onlyBy.err()).contains("--order-strategy and --order-by go together");
+    assertThat(streaming.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(streaming.err()).contains("batch mode only");
+    assertThat(badColumn.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(badColumn.err()).contains("order_by column 'nope' is not a column of db.t");
+    assertThat(dryRun.out()).as(dryRun.err()).contains("\"kind\":\"SORT_REWRITE\"", "\"files\":3");
+    assertThat(compactSnapshots(table)).isEmpty();
+
+    Result r =
+        run("compact", "--warehouse", w, "--table", "db.t", sort[0], sort[1], sort[2], sort[3]);
+
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(compactSnapshots(table)).hasSize(1);
+    assertThat(StrategyTables.liveFiles(table)).hasSize(1);
+    assertThat(StrategyTables.rows(table)).isEqualTo(StrategyTables.APPEND.expectedRows());
+  }
+
   static List<Snapshot> compactSnapshots(Table table) {
     List<Snapshot> out = new ArrayList<>();
     for (long id : table.snapshotManager().listIds()) {

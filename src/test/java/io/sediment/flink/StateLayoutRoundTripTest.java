@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sediment.commit.CommitMessage;
 import io.sediment.compact.CompactTask;
 import io.sediment.compact.CompactTaskResult;
+import io.sediment.compact.SortOrder;
+import io.sediment.compact.SortRange;
 import io.sediment.data.BinaryRows;
 import io.sediment.flink.serde.CommitMessageCodec;
 import io.sediment.flink.serde.CommitMessageListCodec;
@@ -130,6 +132,7 @@ class StateLayoutRoundTripTest {
   }
 
   private CompactTask task() {
+    CompactTask.Kind kind = CompactTask.Kind.values()[random.nextInt(3)];
     return new CompactTask(
         string(true),
         coin() ? null : row(),
@@ -138,9 +141,24 @@ class StateLayoutRoundTripTest {
         random.nextInt(),
         list(this::file),
         random.nextInt(),
-        coin() ? CompactTask.Kind.APPEND_REWRITE : CompactTask.Kind.MERGE_TREE,
+        kind,
         coin(),
-        base());
+        base(),
+        kind == CompactTask.Kind.SORT_REWRITE ? sortRange() : null);
+  }
+
+  /** A sort range with either bound absent or present (lower below upper). */
+  private SortRange sortRange() {
+    SortOrder.Strategy strategy = SortOrder.Strategy.values()[random.nextInt(3)];
+    List<String> columns = new ArrayList<>(List.of("c" + random.nextInt(100)));
+    if (coin()) {
+      columns.add("tâble-ß");
+    }
+    int count = 1 + random.nextInt(8);
+    byte[] lower = coin() ? null : new byte[] {1, (byte) random.nextInt(), 0};
+    byte[] upper = coin() ? null : new byte[] {(byte) 0x90, (byte) random.nextInt()};
+    return new SortRange(
+        new SortOrder(strategy, columns), random.nextInt(count), count, lower, upper);
   }
 
   private CompactTaskSplit split() {
@@ -175,8 +193,9 @@ class StateLayoutRoundTripTest {
     assertThat(states.getVersion()).isEqualTo(StateLayout.CURRENT);
     for (int i = 0; i < CASES; i++) {
       CompactTaskSplit split = split();
-      StateValues.assertSame(
-          splits.deserialize(splits.getVersion(), splits.serialize(split)), split);
+      CompactTaskSplit read = splits.deserialize(splits.getVersion(), splits.serialize(split));
+      StateValues.assertSame(read, split);
+      assertThat(read.task().sortRange()).isEqualTo(split.task().sortRange());
 
       CompactEnumeratorState state =
           new CompactEnumeratorState(

@@ -7,6 +7,8 @@ import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.cli.SedimentCli;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.ConsumerManager;
+import io.sediment.manifest.DataFileMeta;
+import io.sediment.table.DataSplit;
 import io.sediment.table.Table;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
@@ -20,6 +22,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -27,6 +30,7 @@ import java.util.stream.Collectors;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.data.RowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
@@ -352,23 +356,87 @@ class SedimentSqlTest {
     return out;
   }
 
-  /** Paimon's sort compaction arguments are refused, not ignored; a dry run says what it plans. */
+  /**
+   * Paimon's sort compaction through {@code CALL sys.compact}: a dry run lists the range tasks, the
+   * call rewrites each partition into files of disjoint, sorted id ranges in one COMPACT snapshot
+   * with the rows unchanged; wrong values name their argument and change nothing. A plain dry run
+   * still describes its tasks.
+   */
   @Test
-  void sortCompactionArgumentsAreRefusedAndADryRunDescribesItsTasks() throws Exception {
+  void sortCompactionThroughTheProcedureAndItsErrors() throws Exception {
     createAndFill();
+    List<String> rowsBefore = rows(tEnv.executeSql("SELECT * FROM db.t"));
     long before = table("t").latestSnapshot().orElseThrow().id();
-    assertThatThrownBy(
-            () ->
-                rows(
-                    tEnv.executeSql(
-                        "CALL c.sys.compact(`table` => 'db.t', order_strategy => 'zorder',"
-                            + " order_by => 'id')")))
-        .hasStackTraceContaining("Argument 'order_strategy': sort compaction")
-        .hasStackTraceContaining("nothing was compacted");
-    assertThat(table("t").latestSnapshot().orElseThrow().id()).isEqualTo(before);
     assertThat(rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t', dry_run => true)")))
         .hasSize(2)
         .allMatch(r -> r.matches(".*, p=[ab] bucket 0: 4 files, \\d+ bytes -> rewritten\\]"));
+    String sort =
+        "CALL c.sys.compact(`table` => 'db.t', order_strategy => 'order', order_by => 'id',"
+            + " options => 'target-file-size=1b,compaction.parallelism=2'";
+    assertThat(rows(tEnv.executeSql(sort + ", dry_run => true)")))
+        .hasSize(4)
+        .allMatch(
+            r ->
+                r.matches(
+                    ".*bucket 0: 4 files, \\d+ bytes -> sorted, range [12] of 2 \\(order by id\\)\\]"));
+    for (String[] bad :
+        new String[][] {
+          {
+            "order_strategy => 'lexical', order_by => 'id'", "Argument 'order_strategy'", "'zorder'"
+          },
+          {"order_strategy => 'zorder', order_by => 'nope'", "Argument 'order_by'", "'nope'"},
+          {"order_strategy => 'zorder'", "Argument 'order_strategy'", "go together"},
+          {
+            "order_strategy => 'zorder', order_by => 'p'", "Argument 'order_by'", "partition column"
+          },
+          {
+            "order_strategy => 'hilbert', order_by => 'id', mode => 'streaming'",
+            "Argument 'mode'",
+            "batch mode only"
+          },
+          {
+            "order_strategy => 'order', order_by => 'id', compact_strategy => 'minor'",
+            "Argument 'compact_strategy'",
+            "'minor' does not go with it"
+          }
+        }) {
+      assertThatThrownBy(
+              () -> rows(tEnv.executeSql("CALL c.sys.compact(`table` => 'db.t', " + bad[0] + ")")))
+          .as(bad[0])
+          .hasStackTraceContaining(bad[1])
+          .hasStackTraceContaining(bad[2]);
+    }
+    assertThat(table("t").latestSnapshot().orElseThrow().id()).isEqualTo(before);
+
+    rows(tEnv.executeSql(sort + ")"));
+
+    Table t = table("t");
+    assertThat(t.latestSnapshot().orElseThrow().id()).isEqualTo(before + 1);
+    assertThat(t.latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.COMPACT);
+    assertThat(rows(tEnv.executeSql("SELECT * FROM db.t")))
+        .containsExactlyInAnyOrderElementsOf(rowsBefore);
+    for (DataSplit split : t.newReadBuilder().newScan().plan().splits()) {
+      // two ranges: the two smaller ids in one file, the two larger in another
+      List<List<Long>> idsPerFile = new ArrayList<>();
+      for (DataFileMeta f : split.files()) {
+        List<Long> ids = new ArrayList<>();
+        for (RowData r :
+            t.newReadBuilder()
+                .newRead()
+                .readAll(
+                    List.of(
+                        new DataSplit(
+                            split.snapshotId(), split.partition(), split.bucket(), List.of(f))))) {
+          ids.add(r.getLong(0));
+        }
+        idsPerFile.add(ids);
+      }
+      idsPerFile.sort(Comparator.comparing(ids -> ids.get(0)));
+      assertThat(idsPerFile).hasSize(2).allMatch(ids -> ids.size() == 2);
+      List<Long> all = new ArrayList<>();
+      idsPerFile.forEach(all::addAll);
+      assertThat(all).isSorted();
+    }
   }
 
   /** A column type the data files cannot store fails CREATE TABLE at once, naming the column. */

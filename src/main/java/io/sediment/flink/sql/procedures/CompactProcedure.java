@@ -79,19 +79,26 @@ public final class CompactProcedure implements Procedure {
       @ArgumentHint(name = "order_by", type = @DataTypeHint("STRING"), isOptional = true)
           String orderBy)
       throws Exception {
-    if (orderStrategy != null || orderBy != null) {
-      // Paimon's sort compaction: refused, never ignored, so nobody believes it ran.
-      throw ProcedureArgs.bad(
-          orderStrategy != null ? "order_strategy" : "order_by",
-          "sort compaction (order_strategy 'order', 'zorder', 'hilbert' with order_by) is not"
-              + " supported by Sediment yet; nothing was compacted");
-    }
     Table t = ProcedureArgs.table(catalog, table);
     CompactSpec spec =
-        configure(t, partitions, where, options, commitUser, compactStrategy, partitionIdleTime);
+        configure(
+            t,
+            partitions,
+            where,
+            options,
+            commitUser,
+            compactStrategy,
+            partitionIdleTime,
+            orderStrategy,
+            orderBy);
     String m = mode == null ? "batch" : mode.strip().toLowerCase(Locale.ROOT);
     if (!m.equals("batch") && !m.equals("streaming")) {
       throw ProcedureArgs.bad("mode", "'" + mode + "' is not one of 'batch', 'streaming'");
+    }
+    try {
+      spec.checkMode(m.equals("streaming"));
+    } catch (IllegalArgumentException e) {
+      throw ProcedureArgs.bad("mode", e);
     }
     if (Boolean.TRUE.equals(dryRun)) {
       List<Row> rows = new ArrayList<>();
@@ -151,9 +158,11 @@ public final class CompactProcedure implements Procedure {
         + (task.inputs().size() == 1 ? " file, " : " files, ")
         + task.inputBytes()
         + " bytes -> "
-        + (task.kind() == CompactTask.Kind.MERGE_TREE
-            ? "merged into level " + task.outputLevel()
-            : "rewritten");
+        + switch (task.kind()) {
+          case MERGE_TREE -> "merged into level " + task.outputLevel();
+          case APPEND_REWRITE -> "rewritten";
+          case SORT_REWRITE -> "sorted, " + task.sortRange().orElseThrow();
+        };
   }
 
   /** Validates the arguments into the compaction of {@code table}; errors name the argument. */
@@ -171,6 +180,29 @@ public final class CompactProcedure implements Procedure {
       String commitUser,
       String compactStrategy,
       String partitionIdleTime) {
+    return configure(
+        table,
+        partitions,
+        where,
+        options,
+        commitUser,
+        compactStrategy,
+        partitionIdleTime,
+        null,
+        null);
+  }
+
+  /** The same with {@code order_strategy} and {@code order_by} (both null: no sort). */
+  public static CompactSpec configure(
+      Table table,
+      String partitions,
+      String where,
+      String options,
+      String commitUser,
+      String compactStrategy,
+      String partitionIdleTime,
+      String orderStrategy,
+      String orderBy) {
     CompactSpec.Builder b = CompactSpec.forTable(table.fullName(), table.store());
     boolean hasPartitions = partitions != null && !partitions.isBlank();
     boolean hasWhere = where != null && !where.isBlank();
@@ -211,6 +243,20 @@ public final class CompactProcedure implements Procedure {
       }
     }
     ProcedureArgs.strategyArgs(b, compactStrategy, partitionIdleTime);
-    return b.build();
+    if (orderStrategy != null || orderBy != null) {
+      try {
+        b.withSortOrder(orderStrategy, orderBy);
+      } catch (IllegalArgumentException e) {
+        boolean strategyWrong =
+            orderBy != null && e.getMessage().startsWith("Unknown order_strategy");
+        throw ProcedureArgs.bad(
+            strategyWrong || orderBy == null ? "order_strategy" : "order_by", e);
+      }
+    }
+    try {
+      return b.build();
+    } catch (IllegalArgumentException e) {
+      throw ProcedureArgs.bad("compact_strategy", e);
+    }
   }
 }

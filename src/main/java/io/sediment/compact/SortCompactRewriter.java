@@ -1,0 +1,161 @@
+package io.sediment.compact;
+
+import io.sediment.commit.CommitMessage;
+import io.sediment.format.WrittenFile;
+import io.sediment.io.DataFileFactory;
+import io.sediment.io.ExternalRowSorter;
+import io.sediment.io.OutputObserver;
+import io.sediment.io.RollingFileWriter;
+import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.EvolvingFileReader;
+import io.sediment.manifest.FileSource;
+import io.sediment.manifest.FileStore;
+import io.sediment.schema.TableOptions;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.function.BooleanSupplier;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.RowType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one range of a sort compaction ({@link CompactTask.Kind#SORT_REWRITE}): reads every input
+ * row, keeps those whose sort key is in the task's {@link SortRange}, sorts them in bounded memory
+ * ({@code write-buffer-size}, spilling sorted runs to local temporary files beyond it) and writes
+ * them into files of the target size, with the table's row-group size, so each file and row group
+ * covers a narrow slice of the order and its statistics are tight. Only range 0's commit message
+ * removes the inputs; the ranges of a bucket are committed together.
+ */
+final class SortCompactRewriter implements CompactRewriter {
+
+  private static final Logger LOG = LoggerFactory.getLogger(SortCompactRewriter.class);
+
+  /** Rows between two looks at the cancellation flag. */
+  private static final int CANCEL_CHECK_ROWS = 4096;
+
+  private final FileStore store;
+  private final OutputObserver observer;
+  private final DataFileFactory files = new DataFileFactory();
+
+  SortCompactRewriter(FileStore store, OutputObserver observer) {
+    this.store = store;
+    this.observer = observer;
+  }
+
+  @Override
+  public CompactTaskResult rewrite(CompactTask task, BooleanSupplier cancelled) throws Exception {
+    long start = System.nanoTime();
+    FileStore store = this.store.forRewriteOf(task.inputs());
+    SortRange range = task.sortRange().orElseThrow();
+    RowType rowType = store.rowType();
+    SortKeys keys = SortKeys.of(range.order(), rowType);
+    RowDataSerializer serializer = new RowDataSerializer(rowType);
+    long bufferBytes = store.options().get(TableOptions.WRITE_BUFFER_SIZE).getBytes();
+    File spillDir = new File(System.getProperty("java.io.tmpdir"), "sediment-sort");
+    long rowsTaken = 0;
+    List<WrittenFile> written;
+    try (ExternalRowSorter sorter =
+        new ExternalRowSorter(rowType.getFieldCount(), bufferBytes, spillDir)) {
+      for (DataFileMeta input : task.inputs()) {
+        try (EvolvingFileReader reader =
+            EvolvingFileReader.open(store, task.partition(), task.bucket(), input, rowType, null)) {
+          RowData row;
+          long n = 0;
+          while ((row = reader.next()) != null) {
+            if (++n % CANCEL_CHECK_ROWS == 0 && cancelled.getAsBoolean()) {
+              throw new CancellationException("Compaction task cancelled: " + task);
+            }
+            byte[] key = keys.key(row);
+            if (range.contains(key)) {
+              sorter.add(key, serializer.toBinaryRow(row).copy());
+              rowsTaken++;
+            }
+          }
+        }
+        if (cancelled.getAsBoolean()) {
+          throw new CancellationException("Compaction task cancelled: " + task);
+        }
+      }
+      RollingFileWriter writer = newWriter(store, task);
+      try {
+        sorter.sorted(writer::write);
+        written = writer.finish();
+      } catch (Exception | Error e) {
+        for (IOException cleanup : writer.abort()) {
+          e.addSuppressed(cleanup);
+        }
+        throw e;
+      }
+      LOG.debug("Task {}: {} rows sorted, {} spill files", task, rowsTaken, sorter.spillCount());
+    }
+    return result(store, task, written, rowsTaken, start);
+  }
+
+  private RollingFileWriter newWriter(FileStore store, CompactTask task) {
+    return new RollingFileWriter(
+        store.fileIO(),
+        () -> {
+          Path path = store.dataFilePath(task.partition(), task.bucket(), files.newFileName());
+          try {
+            observer.beforeCreate(path);
+          } catch (IOException e) {
+            throw new UncheckedIOException("Could not record compaction output " + path, e);
+          }
+          return path;
+        },
+        store.rowType(),
+        DataFileFactory.formatOptions(store.options()),
+        store.options().targetFileSize());
+  }
+
+  private static CompactTaskResult result(
+      FileStore store, CompactTask task, List<WrittenFile> written, long rows, long startNanos) {
+    // rows are reordered: every output spans the sequence numbers of all inputs
+    long minSeq = Long.MAX_VALUE;
+    long maxSeq = Long.MIN_VALUE;
+    for (DataFileMeta f : task.inputs()) {
+      minSeq = Math.min(minSeq, f.minSequenceNumber());
+      maxSeq = Math.max(maxSeq, f.maxSequenceNumber());
+    }
+    List<DataFileMeta> after = new ArrayList<>();
+    long rowsWritten = 0;
+    long bytesWritten = 0;
+    for (WrittenFile w : written) {
+      after.add(
+          DataFileFactory.appendFileMeta(
+              store, w, minSeq, maxSeq, task.outputLevel(), FileSource.COMPACT));
+      rowsWritten += w.rowCount();
+      bytesWritten += w.fileSize();
+    }
+    List<DataFileMeta> replaced = task.replacedInputs();
+    long replacedBytes = 0;
+    for (DataFileMeta f : replaced) {
+      replacedBytes += f.fileSize();
+    }
+    CommitMessage message =
+        CommitMessage.compact(
+            task.partition(),
+            task.bucket(),
+            task.totalBuckets(),
+            replaced,
+            after,
+            task.baseSnapshotId());
+    // rows read counts the rows of this range, input bytes the files it replaces: summed over the
+    // ranges of a bucket, each row and input byte counts once
+    return new CompactTaskResult(
+        task,
+        message,
+        rows,
+        rowsWritten,
+        replacedBytes,
+        bytesWritten,
+        (System.nanoTime() - startNanos) / 1_000_000);
+  }
+}
