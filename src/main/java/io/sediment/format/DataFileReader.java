@@ -1,5 +1,6 @@
 package io.sediment.format;
 
+import io.sediment.predicate.Predicate;
 import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
@@ -211,6 +212,23 @@ public final class DataFileReader implements Closeable {
   public static DataFileReader open(
       Path path, RowType fileRowType, int[] projection, long fileSize, long rowCount)
       throws IOException {
+    return open(path, fileRowType, projection, fileSize, rowCount, null);
+  }
+
+  /**
+   * Like {@link #open(Path, RowType, int[], long, long)}, reading only the row groups whose
+   * statistics show they may hold rows matching {@code rowGroupFilter} (a predicate on the produced
+   * row type; null reads every row group): {@link RowGroupPruning}. The rows read still have to be
+   * filtered; row groups are only left out when no row of them can match.
+   */
+  public static DataFileReader open(
+      Path path,
+      RowType fileRowType,
+      int[] projection,
+      long fileSize,
+      long rowCount,
+      Predicate rowGroupFilter)
+      throws IOException {
     RowType producedType = project(fileRowType, projection);
     MessageType requested = ParquetSchemas.toParquet(producedType);
     ParquetReadOptions options = readOptions();
@@ -225,7 +243,11 @@ public final class DataFileReader implements Closeable {
       VectorizedFileReader vectorized;
       try {
         footer.getFileMetaData().getSchema().checkContains(requested);
-        vectorized = VectorizedFileReader.create(path, producedType, requested, footer, codecs);
+        ParquetMetadata read =
+            rowGroupFilter == null
+                ? footer
+                : RowGroupPruning.prune(footer, producedType, rowGroupFilter);
+        vectorized = VectorizedFileReader.create(path, producedType, requested, read, codecs);
       } catch (RuntimeException e) {
         throw mismatch(path, producedType, e);
       }

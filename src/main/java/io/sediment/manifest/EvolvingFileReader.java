@@ -1,6 +1,7 @@
 package io.sediment.manifest;
 
 import io.sediment.format.DataFileReader;
+import io.sediment.predicate.Predicate;
 import io.sediment.schema.FieldMapping;
 import io.sediment.schema.MappedRow;
 import io.sediment.schema.TableSchema;
@@ -47,6 +48,23 @@ public final class EvolvingFileReader implements Closeable {
       RowType readType,
       int[] projection)
       throws IOException {
+    return open(store, partition, bucket, file, readType, projection, null);
+  }
+
+  /**
+   * Like {@link #open(FileStore, BinaryRowData, int, DataFileMeta, RowType, int[])}; a file of the
+   * reading layout reads only the row groups that may hold rows matching {@code rowGroupFilter} (on
+   * the produced type; null for all). Files of other layouts read every row group.
+   */
+  public static EvolvingFileReader open(
+      FileStore store,
+      BinaryRowData partition,
+      int bucket,
+      DataFileMeta file,
+      RowType readType,
+      int[] projection,
+      Predicate rowGroupFilter)
+      throws IOException {
     TableSchema reading = store.schema();
     TableSchema written = store.schema(file.schemaId());
     if (written.sameLayout(reading)) {
@@ -56,7 +74,8 @@ public final class EvolvingFileReader implements Closeable {
               readType,
               projection,
               file.fileSize(),
-              file.rowCount()),
+              file.rowCount(),
+              rowGroupFilter),
           null);
     }
     int tableColumns = reading.fields().size();

@@ -148,9 +148,16 @@ public final class TableRead {
             return null;
           }
           DataFileMeta f = files.next();
+          // row groups that cannot match are not read (an append file's rows need no merge)
           current =
               EvolvingFileReader.open(
-                  store, split.partition(), split.bucket(), f, store.rowType(), readFields);
+                  store,
+                  split.partition(),
+                  split.bucket(),
+                  f,
+                  store.rowType(),
+                  readFields,
+                  readFilter);
         }
         RowData row = current.next();
         if (row == null) {
