@@ -4,6 +4,7 @@ import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.catalog.Identifier;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactTask;
+import io.sediment.compact.SortOrder;
 import io.sediment.fs.FileIO;
 import io.sediment.fs.ObjectStoreRequests;
 import io.sediment.fs.ObjectStoreRequests.Counts;
@@ -45,7 +46,9 @@ public final class BenchRunner {
 
   /** Runs a compaction of a table with dynamic options; the Flink job or CompactBuilder. */
   public interface Compactor {
-    CompactResult compact(Table table, Map<String, String> options) throws Exception;
+    /** Compacts {@code table} with {@code options}, sorted by {@code order} unless it is null. */
+    CompactResult compact(Table table, Map<String, String> options, SortOrder order)
+        throws Exception;
   }
 
   /** W1/W2 compaction options: full compaction, rewrite parallelism 2. */
@@ -137,9 +140,11 @@ public final class BenchRunner {
         return w2(catalog, mode, compactor, scale);
       case "W4":
         return w4(catalog, mode, compactor, scale);
+      case "W6":
+        return SortBench.run(catalog, mode, compactor, scale);
       default:
         throw new IllegalArgumentException(
-            "Unknown workload '" + workload + "'; workloads are W1, W2, W3 and W4");
+            "Unknown workload '" + workload + "'; workloads are W1, W2, W3, W4 and W6");
     }
   }
 
@@ -556,7 +561,7 @@ public final class BenchRunner {
     resetPeakHeap();
     long cpuStart = processCpuNanos();
     long start = System.nanoTime();
-    CompactResult result = compactor.compact(table, OPTIONS);
+    CompactResult result = compactor.compact(table, OPTIONS, null);
     double wall = (System.nanoTime() - start) / 1e9;
     double cpu = (processCpuNanos() - cpuStart) / 1e9;
     return new Timed(plan, planSeconds, result, wall, cpu, peakHeap());

@@ -4,6 +4,7 @@ import io.sediment.bench.BenchResult;
 import io.sediment.bench.BenchRunner;
 import io.sediment.bench.DirectoryScanBench;
 import io.sediment.bench.ObjectStoreWarehouse;
+import io.sediment.compact.CompactBuilder;
 import io.sediment.flink.CompactJob;
 import io.sediment.fs.FileIO;
 import java.io.IOException;
@@ -43,7 +44,7 @@ final class BenchCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "W1|W2|W3|W4", description = "Workload.")
+  @Parameters(index = "0", paramLabel = "W1|W2|W3|W4|W6", description = "Workload.")
   String workload;
 
   @Option(
@@ -116,9 +117,9 @@ final class BenchCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     String w = workload.toUpperCase(Locale.ROOT);
-    if (!w.matches("W[1234]")) {
+    if (!w.matches("W[12346]")) {
       throw new IllegalArgumentException(
-          "Unknown workload '" + workload + "'; workloads are W1, W2, W3 and W4");
+          "Unknown workload '" + workload + "'; workloads are W1, W2, W3, W4 and W6");
     }
     if (parallelism < 1) {
       throw new IllegalArgumentException("--parallelism must be at least 1");
@@ -152,13 +153,17 @@ final class BenchCommand implements Callable<Integer> {
         String warehouse = wh.toString();
         mode = "flink-topology";
         compactor =
-            (table, options) ->
-                CompactJob.builder(warehouse, table.fullName())
-                    .options(options)
-                    .options(parallelOptions())
-                    .parallelism(parallelism)
-                    .build()
-                    .runBatch(cluster.newEnv());
+            (table, options, order) -> {
+              CompactJob.Builder job =
+                  CompactJob.builder(warehouse, table.fullName())
+                      .options(options)
+                      .options(parallelOptions())
+                      .parallelism(parallelism);
+              if (order != null) {
+                job.sortOrder(order.strategy().value(), String.join(",", order.columns()));
+              }
+              return job.build().runBatch(cluster.newEnv());
+            };
       }
       extra.put("parallelism", parallelism);
       if (!dynamicOptions.isEmpty()) {
@@ -223,10 +228,14 @@ final class BenchCommand implements Callable<Integer> {
   /** {@code CompactBuilder.execute()} with {@link #parallelOptions()}. */
   private BenchRunner.Compactor inProcessCompactor() {
     Map<String, String> parallel = parallelOptions();
-    return (table, options) -> {
+    return (table, options, order) -> {
       Map<String, String> o = new LinkedHashMap<>(options);
       o.putAll(parallel);
-      return table.newCompactBuilder().withOptions(o).execute();
+      CompactBuilder b = table.newCompactBuilder().withOptions(o);
+      if (order != null) {
+        b.withSortOrder(order);
+      }
+      return b.execute();
     };
   }
 

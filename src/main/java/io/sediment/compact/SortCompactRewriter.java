@@ -1,6 +1,7 @@
 package io.sediment.compact;
 
 import io.sediment.commit.CommitMessage;
+import io.sediment.format.FileFormatOptions;
 import io.sediment.format.WrittenFile;
 import io.sediment.io.DataFileFactory;
 import io.sediment.io.ExternalRowSorter;
@@ -29,9 +30,9 @@ import org.slf4j.LoggerFactory;
  * Runs one range of a sort compaction ({@link CompactTask.Kind#SORT_REWRITE}): reads every input
  * row, keeps those whose sort key is in the task's {@link SortRange}, sorts them in bounded memory
  * ({@code write-buffer-size}, spilling sorted runs to local temporary files beyond it) and writes
- * them into files of the target size, with the table's row-group size, so each file and row group
- * covers a narrow slice of the order and its statistics are tight. Only range 0's commit message
- * removes the inputs; the ranges of a bucket are committed together.
+ * them into files of the target size, with row groups of at most an eighth of it ({@link #format}),
+ * so each file and row group covers a narrow slice of the order and its statistics are tight. Only
+ * range 0's commit message removes the inputs; the ranges of a bucket are committed together.
  */
 final class SortCompactRewriter implements CompactRewriter {
 
@@ -74,7 +75,7 @@ final class SortCompactRewriter implements CompactRewriter {
             }
             byte[] key = keys.key(row);
             if (range.contains(key)) {
-              sorter.add(key, serializer.toBinaryRow(row).copy());
+              sorter.add(key, serializer.toBinaryRow(row));
               rowsTaken++;
             }
           }
@@ -111,8 +112,26 @@ final class SortCompactRewriter implements CompactRewriter {
           return path;
         },
         store.rowType(),
-        DataFileFactory.formatOptions(store.options()),
+        format(store),
         store.options().targetFileSize());
+  }
+
+  /**
+   * The table's file format, with row groups of at most an eighth of the target file size (16 MB
+   * with the defaults): a sorted file is read through filters, and narrow row groups let their
+   * statistics skip most of it ({@code parquet.row-group-size} when that is smaller).
+   */
+  static FileFormatOptions format(FileStore store) {
+    FileFormatOptions table = DataFileFactory.formatOptions(store.options());
+    long rowGroup =
+        Math.min(table.rowGroupSize(), Math.max(1, store.options().targetFileSize() / 8));
+    return new FileFormatOptions(
+        table.compression(),
+        table.zstdLevel(),
+        rowGroup,
+        table.pageSize(),
+        table.dictionary(),
+        table.plainColumns());
   }
 
   private static CompactTaskResult result(

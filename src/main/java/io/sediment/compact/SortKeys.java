@@ -40,12 +40,31 @@ public final class SortKeys {
   // order: reused buffer for one key; curves: one position per column
   private byte[] buffer = new byte[64];
   private final long[] dims;
+  // curves of up to 8 columns: each byte value spread to every n-th bit, from the top (see
+  // interleave)
+  private final long[] spread;
 
   private SortKeys(SortOrder.Strategy strategy, int[] positions, LogicalType[] types) {
     this.strategy = strategy;
     this.positions = positions;
     this.types = types;
     this.dims = new long[positions.length];
+    this.spread = positions.length <= 8 ? spreadTable(positions.length) : null;
+  }
+
+  /** For each byte value, its 8 bits (most significant first) at bits 63, 63-n, 63-2n, ... */
+  static long[] spreadTable(int n) {
+    long[] table = new long[256];
+    for (int v = 0; v < 256; v++) {
+      long spread = 0;
+      for (int k = 0; k < 8; k++) {
+        if (((v >>> (7 - k)) & 1) != 0) {
+          spread |= 1L << (63 - k * n);
+        }
+      }
+      table[v] = spread;
+    }
+    return table;
   }
 
   /** Keys of rows of {@code rowType} (which has every column of {@code order}). Not thread-safe. */
@@ -111,7 +130,7 @@ public final class SortKeys {
     if (strategy == SortOrder.Strategy.HILBERT && dims.length > 1) {
       hilbertTranspose(dims);
     }
-    return interleave(dims);
+    return spread != null ? interleave(dims, spread) : interleave(dims);
   }
 
   // ---- order: exact, variable length
@@ -243,8 +262,29 @@ public final class SortKeys {
         : ((LocalZonedTimestampType) type).getPrecision();
   }
 
+  /**
+   * {@link #interleave(long[])} a byte of each column at a time: byte {@code j} of every column
+   * makes bytes {@code [j*n, j*n + n)} of the key, each column's bits spread by the table and
+   * shifted to its place.
+   */
+  static byte[] interleave(long[] dims, long[] spread) {
+    int n = dims.length;
+    byte[] out = new byte[8 * n];
+    for (int j = 0; j < 8; j++) {
+      int shift = 56 - 8 * j;
+      long group = 0;
+      for (int d = 0; d < n; d++) {
+        group |= spread[(int) (dims[d] >>> shift) & 0xFF] >>> d;
+      }
+      for (int b = 0; b < n; b++) {
+        out[j * n + b] = (byte) (group >>> (56 - 8 * b));
+      }
+    }
+    return out;
+  }
+
   /** The bits of the columns interleaved, most significant first, column 0 first at each bit. */
-  private static byte[] interleave(long[] dims) {
+  static byte[] interleave(long[] dims) {
     int n = dims.length;
     byte[] out = new byte[8 * n];
     int bit = 0;

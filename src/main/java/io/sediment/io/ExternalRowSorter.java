@@ -11,9 +11,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.PriorityQueue;
+import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinarySegmentUtils;
@@ -23,17 +23,20 @@ import org.apache.flink.table.data.binary.BinarySegmentUtils;
  * to {@code bufferBytes}, each full buffer is sorted and spilled to a local temporary file, and
  * {@link #sorted} merges the spilled runs with the last buffer. Stable: rows with equal keys come
  * out in the order they were added. {@link #close} deletes the spill files, also after a failure.
+ *
+ * <p>The buffer holds no object per row, so a large one costs the garbage collector nothing: keys
+ * and row bytes are appended to pages (up to 1 MiB), and each row is two longs in arrays (its key's
+ * first 8 bytes, compared first, and where it lies), sorted as an index (as Flink's binary
+ * in-memory sort buffer does).
  */
 public final class ExternalRowSorter implements Closeable {
 
-  /** Bytes a buffered row costs beyond its key and row bytes (objects, references). */
-  private static final int ENTRY_OVERHEAD = 96;
+  /** Pages are a sixteenth of the buffer, between 4 KiB and 1 MiB. */
+  private static final int MAX_PAGE_SIZE = 1 << 20;
 
-  private record Entry(byte[] key, BinaryRowData row) {}
+  private static final int MIN_PAGE_SIZE = 4096;
 
-  private static final Comparator<Entry> BY_KEY = (a, b) -> Arrays.compareUnsigned(a.key, b.key);
-
-  /** Receives the sorted rows. */
+  /** Receives the sorted rows; a row is valid only during the call (it is reused). */
   public interface RowConsumer {
     void accept(BinaryRowData row) throws IOException;
   }
@@ -41,8 +44,16 @@ public final class ExternalRowSorter implements Closeable {
   private final int arity;
   private final long bufferBytes;
   private final File spillDir;
-  private final List<Entry> buffer = new ArrayList<>();
   private final List<File> spills = new ArrayList<>();
+  private final int pageSize;
+
+  // the buffer: records [key length int][row length int][key][row] in pages
+  private final List<byte[]> pages = new ArrayList<>();
+  private final List<MemorySegment> segments = new ArrayList<>();
+  private int pageOffset = Integer.MAX_VALUE / 2; // no page yet
+  private long[] prefixes = new long[1024];
+  private long[] pointers = new long[1024]; // page << 32 | offset
+  private int count;
   private long buffered;
 
   /**
@@ -54,12 +65,37 @@ public final class ExternalRowSorter implements Closeable {
     this.arity = arity;
     this.bufferBytes = Math.max(1, bufferBytes);
     this.spillDir = spillDir;
+    this.pageSize = (int) Math.max(MIN_PAGE_SIZE, Math.min(MAX_PAGE_SIZE, this.bufferBytes / 16));
   }
 
-  /** Adds a row; the sorter keeps {@code row} (pass a copy of a reused row). */
+  /** Adds a row (its bytes are copied: {@code row} may be reused by the caller). */
   public void add(byte[] key, BinaryRowData row) throws IOException {
-    buffer.add(new Entry(key, row));
-    buffered += key.length + row.getSizeInBytes() + ENTRY_OVERHEAD;
+    int rowSize = row.getSizeInBytes();
+    int size = 8 + key.length + rowSize;
+    if (pages.isEmpty() || pageOffset + size > pages.get(pages.size() - 1).length) {
+      byte[] page = new byte[Math.max(pageSize, size)];
+      pages.add(page);
+      segments.add(MemorySegmentFactory.wrap(page));
+      pageOffset = 0;
+      buffered += page.length;
+    }
+    int pageIndex = pages.size() - 1;
+    byte[] page = pages.get(pageIndex);
+    int at = pageOffset;
+    putInt(page, at, key.length);
+    putInt(page, at + 4, rowSize);
+    System.arraycopy(key, 0, page, at + 8, key.length);
+    BinarySegmentUtils.copyToBytes(
+        row.getSegments(), row.getOffset(), page, at + 8 + key.length, rowSize);
+    pageOffset = at + size;
+    if (count == prefixes.length) {
+      prefixes = Arrays.copyOf(prefixes, count * 2);
+      pointers = Arrays.copyOf(pointers, count * 2);
+      buffered += count * 16L;
+    }
+    prefixes[count] = prefix(key);
+    pointers[count] = ((long) pageIndex << 32) | at;
+    count++;
     if (buffered >= bufferBytes) {
       spill();
     }
@@ -72,12 +108,14 @@ public final class ExternalRowSorter implements Closeable {
 
   /** Hands every added row to {@code out} in key order (once). */
   public void sorted(RowConsumer out) throws IOException {
-    buffer.sort(BY_KEY);
+    int[] order = sortedIndex();
     if (spills.isEmpty()) {
-      for (Entry e : buffer) {
-        out.accept(e.row);
+      BinaryRowData row = new BinaryRowData(arity);
+      for (int i : order) {
+        pointRow(row, i);
+        out.accept(row);
       }
-      buffer.clear();
+      clearBuffer();
       return;
     }
     List<Run> runs = new ArrayList<>();
@@ -85,12 +123,15 @@ public final class ExternalRowSorter implements Closeable {
       for (File f : spills) {
         runs.add(new SpillRun(f, arity));
       }
-      runs.add(new BufferRun(buffer));
+      runs.add(new BufferRun(order));
       // ties go to the earlier run: rows added earlier come first
       PriorityQueue<Run> queue =
           new PriorityQueue<>(
               (a, b) -> {
-                int c = Arrays.compareUnsigned(a.key(), b.key());
+                int c = Long.compareUnsigned(a.prefix, b.prefix);
+                if (c == 0) {
+                  c = a.compareKey(b);
+                }
                 return c != 0 ? c : Integer.compare(a.index, b.index);
               });
       for (int i = 0; i < runs.size(); i++) {
@@ -102,7 +143,7 @@ public final class ExternalRowSorter implements Closeable {
       }
       while (!queue.isEmpty()) {
         Run r = queue.poll();
-        out.accept(r.row());
+        out.accept(r.row);
         if (r.advance()) {
           queue.add(r);
         }
@@ -111,33 +152,91 @@ public final class ExternalRowSorter implements Closeable {
       for (Run r : runs) {
         r.close();
       }
-      buffer.clear();
+      clearBuffer();
     }
   }
 
+  /** The buffered rows' positions in key order, stable (a merge sort of the index). */
+  private int[] sortedIndex() {
+    int[] a = new int[count];
+    for (int i = 0; i < count; i++) {
+      a[i] = i;
+    }
+    int[] b = new int[count];
+    // bottom-up merge sort: runs of 1, 2, 4, ...; equal keys keep the lower (earlier) index first
+    for (int width = 1; width < count; width *= 2) {
+      for (int lo = 0; lo < count; lo += 2 * width) {
+        int mid = Math.min(lo + width, count);
+        int hi = Math.min(lo + 2 * width, count);
+        int i = lo;
+        int j = mid;
+        int k = lo;
+        while (i < mid && j < hi) {
+          b[k++] = compare(a[j], a[i]) < 0 ? a[j++] : a[i++];
+        }
+        while (i < mid) {
+          b[k++] = a[i++];
+        }
+        while (j < hi) {
+          b[k++] = a[j++];
+        }
+      }
+      int[] t = a;
+      a = b;
+      b = t;
+    }
+    return a;
+  }
+
+  private int compare(int x, int y) {
+    int c = Long.compareUnsigned(prefixes[x], prefixes[y]);
+    if (c != 0) {
+      return c;
+    }
+    byte[] px = pages.get((int) (pointers[x] >>> 32));
+    int ox = (int) pointers[x];
+    byte[] py = pages.get((int) (pointers[y] >>> 32));
+    int oy = (int) pointers[y];
+    return Arrays.compareUnsigned(
+        px, ox + 8, ox + 8 + getInt(px, ox), py, oy + 8, oy + 8 + getInt(py, oy));
+  }
+
+  private void pointRow(BinaryRowData row, int i) {
+    int page = (int) (pointers[i] >>> 32);
+    int at = (int) pointers[i];
+    byte[] bytes = pages.get(page);
+    row.pointTo(segments.get(page), at + 8 + getInt(bytes, at), getInt(bytes, at + 4));
+  }
+
   private void spill() throws IOException {
-    buffer.sort(BY_KEY);
+    int[] order = sortedIndex();
     Files.createDirectories(spillDir.toPath());
     File file = File.createTempFile("sort-", ".spill", spillDir);
     spills.add(file);
     try (DataOutputStream out =
         new DataOutputStream(
             new BufferedOutputStream(Files.newOutputStream(file.toPath()), 1 << 16))) {
-      for (Entry e : buffer) {
-        out.writeInt(e.key.length);
-        out.write(e.key);
-        int size = e.row.getSizeInBytes();
-        out.writeInt(size);
-        out.write(BinarySegmentUtils.copyToBytes(e.row.getSegments(), e.row.getOffset(), size));
+      for (int i : order) {
+        byte[] page = pages.get((int) (pointers[i] >>> 32));
+        int at = (int) pointers[i];
+        // the record as it lies in the page: lengths, key, row
+        out.write(page, at, 8 + getInt(page, at) + getInt(page, at + 4));
       }
     }
-    buffer.clear();
-    buffered = 0;
+    clearBuffer();
+  }
+
+  private void clearBuffer() {
+    pages.clear();
+    segments.clear();
+    pageOffset = Integer.MAX_VALUE / 2;
+    count = 0;
+    buffered = (long) prefixes.length * 16;
   }
 
   @Override
   public void close() throws IOException {
-    buffer.clear();
+    clearBuffer();
     IOException failure = null;
     for (File f : spills) {
       try {
@@ -156,85 +255,155 @@ public final class ExternalRowSorter implements Closeable {
     }
   }
 
-  /** A sorted run being merged: its current row and key. */
+  /** The first 8 bytes of a key, big-endian, zero-padded: orders as the keys' prefixes. */
+  static long prefix(byte[] key) {
+    return prefix(key, 0, key.length);
+  }
+
+  private static long prefix(byte[] bytes, int from, int length) {
+    long p = 0;
+    int n = Math.min(8, length);
+    for (int i = 0; i < n; i++) {
+      p |= (bytes[from + i] & 0xFFL) << (56 - 8 * i);
+    }
+    return p;
+  }
+
+  private static void putInt(byte[] b, int at, int v) {
+    b[at] = (byte) (v >>> 24);
+    b[at + 1] = (byte) (v >>> 16);
+    b[at + 2] = (byte) (v >>> 8);
+    b[at + 3] = (byte) v;
+  }
+
+  private static int getInt(byte[] b, int at) {
+    return ((b[at] & 0xFF) << 24)
+        | ((b[at + 1] & 0xFF) << 16)
+        | ((b[at + 2] & 0xFF) << 8)
+        | (b[at + 3] & 0xFF);
+  }
+
+  /** A sorted run being merged: its current key (bytes and prefix) and row. */
   private abstract static class Run implements Closeable {
     int index;
+    long prefix;
+    BinaryRowData row;
 
     abstract boolean advance() throws IOException;
 
-    abstract byte[] key();
+    /** Compares the current keys (after equal prefixes). */
+    abstract int compareKey(Run other);
 
-    abstract BinaryRowData row();
+    abstract byte[] keyBytes();
+
+    abstract int keyFrom();
+
+    abstract int keyTo();
+
+    int compareKeyBytes(Run other) {
+      return Arrays.compareUnsigned(
+          keyBytes(), keyFrom(), keyTo(), other.keyBytes(), other.keyFrom(), other.keyTo());
+    }
 
     @Override
     public void close() throws IOException {}
   }
 
-  private static final class BufferRun extends Run {
-    private final List<Entry> entries;
+  private final class BufferRun extends Run {
+    private final int[] order;
     private int next;
-    private Entry current;
+    private byte[] page;
+    private int at;
 
-    BufferRun(List<Entry> entries) {
-      this.entries = entries;
+    BufferRun(int[] order) {
+      this.order = order;
+      this.row = new BinaryRowData(arity);
     }
 
     @Override
     boolean advance() {
-      current = next < entries.size() ? entries.get(next++) : null;
-      return current != null;
+      if (next >= order.length) {
+        return false;
+      }
+      int i = order[next++];
+      prefix = prefixes[i];
+      page = pages.get((int) (pointers[i] >>> 32));
+      at = (int) pointers[i];
+      pointRow(row, i);
+      return true;
     }
 
     @Override
-    byte[] key() {
-      return current.key;
+    int compareKey(Run other) {
+      return compareKeyBytes(other);
     }
 
     @Override
-    BinaryRowData row() {
-      return current.row;
+    byte[] keyBytes() {
+      return page;
+    }
+
+    @Override
+    int keyFrom() {
+      return at + 8;
+    }
+
+    @Override
+    int keyTo() {
+      return at + 8 + getInt(page, at);
     }
   }
 
   private static final class SpillRun extends Run {
     private final DataInputStream in;
-    private final int arity;
-    private byte[] key;
-    private BinaryRowData row;
+    private byte[] record = new byte[256];
+    private MemorySegment segment = MemorySegmentFactory.wrap(record);
+    private int keyLength;
 
     SpillRun(File file, int arity) throws IOException {
       this.in =
           new DataInputStream(
               new BufferedInputStream(Files.newInputStream(file.toPath()), 1 << 16));
-      this.arity = arity;
+      this.row = new BinaryRowData(arity);
     }
 
     @Override
     boolean advance() throws IOException {
-      int keyLength;
       try {
         keyLength = in.readInt();
       } catch (EOFException end) {
         return false;
       }
-      key = new byte[keyLength];
-      in.readFully(key);
-      byte[] bytes = new byte[in.readInt()];
-      in.readFully(bytes);
-      // a new row each time: the previous one may still be written by the consumer
-      row = new BinaryRowData(arity);
-      row.pointTo(MemorySegmentFactory.wrap(bytes), 0, bytes.length);
+      int rowLength = in.readInt();
+      if (record.length < keyLength + rowLength) {
+        record = new byte[Math.max(keyLength + rowLength, record.length * 2)];
+        segment = MemorySegmentFactory.wrap(record);
+      }
+      in.readFully(record, 0, keyLength + rowLength);
+      prefix = prefix(record, 0, keyLength);
+      // the buffer is reused: the consumer has written the previous row before this call
+      row.pointTo(segment, keyLength, rowLength);
       return true;
     }
 
     @Override
-    byte[] key() {
-      return key;
+    int compareKey(Run other) {
+      return compareKeyBytes(other);
     }
 
     @Override
-    BinaryRowData row() {
-      return row;
+    byte[] keyBytes() {
+      return record;
+    }
+
+    @Override
+    int keyFrom() {
+      return 0;
+    }
+
+    @Override
+    int keyTo() {
+      return keyLength;
     }
 
     @Override

@@ -90,9 +90,39 @@ class BenchCommandTest {
     assertThat(j.get("rowGroupsPerOutputFile").asText()).isEqualTo("[1]");
   }
 
+  /** W6: three layouts of the same input, each queried twice, the same rows returned by each. */
+  @Test
+  void w6ComparesTheLayoutsOfOneInput() throws Exception {
+    SedimentCliTest.Result r =
+        SedimentCliTest.run(
+            "bench",
+            "W6",
+            "--scale",
+            "100",
+            "--in-process",
+            "--json",
+            "--dir",
+            dir.resolve("w6").toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = JSON.readTree(r.out());
+    assertThat(j.get("verified").asBoolean()).as(j.toString()).isTrue();
+    for (String layout : new String[] {"unsorted", "linear", "zorder"}) {
+      assertThat(j.get(layout + "CompactionSeconds").asDouble()).as(layout).isPositive();
+      for (String q : new String[] {"Q1", "Q2"}) {
+        assertThat(j.get(layout + q + "RowsReturned").asLong())
+            .as(layout + q)
+            .isEqualTo(j.get("unsorted" + q + "RowsReturned").asLong());
+        assertThat(j.get(layout + q + "RowGroupsRead").asLong())
+            .as(layout + q)
+            .isLessThanOrEqualTo(j.get(layout + "RowGroups").asLong());
+      }
+    }
+    assertThat(j.get("unsortedQ2RowsReturned").asLong()).isPositive();
+  }
+
   @Test
   void aCompactionThatDoesNothingFailsVerification() throws Exception {
-    BenchRunner.Compactor none = (table, options) -> CompactResult.nothing(0);
+    BenchRunner.Compactor none = (table, options, order) -> CompactResult.nothing(0);
     for (String w : new String[] {"W1", "W2"}) {
       BenchResult r =
           BenchRunner.run(w, dir.resolve(w), "test", none, BenchRunner.Scale.divided(2000));
@@ -106,6 +136,6 @@ class BenchCommandTest {
     SedimentCliTest.Result r = SedimentCliTest.run("bench", "W9");
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err().trim())
-        .isEqualTo("Error: Unknown workload 'W9'; workloads are W1, W2, W3 and W4");
+        .isEqualTo("Error: Unknown workload 'W9'; workloads are W1, W2, W3, W4 and W6");
   }
 }

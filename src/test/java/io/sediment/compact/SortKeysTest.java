@@ -173,6 +173,24 @@ class SortKeysTest {
     }
   }
 
+  /** The table-driven interleave (up to 8 columns) makes the bit-by-bit one's bytes. */
+  @Test
+  void theFastInterleaveEqualsTheBitByBitOne() {
+    SplittableRandom r = new SplittableRandom(11);
+    for (int n = 1; n <= 8; n++) {
+      long[] spread = SortKeys.spreadTable(n);
+      for (int i = 0; i < 500; i++) {
+        long[] dims = new long[n];
+        for (int d = 0; d < n; d++) {
+          dims[d] = r.nextInt(4) == 0 ? -1L >>> r.nextInt(64) : r.nextLong();
+        }
+        assertThat(SortKeys.interleave(dims, spread))
+            .as("n=%s", n)
+            .isEqualTo(SortKeys.interleave(dims));
+      }
+    }
+  }
+
   /** On a 32 x 32 grid the Hilbert order moves one cell at a time; z-order jumps. */
   @Test
   void hilbertKeysWalkAGridCellByCell() {

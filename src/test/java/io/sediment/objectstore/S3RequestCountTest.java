@@ -54,7 +54,7 @@ class S3RequestCountTest {
             "W1",
             "s3://lake/bench-w1",
             "in-process",
-            (table, options) -> table.newCompactBuilder().withOptions(options).execute(),
+            (table, options, order) -> table.newCompactBuilder().withOptions(options).execute(),
             BenchRunner.Scale.divided(100),
             lock);
     System.err.println("W1 " + w1.toJson(Map.of()));
