@@ -171,6 +171,12 @@ public final class CompactBuilder {
     return execute(spec());
   }
 
+  /**
+   * Plans and runs the compaction: one commit, or with {@code partial-progress.enabled} up to
+   * {@code partial-progress.max-commits}, each of at most the per-commit budget ({@link
+   * CompactBudget}), planned anew from the snapshot the previous one made. A failure of a later
+   * commit keeps the earlier ones and throws.
+   */
   private CompactResult execute(CompactSpec request) throws Exception {
     long start = System.currentTimeMillis();
     List<CompactTask> tasks = request.plan(store, tableName);
@@ -179,6 +185,40 @@ public final class CompactBuilder {
       return CompactResult.nothing(System.currentTimeMillis() - start);
     }
     FileStore effective = request.applyOptions(store);
+    long budget = CompactBudget.perCommit(effective.options(), tasks);
+    int commits = CompactBudget.commits(effective.options());
+    long planned = CompactBudget.replacedBytes(tasks);
+    long rewritten = 0;
+    List<CompactResult> done = new ArrayList<>();
+    for (int round = 0; round < commits && rewritten < planned; round++) {
+      if (round > 0) {
+        // planned anew from this run's last commit; ends once the first plan's bytes are done
+        // (a new plan could otherwise pick up what the rounds wrote)
+        tasks = request.plan(store, tableName);
+        if (tasks.isEmpty()) {
+          break;
+        }
+      }
+      // without compaction.max-rewrite-bytes the last commit takes what is left
+      boolean last =
+          round == commits - 1 && CompactBudget.maxRewriteBytes(effective.options()).isEmpty();
+      CompactResult r =
+          executeRound(
+              request, effective, CompactBudget.cap(tasks, last ? Long.MAX_VALUE : budget));
+      done.add(r);
+      rewritten += r.bytesBefore();
+    }
+    CompactResult result = CompactResult.sum(done, System.currentTimeMillis() - start);
+    if (done.size() > 1) {
+      LOG.info("Compacted {} in {} commits: {}", tableName, done.size(), result.toJson());
+    }
+    return result;
+  }
+
+  /** Runs {@code tasks} and commits them in one COMPACT snapshot. */
+  private CompactResult executeRound(
+      CompactSpec request, FileStore effective, List<CompactTask> tasks) throws Exception {
+    long start = System.currentTimeMillis();
     int parallelism =
         Math.min(
             tasks.size(),

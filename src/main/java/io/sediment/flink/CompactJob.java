@@ -4,6 +4,7 @@ import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.catalog.Identifier;
 import io.sediment.commit.CommitUsers;
 import io.sediment.commit.SnapshotCommits;
+import io.sediment.compact.CompactBudget;
 import io.sediment.compact.CompactBuilder;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactSpec;
@@ -75,6 +76,17 @@ public final class CompactJob {
     this.parallelism = p;
     this.discoveryIntervalMs = opts.get(TableOptions.COMPACTION_DISCOVERY_INTERVAL).toMillis();
     this.maxConsecutiveFailures = opts.get(TableOptions.COMPACTION_MAX_CONSECUTIVE_FAILURES);
+  }
+
+  /** The same job on {@code targets}, under a commit user of its own (a round of a batch run). */
+  private CompactJob(CompactJob job, CompactTargets targets) {
+    this.targets = targets;
+    this.name = job.name;
+    this.commitUser = CompactBuilder.compactCommitUser(targets.spec().commitUser());
+    this.listener = job.listener;
+    this.parallelism = job.parallelism;
+    this.discoveryIntervalMs = job.discoveryIntervalMs;
+    this.maxConsecutiveFailures = job.maxConsecutiveFailures;
   }
 
   /**
@@ -196,6 +208,54 @@ public final class CompactJob {
    */
   public Map<String, CompactResult> runBatchPerTable(
       StreamExecutionEnvironment env, IntConsumer progress) throws Exception {
+    // partial progress: several rounds, one bounded job and COMPACT commit each, each capped at
+    // the per-commit budget and planned from the snapshot the round before made
+    int rounds = 1;
+    Map<String, Long> budgets = new LinkedHashMap<>();
+    Map<String, Long> planned = new LinkedHashMap<>();
+    for (String t : targets.tableNames()) {
+      Table table = targets.table(t);
+      int commits = CompactBudget.commits(table.options());
+      if (commits > 1) {
+        List<CompactTask> plan = targets.spec().plan(table.store(), t, false);
+        budgets.put(t, CompactBudget.perCommit(table.options(), plan));
+        planned.put(t, CompactBudget.replacedBytes(plan));
+        rounds = Math.max(rounds, commits);
+      }
+    }
+    if (rounds == 1) {
+      return runOnce(env, progress);
+    }
+    long start = System.currentTimeMillis();
+    CompactTargets capped = targets.withBudgets(budgets);
+    Map<String, List<CompactResult>> all = new LinkedHashMap<>();
+    Map<String, Long> rewritten = new LinkedHashMap<>();
+    for (int round = 0; round < rounds; round++) {
+      // the last round takes what is left (unless compaction.max-rewrite-bytes caps it)
+      CompactTargets roundTargets = round == rounds - 1 ? targets : capped;
+      Map<String, CompactResult> r = new CompactJob(this, roundTargets).runOnce(env, progress);
+      boolean committed = false;
+      boolean left = false;
+      for (Map.Entry<String, CompactResult> e : r.entrySet()) {
+        all.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(e.getValue());
+        committed |= e.getValue().snapshotId() != null;
+        long done = rewritten.merge(e.getKey(), e.getValue().bytesBefore(), Long::sum);
+        left |= done < planned.getOrDefault(e.getKey(), 0L);
+      }
+      // ends when a round commits nothing or the first plan's bytes are all rewritten
+      if (!committed || !left) {
+        break;
+      }
+    }
+    long durationMs = System.currentTimeMillis() - start;
+    Map<String, CompactResult> out = new LinkedHashMap<>();
+    all.forEach((t, rs) -> out.put(t, CompactResult.sum(rs, durationMs)));
+    return out;
+  }
+
+  /** One bounded job: plans once, rewrites, makes one COMPACT commit per table, ends. */
+  private Map<String, CompactResult> runOnce(StreamExecutionEnvironment env, IntConsumer progress)
+      throws Exception {
     long start = System.currentTimeMillis();
     env.setRuntimeMode(RuntimeExecutionMode.BATCH);
     buildTopology(env, true);

@@ -2,11 +2,13 @@ package io.sediment.flink;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.catalog.Identifier;
+import io.sediment.compact.CompactBudget;
 import io.sediment.compact.CompactSpec;
 import io.sediment.predicate.Predicate;
 import io.sediment.table.Table;
 import java.io.Serializable;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -24,11 +26,36 @@ public final class CompactTargets implements Serializable {
   private final String warehouse;
   private final CompactSpec spec;
 
+  /** Per table, the input bytes one commit of this run rewrites at most (partial progress). */
+  private final HashMap<String, Long> budgets;
+
   private transient FileSystemCatalog catalog;
 
   CompactTargets(String warehouse, CompactSpec spec) {
+    this(warehouse, spec, new HashMap<>());
+  }
+
+  private CompactTargets(String warehouse, CompactSpec spec, Map<String, Long> budgets) {
     this.warehouse = warehouse;
     this.spec = spec;
+    this.budgets = new HashMap<>(budgets);
+  }
+
+  /** The same targets whose plans are capped at {@code budgets} bytes per table. */
+  CompactTargets withBudgets(Map<String, Long> budgets) {
+    return new CompactTargets(warehouse, spec, budgets);
+  }
+
+  /**
+   * The input bytes one commit of {@code table} (loaded with the dynamic options) rewrites at most:
+   * this run's budget, else {@code compaction.max-rewrite-bytes}, else no limit.
+   */
+  long budget(String name, Table table) {
+    Long b = budgets.get(name);
+    if (b != null) {
+      return b;
+    }
+    return CompactBudget.maxRewriteBytes(table.options()).orElse(Long.MAX_VALUE);
   }
 
   public String warehouse() {

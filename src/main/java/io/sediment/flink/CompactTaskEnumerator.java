@@ -1,5 +1,6 @@
 package io.sediment.flink;
 
+import io.sediment.compact.CompactBudget;
 import io.sediment.compact.CompactPlanner;
 import io.sediment.compact.CompactStrategy;
 import io.sediment.compact.CompactTask;
@@ -165,7 +166,8 @@ final class CompactTaskEnumerator
         deltaCommits.put(name, 0);
         lastFullMillis.put(name, System.currentTimeMillis());
       }
-      tasks.addAll(plan.tasks());
+      // a commit rewrites at most the budget: the rest is planned by a later round (or run)
+      tasks.addAll(CompactBudget.cap(plan.tasks(), targets.budget(name, table)));
       waitingByTable.put(name, plan.waitingFiles());
     }
     waitingByTable.keySet().retainAll(names);

@@ -275,6 +275,34 @@ public final class TableOptions implements Serializable {
                   + " APPEND or OVERWRITE commits have landed since its last full round (its minor"
                   + " rounds go on in between). Unset: never. Paimon's name.");
 
+  public static final ConfigOption<MemorySize> COMPACTION_MAX_REWRITE_BYTES =
+      ConfigOptions.key("compaction.max-rewrite-bytes")
+          .memoryType()
+          .noDefaultValue()
+          .withDescription(
+              "The most input bytes one compaction commit rewrites: each planning round takes its"
+                  + " tasks in plan order up to this size (at least one task; a sort compaction's"
+                  + " ranges of a bucket go together), the rest is planned by the next round."
+                  + " Unset: no limit.");
+
+  public static final ConfigOption<Boolean> PARTIAL_PROGRESS_ENABLED =
+      ConfigOptions.key("partial-progress.enabled")
+          .booleanType()
+          .defaultValue(false)
+          .withDescription(
+              "A batch compaction commits in several COMPACT snapshots, each of at most"
+                  + " compaction.max-rewrite-bytes (unset: the plan split evenly over"
+                  + " partial-progress.max-commits), so a failure late in a long run keeps the"
+                  + " commits made before it. Iceberg's name.");
+
+  public static final ConfigOption<Integer> PARTIAL_PROGRESS_MAX_COMMITS =
+      ConfigOptions.key("partial-progress.max-commits")
+          .intType()
+          .defaultValue(10)
+          .withDescription(
+              "With partial-progress.enabled: the most commits one batch compaction makes; what"
+                  + " is left after them waits for the next run. Iceberg's name and default.");
+
   public static final ConfigOption<Double> COMPACTION_DELETE_RATIO_THRESHOLD =
       ConfigOptions.key("compaction.delete-ratio-threshold")
           .doubleType()
@@ -739,6 +767,7 @@ public final class TableOptions implements Serializable {
         }
         break;
       case "full-compaction.delta-commits":
+      case "partial-progress.max-commits":
       case "compaction.min.file-num":
       case "compaction.parallelism":
       case "manifest.merge-min-count":
@@ -776,6 +805,7 @@ public final class TableOptions implements Serializable {
       case "manifest.target-file-size":
       case "parquet.row-group-size":
       case "write-buffer-size":
+      case "compaction.max-rewrite-bytes":
       case "local-cache.max-size":
         if (((MemorySize) value).getBytes() <= 0) {
           problem = "must be a positive size such as '128 mb'";

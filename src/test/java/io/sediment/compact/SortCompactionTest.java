@@ -261,6 +261,37 @@ class SortCompactionTest {
     return rb.newRead().readAll(rb.newScan().plan().splits()).size();
   }
 
+  /** A budget never splits the ranges of a bucket: they replace its files together. */
+  @Test
+  void aBudgetTakesTheRangesOfABucketTogether() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table =
+        TestTables.create(catalog, "t", schema().option("target-file-size", "8 kb").build());
+    SplittableRandom r = new SplittableRandom(5);
+    for (int c = 0; c < 4; c++) {
+      List<RowData> batch = new ArrayList<>();
+      for (String p : List.of("a", "b")) {
+        for (int i = 0; i < 300; i++) {
+          batch.add(randomRow(r, p));
+        }
+      }
+      TestTables.writeBatch(table, batch);
+    }
+    List<CompactTask> plan =
+        table
+            .newCompactBuilder()
+            .withSortOrder("order", "user_id")
+            .withOptions(Map.of("compaction.parallelism", "3"))
+            .plan();
+    assertThat(plan).hasSize(6);
+    for (long budget : new long[] {1, CompactBudget.replacedBytes(plan.subList(0, 3)) + 1}) {
+      List<CompactTask> capped = CompactBudget.cap(plan, budget);
+      assertThat(capped).as("budget %s", budget).hasSize(3);
+      assertThat(capped).allMatch(t -> t.partitionPath().equals(plan.get(0).partitionPath()));
+    }
+    assertThat(CompactBudget.cap(plan, Long.MAX_VALUE)).hasSize(6);
+  }
+
   @Test
   void wrongSortArgumentsAreRefusedNamingWhatIsAllowed() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(dir);

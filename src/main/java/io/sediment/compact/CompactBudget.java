@@ -1,0 +1,111 @@
+package io.sediment.compact;
+
+import io.sediment.manifest.DataFileMeta;
+import io.sediment.schema.TableOptions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalLong;
+import org.apache.flink.configuration.MemorySize;
+
+/**
+ * How much one compaction commit rewrites ({@code compaction.max-rewrite-bytes}) and how many
+ * commits one batch run makes ({@code partial-progress.enabled}, {@code
+ * partial-progress.max-commits}, Iceberg's names). A run with partial progress plans, commits the
+ * first budget's worth, plans again from the new snapshot, and so on: each commit is a COMPACT
+ * snapshot of its own, so a failure keeps the commits made before it.
+ */
+public final class CompactBudget {
+
+  private CompactBudget() {}
+
+  /**
+   * The tasks of {@code plan} that one commit of at most {@code budget} input bytes rewrites: whole
+   * units in plan order (a task, or all sort ranges of a bucket), while the sum stays within the
+   * budget, and at least the first unit (a unit larger than the budget goes alone).
+   */
+  public static List<CompactTask> cap(List<CompactTask> plan, long budget) {
+    if (budget == Long.MAX_VALUE) {
+      return plan;
+    }
+    List<CompactTask> out = new ArrayList<>();
+    long sum = 0;
+    int i = 0;
+    while (i < plan.size()) {
+      int end = unitEnd(plan, i);
+      long bytes = replacedBytes(plan.subList(i, end));
+      if (!out.isEmpty() && sum + bytes > budget) {
+        break;
+      }
+      out.addAll(plan.subList(i, end));
+      sum += bytes;
+      i = end;
+    }
+    return out;
+  }
+
+  /**
+   * The end (exclusive) of the unit starting at {@code from}: a bucket's sort ranges go together.
+   */
+  private static int unitEnd(List<CompactTask> plan, int from) {
+    CompactTask first = plan.get(from);
+    int end = from + 1;
+    if (first.kind() == CompactTask.Kind.SORT_REWRITE) {
+      while (end < plan.size()
+          && plan.get(end).kind() == CompactTask.Kind.SORT_REWRITE
+          && !plan.get(end).sortRange().orElseThrow().replacesInputs()
+          && sameBucket(first, plan.get(end))) {
+        end++;
+      }
+    }
+    return end;
+  }
+
+  private static boolean sameBucket(CompactTask a, CompactTask b) {
+    return Objects.equals(a.table(), b.table())
+        && a.partitionPath().equals(b.partitionPath())
+        && a.bucket() == b.bucket();
+  }
+
+  /** Input bytes the tasks replace (a sort's ranges count their shared inputs once). */
+  public static long replacedBytes(List<CompactTask> tasks) {
+    long sum = 0;
+    for (CompactTask t : tasks) {
+      for (DataFileMeta f : t.replacedInputs()) {
+        sum += f.fileSize();
+      }
+    }
+    return sum;
+  }
+
+  /** {@code compaction.max-rewrite-bytes}, if set. */
+  public static OptionalLong maxRewriteBytes(TableOptions options) {
+    MemorySize max = options.get(TableOptions.COMPACTION_MAX_REWRITE_BYTES);
+    return max == null ? OptionalLong.empty() : OptionalLong.of(max.getBytes());
+  }
+
+  /** The commits one batch run makes at most: {@code partial-progress.max-commits}, or 1. */
+  public static int commits(TableOptions options) {
+    return options.get(TableOptions.PARTIAL_PROGRESS_ENABLED)
+        ? options.get(TableOptions.PARTIAL_PROGRESS_MAX_COMMITS)
+        : 1;
+  }
+
+  /**
+   * The budget of each commit of a batch run whose first plan is {@code plan}: {@code
+   * compaction.max-rewrite-bytes} when set; else, with partial progress, the plan's input bytes
+   * split evenly over {@code partial-progress.max-commits}; else no limit.
+   */
+  public static long perCommit(TableOptions options, List<CompactTask> plan) {
+    OptionalLong max = maxRewriteBytes(options);
+    if (max.isPresent()) {
+      return max.getAsLong();
+    }
+    int commits = commits(options);
+    if (commits <= 1) {
+      return Long.MAX_VALUE;
+    }
+    long total = replacedBytes(plan);
+    return Math.max(1, (total + commits - 1) / commits);
+  }
+}
