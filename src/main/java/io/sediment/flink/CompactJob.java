@@ -328,7 +328,8 @@ public final class CompactJob {
         && (t instanceof ExecutionException
             || t instanceof CompletionException
             || t instanceof JobExecutionException
-            || t instanceof JobException)) {
+            || t instanceof JobException
+            || t instanceof UnrecoverableCompactionError)) {
       t = t.getCause();
     }
     return t instanceof Exception ? (Exception) t : new RuntimeException(t);

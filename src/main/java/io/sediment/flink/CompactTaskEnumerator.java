@@ -246,7 +246,11 @@ final class CompactTaskEnumerator
   private void onPlanned(PlanRound round, Throwable error) {
     if (error != null) {
       if (bounded) {
-        throw new IllegalStateException("Planning compaction of " + targets + " failed", error);
+        String message = "Planning compaction of " + targets + " failed";
+        // a bad option or a refused table fails the job at once; an I/O error may be retried
+        throw UnrecoverableCompactionError.unfixable(error)
+            ? new UnrecoverableCompactionError(message, error)
+            : new IllegalStateException(message, error);
       }
       LOG.warn("Planning compaction of {} failed; retrying at the next discovery", targets, error);
       ledger.requestReplan();

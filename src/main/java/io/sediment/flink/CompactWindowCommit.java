@@ -42,8 +42,16 @@ final class CompactWindowCommit {
      */
     void conflicted(String table, long window, CommitConflictException conflict) throws Exception;
 
-    /** A task of the window or a table's commit failed; may throw to fail the operator. */
+    /** A table's commit failed; may throw to fail the operator. */
     void failed(long window, Throwable failure) throws Exception;
+
+    /**
+     * A task of the window failed (its outputs are deleted, nothing of the window is committed);
+     * may throw to fail the operator.
+     */
+    default void taskFailed(long window, Throwable failure) throws Exception {
+      failed(window, failure);
+    }
 
     /** The automatic snapshot expiry after a table's commit failed; the commit stands. */
     void expiryFailed(String table, Throwable failure);
@@ -116,7 +124,7 @@ final class CompactWindowCommit {
             .abortInto(commitMessages(t.getValue()), failure);
         finishMessages(table, window, t.getValue(), Set.of());
       }
-      outcomes.failed(window, failure);
+      outcomes.taskFailed(window, failure);
       return false;
     }
     boolean anyFailed = false;

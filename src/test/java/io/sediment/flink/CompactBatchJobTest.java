@@ -15,9 +15,13 @@ import io.sediment.testutil.FaultyFileSystem;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ExceptionUtils;
@@ -333,5 +337,87 @@ class CompactBatchJobTest {
     assertThat(FlinkTestSupport.orphanDataFiles(t, tableDir)).isEmpty();
     assertThat(FlinkTestSupport.orphanIndexFiles(t, tableDir)).isEmpty();
     assertThat(FlinkTestSupport.markerFiles(tableDir)).isEmpty();
+  }
+
+  /** Counts the committer's attempts at the batch commit (once per run without restarts). */
+  static final class CountingListener implements CompactListener {
+    static final AtomicInteger COMMIT_ATTEMPTS = new AtomicInteger();
+
+    @Override
+    public void beforeCommit(long checkpointId) {
+      COMMIT_ATTEMPTS.incrementAndGet();
+    }
+  }
+
+  /**
+   * A task error no restart can fix fails a batch run at once, under a restart strategy that would
+   * restart it five times: the committer tries its commit once (before, it was restarted until the
+   * attempts ran out), the outputs are gone and nothing is committed.
+   */
+  @Test
+  void anErrorNoRestartCanFixFailsTheBatchJobWithoutARestart() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table = TestTables.create(catalog, "t", FlinkTestSupport.partitioned().build());
+    fill(table, 0, 3, 20, "a", "b");
+    int snapshotsBefore = snapshots(table).size();
+    java.nio.file.Path victim = null;
+    for (var split : table.newReadBuilder().newScan().plan().splits()) {
+      var f = split.files().get(0);
+      victim =
+          java.nio.file.Paths.get(
+              table.store().dataFilePath(split.partition(), split.bucket(), f.fileName()).toUri());
+      break;
+    }
+    byte[] bytes = java.nio.file.Files.readAllBytes(victim);
+    java.nio.file.Files.write(victim, java.util.Arrays.copyOf(bytes, bytes.length - 16));
+    CountingListener.COMMIT_ATTEMPTS.set(0);
+
+    assertThatThrownBy(
+            () ->
+                CompactJob.builder(dir.toString(), "db.t")
+                    .parallelism(2)
+                    .listener(new CountingListener())
+                    .build()
+                    .runBatch(restartingEnv()))
+        .hasStackTraceContaining("Cannot read the Parquet footer");
+
+    assertThat(CountingListener.COMMIT_ATTEMPTS).hasValue(1);
+    Table t = catalog.getTable("db.t");
+    assertThat(snapshots(t)).hasSize(snapshotsBefore);
+    java.nio.file.Files.write(victim, bytes);
+    Path tableDir = dir.resolve("db.db/t");
+    assertThat(FlinkTestSupport.orphanDataFiles(t, tableDir)).isEmpty();
+  }
+
+  /** Which errors fail a job at once: not those with an I/O error on the way (maybe transient). */
+  @Test
+  void errorsNoRetryCanFixAreToldFromTransientOnes() {
+    assertThat(UnrecoverableCompactionError.unfixable(new IllegalArgumentException("bad option")))
+        .isTrue();
+    assertThat(
+            UnrecoverableCompactionError.unfixable(
+                new RuntimeException(new IllegalStateException("needs local cache"))))
+        .isTrue();
+    assertThat(
+            UnrecoverableCompactionError.unfixable(
+                new io.sediment.catalog.CatalogException("Table db.t does not exist")))
+        .isTrue();
+    assertThat(
+            UnrecoverableCompactionError.unfixable(
+                new IllegalStateException("plan", new java.io.IOException("connection reset"))))
+        .isFalse();
+    assertThat(
+            UnrecoverableCompactionError.unfixable(
+                new java.io.UncheckedIOException(new java.io.IOException("timeout"))))
+        .isFalse();
+    assertThat(UnrecoverableCompactionError.unfixable(new RuntimeException("?"))).isFalse();
+  }
+
+  private static StreamExecutionEnvironment restartingEnv() {
+    Configuration conf = new Configuration();
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+    return StreamExecutionEnvironment.getExecutionEnvironment(conf);
   }
 }
