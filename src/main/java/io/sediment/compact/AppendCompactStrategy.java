@@ -2,11 +2,13 @@ package io.sediment.compact;
 
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.schema.TableOptions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.apache.flink.configuration.MemorySize;
 
 /**
  * Picks the small files of one bucket of an append table and bin-packs them into groups of about
@@ -19,6 +21,9 @@ import java.util.Set;
  *       number) are packed together, so an output never spans a large file's sequence range.
  *   <li>A group is closed before it would exceed the target size; minor compaction keeps groups of
  *       at least {@code compaction.min.file-num} files, full compaction any group of two or more.
+ *   <li>Minor compaction also keeps a group of two or more files that a trigger fired for: its
+ *       files add up to {@code compaction.trigger.min-bytes}, or its oldest file was written {@code
+ *       compaction.trigger.max-delay} ago (on the clock of the planner, when it was made).
  * </ul>
  */
 final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
@@ -28,6 +33,9 @@ final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
   private final int minFiles;
   private final boolean full;
   private final boolean fixedBucket;
+  private final long triggerBytes;
+  // files written before this time have waited long enough (Long.MIN_VALUE: no time trigger)
+  private final long triggerWrittenBefore;
 
   /** Full when {@code compaction.full} is set, else minor. */
   AppendCompactStrategy(TableOptions options) {
@@ -43,6 +51,11 @@ final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
             : (long) (targetSize * options.get(TableOptions.COMPACTION_SMALL_FILE_RATIO));
     this.minFiles = full ? 2 : Math.max(2, options.get(TableOptions.COMPACTION_MIN_FILE_NUM));
     this.fixedBucket = options.bucket() > 0;
+    MemorySize bytes = options.get(TableOptions.COMPACTION_TRIGGER_MIN_BYTES);
+    this.triggerBytes = full || bytes == null ? Long.MAX_VALUE : bytes.getBytes();
+    Duration delay = options.get(TableOptions.COMPACTION_TRIGGER_MAX_DELAY);
+    this.triggerWrittenBefore =
+        full || delay == null ? Long.MIN_VALUE : System.currentTimeMillis() - delay.toMillis();
   }
 
   @Override
@@ -112,8 +125,19 @@ final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
   }
 
   private void closeGroup(List<List<DataFileMeta>> groups, List<DataFileMeta> group) {
-    if (group.size() >= minFiles) {
+    if (group.size() >= minFiles || (group.size() >= 2 && triggered(group))) {
       groups.add(group);
     }
+  }
+
+  /** Whether the byte or the time trigger fired for {@code group}. */
+  private boolean triggered(List<DataFileMeta> group) {
+    long bytes = 0;
+    long oldest = Long.MAX_VALUE;
+    for (DataFileMeta f : group) {
+      bytes += f.fileSize();
+      oldest = Math.min(oldest, f.creationTimeMillis());
+    }
+    return bytes >= triggerBytes || oldest <= triggerWrittenBefore;
   }
 }

@@ -274,14 +274,21 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
         throws Exception {
       conflicts.inc();
       if (batch) {
-        // A batch run (CALL, the batch job) reports that it committed nothing, as CompactBuilder.
-        windowFailed(window, conflict);
+        // A batch run (CALL, the batch job) reports that it committed nothing, as CompactBuilder;
+        // a restart would find the same inputs gone
+        windowFailed(window, conflict, false);
       }
     }
 
     @Override
     public void failed(long window, Throwable failure) throws Exception {
-      windowFailed(window, failure);
+      // a commit error may be transient, or its outcome unknown: a restart may land it
+      windowFailed(window, failure, true);
+    }
+
+    @Override
+    public void taskFailed(long window, Throwable failure) throws Exception {
+      windowFailed(window, failure, false);
     }
 
     @Override
@@ -295,9 +302,19 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     }
   }
 
-  private void windowFailed(long window, Throwable failure) throws Exception {
+  /**
+   * A window failed. A batch run fails: at once when a restart cannot help ({@code retryable}
+   * false: a task failed or the commit conflicted, and a restarted committer would read the same
+   * results again, the rewrites not being run again), else through the restart strategy.
+   */
+  private void windowFailed(long window, Throwable failure, boolean retryable) throws Exception {
     failedWindows.inc();
     if (batch) {
+      if (!retryable) {
+        throw new UnrecoverableCompactionError(
+            "The batch compaction failed; its outputs were deleted and nothing was committed",
+            failure);
+      }
       if (failure instanceof Exception) {
         throw (Exception) failure;
       }

@@ -275,6 +275,24 @@ public final class TableOptions implements Serializable {
                   + " APPEND or OVERWRITE commits have landed since its last full round (its minor"
                   + " rounds go on in between). Unset: never. Paimon's name.");
 
+  public static final ConfigOption<MemorySize> COMPACTION_TRIGGER_MIN_BYTES =
+      ConfigOptions.key("compaction.trigger.min-bytes")
+          .memoryType()
+          .noDefaultValue()
+          .withDescription(
+              "Append tables, minor compaction: a bucket's small files (two or more) are compacted"
+                  + " once they add up to this size, even when fewer than compaction.min.file-num."
+                  + " Unset: only the file count triggers.");
+
+  public static final ConfigOption<Duration> COMPACTION_TRIGGER_MAX_DELAY =
+      ConfigOptions.key("compaction.trigger.max-delay")
+          .durationType()
+          .noDefaultValue()
+          .withDescription(
+              "Append tables, minor compaction: a bucket's small files (two or more) are compacted"
+                  + " once the oldest of them was written this long ago, even when fewer than"
+                  + " compaction.min.file-num. Unset: only the file count triggers.");
+
   public static final ConfigOption<MemorySize> COMPACTION_MAX_REWRITE_BYTES =
       ConfigOptions.key("compaction.max-rewrite-bytes")
           .memoryType()
@@ -806,12 +824,14 @@ public final class TableOptions implements Serializable {
       case "parquet.row-group-size":
       case "write-buffer-size":
       case "compaction.max-rewrite-bytes":
+      case "compaction.trigger.min-bytes":
       case "local-cache.max-size":
         if (((MemorySize) value).getBytes() <= 0) {
           problem = "must be a positive size such as '128 mb'";
         }
         break;
       case "compaction.discovery-interval":
+      case "compaction.trigger.max-delay":
       case "compaction.optimization-interval":
       case "continuous.discovery-interval":
       case "compaction.remove-orphans.interval":

@@ -198,6 +198,56 @@ class AppendCompactStrategyTest {
 
   // ---- helpers --------------------------------------------------------------------------------
 
+  /**
+   * Generated: a bucket of 1-6 small files (all in one group) is compacted by a minor compaction
+   * exactly when the count reaches compaction.min.file-num, or it has two or more files and their
+   * bytes reach compaction.trigger.min-bytes or the oldest was written compaction.trigger.max-delay
+   * ago.
+   */
+  @Test
+  void byteAndTimeTriggersCompactSmallGroupsExactlyWhenTheyFire() {
+    java.util.SplittableRandom r = new java.util.SplittableRandom(23);
+    long now = System.currentTimeMillis();
+    for (int i = 0; i < 300; i++) {
+      reset();
+      int minFiles = 2 + r.nextInt(6);
+      options.put("compaction.min.file-num", Integer.toString(minFiles));
+      Long minBytes = r.nextBoolean() ? 5L + r.nextInt(60) : null;
+      if (minBytes != null) {
+        options.put("compaction.trigger.min-bytes", minBytes + " b");
+      }
+      boolean delay = r.nextBoolean();
+      if (delay) {
+        options.put("compaction.trigger.max-delay", "1 h");
+      }
+      int count = 1 + r.nextInt(6);
+      List<DataFileMeta> files = new ArrayList<>();
+      long bytes = 0;
+      long oldest = Long.MAX_VALUE;
+      for (int f = 0; f < count; f++) {
+        long size = 1 + r.nextInt(14); // 6 files of at most 14 bytes fit in one group of 100
+        long written = now - (r.nextInt(4) == 0 ? 2 * 3_600_000L : r.nextInt(60_000));
+        files.add(file(size, written));
+        bytes += size;
+        oldest = Math.min(oldest, written);
+      }
+      boolean fires =
+          count >= minFiles
+              || (count >= 2
+                  && ((minBytes != null && bytes >= minBytes)
+                      || (delay && oldest <= now - 3_600_000L)));
+      assertThat(plan(files))
+          .as("case %s: %s files, %s bytes, options %s", i, count, bytes, options)
+          .hasSize(fires ? 1 : 0);
+    }
+    // a full compaction ignores the triggers: any group of two or more
+    reset();
+    options.put("compaction.min.file-num", "10");
+    options.put("compaction.trigger.min-bytes", "1 kb");
+    options.put("compaction.full", "true");
+    assertThat(plan(List.of(file(10, now), file(10, now)))).hasSize(1);
+  }
+
   private record Bucket(List<CompactTask> tasks, long waiting) {}
 
   private AppendCompactStrategy strategy() {
@@ -232,6 +282,11 @@ class AppendCompactStrategyTest {
 
   /** A file written after every file made before it (higher sequence numbers). */
   private DataFileMeta file(long size) {
+    return file(size, 0);
+  }
+
+  /** The same, its creation time {@code writtenMillis}. */
+  private DataFileMeta file(long size, long writtenMillis) {
     long seq = nextSequence;
     nextSequence += 10;
     return new DataFileMeta(
@@ -247,7 +302,7 @@ class AppendCompactStrategyTest {
         seq + 9,
         0,
         0,
-        0,
+        writtenMillis,
         FileSource.APPEND,
         0);
   }
