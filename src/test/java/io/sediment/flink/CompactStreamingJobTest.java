@@ -239,6 +239,54 @@ class CompactStreamingJobTest {
   }
 
   /**
+   * {@code compaction.trigger.min-bytes}: with a file count that never triggers (100), the
+   * dedicated job leaves two small files alone through many rounds and compacts the bucket once a
+   * third brings its small files past the bytes.
+   */
+  @Test
+  void theDedicatedJobCompactsWhenTheByteTriggerFiresAndNotBefore() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table =
+        TestTables.create(
+            catalog,
+            "t",
+            Schema.newBuilder()
+                .column("k", DataTypes.BIGINT().notNull())
+                .column("v", DataTypes.STRING())
+                .option("compaction.min.file-num", "100")
+                .build());
+    TestTables.writeBatch(table, List.of(row(0L, "v0")));
+    long size = FlinkTestSupport.liveFileMetas(catalog.getTable("db.t")).get(0).fileSize();
+    CompactJob job =
+        CompactJob.builder(dir.toString(), "db.t")
+            .commitUser("dedicated")
+            .option("compaction.discovery-interval", "100ms")
+            .option("compaction.trigger.min-bytes", (size * 5 / 2) + " b")
+            .parallelism(1)
+            .build();
+    client = job.submitStreaming(FlinkTestSupport.restartingStreamEnv());
+    TestTables.writeBatch(table, List.of(row(1L, "v1")));
+    // rounds every 100 ms see two small files, below the bytes: none compacts them
+    await()
+        .during(Duration.ofMillis(1500))
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> compactSnapshots(table) == 0);
+    TestTables.writeBatch(table, List.of(row(2L, "v2")));
+    await().atMost(Duration.ofMinutes(2)).until(() -> compactSnapshots(table) == 1);
+    client.cancel().get();
+    client = null;
+    assertThat(FlinkTestSupport.liveFileMetas(catalog.getTable("db.t"))).hasSize(1);
+    assertThat(FlinkTestSupport.rows(catalog.getTable("db.t"))).hasSize(3);
+    assertThat(compactSnapshots(table)).isEqualTo(1);
+  }
+
+  private static long compactSnapshots(Table table) {
+    return FlinkTestSupport.snapshots(table).stream()
+        .filter(s -> s.commitKind() == CommitKind.COMPACT)
+        .count();
+  }
+
+  /**
    * A write-only primary-key table of one bucket whose minor rounds never compact (trigger 10
    * runs), with the full-round trigger {@code option} = {@code value}.
    */
