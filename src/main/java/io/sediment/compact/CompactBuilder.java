@@ -189,12 +189,15 @@ public final class CompactBuilder {
     int commits = CompactBudget.commits(effective.options());
     long planned = CompactBudget.replacedBytes(tasks);
     long rewritten = 0;
+    Set<String> filesAtStart = commits > 1 ? CompactSpec.liveFileNames(store) : Set.of();
     List<CompactResult> done = new ArrayList<>();
     for (int round = 0; round < commits && rewritten < planned; round++) {
       if (round > 0) {
         // planned anew from this run's last commit; ends once the first plan's bytes are done
         // (a new plan could otherwise pick up what the rounds wrote)
-        tasks = request.plan(store, tableName);
+        tasks =
+            request.plan(
+                store, tableName, false, request.laterRoundExclusions(store, filesAtStart));
         if (tasks.isEmpty()) {
           break;
         }

@@ -2,6 +2,7 @@ package io.sediment.compact;
 
 import io.sediment.commit.CommitUsers;
 import io.sediment.manifest.FileStore;
+import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.PredicateJson;
@@ -12,6 +13,7 @@ import java.io.Serializable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -253,12 +255,47 @@ public final class CompactSpec implements Serializable {
 
   /** {@link #plan(FileStore, String)} of a batch run or of the streaming job's first round. */
   public List<CompactTask> plan(FileStore store, String tableName, boolean streaming) {
+    return plan(store, tableName, streaming, Set.of());
+  }
+
+  /**
+   * The same, leaving alone the buckets holding a file of {@code excluded} (a later round of a run
+   * with partial progress leaves the buckets its sort compaction already sorted).
+   */
+  public List<CompactTask> plan(
+      FileStore store, String tableName, boolean streaming, Set<String> excluded) {
     Optional<Snapshot> latest = store.snapshotManager().latest();
     if (latest.isEmpty()) {
       return List.of();
     }
     return planner(applyOptions(store), tableName, streaming)
-        .plan(latest.get(), partitionFilter, Set.of());
+        .plan(latest.get(), partitionFilter, excluded);
+  }
+
+  /**
+   * Files a later round of a run that started with {@code filesAtStart} live leaves alone: for a
+   * sort compaction, the files live now that were not then (the rounds' sorted outputs, and files
+   * written meanwhile, which the next run sorts); nothing otherwise.
+   */
+  public Set<String> laterRoundExclusions(FileStore store, Set<String> filesAtStart) {
+    if (sortOrder == null) {
+      return Set.of();
+    }
+    Set<String> now = liveFileNames(store);
+    now.removeAll(filesAtStart);
+    return now;
+  }
+
+  /** Names of the live files of the latest snapshot of {@code store} (empty without one). */
+  public static Set<String> liveFileNames(FileStore store) {
+    Set<String> names = new HashSet<>();
+    Optional<Snapshot> latest = store.snapshotManager().latest();
+    if (latest.isPresent()) {
+      for (ManifestEntry e : store.newScan().plan(latest.get())) {
+        names.add(e.file().fileName());
+      }
+    }
+    return names;
   }
 
   @Override

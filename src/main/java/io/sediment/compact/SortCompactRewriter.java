@@ -61,7 +61,7 @@ final class SortCompactRewriter implements CompactRewriter {
     long bufferBytes = store.options().get(TableOptions.WRITE_BUFFER_SIZE).getBytes();
     File spillDir = new File(System.getProperty("java.io.tmpdir"), "sediment-sort");
     long rowsTaken = 0;
-    List<WrittenFile> written;
+    List<WrittenFile> outputs;
     try (ExternalRowSorter sorter =
         new ExternalRowSorter(rowType.getFieldCount(), bufferBytes, spillDir)) {
       for (DataFileMeta input : task.inputs()) {
@@ -86,8 +86,15 @@ final class SortCompactRewriter implements CompactRewriter {
       }
       RollingFileWriter writer = newWriter(store, task);
       try {
-        sorter.sorted(writer::write);
-        written = writer.finish();
+        long[] written = {0};
+        sorter.sorted(
+            row -> {
+              if (++written[0] % CANCEL_CHECK_ROWS == 0 && cancelled.getAsBoolean()) {
+                throw new CancellationException("Compaction task cancelled: " + task);
+              }
+              writer.write(row);
+            });
+        outputs = writer.finish();
       } catch (Exception | Error e) {
         for (IOException cleanup : writer.abort()) {
           e.addSuppressed(cleanup);
@@ -96,7 +103,7 @@ final class SortCompactRewriter implements CompactRewriter {
       }
       LOG.debug("Task {}: {} rows sorted, {} spill files", task, rowsTaken, sorter.spillCount());
     }
-    return result(store, task, written, rowsTaken, start);
+    return result(store, task, outputs, rowsTaken, start);
   }
 
   private RollingFileWriter newWriter(FileStore store, CompactTask task) {

@@ -17,9 +17,11 @@ import io.sediment.schema.TableOptions;
 import io.sediment.table.Table;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -210,46 +212,66 @@ public final class CompactJob {
       StreamExecutionEnvironment env, IntConsumer progress) throws Exception {
     // partial progress: several rounds, one bounded job and COMPACT commit each, each capped at
     // the per-commit budget and planned from the snapshot the round before made
-    int rounds = 1;
+    Map<String, Integer> commits = new LinkedHashMap<>();
     Map<String, Long> budgets = new LinkedHashMap<>();
     Map<String, Long> planned = new LinkedHashMap<>();
-    for (String t : targets.tableNames()) {
+    Map<String, Set<String>> filesAtStart = new LinkedHashMap<>();
+    int rounds = 1;
+    List<String> tables = targets.tableNames();
+    for (String t : tables) {
       Table table = targets.table(t);
-      int commits = CompactBudget.commits(table.options());
-      if (commits > 1) {
+      int c = CompactBudget.commits(table.options());
+      commits.put(t, c);
+      if (c > 1) {
         List<CompactTask> plan = targets.spec().plan(table.store(), t, false);
         budgets.put(t, CompactBudget.perCommit(table.options(), plan));
         planned.put(t, CompactBudget.replacedBytes(plan));
-        rounds = Math.max(rounds, commits);
+        filesAtStart.put(t, CompactSpec.liveFileNames(table.store()));
+        rounds = Math.max(rounds, c);
       }
     }
     if (rounds == 1) {
       return runOnce(env, progress);
     }
     long start = System.currentTimeMillis();
-    CompactTargets capped = targets.withBudgets(budgets);
     Map<String, List<CompactResult>> all = new LinkedHashMap<>();
     Map<String, Long> rewritten = new LinkedHashMap<>();
-    for (int round = 0; round < rounds; round++) {
-      // the last round takes what is left (unless compaction.max-rewrite-bytes caps it)
-      CompactTargets roundTargets = round == rounds - 1 ? targets : capped;
+    List<String> active = new ArrayList<>(tables);
+    for (int round = 0; round < rounds && !active.isEmpty(); round++) {
+      Map<String, Long> roundBudgets = new LinkedHashMap<>();
+      Set<String> excluded = new HashSet<>();
+      for (String t : active) {
+        Table table = targets.table(t);
+        boolean explicit = CompactBudget.maxRewriteBytes(table.options()).isPresent();
+        // the last round of a table takes what is left (unless compaction.max-rewrite-bytes caps)
+        if (budgets.containsKey(t) && (explicit || round < commits.get(t) - 1)) {
+          roundBudgets.put(t, budgets.get(t));
+        }
+        if (round > 0 && filesAtStart.containsKey(t)) {
+          excluded.addAll(targets.spec().laterRoundExclusions(table.store(), filesAtStart.get(t)));
+        }
+      }
+      CompactTargets roundTargets = targets.forRound(active, roundBudgets, excluded);
       Map<String, CompactResult> r = new CompactJob(this, roundTargets).runOnce(env, progress);
-      boolean committed = false;
-      boolean left = false;
+      List<String> next = new ArrayList<>();
       for (Map.Entry<String, CompactResult> e : r.entrySet()) {
-        all.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(e.getValue());
-        committed |= e.getValue().snapshotId() != null;
-        long done = rewritten.merge(e.getKey(), e.getValue().bytesBefore(), Long::sum);
-        left |= done < planned.getOrDefault(e.getKey(), 0L);
+        String t = e.getKey();
+        all.computeIfAbsent(t, k -> new ArrayList<>()).add(e.getValue());
+        long done = rewritten.merge(t, e.getValue().bytesBefore(), Long::sum);
+        // a table goes on while it committed, has rounds and planned bytes left
+        if (e.getValue().snapshotId() != null
+            && round + 1 < commits.get(t)
+            && done < planned.getOrDefault(t, 0L)) {
+          next.add(t);
+        }
       }
-      // ends when a round commits nothing or the first plan's bytes are all rewritten
-      if (!committed || !left) {
-        break;
-      }
+      active = next;
     }
     long durationMs = System.currentTimeMillis() - start;
     Map<String, CompactResult> out = new LinkedHashMap<>();
-    all.forEach((t, rs) -> out.put(t, CompactResult.sum(rs, durationMs)));
+    for (String t : tables) {
+      out.put(t, CompactResult.sum(all.getOrDefault(t, List.of()), durationMs));
+    }
     return out;
   }
 

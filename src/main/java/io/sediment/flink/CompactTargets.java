@@ -9,8 +9,10 @@ import io.sediment.table.Table;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Which tables a compaction job follows and how it sees them: a warehouse and the job's {@link
@@ -29,21 +31,44 @@ public final class CompactTargets implements Serializable {
   /** Per table, the input bytes one commit of this run rewrites at most (partial progress). */
   private final HashMap<String, Long> budgets;
 
+  /** Files whose buckets this round leaves alone (a later round of a sort compaction). */
+  private final HashSet<String> excludedFiles;
+
+  /** The tables of this round, or null for all the spec follows. */
+  private final ArrayList<String> roundTables;
+
   private transient FileSystemCatalog catalog;
 
   CompactTargets(String warehouse, CompactSpec spec) {
-    this(warehouse, spec, new HashMap<>());
+    this(warehouse, spec, Map.of(), Set.of(), null);
   }
 
-  private CompactTargets(String warehouse, CompactSpec spec, Map<String, Long> budgets) {
+  private CompactTargets(
+      String warehouse,
+      CompactSpec spec,
+      Map<String, Long> budgets,
+      Set<String> excludedFiles,
+      List<String> roundTables) {
     this.warehouse = warehouse;
     this.spec = spec;
     this.budgets = new HashMap<>(budgets);
+    this.excludedFiles = new HashSet<>(excludedFiles);
+    this.roundTables = roundTables == null ? null : new ArrayList<>(roundTables);
   }
 
-  /** The same targets whose plans are capped at {@code budgets} bytes per table. */
-  CompactTargets withBudgets(Map<String, Long> budgets) {
-    return new CompactTargets(warehouse, spec, budgets);
+  /**
+   * The targets of one round of a batch run with partial progress: only {@code tables}, their plans
+   * capped at {@code budgets} bytes per table (tables absent: their own options) and leaving alone
+   * the buckets holding {@code excludedFiles}.
+   */
+  CompactTargets forRound(
+      List<String> tables, Map<String, Long> budgets, Set<String> excludedFiles) {
+    return new CompactTargets(warehouse, spec, budgets, excludedFiles, tables);
+  }
+
+  /** Files whose buckets the planner leaves alone in this round, beside those of running tasks. */
+  Set<String> excludedFiles() {
+    return excludedFiles;
   }
 
   /**
@@ -85,6 +110,9 @@ public final class CompactTargets implements Serializable {
 
   /** Full names of the tables followed now. */
   public List<String> tableNames() {
+    if (roundTables != null) {
+      return roundTables;
+    }
     if (spec.database().isEmpty()) {
       return spec.tables();
     }

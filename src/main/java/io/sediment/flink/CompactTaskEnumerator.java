@@ -11,6 +11,7 @@ import io.sediment.table.Table;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -125,6 +126,12 @@ final class CompactTaskEnumerator
   /** One planning round (worker thread): finished tasks and new tasks of every followed table. */
   private PlanRound planRound() throws Exception {
     Set<String> excluded = ledger.excluded();
+    if (!targets.excludedFiles().isEmpty()) {
+      // a later round of a batch run leaves alone the buckets its earlier rounds sorted
+      Set<String> both = new HashSet<>(excluded);
+      both.addAll(targets.excludedFiles());
+      excluded = both;
+    }
     // Atomic: a request made while this round runs is seen by the next one.
     boolean force = ledger.takeReplanRequest();
     List<String> released = new ArrayList<>();
@@ -160,15 +167,21 @@ final class CompactTaskEnumerator
               .spec()
               .planner(table.store(), table.fullName(), strategy)
               .planWithBacklog(latest.get(), targets.partitionFilter(), excluded);
-      if (fullRound && plan.blockedBuckets() == 0) {
-        // done only when no bucket was left out for files held by unfinished tasks: else the
-        // next round is full again (the buckets written most often are the ones usually held)
+      // a commit rewrites at most the budget: the rest is planned by a later round (or run)
+      List<CompactTask> capped = CompactBudget.cap(plan.tasks(), targets.budget(name, table));
+      if (fullRound && plan.blockedBuckets() == 0 && capped.size() == plan.tasks().size()) {
+        // done only when no bucket was left out for files held by unfinished tasks (or by the
+        // budget): else the next round is full again (the buckets written most often are the
+        // ones usually held)
         deltaCommits.put(name, 0);
         lastFullMillis.put(name, System.currentTimeMillis());
       }
-      // a commit rewrites at most the budget: the rest is planned by a later round (or run)
-      tasks.addAll(CompactBudget.cap(plan.tasks(), targets.budget(name, table)));
-      waitingByTable.put(name, plan.waitingFiles());
+      tasks.addAll(capped);
+      long leftOut = 0;
+      for (CompactTask t : plan.tasks().subList(capped.size(), plan.tasks().size())) {
+        leftOut += t.replacedInputs().size();
+      }
+      waitingByTable.put(name, plan.waitingFiles() + leftOut);
     }
     waitingByTable.keySet().retainAll(names);
     waitingFiles = waitingByTable.values().stream().mapToLong(Long::longValue).sum();

@@ -3,6 +3,9 @@ package io.sediment.flink;
 import io.sediment.catalog.CatalogException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
 import org.apache.flink.runtime.throwable.ThrowableAnnotation;
 import org.apache.flink.runtime.throwable.ThrowableType;
 
@@ -29,7 +32,8 @@ public final class UnrecoverableCompactionError extends RuntimeException {
    */
   static boolean unfixable(Throwable error) {
     boolean refused = false;
-    for (Throwable t = error; t != null; t = t.getCause()) {
+    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
       if (t instanceof IOException || t instanceof UncheckedIOException) {
         return false;
       }
@@ -38,9 +42,6 @@ public final class UnrecoverableCompactionError extends RuntimeException {
               || t instanceof UnsupportedOperationException
               || t instanceof IllegalStateException
               || t instanceof CatalogException;
-      if (t.getCause() == t) {
-        break;
-      }
     }
     return refused;
   }

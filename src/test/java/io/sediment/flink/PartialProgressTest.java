@@ -115,6 +115,47 @@ class PartialProgressTest {
     }
   }
 
+  /**
+   * A sort compaction with partial progress sorts each partition once: later rounds leave alone the
+   * buckets earlier rounds sorted (in-process and as Flink jobs), so every original file is
+   * replaced once and no sorted file again.
+   */
+  @Test
+  void aSortCompactionInRoundsSortsEachPartitionOnce() throws Exception {
+    for (boolean flink : new boolean[] {false, true}) {
+      Path warehouse = dir.resolve(flink ? "flink" : "in-process");
+      FileSystemCatalog catalog = TestTables.catalog(warehouse);
+      Table table = TestTables.create(catalog, "t", FlinkTestSupport.partitioned().build());
+      fill(table, 0, 3, 20, "a", "b", "c");
+      List<String> before = rows(table);
+      int snapshotsBefore = snapshots(table).size();
+      CompactResult result;
+      if (flink) {
+        result =
+            CompactJob.builder(warehouse.toString(), "db.t")
+                .sortOrder("zorder", "id,note")
+                .option("partial-progress.enabled", "true")
+                .option("partial-progress.max-commits", "3")
+                .parallelism(2)
+                .build()
+                .runBatch(StreamExecutionEnvironment.getExecutionEnvironment());
+      } else {
+        result =
+            table
+                .newCompactBuilder()
+                .withSortOrder("zorder", "id,note")
+                .withOptions(
+                    Map.of("partial-progress.enabled", "true", "partial-progress.max-commits", "3"))
+                .execute();
+      }
+      Table t = catalog.getTable("db.t");
+      assertThat(snapshots(t)).as("flink %s", flink).hasSize(snapshotsBefore + 3);
+      assertThat(result.filesBefore()).as("flink %s: originals replaced once", flink).isEqualTo(9);
+      assertThat(filesPerPartition(t).values()).containsOnly(1);
+      assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
+    }
+  }
+
   /** A failure in the second commit's rewrite keeps the first commit (in-process). */
   @Test
   void aFailureAfterTheFirstCommitKeepsIt() throws Exception {
