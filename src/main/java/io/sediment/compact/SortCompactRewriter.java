@@ -12,6 +12,7 @@ import io.sediment.manifest.EvolvingFileReader;
 import io.sediment.manifest.FileSource;
 import io.sediment.manifest.FileStore;
 import io.sediment.schema.TableOptions;
+import io.sediment.schema.TableSchema;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -55,6 +56,7 @@ final class SortCompactRewriter implements CompactRewriter {
     long start = System.nanoTime();
     FileStore store = this.store.forRewriteOf(task.inputs());
     SortRange range = task.sortRange().orElseThrow();
+    checkKeyTypes(store, range, task);
     RowType rowType = store.rowType();
     SortKeys keys = SortKeys.of(range.order(), rowType);
     RowDataSerializer serializer = new RowDataSerializer(rowType);
@@ -104,6 +106,37 @@ final class SortCompactRewriter implements CompactRewriter {
       LOG.debug("Task {}: {} rows sorted, {} spill files", task, rowsTaken, sorter.spillCount());
     }
     return result(store, task, outputs, rowsTaken, start);
+  }
+
+  /**
+   * Every range of a bucket must make keys alike: refuses a table whose schema changed the type of
+   * a sort column since the ranges were planned (a widened decimal encodes differently), so no row
+   * falls between or into two ranges.
+   */
+  private static void checkKeyTypes(FileStore store, SortRange range, CompactTask task)
+      throws IOException {
+    if (store.schema().id() == range.schemaId()) {
+      return;
+    }
+    TableSchema planned = store.schema(range.schemaId());
+    for (String column : range.order().columns()) {
+      int now = store.schema().fieldNames().indexOf(column);
+      int then = planned.fieldNames().indexOf(column);
+      if (now < 0
+          || then < 0
+          || !store.rowType().getTypeAt(now).equals(planned.rowType().getTypeAt(then))) {
+        throw new IllegalStateException(
+            "Sort column '"
+                + column
+                + "' of "
+                + task.table()
+                + " changed since the sort compaction was planned (schema "
+                + range.schemaId()
+                + " -> "
+                + store.schema().id()
+                + "): nothing was committed; run the compaction again");
+      }
+    }
   }
 
   private RollingFileWriter newWriter(FileStore store, CompactTask task) {

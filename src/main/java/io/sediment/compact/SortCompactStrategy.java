@@ -60,6 +60,7 @@ final class SortCompactStrategy implements CompactPlanner.BucketStrategy {
       SortRange range =
           new SortRange(
               order,
+              store.schema().id(),
               i,
               count,
               i == 0 ? null : bounds.get(i - 1),

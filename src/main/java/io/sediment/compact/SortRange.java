@@ -7,9 +7,12 @@ import java.util.Arrays;
  * in {@code [lower, upper)} (null: unbounded), range {@code index} of {@code count}. The ranges of
  * a bucket cover every key once, so the tasks' outputs together hold every row once, globally
  * sorted; the task of range 0 is the one that replaces (deletes) the inputs, and all ranges of a
- * bucket commit in one snapshot.
+ * bucket commit in one snapshot. {@code schemaId} is the table schema the bounds were computed
+ * with: every range makes its keys with that schema's column types ({@link SortCompactRewriter}
+ * refuses a newer schema that changed them, which would encode keys differently).
  */
-public record SortRange(SortOrder order, int index, int count, byte[] lower, byte[] upper) {
+public record SortRange(
+    SortOrder order, long schemaId, int index, int count, byte[] lower, byte[] upper) {
 
   public SortRange {
     if (order == null) {
@@ -38,6 +41,7 @@ public record SortRange(SortOrder order, int index, int count, byte[] lower, byt
   public boolean equals(Object o) {
     return o instanceof SortRange r
         && order.equals(r.order)
+        && schemaId == r.schemaId
         && index == r.index
         && count == r.count
         && Arrays.equals(lower, r.lower)

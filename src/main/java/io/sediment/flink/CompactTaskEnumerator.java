@@ -33,8 +33,8 @@ import org.slf4j.LoggerFactory;
  * held (handed out, not known finished) are passed to the planner as {@code excluded}, so no file
  * is in two unfinished tasks. The committer records finished tasks (after commit or abort) in
  * release files ({@link CompactMarkers#takeReleases}); released tasks' files can be planned again.
- * Tasks of one bucket that are not append rewrites never run at once. That bookkeeping is the
- * {@link TaskLedger}'s.
+ * Merges of one bucket's sorted runs never run at once. That bookkeeping is the {@link
+ * TaskLedger}'s.
  *
  * <p>Continuous mode hands out nothing until the first checkpoint of this attempt completes: by
  * then the committer has committed or aborted the restored windows and deleted outputs of dead

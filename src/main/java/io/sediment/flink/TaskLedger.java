@@ -21,11 +21,13 @@ import java.util.function.Function;
  *
  * <ul>
  *   <li>A file is in at most one pending or held task: {@link #addPlanned} refuses a task with a
- *       taken input, and {@link #excluded} gives the planner the taken files.
+ *       taken input, and {@link #excluded} gives the planner the taken files. A task's files are
+ *       those it replaces: the key ranges of a bucket's sort compaction after the first read the
+ *       bucket's files without taking them (sort compaction is bounded, planned once).
  *   <li>Released tasks' files can be planned again; tasks of a failed reader go back to the front
  *       of the pending queue ({@link #addBack}).
- *   <li>A bucket-exclusive task (every kind but append rewrites) is not handed out while another
- *       task of its bucket is held.
+ *   <li>A bucket-exclusive task (a merge of sorted runs) is not handed out while another task of
+ *       its bucket is held.
  *   <li>Replan requests (released files, a failed plan, a restore) are kept in an atomic flag: a
  *       request made while a planning round runs is seen by the next round.
  * </ul>

@@ -36,6 +36,9 @@ public final class ExternalRowSorter implements Closeable {
 
   private static final int MIN_PAGE_SIZE = 4096;
 
+  /** Spill files merged at once at most: more are first merged into one (bounded open files). */
+  static final int MAX_FAN_IN = 64;
+
   /** Receives the sorted rows; a row is valid only during the call (it is reused). */
   public interface RowConsumer {
     void accept(BinaryRowData row) throws IOException;
@@ -45,6 +48,7 @@ public final class ExternalRowSorter implements Closeable {
   private final long bufferBytes;
   private final File spillDir;
   private final List<File> spills = new ArrayList<>();
+  private int spillCount;
   private final int pageSize;
 
   // the buffer: records [key length int][row length int][key][row] in pages
@@ -101,9 +105,9 @@ public final class ExternalRowSorter implements Closeable {
     }
   }
 
-  /** The number of spill files written so far. */
+  /** The number of times the buffer was spilled so far. */
   public int spillCount() {
-    return spills.size();
+    return spillCount;
   }
 
   /** Hands every added row to {@code out} in key order (once). */
@@ -124,36 +128,84 @@ public final class ExternalRowSorter implements Closeable {
         runs.add(new SpillRun(f, arity));
       }
       runs.add(new BufferRun(order));
-      // ties go to the earlier run: rows added earlier come first
-      PriorityQueue<Run> queue =
-          new PriorityQueue<>(
-              (a, b) -> {
-                int c = Long.compareUnsigned(a.prefix, b.prefix);
-                if (c == 0) {
-                  c = a.compareKey(b);
-                }
-                return c != 0 ? c : Integer.compare(a.index, b.index);
-              });
-      for (int i = 0; i < runs.size(); i++) {
-        Run r = runs.get(i);
-        r.index = i;
-        if (r.advance()) {
-          queue.add(r);
-        }
-      }
-      while (!queue.isEmpty()) {
-        Run r = queue.poll();
-        out.accept(r.row);
-        if (r.advance()) {
-          queue.add(r);
-        }
-      }
+      merge(runs, r -> out.accept(r.row));
     } finally {
       for (Run r : runs) {
         r.close();
       }
       clearBuffer();
     }
+  }
+
+  private interface RunConsumer {
+    void accept(Run current) throws IOException;
+  }
+
+  /** Hands the current record of each run to {@code out}, in key order; ties to earlier runs. */
+  private static void merge(List<Run> runs, RunConsumer out) throws IOException {
+    PriorityQueue<Run> queue =
+        new PriorityQueue<>(
+            (a, b) -> {
+              int c = Long.compareUnsigned(a.prefix, b.prefix);
+              if (c == 0) {
+                c = a.compareKey(b);
+              }
+              return c != 0 ? c : Integer.compare(a.index, b.index);
+            });
+    for (int i = 0; i < runs.size(); i++) {
+      Run r = runs.get(i);
+      r.index = i;
+      if (r.advance()) {
+        queue.add(r);
+      }
+    }
+    while (!queue.isEmpty()) {
+      Run r = queue.poll();
+      out.accept(r);
+      if (r.advance()) {
+        queue.add(r);
+      }
+    }
+  }
+
+  /** Merges the spill files into one, in their order (so ties keep the order rows were added). */
+  private void mergeSpills() throws IOException {
+    File merged = File.createTempFile("sort-", ".spill", spillDir);
+    List<Run> runs = new ArrayList<>();
+    try {
+      for (File f : spills) {
+        runs.add(new SpillRun(f, arity));
+      }
+      try (DataOutputStream out =
+          new DataOutputStream(
+              new BufferedOutputStream(Files.newOutputStream(merged.toPath()), 1 << 16))) {
+        merge(
+            runs,
+            r -> {
+              SpillRun run = (SpillRun) r;
+              out.writeInt(run.keyLength);
+              out.writeInt(run.row.getSizeInBytes());
+              out.write(run.record, 0, run.keyLength + run.row.getSizeInBytes());
+            });
+      }
+    } catch (IOException | RuntimeException | Error e) {
+      Files.deleteIfExists(merged.toPath());
+      throw e;
+    } finally {
+      for (Run r : runs) {
+        r.close();
+      }
+    }
+    for (File f : spills) {
+      Files.deleteIfExists(f.toPath());
+    }
+    spills.clear();
+    spills.add(merged);
+  }
+
+  /** Spill files on disk now (at most {@link #MAX_FAN_IN}). */
+  int spillFiles() {
+    return spills.size();
   }
 
   /** The buffered rows' positions in key order, stable (a merge sort of the index). */
@@ -224,6 +276,10 @@ public final class ExternalRowSorter implements Closeable {
       }
     }
     clearBuffer();
+    spillCount++;
+    if (spills.size() >= MAX_FAN_IN) {
+      mergeSpills();
+    }
   }
 
   private void clearBuffer() {

@@ -158,7 +158,12 @@ class StateLayoutRoundTripTest {
     byte[] lower = coin() ? null : new byte[] {1, (byte) random.nextInt(), 0};
     byte[] upper = coin() ? null : new byte[] {(byte) 0x90, (byte) random.nextInt()};
     return new SortRange(
-        new SortOrder(strategy, columns), random.nextInt(count), count, lower, upper);
+        new SortOrder(strategy, columns),
+        random.nextLong(),
+        random.nextInt(count),
+        count,
+        lower,
+        upper);
   }
 
   private CompactTaskSplit split() {

@@ -57,6 +57,9 @@ class ExternalRowSorterTest {
         if (buffer < 1000 && rows > 100) {
           assertThat(sorter.spillCount()).as("seed %s spilled", seed).isPositive();
         }
+        assertThat(sorter.spillFiles())
+            .as("seed %s: spill files merged beyond the fan-in", seed)
+            .isLessThan(ExternalRowSorter.MAX_FAN_IN);
       }
       added.sort(
           Comparator.<Added, byte[]>comparing(a -> a.key, java.util.Arrays::compareUnsigned)
@@ -79,6 +82,7 @@ class ExternalRowSorterTest {
             serializer.toBinaryRow(GenericRowData.of(i, StringData.fromString("v"))).copy());
       }
       assertThat(spills.list()).hasSize(10);
+      assertThat(sorter.spillCount()).isEqualTo(10);
       assertThatThrownBy(
               () ->
                   sorter.sorted(

@@ -16,9 +16,10 @@ import org.apache.flink.table.data.binary.BinaryRowData;
  * totalBuckets (int), inputs (list of {@link DataFileMetaCodec data files}), outputLevel (int),
  * kind (byte: 0 APPEND_REWRITE, 1 MERGE_TREE, 2 SORT_REWRITE), dropDeletes (boolean),
  * baseSnapshotId (optional long); for kind 2 only, its sort range follows: strategy (byte: 0 order,
- * 1 zorder, 2 hilbert), columns (strings), index and count (ints), lower and upper bound (boolean
- * present, then bytes). Tasks of kinds 0 and 1 have the same bytes as before kind 2 existed; an
- * older reader refuses kind 2 as unknown (sort tasks exist only in batch jobs, never restored).
+ * 1 zorder, 2 hilbert), columns (strings), schema id (long), index and count (ints), lower and
+ * upper bound (boolean present, then bytes). Tasks of kinds 0 and 1 have the same bytes as before
+ * kind 2 existed; an older reader refuses kind 2 as unknown (sort tasks exist only in batch jobs,
+ * never restored).
  */
 public final class CompactTaskCodec implements VersionedCodec<CompactTask> {
 
@@ -48,6 +49,7 @@ public final class CompactTaskCodec implements VersionedCodec<CompactTask> {
             case HILBERT -> 2;
           });
       StateLayout.writeStrings(r.order().columns(), out);
+      out.writeLong(r.schemaId());
       out.writeInt(r.index());
       out.writeInt(r.count());
       writeBound(r.lower(), out);
@@ -77,9 +79,10 @@ public final class CompactTaskCodec implements VersionedCodec<CompactTask> {
               throw new IOException("Corrupt compaction task: unknown sort strategy " + code);
         };
     SortOrder order = new SortOrder(strategy, StateLayout.readStrings(in));
+    long schemaId = in.readLong();
     int index = in.readInt();
     int count = in.readInt();
-    return new SortRange(order, index, count, readBound(in), readBound(in));
+    return new SortRange(order, schemaId, index, count, readBound(in), readBound(in));
   }
 
   @Override
