@@ -2,6 +2,7 @@ package io.sediment.cli;
 
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -27,8 +28,9 @@ import picocli.CommandLine.UnmatchedArgumentException;
     description = "Sediment lake table store: compaction jobs, table inspection and maintenance.",
     footer = {
       "",
-      "Logs go to ~/.sediment/log/sediment.log ($SEDIMENT_LOG_DIR/sediment.log when set);"
-          + " --verbose prints them on the terminal too, with the stack traces of errors."
+      "Logs go to a file per run, ~/.sediment/log/sediment-<yyyyMMdd-HHmmss>-<pid>.log"
+          + " (in $SEDIMENT_LOG_DIR when set; the newest 30 are kept); --verbose prints them on"
+          + " the terminal too, with the stack traces of errors."
     },
     subcommands = {
       CompactCommand.class,
@@ -48,7 +50,9 @@ public final class SedimentCli implements Callable<Integer> {
     if (System.getProperty("log4j.configurationFile") == null
         && System.getProperty("log4j2.configurationFile") == null) {
       boolean verbose = Arrays.asList(args).contains("--verbose");
-      CliLogging.configure(CliLogging.logFile(), verbose ? System.err : null);
+      Path logs = CliLogging.logDir();
+      CliLogging.deleteOldLogs(logs, CliLogging.KEPT - 1);
+      CliLogging.configure(CliLogging.logFile(logs), verbose ? System.err : null);
     }
     LoggerFactory.getLogger(SedimentCli.class)
         .info(

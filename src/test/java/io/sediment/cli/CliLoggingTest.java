@@ -6,6 +6,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.apache.logging.log4j.core.config.Configurator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -58,10 +59,24 @@ class CliLoggingTest {
   }
 
   @Test
-  void theLogFileIsUnderTheUsersSedimentDirectory() {
+  void eachRunHasALogFileOfItsOwnAndTheOldestAreDeleted() throws Exception {
     if (System.getenv("SEDIMENT_LOG_DIR") == null) {
-      assertThat(CliLogging.logFile())
-          .isEqualTo(Path.of(System.getProperty("user.home"), ".sediment", "log", "sediment.log"));
+      assertThat(CliLogging.logDir())
+          .isEqualTo(Path.of(System.getProperty("user.home"), ".sediment", "log"));
+    }
+    Path file = CliLogging.logFile(dir);
+    assertThat(file.getFileName().toString())
+        .matches("sediment-\\d{8}-\\d{6}-" + ProcessHandle.current().pid() + "\\.log");
+    for (int i = 0; i < 40; i++) {
+      Files.writeString(
+          dir.resolve(String.format("sediment-20261201-1200%02d-%d.log", i, 100 + i)), "x");
+    }
+    Files.writeString(dir.resolve("notes.txt"), "mine");
+    CliLogging.deleteOldLogs(dir, 29);
+    try (var files = Files.list(dir)) {
+      List<String> left = files.map(f -> f.getFileName().toString()).sorted().toList();
+      assertThat(left).hasSize(30).contains("notes.txt", "sediment-20261201-120039-139.log");
+      assertThat(left).doesNotContain("sediment-20261201-120010-110.log");
     }
   }
 }
