@@ -311,9 +311,47 @@ final class CompactCommand implements Callable<Integer> {
           tasks.isEmpty()
               ? "Plan: nothing to compact: " + NothingPlanned.why(job, streaming) + " (dry run)"
               : "Plan: " + Plurals.of(tasks.size(), "task") + "; nothing committed (dry run)");
-      for (CompactTask t : tasks) {
-        out.println("  " + t);
+      if (!tasks.isEmpty()) {
+        printTasks(tasks, out);
       }
+    }
+  }
+
+  /** The planned tasks as a table: where, what each reads, what it writes. */
+  static void printTasks(List<CompactTask> tasks, PrintWriter out) {
+    List<String[]> rows = new ArrayList<>();
+    rows.add(new String[] {"table", "partition", "bucket", "files", "bytes", "rows", "output"});
+    for (CompactTask t : tasks) {
+      rows.add(
+          new String[] {
+            t.table(),
+            t.partitionPath().isEmpty() ? "-" : t.partitionPath(),
+            Integer.toString(t.bucket()),
+            Integer.toString(t.inputs().size()),
+            Long.toString(t.inputBytes()),
+            Long.toString(t.inputRows()),
+            switch (t.kind()) {
+              case MERGE_TREE -> "level " + t.outputLevel();
+              case APPEND_REWRITE -> "rewritten";
+              case SORT_REWRITE -> "sorted, " + t.sortRange().orElseThrow();
+            }
+          });
+    }
+    int[] width = new int[rows.get(0).length];
+    for (String[] r : rows) {
+      for (int i = 0; i < r.length; i++) {
+        width[i] = Math.max(width[i], r[i].length());
+      }
+    }
+    for (String[] r : rows) {
+      List<String> cells = new ArrayList<>();
+      for (int i = 0; i < r.length; i++) {
+        // numbers right-aligned, text left-aligned
+        boolean number = i >= 2 && i <= 5 && r != rows.get(0);
+        String pad = " ".repeat(width[i] - r[i].length());
+        cells.add(number ? pad + r[i] : r[i] + pad);
+      }
+      out.println(("  " + String.join("  ", cells)).stripTrailing());
     }
   }
 

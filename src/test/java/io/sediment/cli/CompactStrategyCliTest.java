@@ -71,6 +71,11 @@ class CompactStrategyCliTest {
         run("compact", "--warehouse", w, "--table", "db.t", "--dry-run", "--mode", "streaming");
 
     assertThat(batch.out()).as(batch.err()).contains("Plan: 1 task;");
+    // the tasks as a table, not as toString()
+    assertThat(batch.out())
+        .contains("table  partition  bucket  files  bytes  rows  output")
+        .containsPattern("db\\.t\\s+-\\s+0\\s+2\\s+\\d+\\s+\\d+\\s+level \\d")
+        .doesNotContain("CompactTask{");
     assertThat(streaming.out()).as(streaming.err()).contains("Plan: nothing to compact: ");
   }
 

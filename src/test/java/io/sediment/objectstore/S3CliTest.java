@@ -19,8 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The command line on an {@code s3://} warehouse, as a user runs it: its own process, the S3
  * endpoint and keys in {@code flink-conf/}, the S3 file system in {@code FLINK_PLUGINS_DIR}. {@code
- * sql} and {@code inspect} open the warehouse (before the fix only {@code bench} set up Flink's
- * file systems, and both said "Could not find a file system implementation for scheme 's3'").
+ * sql}, {@code inspect}, {@code compact}, {@code expire-snapshots} and {@code remove-orphan-files}
+ * open the warehouse (before the fix only {@code bench} set up Flink's file systems, and the others
+ * said "Could not find a file system implementation for scheme 's3'").
  */
 class S3CliTest {
 
@@ -73,5 +74,31 @@ class S3CliTest {
     Result inspect = sediment("inspect", "--warehouse", "s3://lake/cli", "--table", "db.t");
     assertThat(inspect.code()).as(inspect.out()).isZero();
     assertThat(inspect.out()).contains("total: 1 file, 2 rows");
+
+    // the maintenance commands on the same warehouse: compact, expire, remove orphans
+    Result more =
+        sediment("sql", "--warehouse", "s3://lake/cli", "-e", "INSERT INTO db.t VALUES (3)");
+    assertThat(more.code()).as(more.out()).isZero();
+    Result compact = sediment("compact", "--warehouse", "s3://lake/cli", "--table", "db.t");
+    assertThat(compact.code()).as(compact.out()).isZero();
+    assertThat(compact.out())
+        .contains("Compacted 1 task: 2 -> 1 file")
+        .doesNotContain("Could not find a file system");
+    Result expire =
+        sediment(
+            "expire-snapshots",
+            "--warehouse",
+            "s3://lake/cli",
+            "--table",
+            "db.t",
+            "--retain-max",
+            "1");
+    assertThat(expire.code()).as(expire.out()).isZero();
+    Result orphans =
+        sediment(
+            "remove-orphan-files", "--warehouse", "s3://lake/cli", "--table", "db.t", "--dry-run");
+    assertThat(orphans.code()).as(orphans.out()).isZero();
+    Result after = sediment("inspect", "--warehouse", "s3://lake/cli", "--table", "db.t");
+    assertThat(after.out()).contains("total: 1 file, 3 rows");
   }
 }
