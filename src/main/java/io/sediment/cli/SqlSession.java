@@ -1,24 +1,32 @@
 package io.sediment.cli;
 
+import io.sediment.flink.sql.procedures.ProcedureArgs;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.ResultKind;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableException;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.api.internal.TableEnvironmentInternal;
 import org.apache.flink.table.api.internal.TableResultInternal;
+import org.apache.flink.table.catalog.Catalog;
+import org.apache.flink.table.catalog.ObjectPath;
+import org.apache.flink.table.catalog.exceptions.ProcedureNotExistException;
 import org.apache.flink.table.operations.CallProcedureOperation;
 import org.apache.flink.table.operations.ModifyOperation;
 import org.apache.flink.table.operations.Operation;
 import org.apache.flink.table.operations.StatementSetOperation;
 import org.apache.flink.table.operations.command.ResetOperation;
 import org.apache.flink.table.operations.command.SetOperation;
+import org.apache.flink.table.procedures.Procedure;
 
 /**
  * A SQL session of {@code sediment sql}: a table environment (batch or streaming) with the
@@ -92,6 +100,42 @@ final class SqlSession implements AutoCloseable {
     return (TableEnvironmentInternal) env;
   }
 
+  /**
+   * Refuses a {@code CALL} of a Sediment procedure that names an argument the procedure does not
+   * declare (Flink drops such arguments before the procedure sees them): the error lists the known
+   * ones, and nothing runs.
+   */
+  private void checkNamedArguments(String statement) throws Exception {
+    Optional<SqlStatements.Call> call = SqlStatements.call(statement);
+    Optional<Catalog> catalog = tEnv.getCatalog(CATALOG);
+    if (call.isEmpty() || call.get().namedArguments().isEmpty() || catalog.isEmpty()) {
+      return;
+    }
+    Procedure procedure;
+    try {
+      procedure = catalog.get().getProcedure(new ObjectPath("sys", call.get().procedure()));
+    } catch (ProcedureNotExistException e) {
+      return; // Flink reports it
+    }
+    List<String> known = ProcedureArgs.declaredArguments(procedure);
+    List<String> unknown = new ArrayList<>();
+    for (String name : call.get().namedArguments()) {
+      if (!known.contains(name)) {
+        unknown.add(name);
+      }
+    }
+    if (!unknown.isEmpty()) {
+      throw new ValidationException(
+          "Unknown argument"
+              + (unknown.size() == 1 ? " '" + unknown.get(0) + "'" : "s " + unknown)
+              + " of sys."
+              + call.get().procedure()
+              + "; its arguments are "
+              + String.join(", ", known)
+              + "; nothing was run");
+    }
+  }
+
   /** Runs one statement (without its {@code ;}) and prints its result; errors are thrown. */
   void execute(String statement, PrintWriter out) throws Exception {
     cancelled = false;
@@ -106,6 +150,7 @@ final class SqlSession implements AutoCloseable {
       reset(reset.getKey().orElse(null));
       out.println("OK");
     } else if (operation instanceof CallProcedureOperation) {
+      checkNamedArguments(statement);
       SqlResultPrinter.print(
           flink.call(() -> tEnv.executeInternal(operation)), operation, streaming, out);
     } else if (operation instanceof ModifyOperation || operation instanceof StatementSetOperation) {

@@ -8,6 +8,7 @@ import java.io.StringReader;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import org.apache.flink.sql.parser.impl.FlinkSqlParserImplTokenManager;
 import org.apache.flink.sql.parser.impl.SimpleCharStream;
 import org.apache.flink.sql.parser.impl.Token;
@@ -82,6 +83,50 @@ record SqlStatements(List<String> statements, String rest) {
         tokensSinceStart = true;
       }
     }
+  }
+
+  /** A {@code CALL} statement's procedure name (without database) and its named arguments. */
+  record Call(String procedure, List<String> namedArguments) {}
+
+  /**
+   * The procedure and the names given before {@code =>} of a {@code CALL} statement, read with
+   * Flink SQL's lexer (a {@code =>} inside a string literal is no argument); empty for any other
+   * statement or one the lexer cannot read.
+   */
+  static Optional<Call> call(String statement) {
+    FlinkSqlParserImplTokenManager lexer =
+        new FlinkSqlParserImplTokenManager(
+            new SimpleCharStream(new StringReader(statement.replace('\t', ' '))));
+    lexer.SwitchTo(BACK_QUOTED_IDENTIFIERS);
+    List<String> tokens = new ArrayList<>();
+    try {
+      for (Token t = lexer.getNextToken(); t.kind != EOF; t = lexer.getNextToken()) {
+        tokens.add(t.image);
+      }
+    } catch (TokenMgrError unreadable) {
+      return Optional.empty();
+    }
+    if (tokens.isEmpty() || !tokens.get(0).equalsIgnoreCase("CALL")) {
+      return Optional.empty();
+    }
+    int open = tokens.indexOf("(");
+    if (open < 2) {
+      return Optional.empty();
+    }
+    String procedure = unquote(tokens.get(open - 1));
+    List<String> names = new ArrayList<>();
+    for (int i = open + 1; i < tokens.size(); i++) {
+      if (tokens.get(i).equals("=>")) {
+        names.add(unquote(tokens.get(i - 1)));
+      }
+    }
+    return Optional.of(new Call(procedure, names));
+  }
+
+  private static String unquote(String name) {
+    return name.length() >= 2 && (name.startsWith("`") || name.startsWith("\""))
+        ? name.substring(1, name.length() - 1)
+        : name;
   }
 
   /** Offsets of the lines as the lexer counts them (after \n, \r\n or a lone \r). */

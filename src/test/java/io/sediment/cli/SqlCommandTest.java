@@ -95,6 +95,24 @@ class SqlCommandTest {
                 + "No option set in this session\n");
   }
 
+  /**
+   * A misspelt or unknown named argument of a procedure is refused, listing the known ones (Flink
+   * itself drops it), before anything runs; a {@code =>} inside a string is no argument.
+   */
+  @Test
+  void unknownProcedureArgumentsAreRefusedListingTheKnownOnes() {
+    SedimentCliTest.Result r =
+        sql(
+            "CREATE TABLE t (id INT); INSERT INTO t VALUES (1); INSERT INTO t VALUES (2);"
+                + " CALL sys.compact(`table` => 'default.t', foo => 'bar', `where` => 'x => y')");
+    assertThat(r.code()).isEqualTo(ExitCodes.FAILED);
+    assertThat(r.err())
+        .contains("Unknown argument 'foo' of sys.compact; its arguments are table, partitions,")
+        .contains("order_strategy, order_by; nothing was run");
+    SedimentCliTest.Result dry = sql("CALL sys.compact(`table` => 'default.t', dry_run => true)");
+    assertThat(dry.code()).as(dry.err()).isZero();
+  }
+
   @Test
   void aBadRuntimeModeIsRefusedNamingTheAllowedOnes() {
     SedimentCliTest.Result r = sql("SET 'execution.runtime-mode' = 'sideways'");

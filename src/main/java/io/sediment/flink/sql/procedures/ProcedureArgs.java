@@ -5,15 +5,43 @@ import io.sediment.catalog.Identifier;
 import io.sediment.compact.CompactSpec;
 import io.sediment.maintenance.PointInTime;
 import io.sediment.table.Table;
+import java.lang.reflect.Method;
+import java.lang.reflect.Parameter;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.apache.flink.table.annotation.ArgumentHint;
+import org.apache.flink.table.procedures.Procedure;
 import org.apache.flink.util.TimeUtils;
 
 /** Argument parsing shared by the procedures; every error names the argument. */
-final class ProcedureArgs {
+public final class ProcedureArgs {
 
   private ProcedureArgs() {}
+
+  /**
+   * The argument names {@code procedure} declares ({@code @ArgumentHint} of its {@code call}
+   * methods), in declaration order: what a {@code CALL} may name.
+   */
+  public static List<String> declaredArguments(Procedure procedure) {
+    Set<String> names = new LinkedHashSet<>();
+    for (Method m : procedure.getClass().getMethods()) {
+      if (!m.getName().equals("call")) {
+        continue;
+      }
+      for (Parameter p : m.getParameters()) {
+        ArgumentHint hint = p.getAnnotation(ArgumentHint.class);
+        if (hint != null) {
+          names.add(hint.name());
+        }
+      }
+    }
+    return new ArrayList<>(names);
+  }
 
   static IllegalArgumentException bad(String argument, String message) {
     return new IllegalArgumentException("Argument '" + argument + "': " + message);

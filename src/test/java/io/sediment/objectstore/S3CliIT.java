@@ -2,7 +2,6 @@ package io.sediment.objectstore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sediment.cli.SedimentCli;
 import io.sediment.testutil.S3ProxyExtension;
 import io.sediment.testutil.S3ProxyServer;
 import java.nio.file.Files;
@@ -17,13 +16,15 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The command line on an {@code s3://} warehouse, as a user runs it: its own process, the S3
- * endpoint and keys in {@code flink-conf/}, the S3 file system in {@code FLINK_PLUGINS_DIR}. {@code
- * sql}, {@code inspect}, {@code compact}, {@code expire-snapshots} and {@code remove-orphan-files}
- * open the warehouse (before the fix only {@code bench} set up Flink's file systems, and the others
- * said "Could not find a file system implementation for scheme 's3'").
+ * The command line on an {@code s3://} warehouse, as a user runs it: {@code bin/sediment} (the
+ * launcher, on the packaged jar), its own process per command, the S3 endpoint and keys in the
+ * {@code flink-conf/} it is given, the S3 file system from the build's {@code
+ * target/flink-plugins/} (the launcher's default). {@code sql}, {@code inspect}, {@code compact},
+ * {@code expire-snapshots} and {@code remove-orphan-files} open the warehouse (before the fix only
+ * {@code bench} set up Flink's file systems, and the others said "Could not find a file system
+ * implementation for scheme 's3'").
  */
-class S3CliTest {
+class S3CliIT {
 
   @RegisterExtension static final S3ProxyExtension S3 = new S3ProxyExtension("lake");
 
@@ -34,21 +35,19 @@ class S3CliTest {
   private Result sediment(String... args) throws Exception {
     Path conf = dir.resolve("flink-conf");
     Files.createDirectories(conf);
-    StringBuilder yaml = new StringBuilder();
+    // the checkout's configuration (its JVM options for JDK 17) plus the S3 endpoint and keys
+    StringBuilder yaml =
+        new StringBuilder(Files.readString(Paths.get("flink-conf", "config.yaml"))).append('\n');
     Configuration c = S3ProxyServer.flinkConfiguration(S3.server().endpoint());
     c.toMap().forEach((k, v) -> yaml.append(k).append(": ").append(v).append('\n'));
     Files.writeString(conf.resolve("config.yaml"), yaml.toString());
     List<String> command = new ArrayList<>();
-    command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx512m");
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(SedimentCli.class.getName());
+    command.add(Paths.get("bin", "sediment").toAbsolutePath().toString());
     command.addAll(List.of(args));
-    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    ProcessBuilder pb =
+        new ProcessBuilder(command).redirectErrorStream(true).directory(dir.toFile());
     pb.environment().put("SEDIMENT_FLINK_CONF", conf.toString());
-    pb.environment()
-        .put("FLINK_PLUGINS_DIR", Paths.get("target", "flink-plugins").toAbsolutePath().toString());
+    pb.environment().remove("FLINK_PLUGINS_DIR");
     pb.environment().put("SEDIMENT_LOG_DIR", dir.toString());
     Path out = dir.resolve("out-" + System.nanoTime() + ".txt");
     Process p = pb.redirectOutput(out.toFile()).start();
