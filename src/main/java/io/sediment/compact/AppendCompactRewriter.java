@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.RowData;
 import org.slf4j.Logger;
@@ -151,15 +152,7 @@ final class AppendCompactRewriter implements CompactRewriter {
     RollingFileWriter writer =
         new RollingFileWriter(
             store.fileIO(),
-            () -> {
-              Path path = store.dataFilePath(task.partition(), task.bucket(), files.newFileName());
-              try {
-                observer.beforeCreate(path);
-              } catch (IOException e) {
-                throw new UncheckedIOException("Could not record compaction output " + path, e);
-              }
-              return path;
-            },
+            outputPaths(store, task, files, observer),
             store.rowType(),
             DataFileFactory.formatOptions(store.options()),
             store.options().targetFileSize());
@@ -187,6 +180,23 @@ final class AppendCompactRewriter implements CompactRewriter {
       throw e;
     }
     return result(store, task, written, rowsRead, start);
+  }
+
+  /**
+   * New output paths in the task's bucket, each announced to {@code observer} before the file is
+   * created (its marker), for a {@link RollingFileWriter}.
+   */
+  static Supplier<Path> outputPaths(
+      FileStore store, CompactTask task, DataFileFactory files, OutputObserver observer) {
+    return () -> {
+      Path path = store.dataFilePath(task.partition(), task.bucket(), files.newFileName());
+      try {
+        observer.beforeCreate(path);
+      } catch (IOException e) {
+        throw new UncheckedIOException("Could not record compaction output " + path, e);
+      }
+      return path;
+    };
   }
 
   private CompactTaskResult result(

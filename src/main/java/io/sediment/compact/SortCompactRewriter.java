@@ -15,12 +15,10 @@ import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
 import java.io.File;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
-import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
@@ -142,15 +140,7 @@ final class SortCompactRewriter implements CompactRewriter {
   private RollingFileWriter newWriter(FileStore store, CompactTask task) {
     return new RollingFileWriter(
         store.fileIO(),
-        () -> {
-          Path path = store.dataFilePath(task.partition(), task.bucket(), files.newFileName());
-          try {
-            observer.beforeCreate(path);
-          } catch (IOException e) {
-            throw new UncheckedIOException("Could not record compaction output " + path, e);
-          }
-          return path;
-        },
+        AppendCompactRewriter.outputPaths(store, task, files, observer),
         store.rowType(),
         format(store),
         store.options().targetFileSize());

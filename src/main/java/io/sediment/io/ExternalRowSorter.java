@@ -344,21 +344,17 @@ public final class ExternalRowSorter implements Closeable {
     int index;
     long prefix;
     BinaryRowData row;
+    // the current key: keyBytes[keyFrom, keyTo), set by advance
+    byte[] keyBytes;
+    int keyFrom;
+    int keyTo;
 
     abstract boolean advance() throws IOException;
 
     /** Compares the current keys (after equal prefixes). */
-    abstract int compareKey(Run other);
-
-    abstract byte[] keyBytes();
-
-    abstract int keyFrom();
-
-    abstract int keyTo();
-
-    int compareKeyBytes(Run other) {
+    int compareKey(Run other) {
       return Arrays.compareUnsigned(
-          keyBytes(), keyFrom(), keyTo(), other.keyBytes(), other.keyFrom(), other.keyTo());
+          keyBytes, keyFrom, keyTo, other.keyBytes, other.keyFrom, other.keyTo);
     }
 
     @Override
@@ -368,8 +364,6 @@ public final class ExternalRowSorter implements Closeable {
   private final class BufferRun extends Run {
     private final int[] order;
     private int next;
-    private byte[] page;
-    private int at;
 
     BufferRun(int[] order) {
       this.order = order;
@@ -383,30 +377,12 @@ public final class ExternalRowSorter implements Closeable {
       }
       int i = order[next++];
       prefix = prefixes[i];
-      page = pages.get((int) (pointers[i] >>> 32));
-      at = (int) pointers[i];
+      keyBytes = pages.get((int) (pointers[i] >>> 32));
+      int at = (int) pointers[i];
+      keyFrom = at + 8;
+      keyTo = keyFrom + getInt(keyBytes, at);
       pointRow(row, i);
       return true;
-    }
-
-    @Override
-    int compareKey(Run other) {
-      return compareKeyBytes(other);
-    }
-
-    @Override
-    byte[] keyBytes() {
-      return page;
-    }
-
-    @Override
-    int keyFrom() {
-      return at + 8;
-    }
-
-    @Override
-    int keyTo() {
-      return at + 8 + getInt(page, at);
     }
   }
 
@@ -437,29 +413,12 @@ public final class ExternalRowSorter implements Closeable {
       }
       in.readFully(record, 0, keyLength + rowLength);
       prefix = prefix(record, 0, keyLength);
+      keyBytes = record;
+      keyFrom = 0;
+      keyTo = keyLength;
       // the buffer is reused: the consumer has written the previous row before this call
       row.pointTo(segment, keyLength, rowLength);
       return true;
-    }
-
-    @Override
-    int compareKey(Run other) {
-      return compareKeyBytes(other);
-    }
-
-    @Override
-    byte[] keyBytes() {
-      return record;
-    }
-
-    @Override
-    int keyFrom() {
-      return 0;
-    }
-
-    @Override
-    int keyTo() {
-      return keyLength;
     }
 
     @Override

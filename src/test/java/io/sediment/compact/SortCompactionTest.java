@@ -264,22 +264,29 @@ class SortCompactionTest {
     return rb.newRead().readAll(rb.newScan().plan().splits()).size();
   }
 
-  /** A budget never splits the ranges of a bucket: they replace its files together. */
-  @Test
-  void aBudgetTakesTheRangesOfABucketTogether() throws Exception {
-    FileSystemCatalog catalog = TestTables.catalog(dir);
+  /** Table db.t of 8 kb files: {@code commits} commits of 300 random rows per partition. */
+  private static Table smallFilesTable(
+      FileSystemCatalog catalog, long seed, int commits, String... partitions) {
     Table table =
         TestTables.create(catalog, "t", schema().option("target-file-size", "8 kb").build());
-    SplittableRandom r = new SplittableRandom(5);
-    for (int c = 0; c < 4; c++) {
+    SplittableRandom r = new SplittableRandom(seed);
+    for (int c = 0; c < commits; c++) {
       List<RowData> batch = new ArrayList<>();
-      for (String p : List.of("a", "b")) {
+      for (String p : partitions) {
         for (int i = 0; i < 300; i++) {
           batch.add(randomRow(r, p));
         }
       }
       TestTables.writeBatch(table, batch);
     }
+    return table;
+  }
+
+  /** A budget never splits the ranges of a bucket: they replace its files together. */
+  @Test
+  void aBudgetTakesTheRangesOfABucketTogether() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table = smallFilesTable(catalog, 5, 4, "a", "b");
     List<CompactTask> plan =
         table
             .newCompactBuilder()
@@ -303,16 +310,7 @@ class SortCompactionTest {
   @Test
   void aRangePlannedBeforeItsSortColumnChangedTypeIsRefused() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(dir);
-    Table table =
-        TestTables.create(catalog, "t", schema().option("target-file-size", "8 kb").build());
-    SplittableRandom r = new SplittableRandom(9);
-    for (int c = 0; c < 3; c++) {
-      List<RowData> batch = new ArrayList<>();
-      for (int i = 0; i < 300; i++) {
-        batch.add(randomRow(r, "a"));
-      }
-      TestTables.writeBatch(table, batch);
-    }
+    Table table = smallFilesTable(catalog, 9, 3, "a");
     int files = TestTables.dataFiles(dir.resolve("db.db/t")).size();
     List<CompactTask> plan = table.newCompactBuilder().withSortOrder("order", "price").plan();
     catalog.alterTable(
