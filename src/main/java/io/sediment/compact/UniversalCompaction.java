@@ -5,9 +5,11 @@ import io.sediment.manifest.FileStore;
 import io.sediment.mergetree.KeyValueLayout;
 import io.sediment.mergetree.SortedRun;
 import io.sediment.schema.TableOptions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.table.data.RowData;
 
 /**
@@ -31,7 +33,9 @@ import org.apache.flink.table.data.RowData;
  * Deletion-vector tables and tables with {@code changelog-producer} = lookup always move every
  * level-0 file up; deletion-vector tables also rewrite a file whose deletion vector covers more
  * than {@code compaction.delete-ratio-threshold} of its rows when nothing else is planned for the
- * bucket.
+ * bucket. A minor compaction that these rules leave idle still moves the level-0 runs up when a
+ * trigger fired for them: they add up to {@code compaction.trigger.min-bytes}, or the oldest was
+ * written {@code compaction.trigger.max-delay} ago.
  */
 public final class UniversalCompaction implements CompactPlanner.BucketStrategy {
 
@@ -44,6 +48,9 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
   private final boolean lookupChangelog;
   private final double deleteRatioThreshold;
   private final Comparator<RowData> keyRowComparator;
+  private final long triggerBytes;
+  // level-0 files written before this time have waited long enough (Long.MIN_VALUE: no trigger)
+  private final long triggerWrittenBefore;
 
   /** Full when {@code compaction.full} is set (a writer's own compaction), else minor. */
   public UniversalCompaction(FileStore store) {
@@ -62,6 +69,11 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
     this.lookupChangelog = o.lookupChangelog();
     this.deleteRatioThreshold = o.get(TableOptions.COMPACTION_DELETE_RATIO_THRESHOLD);
     this.keyRowComparator = new KeyValueLayout(store.schema()).keyRowComparator();
+    MemorySize bytes = o.get(TableOptions.COMPACTION_TRIGGER_MIN_BYTES);
+    this.triggerBytes = bytes == null ? Long.MAX_VALUE : bytes.getBytes();
+    Duration delay = o.get(TableOptions.COMPACTION_TRIGGER_MAX_DELAY);
+    this.triggerWrittenBefore =
+        delay == null ? Long.MIN_VALUE : System.currentTimeMillis() - delay.toMillis();
   }
 
   public int maxLevel() {
@@ -156,6 +168,21 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
     }
     if (p == null && runs.size() > trigger) {
       p = pickForSizeRatio(runs, runs.size() - trigger + 1, true);
+    }
+    if (p == null) {
+      int level0 = 0;
+      long bytes = 0;
+      long oldest = Long.MAX_VALUE;
+      while (level0 < runs.size() && runs.get(level0).level() == 0) {
+        for (DataFileMeta f : runs.get(level0).files()) {
+          bytes += f.fileSize();
+          oldest = Math.min(oldest, f.creationTimeMillis());
+        }
+        level0++;
+      }
+      if (level0 > 0 && (bytes >= triggerBytes || oldest <= triggerWrittenBefore)) {
+        p = unit(runs, level0);
+      }
     }
     // Deletion vectors (readers skip level 0) and the lookup changelog producer (a level-0 row's
     // change is computed when it moves up, against the levels above) move every level-0 run up

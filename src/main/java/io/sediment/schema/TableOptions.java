@@ -280,18 +280,19 @@ public final class TableOptions implements Serializable {
           .memoryType()
           .noDefaultValue()
           .withDescription(
-              "Append tables, minor compaction: a bucket's small files (two or more) are compacted"
-                  + " once they add up to this size, even when fewer than compaction.min.file-num."
-                  + " Unset: only the file count triggers.");
+              "Minor compaction: an append bucket's small files (two or more) are compacted once"
+                  + " they add up to this size, even when fewer than compaction.min.file-num; a"
+                  + " primary-key bucket's level-0 runs move up once they add up to it, even when"
+                  + " fewer than num-sorted-run.compaction-trigger. Unset: only the counts.");
 
   public static final ConfigOption<Duration> COMPACTION_TRIGGER_MAX_DELAY =
       ConfigOptions.key("compaction.trigger.max-delay")
           .durationType()
           .noDefaultValue()
           .withDescription(
-              "Append tables, minor compaction: a bucket's small files (two or more) are compacted"
-                  + " once the oldest of them was written this long ago, even when fewer than"
-                  + " compaction.min.file-num. Unset: only the file count triggers.");
+              "Minor compaction: an append bucket's small files (two or more), or a primary-key"
+                  + " bucket's level-0 runs, are compacted once the oldest of them was written this"
+                  + " long ago, even when the counts have not triggered. Unset: only the counts.");
 
   public static final ConfigOption<MemorySize> COMPACTION_MAX_REWRITE_BYTES =
       ConfigOptions.key("compaction.max-rewrite-bytes")

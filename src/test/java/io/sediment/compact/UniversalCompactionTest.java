@@ -487,6 +487,72 @@ class UniversalCompactionTest {
     return file(0, size, 0, 99);
   }
 
+  /**
+   * Generated: level-0 runs below the run-count trigger move up exactly when a byte or time trigger
+   * fired for them (their bytes, the age of the oldest), all of them together.
+   */
+  @Test
+  void byteAndTimeTriggersMoveTheLevel0RunsUpExactlyWhenTheyFire() {
+    java.util.SplittableRandom r = new java.util.SplittableRandom(41);
+    long now = System.currentTimeMillis();
+    for (int i = 0; i < 300; i++) {
+      reset();
+      options.put("num-sorted-run.compaction-trigger", "10");
+      Long minBytes = r.nextBoolean() ? 50L + r.nextInt(400) : null;
+      if (minBytes != null) {
+        options.put("compaction.trigger.min-bytes", minBytes + " b");
+      }
+      boolean delay = r.nextBoolean();
+      if (delay) {
+        options.put("compaction.trigger.max-delay", "1 h");
+      }
+      List<DataFileMeta> files = new ArrayList<>();
+      if (r.nextBoolean()) {
+        files.add(file(5, 1000, 0, 99));
+      }
+      int level0 = 1 + r.nextInt(4);
+      long bytes = 0;
+      long oldest = Long.MAX_VALUE;
+      for (int f = 0; f < level0; f++) {
+        long size = 10 + r.nextInt(150);
+        long written = now - (r.nextInt(4) == 0 ? 2 * 3_600_000L : r.nextInt(60_000));
+        files.add(written(level0(size), written));
+        bytes += size;
+        oldest = Math.min(oldest, written);
+      }
+      boolean fires =
+          (minBytes != null && bytes >= minBytes) || (delay && oldest <= now - 3_600_000L);
+      List<CompactTask> tasks = plan(files);
+      assertThat(tasks)
+          .as("case %s: %s bytes, options %s", i, bytes, options)
+          .hasSize(fires ? 1 : 0);
+      if (fires) {
+        assertThat(tasks.get(0).inputs().stream().filter(f -> f.level() == 0)).hasSize(level0);
+        assertThat(tasks.get(0).outputLevel()).isPositive();
+      }
+    }
+  }
+
+  /** {@code f} with creation time {@code millis}. */
+  private static DataFileMeta written(DataFileMeta f, long millis) {
+    return new DataFileMeta(
+        f.fileName(),
+        f.fileSize(),
+        f.rowCount(),
+        f.minKey(),
+        f.maxKey(),
+        f.minValues(),
+        f.maxValues(),
+        f.nullCounts(),
+        f.minSequenceNumber(),
+        f.maxSequenceNumber(),
+        f.schemaId(),
+        f.level(),
+        millis,
+        f.source(),
+        f.deleteRowCount());
+  }
+
   private DataFileMeta file(int level, long size, long minKey, long maxKey) {
     return file(level, size, minKey, maxKey, 0);
   }
