@@ -76,8 +76,9 @@ final class SortBench {
     Path root = Paths.get(table.store().paths().root().toUri());
     Path input = root.resolveSibling(root.getFileName() + "-w6-input");
     copy(root, input);
-    long inputBytes = BenchRunner.liveFiles(table).stream().mapToLong(DataFileMeta::fileSize).sum();
-    int inputFiles = BenchRunner.liveFiles(table).size();
+    List<DataFileMeta> inputs = BenchRunner.liveFiles(table);
+    long inputBytes = inputs.stream().mapToLong(DataFileMeta::fileSize).sum();
+    int inputFiles = inputs.size();
 
     Map<String, Object> details = new LinkedHashMap<>();
     StringBuilder problems = new StringBuilder();
@@ -105,7 +106,7 @@ final class SortBench {
         details.put(p + "CompactionSeconds", round(seconds));
         details.put(p + "CompactionCpuSeconds", round(cpu));
         details.put(p + "Files", files.size());
-        details.put(p + "RowGroups", rowGroups(table, null));
+        details.put(p + "RowGroups", rowGroups(table));
         if (layout.order() != null && layout.order().strategy() == SortOrder.Strategy.ORDER) {
           linearSeconds = seconds;
           linearCpu = cpu;
@@ -235,8 +236,8 @@ final class SortBench {
     return new long[] {groups, rows};
   }
 
-  private static int rowGroups(Table table, Predicate filter) throws IOException {
-    return (int) keptRowGroups(table, table.newReadBuilder().newScan().plan().splits(), filter)[0];
+  private static int rowGroups(Table table) throws IOException {
+    return (int) keptRowGroups(table, table.newReadBuilder().newScan().plan().splits(), null)[0];
   }
 
   private static ParquetMetadata footer(Table table, DataSplit s, DataFileMeta f)

@@ -50,9 +50,7 @@ record SqlStatements(List<String> statements, String rest) {
     // separate tokens the same way. Offsets below are computed on the original text.
     String text = script.replace('\t', ' ');
     int[] lineStarts = lineStarts(text);
-    FlinkSqlParserImplTokenManager lexer =
-        new FlinkSqlParserImplTokenManager(new SimpleCharStream(new StringReader(text)));
-    lexer.SwitchTo(BACK_QUOTED_IDENTIFIERS);
+    FlinkSqlParserImplTokenManager lexer = lexer(text);
     List<String> statements = new ArrayList<>();
     int start = 0;
     boolean tokensSinceStart = false;
@@ -94,10 +92,7 @@ record SqlStatements(List<String> statements, String rest) {
    * statement or one the lexer cannot read.
    */
   static Optional<Call> call(String statement) {
-    FlinkSqlParserImplTokenManager lexer =
-        new FlinkSqlParserImplTokenManager(
-            new SimpleCharStream(new StringReader(statement.replace('\t', ' '))));
-    lexer.SwitchTo(BACK_QUOTED_IDENTIFIERS);
+    FlinkSqlParserImplTokenManager lexer = lexer(statement.replace('\t', ' '));
     List<String> tokens = new ArrayList<>();
     try {
       for (Token t = lexer.getNextToken(); t.kind != EOF; t = lexer.getNextToken()) {
@@ -121,6 +116,14 @@ record SqlStatements(List<String> statements, String rest) {
       }
     }
     return Optional.of(new Call(procedure, names));
+  }
+
+  /** Flink SQL's lexer over {@code text}, with back-quoted identifiers as its parser sets them. */
+  private static FlinkSqlParserImplTokenManager lexer(String text) {
+    FlinkSqlParserImplTokenManager lexer =
+        new FlinkSqlParserImplTokenManager(new SimpleCharStream(new StringReader(text)));
+    lexer.SwitchTo(BACK_QUOTED_IDENTIFIERS);
+    return lexer;
   }
 
   private static String unquote(String name) {

@@ -11,7 +11,8 @@ final class VerboseOption {
   @Option(
       names = "--verbose",
       description =
-          "Print logs on the terminal (otherwise only in ~/.sediment/log/sediment.log, or"
-              + " $SEDIMENT_LOG_DIR/sediment.log) and the stack traces of errors.")
+          "Print logs on the terminal (otherwise only in this run's file"
+              + " ~/.sediment/log/sediment-<time>-<pid>.log, or in $SEDIMENT_LOG_DIR) and the"
+              + " stack traces of errors.")
   boolean verbose;
 }

@@ -2,13 +2,11 @@ package io.sediment.compact;
 
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.schema.TableOptions;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.apache.flink.configuration.MemorySize;
 
 /**
  * Picks the small files of one bucket of an append table and bin-packs them into groups of about
@@ -33,9 +31,7 @@ final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
   private final int minFiles;
   private final boolean full;
   private final boolean fixedBucket;
-  private final long triggerBytes;
-  // files written before this time have waited long enough (Long.MIN_VALUE: no time trigger)
-  private final long triggerWrittenBefore;
+  private final CompactTrigger trigger;
 
   /** Full when {@code compaction.full} is set, else minor. */
   AppendCompactStrategy(TableOptions options) {
@@ -51,11 +47,7 @@ final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
             : (long) (targetSize * options.get(TableOptions.COMPACTION_SMALL_FILE_RATIO));
     this.minFiles = full ? 2 : Math.max(2, options.get(TableOptions.COMPACTION_MIN_FILE_NUM));
     this.fixedBucket = options.bucket() > 0;
-    MemorySize bytes = options.get(TableOptions.COMPACTION_TRIGGER_MIN_BYTES);
-    this.triggerBytes = full || bytes == null ? Long.MAX_VALUE : bytes.getBytes();
-    Duration delay = options.get(TableOptions.COMPACTION_TRIGGER_MAX_DELAY);
-    this.triggerWrittenBefore =
-        full || delay == null ? Long.MIN_VALUE : System.currentTimeMillis() - delay.toMillis();
+    this.trigger = full ? CompactTrigger.never() : CompactTrigger.of(options);
   }
 
   @Override
@@ -125,19 +117,8 @@ final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
   }
 
   private void closeGroup(List<List<DataFileMeta>> groups, List<DataFileMeta> group) {
-    if (group.size() >= minFiles || (group.size() >= 2 && triggered(group))) {
+    if (group.size() >= minFiles || (group.size() >= 2 && trigger.fired(group))) {
       groups.add(group);
     }
-  }
-
-  /** Whether the byte or the time trigger fired for {@code group}. */
-  private boolean triggered(List<DataFileMeta> group) {
-    long bytes = 0;
-    long oldest = Long.MAX_VALUE;
-    for (DataFileMeta f : group) {
-      bytes += f.fileSize();
-      oldest = Math.min(oldest, f.creationTimeMillis());
-    }
-    return bytes >= triggerBytes || oldest <= triggerWrittenBefore;
   }
 }

@@ -1,6 +1,5 @@
 package io.sediment.compact;
 
-import io.sediment.manifest.DataFileMeta;
 import io.sediment.schema.TableOptions;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,9 +70,7 @@ public final class CompactBudget {
   public static long replacedBytes(List<CompactTask> tasks) {
     long sum = 0;
     for (CompactTask t : tasks) {
-      for (DataFileMeta f : t.replacedInputs()) {
-        sum += f.fileSize();
-      }
+      sum += t.replacedBytes();
     }
     return sum;
   }

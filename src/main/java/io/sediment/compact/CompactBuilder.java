@@ -189,7 +189,11 @@ public final class CompactBuilder {
     int commits = CompactBudget.commits(effective.options());
     long planned = CompactBudget.replacedBytes(tasks);
     long rewritten = 0;
-    Set<String> filesAtStart = commits > 1 ? CompactSpec.liveFileNames(store) : Set.of();
+    // a sort in rounds leaves alone the buckets it sorted: the files it did not start with
+    Set<String> filesAtStart =
+        commits > 1 && request.sortOrder().isPresent()
+            ? CompactSpec.liveFileNames(store)
+            : Set.of();
     List<CompactResult> done = new ArrayList<>();
     for (int round = 0; round < commits && rewritten < planned; round++) {
       if (round > 0) {

@@ -199,10 +199,20 @@ public final class CompactSpec implements Serializable {
       "Sort compaction (order_strategy, order_by) runs in batch mode only, as in Paimon: it"
           + " rewrites whole partitions once; the streaming job compacts by the table's rules";
 
-  /** Refuses a sort compaction in the streaming job, before the job starts. */
+  /**
+   * Refuses, before the job starts, what the streaming job would not do: a sort compaction, and
+   * partial progress asked of this compaction (a table's own option is for its batch runs; the
+   * dedicated job commits at every checkpoint anyway).
+   */
   public void checkMode(boolean streaming) {
     if (streaming && sortOrder != null) {
       throw new IllegalArgumentException(SORT_IS_BATCH_ONLY);
+    }
+    if (streaming && "true".equalsIgnoreCase(options.get("partial-progress.enabled"))) {
+      throw new IllegalArgumentException(
+          "partial-progress.enabled applies to batch compactions (several commits of one run);"
+              + " the streaming job commits at every checkpoint and caps each round with"
+              + " compaction.max-rewrite-bytes");
     }
   }
 

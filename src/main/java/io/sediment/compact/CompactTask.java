@@ -228,6 +228,15 @@ public final class CompactTask implements Serializable {
     return sortRange == null || sortRange.replacesInputs() ? inputs : List.of();
   }
 
+  /** Bytes of the {@link #replacedInputs()}. */
+  public long replacedBytes() {
+    long sum = 0;
+    for (DataFileMeta f : replacedInputs()) {
+      sum += f.fileSize();
+    }
+    return sum;
+  }
+
   /** The share of a sort compaction this task writes; empty for other kinds. */
   public Optional<SortRange> sortRange() {
     return Optional.ofNullable(sortRange);

@@ -153,15 +153,8 @@ final class SortCompactRewriter implements CompactRewriter {
    */
   static FileFormatOptions format(FileStore store) {
     FileFormatOptions table = DataFileFactory.formatOptions(store.options());
-    long rowGroup =
-        Math.min(table.rowGroupSize(), Math.max(1, store.options().targetFileSize() / 8));
-    return new FileFormatOptions(
-        table.compression(),
-        table.zstdLevel(),
-        rowGroup,
-        table.pageSize(),
-        table.dictionary(),
-        table.plainColumns());
+    return table.withRowGroupSize(
+        Math.min(table.rowGroupSize(), Math.max(1, store.options().targetFileSize() / 8)));
   }
 
   private static CompactTaskResult result(
@@ -183,17 +176,12 @@ final class SortCompactRewriter implements CompactRewriter {
       rowsWritten += w.rowCount();
       bytesWritten += w.fileSize();
     }
-    List<DataFileMeta> replaced = task.replacedInputs();
-    long replacedBytes = 0;
-    for (DataFileMeta f : replaced) {
-      replacedBytes += f.fileSize();
-    }
     CommitMessage message =
         CommitMessage.compact(
             task.partition(),
             task.bucket(),
             task.totalBuckets(),
-            replaced,
+            task.replacedInputs(),
             after,
             task.baseSnapshotId());
     // rows read counts the rows of this range, input bytes the files it replaces: summed over the
@@ -203,7 +191,7 @@ final class SortCompactRewriter implements CompactRewriter {
         message,
         rows,
         rowsWritten,
-        replacedBytes,
+        task.replacedBytes(),
         bytesWritten,
         (System.nanoTime() - startNanos) / 1_000_000);
   }

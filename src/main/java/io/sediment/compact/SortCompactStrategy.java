@@ -101,13 +101,8 @@ final class SortCompactStrategy implements CompactPlanner.BucketStrategy {
   /** A uniform sample (reservoir) of {@code size} keys of the rows of evenly spread files. */
   private List<byte[]> sample(CompactPlanner.Bucket bucket, int size) {
     RowType rowType = store.rowType();
-    int[] projection = new int[order.columns().size()];
-    List<RowType.RowField> fields = new ArrayList<>();
-    for (int i = 0; i < projection.length; i++) {
-      projection[i] = rowType.getFieldIndex(order.columns().get(i));
-      fields.add(rowType.getFields().get(projection[i]));
-    }
-    SortKeys keys = SortKeys.of(order, new RowType(fields));
+    int[] projection = store.schema().indexes(order.columns());
+    SortKeys keys = SortKeys.of(order, store.schema().project(order.columns()));
     List<DataFileMeta> files = bucket.files();
     int step = Math.max(1, (files.size() + SAMPLE_FILES - 1) / SAMPLE_FILES);
     // seeded by the bucket: the same files plan the same ranges

@@ -1,5 +1,6 @@
 package io.sediment.compact;
 
+import io.sediment.io.ExternalRowSorter;
 import java.util.Arrays;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.RowData;
@@ -233,8 +234,8 @@ public final class SortKeys {
             ? v.toUnscaledLong() ^ Long.MIN_VALUE
             : orderedDouble(v.toBigDecimal().doubleValue());
       }
-      case CHAR, VARCHAR -> prefix(row.getString(pos).toBytes());
-      case BINARY, VARBINARY -> prefix(row.getBinary(pos));
+      case CHAR, VARCHAR -> ExternalRowSorter.prefix(row.getString(pos).toBytes());
+      case BINARY, VARBINARY -> ExternalRowSorter.prefix(row.getBinary(pos));
       case TIMESTAMP_WITHOUT_TIME_ZONE, TIMESTAMP_WITH_LOCAL_TIME_ZONE ->
           row.getTimestamp(pos, timestampPrecision(type)).getMillisecond() ^ Long.MIN_VALUE;
       default -> throw new IllegalArgumentException("Not a sortable type: " + type);
@@ -245,15 +246,6 @@ public final class SortKeys {
   private static long orderedDouble(double v) {
     long bits = Double.doubleToLongBits(v); // one NaN, after +Infinity
     return bits < 0 ? ~bits : bits ^ Long.MIN_VALUE;
-  }
-
-  /** The first 8 bytes, big-endian, zero-padded: the order of the values' prefixes. */
-  private static long prefix(byte[] v) {
-    long p = 0;
-    for (int k = 0; k < 8; k++) {
-      p = (p << 8) | (k < v.length ? v[k] & 0xFF : 0);
-    }
-    return p;
   }
 
   private static int timestampPrecision(LogicalType type) {

@@ -5,11 +5,9 @@ import io.sediment.manifest.FileStore;
 import io.sediment.mergetree.KeyValueLayout;
 import io.sediment.mergetree.SortedRun;
 import io.sediment.schema.TableOptions;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.table.data.RowData;
 
 /**
@@ -48,9 +46,7 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
   private final boolean lookupChangelog;
   private final double deleteRatioThreshold;
   private final Comparator<RowData> keyRowComparator;
-  private final long triggerBytes;
-  // level-0 files written before this time have waited long enough (Long.MIN_VALUE: no trigger)
-  private final long triggerWrittenBefore;
+  private final CompactTrigger level0Trigger;
 
   /** Full when {@code compaction.full} is set (a writer's own compaction), else minor. */
   public UniversalCompaction(FileStore store) {
@@ -69,11 +65,7 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
     this.lookupChangelog = o.lookupChangelog();
     this.deleteRatioThreshold = o.get(TableOptions.COMPACTION_DELETE_RATIO_THRESHOLD);
     this.keyRowComparator = new KeyValueLayout(store.schema()).keyRowComparator();
-    MemorySize bytes = o.get(TableOptions.COMPACTION_TRIGGER_MIN_BYTES);
-    this.triggerBytes = bytes == null ? Long.MAX_VALUE : bytes.getBytes();
-    Duration delay = o.get(TableOptions.COMPACTION_TRIGGER_MAX_DELAY);
-    this.triggerWrittenBefore =
-        delay == null ? Long.MIN_VALUE : System.currentTimeMillis() - delay.toMillis();
+    this.level0Trigger = CompactTrigger.of(o);
   }
 
   public int maxLevel() {
@@ -171,16 +163,12 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
     }
     if (p == null) {
       int level0 = 0;
-      long bytes = 0;
-      long oldest = Long.MAX_VALUE;
+      List<DataFileMeta> level0Files = new ArrayList<>();
       while (level0 < runs.size() && runs.get(level0).level() == 0) {
-        for (DataFileMeta f : runs.get(level0).files()) {
-          bytes += f.fileSize();
-          oldest = Math.min(oldest, f.creationTimeMillis());
-        }
+        level0Files.addAll(runs.get(level0).files());
         level0++;
       }
-      if (level0 > 0 && (bytes >= triggerBytes || oldest <= triggerWrittenBefore)) {
+      if (level0 > 0 && level0Trigger.fired(level0Files)) {
         p = unit(runs, level0);
       }
     }

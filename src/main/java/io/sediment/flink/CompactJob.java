@@ -226,7 +226,9 @@ public final class CompactJob {
         List<CompactTask> plan = targets.spec().plan(table.store(), t, false);
         budgets.put(t, CompactBudget.perCommit(table.options(), plan));
         planned.put(t, CompactBudget.replacedBytes(plan));
-        filesAtStart.put(t, CompactSpec.liveFileNames(table.store()));
+        if (targets.spec().sortOrder().isPresent()) {
+          filesAtStart.put(t, CompactSpec.liveFileNames(table.store()));
+        }
         rounds = Math.max(rounds, c);
       }
     }
@@ -241,14 +243,14 @@ public final class CompactJob {
       Map<String, Long> roundBudgets = new LinkedHashMap<>();
       Set<String> excluded = new HashSet<>();
       for (String t : active) {
-        Table table = targets.table(t);
-        boolean explicit = CompactBudget.maxRewriteBytes(table.options()).isPresent();
-        // the last round of a table takes what is left (unless compaction.max-rewrite-bytes caps)
-        if (budgets.containsKey(t) && (explicit || round < commits.get(t) - 1)) {
+        // the last round of a table takes what is left (compaction.max-rewrite-bytes, when set,
+        // still caps it: the targets fall back to the option)
+        if (budgets.containsKey(t) && round < commits.get(t) - 1) {
           roundBudgets.put(t, budgets.get(t));
         }
         if (round > 0 && filesAtStart.containsKey(t)) {
-          excluded.addAll(targets.spec().laterRoundExclusions(table.store(), filesAtStart.get(t)));
+          excluded.addAll(
+              targets.spec().laterRoundExclusions(targets.table(t).store(), filesAtStart.get(t)));
         }
       }
       CompactTargets roundTargets = targets.forRound(active, roundBudgets, excluded);

@@ -311,8 +311,11 @@ public final class ExternalRowSorter implements Closeable {
     }
   }
 
-  /** The first 8 bytes of a key, big-endian, zero-padded: orders as the keys' prefixes. */
-  static long prefix(byte[] key) {
+  /**
+   * The first 8 bytes of {@code key}, big-endian, zero-padded: unsigned, they order as the keys'
+   * prefixes.
+   */
+  public static long prefix(byte[] key) {
     return prefix(key, 0, key.length);
   }
 

@@ -516,7 +516,7 @@ class UniversalCompactionTest {
       for (int f = 0; f < level0; f++) {
         long size = 10 + r.nextInt(150);
         long written = now - (r.nextInt(4) == 0 ? 2 * 3_600_000L : r.nextInt(60_000));
-        files.add(written(level0(size), written));
+        files.add(file(0, size, 0, 99, 0, written));
         bytes += size;
         oldest = Math.min(oldest, written);
       }
@@ -533,31 +533,17 @@ class UniversalCompactionTest {
     }
   }
 
-  /** {@code f} with creation time {@code millis}. */
-  private static DataFileMeta written(DataFileMeta f, long millis) {
-    return new DataFileMeta(
-        f.fileName(),
-        f.fileSize(),
-        f.rowCount(),
-        f.minKey(),
-        f.maxKey(),
-        f.minValues(),
-        f.maxValues(),
-        f.nullCounts(),
-        f.minSequenceNumber(),
-        f.maxSequenceNumber(),
-        f.schemaId(),
-        f.level(),
-        millis,
-        f.source(),
-        f.deleteRowCount());
-  }
-
   private DataFileMeta file(int level, long size, long minKey, long maxKey) {
     return file(level, size, minKey, maxKey, 0);
   }
 
   private DataFileMeta file(int level, long size, long minKey, long maxKey, long deleteRows) {
+    return file(level, size, minKey, maxKey, deleteRows, 0);
+  }
+
+  /** The same, its creation time {@code writtenMillis}. */
+  private DataFileMeta file(
+      int level, long size, long minKey, long maxKey, long deleteRows, long writtenMillis) {
     long seq = nextSequence;
     nextSequence += 10;
     return new DataFileMeta(
@@ -573,7 +559,7 @@ class UniversalCompactionTest {
         seq + 9,
         0,
         level,
-        0,
+        writtenMillis,
         level == 0 ? FileSource.APPEND : FileSource.COMPACT,
         deleteRows);
   }

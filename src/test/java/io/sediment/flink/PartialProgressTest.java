@@ -156,6 +156,21 @@ class PartialProgressTest {
     }
   }
 
+  /** Partial progress asked of the streaming job is refused before it starts, not ignored. */
+  @Test
+  void theStreamingJobRefusesPartialProgress() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    TestTables.create(catalog, "t", FlinkTestSupport.partitioned().build());
+    CompactJob job =
+        CompactJob.builder(dir.toString(), "db.t")
+            .option("partial-progress.enabled", "true")
+            .parallelism(1)
+            .build();
+    assertThatThrownBy(
+            () -> job.submitStreaming(StreamExecutionEnvironment.getExecutionEnvironment()))
+        .hasMessageContaining("partial-progress.enabled applies to batch compactions");
+  }
+
   /** A failure in the second commit's rewrite keeps the first commit (in-process). */
   @Test
   void aFailureAfterTheFirstCommitKeepsIt() throws Exception {

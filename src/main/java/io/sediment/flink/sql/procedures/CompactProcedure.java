@@ -4,6 +4,7 @@ import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactSpec;
 import io.sediment.compact.CompactTask;
+import io.sediment.compact.SortOrder;
 import io.sediment.flink.sql.filter.PartitionWhere;
 import io.sediment.table.Table;
 import java.util.ArrayList;
@@ -165,34 +166,10 @@ public final class CompactProcedure implements Procedure {
         };
   }
 
-  /** Validates the arguments into the compaction of {@code table}; errors name the argument. */
-  public static CompactSpec configure(
-      Table table, String partitions, String where, String options, String commitUser) {
-    return configure(table, partitions, where, options, commitUser, null, null);
-  }
-
-  /** The same with {@code compact_strategy} and {@code partition_idle_time} (null for none). */
-  public static CompactSpec configure(
-      Table table,
-      String partitions,
-      String where,
-      String options,
-      String commitUser,
-      String compactStrategy,
-      String partitionIdleTime) {
-    return configure(
-        table,
-        partitions,
-        where,
-        options,
-        commitUser,
-        compactStrategy,
-        partitionIdleTime,
-        null,
-        null);
-  }
-
-  /** The same with {@code order_strategy} and {@code order_by} (both null: no sort). */
+  /**
+   * Validates the arguments into the compaction of {@code table}; errors name the argument. Null
+   * stands for an argument not given ({@code order_strategy} and {@code order_by}: no sort).
+   */
   public static CompactSpec configure(
       Table table,
       String partitions,
@@ -244,13 +221,23 @@ public final class CompactProcedure implements Procedure {
     }
     ProcedureArgs.strategyArgs(b, compactStrategy, partitionIdleTime);
     if (orderStrategy != null || orderBy != null) {
+      if (orderStrategy == null || orderBy == null) {
+        try {
+          SortOrder.of(orderStrategy, orderBy); // says which one is missing
+        } catch (IllegalArgumentException e) {
+          throw ProcedureArgs.bad("order_strategy", e);
+        }
+      }
+      SortOrder.Strategy strategy;
       try {
-        b.withSortOrder(orderStrategy, orderBy);
+        strategy = SortOrder.Strategy.parse(orderStrategy);
       } catch (IllegalArgumentException e) {
-        boolean strategyWrong =
-            orderBy != null && e.getMessage().startsWith("Unknown order_strategy");
-        throw ProcedureArgs.bad(
-            strategyWrong || orderBy == null ? "order_strategy" : "order_by", e);
+        throw ProcedureArgs.bad("order_strategy", e);
+      }
+      try {
+        b.withSortOrder(SortOrder.of(strategy.value(), orderBy));
+      } catch (IllegalArgumentException e) {
+        throw ProcedureArgs.bad("order_by", e);
       }
     }
     try {
