@@ -625,7 +625,7 @@ public final class BenchRunner {
     return out;
   }
 
-  private static long[] countAndSumIds(Table table) throws IOException {
+  static long[] countAndSumIds(Table table) throws IOException {
     var rb = table.newReadBuilder().withProjection("id");
     TableRead read = rb.newRead();
     long count = 0;

@@ -4,6 +4,7 @@ import io.sediment.bench.BenchResult;
 import io.sediment.bench.BenchRunner;
 import io.sediment.bench.DirectoryScanBench;
 import io.sediment.bench.ObjectStoreWarehouse;
+import io.sediment.bench.StreamingBench;
 import io.sediment.compact.CompactBuilder;
 import io.sediment.flink.CompactJob;
 import io.sediment.fs.FileIO;
@@ -12,6 +13,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,6 +21,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -44,7 +48,10 @@ final class BenchCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "W1|W2|W3|W4|W6", description = "Workload.")
+  @Parameters(
+      index = "0",
+      paramLabel = "W1|W2|W3|W4|W5|W5-PK|W5-PK-DV|W6",
+      description = "Workload.")
   String workload;
 
   @Option(
@@ -106,6 +113,21 @@ final class BenchCommand implements Callable<Integer> {
   String scanColumn;
 
   @Option(
+      names = "--duration",
+      paramLabel = "SECONDS",
+      description =
+          "W5 only: seconds the writer writes (20,000 rows a second; default 300, i.e."
+              + " WORKLOAD.md's 6,000,000 rows). Shorter runs are for trying things; the"
+              + " reported figures come from the full one.")
+  Integer duration;
+
+  @Option(
+      names = "--tail",
+      paramLabel = "SECONDS",
+      description = "W5 only: seconds the compaction job runs after the writer's end (default 60).")
+  Integer tail;
+
+  @Option(
       names = "--scale",
       hidden = true,
       defaultValue = "1",
@@ -117,12 +139,20 @@ final class BenchCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     String w = workload.toUpperCase(Locale.ROOT);
-    if (!w.matches("W[12346]")) {
+    if (!w.matches("W[12346]|W5|W5-PK|W5-PK-DV")) {
       throw new IllegalArgumentException(
-          "Unknown workload '" + workload + "'; workloads are W1, W2, W3, W4 and W6");
+          "Unknown workload '"
+              + workload
+              + "'; workloads are W1, W2, W3, W4, W5, W5-PK, W5-PK-DV and W6");
     }
     if (parallelism < 1) {
       throw new IllegalArgumentException("--parallelism must be at least 1");
+    }
+    if (w.startsWith("W5")) {
+      return streaming(w);
+    }
+    if (duration != null || tail != null) {
+      throw new IllegalArgumentException("--duration and --tail are options of W5 only");
     }
     if (!scanDirs.isEmpty()) {
       if (!w.equals("W4")) {
@@ -218,6 +248,65 @@ final class BenchCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * W5: a streaming writer and the dedicated compaction job side by side on the embedded Flink (2
+   * slots, one per job); {@code --option}s go to the compaction job.
+   */
+  private int streaming(String w) throws Exception {
+    if (inProcess || !scanDirs.isEmpty() || (dir != null && FileIO.isObjectStore(dir))) {
+      throw new IllegalArgumentException(
+          w
+              + " runs two Flink jobs in a local warehouse: --in-process, --scan-dir and an"
+              + " object store --dir are not options of it");
+    }
+    int seconds = duration == null ? 300 : duration;
+    int tailSeconds = tail == null ? 60 : tail;
+    if (seconds < 1 || tailSeconds < 0) {
+      throw new IllegalArgumentException(
+          "--duration must be at least 1 second and --tail at least 0, got "
+              + seconds
+              + " and "
+              + tailSeconds);
+    }
+    StreamingBench.Variant variant =
+        switch (w) {
+          case "W5" -> StreamingBench.Variant.APPEND;
+          case "W5-PK" -> StreamingBench.Variant.PK;
+          default -> StreamingBench.Variant.PK_DV;
+        };
+    Path wh = scratchWarehouse(w);
+    try (FlinkEnvironments.Embedded flink = FlinkEnvironments.Embedded.start(2)) {
+      StreamingBench.Cluster cluster =
+          new StreamingBench.Cluster() {
+            @Override
+            public StreamExecutionEnvironment newEnv() {
+              return flink.newEnv();
+            }
+
+            @Override
+            public double checkpointP99Seconds(JobID job) throws Exception {
+              return flink.checkpointP99Seconds(job);
+            }
+          };
+      BenchResult r =
+          StreamingBench.run(
+              variant,
+              wh,
+              cluster,
+              (long) seconds * StreamingBench.ROWS_PER_SECOND,
+              Duration.ofSeconds(tailSeconds),
+              dynamicOptions);
+      print(r, Map.of("maxHeapBytes", Runtime.getRuntime().maxMemory()));
+      return verified(r) ? ExitCodes.OK : ExitCodes.FAILED;
+    } finally {
+      if (!keep) {
+        BenchRunner.deleteRecursively(wh);
+      } else {
+        spec.commandLine().getErr().println("Kept warehouse " + wh);
+      }
+    }
+  }
+
   /** The dynamic options and {@code --parallelism} as {@code compaction.parallelism}. */
   private Map<String, String> parallelOptions() {
     Map<String, String> parallel = new LinkedHashMap<>(dynamicOptions);
@@ -296,6 +385,18 @@ final class BenchCommand implements Callable<Integer> {
               r.peakHeapBytes() >> 20,
               r.verified() ? "verified" : "NOT VERIFIED",
               r.verification()));
+      if (r.workload().startsWith("W5")) {
+        StringBuilder figures = new StringBuilder("  ");
+        r.details()
+            .forEach(
+                (k, v) ->
+                    figures
+                        .append(k)
+                        .append('=')
+                        .append(v instanceof Double d ? String.format(Locale.ROOT, "%.3f", d) : v)
+                        .append(' '));
+        out.println(figures.toString().stripTrailing());
+      }
     }
     out.flush();
   }

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Optional;
 import java.util.stream.Stream;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.client.deployment.executors.PipelineExecutorUtils;
@@ -23,6 +24,7 @@ import org.apache.flink.core.plugin.PluginUtils;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.runtime.minicluster.MiniClusterJobClient;
+import org.apache.flink.runtime.util.stats.StatsSummarySnapshot;
 import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
@@ -202,6 +204,18 @@ final class FlinkEnvironments {
               executors(), new Configuration(conf), Thread.currentThread().getContextClassLoader());
       env.setParallelism(parallelism);
       return env;
+    }
+
+    /** The 99th percentile of a job's completed checkpoints' durations in seconds (0: none). */
+    double checkpointP99Seconds(JobID job) throws Exception {
+      StatsSummarySnapshot durations =
+          cluster
+              .getExecutionGraph(job)
+              .get()
+              .getCheckpointStatsSnapshot()
+              .getSummaryStats()
+              .getEndToEndDurationStats();
+      return durations.getCount() == 0 ? 0 : durations.getQuantile(0.99) / 1000.0;
     }
 
     /** The configuration of this cluster's environments (their executor submits to it). */

@@ -9,19 +9,28 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Picks the small files of one bucket of an append table and bin-packs them into groups of about
- * {@code target-file-size}, each group one task.
+ * Picks the small files of one bucket of an append table and groups them into tasks, each group
+ * rewritten into one file of at most {@code target-file-size}.
  *
  * <ul>
  *   <li>Small: smaller than {@code target-file-size x compaction.small-file-ratio}; in a full
  *       compaction ({@link CompactStrategy#FULL}), every file below the target size.
+ *   <li>Tables without fixed buckets (minor compaction): size tiers. The small files, smallest
+ *       first, form groups in which the largest file is at most {@code 1 +
+ *       compaction.size-ratio/100} times the rest of the group together, so every rewrite at least
+ *       about doubles the file each of its bytes was in: a byte is rewritten at most about log2(the
+ *       bucket's bytes / the smallest file) times, however long files keep arriving (packing the
+ *       growing file with every new batch instead rewrites it once per batch). Each group takes the
+ *       most files from its smallest that keep that rule and fit the target size.
  *   <li>Fixed-bucket tables keep sequence order: only contiguous runs of small files (by sequence
- *       number) are packed together, so an output never spans a large file's sequence range.
- *   <li>A group is closed before it would exceed the target size; minor compaction keeps groups of
- *       at least {@code compaction.min.file-num} files, full compaction any group of two or more.
- *   <li>Minor compaction also keeps a group of two or more files that a trigger fired for: its
- *       files add up to {@code compaction.trigger.min-bytes}, or its oldest file was written {@code
- *       compaction.trigger.max-delay} ago (on the clock of the planner, when it was made).
+ *       number) are packed together, so an output never spans a large file's sequence range; a
+ *       group is closed before it would exceed the target size. A full compaction packs every
+ *       bucket so.
+ *   <li>Minor compaction keeps groups of at least {@code compaction.min.file-num} files, full
+ *       compaction any group of two or more. Minor compaction also keeps a group of two or more
+ *       files that a trigger fired for: its files add up to {@code compaction.trigger.min-bytes},
+ *       or its oldest file was written {@code compaction.trigger.max-delay} ago (on the clock of
+ *       the planner, when it was made).
  * </ul>
  */
 final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
@@ -31,6 +40,7 @@ final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
   private final int minFiles;
   private final boolean full;
   private final boolean fixedBucket;
+  private final double sizeRatio;
   private final CompactTrigger trigger;
 
   /** Full when {@code compaction.full} is set, else minor. */
@@ -47,39 +57,14 @@ final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
             : (long) (targetSize * options.get(TableOptions.COMPACTION_SMALL_FILE_RATIO));
     this.minFiles = full ? 2 : Math.max(2, options.get(TableOptions.COMPACTION_MIN_FILE_NUM));
     this.fixedBucket = options.bucket() > 0;
+    this.sizeRatio = 1 + options.get(TableOptions.COMPACTION_SIZE_RATIO) / 100.0;
     this.trigger = full ? CompactTrigger.never() : CompactTrigger.of(options);
   }
 
   @Override
   public List<CompactTask> plan(CompactPlanner.Bucket bucket) {
-    List<DataFileMeta> files = new ArrayList<>(bucket.files());
-    if (fixedBucket) {
-      files.sort(Comparator.comparingLong(DataFileMeta::minSequenceNumber));
-    }
-    List<List<DataFileMeta>> groups = new ArrayList<>();
-    List<DataFileMeta> group = new ArrayList<>();
-    long groupSize = 0;
-    for (DataFileMeta f : files) {
-      boolean small = f.fileSize() < smallThreshold;
-      if (!small) {
-        if (fixedBucket) {
-          // A large file ends the contiguous run.
-          closeGroup(groups, group);
-          group = new ArrayList<>();
-          groupSize = 0;
-        }
-        continue;
-      }
-      if (!group.isEmpty() && groupSize + f.fileSize() > targetSize) {
-        closeGroup(groups, group);
-        group = new ArrayList<>();
-        groupSize = 0;
-      }
-      group.add(f);
-      groupSize += f.fileSize();
-    }
-    closeGroup(groups, group);
-
+    List<List<DataFileMeta>> groups =
+        fixedBucket || full ? packedGroups(bucket.files()) : sizeTieredGroups(bucket.files());
     List<CompactTask> tasks = new ArrayList<>();
     for (List<DataFileMeta> g : groups) {
       tasks.add(
@@ -115,6 +100,83 @@ final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
     }
     return n >= 2 ? n : 0;
   }
+
+  /**
+   * Small files in order (by sequence number in a fixed bucket), packed into groups of at most the
+   * target size; in a fixed bucket a file that is not small ends the group.
+   */
+  private List<List<DataFileMeta>> packedGroups(List<DataFileMeta> bucketFiles) {
+    List<DataFileMeta> files = new ArrayList<>(bucketFiles);
+    if (fixedBucket) {
+      files.sort(Comparator.comparingLong(DataFileMeta::minSequenceNumber));
+    }
+    List<List<DataFileMeta>> groups = new ArrayList<>();
+    List<DataFileMeta> group = new ArrayList<>();
+    long groupSize = 0;
+    for (DataFileMeta f : files) {
+      boolean small = f.fileSize() < smallThreshold;
+      if (!small) {
+        if (fixedBucket) {
+          // A large file ends the contiguous run.
+          closeGroup(groups, group);
+          group = new ArrayList<>();
+          groupSize = 0;
+        }
+        continue;
+      }
+      if (!group.isEmpty() && groupSize + f.fileSize() > targetSize) {
+        closeGroup(groups, group);
+        group = new ArrayList<>();
+        groupSize = 0;
+      }
+      group.add(f);
+      groupSize += f.fileSize();
+    }
+    closeGroup(groups, group);
+    return groups;
+  }
+
+  /**
+   * The small files, smallest first, in size tiers: from the smallest file not yet grouped, the
+   * longest run of next-larger files that fits the target size and whose last (largest) file is at
+   * most {@link #sizeRatio} times the rest of the run; a file that starts no such run is left.
+   */
+  private List<List<DataFileMeta>> sizeTieredGroups(List<DataFileMeta> bucketFiles) {
+    List<DataFileMeta> small = new ArrayList<>();
+    for (DataFileMeta f : bucketFiles) {
+      if (f.fileSize() < smallThreshold) {
+        small.add(f);
+      }
+    }
+    small.sort(BY_SIZE);
+    List<List<DataFileMeta>> groups = new ArrayList<>();
+    int start = 0;
+    while (start < small.size()) {
+      long sum = small.get(start).fileSize();
+      int end = start; // the last file of the longest run found so far
+      for (int k = start + 1; k < small.size(); k++) {
+        long size = small.get(k).fileSize();
+        if (sum + size > targetSize) {
+          break;
+        }
+        if (size <= sizeRatio * sum) {
+          end = k;
+        }
+        sum += size;
+      }
+      if (end > start) {
+        closeGroup(groups, new ArrayList<>(small.subList(start, end + 1)));
+      }
+      start = end + 1;
+    }
+    return groups;
+  }
+
+  private static final Comparator<DataFileMeta> BY_SIZE =
+      Comparator.comparingLong(DataFileMeta::fileSize)
+          .thenComparingLong(DataFileMeta::creationTimeMillis)
+          .thenComparingLong(DataFileMeta::minSequenceNumber)
+          .thenComparing(DataFileMeta::fileName);
 
   private void closeGroup(List<List<DataFileMeta>> groups, List<DataFileMeta> group) {
     if (group.size() >= minFiles || (group.size() >= 2 && trigger.fired(group))) {

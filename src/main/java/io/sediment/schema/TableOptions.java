@@ -255,7 +255,9 @@ public final class TableOptions implements Serializable {
           .defaultValue(1)
           .withDescription(
               "Universal compaction: percentage flexibility when comparing the size of a run"
-                  + " with the sum of the newer runs picked before it.");
+                  + " with the sum of the newer runs picked before it. Append tables without fixed"
+                  + " buckets: how much larger than the smaller files of its group together a"
+                  + " file in a minor compaction's group may be.");
 
   public static final ConfigOption<Duration> COMPACTION_OPTIMIZATION_INTERVAL =
       ConfigOptions.key("compaction.optimization-interval")

@@ -136,6 +136,60 @@ class BenchCommandTest {
     SedimentCliTest.Result r = SedimentCliTest.run("bench", "W9");
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err().trim())
-        .isEqualTo("Error: Unknown workload 'W9'; workloads are W1, W2, W3, W4 and W6");
+        .isEqualTo(
+            "Error: Unknown workload 'W9'; workloads are W1, W2, W3, W4, W5, W5-PK, W5-PK-DV"
+                + " and W6");
+    r = SedimentCliTest.run("bench", "W1", "--duration", "5");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err().trim()).isEqualTo("Error: --duration and --tail are options of W5 only");
+    r = SedimentCliTest.run("bench", "W5", "--duration", "0");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err().trim())
+        .isEqualTo(
+            "Error: --duration must be at least 1 second and --tail at least 0, got 0 and 60");
+  }
+
+  /**
+   * W5 for a few seconds: the writer's rows arrive in a file per partition per writer checkpoint,
+   * the dedicated job compacts them, and the figures replayed from the snapshots add up.
+   */
+  @Test
+  void w5RunsAWriterAndTheDedicatedJobSideBySide() throws Exception {
+    SedimentCliTest.Result r =
+        SedimentCliTest.run(
+            "bench",
+            "W5",
+            "--duration",
+            "8",
+            "--tail",
+            "12",
+            "--option",
+            "compaction.min.file-num=2",
+            "--option",
+            "compaction.discovery-interval=1s",
+            "--json",
+            "--dir",
+            dir.resolve("w5").toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = JSON.readTree(r.out());
+    assertThat(j.get("verified").asBoolean()).as(j.toString()).isTrue();
+    assertThat(j.get("rows").asLong()).isEqualTo(160_000);
+    assertThat(j.get("orphan_files").asLong()).isZero();
+    // 8 partitions, a file each per writer commit
+    assertThat(j.get("filesIn").asLong() % 8).isZero();
+    assertThat(j.get("append_commits").asLong() * 8).isEqualTo(j.get("filesIn").asLong());
+    assertThat(j.get("compact_commits").asLong()).isPositive();
+    assertThat(j.get("writer_files_compacted").asLong()).isPositive();
+    assertThat(
+            j.get("writer_files_compacted").asLong()
+                + j.get("writer_files_never_compacted").asLong())
+        .isEqualTo(j.get("filesIn").asLong());
+    assertThat(j.get("write_amplification").asDouble()).isPositive();
+    assertThat(j.get("lag_p50_s").asDouble())
+        .isPositive()
+        .isLessThanOrEqualTo(j.get("lag_max_s").asDouble());
+    assertThat(j.get("end_max_files_per_partition").asLong())
+        .isLessThan(j.get("append_commits").asLong());
+    assertThat(j.get("writer_checkpoint_p99_s").asDouble()).isPositive();
   }
 }

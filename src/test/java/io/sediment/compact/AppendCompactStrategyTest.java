@@ -58,16 +58,41 @@ class AppendCompactStrategyTest {
   @Test
   void aGroupIsClosedBeforeItWouldExceedTheTargetSize() {
     options.put("compaction.min.file-num", "2");
-    // 60 + 30 = 90; adding 30 would make 120 > 100, so the third file starts a new group, which
-    // stays alone and is not rewritten.
+    // Smallest first: 30 + 30 = 60; adding 60 would make 120 > 100, so the 60 stays alone.
     List<DataFileMeta> files = List.of(file(60), file(30), file(30));
     List<CompactTask> tasks = plan(files);
     assertThat(tasks).hasSize(1);
-    assertThat(tasks.get(0).inputs()).containsExactly(files.get(0), files.get(1));
+    assertThat(tasks.get(0).inputs()).containsExactly(files.get(1), files.get(2));
 
     // Exactly the target size fits.
     List<DataFileMeta> exact = List.of(file(50), file(50));
     assertThat(plan(exact)).hasSize(1);
+  }
+
+  @Test
+  void aGroupsLargestFileIsAtMostTheRestOfItTogether() {
+    options.put("compaction.min.file-num", "2");
+    // 10 + 11 + 12 = 33: 12 <= 1.01 x 21, so all three; 40 > 1.01 x 33 is not taken with them
+    DataFileMeta a = file(10);
+    DataFileMeta b = file(11);
+    DataFileMeta c = file(12);
+    DataFileMeta d = file(40);
+    assertThat(plan(List.of(d, c, b, a)))
+        .extracting(CompactTask::inputs)
+        .containsExactly(List.of(a, b, c));
+    // 10 and 11 alone: 11 > 1.01 x 10, and nothing else to add
+    assertThat(plan(List.of(b, a))).isEmpty();
+    // compaction.size-ratio is the flexibility, in percent
+    options.put("compaction.size-ratio", "10");
+    assertThat(plan(List.of(b, a))).extracting(CompactTask::inputs).containsExactly(List.of(a, b));
+    // a tiny file is not merged into a much larger one: the larger would be rewritten to absorb
+    // it
+    options.remove("compaction.size-ratio");
+    assertThat(plan(List.of(file(70), file(1)))).isEmpty();
+    // but 1 + 1 + 2 + 4 cascade: each next file is at most the rest together
+    List<DataFileMeta> cascade = List.of(file(4), file(2), file(1), file(1));
+    assertThat(plan(cascade)).hasSize(1);
+    assertThat(plan(cascade).get(0).inputs()).hasSize(4);
   }
 
   @Test
@@ -101,22 +126,28 @@ class AppendCompactStrategyTest {
   void filesAtOrAboveTheSmallFileThresholdAreLeftAlone() {
     // 100 x 0.75 = 75: a 74-byte file is small, a 75-byte one is not.
     options.put("compaction.min.file-num", "2");
-    DataFileMeta small = file(74);
     DataFileMeta notSmall = file(75);
     DataFileMeta target = file(100);
     DataFileMeta large = file(500);
-    DataFileMeta tiny = file(1);
-    List<CompactTask> tasks = plan(List.of(small, notSmall, target, large, tiny));
+    DataFileMeta s1 = file(37);
+    DataFileMeta s2 = file(37);
+    List<CompactTask> tasks = plan(List.of(s1, notSmall, target, large, s2));
     assertThat(tasks).hasSize(1);
-    assertThat(tasks.get(0).inputs()).containsExactly(small, tiny);
+    assertThat(tasks.get(0).inputs()).containsExactly(s1, s2);
+    // 74 and 1 are small (two waiting files); 75 is not (one)
+    assertThat(planWithBacklog(List.of(file(74), file(1), target)).waiting).isEqualTo(2);
+    assertThat(planWithBacklog(List.of(file(75), file(1), target)).waiting).isZero();
   }
 
   @Test
   void smallFileRatioIsTheOption() {
     options.put("compaction.min.file-num", "2");
     options.put("compaction.small-file-ratio", "0.5");
-    assertThat(plan(List.of(file(50), file(10)))).isEmpty();
-    assertThat(plan(List.of(file(49), file(10)))).hasSize(1);
+    assertThat(plan(List.of(file(25), file(25), file(50))))
+        .extracting(t -> t.inputs().size())
+        .containsExactly(2);
+    assertThat(planWithBacklog(List.of(file(50), file(10))).waiting).isZero();
+    assertThat(planWithBacklog(List.of(file(49), file(10))).waiting).isEqualTo(2);
   }
 
   @Test
@@ -196,6 +227,73 @@ class AppendCompactStrategyTest {
     assertThat(t.totalBuckets()).isEqualTo(4);
   }
 
+  /**
+   * Generated long runs of a bucket without fixed buckets: every round a writer adds a few small
+   * files, a minor compaction is planned and applied. Whatever the sizes, the option values and the
+   * length of the run: every rewrite at least about doubles the file its bytes were in, so no byte
+   * is rewritten more than log2(target / smallest file) times and the bytes rewritten stay within
+   * that multiple of the bytes written; after each round few small files are left (a bounded number
+   * per doubling of size).
+   */
+  @Test
+  void sizeTiersBoundTheRewritesOfEveryByteOverALongRun() {
+    java.util.SplittableRandom r = new java.util.SplittableRandom(27);
+    for (int run = 0; run < 60; run++) {
+      reset();
+      long target = 64L << 20;
+      int minFiles = 2 + r.nextInt(7);
+      int sizeRatio = r.nextInt(4) == 0 ? r.nextInt(30) : 1;
+      options.put("target-file-size", target + " b");
+      options.put("compaction.min.file-num", Integer.toString(minFiles));
+      options.put("compaction.size-ratio", Integer.toString(sizeRatio));
+      long smallest = 1 + r.nextInt(200_000);
+      long largestWritten = smallest * (1 + r.nextInt(3));
+      int rounds = 100 + r.nextInt(400);
+      double growth = 1 + 1 / (1 + sizeRatio / 100.0); // least growth of a rewritten byte's file
+      long maxRewrites = (long) Math.ceil(Math.log((double) target / smallest) / Math.log(growth));
+      Map<String, Long> rewritesOf = new HashMap<>(); // file -> most rewrites of any of its bytes
+      List<DataFileMeta> bucket = new ArrayList<>();
+      long written = 0;
+      long rewritten = 0;
+      String context = "run " + run + ", options " + options + ", files of " + smallest + "+";
+      for (int round = 0; round < rounds; round++) {
+        int arriving = 1 + r.nextInt(10);
+        for (int i = 0; i < arriving && written < target * 4; i++) {
+          long size = smallest + r.nextLong(largestWritten - smallest + 1);
+          DataFileMeta f = file(size);
+          bucket.add(f);
+          rewritesOf.put(f.fileName(), 0L);
+          written += size;
+        }
+        for (CompactTask t : plan(bucket)) {
+          long out = totalSize(t);
+          long largest = t.inputs().stream().mapToLong(DataFileMeta::fileSize).max().orElseThrow();
+          assertThat(out).as(context).isLessThanOrEqualTo(target);
+          assertThat((double) out).as(context).isGreaterThanOrEqualTo(growth * largest - 1e-6);
+          long depth = 0;
+          for (DataFileMeta in : t.inputs()) {
+            assertThat(bucket.remove(in)).as(context).isTrue();
+            depth = Math.max(depth, rewritesOf.get(in.fileName()));
+          }
+          DataFileMeta output = file(out);
+          bucket.add(output);
+          rewritesOf.put(output.fileName(), depth + 1);
+          assertThat(depth + 1).as(context).isLessThanOrEqualTo(maxRewrites);
+          rewritten += out;
+        }
+        // What no qualifying group is left among: files small enough that min.file-num of them fit.
+        long smallLeft = bucket.stream().filter(f -> f.fileSize() * minFiles <= target).count();
+        long perDoubling = Math.max(minFiles - 1, 2);
+        assertThat(smallLeft)
+            .as(context + ", round " + round)
+            .isLessThanOrEqualTo(perDoubling * (maxRewrites + 1));
+      }
+      assertThat((double) rewritten)
+          .as(context)
+          .isLessThanOrEqualTo((double) written * maxRewrites);
+    }
+  }
+
   // ---- helpers --------------------------------------------------------------------------------
 
   /**
@@ -225,7 +323,7 @@ class AppendCompactStrategyTest {
       long bytes = 0;
       long oldest = Long.MAX_VALUE;
       for (int f = 0; f < count; f++) {
-        long size = 1 + r.nextInt(14); // 6 files of at most 14 bytes fit in one group of 100
+        long size = 10; // 6 files of 10 bytes: one group of at most 60 of the 100 target
         long written = now - (r.nextInt(4) == 0 ? 2 * 3_600_000L : r.nextInt(60_000));
         files.add(file(size, written));
         bytes += size;
