@@ -87,6 +87,38 @@ public record BenchResult(
   }
 
   /**
+   * This result as the scale run {@code name} (W1x10, ...) of its workload, with its cost per unit
+   * of work to compare with the base run's (wall seconds over rows or files): {@code nanosPerRow},
+   * or {@code microsPerFile} for W3 (planning).
+   */
+  public BenchResult asScaleRun(String name) {
+    Map<String, Object> all = new LinkedHashMap<>(details);
+    all.put("baseWorkload", workload);
+    if (workload.equals("W3")) {
+      all.put("microsPerFile", wallSeconds * 1e6 / Math.max(1, filesIn));
+    } else {
+      all.put("nanosPerRow", wallSeconds * 1e9 / Math.max(1, rows));
+    }
+    return new BenchResult(
+        name,
+        mode,
+        wallSeconds,
+        planSeconds,
+        cpuSeconds,
+        rows,
+        rowsPerSecond,
+        inputBytes,
+        inputBytesPerSecond,
+        filesIn,
+        filesOut,
+        peakHeapBytes,
+        compression,
+        verified,
+        verification,
+        all);
+  }
+
+  /**
    * The JSON object: the figures, the details, then extra fields (numbers, booleans or strings).
    */
   public String toJson(Map<String, ?> extra) {

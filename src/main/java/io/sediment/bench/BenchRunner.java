@@ -80,25 +80,67 @@ public final class BenchRunner {
 
     /** WORKLOAD.md's sizes divided by {@code divisor} (tests). */
     public static Scale divided(int divisor) {
+      return FULL.dividedBy(divisor);
+    }
+
+    /** These sizes divided by {@code divisor} (tests). */
+    public Scale dividedBy(int divisor) {
       if (divisor <= 1) {
-        return FULL;
+        return this;
       }
-      int key = Math.max(5, Workload.W2_KEY_SPACE / divisor);
+      int key = Math.max(5, w2KeySpace / divisor);
       if (key % 3 == 0) {
         key++;
       }
       return new Scale(
-          Math.max(2, Workload.W1_COMMITS / divisor),
-          Math.max(10, Workload.W1_ROWS_PER_COMMIT / divisor),
-          Workload.W2_COMMITS,
-          Math.max(4, Math.min(key, Workload.W2_ROWS_PER_COMMIT / divisor)),
+          Math.max(2, w1Commits / divisor),
+          Math.max(10, w1RowsPerCommit / divisor),
+          w2Commits,
+          Math.max(4, Math.min(key, w2RowsPerCommit / divisor)),
           key,
-          Math.max(2, Workload.W3_PARTITIONS / divisor),
-          Math.max(2, Workload.W3_FILES_PER_PARTITION / divisor));
+          Math.max(2, w3Partitions / divisor),
+          Math.max(2, w3FilesPerPartition / divisor));
     }
 
-    boolean full() {
-      return equals(FULL);
+    /**
+     * The scale runs of WORKLOAD.md, by name: {@code W1x10} (2,000 commits of 50,000 rows), {@code
+     * W2x4} (commits of 8,000,000 upserts, ids modulo 20,000,000), {@code W3x50} (10,000
+     * partitions); the base workload's sizes for any other name.
+     */
+    public static Scale of(String named) {
+      return switch (named.toUpperCase(Locale.ROOT)) {
+        case "W1X10" -> FULL.withW1Commits(Workload.W1_COMMITS * 10);
+        case "W2X4" ->
+            new Scale(
+                FULL.w1Commits,
+                FULL.w1RowsPerCommit,
+                Workload.W2_COMMITS,
+                Workload.W2_ROWS_PER_COMMIT * 4,
+                Workload.W2_KEY_SPACE * 4,
+                FULL.w3Partitions,
+                FULL.w3FilesPerPartition);
+        case "W3X50" ->
+            new Scale(
+                FULL.w1Commits,
+                FULL.w1RowsPerCommit,
+                FULL.w2Commits,
+                FULL.w2RowsPerCommit,
+                FULL.w2KeySpace,
+                Workload.W3_PARTITIONS * 50,
+                FULL.w3FilesPerPartition);
+        default -> FULL;
+      };
+    }
+
+    private Scale withW1Commits(int commits) {
+      return new Scale(
+          commits,
+          w1RowsPerCommit,
+          w2Commits,
+          w2RowsPerCommit,
+          w2KeySpace,
+          w3Partitions,
+          w3FilesPerPartition);
     }
   }
 

@@ -50,8 +50,10 @@ final class BenchCommand implements Callable<Integer> {
 
   @Parameters(
       index = "0",
-      paramLabel = "W1|W2|W3|W4|W5|W5-PK|W5-PK-DV|W6",
-      description = "Workload.")
+      paramLabel = "W1|W2|W3|W4|W5|W5-PK|W5-PK-DV|W6|W1x10|W2x4|W3x50",
+      description =
+          "Workload; W1x10, W2x4 and W3x50 are the scale runs (W1, W2, W3 larger; run them"
+              + " with SEDIMENT_JAVA_OPTS=-Xmx1g as WORKLOAD.md says).")
   String workload;
 
   @Option(
@@ -138,13 +140,17 @@ final class BenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    String w = workload.toUpperCase(Locale.ROOT);
-    if (!w.matches("W[12346]|W5|W5-PK|W5-PK-DV")) {
+    String named = workload.toUpperCase(Locale.ROOT);
+    if (!named.matches("W[12346]|W5|W5-PK|W5-PK-DV|W1X10|W2X4|W3X50")) {
       throw new IllegalArgumentException(
           "Unknown workload '"
               + workload
-              + "'; workloads are W1, W2, W3, W4, W5, W5-PK, W5-PK-DV and W6");
+              + "'; workloads are W1, W2, W3, W4, W5, W5-PK, W5-PK-DV and W6, and the scale runs"
+              + " W1x10, W2x4 and W3x50");
     }
+    // a scale run is its base workload, larger
+    String w = named.replaceFirst("X\\d+$", "");
+    BenchRunner.Scale sizes = BenchRunner.Scale.of(named).dividedBy(scale);
     if (parallelism < 1) {
       throw new IllegalArgumentException("--parallelism must be at least 1");
     }
@@ -161,7 +167,7 @@ final class BenchCommand implements Callable<Integer> {
       return scanDirectories();
     }
     if (dir != null && FileIO.isObjectStore(dir)) {
-      return objectStore(w);
+      return objectStore(w, sizes);
     }
     Path wh = scratchWarehouse(w);
     Map<String, Object> extra = new LinkedHashMap<>();
@@ -200,7 +206,10 @@ final class BenchCommand implements Callable<Integer> {
         extra.put("options", dynamicOptions.toString());
       }
       extra.put("maxHeapBytes", Runtime.getRuntime().maxMemory());
-      BenchResult r = BenchRunner.run(w, wh, mode, compactor, BenchRunner.Scale.divided(scale));
+      BenchResult r = BenchRunner.run(w, wh, mode, compactor, sizes);
+      if (!named.equals(w)) {
+        r = r.asScaleRun(named.replace('X', 'x'));
+      }
       print(r, extra);
       return verified(r) ? ExitCodes.OK : ExitCodes.FAILED;
     } finally {
@@ -220,7 +229,7 @@ final class BenchCommand implements Callable<Integer> {
    * commit lock ({@code lock.enabled}, the default lock database): the result reports the requests
    * sent ({@code generationRequests*}, {@code compactionRequests*}, {@code planRequests*}).
    */
-  private int objectStore(String w) throws Exception {
+  private int objectStore(String w, BenchRunner.Scale sizes) throws Exception {
     if (!w.equals("W1") && !w.equals("W3")) {
       throw new IllegalArgumentException(
           "An object store warehouse (--dir " + dir + ") runs W1 or W3, not " + w);
@@ -230,13 +239,7 @@ final class BenchCommand implements Callable<Integer> {
     BenchRunner.Compactor compactor = inProcessCompactor();
     try {
       BenchResult r =
-          BenchRunner.run(
-              w,
-              dir,
-              "in-process",
-              compactor,
-              BenchRunner.Scale.divided(scale),
-              Map.of("lock.enabled", "true"));
+          BenchRunner.run(w, dir, "in-process", compactor, sizes, Map.of("lock.enabled", "true"));
       print(r, Map.of("parallelism", parallelism, "warehouse", dir));
       return verified(r) ? ExitCodes.OK : ExitCodes.FAILED;
     } finally {

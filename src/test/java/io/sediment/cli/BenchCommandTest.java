@@ -131,6 +131,25 @@ class BenchCommandTest {
     }
   }
 
+  /** The scale runs are their base workloads with WORKLOAD.md's larger sizes (here divided). */
+  @Test
+  void scaleRunsAreTheirBaseWorkloadsLarger() throws Exception {
+    SedimentCliTest.Result w3 = SedimentCliTest.run("bench", "W3x50", "--scale", "1000", "--json");
+    assertThat(w3.code()).as(w3.err()).isZero();
+    JsonNode j = JSON.readTree(w3.out());
+    assertThat(j.get("workload").asText()).isEqualTo("W3x50");
+    assertThat(j.get("baseWorkload").asText()).isEqualTo("W3");
+    assertThat(j.get("filesIn").asLong()).isEqualTo(10 * 2); // 10,000 / 1000 partitions of 2 files
+    assertThat(j.get("microsPerFile").asDouble()).isPositive();
+    SedimentCliTest.Result w1 =
+        SedimentCliTest.run("bench", "w1X10", "--scale", "100", "--in-process", "--json");
+    assertThat(w1.code()).as(w1.err()).isZero();
+    j = JSON.readTree(w1.out());
+    assertThat(j.get("workload").asText()).isEqualTo("W1x10");
+    assertThat(j.get("rows").asLong()).isEqualTo(20 * 500); // 2,000 / 100 commits of 500 rows
+    assertThat(j.get("nanosPerRow").asDouble()).isPositive();
+  }
+
   @Test
   void badArgumentsAreOneLineErrors() {
     SedimentCliTest.Result r = SedimentCliTest.run("bench", "W9");
@@ -138,7 +157,7 @@ class BenchCommandTest {
     assertThat(r.err().trim())
         .isEqualTo(
             "Error: Unknown workload 'W9'; workloads are W1, W2, W3, W4, W5, W5-PK, W5-PK-DV"
-                + " and W6");
+                + " and W6, and the scale runs W1x10, W2x4 and W3x50");
     r = SedimentCliTest.run("bench", "W1", "--duration", "5");
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err().trim()).isEqualTo("Error: --duration and --tail are options of W5 only");
