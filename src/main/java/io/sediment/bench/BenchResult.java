@@ -67,38 +67,10 @@ public record BenchResult(
   public BenchResult withDetails(Map<String, ?> more) {
     Map<String, Object> all = new LinkedHashMap<>(details);
     all.putAll(more);
-    return new BenchResult(
-        workload,
-        mode,
-        wallSeconds,
-        planSeconds,
-        cpuSeconds,
-        rows,
-        rowsPerSecond,
-        inputBytes,
-        inputBytesPerSecond,
-        filesIn,
-        filesOut,
-        peakHeapBytes,
-        compression,
-        verified,
-        verification,
-        all);
+    return with(workload, all);
   }
 
-  /**
-   * This result as the scale run {@code name} (W1x10, ...) of its workload, with its cost per unit
-   * of work to compare with the base run's (wall seconds over rows or files): {@code nanosPerRow},
-   * or {@code microsPerFile} for W3 (planning).
-   */
-  public BenchResult asScaleRun(String name) {
-    Map<String, Object> all = new LinkedHashMap<>(details);
-    all.put("baseWorkload", workload);
-    if (workload.equals("W3")) {
-      all.put("microsPerFile", wallSeconds * 1e6 / Math.max(1, filesIn));
-    } else {
-      all.put("nanosPerRow", wallSeconds * 1e9 / Math.max(1, rows));
-    }
+  private BenchResult with(String name, Map<String, ?> newDetails) {
     return new BenchResult(
         name,
         mode,
@@ -115,7 +87,23 @@ public record BenchResult(
         compression,
         verified,
         verification,
-        all);
+        newDetails);
+  }
+
+  /**
+   * This result as the scale run {@code name} (W1x10, ...) of its workload, with its cost per unit
+   * of work to compare with the base run's (wall seconds over rows or files): {@code nanosPerRow},
+   * or {@code microsPerFile} for W3 (planning).
+   */
+  public BenchResult asScaleRun(String name) {
+    Map<String, Object> all = new LinkedHashMap<>(details);
+    all.put("baseWorkload", workload);
+    if (workload.equals("W3")) {
+      all.put("microsPerFile", wallSeconds * 1e6 / Math.max(1, filesIn));
+    } else {
+      all.put("nanosPerRow", wallSeconds * 1e9 / Math.max(1, rows));
+    }
+    return with(name, all);
   }
 
   /**
@@ -129,7 +117,9 @@ public record BenchResult(
     for (Map.Entry<String, ?> e : all.entrySet()) {
       Object v = e.getValue();
       b.append(",\"").append(e.getKey()).append("\":");
-      if (v instanceof Double || v instanceof Float) {
+      if (v == null) {
+        b.append("null");
+      } else if (v instanceof Double || v instanceof Float) {
         b.append(String.format(Locale.ROOT, "%.3f", ((Number) v).doubleValue()));
       } else if (v instanceof Number || v instanceof Boolean) {
         b.append(v);

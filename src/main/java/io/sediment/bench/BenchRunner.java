@@ -109,37 +109,43 @@ public final class BenchRunner {
      */
     public static Scale of(String named) {
       return switch (named.toUpperCase(Locale.ROOT)) {
-        case "W1X10" -> FULL.withW1Commits(Workload.W1_COMMITS * 10);
-        case "W2X4" ->
-            new Scale(
-                FULL.w1Commits,
-                FULL.w1RowsPerCommit,
-                Workload.W2_COMMITS,
-                Workload.W2_ROWS_PER_COMMIT * 4,
-                Workload.W2_KEY_SPACE * 4,
-                FULL.w3Partitions,
-                FULL.w3FilesPerPartition);
-        case "W3X50" ->
-            new Scale(
-                FULL.w1Commits,
-                FULL.w1RowsPerCommit,
-                FULL.w2Commits,
-                FULL.w2RowsPerCommit,
-                FULL.w2KeySpace,
-                Workload.W3_PARTITIONS * 50,
-                FULL.w3FilesPerPartition);
+        case "W1X10" -> FULL.withW1(Workload.W1_COMMITS * 10, Workload.W1_ROWS_PER_COMMIT);
+        case "W2X4" -> FULL.withW2(Workload.W2_ROWS_PER_COMMIT * 4, Workload.W2_KEY_SPACE * 4);
+        case "W3X50" -> FULL.withW3Partitions(Workload.W3_PARTITIONS * 50);
         default -> FULL;
       };
     }
 
-    private Scale withW1Commits(int commits) {
+    private Scale withW1(int commits, int rowsPerCommit) {
       return new Scale(
           commits,
-          w1RowsPerCommit,
+          rowsPerCommit,
           w2Commits,
           w2RowsPerCommit,
           w2KeySpace,
           w3Partitions,
+          w3FilesPerPartition);
+    }
+
+    private Scale withW2(int rowsPerCommit, int keySpace) {
+      return new Scale(
+          w1Commits,
+          w1RowsPerCommit,
+          w2Commits,
+          rowsPerCommit,
+          keySpace,
+          w3Partitions,
+          w3FilesPerPartition);
+    }
+
+    private Scale withW3Partitions(int partitions) {
+      return new Scale(
+          w1Commits,
+          w1RowsPerCommit,
+          w2Commits,
+          w2RowsPerCommit,
+          w2KeySpace,
+          partitions,
           w3FilesPerPartition);
     }
   }

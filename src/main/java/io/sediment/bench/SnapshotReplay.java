@@ -41,6 +41,7 @@ final class SnapshotReplay {
   private long writerBytes;
   private long writerFiles;
   private long compactionBytes;
+  private long movedBytes;
   private int compactCommits;
   private int appendCommits;
 
@@ -92,8 +93,11 @@ final class SnapshotReplay {
         if (!compact) {
           writerBytes += file.fileSize();
           writerFiles++;
-        } else if (!deleted.contains(file.fileName())) {
+        } else {
           compactionBytes += file.fileSize();
+          if (deleted.contains(file.fileName())) {
+            movedBytes += file.fileSize();
+          }
         }
       }
     }
@@ -144,17 +148,19 @@ final class SnapshotReplay {
   void report(long start, long writerEnd, long tailMillis, Map<String, Object> out) {
     List<Long> steadyFiles = new ArrayList<>();
     List<Long> steadyRuns = new ArrayList<>();
-    List<Long> steadyLevel0 = new ArrayList<>();
+    long maxRuns = 0;
+    long maxLevel0 = 0;
     int k = -1;
     for (long t = start; t <= writerEnd + tailMillis; t += StreamingBench.SAMPLE_MILLIS) {
       while (k + 1 < timeline.size() && timeline.get(k + 1).millis() <= t) {
         k++;
       }
       Point p = k >= 0 ? timeline.get(k) : new Point(t, 0, 0, 0, 0);
+      maxRuns = Math.max(maxRuns, p.maxRuns());
+      maxLevel0 = Math.max(maxLevel0, p.maxLevel0());
       if (t >= start + StreamingBench.STEADY_FROM_MILLIS && t <= writerEnd) {
         steadyFiles.add(p.maxPerGroup());
         steadyRuns.add(p.maxRuns());
-        steadyLevel0.add(p.maxLevel0());
       }
     }
     String unit = primaryKey ? "bucket" : "partition";
@@ -163,8 +169,9 @@ final class SnapshotReplay {
     if (primaryKey) {
       out.put("steady_max_sorted_runs_mean", mean(steadyRuns));
       out.put("steady_max_sorted_runs_max", max(steadyRuns));
-      out.put("max_sorted_runs", timeline.stream().mapToLong(Point::maxRuns).max().orElse(0));
-      out.put("max_level0_files", timeline.stream().mapToLong(Point::maxLevel0).max().orElse(0));
+      // the largest of the 5 s samples, as read off the peers' samples
+      out.put("max_sorted_runs", maxRuns);
+      out.put("max_level0_files", maxLevel0);
     }
     Point end = timeline.isEmpty() ? new Point(0, 0, 0, 0, 0) : timeline.get(timeline.size() - 1);
     out.put("end_max_files_per_" + unit, end.maxPerGroup());
@@ -177,26 +184,30 @@ final class SnapshotReplay {
         live.values().stream().filter(LiveFile::fromWriter).count());
     out.put("lag_p50_s", percentile(sorted, 0.50));
     out.put("lag_p99_s", percentile(sorted, 0.99));
-    out.put("lag_max_s", sorted.isEmpty() ? 0.0 : sorted.get(sorted.size() - 1) / 1000.0);
+    out.put("lag_max_s", percentile(sorted, 1.0));
     out.put("writer_bytes", writerBytes);
     out.put("compaction_bytes", compactionBytes);
-    out.put("write_amplification", writerBytes == 0 ? 0.0 : (double) compactionBytes / writerBytes);
+    out.put(
+        "write_amplification", writerBytes == 0 ? null : (double) compactionBytes / writerBytes);
+    out.put(
+        "write_amplification_rewritten",
+        writerBytes == 0 ? null : (double) (compactionBytes - movedBytes) / writerBytes);
     out.put("append_commits", appendCommits);
     out.put("compact_commits", compactCommits);
   }
 
-  private static double mean(List<Long> values) {
-    return values.stream().mapToLong(Long::longValue).average().orElse(0);
+  private static Double mean(List<Long> values) {
+    return values.isEmpty() ? null : values.stream().mapToLong(Long::longValue).average().orElse(0);
   }
 
-  private static long max(List<Long> values) {
-    return values.stream().mapToLong(Long::longValue).max().orElse(0);
+  private static Long max(List<Long> values) {
+    return values.isEmpty() ? null : Collections.max(values);
   }
 
   /** The value at quantile {@code q} of sorted millisecond values, in seconds (nearest rank). */
-  static double percentile(List<Long> sorted, double q) {
+  static Double percentile(List<Long> sorted, double q) {
     if (sorted.isEmpty()) {
-      return 0;
+      return null;
     }
     int i = (int) Math.min(sorted.size() - 1, Math.ceil(q * sorted.size()) - 1);
     return sorted.get(Math.max(0, i)) / 1000.0;

@@ -256,11 +256,21 @@ final class BenchCommand implements Callable<Integer> {
    * slots, one per job); {@code --option}s go to the compaction job.
    */
   private int streaming(String w) throws Exception {
-    if (inProcess || !scanDirs.isEmpty() || (dir != null && FileIO.isObjectStore(dir))) {
+    var parsed = spec.commandLine().getParseResult();
+    for (String option : List.of("--in-process", "--scan-dir", "--parallelism", "--no-warm-up")) {
+      if (parsed.hasMatchedOption(option)) {
+        throw new IllegalArgumentException(
+            option
+                + " is not an option of "
+                + w
+                + ": it runs a writer and the dedicated compaction job, each of parallelism 1,"
+                + " on the embedded Flink; its options are --duration, --tail, --option, --dir,"
+                + " --keep and --json");
+      }
+    }
+    if (dir != null && FileIO.isObjectStore(dir)) {
       throw new IllegalArgumentException(
-          w
-              + " runs two Flink jobs in a local warehouse: --in-process, --scan-dir and an"
-              + " object store --dir are not options of it");
+          w + " runs in a local warehouse, not in an object store (--dir " + dir + ")");
     }
     int seconds = duration == null ? 300 : duration;
     int tailSeconds = tail == null ? 60 : tail;

@@ -16,12 +16,14 @@ import java.util.Set;
  *   <li>Small: smaller than {@code target-file-size x compaction.small-file-ratio}; in a full
  *       compaction ({@link CompactStrategy#FULL}), every file below the target size.
  *   <li>Tables without fixed buckets (minor compaction): size tiers. The small files, smallest
- *       first, form groups in which the largest file is at most {@code 1 +
- *       compaction.size-ratio/100} times the rest of the group together, so every rewrite at least
- *       about doubles the file each of its bytes was in: a byte is rewritten at most about log2(the
- *       bucket's bytes / the smallest file) times, however long files keep arriving (packing the
- *       growing file with every new batch instead rewrites it once per batch). Each group takes the
- *       most files from its smallest that keep that rule and fit the target size.
+ *       first, form groups in which the largest file is at most {@code r = 1 +
+ *       compaction.size-ratio/100} times the rest of the group together, so every rewrite makes the
+ *       file each of its bytes was in at least {@code 1 + 1/r} (about 2) times larger, in input
+ *       bytes: a byte is rewritten at most about log2(target size / the smallest file) times,
+ *       however long files keep arriving (packing the growing file with every new batch instead
+ *       rewrites it once per batch). Each group takes the most files from its smallest that keep
+ *       that rule and fit the target size; a triggered group too, so a file more than the smaller
+ *       ones together waits for files of its size.
  *   <li>Fixed-bucket tables keep sequence order: only contiguous runs of small files (by sequence
  *       number) are packed together, so an output never spans a large file's sequence range; a
  *       group is closed before it would exceed the target size. A full compaction packs every
@@ -139,7 +141,8 @@ final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
   /**
    * The small files, smallest first, in size tiers: from the smallest file not yet grouped, the
    * longest run of next-larger files that fits the target size and whose last (largest) file is at
-   * most {@link #sizeRatio} times the rest of the run; a file that starts no such run is left.
+   * most {@link #sizeRatio} times the rest of the run; a run that does not qualify leaves its first
+   * file, and the next file is tried.
    */
   private List<List<DataFileMeta>> sizeTieredGroups(List<DataFileMeta> bucketFiles) {
     List<DataFileMeta> small = new ArrayList<>();
@@ -164,10 +167,11 @@ final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
         }
         sum += size;
       }
-      if (end > start) {
-        closeGroup(groups, new ArrayList<>(small.subList(start, end + 1)));
+      if (end > start && closeGroup(groups, new ArrayList<>(small.subList(start, end + 1)))) {
+        start = end + 1;
+      } else {
+        start++; // a shorter run from a larger file may still qualify
       }
-      start = end + 1;
     }
     return groups;
   }
@@ -178,9 +182,12 @@ final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
           .thenComparingLong(DataFileMeta::minSequenceNumber)
           .thenComparing(DataFileMeta::fileName);
 
-  private void closeGroup(List<List<DataFileMeta>> groups, List<DataFileMeta> group) {
+  /** Adds {@code group} to {@code groups} when it qualifies; whether it did. */
+  private boolean closeGroup(List<List<DataFileMeta>> groups, List<DataFileMeta> group) {
     if (group.size() >= minFiles || (group.size() >= 2 && trigger.fired(group))) {
       groups.add(group);
+      return true;
     }
+    return false;
   }
 }

@@ -166,6 +166,10 @@ class BenchCommandTest {
     assertThat(r.err().trim())
         .isEqualTo(
             "Error: --duration must be at least 1 second and --tail at least 0, got 0 and 60");
+    r = SedimentCliTest.run("bench", "W5-PK", "--parallelism", "4");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err().trim())
+        .startsWith("Error: --parallelism is not an option of W5-PK: it runs a writer");
   }
 
   /**

@@ -89,6 +89,18 @@ class AppendCompactStrategyTest {
     // it
     options.remove("compaction.size-ratio");
     assertThat(plan(List.of(file(70), file(1)))).isEmpty();
+    // a run too short to qualify leaves only its first file: from the second 10, 10 + 25 + 35
+    options.put("target-file-size", "75 b");
+    options.put("compaction.min.file-num", "3");
+    DataFileMeta t1 = file(10);
+    DataFileMeta t2 = file(10);
+    DataFileMeta t3 = file(25);
+    DataFileMeta t4 = file(35);
+    assertThat(plan(List.of(t4, t3, t2, t1)))
+        .extracting(CompactTask::inputs)
+        .containsExactly(List.of(t2, t3, t4));
+    options.put("target-file-size", "100 b");
+    options.put("compaction.min.file-num", "2");
     // but 1 + 1 + 2 + 4 cascade: each next file is at most the rest together
     List<DataFileMeta> cascade = List.of(file(4), file(2), file(1), file(1));
     assertThat(plan(cascade)).hasSize(1);
@@ -191,7 +203,7 @@ class AppendCompactStrategyTest {
   }
 
   @Test
-  void bucketUnawareTablesPackSmallFilesAcrossLargeOnes() {
+  void bucketUnawareTablesGroupSmallFilesAcrossLargeOnes() {
     options.put("compaction.min.file-num", "2");
     DataFileMeta s1 = file(10);
     DataFileMeta large = file(90);
@@ -225,6 +237,70 @@ class AppendCompactStrategyTest {
     assertThat(t.partitionPath()).isEqualTo("p=1");
     assertThat(t.bucket()).isEqualTo(3);
     assertThat(t.totalBuckets()).isEqualTo(4);
+  }
+
+  /**
+   * Generated: a bucket of 1-6 small files of random sizes is compacted by a minor compaction only
+   * when the count reaches compaction.min.file-num, or it has two or more files and their bytes
+   * reach compaction.trigger.min-bytes or the oldest was written compaction.trigger.max-delay ago;
+   * then all of them when they make one size tier, else groups that keep the size rule.
+   */
+  @Test
+  void byteAndTimeTriggersCompactSmallGroupsExactlyWhenTheyFire() {
+    java.util.SplittableRandom r = new java.util.SplittableRandom(23);
+    long now = System.currentTimeMillis();
+    for (int i = 0; i < 300; i++) {
+      reset();
+      int minFiles = 2 + r.nextInt(6);
+      options.put("compaction.min.file-num", Integer.toString(minFiles));
+      Long minBytes = r.nextBoolean() ? 5L + r.nextInt(60) : null;
+      if (minBytes != null) {
+        options.put("compaction.trigger.min-bytes", minBytes + " b");
+      }
+      boolean delay = r.nextBoolean();
+      if (delay) {
+        options.put("compaction.trigger.max-delay", "1 h");
+      }
+      int count = 1 + r.nextInt(6);
+      List<DataFileMeta> files = new ArrayList<>();
+      long bytes = 0;
+      long oldest = Long.MAX_VALUE;
+      for (int f = 0; f < count; f++) {
+        long size = 1 + r.nextInt(14); // 6 files of at most 14 bytes fit in one group of 100
+        long written = now - (r.nextInt(4) == 0 ? 2 * 3_600_000L : r.nextInt(60_000));
+        files.add(file(size, written));
+        bytes += size;
+        oldest = Math.min(oldest, written);
+      }
+      boolean fires =
+          count >= minFiles
+              || (count >= 2
+                  && ((minBytes != null && bytes >= minBytes)
+                      || (delay && oldest <= now - 3_600_000L)));
+      long largest = files.stream().mapToLong(DataFileMeta::fileSize).max().orElseThrow();
+      boolean oneTier = count >= 2 && largest <= 1.01 * (bytes - largest);
+      List<CompactTask> tasks = plan(files);
+      String what =
+          String.format("case %s: %s files, %s bytes, options %s", i, count, bytes, options);
+      if (!fires) {
+        assertThat(tasks).as(what).isEmpty(); // no subset fires when the whole bucket does not
+      } else if (oneTier) {
+        assertThat(tasks).as(what).hasSize(1);
+        assertThat(tasks.get(0).inputs()).as(what).hasSize(count);
+      } else {
+        // the size rule holds in whatever groups a trigger compacts
+        for (CompactTask t : tasks) {
+          long max = t.inputs().stream().mapToLong(DataFileMeta::fileSize).max().orElseThrow();
+          assertThat((double) max).as(what).isLessThanOrEqualTo(1.01 * (totalSize(t) - max));
+        }
+      }
+    }
+    // a full compaction ignores the triggers: any group of two or more
+    reset();
+    options.put("compaction.min.file-num", "10");
+    options.put("compaction.trigger.min-bytes", "1 kb");
+    options.put("compaction.full", "true");
+    assertThat(plan(List.of(file(10, now), file(10, now)))).hasSize(1);
   }
 
   /**
@@ -281,7 +357,11 @@ class AppendCompactStrategyTest {
           assertThat(depth + 1).as(context).isLessThanOrEqualTo(maxRewrites);
           rewritten += out;
         }
-        // What no qualifying group is left among: files small enough that min.file-num of them fit.
+        // Among files small enough that min.file-num of them fit the target, no qualifying run is
+        // left: of any min.file-num consecutive ones (by size) the last is more than r times the
+        // rest, at least twice the first when min.file-num >= 3 (with 2: any two later files add up
+        // to more than twice the first), so sizes double at least every max(min.file-num - 1, 2)
+        // files.
         long smallLeft = bucket.stream().filter(f -> f.fileSize() * minFiles <= target).count();
         long perDoubling = Math.max(minFiles - 1, 2);
         assertThat(smallLeft)
@@ -295,56 +375,6 @@ class AppendCompactStrategyTest {
   }
 
   // ---- helpers --------------------------------------------------------------------------------
-
-  /**
-   * Generated: a bucket of 1-6 small files (all in one group) is compacted by a minor compaction
-   * exactly when the count reaches compaction.min.file-num, or it has two or more files and their
-   * bytes reach compaction.trigger.min-bytes or the oldest was written compaction.trigger.max-delay
-   * ago.
-   */
-  @Test
-  void byteAndTimeTriggersCompactSmallGroupsExactlyWhenTheyFire() {
-    java.util.SplittableRandom r = new java.util.SplittableRandom(23);
-    long now = System.currentTimeMillis();
-    for (int i = 0; i < 300; i++) {
-      reset();
-      int minFiles = 2 + r.nextInt(6);
-      options.put("compaction.min.file-num", Integer.toString(minFiles));
-      Long minBytes = r.nextBoolean() ? 5L + r.nextInt(60) : null;
-      if (minBytes != null) {
-        options.put("compaction.trigger.min-bytes", minBytes + " b");
-      }
-      boolean delay = r.nextBoolean();
-      if (delay) {
-        options.put("compaction.trigger.max-delay", "1 h");
-      }
-      int count = 1 + r.nextInt(6);
-      List<DataFileMeta> files = new ArrayList<>();
-      long bytes = 0;
-      long oldest = Long.MAX_VALUE;
-      for (int f = 0; f < count; f++) {
-        long size = 10; // 6 files of 10 bytes: one group of at most 60 of the 100 target
-        long written = now - (r.nextInt(4) == 0 ? 2 * 3_600_000L : r.nextInt(60_000));
-        files.add(file(size, written));
-        bytes += size;
-        oldest = Math.min(oldest, written);
-      }
-      boolean fires =
-          count >= minFiles
-              || (count >= 2
-                  && ((minBytes != null && bytes >= minBytes)
-                      || (delay && oldest <= now - 3_600_000L)));
-      assertThat(plan(files))
-          .as("case %s: %s files, %s bytes, options %s", i, count, bytes, options)
-          .hasSize(fires ? 1 : 0);
-    }
-    // a full compaction ignores the triggers: any group of two or more
-    reset();
-    options.put("compaction.min.file-num", "10");
-    options.put("compaction.trigger.min-bytes", "1 kb");
-    options.put("compaction.full", "true");
-    assertThat(plan(List.of(file(10, now), file(10, now)))).hasSize(1);
-  }
 
   private record Bucket(List<CompactTask> tasks, long waiting) {}
 
