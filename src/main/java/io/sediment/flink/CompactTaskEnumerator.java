@@ -29,12 +29,15 @@ import org.slf4j.LoggerFactory;
  * readers that ask (pull-based, so uneven tasks balance).
  *
  * <p>Bounded: plans once, then signals the end. Continuous: re-plans every discovery interval when
- * a followed table has a new snapshot or tasks finished. Input files of tasks that are pending or
- * held (handed out, not known finished) are passed to the planner as {@code excluded}, so no file
- * is in two unfinished tasks. The committer records finished tasks (after commit or abort) in
- * release files ({@link CompactMarkers#takeReleases}); released tasks' files can be planned again.
- * Merges of one bucket's sorted runs never run at once. That bookkeeping is the {@link
- * TaskLedger}'s.
+ * a followed table has a new snapshot or tasks finished; and, while tasks are out, looks for their
+ * release every {@link #RELEASE_POLL_MILLIS} (at most the discovery interval) and re-plans as soon
+ * as one is released: a bucket whose merge was just committed is planned again within a second, not
+ * up to a discovery interval later (a primary-key bucket's next merge waits for the previous one's
+ * commit, so that wait adds to every bucket's runs). Input files of tasks that are pending or held
+ * (handed out, not known finished) are passed to the planner as {@code excluded}, so no file is in
+ * two unfinished tasks. The committer records finished tasks (after commit or abort) in release
+ * files ({@link CompactMarkers#takeReleases}); released tasks' files can be planned again. Merges
+ * of one bucket's sorted runs never run at once. That bookkeeping is the {@link TaskLedger}'s.
  *
  * <p>Continuous mode hands out nothing until the first checkpoint of this attempt completes: by
  * then the committer has committed or aborted the restored windows and deleted outputs of dead
@@ -53,6 +56,9 @@ final class CompactTaskEnumerator
     implements SplitEnumerator<CompactTaskSplit, CompactEnumeratorState> {
 
   private static final Logger LOG = LoggerFactory.getLogger(CompactTaskEnumerator.class);
+
+  /** How often a continuous job with tasks out looks for their release. */
+  static final long RELEASE_POLL_MILLIS = 1_000;
 
   private final SplitEnumeratorContext<CompactTaskSplit> context;
   private final CompactTargets targets;
@@ -76,6 +82,8 @@ final class CompactTaskEnumerator
   private final Map<String, Integer> deltaCommits = new HashMap<>(); // worker thread only
   // when the last full round of a table ended, or the job first looked at it (worker thread)
   private final Map<String, Long> lastFullMillis = new HashMap<>();
+  // when the last round that looked for new snapshots ran (worker thread only)
+  private long lastDiscoveryMillis;
 
   private final Counter tasksPlanned;
 
@@ -119,13 +127,22 @@ final class CompactTaskEnumerator
     if (bounded) {
       context.callAsync(this::planRound, this::onPlanned);
     } else {
-      context.callAsync(this::planRound, this::onPlanned, 0, discoveryIntervalMs);
+      long period = Math.min(discoveryIntervalMs, RELEASE_POLL_MILLIS);
+      context.callAsync(this::planRound, this::onPlanned, 0, period);
     }
   }
 
   /** One planning round (worker thread): finished tasks and new tasks of every followed table. */
   private PlanRound planRound() throws Exception {
     Set<String> excluded = ledger.excluded();
+    long now = System.currentTimeMillis();
+    boolean discovery = bounded || now - lastDiscoveryMillis >= discoveryIntervalMs;
+    if (!discovery && excluded.isEmpty() && !ledger.hasReplanRequest()) {
+      return new PlanRound(List.of(), List.of()); // nothing out to be released: no I/O
+    }
+    if (discovery) {
+      lastDiscoveryMillis = now;
+    }
     if (!targets.excludedFiles().isEmpty()) {
       // a later round of a batch run leaves alone the buckets its earlier rounds sorted
       Set<String> both = new HashSet<>(excluded);
@@ -143,6 +160,9 @@ final class CompactTaskEnumerator
         List<String> r = CompactMarkers.takeReleases(table.store(), commitUser);
         released.addAll(r);
         force |= !r.isEmpty();
+      }
+      if (!discovery && !force) {
+        continue; // between discoveries, a table is planned only when a task was released
       }
       Optional<Snapshot> latest = table.latestSnapshot();
       if (latest.isEmpty()) {

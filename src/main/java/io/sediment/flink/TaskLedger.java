@@ -203,6 +203,11 @@ final class TaskLedger<T extends TaskLedger.Task> {
     replanRequested.set(true);
   }
 
+  /** Whether a replan was requested and not yet taken (any thread). */
+  boolean hasReplanRequest() {
+    return replanRequested.get();
+  }
+
   /** Whether a replan was requested since the last call; clears the request atomically. */
   boolean takeReplanRequest() {
     return replanRequested.getAndSet(false);

@@ -22,6 +22,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -236,6 +238,54 @@ class CompactStreamingJobTest {
     assertThat(live).hasSize(1);
     assertThat(live.get(0).level()).as("a full compaction writes the top level").isEqualTo(10);
     assertThat(FlinkTestSupport.rows(catalog.getTable("db.t"))).hasSize(6);
+  }
+
+  /**
+   * A primary-key bucket's next merge waits for the commit of its previous one; the job plans it as
+   * soon as that commit released the bucket, not at the next discovery (an hour here): two runs
+   * written while the first merge waits for its commit are merged right after it.
+   */
+  @Test
+  void aBucketIsPlannedAgainAsSoonAsItsMergeIsCommitted() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table =
+        TestTables.create(
+            catalog,
+            "t",
+            Schema.newBuilder()
+                .column("k", DataTypes.BIGINT().notNull())
+                .column("v", DataTypes.STRING())
+                .primaryKey("k")
+                .option("bucket", "1")
+                .option("write-only", "true")
+                .option("num-sorted-run.compaction-trigger", "2")
+                .build());
+    TestTables.writeBatch(table, List.of(row(0L, "v0")));
+    TestTables.writeBatch(table, List.of(row(1L, "v1")));
+    CountDownLatch commitDue = new CountDownLatch(1);
+    CountDownLatch go = new CountDownLatch(1);
+    CompactJob job =
+        CompactJob.builder(dir.toString(), "db.t")
+            .commitUser("dedicated")
+            .option("compaction.discovery-interval", "1h")
+            .listener(faults.holdCommitOnce(commitDue, go))
+            .parallelism(1)
+            .build();
+    client = job.submitStreaming(FlinkTestSupport.restartingStreamEnv());
+    assertThat(commitDue.await(2, TimeUnit.MINUTES)).isTrue();
+    TestTables.writeBatch(table, List.of(row(2L, "v2")));
+    TestTables.writeBatch(table, List.of(row(3L, "v3")));
+    go.countDown();
+    await().atMost(Duration.ofMinutes(2)).until(() -> compactSnapshots(table) == 2);
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .until(
+            () ->
+                FlinkTestSupport.liveFileMetas(catalog.getTable("db.t")).stream()
+                    .noneMatch(f -> f.level() == 0));
+    client.cancel().get();
+    client = null;
+    assertThat(FlinkTestSupport.rows(catalog.getTable("db.t"))).hasSize(4);
   }
 
   /**

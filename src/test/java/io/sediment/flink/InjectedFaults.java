@@ -25,6 +25,7 @@ public final class InjectedFaults implements CompactListener, AutoCloseable {
     final AtomicBoolean failAfterRewrite = new AtomicBoolean();
     final AtomicBoolean failBeforeCommit = new AtomicBoolean();
     final AtomicReference<CountDownLatch> parkAfterRewrite = new AtomicReference<>();
+    final AtomicReference<CountDownLatch[]> holdCommit = new AtomicReference<>();
   }
 
   private final String id;
@@ -69,6 +70,15 @@ public final class InjectedFaults implements CompactListener, AutoCloseable {
     return this;
   }
 
+  /**
+   * The committer, about to commit, counts {@code reached} down and waits for {@code go} once: the
+   * test does something while a commit is due.
+   */
+  public InjectedFaults holdCommitOnce(CountDownLatch reached, CountDownLatch go) {
+    armed().holdCommit.set(new CountDownLatch[] {reached, go});
+    return this;
+  }
+
   /** Whether every armed fault has fired. */
   public boolean allFired() {
     Armed a = armed();
@@ -101,7 +111,20 @@ public final class InjectedFaults implements CompactListener, AutoCloseable {
   @Override
   public void beforeCommit(long checkpointId) {
     Armed a = REGISTRY.get(id);
-    if (a != null && a.failBeforeCommit.getAndSet(false)) {
+    if (a == null) {
+      return;
+    }
+    CountDownLatch[] hold = a.holdCommit.getAndSet(null);
+    if (hold != null) {
+      hold[0].countDown();
+      try {
+        hold[1].await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("Injected fault: held commit interrupted", e);
+      }
+    }
+    if (a.failBeforeCommit.getAndSet(false)) {
       throw new IllegalStateException("Injected fault before committing " + checkpointId);
     }
   }
