@@ -200,7 +200,7 @@ class CompactStreamingJobTest {
   @Test
   void aFullCompactionEveryThreeDeltaCommits() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(dir);
-    Table table = fullRoundTable(catalog, "full-compaction.delta-commits", "3");
+    Table table = oneBucketTable(catalog, "full-compaction.delta-commits", "3");
     CompactJob job = dedicatedJob();
     // two commits before the job starts: its first look counts them (since the last COMPACT)
     TestTables.writeBatch(table, List.of(row(0L, "v0")));
@@ -248,18 +248,7 @@ class CompactStreamingJobTest {
   @Test
   void aBucketIsPlannedAgainAsSoonAsItsMergeIsCommitted() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(dir);
-    Table table =
-        TestTables.create(
-            catalog,
-            "t",
-            Schema.newBuilder()
-                .column("k", DataTypes.BIGINT().notNull())
-                .column("v", DataTypes.STRING())
-                .primaryKey("k")
-                .option("bucket", "1")
-                .option("write-only", "true")
-                .option("num-sorted-run.compaction-trigger", "2")
-                .build());
+    Table table = oneBucketTable(catalog, "num-sorted-run.compaction-trigger", "2");
     TestTables.writeBatch(table, List.of(row(0L, "v0")));
     TestTables.writeBatch(table, List.of(row(1L, "v1")));
     CountDownLatch commitDue = new CountDownLatch(1);
@@ -338,9 +327,10 @@ class CompactStreamingJobTest {
 
   /**
    * A write-only primary-key table of one bucket whose minor rounds never compact (trigger 10
-   * runs), with the full-round trigger {@code option} = {@code value}.
+   * runs), unless {@code option} = {@code value} says otherwise (a full-round trigger, or the run
+   * trigger itself).
    */
-  private static Table fullRoundTable(FileSystemCatalog catalog, String option, String value) {
+  private static Table oneBucketTable(FileSystemCatalog catalog, String option, String value) {
     return TestTables.create(
         catalog,
         "t",
@@ -372,7 +362,7 @@ class CompactStreamingJobTest {
   @Test
   void aFullCompactionOnceTheOptimizationIntervalPassed() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(dir);
-    Table table = fullRoundTable(catalog, "compaction.optimization-interval", "2 s");
+    Table table = oneBucketTable(catalog, "compaction.optimization-interval", "2 s");
     long started = System.currentTimeMillis();
     client = dedicatedJob().submitStreaming(FlinkTestSupport.restartingStreamEnv());
     TestTables.writeBatch(table, List.of(row(0L, "v0")));
