@@ -246,16 +246,19 @@ public final class StreamingBench {
     return RowType.of(types.toArray(new LogicalType[0]), names.toArray(new String[0]));
   }
 
+  // the note's scratch bytes (fill copies them into the row): one per generator thread, not per row
+  private static final ThreadLocal<byte[]> NOTE = ThreadLocal.withInitial(() -> new byte[32]);
+
   static RowData appendRow(Long i) {
     GenericRowData row = new GenericRowData(7);
-    Workload.fill(row, i, i, new byte[32]);
+    Workload.fill(row, i, i, NOTE.get());
     row.setField(6, StringData.fromString("p" + (i % PARTITIONS)));
     return row;
   }
 
   static RowData pkRow(Long i) {
     GenericRowData row = new GenericRowData(6);
-    Workload.fill(row, pkId(i), i, new byte[32]);
+    Workload.fill(row, pkId(i), i, NOTE.get());
     return row;
   }
 

@@ -257,7 +257,15 @@ final class BenchCommand implements Callable<Integer> {
    */
   private int streaming(String w) throws Exception {
     var parsed = spec.commandLine().getParseResult();
-    for (String option : List.of("--in-process", "--scan-dir", "--parallelism", "--no-warm-up")) {
+    for (String option :
+        List.of(
+            "--in-process",
+            "--scan-dir",
+            "--parallelism",
+            "--no-warm-up",
+            "--scale",
+            "--rounds",
+            "--scan-column")) {
       if (parsed.hasMatchedOption(option)) {
         throw new IllegalArgumentException(
             option

@@ -170,6 +170,10 @@ class BenchCommandTest {
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err().trim())
         .startsWith("Error: --parallelism is not an option of W5-PK: it runs a writer");
+    r = SedimentCliTest.run("bench", "W5", "--scale", "10");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err().trim())
+        .startsWith("Error: --scale is not an option of W5: it runs a writer");
   }
 
   /**
