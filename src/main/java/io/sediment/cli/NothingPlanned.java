@@ -8,7 +8,7 @@ import io.sediment.manifest.FileStoreScan;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.predicate.Predicate;
-import io.sediment.schema.TableOptions;
+import io.sediment.schema.CompactionOptions;
 import io.sediment.table.Table;
 import java.util.HashMap;
 import java.util.List;
@@ -40,7 +40,8 @@ final class NothingPlanned {
     boolean minor = false;
     for (String name : tables) {
       Table table = targets.table(name);
-      minFileNum = Math.min(minFileNum, table.options().get(TableOptions.COMPACTION_MIN_FILE_NUM));
+      minFileNum =
+          Math.min(minFileNum, table.options().get(CompactionOptions.COMPACTION_MIN_FILE_NUM));
       minor |= spec.strategy(table.options(), streaming) == CompactStrategy.MINOR;
       Optional<Snapshot> latest = table.latestSnapshot();
       if (latest.isEmpty()) {

@@ -8,7 +8,7 @@ import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.mergetree.KeyValueLayout;
-import io.sediment.schema.TableOptions;
+import io.sediment.schema.PrimaryKeyOptions;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -290,7 +290,7 @@ final class CommitConflicts {
           }
         }
       }
-      if (store.options().get(TableOptions.DELETION_VECTORS_ENABLED)) {
+      if (store.options().get(PrimaryKeyOptions.DELETION_VECTORS_ENABLED)) {
         checkBucketVectorsUnchanged(latest, m, base, bucket, vectors);
       }
     }

@@ -14,7 +14,7 @@ import io.sediment.manifest.SnapshotManager;
 import io.sediment.manifest.UserCommit;
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.PredicateBuilder;
-import io.sediment.schema.TableOptions;
+import io.sediment.schema.CommitOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -93,7 +93,7 @@ public final class FileStoreCommit {
             snapshots,
             SnapshotCommits.forStore(store),
             store.fileIO(),
-            store.options().get(TableOptions.COMMIT_MAX_RETRIES));
+            store.options().get(CommitOptions.COMMIT_MAX_RETRIES));
   }
 
   public String commitUser() {

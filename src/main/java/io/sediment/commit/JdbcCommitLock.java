@@ -1,5 +1,6 @@
 package io.sediment.commit;
 
+import io.sediment.schema.CommitOptions;
 import io.sediment.schema.TableOptions;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -94,7 +95,7 @@ final class JdbcCommitLock {
           "Unsupported commit lock database '"
               + url
               + "' in option '"
-              + TableOptions.LOCK_JDBC_URL.key()
+              + CommitOptions.LOCK_JDBC_URL.key()
               + "': use jdbc:sqlite:<file> or jdbc:postgresql://<host>/<database>");
     }
   }
@@ -117,17 +118,17 @@ final class JdbcCommitLock {
 
   /** The lock a table's options configure ({@code lock.*}). */
   static JdbcCommitLock of(TableOptions options) {
-    String url = options.get(TableOptions.LOCK_JDBC_URL);
+    String url = options.get(CommitOptions.LOCK_JDBC_URL);
     if (url == null || url.isBlank()) {
       url = defaultUrl();
     }
     return new JdbcCommitLock(
         url,
-        options.get(TableOptions.LOCK_JDBC_USER),
-        options.get(TableOptions.LOCK_JDBC_PASSWORD),
-        options.get(TableOptions.LOCK_EXPIRE_TIME),
-        options.get(TableOptions.LOCK_ACQUIRE_TIMEOUT),
-        options.get(TableOptions.LOCK_CHECK_MAX_SLEEP));
+        options.get(CommitOptions.LOCK_JDBC_USER),
+        options.get(CommitOptions.LOCK_JDBC_PASSWORD),
+        options.get(CommitOptions.LOCK_EXPIRE_TIME),
+        options.get(CommitOptions.LOCK_ACQUIRE_TIMEOUT),
+        options.get(CommitOptions.LOCK_CHECK_MAX_SLEEP));
   }
 
   /**
@@ -142,7 +143,7 @@ final class JdbcCommitLock {
           "Cannot create "
               + dir
               + " for the default commit lock database; set option '"
-              + TableOptions.LOCK_JDBC_URL.key()
+              + CommitOptions.LOCK_JDBC_URL.key()
               + "'",
           e);
     }
@@ -174,13 +175,13 @@ final class JdbcCommitLock {
               "Timed out after "
                   + acquireTimeout
                   + " ('"
-                  + TableOptions.LOCK_ACQUIRE_TIMEOUT.key()
+                  + CommitOptions.LOCK_ACQUIRE_TIMEOUT.key()
                   + "') waiting for the commit lock of "
                   + key
                   + " in "
                   + url
                   + ": another committer holds it. A holder that died loses it after '"
-                  + TableOptions.LOCK_EXPIRE_TIME.key()
+                  + CommitOptions.LOCK_EXPIRE_TIME.key()
                   + "' ("
                   + expireTime
                   + ")");
@@ -355,7 +356,7 @@ final class JdbcCommitLock {
           "Cannot connect to the commit lock database "
               + url
               + " (option '"
-              + TableOptions.LOCK_JDBC_URL.key()
+              + CommitOptions.LOCK_JDBC_URL.key()
               + "')",
           e);
     }

@@ -10,7 +10,7 @@ import io.sediment.manifest.ManifestFileMeta;
 import io.sediment.manifest.ManifestList;
 import io.sediment.manifest.ManifestMerger;
 import io.sediment.manifest.Snapshot;
-import io.sediment.schema.TableOptions;
+import io.sediment.schema.CommitOptions;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -97,8 +97,8 @@ final class SnapshotAssembler {
       ManifestMerger.Result merged =
           new ManifestMerger(
                   manifestFile,
-                  store.options().get(TableOptions.MANIFEST_TARGET_FILE_SIZE).getBytes(),
-                  store.options().get(TableOptions.MANIFEST_MERGE_MIN_COUNT))
+                  store.options().get(CommitOptions.MANIFEST_TARGET_FILE_SIZE).getBytes(),
+                  store.options().get(CommitOptions.MANIFEST_MERGE_MIN_COUNT))
               .maybeMerge(base);
       mergedManifests = merged.written();
       long deltaRecords = 0;

@@ -2,7 +2,7 @@ package io.sediment.commit;
 
 import io.sediment.fs.FileIO;
 import io.sediment.manifest.FileStore;
-import io.sediment.schema.TableOptions;
+import io.sediment.schema.CommitOptions;
 import java.io.IOException;
 import org.apache.flink.core.fs.Path;
 
@@ -21,7 +21,7 @@ public final class SnapshotCommits {
   }
 
   private static SnapshotCommit of(FileStore store) {
-    if (store.options().get(TableOptions.LOCK_ENABLED)) {
+    if (store.options().get(CommitOptions.LOCK_ENABLED)) {
       return new LockedSnapshotCommit(
           store.snapshotManager(),
           store.fileIO(),
@@ -53,7 +53,7 @@ public final class SnapshotCommits {
    */
   public static void checkCommitSafe(FileStore store) {
     FileIO io = store.fileIO();
-    if (io.isObjectStore() && !store.options().get(TableOptions.LOCK_ENABLED)) {
+    if (io.isObjectStore() && !store.options().get(CommitOptions.LOCK_ENABLED)) {
       throw new IllegalStateException(
           "Refusing to commit to "
               + store.paths().root()
@@ -62,9 +62,9 @@ public final class SnapshotCommits {
               + "://), which has no atomic create-if-absent, so two committers (a writer and a"
               + " compaction job) could publish the same snapshot and one commit would be lost."
               + " Configure a commit lock with the table options '"
-              + TableOptions.LOCK_ENABLED.key()
+              + CommitOptions.LOCK_ENABLED.key()
               + "' = 'true' and '"
-              + TableOptions.LOCK_JDBC_URL.key()
+              + CommitOptions.LOCK_JDBC_URL.key()
               + "' = 'jdbc:sqlite:<file>' (committers on one machine, the default) or"
               + " 'jdbc:postgresql://<host>/<database>' (committers on many machines); see"
               + " docs/operations.md, \"Object stores\"");

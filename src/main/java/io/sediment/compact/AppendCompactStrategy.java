@@ -1,6 +1,7 @@
 package io.sediment.compact;
 
 import io.sediment.manifest.DataFileMeta;
+import io.sediment.schema.CompactionOptions;
 import io.sediment.schema.TableOptions;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -47,7 +48,7 @@ final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
 
   /** Full when {@code compaction.full} is set, else minor. */
   AppendCompactStrategy(TableOptions options) {
-    this(options, options.get(TableOptions.COMPACTION_FULL));
+    this(options, options.get(CompactionOptions.COMPACTION_FULL));
   }
 
   AppendCompactStrategy(TableOptions options, boolean full) {
@@ -56,10 +57,10 @@ final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
     this.smallThreshold =
         full
             ? targetSize
-            : (long) (targetSize * options.get(TableOptions.COMPACTION_SMALL_FILE_RATIO));
-    this.minFiles = full ? 2 : Math.max(2, options.get(TableOptions.COMPACTION_MIN_FILE_NUM));
+            : (long) (targetSize * options.get(CompactionOptions.COMPACTION_SMALL_FILE_RATIO));
+    this.minFiles = full ? 2 : Math.max(2, options.get(CompactionOptions.COMPACTION_MIN_FILE_NUM));
     this.fixedBucket = options.bucket() > 0;
-    this.sizeRatio = 1 + options.get(TableOptions.COMPACTION_SIZE_RATIO) / 100.0;
+    this.sizeRatio = 1 + options.get(CompactionOptions.COMPACTION_SIZE_RATIO) / 100.0;
     this.trigger = full ? CompactTrigger.never() : CompactTrigger.of(options);
   }
 

@@ -1,5 +1,6 @@
 package io.sediment.compact;
 
+import io.sediment.schema.CompactionOptions;
 import io.sediment.schema.TableOptions;
 import java.util.ArrayList;
 import java.util.List;
@@ -77,14 +78,14 @@ public final class CompactBudget {
 
   /** {@code compaction.max-rewrite-bytes}, if set. */
   public static OptionalLong maxRewriteBytes(TableOptions options) {
-    MemorySize max = options.get(TableOptions.COMPACTION_MAX_REWRITE_BYTES);
+    MemorySize max = options.get(CompactionOptions.COMPACTION_MAX_REWRITE_BYTES);
     return max == null ? OptionalLong.empty() : OptionalLong.of(max.getBytes());
   }
 
   /** The commits one batch run makes at most: {@code partial-progress.max-commits}, or 1. */
   public static int commits(TableOptions options) {
-    return options.get(TableOptions.PARTIAL_PROGRESS_ENABLED)
-        ? options.get(TableOptions.PARTIAL_PROGRESS_MAX_COMMITS)
+    return options.get(CompactionOptions.PARTIAL_PROGRESS_ENABLED)
+        ? options.get(CompactionOptions.PARTIAL_PROGRESS_MAX_COMMITS)
         : 1;
   }
 

@@ -6,7 +6,7 @@ import io.sediment.io.OutputObserver;
 import io.sediment.manifest.FileStore;
 import io.sediment.predicate.Predicate;
 import io.sediment.retention.SnapshotRetention;
-import io.sediment.schema.TableOptions;
+import io.sediment.schema.CompactionOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -231,7 +231,7 @@ public final class CompactBuilder {
             tasks.size(),
             request
                 .parallelism()
-                .orElse(effective.options().get(TableOptions.COMPACTION_PARALLELISM)));
+                .orElse(effective.options().get(CompactionOptions.COMPACTION_PARALLELISM)));
     LOG.info(
         "Compacting {}: {} task(s), {} input file(s), parallelism {}",
         tableName,

@@ -7,6 +7,7 @@ import io.sediment.manifest.Snapshot;
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.PredicateJson;
 import io.sediment.predicate.Predicates;
+import io.sediment.schema.CompactionOptions;
 import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
 import java.io.Serializable;
@@ -224,7 +225,7 @@ public final class CompactSpec implements Serializable {
       int ranges =
           parallelism != null
               ? parallelism
-              : effectiveStore.options().get(TableOptions.COMPACTION_PARALLELISM);
+              : effectiveStore.options().get(CompactionOptions.COMPACTION_PARALLELISM);
       return new CompactPlanner(effectiveStore, tableName, sortOrder, ranges, partitionIdleTime);
     }
     return new CompactPlanner(effectiveStore, tableName, strategy, partitionIdleTime);

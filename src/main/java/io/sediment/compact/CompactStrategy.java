@@ -1,5 +1,6 @@
 package io.sediment.compact;
 
+import io.sediment.schema.CompactionOptions;
 import io.sediment.schema.TableOptions;
 import java.util.Arrays;
 import java.util.Locale;
@@ -53,7 +54,7 @@ public enum CompactStrategy {
    * of {@code full}) makes it full; otherwise full for a batch run and minor for a streaming one.
    */
   public static CompactStrategy defaultFor(TableOptions options, boolean streaming) {
-    if (options.get(TableOptions.COMPACTION_FULL)) {
+    if (options.get(CompactionOptions.COMPACTION_FULL)) {
       return FULL;
     }
     return streaming ? MINOR : FULL;

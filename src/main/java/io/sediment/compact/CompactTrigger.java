@@ -1,6 +1,7 @@
 package io.sediment.compact;
 
 import io.sediment.manifest.DataFileMeta;
+import io.sediment.schema.CompactionOptions;
 import io.sediment.schema.TableOptions;
 import java.time.Duration;
 import org.apache.flink.configuration.MemorySize;
@@ -23,8 +24,8 @@ final class CompactTrigger {
   }
 
   static CompactTrigger of(TableOptions options) {
-    MemorySize bytes = options.get(TableOptions.COMPACTION_TRIGGER_MIN_BYTES);
-    Duration delay = options.get(TableOptions.COMPACTION_TRIGGER_MAX_DELAY);
+    MemorySize bytes = options.get(CompactionOptions.COMPACTION_TRIGGER_MIN_BYTES);
+    Duration delay = options.get(CompactionOptions.COMPACTION_TRIGGER_MAX_DELAY);
     return new CompactTrigger(
         bytes == null ? Long.MAX_VALUE : bytes.getBytes(),
         delay == null ? Long.MIN_VALUE : System.currentTimeMillis() - delay.toMillis());

@@ -24,7 +24,7 @@ import io.sediment.mergetree.RowIterator;
 import io.sediment.mergetree.RunReader;
 import io.sediment.mergetree.SortMergeReader;
 import io.sediment.mergetree.SortedRun;
-import io.sediment.schema.TableOptions;
+import io.sediment.schema.PrimaryKeyOptions;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -87,7 +87,7 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
       throw new IllegalArgumentException("Not a merge-tree task: " + task);
     }
     TableKind.checkCompactable(store);
-    boolean dv = store.options().get(TableOptions.DELETION_VECTORS_ENABLED);
+    boolean dv = store.options().get(PrimaryKeyOptions.DELETION_VECTORS_ENABLED);
     // Deletion-vector tables: the current vectors of the bucket, and the files not compacted
     // here (older levels), whose older versions of the merged keys get marked deleted. They are
     // read from the latest snapshot, which becomes the base the commit validates against: a

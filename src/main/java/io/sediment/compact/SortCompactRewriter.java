@@ -11,7 +11,7 @@ import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.EvolvingFileReader;
 import io.sediment.manifest.FileSource;
 import io.sediment.manifest.FileStore;
-import io.sediment.schema.TableOptions;
+import io.sediment.schema.PrimaryKeyOptions;
 import io.sediment.schema.TableSchema;
 import java.io.File;
 import java.io.IOException;
@@ -58,7 +58,7 @@ final class SortCompactRewriter implements CompactRewriter {
     RowType rowType = store.rowType();
     SortKeys keys = SortKeys.of(range.order(), rowType);
     RowDataSerializer serializer = new RowDataSerializer(rowType);
-    long bufferBytes = store.options().get(TableOptions.WRITE_BUFFER_SIZE).getBytes();
+    long bufferBytes = store.options().get(PrimaryKeyOptions.WRITE_BUFFER_SIZE).getBytes();
     File spillDir = new File(System.getProperty("java.io.tmpdir"), "sediment-sort");
     long rowsTaken = 0;
     List<WrittenFile> outputs;

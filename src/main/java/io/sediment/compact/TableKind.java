@@ -2,6 +2,8 @@ package io.sediment.compact;
 
 import io.sediment.io.OutputObserver;
 import io.sediment.manifest.FileStore;
+import io.sediment.schema.CompactionOptions;
+import io.sediment.schema.PrimaryKeyOptions;
 import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
 
@@ -60,7 +62,7 @@ public enum TableKind {
   public CompactPlanner.BucketStrategy compactStrategy(FileStore store) {
     return compactStrategy(
         store,
-        store.options().get(TableOptions.COMPACTION_FULL)
+        store.options().get(CompactionOptions.COMPACTION_FULL)
             ? CompactStrategy.FULL
             : CompactStrategy.MINOR);
   }
@@ -81,7 +83,8 @@ public enum TableKind {
    */
   public static void checkCompactable(FileStore store) {
     TableOptions o = store.options();
-    if (o.get(TableOptions.DELETION_VECTORS_ENABLED) && !o.get(TableOptions.LOCAL_CACHE_ENABLED)) {
+    if (o.get(PrimaryKeyOptions.DELETION_VECTORS_ENABLED)
+        && !o.get(PrimaryKeyOptions.LOCAL_CACHE_ENABLED)) {
       throw new IllegalStateException(
           "Compacting a deletion-vector table needs its key lookup on local disk: set"
               + " 'local-cache.enabled' = 'true' (table option or dynamic option, e.g."

@@ -4,6 +4,8 @@ import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileStore;
 import io.sediment.mergetree.KeyValueLayout;
 import io.sediment.mergetree.SortedRun;
+import io.sediment.schema.CompactionOptions;
+import io.sediment.schema.PrimaryKeyOptions;
 import io.sediment.schema.TableOptions;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -50,7 +52,7 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
 
   /** Full when {@code compaction.full} is set (a writer's own compaction), else minor. */
   public UniversalCompaction(FileStore store) {
-    this(store, store.options().get(TableOptions.COMPACTION_FULL));
+    this(store, store.options().get(CompactionOptions.COMPACTION_FULL));
   }
 
   /** {@code full}: every bucket's runs merge into the top level ({@link CompactStrategy#FULL}). */
@@ -58,12 +60,12 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
     TableOptions o = store.options();
     this.maxLevel = Math.max(1, o.numLevels() - 1);
     this.trigger = o.numSortedRunCompactionTrigger();
-    this.maxSizeAmp = o.get(TableOptions.COMPACTION_MAX_SIZE_AMPLIFICATION_PERCENT);
-    this.sizeRatio = o.get(TableOptions.COMPACTION_SIZE_RATIO);
+    this.maxSizeAmp = o.get(CompactionOptions.COMPACTION_MAX_SIZE_AMPLIFICATION_PERCENT);
+    this.sizeRatio = o.get(CompactionOptions.COMPACTION_SIZE_RATIO);
     this.full = full;
-    this.deletionVectors = o.get(TableOptions.DELETION_VECTORS_ENABLED);
+    this.deletionVectors = o.get(PrimaryKeyOptions.DELETION_VECTORS_ENABLED);
     this.lookupChangelog = o.lookupChangelog();
-    this.deleteRatioThreshold = o.get(TableOptions.COMPACTION_DELETE_RATIO_THRESHOLD);
+    this.deleteRatioThreshold = o.get(CompactionOptions.COMPACTION_DELETE_RATIO_THRESHOLD);
     this.keyRowComparator = new KeyValueLayout(store.schema()).keyRowComparator();
     this.level0Trigger = CompactTrigger.of(o);
   }

@@ -13,7 +13,7 @@ import io.sediment.compact.TableKind;
 import io.sediment.flink.serde.LayoutTypeInfo;
 import io.sediment.flink.sql.filter.PartitionWhere;
 import io.sediment.predicate.Predicate;
-import io.sediment.schema.TableOptions;
+import io.sediment.schema.CompactionOptions;
 import io.sediment.table.Table;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -72,12 +72,12 @@ public final class CompactJob {
     this.commitUser = CompactBuilder.compactCommitUser(spec.commitUser());
     this.listener = listener;
     Integer p = spec.parallelism().isPresent() ? spec.parallelism().getAsInt() : null;
-    if (p == null && opts.contains(TableOptions.COMPACTION_PARALLELISM)) {
-      p = opts.get(TableOptions.COMPACTION_PARALLELISM);
+    if (p == null && opts.contains(CompactionOptions.COMPACTION_PARALLELISM)) {
+      p = opts.get(CompactionOptions.COMPACTION_PARALLELISM);
     }
     this.parallelism = p;
-    this.discoveryIntervalMs = opts.get(TableOptions.COMPACTION_DISCOVERY_INTERVAL).toMillis();
-    this.maxConsecutiveFailures = opts.get(TableOptions.COMPACTION_MAX_CONSECUTIVE_FAILURES);
+    this.discoveryIntervalMs = opts.get(CompactionOptions.COMPACTION_DISCOVERY_INTERVAL).toMillis();
+    this.maxConsecutiveFailures = opts.get(CompactionOptions.COMPACTION_MAX_CONSECUTIVE_FAILURES);
   }
 
   /** The same job on {@code targets}, under a commit user of its own (a round of a batch run). */

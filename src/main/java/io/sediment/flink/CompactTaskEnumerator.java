@@ -6,7 +6,7 @@ import io.sediment.compact.CompactStrategy;
 import io.sediment.compact.CompactTask;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.Snapshot;
-import io.sediment.schema.TableOptions;
+import io.sediment.schema.CompactionOptions;
 import io.sediment.table.Table;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -216,8 +216,8 @@ final class CompactTaskEnumerator
    * first look at the table) and at least one such commit landed.
    */
   private boolean fullCompactionDue(String name, Table table, Long last, long latest) {
-    Integer every = table.options().get(TableOptions.FULL_COMPACTION_DELTA_COMMITS);
-    Duration interval = table.options().get(TableOptions.COMPACTION_OPTIMIZATION_INTERVAL);
+    Integer every = table.options().get(CompactionOptions.FULL_COMPACTION_DELTA_COMMITS);
+    Duration interval = table.options().get(CompactionOptions.COMPACTION_OPTIMIZATION_INTERVAL);
     if (every == null && interval == null) {
       deltaCommits.remove(name);
       return false;
@@ -266,7 +266,7 @@ final class CompactTaskEnumerator
    * with delta commits since: a round is planned then even without a new snapshot.
    */
   private boolean optimizationDue(String name, Table table) {
-    Duration interval = table.options().get(TableOptions.COMPACTION_OPTIMIZATION_INTERVAL);
+    Duration interval = table.options().get(CompactionOptions.COMPACTION_OPTIMIZATION_INTERVAL);
     Long since = lastFullMillis.get(name);
     return interval != null
         && since != null

@@ -1,7 +1,7 @@
 package io.sediment.flink;
 
 import io.sediment.maintenance.RemoveOrphanFiles;
-import io.sediment.schema.TableOptions;
+import io.sediment.schema.CompactionOptions;
 import io.sediment.table.Table;
 import java.time.Duration;
 import java.util.HashMap;
@@ -25,7 +25,7 @@ final class OrphanRemovalSchedule {
 
   /** Removes the table's orphans if it is time; a failure is thrown for the caller to count. */
   void afterCommit(Table table) {
-    Duration interval = table.options().get(TableOptions.COMPACTION_REMOVE_ORPHANS_INTERVAL);
+    Duration interval = table.options().get(CompactionOptions.COMPACTION_REMOVE_ORPHANS_INTERVAL);
     if (interval == null) {
       return;
     }

@@ -7,6 +7,7 @@ import io.sediment.format.WrittenFile;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileSource;
 import io.sediment.manifest.FileStore;
+import io.sediment.schema.LayoutOptions;
 import io.sediment.schema.TableOptions;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -42,10 +43,10 @@ public final class DataFileFactory {
   public static FileFormatOptions formatOptions(TableOptions options) {
     return new FileFormatOptions(
         options.compression(),
-        options.get(TableOptions.FILE_COMPRESSION_ZSTD_LEVEL),
-        options.get(TableOptions.PARQUET_ROW_GROUP_SIZE).getBytes(),
-        (int) options.get(TableOptions.PARQUET_PAGE_SIZE).getBytes(),
-        options.get(TableOptions.PARQUET_DICTIONARY));
+        options.get(LayoutOptions.FILE_COMPRESSION_ZSTD_LEVEL),
+        options.get(LayoutOptions.PARQUET_ROW_GROUP_SIZE).getBytes(),
+        (int) options.get(LayoutOptions.PARQUET_PAGE_SIZE).getBytes(),
+        options.get(LayoutOptions.PARQUET_DICTIONARY));
   }
 
   /** Metadata of a data file of an append table (no key range). */

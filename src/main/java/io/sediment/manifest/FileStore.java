@@ -3,6 +3,7 @@ package io.sediment.manifest;
 import io.sediment.data.PartitionComputer;
 import io.sediment.fs.FileIO;
 import io.sediment.fs.JsonSerde;
+import io.sediment.schema.CommitOptions;
 import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
 import java.io.IOException;
@@ -128,7 +129,7 @@ public final class FileStore implements Serializable {
         partitionType(),
         schema.primaryKeys().size(),
         schema.id(),
-        options.get(TableOptions.MANIFEST_TARGET_FILE_SIZE).getBytes());
+        options.get(CommitOptions.MANIFEST_TARGET_FILE_SIZE).getBytes());
   }
 
   public ManifestList manifestList() {

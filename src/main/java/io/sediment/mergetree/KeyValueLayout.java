@@ -1,7 +1,7 @@
 package io.sediment.mergetree;
 
 import io.sediment.data.InternalComparators;
-import io.sediment.schema.TableOptions;
+import io.sediment.schema.PrimaryKeyOptions;
 import io.sediment.schema.TableSchema;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -46,7 +46,7 @@ public final class KeyValueLayout implements Serializable {
     this.fileType = new RowType(fields);
     this.keyIndexes = schema.indexes(schema.primaryKeys());
     this.keyType = schema.keyType();
-    String seqField = schema.tableOptions().get(TableOptions.SEQUENCE_FIELD);
+    String seqField = schema.tableOptions().get(PrimaryKeyOptions.SEQUENCE_FIELD);
     this.sequenceFieldIndex = seqField == null ? -1 : schema.fieldNames().indexOf(seqField);
     this.arity = valueType.getFieldCount();
   }

@@ -4,7 +4,7 @@ import io.sediment.data.BinaryRows;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.EvolvingFileReader;
 import io.sediment.manifest.FileStore;
-import io.sediment.schema.TableOptions;
+import io.sediment.schema.PrimaryKeyOptions;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
@@ -43,7 +43,7 @@ public final class LocalKeyCache {
   public LocalKeyCache(FileStore store, KeyValueLayout layout) {
     this.store = store;
     this.layout = layout;
-    String base = store.options().get(TableOptions.LOCAL_CACHE_DIR);
+    String base = store.options().get(PrimaryKeyOptions.LOCAL_CACHE_DIR);
     if (base == null) {
       base = new File(System.getProperty("java.io.tmpdir"), "sediment-cache").getPath();
     }
@@ -51,7 +51,7 @@ public final class LocalKeyCache {
         UUID.nameUUIDFromBytes(store.paths().root().toString().getBytes(StandardCharsets.UTF_8))
             .toString();
     this.dir = new File(base, table);
-    this.maxSize = store.options().get(TableOptions.LOCAL_CACHE_MAX_SIZE).getBytes();
+    this.maxSize = store.options().get(PrimaryKeyOptions.LOCAL_CACHE_MAX_SIZE).getBytes();
   }
 
   public File directory() {

@@ -1,5 +1,6 @@
 package io.sediment.mergetree;
 
+import io.sediment.schema.PrimaryKeyOptions;
 import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
 import java.io.Serializable;
@@ -73,8 +74,9 @@ public final class RowKindPolicy implements Serializable {
     String engine = options.mergeEngine();
     boolean remove =
         switch (engine) {
-          case "partial-update" -> options.get(TableOptions.PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE);
-          case "aggregation" -> options.get(TableOptions.AGGREGATION_REMOVE_RECORD_ON_DELETE);
+          case "partial-update" ->
+              options.get(PrimaryKeyOptions.PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE);
+          case "aggregation" -> options.get(PrimaryKeyOptions.AGGREGATION_REMOVE_RECORD_ON_DELETE);
           default -> false;
         };
     List<String> cannotRetract = new ArrayList<>();
@@ -88,7 +90,7 @@ public final class RowKindPolicy implements Serializable {
       }
     }
     return new RowKindPolicy(
-        table, engine, options.get(TableOptions.IGNORE_DELETE), remove, cannotRetract);
+        table, engine, options.get(PrimaryKeyOptions.IGNORE_DELETE), remove, cannotRetract);
   }
 
   /**
@@ -114,7 +116,7 @@ public final class RowKindPolicy implements Serializable {
 
   /** Whether aggregation rows are stored with partial-update's kinds (remove-record-on-delete). */
   static boolean aggregationRemovesRecords(TableSchema schema) {
-    return schema.tableOptions().get(TableOptions.AGGREGATION_REMOVE_RECORD_ON_DELETE);
+    return schema.tableOptions().get(PrimaryKeyOptions.AGGREGATION_REMOVE_RECORD_ON_DELETE);
   }
 
   /**

@@ -6,7 +6,7 @@ import io.sediment.manifest.InvalidMetadataFileException;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.manifest.UserCommit;
-import io.sediment.schema.TableOptions;
+import io.sediment.schema.ScanOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -286,7 +286,7 @@ public final class SnapshotExpiration {
     OptionalLong needed =
         new ConsumerManager(store.fileIO(), store.paths())
             .smallestNeeded(
-                store.options().get(TableOptions.CONSUMER_EXPIRATION_TIME),
+                store.options().get(ScanOptions.CONSUMER_EXPIRATION_TIME),
                 System.currentTimeMillis());
     if (needed.isEmpty()) {
       return ids.size();

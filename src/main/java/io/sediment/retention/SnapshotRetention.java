@@ -1,6 +1,7 @@
 package io.sediment.retention;
 
 import io.sediment.manifest.FileStore;
+import io.sediment.schema.CommitOptions;
 import io.sediment.schema.TableOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,11 +52,11 @@ public final class SnapshotRetention {
       SnapshotExpiration.Result r =
           new SnapshotExpiration(store, tableName)
               .retainMin(options.snapshotRetainMin())
-              .retainMax(options.get(TableOptions.SNAPSHOT_NUM_RETAINED_MAX))
+              .retainMax(options.get(CommitOptions.SNAPSHOT_NUM_RETAINED_MAX))
               .olderThan(
                   System.currentTimeMillis()
-                      - options.get(TableOptions.SNAPSHOT_TIME_RETAINED).toMillis())
-              .limit(options.get(TableOptions.SNAPSHOT_EXPIRE_LIMIT))
+                      - options.get(CommitOptions.SNAPSHOT_TIME_RETAINED).toMillis())
+              .limit(options.get(CommitOptions.SNAPSHOT_EXPIRE_LIMIT))
               .skipLiveExpiration(true)
               .afterCommitOf(committedSnapshotId)
               .execute();

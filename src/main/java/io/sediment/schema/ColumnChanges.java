@@ -209,12 +209,12 @@ final class ColumnChanges {
               }
             });
     TableOptions opts = schema.tableOptions();
-    String bucketKey = opts.get(TableOptions.BUCKET_KEY);
+    String bucketKey = opts.get(LayoutOptions.BUCKET_KEY);
     if (bucketKey != null && TableSchema.splitList(bucketKey).contains(name)) {
-      out.add(TableOptions.BUCKET_KEY.key());
+      out.add(LayoutOptions.BUCKET_KEY.key());
     }
-    if (name.equals(opts.get(TableOptions.SEQUENCE_FIELD))) {
-      out.add(TableOptions.SEQUENCE_FIELD.key());
+    if (name.equals(opts.get(PrimaryKeyOptions.SEQUENCE_FIELD))) {
+      out.add(PrimaryKeyOptions.SEQUENCE_FIELD.key());
     }
     return out;
   }

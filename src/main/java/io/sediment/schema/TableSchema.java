@@ -97,7 +97,7 @@ public final class TableSchema implements Serializable {
                   + " of a primary-key table");
         }
       }
-      if (opts.get(TableOptions.DELETION_VECTORS_ENABLED)
+      if (opts.get(PrimaryKeyOptions.DELETION_VECTORS_ENABLED)
           && !List.of("deduplicate", "first-row").contains(opts.mergeEngine())) {
         throw new IllegalArgumentException(
             "Option 'deletion-vectors.enabled' = 'true' works only with merge-engine deduplicate or"
@@ -112,19 +112,19 @@ public final class TableSchema implements Serializable {
                 + ")");
       }
     } else if (!"deduplicate".equals(opts.mergeEngine())
-        || options.containsKey(TableOptions.SEQUENCE_FIELD.key())
-        || opts.get(TableOptions.DELETION_VECTORS_ENABLED)
+        || options.containsKey(PrimaryKeyOptions.SEQUENCE_FIELD.key())
+        || opts.get(PrimaryKeyOptions.DELETION_VECTORS_ENABLED)
         || !opts.referencedFields().isEmpty()
-        || opts.get(TableOptions.IGNORE_DELETE)
-        || opts.get(TableOptions.PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE)
-        || opts.get(TableOptions.AGGREGATION_REMOVE_RECORD_ON_DELETE)
+        || opts.get(PrimaryKeyOptions.IGNORE_DELETE)
+        || opts.get(PrimaryKeyOptions.PARTIAL_UPDATE_REMOVE_RECORD_ON_DELETE)
+        || opts.get(PrimaryKeyOptions.AGGREGATION_REMOVE_RECORD_ON_DELETE)
         || !opts.changelogProducer().equals("none")) {
       throw new IllegalArgumentException(
           "Options merge-engine, sequence.field, deletion-vectors.enabled, ignore-delete,"
               + " *.remove-record-on-delete, changelog-producer and fields.<f>.* apply only to"
               + " tables with a primary key");
     }
-    String bucketKey = opts.get(TableOptions.BUCKET_KEY);
+    String bucketKey = opts.get(LayoutOptions.BUCKET_KEY);
     if (bucketKey != null) {
       if (opts.bucket() < 1) {
         throw new IllegalArgumentException(
@@ -142,7 +142,7 @@ public final class TableSchema implements Serializable {
         }
       }
     }
-    String seq = opts.get(TableOptions.SEQUENCE_FIELD);
+    String seq = opts.get(PrimaryKeyOptions.SEQUENCE_FIELD);
     if (seq != null && !names.contains(seq)) {
       throw new IllegalArgumentException(
           "Option 'sequence.field' names '"
@@ -184,7 +184,7 @@ public final class TableSchema implements Serializable {
             "Partition column '" + p + "' cannot have the nested type " + t.asSummaryString());
       }
     }
-    String bucketKeyOption = opts.get(TableOptions.BUCKET_KEY);
+    String bucketKeyOption = opts.get(LayoutOptions.BUCKET_KEY);
     if (bucketKeyOption != null) {
       for (String k : splitList(bucketKeyOption)) {
         int i = names.indexOf(k);
@@ -335,7 +335,7 @@ public final class TableSchema implements Serializable {
   /** Columns hashed to choose a bucket. */
   @JsonIgnore
   public List<String> bucketKeys() {
-    String bk = tableOptions().get(TableOptions.BUCKET_KEY);
+    String bk = tableOptions().get(LayoutOptions.BUCKET_KEY);
     if (bk != null) {
       return splitList(bk);
     }
@@ -437,7 +437,7 @@ public final class TableSchema implements Serializable {
     }
     boolean fixed =
         TableOptions.IMMUTABLE.contains(key)
-            || TableOptions.FIELD_AGGREGATE_FUNCTION.matcher(key).matches();
+            || PrimaryKeyOptions.FIELD_AGGREGATE_FUNCTION.matcher(key).matches();
     if (fixed && !Objects.equals(options.get(key), value)) {
       throw new IllegalArgumentException(
           "Option '"

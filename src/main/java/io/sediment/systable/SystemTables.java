@@ -11,7 +11,7 @@ import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.ManifestFileMeta;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
-import io.sediment.schema.TableOptions;
+import io.sediment.schema.CompactionOptions;
 import io.sediment.schema.TableSchema;
 import io.sediment.table.Table;
 import java.io.FileNotFoundException;
@@ -371,7 +371,7 @@ public final class SystemTables {
     long small =
         (long)
             (table.options().targetFileSize()
-                * table.options().get(TableOptions.COMPACTION_SMALL_FILE_RATIO));
+                * table.options().get(CompactionOptions.COMPACTION_SMALL_FILE_RATIO));
     Map<String, long[]> byPartition = new TreeMap<>();
     for (ManifestEntry e : liveFiles(table)) {
       DataFileMeta f = e.file();

@@ -10,7 +10,7 @@ import io.sediment.mergetree.RunReader;
 import io.sediment.mergetree.SortMergeReader;
 import io.sediment.mergetree.SortedRun;
 import io.sediment.predicate.Predicate;
-import io.sediment.schema.TableOptions;
+import io.sediment.schema.PrimaryKeyOptions;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,7 +64,7 @@ public final class PrimaryKeyReader implements RowIterator {
     }
     this.values = ProjectedRowData.from(valueFields);
     this.projected = projection == null ? null : ProjectedRowData.from(projection);
-    boolean dv = store.options().get(TableOptions.DELETION_VECTORS_ENABLED);
+    boolean dv = store.options().get(PrimaryKeyOptions.DELETION_VECTORS_ENABLED);
     String producer = store.options().changelogProducer();
     if (changelog) {
       // Every row as written, file after file: a bucket's changes in the order they happened.

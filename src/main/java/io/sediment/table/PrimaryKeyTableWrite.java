@@ -22,6 +22,7 @@ import io.sediment.mergetree.MergeFunctions;
 import io.sediment.mergetree.RowIterator;
 import io.sediment.mergetree.RowKindPolicy;
 import io.sediment.mergetree.SortMergeReader;
+import io.sediment.schema.PrimaryKeyOptions;
 import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
 import java.io.IOException;
@@ -126,11 +127,11 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     TableOptions options = store.options();
     this.numBuckets = options.bucket();
     this.buckets = new RowBuckets(schema);
-    this.bufferSize = options.get(TableOptions.WRITE_BUFFER_SIZE).getBytes();
-    boolean dv = options.get(TableOptions.DELETION_VECTORS_ENABLED);
+    this.bufferSize = options.get(PrimaryKeyOptions.WRITE_BUFFER_SIZE).getBytes();
+    boolean dv = options.get(PrimaryKeyOptions.DELETION_VECTORS_ENABLED);
     // A deletion-vector table compacts only with its key lookup on local disk.
     this.compactInWriter =
-        !options.writeOnly() && (!dv || options.get(TableOptions.LOCAL_CACHE_ENABLED));
+        !options.writeOnly() && (!dv || options.get(PrimaryKeyOptions.LOCAL_CACHE_ENABLED));
     this.stopTrigger = options.numSortedRunStopTrigger();
     this.deletionVectors = dv;
     this.inputChangelog = options.changelogProducer().equals("input");

@@ -10,6 +10,8 @@ import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.Predicates;
+import io.sediment.schema.PrimaryKeyOptions;
+import io.sediment.schema.ScanOptions;
 import io.sediment.schema.TableOptions;
 import java.io.IOException;
 import java.io.Serializable;
@@ -65,9 +67,9 @@ public final class StreamScan {
    */
   public StartPoint resolveStart() {
     TableOptions options = store.options();
-    String mode = options.get(TableOptions.SCAN_MODE).toLowerCase(Locale.ROOT);
-    Long id = options.get(TableOptions.SCAN_SNAPSHOT_ID);
-    Long timestamp = options.get(TableOptions.SCAN_TIMESTAMP_MILLIS);
+    String mode = options.get(ScanOptions.SCAN_MODE).toLowerCase(Locale.ROOT);
+    Long id = options.get(ScanOptions.SCAN_SNAPSHOT_ID);
+    Long timestamp = options.get(ScanOptions.SCAN_TIMESTAMP_MILLIS);
     if (mode.equals("default")) {
       mode = id != null ? "from-snapshot" : timestamp != null ? "from-timestamp" : "latest-full";
     }
@@ -139,7 +141,7 @@ public final class StreamScan {
     List<DataSplit> splits = new ArrayList<>(new TableScan(store, filter).plan(full).splits());
     boolean dv =
         store.schema().hasPrimaryKey()
-            && store.options().get(TableOptions.DELETION_VECTORS_ENABLED);
+            && store.options().get(PrimaryKeyOptions.DELETION_VECTORS_ENABLED);
     if (dv && producer().equals("input")) {
       // The full read holds every row whose input changelog came before: level 0 too, merged
       // over the levels' live rows by the reader (batch scans of such tables leave it out).

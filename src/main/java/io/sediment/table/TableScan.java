@@ -11,6 +11,8 @@ import io.sediment.manifest.SnapshotManager;
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.Predicates;
 import io.sediment.schema.FieldMapping;
+import io.sediment.schema.PrimaryKeyOptions;
+import io.sediment.schema.ScanOptions;
 import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
 import java.io.IOException;
@@ -62,8 +64,8 @@ public final class TableScan {
    */
   public Optional<Snapshot> startSnapshot() {
     TableOptions options = store.options();
-    Long id = options.get(TableOptions.SCAN_SNAPSHOT_ID);
-    Long timestamp = options.get(TableOptions.SCAN_TIMESTAMP_MILLIS);
+    Long id = options.get(ScanOptions.SCAN_SNAPSHOT_ID);
+    Long timestamp = options.get(ScanOptions.SCAN_TIMESTAMP_MILLIS);
     SnapshotManager snapshots = store.snapshotManager();
     if (id != null) {
       Optional<Snapshot> s = snapshots.snapshotIfExists(id);
@@ -145,7 +147,7 @@ public final class TableScan {
     }
     boolean primaryKey = store.schema().hasPrimaryKey();
     boolean deletionVectors =
-        primaryKey && store.options().get(TableOptions.DELETION_VECTORS_ENABLED);
+        primaryKey && store.options().get(PrimaryKeyOptions.DELETION_VECTORS_ENABLED);
     // Primary-key tables merge versions of a key from several files: a file may be skipped only
     // by its key range (the filter's part on key columns). Deletion-vector tables read each key
     // from one file (level 0 is skipped), so any column's statistics prune.

@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
+import io.sediment.schema.CommitOptions;
+import io.sediment.schema.CompactionOptions;
 import io.sediment.schema.Schema;
 import io.sediment.schema.TableOptions;
 import io.sediment.table.Table;
@@ -431,9 +433,9 @@ class AutomaticExpiryTest {
     assertThat(maxOnly.snapshotRetainMin()).isEqualTo(3);
     TableOptions defaults = TableOptions.of(Map.of());
     assertThat(defaults.snapshotRetainMin()).isEqualTo(10);
-    assertThat(defaults.get(TableOptions.SNAPSHOT_NUM_RETAINED_MAX)).isEqualTo(Integer.MAX_VALUE);
-    assertThat(defaults.get(TableOptions.SNAPSHOT_TIME_RETAINED)).isEqualTo(Duration.ofHours(1));
-    assertThat(defaults.get(TableOptions.SNAPSHOT_EXPIRE_LIMIT)).isEqualTo(50);
-    assertThat(defaults.get(TableOptions.COMPACTION_REMOVE_ORPHANS_INTERVAL)).isNull();
+    assertThat(defaults.get(CommitOptions.SNAPSHOT_NUM_RETAINED_MAX)).isEqualTo(Integer.MAX_VALUE);
+    assertThat(defaults.get(CommitOptions.SNAPSHOT_TIME_RETAINED)).isEqualTo(Duration.ofHours(1));
+    assertThat(defaults.get(CommitOptions.SNAPSHOT_EXPIRE_LIMIT)).isEqualTo(50);
+    assertThat(defaults.get(CompactionOptions.COMPACTION_REMOVE_ORPHANS_INTERVAL)).isNull();
   }
 }

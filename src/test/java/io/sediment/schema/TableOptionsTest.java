@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.time.Duration;
@@ -80,6 +82,58 @@ class TableOptionsTest {
     documented.remove(AGGREGATE_FUNCTION_KEY);
     documented.remove(IGNORE_RETRACT_KEY);
     assertThat(documented).containsExactlyInAnyOrderElementsOf(TableOptions.all().keySet());
+  }
+
+  /**
+   * Each option's rule is declared with it; its words are the docs' "allowed" column (up to a ";"),
+   * so the docs cannot drift from the check, and documentedAllowedValuesAreTheValidatedOnes then
+   * tries each rule's boundaries.
+   */
+  @Test
+  void everyDeclaredRuleIsWhatTheDocsSayItAllows() throws IOException {
+    SoftAssertions soft = new SoftAssertions();
+    int ruled = 0;
+    for (DocumentedOption doc : documentedOptions()) {
+      if (!TableOptions.all().containsKey(doc.key())) {
+        continue; // per-field options, checked in aggregateFunctionsAreCheckedPerField
+      }
+      String allowed = TableOptions.rule(doc.key()).allowed();
+      String documented = doc.allowed().split(";")[0].trim();
+      if (allowed.isEmpty()) {
+        soft.assertThat(documented)
+            .as("%s has no value rule, so the docs name none", doc.key())
+            .doesNotContain("≥", "> 0", "(any case)", "–");
+      } else {
+        ruled++;
+        soft.assertThat(documented).as("allowed values of %s", doc.key()).isEqualTo(allowed);
+      }
+    }
+    soft.assertThat(ruled).as("options with a value rule").isGreaterThan(40);
+    soft.assertAll();
+  }
+
+  /** Every option constant of the option classes is declared (and so validated and documented). */
+  @Test
+  void everyOptionConstantIsDeclaredWithARule() throws IllegalAccessException {
+    List<String> constants = new ArrayList<>();
+    for (Class<?> holder :
+        List.of(
+            LayoutOptions.class,
+            CompactionOptions.class,
+            PrimaryKeyOptions.class,
+            ScanOptions.class,
+            CommitOptions.class,
+            TableOptions.class)) {
+      for (Field f : holder.getDeclaredFields()) {
+        if (f.getType() == ConfigOption.class && Modifier.isStatic(f.getModifiers())) {
+          ConfigOption<?> option = (ConfigOption<?>) f.get(null);
+          constants.add(option.key());
+          assertThat(TableOptions.all().get(option.key())).as(f.getName()).isSameAs(option);
+          assertThat(TableOptions.rule(option.key())).as(f.getName()).isNotNull();
+        }
+      }
+    }
+    assertThat(constants).doesNotHaveDuplicates().hasSameSizeAs(TableOptions.all().keySet());
   }
 
   @Test
@@ -185,7 +239,7 @@ class TableOptionsTest {
     }
     TableOptions none = TableOptions.of(Map.of());
     int cores = Runtime.getRuntime().availableProcessors();
-    assertThat(none.get(TableOptions.COMPACTION_PARALLELISM))
+    assertThat(none.get(CompactionOptions.COMPACTION_PARALLELISM))
         .isEqualTo(Math.max(1, Math.min(4, cores)));
     assertThat(none.numSortedRunCompactionTrigger()).isEqualTo(5);
     assertThat(none.numSortedRunStopTrigger()).isEqualTo(8);
@@ -197,7 +251,7 @@ class TableOptionsTest {
     assertThat(
             TableOptions.of(Map.of("num-sorted-run.stop-trigger", "2")).numSortedRunStopTrigger())
         .isEqualTo(5);
-    assertThat(TableOptions.LOCAL_CACHE_DIR.hasDefaultValue()).isFalse();
+    assertThat(PrimaryKeyOptions.LOCAL_CACHE_DIR.hasDefaultValue()).isFalse();
   }
 
   private static Object parse(String docType, String text) {
@@ -307,7 +361,7 @@ class TableOptionsTest {
         .hasMessageContaining("scan.mode 'from-snapshot' needs 'scan.snapshot-id'");
     assertThatThrownBy(() -> TableOptions.of(Map.of("scan.mode", "from-timestamp")))
         .hasMessageContaining("scan.mode 'from-timestamp' needs 'scan.timestamp-millis'");
-    assertThat(TableOptions.of(Map.of("scan.snapshot-id", "3")).get(TableOptions.SCAN_SNAPSHOT_ID))
+    assertThat(TableOptions.of(Map.of("scan.snapshot-id", "3")).get(ScanOptions.SCAN_SNAPSHOT_ID))
         .isEqualTo(3L);
   }
 
@@ -370,14 +424,15 @@ class TableOptionsTest {
   void durationsParseWithOptionalUnitsAndMillisecondsByDefault(String text, long millis) {
     assertThat(
             TableOptions.of(Map.of("compaction.discovery-interval", text))
-                .get(TableOptions.COMPACTION_DISCOVERY_INTERVAL))
+                .get(CompactionOptions.COMPACTION_DISCOVERY_INTERVAL))
         .isEqualTo(Duration.ofMillis(millis));
   }
 
   @ParameterizedTest
   @CsvSource({"true, true", "TRUE, true", "True, true", "false, false", "FALSE, false"})
   void booleansParseInAnyCase(String text, boolean value) {
-    assertThat(TableOptions.of(Map.of("compaction.full", text)).get(TableOptions.COMPACTION_FULL))
+    assertThat(
+            TableOptions.of(Map.of("compaction.full", text)).get(CompactionOptions.COMPACTION_FULL))
         .isEqualTo(value);
   }
 
@@ -389,7 +444,11 @@ class TableOptionsTest {
     "bucket, 1.5, an integer",
     "compaction.small-file-ratio, half, a number",
     "target-file-size, lots, a memory size",
-    "compaction.discovery-interval, soon, a duration"
+    "compaction.discovery-interval, soon, a duration",
+    // options without a default: the rule says what kind of value they take
+    "scan.snapshot-id, latest, an integer",
+    "compaction.copy.min-row-group-size, big, a memory size",
+    "compaction.trigger.max-delay, later, a duration"
   })
   void valuesThatDoNotParseAreRejectedNamingTheOptionAndTheExpectedType(
       String key, String value, String expected) {
@@ -483,7 +542,7 @@ class TableOptionsTest {
     TableOptions dynamic =
         stored.with(Map.of("target-file-size", "2 mb", "compaction.full", "true"));
     assertThat(dynamic.targetFileSize()).isEqualTo(2L << 20);
-    assertThat(dynamic.get(TableOptions.COMPACTION_FULL)).isTrue();
+    assertThat(dynamic.get(CompactionOptions.COMPACTION_FULL)).isTrue();
     assertThat(dynamic.bucket()).isEqualTo(4);
     assertThat(stored.targetFileSize()).isEqualTo(1L << 20);
 

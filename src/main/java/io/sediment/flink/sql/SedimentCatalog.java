@@ -8,8 +8,8 @@ import io.sediment.flink.sql.procedures.CompactProcedure;
 import io.sediment.flink.sql.procedures.ExpireSnapshotsProcedure;
 import io.sediment.flink.sql.procedures.RemoveOrphanFilesProcedure;
 import io.sediment.manifest.ManifestEntry;
+import io.sediment.schema.ScanOptions;
 import io.sediment.schema.SchemaChange;
-import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
 import io.sediment.systable.SystemTables;
 import io.sediment.table.Table;
@@ -240,7 +240,7 @@ public final class SedimentCatalog extends AbstractCatalog {
   public CatalogBaseTable getTable(ObjectPath path, long timestamp) throws TableNotExistException {
     CatalogTable table = (CatalogTable) getTable(path);
     Map<String, String> options = new LinkedHashMap<>(table.getOptions());
-    options.put(TableOptions.SCAN_TIMESTAMP_MILLIS.key(), String.valueOf(timestamp));
+    options.put(ScanOptions.SCAN_TIMESTAMP_MILLIS.key(), String.valueOf(timestamp));
     return table.copy(options);
   }
 

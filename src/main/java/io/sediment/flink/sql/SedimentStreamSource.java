@@ -3,7 +3,7 @@ package io.sediment.flink.sql;
 import io.sediment.flink.serde.VersionedStateSerializer;
 import io.sediment.manifest.ConsumerManager;
 import io.sediment.predicate.Predicate;
-import io.sediment.schema.TableOptions;
+import io.sediment.schema.ScanOptions;
 import io.sediment.table.ReadBuilder;
 import io.sediment.table.StreamScan;
 import io.sediment.table.Table;
@@ -72,7 +72,7 @@ final class SedimentStreamSource implements Source<RowData, StreamSplit, StreamE
   }
 
   private String consumerId() {
-    return table.options().get(TableOptions.CONSUMER_ID);
+    return table.options().get(ScanOptions.CONSUMER_ID);
   }
 
   @Override

@@ -4,7 +4,7 @@ import io.sediment.commit.CommitUsers;
 import io.sediment.compact.PartitionFilters;
 import io.sediment.mergetree.RowKindPolicy;
 import io.sediment.predicate.Predicate;
-import io.sediment.schema.TableOptions;
+import io.sediment.schema.ScanOptions;
 import io.sediment.table.RowBuckets;
 import io.sediment.table.Table;
 import java.util.LinkedHashMap;
@@ -213,11 +213,11 @@ public final class SedimentTableSink
   private RowKindPolicy primaryKeyPolicy(String statement) {
     for (ConfigOption<?> o :
         List.of(
-            TableOptions.SCAN_SNAPSHOT_ID,
-            TableOptions.SCAN_TIMESTAMP_MILLIS,
-            TableOptions.SCAN_MODE)) {
+            ScanOptions.SCAN_SNAPSHOT_ID,
+            ScanOptions.SCAN_TIMESTAMP_MILLIS,
+            ScanOptions.SCAN_MODE)) {
       String v = table.options().toMap().get(o.key());
-      if (v != null && !(o == TableOptions.SCAN_MODE && v.equalsIgnoreCase("default"))) {
+      if (v != null && !(o == ScanOptions.SCAN_MODE && v.equalsIgnoreCase("default"))) {
         // the statement would read an old snapshot and write its rows back as the newest
         throw new ValidationException(
             statement

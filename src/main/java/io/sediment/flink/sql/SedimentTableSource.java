@@ -3,7 +3,8 @@ package io.sediment.flink.sql;
 import io.sediment.flink.sql.filter.FilterConverter;
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.Predicates;
-import io.sediment.schema.TableOptions;
+import io.sediment.schema.PrimaryKeyOptions;
+import io.sediment.schema.ScanOptions;
 import io.sediment.table.Table;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,9 +68,9 @@ public final class SedimentTableSource
       return;
     }
     String engine = table.options().mergeEngine();
-    boolean sequenceField = table.options().get(TableOptions.SEQUENCE_FIELD) != null;
+    boolean sequenceField = table.options().get(PrimaryKeyOptions.SEQUENCE_FIELD) != null;
     if (table.options().changelogProducer().equals("input")) {
-      boolean ignoreDelete = table.options().get(TableOptions.IGNORE_DELETE);
+      boolean ignoreDelete = table.options().get(PrimaryKeyOptions.IGNORE_DELETE);
       if (engine.equals("deduplicate") && !sequenceField && !ignoreDelete) {
         return;
       }
@@ -124,7 +125,7 @@ public final class SedimentTableSource
               table,
               filter,
               projection,
-              table.options().get(TableOptions.CONTINUOUS_DISCOVERY_INTERVAL),
+              table.options().get(ScanOptions.CONTINUOUS_DISCOVERY_INTERVAL),
               ReadBuilders.of(table, filter, projection).newStreamScan().resolveStart()),
           type,
           "Sediment stream ",

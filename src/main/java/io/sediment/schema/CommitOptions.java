@@ -1,0 +1,152 @@
+package io.sediment.schema;
+
+import java.time.Duration;
+import java.util.List;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
+
+/**
+ * Table options of metadata and commits: manifests, commit retries, the commit lock (Paimon's
+ * {@code lock.*} lineage; required on object stores) and snapshot retention (Paimon's names and
+ * defaults). Each option is declared with the rule its values keep; {@link TableOptions} validates
+ * and reads them. docs/configuration.md is the user-facing copy; keep them in step.
+ */
+public final class CommitOptions {
+
+  static final OptionSet OPTIONS = new OptionSet();
+
+  public static final ConfigOption<MemorySize> MANIFEST_TARGET_FILE_SIZE =
+      OPTIONS.add(
+          ConfigOptions.key("manifest.target-file-size")
+              .memoryType()
+              .defaultValue(MemorySize.parse("8 mb"))
+              .withDescription("Size at which merged manifests roll to a new file."),
+          OptionRule.positiveSize());
+
+  public static final ConfigOption<Integer> MANIFEST_MERGE_MIN_COUNT =
+      OPTIONS.add(
+          ConfigOptions.key("manifest.merge-min-count")
+              .intType()
+              .defaultValue(30)
+              .withDescription(
+                  "A commit merges manifests when the table has at least this many manifests"
+                      + " smaller than manifest.target-file-size."),
+          OptionRule.atLeast(1));
+
+  public static final ConfigOption<Integer> COMMIT_MAX_RETRIES =
+      OPTIONS.add(
+          ConfigOptions.key("commit.max-retries")
+              .intType()
+              .defaultValue(100)
+              .withDescription(
+                  "How often a commit retries after another committer took the snapshot id it"
+                      + " wanted."),
+          OptionRule.atLeast(0));
+
+  public static final ConfigOption<Boolean> LOCK_ENABLED =
+      OPTIONS.add(
+          ConfigOptions.key("lock.enabled")
+              .booleanType()
+              .defaultValue(false)
+              .withDescription(
+                  "Publish snapshots while holding a commit lock in a database (lock.type). Required"
+                      + " for tables on object stores (s3://, gs://, oss://, abfs://...), which have"
+                      + " no atomic create-if-absent."));
+
+  public static final ConfigOption<String> LOCK_TYPE =
+      OPTIONS.add(
+          ConfigOptions.key("lock.type")
+              .stringType()
+              .defaultValue("jdbc")
+              .withDescription("Where the commit lock is held: jdbc (SQLite or PostgreSQL)."),
+          OptionRule.oneOf(List.of("jdbc")));
+
+  public static final ConfigOption<String> LOCK_JDBC_URL =
+      OPTIONS.add(
+          ConfigOptions.key("lock.jdbc.url")
+              .stringType()
+              .noDefaultValue()
+              .withDescription(
+                  "JDBC URL of the lock database: jdbc:sqlite:<file> for committers on one machine,"
+                      + " jdbc:postgresql://<host>/<db> for committers on many. Not set: an SQLite"
+                      + " file under the user's home directory (.sediment/commit-locks.db)."));
+
+  public static final ConfigOption<String> LOCK_JDBC_USER =
+      OPTIONS.add(
+          ConfigOptions.key("lock.jdbc.user")
+              .stringType()
+              .noDefaultValue()
+              .withDescription("User of the lock database, if it needs one."));
+
+  public static final ConfigOption<String> LOCK_JDBC_PASSWORD =
+      OPTIONS.add(
+          ConfigOptions.key("lock.jdbc.password")
+              .stringType()
+              .noDefaultValue()
+              .withDescription("Password of the lock database user, if it needs one."));
+
+  public static final ConfigOption<Duration> LOCK_EXPIRE_TIME =
+      OPTIONS.add(
+          ConfigOptions.key("lock.expire-time")
+              .durationType()
+              .defaultValue(Duration.ofSeconds(60))
+              .withDescription(
+                  "Lease of a held lock: renewed by its holder every third of it; a holder that"
+                      + " dies loses the lock after this long."),
+          OptionRule.positiveDuration("10 s"));
+
+  public static final ConfigOption<Duration> LOCK_ACQUIRE_TIMEOUT =
+      OPTIONS.add(
+          ConfigOptions.key("lock-acquire-timeout")
+              .durationType()
+              .defaultValue(Duration.ofMinutes(8))
+              .withDescription("How long a commit waits for the lock before it fails."),
+          OptionRule.positiveDuration("10 s"));
+
+  public static final ConfigOption<Duration> LOCK_CHECK_MAX_SLEEP =
+      OPTIONS.add(
+          ConfigOptions.key("lock-check-max-sleep")
+              .durationType()
+              .defaultValue(Duration.ofSeconds(8))
+              .withDescription("Longest pause between two tries to take a held lock."),
+          OptionRule.positiveDuration("10 s"));
+
+  public static final ConfigOption<Integer> SNAPSHOT_NUM_RETAINED_MIN =
+      OPTIONS.add(
+          ConfigOptions.key("snapshot.num-retained.min")
+              .intType()
+              .defaultValue(10)
+              .withDescription(
+                  "Snapshots always kept however old, the latest included (>= 1, not above"
+                      + " snapshot.num-retained.max). Expired automatically after each commit."),
+          OptionRule.atLeast(1));
+
+  public static final ConfigOption<Integer> SNAPSHOT_NUM_RETAINED_MAX =
+      OPTIONS.add(
+          ConfigOptions.key("snapshot.num-retained.max")
+              .intType()
+              .defaultValue(Integer.MAX_VALUE)
+              .withDescription("Snapshots kept at most, however young (>= 1)."),
+          OptionRule.atLeast(1));
+
+  public static final ConfigOption<Duration> SNAPSHOT_TIME_RETAINED =
+      OPTIONS.add(
+          ConfigOptions.key("snapshot.time-retained")
+              .durationType()
+              .defaultValue(Duration.ofHours(1))
+              .withDescription(
+                  "Snapshots older than this are expired, keeping snapshot.num-retained.min."),
+          OptionRule.nonNegativeDuration("1 h"));
+
+  public static final ConfigOption<Integer> SNAPSHOT_EXPIRE_LIMIT =
+      OPTIONS.add(
+          ConfigOptions.key("snapshot.expire.limit")
+              .intType()
+              .defaultValue(50)
+              .withDescription(
+                  "Snapshots expired at most by the automatic expiry after one commit."),
+          OptionRule.atLeast(1));
+
+  private CommitOptions() {}
+}
