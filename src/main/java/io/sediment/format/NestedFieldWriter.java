@@ -32,7 +32,7 @@ import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
  * at the list's repetition level. No statistics: min and max are unknown, the null count is that of
  * the top-level value.
  */
-final class NestedFieldWriter extends RowFieldWriters.FieldWriter {
+final class NestedFieldWriter extends FieldWriter {
 
   private final RowData.FieldGetter getter;
   private final LogicalType type;
@@ -430,7 +430,7 @@ final class NestedFieldWriter extends RowFieldWriters.FieldWriter {
       } else if (precision <= 18) {
         cw.write(d.toUnscaledLong(), r, def);
       } else {
-        RowFieldWriters.fillFixed(d, fixed, precision, scale, path);
+        FieldWriters.fillFixed(d, fixed, precision, scale, path);
         cw.write(Binary.fromConstantByteArray(fixed.clone()), r, def);
       }
     }
