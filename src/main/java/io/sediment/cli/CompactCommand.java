@@ -2,9 +2,11 @@ package io.sediment.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.compact.CompactArgumentException;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactSpec;
 import io.sediment.compact.CompactTask;
+import io.sediment.compact.ExecutionMode;
 import io.sediment.compact.SortOrder;
 import io.sediment.flink.CompactJob;
 import io.sediment.flink.sql.filter.PartitionWhere;
@@ -125,13 +127,21 @@ final class CompactCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    boolean streaming = validateArguments();
-    CompactJob job = newJob();
+    ExecutionMode mode = validateArguments();
+    CompactJob job;
+    try {
+      job = newJob();
+      job.targets().spec().checkMode(mode);
+    } catch (CompactArgumentException e) {
+      // the request's rules are CompactSpec's; here they name the command's options
+      throw new IllegalArgumentException(
+          "--" + e.argument().replace('_', '-') + ": " + e.getMessage(), e);
+    }
     if (dryRun) {
-      printPlan(job, streaming);
+      printPlan(job, mode);
       return ExitCodes.OK;
     }
-    if (streaming) {
+    if (mode == ExecutionMode.STREAMING) {
       submitStreaming(job);
     } else {
       runBatch(job);
@@ -141,18 +151,17 @@ final class CompactCommand implements Callable<Integer> {
 
   /**
    * Checks what the arguments alone can tell, before any table is read: a mistyped option is
-   * reported as such even when the warehouse or table is wrong too. Returns whether the job is the
-   * streaming one.
+   * reported as such even when the warehouse or table is wrong too. Returns the mode. The rules
+   * between arguments are the request's ({@link CompactSpec.Builder#build()}, {@link
+   * CompactSpec#checkMode}), checked when the job is built.
    */
-  private boolean validateArguments() {
-    boolean streaming =
-        switch (mode) {
-          case "batch" -> false;
-          case "streaming" -> true;
-          default ->
-              throw new IllegalArgumentException(
-                  "--mode must be 'batch' or 'streaming', got '" + mode + "'");
-        };
+  private ExecutionMode validateArguments() {
+    ExecutionMode mode;
+    try {
+      mode = ExecutionMode.parse(this.mode);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--mode: " + e.getMessage(), e);
+    }
     if (table != null && (includingTables != null || database != null)) {
       throw new IllegalArgumentException("Give either --table or --database/--including-tables");
     }
@@ -164,13 +173,7 @@ final class CompactCommand implements Callable<Integer> {
     if (excludingTables != null && table != null) {
       throw new IllegalArgumentException("--excluding-tables needs --database, not --table");
     }
-    if (where != null && !partitions.isEmpty()) {
-      // As Paimon's compact action: one way to select partitions per call.
-      throw new IllegalArgumentException(
-          "--partition and --where cannot be used together; write the partitions into the"
-              + " --where, e.g. --partition p=a --partition p=b is --where \"p = 'a' OR p = 'b'\"");
-    }
-    if (detached && !streaming) {
+    if (detached && mode != ExecutionMode.STREAMING) {
       throw new IllegalArgumentException("--detached needs --mode streaming");
     }
     if ((orderStrategy == null) != (orderBy == null)) {
@@ -180,10 +183,6 @@ final class CompactCommand implements Callable<Integer> {
     }
     if (orderStrategy != null) {
       SortOrder.of(orderStrategy, orderBy); // the names, before any table is read
-      if (streaming) {
-        throw new IllegalArgumentException(
-            "--order-strategy needs --mode batch: " + CompactSpec.SORT_IS_BATCH_ONLY);
-      }
     }
     if (parallelism != null && parallelism < 1) {
       throw new IllegalArgumentException("--parallelism must be at least 1, got " + parallelism);
@@ -194,7 +193,7 @@ final class CompactCommand implements Callable<Integer> {
     if (partitionIdleTime != null) {
       parseDuration("--partition-idle-time", partitionIdleTime);
     }
-    return streaming;
+    return mode;
   }
 
   private CompactJob newJob() {
@@ -284,8 +283,8 @@ final class CompactCommand implements Callable<Integer> {
     return m;
   }
 
-  private void printPlan(CompactJob job, boolean streaming) throws Exception {
-    List<CompactTask> tasks = job.plan(streaming);
+  private void printPlan(CompactJob job, ExecutionMode mode) throws Exception {
+    List<CompactTask> tasks = job.plan(mode);
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
       List<Object> ts = new ArrayList<>();
@@ -309,7 +308,7 @@ final class CompactCommand implements Callable<Integer> {
     } else {
       out.println(
           tasks.isEmpty()
-              ? "Plan: nothing to compact: " + NothingPlanned.why(job, streaming) + " (dry run)"
+              ? "Plan: nothing to compact: " + NothingPlanned.why(job, mode) + " (dry run)"
               : "Plan: " + Plurals.of(tasks.size(), "task") + "; nothing committed (dry run)");
       if (!tasks.isEmpty()) {
         printTasks(tasks, out);
@@ -395,7 +394,7 @@ final class CompactCommand implements Callable<Integer> {
     } else {
       out.println(
           r.snapshotId() == null
-              ? "Nothing to compact: " + NothingPlanned.why(job, false)
+              ? "Nothing to compact: " + NothingPlanned.why(job, ExecutionMode.BATCH)
               : summary(r));
     }
   }

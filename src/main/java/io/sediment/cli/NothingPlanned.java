@@ -2,6 +2,7 @@ package io.sediment.cli;
 
 import io.sediment.compact.CompactSpec;
 import io.sediment.compact.CompactStrategy;
+import io.sediment.compact.ExecutionMode;
 import io.sediment.flink.CompactJob;
 import io.sediment.flink.CompactTargets;
 import io.sediment.manifest.FileStoreScan;
@@ -25,7 +26,7 @@ final class NothingPlanned {
 
   private NothingPlanned() {}
 
-  static String why(CompactJob job, boolean streaming) {
+  static String why(CompactJob job, ExecutionMode mode) {
     CompactTargets targets = job.targets();
     CompactSpec spec = targets.spec();
     List<String> tables = targets.tableNames();
@@ -42,7 +43,7 @@ final class NothingPlanned {
       Table table = targets.table(name);
       minFileNum =
           Math.min(minFileNum, table.options().get(CompactionOptions.COMPACTION_MIN_FILE_NUM));
-      minor |= spec.strategy(table.options(), streaming) == CompactStrategy.MINOR;
+      minor |= spec.strategy(table.options(), mode) == CompactStrategy.MINOR;
       Optional<Snapshot> latest = table.latestSnapshot();
       if (latest.isEmpty()) {
         continue;

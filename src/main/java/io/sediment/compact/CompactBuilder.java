@@ -201,7 +201,10 @@ public final class CompactBuilder {
         // (a new plan could otherwise pick up what the rounds wrote)
         tasks =
             request.plan(
-                store, tableName, false, request.laterRoundExclusions(store, filesAtStart));
+                store,
+                tableName,
+                ExecutionMode.BATCH,
+                request.laterRoundExclusions(store, filesAtStart));
         if (tasks.isEmpty()) {
           break;
         }

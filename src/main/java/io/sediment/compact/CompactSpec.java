@@ -172,8 +172,8 @@ public final class CompactSpec implements Serializable {
    * given, else {@link CompactStrategy#defaultFor} ({@code full} in batch, {@code minor} in the
    * streaming job).
    */
-  public CompactStrategy strategy(TableOptions options, boolean streaming) {
-    return strategy != null ? strategy : CompactStrategy.defaultFor(options, streaming);
+  public CompactStrategy strategy(TableOptions options, ExecutionMode mode) {
+    return strategy != null ? strategy : CompactStrategy.defaultFor(options, mode);
   }
 
   /** The order of a sort compaction; empty when rows keep their order. */
@@ -190,10 +190,15 @@ public final class CompactSpec implements Serializable {
    * The planner of a compaction of {@code store} (this spec's options already applied), in a batch
    * run or in the streaming job.
    */
-  public CompactPlanner planner(FileStore effectiveStore, String tableName, boolean streaming) {
-    checkMode(streaming);
-    return planner(effectiveStore, tableName, strategy(effectiveStore.options(), streaming));
+  public CompactPlanner planner(FileStore effectiveStore, String tableName, ExecutionMode mode) {
+    checkMode(mode);
+    return planner(effectiveStore, tableName, strategy(effectiveStore.options(), mode));
   }
+
+  /** The error of partitions and a where given together. */
+  public static final String PARTITIONS_OR_WHERE =
+      "partitions and where cannot be used together (as in Paimon): select the partitions with"
+          + " one of them; partitions p=a and p=b are the where \"p = 'a' OR p = 'b'\"";
 
   /** The error of a sort compaction asked of the streaming (dedicated) job. */
   public static final String SORT_IS_BATCH_ONLY =
@@ -205,12 +210,14 @@ public final class CompactSpec implements Serializable {
    * partial progress asked of this compaction (a table's own option is for its batch runs; the
    * dedicated job commits at every checkpoint anyway).
    */
-  public void checkMode(boolean streaming) {
+  public void checkMode(ExecutionMode mode) {
+    boolean streaming = mode == ExecutionMode.STREAMING;
     if (streaming && sortOrder != null) {
-      throw new IllegalArgumentException(SORT_IS_BATCH_ONLY);
+      throw new CompactArgumentException("mode", SORT_IS_BATCH_ONLY);
     }
     if (streaming && "true".equalsIgnoreCase(options.get("partial-progress.enabled"))) {
-      throw new IllegalArgumentException(
+      throw new CompactArgumentException(
+          "mode",
           "partial-progress.enabled applies to batch compactions (several commits of one run);"
               + " the streaming job commits at every checkpoint and caps each round with"
               + " compaction.max-rewrite-bytes");
@@ -261,12 +268,12 @@ public final class CompactSpec implements Serializable {
    * options not yet applied) would run; empty when the table has no snapshot. Commits nothing.
    */
   public List<CompactTask> plan(FileStore store, String tableName) {
-    return plan(store, tableName, false);
+    return plan(store, tableName, ExecutionMode.BATCH);
   }
 
   /** {@link #plan(FileStore, String)} of a batch run or of the streaming job's first round. */
-  public List<CompactTask> plan(FileStore store, String tableName, boolean streaming) {
-    return plan(store, tableName, streaming, Set.of());
+  public List<CompactTask> plan(FileStore store, String tableName, ExecutionMode mode) {
+    return plan(store, tableName, mode, Set.of());
   }
 
   /**
@@ -274,12 +281,12 @@ public final class CompactSpec implements Serializable {
    * with partial progress leaves the buckets its sort compaction already sorted).
    */
   public List<CompactTask> plan(
-      FileStore store, String tableName, boolean streaming, Set<String> excluded) {
+      FileStore store, String tableName, ExecutionMode mode, Set<String> excluded) {
     Optional<Snapshot> latest = store.snapshotManager().latest();
     if (latest.isEmpty()) {
       return List.of();
     }
-    return planner(applyOptions(store), tableName, streaming)
+    return planner(applyOptions(store), tableName, mode)
         .plan(latest.get(), partitionFilter, excluded);
   }
 
@@ -340,6 +347,8 @@ public final class CompactSpec implements Serializable {
     private String commitUser = DEFAULT_COMMIT_USER;
     private Integer parallelism;
     private SortOrder sortOrder;
+    private boolean partitionsGiven;
+    private boolean whereGiven;
 
     private Builder(String table, FileStore store, String database, String tablePattern) {
       this.table = table;
@@ -350,13 +359,15 @@ public final class CompactSpec implements Serializable {
 
     /**
      * Compacts only partitions matching {@code filter}, a predicate on the table's row type that
-     * references partition columns only. Repeated partition filters combine with AND.
+     * references partition columns only (a where). Repeated ones combine with AND; not with {@link
+     * #withPartitions} ({@link #PARTITIONS_OR_WHERE}).
      */
     public Builder withPartitionFilter(Predicate filter) {
       if (filter == null) {
         throw new IllegalArgumentException("Partition filter must not be null");
       }
       partitionFilters.add(PartitionFilters.fromRowFilter(schema(), filter));
+      whereGiven = true;
       return this;
     }
 
@@ -373,19 +384,21 @@ public final class CompactSpec implements Serializable {
 
     /**
      * Compacts only this partition, e.g. {@code {dt=2024-01-01, hh=3}} (partition columns only;
-     * values parsed to the column types). Combines with other partition filters with AND.
+     * values parsed to the column types). Not with a where ({@link #PARTITIONS_OR_WHERE}).
      */
     public Builder withPartition(Map<String, String> partition) {
       partitionFilters.add(PartitionFilters.ofPartition(table, schema(), partition));
+      partitionsGiven = true;
       return this;
     }
 
     /**
-     * Compacts only these partitions: any of them (OR), as one filter that combines with the others
-     * with AND.
+     * Compacts only these partitions: any of them (OR), ANDed with other lists given. Not with a
+     * where ({@link #PARTITIONS_OR_WHERE}).
      */
     public Builder withPartitions(List<Map<String, String>> partitions) {
       partitionFilters.add(PartitionFilters.ofPartitions(table, schema(), partitions));
+      partitionsGiven = true;
       return this;
     }
 
@@ -500,9 +513,17 @@ public final class CompactSpec implements Serializable {
       return withSortOrder(SortOrder.of(orderStrategy, orderBy));
     }
 
+    /**
+     * Checks the rules between arguments (partitions or a where, not both; no minor strategy with a
+     * sort) and builds the spec; a broken rule is a {@link CompactArgumentException}.
+     */
     public CompactSpec build() {
+      if (partitionsGiven && whereGiven) {
+        throw new CompactArgumentException("where", PARTITIONS_OR_WHERE);
+      }
       if (sortOrder != null && strategy == CompactStrategy.MINOR) {
-        throw new IllegalArgumentException(
+        throw new CompactArgumentException(
+            "compact_strategy",
             "A sort compaction (order_strategy '"
                 + sortOrder.strategy().value()
                 + "') rewrites every file of the selected partitions: compact_strategy 'minor'"

@@ -53,10 +53,10 @@ public enum CompactStrategy {
    * The strategy of a compaction given none: {@code compaction.full = true} (the deprecated alias
    * of {@code full}) makes it full; otherwise full for a batch run and minor for a streaming one.
    */
-  public static CompactStrategy defaultFor(TableOptions options, boolean streaming) {
+  public static CompactStrategy defaultFor(TableOptions options, ExecutionMode mode) {
     if (options.get(CompactionOptions.COMPACTION_FULL)) {
       return FULL;
     }
-    return streaming ? MINOR : FULL;
+    return mode == ExecutionMode.STREAMING ? MINOR : FULL;
   }
 }

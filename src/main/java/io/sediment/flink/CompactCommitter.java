@@ -2,9 +2,11 @@ package io.sediment.flink;
 
 import io.sediment.commit.CommitConflictException;
 import io.sediment.commit.CommitUsers;
+import io.sediment.commit.FileStoreCommit;
 import io.sediment.compact.CompactCommit;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactTaskResult;
+import io.sediment.compact.ExecutionMode;
 import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
 import java.util.ArrayList;
@@ -65,7 +67,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
   static final String RESULT_TABLES_ACCUMULATOR = "sediment.compact.result-tables";
 
   private final CompactTargets targets;
-  private final boolean batch;
+  private final ExecutionMode mode;
   private final int maxConsecutiveFailures;
   private final CompactListener listener;
   private final String initialCommitUser;
@@ -90,12 +92,12 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
   public CompactCommitter(
       CompactTargets targets,
       String commitUser,
-      boolean batch,
+      ExecutionMode mode,
       int maxConsecutiveFailures,
       CompactListener listener) {
     this.targets = targets;
     this.initialCommitUser = commitUser;
-    this.batch = batch;
+    this.mode = mode;
     this.maxConsecutiveFailures = maxConsecutiveFailures;
     this.listener = listener;
   }
@@ -121,7 +123,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     windows.initializeState(
         backend, context.isRestored(), () -> initialCommitUser, getUserCodeClassloader());
     commitUser = windows.commitUser();
-    windowCommit = new CompactWindowCommit(this::table, commitUser, !batch);
+    windowCommit = new CompactWindowCommit(this::table, commitUser, mode);
     outcomes = new Outcomes();
     failuresState =
         backend.getListState(
@@ -134,7 +136,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
         consecutiveFailures = f;
       }
     }
-    if (batch) {
+    if (mode.isBounded()) {
       return;
     }
     for (String u : snapshotUserState.get()) {
@@ -142,7 +144,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     }
     if (windows.size() > 0) {
       LOG.info("Committing {} restored compaction window(s) of {}", windows.size(), commitUser);
-      windows.commitUpTo(Long.MAX_VALUE, true, this::finishWindow);
+      windows.commitUpTo(FileStoreCommit.BATCH_IDENTIFIER, true, this::finishWindow);
     }
     switchUserAfterRewind(context.getRestoredCheckpointId().orElse(0L));
     // No task of this job runs now (the source hands out tasks only after a checkpoint of this
@@ -222,7 +224,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
 
   @Override
   public void endInput() throws Exception {
-    if (!batch) {
+    if (!mode.isBounded()) {
       return;
     }
     List<CompactMessage> all = windows.takeAll();
@@ -259,7 +261,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
         String table, List<CompactMessage> messages, Long snapshotId, long millis) {
       lastCommitMillis = millis;
       commits.inc();
-      if (batch) {
+      if (mode.isBounded()) {
         List<CompactTaskResult> rs = new ArrayList<>();
         for (CompactMessage m : messages) {
           rs.add(m.result());
@@ -273,7 +275,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     public void conflicted(String table, long window, CommitConflictException conflict)
         throws Exception {
       conflicts.inc();
-      if (batch) {
+      if (mode.isBounded()) {
         // A batch run (CALL, the batch job) reports that it committed nothing, as CompactBuilder;
         // a restart would find the same inputs gone
         windowFailed(window, conflict, false);
@@ -309,7 +311,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
    */
   private void windowFailed(long window, Throwable failure, boolean retryable) throws Exception {
     failedWindows.inc();
-    if (batch) {
+    if (mode.isBounded()) {
       if (!retryable) {
         throw new UnrecoverableCompactionError(
             "The batch compaction failed; its outputs were deleted and nothing was committed",

@@ -9,6 +9,7 @@ import io.sediment.compact.CompactBuilder;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactSpec;
 import io.sediment.compact.CompactTask;
+import io.sediment.compact.ExecutionMode;
 import io.sediment.compact.TableKind;
 import io.sediment.flink.serde.LayoutTypeInfo;
 import io.sediment.flink.sql.filter.PartitionWhere;
@@ -145,24 +146,24 @@ public final class CompactJob {
 
   /** The tasks a batch run would execute now (for {@code --dry-run}); commits nothing. */
   public List<CompactTask> plan() {
-    return plan(false);
+    return plan(ExecutionMode.BATCH);
   }
 
   /** The tasks a batch run, or the streaming job's first round, would execute now. */
-  public List<CompactTask> plan(boolean streaming) {
+  public List<CompactTask> plan(ExecutionMode mode) {
     List<CompactTask> tasks = new ArrayList<>();
     for (String t : targets.tableNames()) {
-      tasks.addAll(targets.spec().plan(targets.catalog().getTable(t).store(), t, streaming));
+      tasks.addAll(targets.spec().plan(targets.catalog().getTable(t).store(), t, mode));
     }
     return tasks;
   }
 
   /** Adds the topology to {@code env}. */
-  public void buildTopology(StreamExecutionEnvironment env, boolean bounded) {
-    targets.spec().checkMode(!bounded);
+  public void buildTopology(StreamExecutionEnvironment env, ExecutionMode mode) {
+    targets.spec().checkMode(mode);
     int p = parallelism != null ? parallelism : env.getParallelism();
     CompactTaskSource source =
-        new CompactTaskSource(targets, bounded, discoveryIntervalMs, commitUser);
+        new CompactTaskSource(targets, mode, discoveryIntervalMs, commitUser);
     DataStream<CompactTaskSplit> tasks =
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "Compact tasks: " + name)
             .setParallelism(p)
@@ -172,14 +173,14 @@ public final class CompactJob {
             .transform(
                 "Compact rewrite",
                 new LayoutTypeInfo<>(CompactMessage.class, CompactMessageSerializer.INSTANCE),
-                new CompactRewriteOperator(targets, listener, bounded))
+                new CompactRewriteOperator(targets, listener, mode))
             .setParallelism(p)
             .uid("sediment-compact-rewrite");
     messages
         .transform(
             "Compact commit",
             Types.VOID,
-            new CompactCommitter(targets, commitUser, bounded, maxConsecutiveFailures, listener))
+            new CompactCommitter(targets, commitUser, mode, maxConsecutiveFailures, listener))
         .setParallelism(1)
         .setMaxParallelism(1)
         .uid("sediment-compact-commit");
@@ -223,7 +224,7 @@ public final class CompactJob {
       int c = CompactBudget.commits(table.options());
       commits.put(t, c);
       if (c > 1) {
-        List<CompactTask> plan = targets.spec().plan(table.store(), t, false);
+        List<CompactTask> plan = targets.spec().plan(table.store(), t, ExecutionMode.BATCH);
         budgets.put(t, CompactBudget.perCommit(table.options(), plan));
         planned.put(t, CompactBudget.replacedBytes(plan));
         if (targets.spec().sortOrder().isPresent()) {
@@ -282,7 +283,7 @@ public final class CompactJob {
       throws Exception {
     long start = System.currentTimeMillis();
     env.setRuntimeMode(RuntimeExecutionMode.BATCH);
-    buildTopology(env, true);
+    buildTopology(env, ExecutionMode.BATCH);
     JobClient client = env.executeAsync("sediment compact " + name);
     CompletableFuture<JobExecutionResult> done = client.getJobExecutionResult();
     JobExecutionResult result;
@@ -368,7 +369,7 @@ public final class CompactJob {
     if (!env.getCheckpointConfig().isCheckpointingEnabled()) {
       env.enableCheckpointing(Duration.ofSeconds(10).toMillis());
     }
-    buildTopology(env, false);
+    buildTopology(env, ExecutionMode.STREAMING);
     return env.executeAsync("sediment compact (dedicated) " + name);
   }
 

@@ -2,6 +2,7 @@ package io.sediment.flink;
 
 import io.sediment.compact.CompactRewriter;
 import io.sediment.compact.CompactTaskResult;
+import io.sediment.compact.ExecutionMode;
 import io.sediment.compact.TableKind;
 import io.sediment.fs.FileIO;
 import io.sediment.table.Table;
@@ -53,7 +54,7 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
 
   private final CompactTargets targets;
   private final CompactListener listener;
-  private final boolean bounded;
+  private final ExecutionMode mode;
 
   private transient Map<String, Table> tables;
   private transient volatile boolean cancelled;
@@ -75,13 +76,14 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
 
   /**
    * Output markers go under each task's commit user ({@link CompactTaskSplit#commitUser()}); {@code
-   * listener} is told about each finished rewrite before its result is emitted. {@code bounded}:
+   * listener} is told about each finished rewrite before its result is emitted. {@code mode} batch:
    * the batch job, whose committer commits every message at the end of input.
    */
-  public CompactRewriteOperator(CompactTargets targets, CompactListener listener, boolean bounded) {
+  public CompactRewriteOperator(
+      CompactTargets targets, CompactListener listener, ExecutionMode mode) {
     this.targets = targets;
     this.listener = listener;
-    this.bounded = bounded;
+    this.mode = mode;
   }
 
   @Override
@@ -211,7 +213,7 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
         stopRewriteThread();
         discardUnemitted();
       }
-      if (!bounded && emittedSinceBarrier != null) {
+      if (!mode.isBounded() && emittedSinceBarrier != null) {
         discardEmittedSinceBarrier();
       }
     } finally {

@@ -4,6 +4,7 @@ import io.sediment.compact.CompactBudget;
 import io.sediment.compact.CompactPlanner;
 import io.sediment.compact.CompactStrategy;
 import io.sediment.compact.CompactTask;
+import io.sediment.compact.ExecutionMode;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.Snapshot;
 import io.sediment.schema.CompactionOptions;
@@ -62,7 +63,7 @@ final class CompactTaskEnumerator
 
   private final SplitEnumeratorContext<CompactTaskSplit> context;
   private final CompactTargets targets;
-  private final boolean bounded;
+  private final ExecutionMode mode;
   private final long discoveryIntervalMs;
   private String commitUser;
 
@@ -90,16 +91,16 @@ final class CompactTaskEnumerator
   CompactTaskEnumerator(
       SplitEnumeratorContext<CompactTaskSplit> context,
       CompactTargets targets,
-      boolean bounded,
+      ExecutionMode mode,
       long discoveryIntervalMs,
       String commitUser,
       CompactEnumeratorState restored) {
     this.context = context;
     this.targets = targets;
-    this.bounded = bounded;
+    this.mode = mode;
     this.discoveryIntervalMs = discoveryIntervalMs;
     this.commitUser = commitUser;
-    this.gateOpen = bounded;
+    this.gateOpen = mode.isBounded();
     if (restored != null) {
       ledger.restore(restored.pending(), restored.held());
       nextId = restored.nextId();
@@ -124,7 +125,7 @@ final class CompactTaskEnumerator
 
   @Override
   public void start() {
-    if (bounded) {
+    if (mode.isBounded()) {
       context.callAsync(this::planRound, this::onPlanned);
     } else {
       long period = Math.min(discoveryIntervalMs, RELEASE_POLL_MILLIS);
@@ -136,7 +137,7 @@ final class CompactTaskEnumerator
   private PlanRound planRound() throws Exception {
     Set<String> excluded = ledger.excluded();
     long now = System.currentTimeMillis();
-    boolean discovery = bounded || now - lastDiscoveryMillis >= discoveryIntervalMs;
+    boolean discovery = mode.isBounded() || now - lastDiscoveryMillis >= discoveryIntervalMs;
     if (!discovery && excluded.isEmpty() && !ledger.hasReplanRequest()) {
       return new PlanRound(List.of(), List.of()); // nothing out to be released: no I/O
     }
@@ -156,7 +157,7 @@ final class CompactTaskEnumerator
     List<String> names = targets.tableNames();
     for (String name : names) {
       Table table = targets.table(name);
-      if (!bounded) {
+      if (!mode.isBounded()) {
         List<String> r = CompactMarkers.takeReleases(table.store(), commitUser);
         released.addAll(r);
         force |= !r.isEmpty();
@@ -169,7 +170,7 @@ final class CompactTaskEnumerator
         continue;
       }
       Long last = lastPlannedSnapshot.get(name);
-      if (!bounded
+      if (!mode.isBounded()
           && !force
           && last != null
           && last == latest.get().id()
@@ -177,8 +178,9 @@ final class CompactTaskEnumerator
         continue;
       }
       lastPlannedSnapshot.put(name, latest.get().id());
-      CompactStrategy strategy = targets.spec().strategy(table.options(), !bounded);
-      boolean fullRound = !bounded && fullCompactionDue(name, table, last, latest.get().id());
+      CompactStrategy strategy = targets.spec().strategy(table.options(), mode);
+      boolean fullRound =
+          !mode.isBounded() && fullCompactionDue(name, table, last, latest.get().id());
       if (fullRound) {
         strategy = CompactStrategy.FULL;
       }
@@ -278,7 +280,7 @@ final class CompactTaskEnumerator
 
   private void onPlanned(PlanRound round, Throwable error) {
     if (error != null) {
-      if (bounded) {
+      if (mode.isBounded()) {
         String message = "Planning compaction of " + targets + " failed";
         // a bad option or a refused table fails the job at once; an I/O error may be retried
         throw UnrecoverableCompactionError.unfixable(error)
@@ -315,7 +317,7 @@ final class CompactTaskEnumerator
     // finished task no longer needs to hold its files; in continuous mode it holds them until its
     // window is committed or aborted (release records).
     String finished = ledger.readerFinished(subtaskId);
-    if (bounded && finished != null) {
+    if (mode.isBounded() && finished != null) {
       ledger.release(List.of(finished));
     }
     waitingReaders.add(subtaskId);
@@ -337,7 +339,7 @@ final class CompactTaskEnumerator
       if (next != null) {
         context.assignSplit(next, reader);
         readers.remove();
-      } else if (bounded && planned && !ledger.hasPending()) {
+      } else if (mode.isBounded() && planned && !ledger.hasPending()) {
         context.signalNoMoreSplits(reader);
         readers.remove();
       } else {
@@ -351,7 +353,7 @@ final class CompactTaskEnumerator
     // A reader restarted (Flink calls this for every restarted subtask, also with no task): the
     // tasks handed out to it after the restored checkpoint produced no committed output.
     ledger.addBack(splits, subtaskId);
-    if (!bounded) {
+    if (!mode.isBounded()) {
       int ended = ledger.endHeldTasksNotRunning();
       if (gateOpen) {
         LOG.info(

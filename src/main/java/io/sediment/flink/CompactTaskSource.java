@@ -1,5 +1,6 @@
 package io.sediment.flink;
 
+import io.sediment.compact.ExecutionMode;
 import io.sediment.flink.serde.LayoutTypeInfo;
 import io.sediment.flink.serde.VersionedStateSerializer;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -25,35 +26,34 @@ public final class CompactTaskSource
   private static final long serialVersionUID = 1L;
 
   private final CompactTargets targets;
-  private final boolean bounded;
+  private final ExecutionMode mode;
   private final long discoveryIntervalMs;
   private final String commitUser;
 
   public CompactTaskSource(
-      CompactTargets targets, boolean bounded, long discoveryIntervalMs, String commitUser) {
+      CompactTargets targets, ExecutionMode mode, long discoveryIntervalMs, String commitUser) {
     this.targets = targets;
-    this.bounded = bounded;
+    this.mode = mode;
     this.discoveryIntervalMs = discoveryIntervalMs;
     this.commitUser = commitUser;
   }
 
   @Override
   public Boundedness getBoundedness() {
-    return bounded ? Boundedness.BOUNDED : Boundedness.CONTINUOUS_UNBOUNDED;
+    return mode.isBounded() ? Boundedness.BOUNDED : Boundedness.CONTINUOUS_UNBOUNDED;
   }
 
   @Override
   public SplitEnumerator<CompactTaskSplit, CompactEnumeratorState> createEnumerator(
       SplitEnumeratorContext<CompactTaskSplit> context) {
-    return new CompactTaskEnumerator(
-        context, targets, bounded, discoveryIntervalMs, commitUser, null);
+    return new CompactTaskEnumerator(context, targets, mode, discoveryIntervalMs, commitUser, null);
   }
 
   @Override
   public SplitEnumerator<CompactTaskSplit, CompactEnumeratorState> restoreEnumerator(
       SplitEnumeratorContext<CompactTaskSplit> context, CompactEnumeratorState state) {
     return new CompactTaskEnumerator(
-        context, targets, bounded, discoveryIntervalMs, commitUser, state);
+        context, targets, mode, discoveryIntervalMs, commitUser, state);
   }
 
   @Override

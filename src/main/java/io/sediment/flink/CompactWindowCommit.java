@@ -2,7 +2,9 @@ package io.sediment.flink;
 
 import io.sediment.commit.CommitConflictException;
 import io.sediment.commit.CommitMessage;
+import io.sediment.commit.FileStoreCommit;
 import io.sediment.compact.CompactCommit;
+import io.sediment.compact.ExecutionMode;
 import io.sediment.retention.SnapshotRetention;
 import io.sediment.table.Table;
 import java.util.ArrayList;
@@ -68,17 +70,15 @@ final class CompactWindowCommit {
   /** The user its snapshots are committed as: the job's, or a new one after a rewind. */
   private String snapshotUser;
 
+  // whether the task source re-plans released tasks' files (the streaming job)
   private final boolean writeReleases;
   private final OrphanRemovalSchedule orphanRemoval;
 
-  /**
-   * @param writeReleases whether the task source re-plans released tasks' files (streaming)
-   */
-  CompactWindowCommit(Function<String, Table> tables, String commitUser, boolean writeReleases) {
+  CompactWindowCommit(Function<String, Table> tables, String commitUser, ExecutionMode mode) {
     this.tables = tables;
     this.commitUser = commitUser;
     this.snapshotUser = commitUser;
-    this.writeReleases = writeReleases;
+    this.writeReleases = mode == ExecutionMode.STREAMING;
     this.orphanRemoval = new OrphanRemovalSchedule();
   }
 
@@ -114,7 +114,7 @@ final class CompactWindowCommit {
         LOG.warn(
             "Compaction task {} failed; aborting its window {}",
             m.taskDescription(),
-            window == Long.MAX_VALUE ? "(the batch run)" : window);
+            window == FileStoreCommit.BATCH_IDENTIFIER ? "(the batch run)" : window);
       }
     }
     if (failure != null) {
@@ -138,7 +138,9 @@ final class CompactWindowCommit {
             t.getKey(), t.getValue(), snapshotId, System.currentTimeMillis() - start);
         LOG.info(
             "Committed {} of {}: {} task(s), snapshot {}",
-            window == Long.MAX_VALUE ? "the batch compaction" : "compaction window " + window,
+            window == FileStoreCommit.BATCH_IDENTIFIER
+                ? "the batch compaction"
+                : "compaction window " + window,
             t.getKey(),
             t.getValue().size(),
             snapshotId);
@@ -148,7 +150,9 @@ final class CompactWindowCommit {
         LOG.info(
             "{} of {} conflicted with a concurrent commit and was aborted; its files are planned"
                 + " again: {}",
-            window == Long.MAX_VALUE ? "The batch compaction" : "Compaction window " + window,
+            window == FileStoreCommit.BATCH_IDENTIFIER
+                ? "The batch compaction"
+                : "Compaction window " + window,
             t.getKey(),
             e.getMessage());
         finishMessages(table, window, t.getValue(), Set.of());

@@ -273,9 +273,9 @@ class SedimentCliTest {
     assertThat(both.code()).isEqualTo(2);
     assertThat(both.err().strip())
         .isEqualTo(
-            "Error: --partition and --where cannot be used together; write the partitions into"
-                + " the --where, e.g. --partition p=a --partition p=b is --where \"p = 'a' OR p ="
-                + " 'b'\"");
+            "Error: --where: partitions and where cannot be used together (as in Paimon): select"
+                + " the partitions with one of them; partitions p=a and p=b are the where \"p ="
+                + " 'a' OR p = 'b'\"");
   }
 
   @Test

@@ -107,17 +107,23 @@ class CompactSpecTest {
         spec(t)
             .withPartitions(
                 List.of(partition("dt", "2024-01-01"), partition("dt", "2024-01-02", "hh", "5")))
+            .build()
+            .partitionFilter();
+    assertThat(filter.test(datedPartition("2024-01-01", 3))).isTrue();
+    assertThat(filter.test(datedPartition("2024-01-02", 5))).isTrue();
+    assertThat(filter.test(datedPartition("2024-01-02", 6))).as("not a given partition").isFalse();
+    assertThat(filter.test(datedPartition("2024-01-03", 3))).isFalse();
+
+    // Wheres combine with AND (partitions and a where together are refused: the request's rule).
+    Predicate wheres =
+        spec(t)
             .withPartitionFilter("{\"method\":\"lessThan\",\"field\":\"hh\",\"literals\":[10]}")
             .withPartitionFilter(new PredicateBuilder(t.rowType()).greaterThan("hh", 1))
             .build()
             .partitionFilter();
-
-    assertThat(filter.test(datedPartition("2024-01-01", 3))).isTrue();
-    assertThat(filter.test(datedPartition("2024-01-02", 5))).isTrue();
-    assertThat(filter.test(datedPartition("2024-01-02", 6))).as("not a given partition").isFalse();
-    assertThat(filter.test(datedPartition("2024-01-01", 10))).as("hh < 10 fails").isFalse();
-    assertThat(filter.test(datedPartition("2024-01-01", 1))).as("hh > 1 fails").isFalse();
-    assertThat(filter.test(datedPartition("2024-01-03", 3))).isFalse();
+    assertThat(wheres.test(datedPartition("2024-01-01", 3))).isTrue();
+    assertThat(wheres.test(datedPartition("2024-01-01", 10))).as("hh < 10 fails").isFalse();
+    assertThat(wheres.test(datedPartition("2024-01-01", 1))).as("hh > 1 fails").isFalse();
 
     // Two single partitions given one by one must both hold (AND): no partition does.
     Predicate both =
@@ -233,10 +239,11 @@ class CompactSpecTest {
         .hasMessage("Unknown compact strategy 'major': allowed are 'full', 'minor'");
     CompactSpec none = spec(t).build();
     assertThat(none.givenStrategy()).isEmpty();
-    assertThat(none.strategy(t.options(), false)).isEqualTo(CompactStrategy.FULL);
-    assertThat(none.strategy(t.options(), true)).isEqualTo(CompactStrategy.MINOR);
+    assertThat(none.strategy(t.options(), ExecutionMode.BATCH)).isEqualTo(CompactStrategy.FULL);
+    assertThat(none.strategy(t.options(), ExecutionMode.STREAMING))
+        .isEqualTo(CompactStrategy.MINOR);
     CompactSpec minor = spec(t).withStrategy("Minor").build();
-    assertThat(minor.strategy(t.options(), false)).isEqualTo(CompactStrategy.MINOR);
+    assertThat(minor.strategy(t.options(), ExecutionMode.BATCH)).isEqualTo(CompactStrategy.MINOR);
     assertThat(minor.toString()).contains("strategy minor");
   }
 

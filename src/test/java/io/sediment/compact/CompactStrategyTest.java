@@ -69,11 +69,11 @@ class CompactStrategyTest {
 
     CompactBuilder minor = table.newCompactBuilder().withOptions(full).withStrategy("minor");
     assertThat(minor.plan()).isEmpty();
-    assertThat(minor.spec().strategy(minor.effectiveStore().options(), true))
+    assertThat(minor.spec().strategy(minor.effectiveStore().options(), ExecutionMode.STREAMING))
         .isEqualTo(CompactStrategy.MINOR);
     // Without a strategy the alias makes even the streaming job full.
     CompactBuilder alias = table.newCompactBuilder().withOptions(full);
-    assertThat(alias.spec().strategy(alias.effectiveStore().options(), true))
+    assertThat(alias.spec().strategy(alias.effectiveStore().options(), ExecutionMode.STREAMING))
         .isEqualTo(CompactStrategy.FULL);
     assertThat(alias.plan()).hasSize(1);
   }

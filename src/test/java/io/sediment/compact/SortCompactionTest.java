@@ -365,7 +365,11 @@ class SortCompactionTest {
         .hasMessageContaining("compact_strategy 'minor' does not go with it");
     assertThatThrownBy(
             () ->
-                table.newCompactBuilder().withSortOrder("order", "user_id").spec().checkMode(true))
+                table
+                    .newCompactBuilder()
+                    .withSortOrder("order", "user_id")
+                    .spec()
+                    .checkMode(ExecutionMode.STREAMING))
         .hasMessageContaining("batch mode only");
 
     Table pk =

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sediment.commit.CommitMessage;
 import io.sediment.compact.CompactTask;
+import io.sediment.compact.ExecutionMode;
 import io.sediment.flink.serde.CommitMessageListCodec;
 import io.sediment.flink.serde.VersionedBytes;
 import java.util.List;
@@ -27,7 +28,8 @@ import org.junit.jupiter.api.Test;
  */
 class SerializationCompatibilityTest {
 
-  private final CompactTaskSource source = new CompactTaskSource(null, true, 0, "job-user");
+  private final CompactTaskSource source =
+      new CompactTaskSource(null, ExecutionMode.BATCH, 0, "job-user");
 
   private static void assertVersion1Task(CompactTask task) {
     assertThat(task.kind()).isEqualTo(CompactTask.Kind.MERGE_TREE);

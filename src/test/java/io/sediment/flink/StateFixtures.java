@@ -3,6 +3,7 @@ package io.sediment.flink;
 import io.sediment.commit.CommitMessage;
 import io.sediment.compact.CompactTask;
 import io.sediment.compact.CompactTaskResult;
+import io.sediment.compact.ExecutionMode;
 import io.sediment.data.BinaryRows;
 import io.sediment.flink.serde.CommitMessageCodec;
 import io.sediment.flink.serde.CommitMessageListCodec;
@@ -192,7 +193,7 @@ final class StateFixtures {
    * the JDK's Java serialization of its error, so it is checked by value only).
    */
   static Map<String, byte[]> deterministicFixtures() throws IOException {
-    CompactTaskSource source = new CompactTaskSource(null, true, 0, "job-user");
+    CompactTaskSource source = new CompactTaskSource(null, ExecutionMode.BATCH, 0, "job-user");
     Map<String, byte[]> files = new LinkedHashMap<>();
     files.put("split.bin", source.getSplitSerializer().serialize(split()));
     files.put(

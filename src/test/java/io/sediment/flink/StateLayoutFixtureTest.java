@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.commit.CommitMessage;
+import io.sediment.compact.ExecutionMode;
 import io.sediment.flink.serde.CommitMessageCodec;
 import io.sediment.flink.serde.CommitMessageListCodec;
 import io.sediment.flink.serde.StateLayout;
@@ -30,7 +31,8 @@ class StateLayoutFixtureTest {
   private static final int V3 = 3;
   private static final int V4 = 4;
 
-  private final CompactTaskSource source = new CompactTaskSource(null, true, 0, "job-user");
+  private final CompactTaskSource source =
+      new CompactTaskSource(null, ExecutionMode.BATCH, 0, "job-user");
 
   static byte[] fixture(int version, String name) throws IOException {
     try (InputStream in =

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sediment.commit.CommitMessage;
 import io.sediment.compact.CompactTask;
 import io.sediment.compact.CompactTaskResult;
+import io.sediment.compact.ExecutionMode;
 import io.sediment.compact.SortOrder;
 import io.sediment.compact.SortRange;
 import io.sediment.data.BinaryRows;
@@ -44,7 +45,7 @@ class StateLayoutRoundTripTest {
   private static final int CASES = 40;
 
   private final Random random = new Random(20261130);
-  private final CompactTaskSource source = new CompactTaskSource(null, true, 0, "u");
+  private final CompactTaskSource source = new CompactTaskSource(null, ExecutionMode.BATCH, 0, "u");
 
   private boolean coin() {
     return random.nextBoolean();

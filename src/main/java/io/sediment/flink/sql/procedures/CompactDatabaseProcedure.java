@@ -2,6 +2,7 @@ package io.sediment.flink.sql.procedures;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.compact.CompactSpec;
+import io.sediment.compact.ExecutionMode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -68,7 +69,7 @@ public final class CompactDatabaseProcedure implements Procedure {
           String commitUser)
       throws Exception {
     StreamExecutionEnvironment env = context.getExecutionEnvironment();
-    boolean streaming = streaming(mode, env);
+    ExecutionMode m = mode(mode, env);
     CompactSpec spec =
         configure(
             includingDatabases,
@@ -76,6 +77,7 @@ public final class CompactDatabaseProcedure implements Procedure {
             excludingTables,
             options,
             commitUser,
+            m,
             compactStrategy,
             partitionIdleTime);
     if (catalog.listDatabases().stream().noneMatch(spec::followsDatabase)) {
@@ -83,7 +85,7 @@ public final class CompactDatabaseProcedure implements Procedure {
           "including_databases",
           "no database of " + catalog.warehouse() + " matches '" + spec.database().get() + "'");
     }
-    if (streaming) {
+    if (m == ExecutionMode.STREAMING) {
       String jobId = runner.submitStreaming(spec, env);
       return new Row[] {Row.of(null, null, null, null, null, null, null, null, null, jobId, null)};
     }
@@ -95,28 +97,34 @@ public final class CompactDatabaseProcedure implements Procedure {
     return rows.toArray(new Row[0]);
   }
 
-  /** Whether {@code mode} asks for the streaming job; errors name the argument. */
-  static boolean streaming(String mode, StreamExecutionEnvironment env) {
+  /**
+   * The mode {@code mode} asks for: batch or streaming, or Paimon's {@code combined} and {@code
+   * divided}, which follow the session's runtime mode; errors name the argument.
+   */
+  public static ExecutionMode mode(String mode, StreamExecutionEnvironment env) {
     String m = mode == null ? "batch" : mode.strip().toLowerCase(Locale.ROOT);
-    return switch (m) {
-      case "batch" -> false;
-      case "streaming" -> true;
-      case "combined", "divided" ->
-          env.getConfiguration().get(ExecutionOptions.RUNTIME_MODE)
-              == RuntimeExecutionMode.STREAMING;
-      default ->
-          throw ProcedureArgs.bad(
-              "mode", "'" + mode + "' is not one of 'batch', 'streaming', 'combined', 'divided'");
-    };
+    if (m.equals("combined") || m.equals("divided")) {
+      return env.getConfiguration().get(ExecutionOptions.RUNTIME_MODE)
+              == RuntimeExecutionMode.STREAMING
+          ? ExecutionMode.STREAMING
+          : ExecutionMode.BATCH;
+    }
+    try {
+      return ExecutionMode.parse(mode);
+    } catch (IllegalArgumentException e) {
+      throw ProcedureArgs.bad(
+          "mode", e.getMessage() + " (or Paimon's 'combined', 'divided': the session's mode)");
+    }
   }
 
   /** Validates the arguments into the compaction of the matching tables. */
-  static CompactSpec configure(
+  public static CompactSpec configure(
       String includingDatabases,
       String includingTables,
       String excludingTables,
       String options,
       String commitUser,
+      ExecutionMode mode,
       String compactStrategy,
       String partitionIdleTime) {
     CompactSpec.Builder b;
@@ -151,7 +159,7 @@ public final class CompactDatabaseProcedure implements Procedure {
       }
     }
     ProcedureArgs.strategyArgs(b, compactStrategy, partitionIdleTime);
-    return b.build();
+    return ProcedureArgs.build(b, mode);
   }
 
   private static String blankToAll(String regex) {

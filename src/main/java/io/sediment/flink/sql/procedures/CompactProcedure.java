@@ -4,12 +4,12 @@ import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactSpec;
 import io.sediment.compact.CompactTask;
+import io.sediment.compact.ExecutionMode;
 import io.sediment.compact.SortOrder;
 import io.sediment.flink.sql.filter.PartitionWhere;
 import io.sediment.table.Table;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import org.apache.flink.table.annotation.ArgumentHint;
 import org.apache.flink.table.annotation.DataTypeHint;
 import org.apache.flink.table.annotation.ProcedureHint;
@@ -80,6 +80,7 @@ public final class CompactProcedure implements Procedure {
       @ArgumentHint(name = "order_by", type = @DataTypeHint("STRING"), isOptional = true)
           String orderBy)
       throws Exception {
+    ExecutionMode m = ProcedureArgs.mode(mode);
     Table t = ProcedureArgs.table(catalog, table);
     CompactSpec spec =
         configure(
@@ -88,22 +89,14 @@ public final class CompactProcedure implements Procedure {
             where,
             options,
             commitUser,
+            m,
             compactStrategy,
             partitionIdleTime,
             orderStrategy,
             orderBy);
-    String m = mode == null ? "batch" : mode.strip().toLowerCase(Locale.ROOT);
-    if (!m.equals("batch") && !m.equals("streaming")) {
-      throw ProcedureArgs.bad("mode", "'" + mode + "' is not one of 'batch', 'streaming'");
-    }
-    try {
-      spec.checkMode(m.equals("streaming"));
-    } catch (IllegalArgumentException e) {
-      throw ProcedureArgs.bad("mode", e);
-    }
     if (Boolean.TRUE.equals(dryRun)) {
       List<Row> rows = new ArrayList<>();
-      for (CompactTask task : spec.plan(t.store(), t.fullName(), m.equals("streaming"))) {
+      for (CompactTask task : spec.plan(t.store(), t.fullName(), m)) {
         rows.add(
             Row.of(
                 1,
@@ -120,7 +113,7 @@ public final class CompactProcedure implements Procedure {
       }
       return rows.toArray(new Row[0]);
     }
-    if (m.equals("streaming")) {
+    if (m == ExecutionMode.STREAMING) {
       String jobId = runner.submitStreaming(spec, context.getExecutionEnvironment());
       return new Row[] {Row.of(null, null, null, null, null, null, null, null, null, jobId, null)};
     }
@@ -176,6 +169,7 @@ public final class CompactProcedure implements Procedure {
       String where,
       String options,
       String commitUser,
+      ExecutionMode mode,
       String compactStrategy,
       String partitionIdleTime,
       String orderStrategy,
@@ -183,14 +177,6 @@ public final class CompactProcedure implements Procedure {
     CompactSpec.Builder b = CompactSpec.forTable(table.fullName(), table.store());
     boolean hasPartitions = partitions != null && !partitions.isBlank();
     boolean hasWhere = where != null && !where.isBlank();
-    if (hasPartitions && hasWhere) {
-      // As Paimon's compact procedure: one way to select partitions per call.
-      throw ProcedureArgs.bad(
-          "where",
-          "partitions and where cannot be used together; write the partitions into the where,"
-              + " e.g. partitions => 'p=a;p=b' is where => 'p = ''a'' OR p = ''b''"
-              + "'");
-    }
     if (hasPartitions) {
       try {
         b.withPartitions(PartitionSpecs.parse(partitions));
@@ -240,10 +226,6 @@ public final class CompactProcedure implements Procedure {
         throw ProcedureArgs.bad("order_by", e);
       }
     }
-    try {
-      return b.build();
-    } catch (IllegalArgumentException e) {
-      throw ProcedureArgs.bad("compact_strategy", e);
-    }
+    return ProcedureArgs.build(b, mode);
   }
 }

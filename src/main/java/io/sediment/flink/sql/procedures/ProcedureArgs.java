@@ -2,7 +2,9 @@ package io.sediment.flink.sql.procedures;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.catalog.Identifier;
+import io.sediment.compact.CompactArgumentException;
 import io.sediment.compact.CompactSpec;
+import io.sediment.compact.ExecutionMode;
 import io.sediment.maintenance.PointInTime;
 import io.sediment.table.Table;
 import java.lang.reflect.Method;
@@ -92,6 +94,29 @@ public final class ProcedureArgs {
       } catch (IllegalArgumentException e) {
         throw bad("partition_idle_time", e);
       }
+    }
+  }
+
+  /** The {@code mode} argument: batch (when not given) or streaming. */
+  static ExecutionMode mode(String mode) {
+    try {
+      return ExecutionMode.parse(mode);
+    } catch (IllegalArgumentException e) {
+      throw bad("mode", e);
+    }
+  }
+
+  /**
+   * Builds the request and checks it for {@code mode}: a rule it breaks ({@link
+   * CompactArgumentException}) is reported on the argument the rule names.
+   */
+  static CompactSpec build(CompactSpec.Builder spec, ExecutionMode mode) {
+    try {
+      CompactSpec built = spec.build();
+      built.checkMode(mode);
+      return built;
+    } catch (CompactArgumentException e) {
+      throw bad(e.argument(), e);
     }
   }
 
