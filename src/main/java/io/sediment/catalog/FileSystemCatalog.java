@@ -14,6 +14,7 @@ import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.core.fs.FileStatus;
@@ -30,6 +31,7 @@ public final class FileSystemCatalog {
 
   private final Path warehouse;
   private final FileIO fileIO;
+  private final Clock clock;
 
   /** A catalog over a warehouse URI or local path (created when missing). */
   public FileSystemCatalog(String warehouse) {
@@ -37,8 +39,22 @@ public final class FileSystemCatalog {
   }
 
   public FileSystemCatalog(Path warehouse) {
+    this(warehouse, FileIO.of(warehouse), Clock.systemUTC());
+  }
+
+  private FileSystemCatalog(Path warehouse, FileIO fileIO, Clock clock) {
     this.warehouse = warehouse;
-    this.fileIO = FileIO.of(warehouse);
+    this.fileIO = fileIO;
+    this.clock = clock;
+  }
+
+  /**
+   * This catalog on another clock: the tables it loads decide on time by {@code clock} ({@link
+   * FileStore#clock()}), and the schema versions it writes are stamped by it. A catalog is on the
+   * system clock (UTC) otherwise; tests pass a clock they move instead of waiting.
+   */
+  public FileSystemCatalog withClock(Clock clock) {
+    return new FileSystemCatalog(warehouse, fileIO, clock);
   }
 
   private static Path toPath(String warehouse) {
@@ -154,7 +170,7 @@ public final class FileSystemCatalog {
    */
   public void createTable(Identifier id, Schema schema, boolean ignoreIfExists) {
     requireDatabase(id.database());
-    TableSchema tableSchema = TableSchema.create(schema);
+    TableSchema tableSchema = TableSchema.create(schema, clock.millis());
     TablePaths paths = new TablePaths(tablePath(id));
     try {
       if (fileIO.exists(paths.schema(0))) {
@@ -167,7 +183,8 @@ public final class FileSystemCatalog {
       // Under the table's commit lock when its options configure one (object stores).
       boolean created =
           SnapshotCommits.tryCreateExclusive(
-              new FileStore(fileIO, paths.root(), tableSchema, tableSchema.tableOptions()),
+              new FileStore(fileIO, paths.root(), tableSchema, tableSchema.tableOptions())
+                  .withClock(clock),
               paths.schema(0),
               JsonSerde.toJson(tableSchema).getBytes(StandardCharsets.UTF_8));
       if (!created && !ignoreIfExists) {
@@ -189,7 +206,7 @@ public final class FileSystemCatalog {
   public void alterTable(Identifier id, List<SchemaChange> changes) {
     Table table = getTable(id);
     TableSchema current = table.schema();
-    TableSchema next = current.apply(changes);
+    TableSchema next = current.apply(changes, clock.millis());
     TablePaths paths = new TablePaths(tablePath(id));
     try {
       boolean created =
@@ -273,7 +290,8 @@ public final class FileSystemCatalog {
       throw new UncheckedIOException("Cannot read the schema of '" + id + "'", e);
     }
     return new Table(
-        id.fullName(), new FileStore(fileIO, paths.root(), schema, schema.tableOptions()));
+        id.fullName(),
+        new FileStore(fileIO, paths.root(), schema, schema.tableOptions()).withClock(clock));
   }
 
   /** Why {@code id} cannot be found: a wrong warehouse or database path is the usual cause. */

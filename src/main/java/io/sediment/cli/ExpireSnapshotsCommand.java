@@ -5,6 +5,7 @@ import io.sediment.maintenance.ExpireSnapshots;
 import io.sediment.maintenance.PointInTime;
 import io.sediment.table.Table;
 import java.io.PrintWriter;
+import java.time.Clock;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -89,7 +90,7 @@ final class ExpireSnapshotsCommand implements Callable<Integer> {
   /** {@code --older-than} as epoch millis; the error names the option. */
   static long parseOlderThan(String text) {
     try {
-      return PointInTime.parse(text);
+      return PointInTime.parse(text, Clock.systemUTC());
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("--older-than: " + e.getMessage(), e);
     }

@@ -130,7 +130,7 @@ final class SnapshotAssembler {
               commitUser,
               identifier,
               kind,
-              System.currentTimeMillis(),
+              store.clock().millis(),
               totalRecords + deltaRecords,
               deltaRecords,
               totalFiles,

@@ -3,6 +3,7 @@ package io.sediment.compact;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.schema.CompactionOptions;
 import io.sediment.schema.TableOptions;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -47,11 +48,12 @@ final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
   private final CompactTrigger trigger;
 
   /** Full when {@code compaction.full} is set, else minor. */
-  AppendCompactStrategy(TableOptions options) {
-    this(options, options.get(CompactionOptions.COMPACTION_FULL));
+  AppendCompactStrategy(TableOptions options, Clock clock) {
+    this(options, options.get(CompactionOptions.COMPACTION_FULL), clock);
   }
 
-  AppendCompactStrategy(TableOptions options, boolean full) {
+  /** {@code clock}: the table's, for {@code compaction.trigger.max-delay}. */
+  AppendCompactStrategy(TableOptions options, boolean full, Clock clock) {
     this.targetSize = options.targetFileSize();
     this.full = full;
     this.smallThreshold =
@@ -61,7 +63,7 @@ final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
     this.minFiles = full ? 2 : Math.max(2, options.get(CompactionOptions.COMPACTION_MIN_FILE_NUM));
     this.fixedBucket = options.bucket() > 0;
     this.sizeRatio = 1 + options.get(CompactionOptions.COMPACTION_SIZE_RATIO) / 100.0;
-    this.trigger = full ? CompactTrigger.never() : CompactTrigger.of(options);
+    this.trigger = full ? CompactTrigger.never() : CompactTrigger.of(options, clock);
   }
 
   @Override

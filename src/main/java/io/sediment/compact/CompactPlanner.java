@@ -137,7 +137,7 @@ public final class CompactPlanner {
     long idleSince =
         partitionIdleTime == null
             ? Long.MAX_VALUE
-            : System.currentTimeMillis() - partitionIdleTime.toMillis();
+            : store.clock().millis() - partitionIdleTime.toMillis();
     for (ManifestEntry e : store.newScan().withPartitionFilter(partitionFilter).plan(snapshot)) {
       ManifestEntry.Identifier key = new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, "");
       if (e.file().creationTimeMillis() > idleSince) {

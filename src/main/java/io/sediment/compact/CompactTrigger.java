@@ -3,6 +3,7 @@ package io.sediment.compact;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.schema.CompactionOptions;
 import io.sediment.schema.TableOptions;
+import java.time.Clock;
 import java.time.Duration;
 import org.apache.flink.configuration.MemorySize;
 
@@ -10,7 +11,8 @@ import org.apache.flink.configuration.MemorySize;
  * The byte and time triggers of minor compaction ({@code compaction.trigger.min-bytes}, {@code
  * compaction.trigger.max-delay}): whether a group of files (an append bucket's small files, a
  * primary-key bucket's level-0 runs) waited enough, by their bytes or by the age of the oldest, on
- * the clock of the planner when the trigger was made. Unset options never fire.
+ * the table's clock ({@code FileStore#clock()}) when the trigger was made. Unset options never
+ * fire.
  */
 final class CompactTrigger {
 
@@ -23,12 +25,12 @@ final class CompactTrigger {
     this.writtenBefore = writtenBefore;
   }
 
-  static CompactTrigger of(TableOptions options) {
+  static CompactTrigger of(TableOptions options, Clock clock) {
     MemorySize bytes = options.get(CompactionOptions.COMPACTION_TRIGGER_MIN_BYTES);
     Duration delay = options.get(CompactionOptions.COMPACTION_TRIGGER_MAX_DELAY);
     return new CompactTrigger(
         bytes == null ? Long.MAX_VALUE : bytes.getBytes(),
-        delay == null ? Long.MIN_VALUE : System.currentTimeMillis() - delay.toMillis());
+        delay == null ? Long.MIN_VALUE : clock.millis() - delay.toMillis());
   }
 
   /** A trigger that never fires (full compaction). */

@@ -18,7 +18,8 @@ public enum TableKind {
     @Override
     public CompactPlanner.BucketStrategy compactStrategy(
         FileStore store, CompactStrategy strategy) {
-      return new AppendCompactStrategy(store.options(), strategy == CompactStrategy.FULL);
+      return new AppendCompactStrategy(
+          store.options(), strategy == CompactStrategy.FULL, store.clock());
     }
 
     @Override

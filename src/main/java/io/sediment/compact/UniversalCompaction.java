@@ -67,7 +67,7 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
     this.lookupChangelog = o.lookupChangelog();
     this.deleteRatioThreshold = o.get(CompactionOptions.COMPACTION_DELETE_RATIO_THRESHOLD);
     this.keyRowComparator = new KeyValueLayout(store.schema()).keyRowComparator();
-    this.level0Trigger = CompactTrigger.of(o);
+    this.level0Trigger = CompactTrigger.of(o, store.clock());
   }
 
   public int maxLevel() {

@@ -7,6 +7,7 @@ import io.sediment.compact.CompactSpec;
 import io.sediment.predicate.Predicate;
 import io.sediment.table.Table;
 import java.io.Serializable;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -37,10 +38,13 @@ public final class CompactTargets implements Serializable {
   /** The tables of this round, or null for all the spec follows. */
   private final ArrayList<String> roundTables;
 
+  /** The clock the tables and the job's schedule decide on time by (Serializable at runtime). */
+  private final Clock clock;
+
   private transient FileSystemCatalog catalog;
 
   CompactTargets(String warehouse, CompactSpec spec) {
-    this(warehouse, spec, Map.of(), Set.of(), null);
+    this(warehouse, spec, Map.of(), Set.of(), null, Clock.systemUTC());
   }
 
   private CompactTargets(
@@ -48,12 +52,28 @@ public final class CompactTargets implements Serializable {
       CompactSpec spec,
       Map<String, Long> budgets,
       Set<String> excludedFiles,
-      List<String> roundTables) {
+      List<String> roundTables,
+      Clock clock) {
     this.warehouse = warehouse;
     this.spec = spec;
     this.budgets = new HashMap<>(budgets);
     this.excludedFiles = new HashSet<>(excludedFiles);
     this.roundTables = roundTables == null ? null : new ArrayList<>(roundTables);
+    this.clock = clock;
+  }
+
+  /**
+   * These targets on another clock (a test's): the tables are loaded on it ({@link
+   * FileSystemCatalog#withClock}) and the enumerator's discovery and full-compaction intervals are
+   * timed by it. It must be Serializable, and a job gets a copy of it.
+   */
+  CompactTargets withClock(Clock other) {
+    return new CompactTargets(warehouse, spec, budgets, excludedFiles, roundTables, other);
+  }
+
+  /** The clock of {@link #withClock}: the system clock (UTC) unless a test gave another. */
+  Clock clock() {
+    return clock;
   }
 
   /**
@@ -63,7 +83,7 @@ public final class CompactTargets implements Serializable {
    */
   CompactTargets forRound(
       List<String> tables, Map<String, Long> budgets, Set<String> excludedFiles) {
-    return new CompactTargets(warehouse, spec, budgets, excludedFiles, tables);
+    return new CompactTargets(warehouse, spec, budgets, excludedFiles, tables, clock);
   }
 
   /** Files whose buckets the planner leaves alone in this round, beside those of running tasks. */
@@ -103,7 +123,7 @@ public final class CompactTargets implements Serializable {
 
   FileSystemCatalog catalog() {
     if (catalog == null) {
-      catalog = new FileSystemCatalog(warehouse);
+      catalog = new FileSystemCatalog(warehouse).withClock(clock);
     }
     return catalog;
   }

@@ -128,6 +128,7 @@ final class CompactTaskEnumerator
     if (mode.isBounded()) {
       context.callAsync(this::planRound, this::onPlanned);
     } else {
+      // Flink's timer calls the rounds; whether a round discovers is decided on targets.clock().
       long period = Math.min(discoveryIntervalMs, RELEASE_POLL_MILLIS);
       context.callAsync(this::planRound, this::onPlanned, 0, period);
     }
@@ -136,7 +137,7 @@ final class CompactTaskEnumerator
   /** One planning round (worker thread): finished tasks and new tasks of every followed table. */
   private PlanRound planRound() throws Exception {
     Set<String> excluded = ledger.excluded();
-    long now = System.currentTimeMillis();
+    long now = targets.clock().millis();
     boolean discovery = mode.isBounded() || now - lastDiscoveryMillis >= discoveryIntervalMs;
     if (!discovery && excluded.isEmpty() && !ledger.hasReplanRequest()) {
       return new PlanRound(List.of(), List.of()); // nothing out to be released: no I/O
@@ -196,7 +197,7 @@ final class CompactTaskEnumerator
         // budget): else the next round is full again (the buckets written most often are the
         // ones usually held)
         deltaCommits.put(name, 0);
-        lastFullMillis.put(name, System.currentTimeMillis());
+        lastFullMillis.put(name, targets.clock().millis());
       }
       tasks.addAll(capped);
       long leftOut = 0;
@@ -225,7 +226,7 @@ final class CompactTaskEnumerator
       return false;
     }
     int count = deltaCommits.getOrDefault(name, 0);
-    long now = System.currentTimeMillis();
+    long now = targets.clock().millis();
     long since = lastFullMillis.computeIfAbsent(name, n -> now);
     if (last != null) {
       for (long id = last + 1; id <= latest; id++) {
@@ -273,7 +274,7 @@ final class CompactTaskEnumerator
     return interval != null
         && since != null
         && deltaCommits.getOrDefault(name, 0) > 0
-        && System.currentTimeMillis() - since >= interval.toMillis();
+        && targets.clock().millis() - since >= interval.toMillis();
   }
 
   private record PlanRound(List<String> released, List<CompactTask> tasks) {}

@@ -13,9 +13,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * When the dedicated compaction job removes orphan files of a table: after a commit, once per
- * {@code compaction.remove-orphans.interval} (not set: never), with {@link RemoveOrphanFiles}'s
- * default age. The first commit of a job attempt runs it; the job's own outputs in flight are
- * protected by their markers.
+ * {@code compaction.remove-orphans.interval} (not set: never) on the table's clock, with {@link
+ * RemoveOrphanFiles}'s default age. The first commit of a job attempt runs it; the job's own
+ * outputs in flight are protected by their markers.
  */
 final class OrphanRemovalSchedule {
 
@@ -29,7 +29,7 @@ final class OrphanRemovalSchedule {
     if (interval == null) {
       return;
     }
-    long now = System.currentTimeMillis();
+    long now = table.store().clock().millis();
     Long last = lastRun.get(table.fullName());
     if (last != null && now - last < interval.toMillis()) {
       return;

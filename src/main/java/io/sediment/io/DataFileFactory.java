@@ -72,7 +72,7 @@ public final class DataFileFactory {
         maxSeq,
         store.schema().id(),
         level,
-        System.currentTimeMillis(),
+        store.clock().millis(),
         source,
         0);
   }

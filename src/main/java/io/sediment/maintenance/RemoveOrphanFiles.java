@@ -47,7 +47,7 @@ public final class RemoveOrphanFiles {
 
   public RemoveOrphanFiles(Table table) {
     this.table = table;
-    this.olderThanMillis = System.currentTimeMillis() - DEFAULT_OLDER_THAN_MILLIS;
+    this.olderThanMillis = table.store().clock().millis() - DEFAULT_OLDER_THAN_MILLIS;
   }
 
   /** Only files last modified before this time (epoch millis) are removed. */
@@ -66,6 +66,8 @@ public final class RemoveOrphanFiles {
   public List<Path> execute() {
     FileStore store = table.store();
     TablePaths paths = store.paths();
+    // the table's clock: file ages are its now minus their modification times
+    long now = store.clock().millis();
     List<FileStatus> candidates = new ArrayList<>();
     try {
       collect(store, paths.root(), paths, candidates, true);
@@ -79,8 +81,7 @@ public final class RemoveOrphanFiles {
       // A job is live when it wrote a marker or release record within the last day, or after
       // older_than if that is longer ago: a short older_than must not strip a running job's
       // outputs of their protection.
-      long liveSince =
-          Math.min(olderThanMillis, System.currentTimeMillis() - DEFAULT_OLDER_THAN_MILLIS);
+      long liveSince = Math.min(olderThanMillis, now - DEFAULT_OLDER_THAN_MILLIS);
       marked = MarkedOutputs.list(store.fileIO(), paths, liveSince);
     } catch (IOException e) {
       throw new UncheckedIOException(
@@ -95,8 +96,7 @@ public final class RemoveOrphanFiles {
     // A commit writes its manifests, manifest lists, index manifest, merged deletion vectors and
     // staged snapshot before it waits for the commit lock (minutes, at worst), and they are
     // referenced only once it publishes: they are removed only when older than a day too.
-    long metadataOlderThan =
-        Math.min(olderThanMillis, System.currentTimeMillis() - DEFAULT_OLDER_THAN_MILLIS);
+    long metadataOlderThan = Math.min(olderThanMillis, now - DEFAULT_OLDER_THAN_MILLIS);
     TableFiles used = TableFiles.ofRetainedSnapshots(store);
     List<Path> orphans = new ArrayList<>();
     for (FileStatus st : candidates) {

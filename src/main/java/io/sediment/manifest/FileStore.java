@@ -8,8 +8,10 @@ import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
 import java.io.IOException;
 import java.io.Serializable;
+import java.time.Clock;
 import java.util.Collection;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.RowData;
@@ -18,6 +20,11 @@ import org.apache.flink.table.types.logical.RowType;
 /**
  * The files of one table and how to reach them: its schema, options, paths, snapshots and
  * manifests. Serializable and cheap to copy, so Flink operators carry it to task managers.
+ *
+ * <p>The store also carries the {@link #clock() clock} that every decision on time about the table
+ * reads (partition idle time, compaction triggers, snapshot retention, orphan age, the time stamped
+ * on files and snapshots): the system clock (UTC) unless a test gives it another ({@link
+ * #withClock}). The clock is serialized with the store: a task manager gets a copy.
  */
 public final class FileStore implements Serializable {
 
@@ -27,14 +34,23 @@ public final class FileStore implements Serializable {
   private final TablePaths paths;
   private final TableSchema schema;
   private final TableOptions options;
+  // Clock.systemUTC() or a test's clock; Serializable at runtime (Clock is not declared so)
+  private final Clock clock;
   // schema versions read so far, by id (files written with older or newer schemas are read by id)
   private transient volatile Map<Long, TableSchema> schemas;
 
+  /** A store on the system clock (UTC). */
   public FileStore(FileIO fileIO, Path root, TableSchema schema, TableOptions options) {
+    this(fileIO, root, schema, options, Clock.systemUTC());
+  }
+
+  private FileStore(
+      FileIO fileIO, Path root, TableSchema schema, TableOptions options, Clock clock) {
     this.fileIO = fileIO;
     this.paths = new TablePaths(root);
     this.schema = schema;
     this.options = options;
+    this.clock = Objects.requireNonNull(clock, "clock");
   }
 
   /**
@@ -70,7 +86,7 @@ public final class FileStore implements Serializable {
     if (other == schema) {
       return this;
     }
-    FileStore s = new FileStore(fileIO, paths.root(), other, options);
+    FileStore s = new FileStore(fileIO, paths.root(), other, options, clock);
     s.schemas = schemas;
     return s;
   }
@@ -107,7 +123,27 @@ public final class FileStore implements Serializable {
 
   /** The same store with other (already validated) options. */
   public FileStore withOptions(TableOptions newOptions) {
-    return new FileStore(fileIO, paths.root(), schema, newOptions);
+    return new FileStore(fileIO, paths.root(), schema, newOptions, clock);
+  }
+
+  /**
+   * The clock that decides on time for this table: what "now" is when the planner asks whether a
+   * partition is idle or a compaction trigger fired, when retention and orphan removal compute an
+   * age, and the time stamped on new data files and snapshots. Durations that are only measured and
+   * reported (a job's duration) use the system clock instead.
+   */
+  public Clock clock() {
+    return clock;
+  }
+
+  /**
+   * The same store on another clock (tests: a clock they move instead of waiting). For a store that
+   * Flink serializes, {@code clock} must be {@link Serializable}.
+   */
+  public FileStore withClock(Clock other) {
+    FileStore s = new FileStore(fileIO, paths.root(), schema, options, other);
+    s.schemas = schemas;
+    return s;
   }
 
   public RowType rowType() {

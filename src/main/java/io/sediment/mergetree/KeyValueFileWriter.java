@@ -193,7 +193,7 @@ public final class KeyValueFileWriter {
         counters[1],
         store.schema().id(),
         level,
-        System.currentTimeMillis(),
+        store.clock().millis(),
         source,
         counters[2]);
   }

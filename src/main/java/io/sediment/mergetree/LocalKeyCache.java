@@ -65,7 +65,7 @@ public final class LocalKeyCache {
     String name = file.fileName() + ".s" + store.schema().id();
     File f = new File(dir, name + ".keys");
     if (f.exists()) {
-      f.setLastModified(System.currentTimeMillis());
+      f.setLastModified(store.clock().millis());
       return f;
     }
     Files.createDirectories(dir.toPath());
@@ -93,6 +93,8 @@ public final class LocalKeyCache {
       throw e;
     }
     Files.move(tmp.toPath(), f.toPath(), StandardCopyOption.ATOMIC_MOVE);
+    // Recency is the table's clock, for built files as for used ones (least recently used first).
+    f.setLastModified(store.clock().millis());
     evict(f);
     return f;
   }

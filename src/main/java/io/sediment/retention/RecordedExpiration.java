@@ -72,7 +72,7 @@ final class RecordedExpiration {
     Path file = paths.expiryRecord();
     try {
       long written = io.fs(file).getFileStatus(file).getModificationTime();
-      return System.currentTimeMillis() - written > ABANDONED_AFTER.toMillis();
+      return store.clock().millis() - written > ABANDONED_AFTER.toMillis();
     } catch (FileNotFoundException e) {
       return false; // finished meanwhile
     } catch (IOException e) {

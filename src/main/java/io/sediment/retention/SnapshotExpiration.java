@@ -286,8 +286,7 @@ public final class SnapshotExpiration {
     OptionalLong needed =
         new ConsumerManager(store.fileIO(), store.paths())
             .smallestNeeded(
-                store.options().get(ScanOptions.CONSUMER_EXPIRATION_TIME),
-                System.currentTimeMillis());
+                store.options().get(ScanOptions.CONSUMER_EXPIRATION_TIME), store.clock().millis());
     if (needed.isEmpty()) {
       return ids.size();
     }

@@ -54,7 +54,7 @@ public final class SnapshotRetention {
               .retainMin(options.snapshotRetainMin())
               .retainMax(options.get(CommitOptions.SNAPSHOT_NUM_RETAINED_MAX))
               .olderThan(
-                  System.currentTimeMillis()
+                  store.clock().millis()
                       - options.get(CommitOptions.SNAPSHOT_TIME_RETAINED).toMillis())
               .limit(options.get(CommitOptions.SNAPSHOT_EXPIRE_LIMIT))
               .skipLiveExpiration(true)

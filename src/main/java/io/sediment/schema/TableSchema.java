@@ -65,9 +65,10 @@ public final class TableSchema implements Serializable {
   /**
    * Validates a user's {@link Schema} into the first stored schema (id 0). Rejects partition or
    * primary keys that are not columns, duplicates, unknown options or bad option values, and
-   * primary-key tables whose partition keys are not part of the primary key.
+   * primary-key tables whose partition keys are not part of the primary key. {@code timeMillis}:
+   * when it is created (the catalog's clock).
    */
-  public static TableSchema create(Schema schema) {
+  public static TableSchema create(Schema schema, long timeMillis) {
     if (schema.columns().isEmpty()) {
       throw new IllegalArgumentException("A table needs at least one column");
     }
@@ -200,7 +201,7 @@ public final class TableSchema implements Serializable {
         schema.primaryKeys(),
         options,
         schema.comment(),
-        System.currentTimeMillis(),
+        timeMillis,
         null);
   }
 
@@ -352,8 +353,9 @@ public final class TableSchema implements Serializable {
    * (unknown options, bad values and combinations are refused, naming the option). Options fixed at
    * creation ({@link TableOptions#IMMUTABLE}, per-field aggregate functions) cannot change. Column
    * changes follow {@link ColumnChanges}' rules. Nothing is changed when any change is refused.
+   * {@code timeMillis}: when the version is made (the catalog's clock).
    */
-  public TableSchema apply(List<SchemaChange> changes) {
+  public TableSchema apply(List<SchemaChange> changes, long timeMillis) {
     Map<String, String> newOptions = new LinkedHashMap<>(options);
     String newComment = comment;
     ColumnChanges columns = new ColumnChanges(this);
@@ -376,7 +378,7 @@ public final class TableSchema implements Serializable {
       b.column(f.name(), f.logicalType(), f.description());
     }
     b.partitionKeys(partitionKeys).primaryKey(primaryKeys).options(newOptions).comment(newComment);
-    TableSchema checked = create(b.build());
+    TableSchema checked = create(b.build(), timeMillis);
     return new TableSchema(
         id + 1,
         newFields,
@@ -384,7 +386,7 @@ public final class TableSchema implements Serializable {
         primaryKeys,
         checked.options(),
         newComment,
-        System.currentTimeMillis(),
+        timeMillis,
         columns.highestFieldId());
   }
 

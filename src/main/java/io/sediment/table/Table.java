@@ -8,6 +8,7 @@ import io.sediment.manifest.SnapshotManager;
 import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
 import java.io.Serializable;
+import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.flink.table.types.logical.RowType;
@@ -61,6 +62,15 @@ public final class Table implements Serializable {
   /** This table with dynamic options laid over its own; validated like table options. */
   public Table copy(Map<String, String> dynamicOptions) {
     return new Table(fullName, store.withOptions(store.options().with(dynamicOptions)));
+  }
+
+  /**
+   * This table on another clock: every decision on time about it (idle partitions, compaction
+   * triggers, retention, orphan age) reads {@code clock}, see {@link FileStore#clock()}. For tests,
+   * which move a clock instead of waiting.
+   */
+  public Table withClock(Clock clock) {
+    return new Table(fullName, store.withClock(clock));
   }
 
   /**

@@ -84,7 +84,8 @@ class FileSystemCatalogTest {
     assertThat(s.comment()).isEqualTo("orders");
     assertThat(s.fields())
         .isEqualTo(
-            TableSchema.create(simple().primaryKey("id").option("bucket", "2").build()).fields());
+            TableSchema.create(simple().primaryKey("id").option("bucket", "2").build(), 0)
+                .fields());
 
     for (SchemaChange refused :
         List.of(

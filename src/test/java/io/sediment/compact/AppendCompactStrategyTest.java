@@ -6,6 +6,9 @@ import io.sediment.data.BinaryRows;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileSource;
 import io.sediment.schema.TableOptions;
+import io.sediment.testutil.ManualClock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -22,6 +25,8 @@ import org.junit.jupiter.api.Test;
 class AppendCompactStrategyTest {
 
   private final Map<String, String> options = new HashMap<>();
+  // the planner's now for compaction.trigger.max-delay; the generated cases move it
+  private final ManualClock clock = new ManualClock(Instant.parse("2024-05-01T10:00:00Z"));
   private long nextSequence;
   private int nextName;
 
@@ -248,9 +253,10 @@ class AppendCompactStrategyTest {
   @Test
   void byteAndTimeTriggersCompactSmallGroupsExactlyWhenTheyFire() {
     java.util.SplittableRandom r = new java.util.SplittableRandom(23);
-    long now = System.currentTimeMillis();
     for (int i = 0; i < 300; i++) {
       reset();
+      clock.advance(Duration.ofSeconds(r.nextInt(100_000)));
+      long now = clock.millis();
       int minFiles = 2 + r.nextInt(6);
       options.put("compaction.min.file-num", Integer.toString(minFiles));
       Long minBytes = r.nextBoolean() ? 5L + r.nextInt(60) : null;
@@ -267,7 +273,14 @@ class AppendCompactStrategyTest {
       long oldest = Long.MAX_VALUE;
       for (int f = 0; f < count; f++) {
         long size = 1 + r.nextInt(14); // 6 files of at most 14 bytes fit in one group of 100
-        long written = now - (r.nextInt(4) == 0 ? 2 * 3_600_000L : r.nextInt(60_000));
+        // a quarter written long ago, a quarter a millisecond either side of the max-delay
+        long written =
+            now
+                - switch (r.nextInt(4)) {
+                  case 0 -> 2 * 3_600_000L;
+                  case 1 -> 3_600_000L + r.nextInt(3) - 1;
+                  default -> r.nextInt(60_000);
+                };
         files.add(file(size, written));
         bytes += size;
         oldest = Math.min(oldest, written);
@@ -300,7 +313,7 @@ class AppendCompactStrategyTest {
     options.put("compaction.min.file-num", "10");
     options.put("compaction.trigger.min-bytes", "1 kb");
     options.put("compaction.full", "true");
-    assertThat(plan(List.of(file(10, now), file(10, now)))).hasSize(1);
+    assertThat(plan(List.of(file(10, clock.millis()), file(10, clock.millis())))).hasSize(1);
   }
 
   /**
@@ -379,7 +392,7 @@ class AppendCompactStrategyTest {
   private record Bucket(List<CompactTask> tasks, long waiting) {}
 
   private AppendCompactStrategy strategy() {
-    return new AppendCompactStrategy(TableOptions.of(options));
+    return new AppendCompactStrategy(TableOptions.of(options), clock);
   }
 
   private List<CompactTask> plan(List<DataFileMeta> files) {

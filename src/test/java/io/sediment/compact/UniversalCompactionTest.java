@@ -12,7 +12,10 @@ import io.sediment.mergetree.KeyValueLayout;
 import io.sediment.mergetree.SortedRun;
 import io.sediment.schema.Schema;
 import io.sediment.schema.TableSchema;
+import io.sediment.testutil.ManualClock;
 import java.io.File;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -40,6 +43,8 @@ class UniversalCompactionTest {
   @TempDir File dir;
 
   private final Map<String, String> options = new HashMap<>();
+  // the planner's now for compaction.trigger.max-delay; the generated cases move it
+  private final ManualClock clock = new ManualClock(Instant.parse("2024-05-01T10:00:00Z"));
   private long nextSequence;
   private int nextName;
 
@@ -450,9 +455,10 @@ class UniversalCompactionTest {
             .column("v", DataTypes.STRING())
             .primaryKey("k");
     options.forEach(schema::option);
-    TableSchema tableSchema = TableSchema.create(schema.build());
+    TableSchema tableSchema = TableSchema.create(schema.build(), clock.millis());
     Path root = new Path(dir.toURI());
-    return new FileStore(FileIO.of(root), root, tableSchema, tableSchema.tableOptions());
+    return new FileStore(FileIO.of(root), root, tableSchema, tableSchema.tableOptions())
+        .withClock(clock);
   }
 
   private UniversalCompaction strategy() {
@@ -494,9 +500,10 @@ class UniversalCompactionTest {
   @Test
   void byteAndTimeTriggersMoveTheLevel0RunsUpExactlyWhenTheyFire() {
     java.util.SplittableRandom r = new java.util.SplittableRandom(41);
-    long now = System.currentTimeMillis();
     for (int i = 0; i < 300; i++) {
       reset();
+      clock.advance(Duration.ofSeconds(r.nextInt(100_000)));
+      long now = clock.millis();
       options.put("num-sorted-run.compaction-trigger", "10");
       Long minBytes = r.nextBoolean() ? 50L + r.nextInt(400) : null;
       if (minBytes != null) {
@@ -515,7 +522,14 @@ class UniversalCompactionTest {
       long oldest = Long.MAX_VALUE;
       for (int f = 0; f < level0; f++) {
         long size = 10 + r.nextInt(150);
-        long written = now - (r.nextInt(4) == 0 ? 2 * 3_600_000L : r.nextInt(60_000));
+        // a quarter written long ago, a quarter a millisecond either side of the max-delay
+        long written =
+            now
+                - switch (r.nextInt(4)) {
+                  case 0 -> 2 * 3_600_000L;
+                  case 1 -> 3_600_000L + r.nextInt(3) - 1;
+                  default -> r.nextInt(60_000);
+                };
         files.add(file(0, size, 0, 99, 0, written));
         bytes += size;
         oldest = Math.min(oldest, written);

@@ -28,7 +28,8 @@ class RowBucketsTest {
                     .primaryKey("k", "p")
                     .partitionKeys("p")
                     .option("bucket", "4")
-                    .build()));
+                    .build(),
+                0));
     Random random = new Random(7);
     for (int channels = 1; channels <= 6; channels++) {
       Map<String, Integer> channelOfBucket = new HashMap<>();

@@ -9,6 +9,7 @@ import io.sediment.maintenance.PointInTime;
 import io.sediment.table.Table;
 import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -142,7 +143,7 @@ public final class ProcedureArgs {
    */
   static long pointInTime(String argument, String text) {
     try {
-      return PointInTime.parse(text);
+      return PointInTime.parse(text, Clock.systemUTC());
     } catch (IllegalArgumentException e) {
       throw bad(argument, e);
     }
