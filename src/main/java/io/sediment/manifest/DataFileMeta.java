@@ -25,8 +25,11 @@ public final class DataFileMeta implements Serializable {
   private final long rowCount;
   private transient BinaryRowData minKey;
   private transient BinaryRowData maxKey;
-  private transient BinaryRowData minValues;
-  private transient BinaryRowData maxValues;
+  // Value statistics are kept as the bytes manifests store and decoded when asked for: a plan holds
+  // every file of the table, and two rows per file cost about 250 bytes more than their bytes.
+  private transient int valueArity;
+  private transient byte[] minValues;
+  private transient byte[] maxValues;
   private final long[] nullCounts;
   private final long minSequenceNumber;
   private final long maxSequenceNumber;
@@ -57,8 +60,9 @@ public final class DataFileMeta implements Serializable {
     this.rowCount = rowCount;
     this.minKey = Objects.requireNonNull(minKey);
     this.maxKey = Objects.requireNonNull(maxKey);
-    this.minValues = Objects.requireNonNull(minValues);
-    this.maxValues = Objects.requireNonNull(maxValues);
+    this.valueArity = minValues.getArity();
+    this.minValues = BinaryRows.toBytes(minValues);
+    this.maxValues = BinaryRows.toBytes(Objects.requireNonNull(maxValues));
     this.nullCounts = Objects.requireNonNull(nullCounts);
     this.minSequenceNumber = minSequenceNumber;
     this.maxSequenceNumber = maxSequenceNumber;
@@ -67,6 +71,50 @@ public final class DataFileMeta implements Serializable {
     this.creationTimeMillis = creationTimeMillis;
     this.source = Objects.requireNonNull(source);
     this.deleteRowCount = deleteRowCount;
+  }
+
+  /**
+   * A file read from a manifest, its value statistics given as the stored bytes of rows of {@code
+   * valueArity} fields (kept as they are, not copied).
+   */
+  static DataFileMeta fromManifest(
+      String fileName,
+      long fileSize,
+      long rowCount,
+      BinaryRowData minKey,
+      BinaryRowData maxKey,
+      int valueArity,
+      byte[] minValues,
+      byte[] maxValues,
+      long[] nullCounts,
+      long minSequenceNumber,
+      long maxSequenceNumber,
+      long schemaId,
+      int level,
+      long creationTimeMillis,
+      FileSource source,
+      long deleteRowCount) {
+    DataFileMeta file =
+        new DataFileMeta(
+            fileName,
+            fileSize,
+            rowCount,
+            minKey,
+            maxKey,
+            BinaryRows.EMPTY,
+            BinaryRows.EMPTY,
+            nullCounts,
+            minSequenceNumber,
+            maxSequenceNumber,
+            schemaId,
+            level,
+            creationTimeMillis,
+            source,
+            deleteRowCount);
+    file.valueArity = valueArity;
+    file.minValues = Objects.requireNonNull(minValues);
+    file.maxValues = Objects.requireNonNull(maxValues);
+    return file;
   }
 
   public String fileName() {
@@ -90,11 +138,11 @@ public final class DataFileMeta implements Serializable {
   }
 
   public BinaryRowData minValues() {
-    return minValues;
+    return BinaryRows.fromBytes(valueArity, minValues);
   }
 
   public BinaryRowData maxValues() {
-    return maxValues;
+    return BinaryRows.fromBytes(valueArity, maxValues);
   }
 
   public long[] nullCounts() {
@@ -137,8 +185,8 @@ public final class DataFileMeta implements Serializable {
         rowCount,
         minKey,
         maxKey,
-        minValues,
-        maxValues,
+        minValues(),
+        maxValues(),
         nullCounts,
         minSequenceNumber,
         maxSequenceNumber,
@@ -153,16 +201,18 @@ public final class DataFileMeta implements Serializable {
     out.defaultWriteObject();
     BinaryRows.writeRow(out, minKey);
     BinaryRows.writeRow(out, maxKey);
-    BinaryRows.writeRow(out, minValues);
-    BinaryRows.writeRow(out, maxValues);
+    BinaryRows.writeRow(out, minValues());
+    BinaryRows.writeRow(out, maxValues());
   }
 
   private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
     in.defaultReadObject();
     minKey = BinaryRows.readRow(in);
     maxKey = BinaryRows.readRow(in);
-    minValues = BinaryRows.readRow(in);
-    maxValues = BinaryRows.readRow(in);
+    BinaryRowData min = BinaryRows.readRow(in);
+    valueArity = min.getArity();
+    minValues = BinaryRows.toBytes(min);
+    maxValues = BinaryRows.toBytes(BinaryRows.readRow(in));
   }
 
   @Override
@@ -183,8 +233,9 @@ public final class DataFileMeta implements Serializable {
         && deleteRowCount == that.deleteRowCount
         && minKey.equals(that.minKey)
         && maxKey.equals(that.maxKey)
-        && minValues.equals(that.minValues)
-        && maxValues.equals(that.maxValues)
+        && valueArity == that.valueArity
+        && Arrays.equals(minValues, that.minValues)
+        && Arrays.equals(maxValues, that.maxValues)
         && Arrays.equals(nullCounts, that.nullCounts);
   }
 

@@ -9,6 +9,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * Reads the live data files of a snapshot from its manifests: base entries, then delta entries; a
@@ -17,6 +23,20 @@ import java.util.Set;
  * other partitions inside the rest.
  */
 public final class FileStoreScan {
+
+  /**
+   * Reads manifests for every scan of the process, as Iceberg's shared worker pool does: one thread
+   * per core (at most 8), daemon threads, so a plan of a large table decodes its manifests on every
+   * core and a scan of a few manifests pays nothing.
+   */
+  private static final ExecutorService READERS =
+      Executors.newFixedThreadPool(
+          Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors())),
+          runnable -> {
+            Thread t = new Thread(runnable, "sediment-manifest-reader");
+            t.setDaemon(true);
+            return t;
+          });
 
   private final ManifestList manifestList;
   private final ManifestFile manifestFile;
@@ -48,34 +68,80 @@ public final class FileStoreScan {
     return all;
   }
 
-  /** The live files of {@code snapshot} (ADD entries only), in the order they were added. */
+  /**
+   * The live files of {@code snapshot} (ADD entries only), in the order they were added. The
+   * selected manifests are read in parallel ({@link #READERS}) and merged in their order.
+   */
   public List<ManifestEntry> plan(Snapshot snapshot) {
     try {
-      List<ManifestFileMeta> metas = manifests(snapshot);
+      List<ManifestFileMeta> selected = new ArrayList<>();
+      for (ManifestFileMeta meta : manifests(snapshot)) {
+        if (selected(meta)) {
+          selected.add(meta);
+        }
+      }
+      List<Future<List<ManifestEntry>>> reads = new ArrayList<>(selected.size());
+      for (ManifestFileMeta meta : selected) {
+        Callable<List<ManifestEntry>> read = () -> readEntries(meta);
+        reads.add(
+            selected.size() == 1
+                ? CompletableFuture.completedFuture(read.call())
+                : READERS.submit(read));
+      }
       Map<ManifestEntry.Identifier, ManifestEntry> live = new LinkedHashMap<>();
       Set<ManifestEntry.Identifier> deleted = new HashSet<>();
-      for (ManifestFileMeta meta : metas) {
-        if (!selected(meta)) {
-          continue;
+      for (int i = 0; i < reads.size(); i++) {
+        List<ManifestEntry> entries = await(reads, i);
+        for (ManifestEntry e : entries) {
+          if (e.kind() == FileKind.ADD) {
+            live.put(e.identifier(), e);
+          } else {
+            deleted.add(e.identifier());
+          }
         }
-        manifestFile.read(
-            meta.fileName(),
-            partitionFilter,
-            e -> {
-              if (bucket != null && e.bucket() != bucket) {
-                return;
-              }
-              if (e.kind() == FileKind.ADD) {
-                live.put(e.identifier(), e);
-              } else {
-                deleted.add(e.identifier());
-              }
-            });
       }
       live.keySet().removeAll(deleted);
       return new ArrayList<>(live.values());
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read the manifests of snapshot " + snapshot.id(), e);
+    } catch (Exception e) {
+      throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
+    }
+  }
+
+  private List<ManifestEntry> readEntries(ManifestFileMeta meta) throws IOException {
+    List<ManifestEntry> out = new ArrayList<>();
+    manifestFile.read(
+        meta.fileName(),
+        partitionFilter,
+        e -> {
+          if (bucket == null || e.bucket() == bucket) {
+            out.add(e);
+          }
+        });
+    return out;
+  }
+
+  /** The entries of read {@code i}; on a failure the reads not yet done are cancelled. */
+  private static List<ManifestEntry> await(List<Future<List<ManifestEntry>>> reads, int i)
+      throws IOException, InterruptedException {
+    try {
+      return reads.get(i).get();
+    } catch (ExecutionException e) {
+      for (int j = i + 1; j < reads.size(); j++) {
+        reads.get(j).cancel(true);
+      }
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
+      }
+      throw cause instanceof RuntimeException r ? r : new IllegalStateException(cause);
+    } catch (InterruptedException e) {
+      for (Future<List<ManifestEntry>> read : reads) {
+        read.cancel(true);
+      }
+      Thread.currentThread().interrupt();
+      throw e;
     }
   }
 

@@ -10,6 +10,7 @@ import io.sediment.predicate.Predicate;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Consumer;
@@ -148,13 +149,21 @@ public final class ManifestFile {
       throws IOException {
     try (DataFileReader reader = DataFileReader.open(paths.manifest(fileName), ENTRY_TYPE, null)) {
       RowData row;
+      // A manifest's entries come partition by partition: the entries of one share one row (a
+      // plan holds every file), and its filter is tested once.
+      byte[] previousBytes = null;
+      BinaryRowData partition = null;
+      boolean selected = true;
       while ((row = reader.next()) != null) {
-        BinaryRowData partition =
-            BinaryRows.fromBytes(partitionType.getFieldCount(), row.getBinary(1));
-        if (partitionFilter != null && !partitionFilter.test(partition)) {
-          continue;
+        byte[] bytes = row.getBinary(1);
+        if (!Arrays.equals(bytes, previousBytes)) {
+          previousBytes = bytes;
+          partition = BinaryRows.fromBytes(partitionType.getFieldCount(), bytes);
+          selected = partitionFilter == null || partitionFilter.test(partition);
         }
-        sink.accept(toEntry(row, partition));
+        if (selected) {
+          sink.accept(toEntry(row, partition));
+        }
       }
     }
   }
@@ -171,14 +180,15 @@ public final class ManifestFile {
     // may have added or dropped columns since): as many as its null counts
     int valueArity = nullCounts.length;
     DataFileMeta file =
-        new DataFileMeta(
+        DataFileMeta.fromManifest(
             row.getString(4).toString(),
             row.getLong(5),
             row.getLong(6),
-            BinaryRows.fromBytes(keyArity, row.getBinary(7)),
-            BinaryRows.fromBytes(keyArity, row.getBinary(8)),
-            BinaryRows.fromBytes(valueArity, row.getBinary(9)),
-            BinaryRows.fromBytes(valueArity, row.getBinary(10)),
+            key(row.getBinary(7)),
+            key(row.getBinary(8)),
+            valueArity,
+            row.getBinary(9),
+            row.getBinary(10),
             nullCounts,
             row.getLong(12),
             row.getLong(13),
@@ -189,6 +199,13 @@ public final class ManifestFile {
             row.getLong(18));
     return new ManifestEntry(
         FileKind.fromCode(row.getInt(0)), partition, row.getInt(2), row.getInt(3), file);
+  }
+
+  /** A key bound of a file: the one shared empty row when the table has no key (append tables). */
+  private BinaryRowData key(byte[] bytes) {
+    return keyArity == 0 && bytes.length == BinaryRows.EMPTY.getSizeInBytes()
+        ? BinaryRows.EMPTY
+        : BinaryRows.fromBytes(keyArity, bytes);
   }
 
   private static RowData toRow(ManifestEntry e) {

@@ -203,6 +203,83 @@ class ManifestFileTest {
     assertThat(two.manifestsRead()).isEqualTo(2);
   }
 
+  /**
+   * A plan reads its manifests in parallel and merges them in their order: over generated snapshots
+   * of many manifests (files added, some deleted by later manifests), the live files are exactly
+   * those a one-by-one reading gives, in the order they were added, with or without a partition
+   * filter; a manifest that cannot be read fails the plan naming the snapshot.
+   */
+  @Test
+  void plansOfManyManifestsAreTheLiveFilesInTheOrderTheyWereAdded() throws Exception {
+    ManifestFile mf = manifestFile(root());
+    ManifestList list = new ManifestList(FileIO.of(root()), new TablePaths(root()), 1);
+    for (long seed = 0; seed < 10; seed++) {
+      java.util.Random random = new java.util.Random(seed);
+      List<ManifestFileMeta> metas = new ArrayList<>();
+      List<ManifestEntry> added = new ArrayList<>();
+      java.util.Set<String> deleted = new java.util.HashSet<>();
+      for (int m = 3 + random.nextInt(30); m > 0; m--) {
+        List<ManifestEntry> entries = new ArrayList<>();
+        for (int f = 1 + random.nextInt(5); f > 0; f--) {
+          if (!added.isEmpty() && random.nextInt(4) == 0) {
+            ManifestEntry victim = added.get(random.nextInt(added.size()));
+            entries.add(
+                new ManifestEntry(
+                    FileKind.DELETE, victim.partition(), victim.bucket(), 1, victim.file()));
+            deleted.add(victim.file().fileName());
+          } else {
+            ManifestEntry e =
+                new ManifestEntry(
+                    FileKind.ADD,
+                    partition(random.nextInt(3)),
+                    0,
+                    1,
+                    file(0, 1, 9, FileSource.APPEND, 0));
+            entries.add(e);
+            added.add(e);
+          }
+        }
+        metas.addAll(mf.write(entries));
+      }
+      Snapshot snapshot =
+          new Snapshot(
+              1,
+              1,
+              SCHEMA_ID,
+              list.write(metas),
+              list.write(List.of()),
+              null,
+              "u",
+              Long.MAX_VALUE,
+              CommitKind.APPEND,
+              0,
+              8,
+              8,
+              8);
+      for (Integer p : new Integer[] {null, 1}) {
+        List<String> expected = new ArrayList<>();
+        for (ManifestEntry e : added) {
+          if (!deleted.contains(e.file().fileName())
+              && (p == null || e.partition().getInt(0) == p)) {
+            expected.add(e.file().fileName());
+          }
+        }
+        FileStoreScan scan = new FileStoreScan(list, mf);
+        if (p != null) {
+          scan.withPartitionFilter(new PredicateBuilder(PARTITION_TYPE).equal("p", p));
+        }
+        assertThat(scan.plan(snapshot).stream().map(e -> e.file().fileName()).toList())
+            .as("seed %d, partition %s", seed, p)
+            .isEqualTo(expected);
+      }
+      if (seed == 0) {
+        Files.delete(localManifest(metas.get(metas.size() / 2)));
+        assertThatThrownBy(() -> new FileStoreScan(list, mf).plan(snapshot))
+            .hasMessageContaining("Cannot read the manifests of snapshot 1");
+      }
+    }
+  }
+
   @Test
   void readingWithAFilterHandsOutOnlyEntriesOfMatchingPartitions() throws Exception {
     ManifestFile mf = manifestFile(root());
@@ -304,6 +381,73 @@ class ManifestFileTest {
   }
 
   // ---- helpers --------------------------------------------------------------------------------
+
+  /**
+   * What a plan holds per file is kept small (a plan of a table holds every file): generated
+   * manifests of append files (no key) over random runs of partitions read back equal to what was
+   * written, the entries of one partition share one partition row, and key bounds are the one
+   * shared empty row; value statistics decode to the rows written.
+   */
+  @Test
+  void readEntriesShareTheirPartitionRowAndTheEmptyKeyAndKeepTheirStats() throws Exception {
+    for (long seed = 0; seed < 20; seed++) {
+      java.util.Random random = new java.util.Random(seed);
+      ManifestFile mf =
+          new ManifestFile(
+              FileIO.of(root()), new TablePaths(root()), PARTITION_TYPE, 0, SCHEMA_ID, 8L << 20);
+      List<ManifestEntry> written = new ArrayList<>();
+      int partitions = 1 + random.nextInt(6);
+      for (int p = 0; p < partitions; p++) {
+        Integer value = random.nextInt(10) == 0 ? null : random.nextInt(1000);
+        for (int f = 1 + random.nextInt(20); f > 0; f--) {
+          long min = random.nextLong();
+          written.add(
+              new ManifestEntry(
+                  random.nextInt(5) == 0 ? FileKind.DELETE : FileKind.ADD,
+                  partition(value),
+                  random.nextInt(4),
+                  4,
+                  new DataFileMeta(
+                      "data-" + seed + "-" + written.size() + ".parquet",
+                      random.nextInt(1 << 20),
+                      1 + random.nextInt(1000),
+                      BinaryRows.EMPTY,
+                      BinaryRows.EMPTY,
+                      BinaryRows.toBinary(
+                          VALUE_TYPE, GenericRowData.of(min, StringData.fromString("a" + min))),
+                      BinaryRows.toBinary(
+                          VALUE_TYPE, GenericRowData.of(min + 1, StringData.fromString("z"))),
+                      new long[] {0, random.nextInt(3)},
+                      0,
+                      0,
+                      SCHEMA_ID,
+                      0,
+                      random.nextLong(),
+                      FileSource.APPEND,
+                      0)));
+        }
+      }
+      List<ManifestEntry> read = new ArrayList<>();
+      for (ManifestFileMeta meta : mf.write(written)) {
+        read.addAll(mf.read(meta.fileName()));
+      }
+      assertThat(read).as("seed %d", seed).hasSameSizeAs(written);
+      for (int i = 0; i < read.size(); i++) {
+        ManifestEntry e = read.get(i);
+        ManifestEntry w = written.get(i);
+        assertThat(List.of(e.kind(), e.partition(), e.bucket(), e.totalBuckets(), e.file()))
+            .as("seed %d entry %d", seed, i)
+            .isEqualTo(List.of(w.kind(), w.partition(), w.bucket(), w.totalBuckets(), w.file()));
+        assertThat(e.file().minKey()).isSameAs(BinaryRows.EMPTY);
+        assertThat(e.file().maxKey()).isSameAs(BinaryRows.EMPTY);
+        assertThat(e.file().minValues()).isEqualTo(written.get(i).file().minValues());
+        assertThat(e.file().maxValues().getString(1).toString()).isEqualTo("z");
+        if (i > 0 && e.partition().equals(read.get(i - 1).partition())) {
+          assertThat(e.partition()).isSameAs(read.get(i - 1).partition());
+        }
+      }
+    }
+  }
 
   private Path root() {
     return new Path(dir.toUri());
