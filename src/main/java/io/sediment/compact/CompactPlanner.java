@@ -138,19 +138,30 @@ public final class CompactPlanner {
         partitionIdleTime == null
             ? Long.MAX_VALUE
             : store.clock().millis() - partitionIdleTime.toMillis();
+    // Entries come bucket by bucket from each manifest, sharing their partition row: the bucket
+    // of the entry before is reused rather than looked up (a plan of a large table hashes every
+    // partition row once per bucket run instead of once per file).
+    ManifestEntry.Identifier run = null;
+    List<DataFileMeta> runFiles = null;
     for (ManifestEntry e : store.newScan().withPartitionFilter(partitionFilter).plan(snapshot)) {
-      ManifestEntry.Identifier key = new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, "");
+      if (run == null || run.partition() != e.partition() || run.bucket() != e.bucket()) {
+        run = new ManifestEntry.Identifier(e.partition(), e.bucket(), 0, "");
+        runFiles = null;
+      }
       if (e.file().creationTimeMillis() > idleSince) {
         busy.add(e.partition());
       }
       if (excluded.contains(e.file().fileName())) {
         // A bucket with files held by an unfinished task is left alone until the task ends:
         // planning around the held files could reorder rows or overlap key ranges.
-        blocked.add(key);
+        blocked.add(run);
         continue;
       }
-      files.computeIfAbsent(key, k -> new ArrayList<>()).add(e.file());
-      first.putIfAbsent(key, e);
+      if (runFiles == null) {
+        runFiles = files.computeIfAbsent(run, k -> new ArrayList<>());
+        first.putIfAbsent(run, e);
+      }
+      runFiles.add(e.file());
     }
     Map<String, Long> deletedRows = deletedRows(snapshot);
     List<CompactTask> tasks = new ArrayList<>();

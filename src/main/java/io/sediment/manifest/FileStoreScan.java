@@ -88,8 +88,16 @@ public final class FileStoreScan {
                 ? CompletableFuture.completedFuture(read.call())
                 : READERS.submit(read));
       }
-      Map<ManifestEntry.Identifier, ManifestEntry> live = new LinkedHashMap<>();
-      Set<ManifestEntry.Identifier> deleted = new HashSet<>();
+      // sized for every entry of the manifests read (a plan of a large table would resize the
+      // map twenty times otherwise)
+      long added = 0;
+      long removed = 0;
+      for (ManifestFileMeta meta : selected) {
+        added += meta.numAddedFiles();
+        removed += meta.numDeletedFiles();
+      }
+      Map<ManifestEntry.Identifier, ManifestEntry> live = new LinkedHashMap<>(capacity(added));
+      Set<ManifestEntry.Identifier> deleted = new HashSet<>(capacity(removed));
       for (int i = 0; i < reads.size(); i++) {
         List<ManifestEntry> entries = await(reads, i);
         for (ManifestEntry e : entries) {
@@ -107,6 +115,10 @@ public final class FileStoreScan {
     } catch (Exception e) {
       throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
     }
+  }
+
+  private static int capacity(long entries) {
+    return (int) Math.min(1 << 30, entries * 4 / 3 + 16);
   }
 
   private List<ManifestEntry> readEntries(ManifestFileMeta meta) throws IOException {
