@@ -233,7 +233,7 @@ public final class DataFileMeta implements Serializable {
         && deleteRowCount == that.deleteRowCount
         && minKey.equals(that.minKey)
         && maxKey.equals(that.maxKey)
-        && valueArity == that.valueArity
+        // by bytes, as rows compare (a stats row's arity is its null counts' length)
         && Arrays.equals(minValues, that.minValues)
         && Arrays.equals(maxValues, that.maxValues)
         && Arrays.equals(nullCounts, that.nullCounts);
