@@ -393,7 +393,7 @@ final class BenchCommand implements Callable<Integer> {
           String.format(
               Locale.ROOT,
               "%s %s: %.3f s (plan %.3f s), %d rows, %.0f rows/s, %d -> %d files, %.1f MiB/s,"
-                  + " peak heap %d MiB; %s: %s",
+                  + " %s; %s: %s",
               r.workload(),
               r.mode(),
               r.wallSeconds(),
@@ -403,7 +403,10 @@ final class BenchCommand implements Callable<Integer> {
               r.filesIn(),
               r.filesOut(),
               r.inputBytesPerSecond() / (1 << 20),
-              r.peakHeapBytes() >> 20,
+              // the streaming run (W5) does not measure it
+              r.peakHeapBytes() > 0
+                  ? "peak heap " + (r.peakHeapBytes() >> 20) + " MiB"
+                  : "peak heap not measured",
               r.verified() ? "verified" : "NOT VERIFIED",
               r.verification()));
       if (r.workload().startsWith("W5")) {
