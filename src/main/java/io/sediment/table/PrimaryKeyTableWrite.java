@@ -1,7 +1,6 @@
 package io.sediment.table;
 
 import io.sediment.commit.CommitMessage;
-import io.sediment.commit.PartitionPredicates;
 import io.sediment.compact.CompactPlanner;
 import io.sediment.compact.CompactRewriter;
 import io.sediment.compact.CompactTask;
@@ -11,11 +10,8 @@ import io.sediment.io.DataFileFactory;
 import io.sediment.io.OutputObserver;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.DeletionFile;
-import io.sediment.manifest.FileKind;
 import io.sediment.manifest.FileSource;
 import io.sediment.manifest.FileStore;
-import io.sediment.manifest.ManifestEntry;
-import io.sediment.manifest.Snapshot;
 import io.sediment.mergetree.KeyValueFileWriter;
 import io.sediment.mergetree.KeyValueLayout;
 import io.sediment.mergetree.MergeFunctions;
@@ -33,7 +29,6 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.flink.core.fs.Path;
@@ -96,12 +91,8 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
   private CompactPlanner.BucketStrategy strategy;
   private CompactRewriter rewriter;
 
-  /**
-   * The changes of snapshots read during one catch-up, shared by its buckets: snapshot id to its
-   * delta entries by bucket; null when the snapshot or its manifests are gone.
-   */
-  private final Map<Long, Map<ManifestEntry.Identifier, List<ManifestEntry>>> deltas =
-      new HashMap<>();
+  /** The changes of snapshots read during one catch-up, shared by its buckets. */
+  private final SnapshotDeltas deltas;
 
   /** Per bucket, the sequence number its rows must start above (a restored writer's). */
   private final Map<BinaryRowData, Map<Integer, Long>> sequenceFloors = new HashMap<>();
@@ -121,6 +112,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
   /** A write that announces each file it creates (data and deletion-vector) to {@code observer}. */
   public PrimaryKeyTableWrite(FileStore store, OutputObserver observer) {
     this.store = store;
+    this.deltas = new SnapshotDeltas(store);
     this.observer = observer;
     this.schema = store.schema();
     this.layout = new KeyValueLayout(schema);
@@ -290,35 +282,6 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     return store.snapshotManager().latestId().orElse(0L);
   }
 
-  /**
-   * The changes snapshot {@code id} made, by bucket ({@link #bucketKey}), or null when they cannot
-   * be read (expired).
-   */
-  private Map<ManifestEntry.Identifier, List<ManifestEntry>> delta(long id) {
-    if (!deltas.containsKey(id)) {
-      Map<ManifestEntry.Identifier, List<ManifestEntry>> byBucket = null;
-      try {
-        Optional<Snapshot> s = store.snapshotManager().snapshotIfExists(id);
-        if (s.isPresent()) {
-          byBucket = new HashMap<>();
-          for (ManifestEntry e : store.newScan().readDelta(s.get())) {
-            byBucket
-                .computeIfAbsent(bucketKey(e.partition(), e.bucket()), k -> new ArrayList<>())
-                .add(e);
-          }
-        }
-      } catch (IOException | RuntimeException e) {
-        LOG.debug("Cannot read the changes of snapshot {}: {}", id, e.toString());
-      }
-      deltas.put(id, byBucket);
-    }
-    return deltas.get(id);
-  }
-
-  private static ManifestEntry.Identifier bucketKey(BinaryRowData partition, int bucket) {
-    return new ManifestEntry.Identifier(partition, bucket, 0, "");
-  }
-
   @Override
   public void close() {
     for (Map<Integer, BucketWriter> byBucket : writers.values()) {
@@ -337,66 +300,13 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     return strategy;
   }
 
-  /**
-   * A window of one bucket this writer sent (a non-empty message of a {@code prepareCommit}) and
-   * does not yet see resolved in the snapshots: its appended files not yet added, its compaction
-   * neither landed (an output added), nor impossible (an input deleted by another commit), nor
-   * dropped (its outputs deleted).
-   */
-  private static final class SentWindow {
-    final Set<String> appended = new HashSet<>();
-    final Set<String> inputs = new HashSet<>();
-    final Set<String> outputs = new HashSet<>();
-
-    /** An output of the compaction whose absence says the compaction was dropped, or null. */
-    final Path compactionProbe;
-
-    /** An appended file whose absence says the whole window was aborted, or null. */
-    final Path appendProbe;
-
-    boolean compactionResolved;
-
-    SentWindow(CommitMessage m, Path compactionProbe, Path appendProbe) {
-      m.newFiles().forEach(f -> appended.add(f.fileName()));
-      m.compactBefore().forEach(f -> inputs.add(f.fileName()));
-      m.compactAfter().forEach(f -> outputs.add(f.fileName()));
-      this.compactionProbe = compactionProbe;
-      this.appendProbe = appendProbe;
-      // A compaction that wrote nothing cannot be told landed from dropped: not waited for (a
-      // later compaction of its inputs loses the race at commit).
-      compactionResolved =
-          inputs.isEmpty() || (m.compactAfter().isEmpty() && m.deletionFiles().isEmpty());
-    }
-
-    void added(String name) {
-      appended.remove(name);
-      if (outputs.contains(name)) {
-        compactionResolved = true;
-      }
-    }
-
-    void deleted(String name) {
-      if (inputs.contains(name)) {
-        compactionResolved = true;
-      }
-    }
-
-    boolean resolved() {
-      return appended.isEmpty() && compactionResolved;
-    }
-  }
-
   /** The buffer, files and pending changes of one bucket. */
   private final class BucketWriter {
     final BinaryRowData partition;
     final int bucket;
-    final ManifestEntry.Identifier key;
 
-    /** The bucket's files in snapshot {@link #viewId}, in the order they were added. */
-    final Map<String, DataFileMeta> committed = new LinkedHashMap<>();
-
-    /** The snapshot the committed view is at; 0: the table had none. */
-    long viewId;
+    /** The bucket's committed view and the windows sent for it. */
+    final BucketView view;
 
     /** What compaction plans over: the committed view with the window's changes applied. */
     final List<DataFileMeta> files = new ArrayList<>();
@@ -409,95 +319,28 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     final List<DataFileMeta> compactAfter = new ArrayList<>();
     final List<DataFileMeta> changelogFiles = new ArrayList<>();
     final List<CommitMessage> extra = new ArrayList<>();
-    final List<SentWindow> unresolved = new ArrayList<>();
 
     BucketWriter(BinaryRowData partition, int bucket) {
       this.partition = partition;
       this.bucket = bucket;
-      this.key = bucketKey(partition, bucket);
-      long max = -1;
-      Optional<Snapshot> latest = store.snapshotManager().latest();
-      if (latest.isPresent()) {
-        viewId = latest.get().id();
-        for (ManifestEntry e : scanBucket(latest.get())) {
-          committed.put(e.file().fileName(), e.file());
-          max = Math.max(max, e.file().maxSequenceNumber());
-        }
-      }
+      this.view = new BucketView(store, partition, bucket);
       Long floor = sequenceFloors.getOrDefault(partition, Map.of()).get(bucket);
-      this.nextSequence = Math.max(max + 1, floor == null ? 0 : floor);
-      files.addAll(committed.values());
-    }
-
-    private List<ManifestEntry> scanBucket(Snapshot snapshot) {
-      return store
-          .newScan()
-          .withPartitionFilter(PartitionPredicates.in(store.partitionType(), Set.of(partition)))
-          .withBucket(bucket)
-          .plan(snapshot);
+      this.nextSequence = Math.max(view.maxSequenceNumber() + 1, floor == null ? 0 : floor);
+      files.addAll(view.committedFiles());
     }
 
     /**
-     * Brings the committed view to snapshot {@code latest} from the changes of the snapshots in
-     * between (or a new scan when one cannot be read) and resolves the windows sent before. Returns
-     * whether none is left unresolved.
+     * Brings the committed view to snapshot {@code latest} (see {@link BucketView#catchUp}) and the
+     * files compaction plans over with it. Returns whether no window sent before is left
+     * unresolved.
      */
     boolean catchUp(long latest) {
-      if (latest > viewId) {
-        boolean complete = true;
-        for (long id = viewId + 1; id <= latest && complete; id++) {
-          Map<ManifestEntry.Identifier, List<ManifestEntry>> changes = delta(id);
-          if (changes == null) {
-            complete = false;
-            break;
-          }
-          for (ManifestEntry e : changes.getOrDefault(key, List.of())) {
-            String name = e.file().fileName();
-            if (e.kind() == FileKind.ADD) {
-              committed.put(name, e.file());
-              unresolved.forEach(w -> w.added(name));
-            } else {
-              committed.remove(name);
-              unresolved.forEach(w -> w.deleted(name));
-            }
-          }
-        }
-        if (!complete) {
-          // A snapshot in between expired: read the bucket anew, and resolve the windows sent
-          // before by what is live now. A window whose appended file is neither live nor deleted
-          // stays unresolved: it may still be uncommitted.
-          Optional<Snapshot> s = store.snapshotManager().snapshotIfExists(latest);
-          if (s.isEmpty()) {
-            return false; // cannot be read now: no compaction this time
-          }
-          committed.clear();
-          for (ManifestEntry e : scanBucket(s.get())) {
-            committed.put(e.file().fileName(), e.file());
-          }
-          for (SentWindow w : unresolved) {
-            committed.keySet().forEach(w::added);
-            for (String input : w.inputs) {
-              if (!committed.containsKey(input)) {
-                w.deleted(input);
-              }
-            }
-          }
-        }
-        viewId = latest;
+      long before = view.viewId();
+      boolean none = view.catchUp(latest, deltas);
+      if (view.viewId() != before) {
         rebuildFiles();
       }
-      for (SentWindow w : unresolved) {
-        if (!w.resolved()) {
-          probe(w);
-        }
-      }
-      unresolved.removeIf(SentWindow::resolved);
-      for (SentWindow w : unresolved) {
-        if (!w.compactionResolved) {
-          return false;
-        }
-      }
-      return true;
+      return none;
     }
 
     /**
@@ -505,7 +348,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
      * are not in the view, so a compaction must keep deletes.
      */
     boolean rowsInFlight() {
-      return !unresolved.isEmpty() || restoredWindowsPending;
+      return view.hasUnresolved() || restoredWindowsPending;
     }
 
     /**
@@ -522,34 +365,12 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
           || (!lookupChangelog && (engine.equals("deduplicate") || engine.equals("first-row")));
     }
 
-    /**
-     * Looks at the files of a window the snapshots do not show resolved: a compaction whose outputs
-     * are gone was dropped (its rows still come, with the window's appended files); a window whose
-     * appended files are gone was aborted whole.
-     */
-    private void probe(SentWindow w) {
-      if (!w.compactionResolved && w.compactionProbe != null && !exists(w.compactionProbe)) {
-        w.compactionResolved = true;
-      }
-      if (!w.appended.isEmpty() && w.appendProbe != null && !exists(w.appendProbe)) {
-        w.appended.clear();
-      }
-    }
-
-    private boolean exists(Path p) {
-      try {
-        return store.fileIO().exists(p);
-      } catch (IOException e) {
-        return true; // cannot tell: still in flight
-      }
-    }
-
     /** The committed view with this window's changes: what compaction plans over. */
     private void rebuildFiles() {
       Set<String> consumed = new HashSet<>();
       compactBefore.forEach(f -> consumed.add(f.fileName()));
       files.clear();
-      for (DataFileMeta f : committed.values()) {
+      for (DataFileMeta f : view.committedFiles()) {
         if (!consumed.contains(f.fileName())) {
           files.add(f);
         }
@@ -683,7 +504,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       for (CompactTask planned : tasks) {
         // The view is the bucket at snapshot viewId: the compaction's base. Rows sent earlier and
         // not yet committed are older versions the compaction does not see: keep deletes then.
-        CompactTask t = planned.withBaseSnapshotId(viewId);
+        CompactTask t = planned.withBaseSnapshotId(view.viewId());
         if (rowsInFlight()) {
           t = t.keepingDeletes();
         }
@@ -744,7 +565,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
               baseKnown ? base : OptionalLong.empty(),
               changelog);
       if (!m.isEmpty()) {
-        unresolved.add(new SentWindow(m, compactionProbe(m), appendProbe(m)));
+        view.sent(m);
       }
       newFiles.clear();
       compactBefore.clear();
@@ -753,27 +574,6 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       extra.clear();
       rebuildFiles();
       return m;
-    }
-
-    /** A file a dropped compaction of the message deletes, or null. */
-    private Path compactionProbe(CommitMessage m) {
-      for (DataFileMeta f : m.compactAfter()) {
-        if (!m.newFiles().contains(f)) {
-          return store.dataFilePath(partition, bucket, f.fileName());
-        }
-      }
-      for (DeletionFile d : m.deletionFiles()) {
-        return store.paths().index(d.dvFile());
-      }
-      return null;
-    }
-
-    /** A file only an abort of the whole message deletes, or null. */
-    private Path appendProbe(CommitMessage m) {
-      for (DataFileMeta f : m.newFiles()) {
-        return store.dataFilePath(partition, bucket, f.fileName());
-      }
-      return null;
     }
 
     void abort() {
