@@ -1,14 +1,12 @@
 package io.sediment.format;
 
 import java.io.Closeable;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.util.Arrays;
-import java.util.zip.CRC32;
 import org.apache.flink.table.data.columnar.vector.heap.AbstractHeapVector;
 import org.apache.flink.table.data.columnar.vector.heap.HeapBooleanVector;
 import org.apache.flink.table.data.columnar.vector.heap.HeapByteVector;
@@ -22,7 +20,6 @@ import org.apache.parquet.format.DataPageHeader;
 import org.apache.parquet.format.DataPageHeaderV2;
 import org.apache.parquet.format.Encoding;
 import org.apache.parquet.format.PageHeader;
-import org.apache.parquet.format.Util;
 import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 
@@ -38,7 +35,8 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  * read, before decompression. Pages stay inside the chunk's byte range from the footer, their sizes
  * within the chunk's, and the chunk must not end before the row group's rows do ({@link
  * #checkExhausted} checks that it holds no more either). A page without a CRC (another writer's
- * file) is decoded as far as its encoding can be checked.
+ * file) is decoded as far as its encoding can be checked. Reading, bounding and checking the pages
+ * is {@link ColumnPageStream}'s part; this class decodes them.
  */
 final class ColumnChunkReader implements Closeable {
 
@@ -58,13 +56,7 @@ final class ColumnChunkReader implements Closeable {
       MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
   private final String column;
-  private final InputStream in;
-  // the chunk's page headers are read through this view, which stops at the chunk's end
-  private final InputStream headers = new HeaderInput();
-  private final CRC32 crc = new CRC32();
-  private final int maxPageSize;
-  private long chunkLeft;
-  private final PageDecompressor decompressor;
+  private final ColumnPageStream pages;
   private final PrimitiveTypeName physical;
   private final int kind;
   private final TimeUnit unit;
@@ -72,7 +64,6 @@ final class ColumnChunkReader implements Closeable {
   private final RleBitPackedDecoder levels = new RleBitPackedDecoder();
   private final RleBitPackedDecoder ids = new RleBitPackedDecoder();
 
-  private byte[] compressed = new byte[0];
   private byte[] page = new byte[0];
   private int valuePos;
   private int valueEnd;
@@ -110,10 +101,7 @@ final class ColumnChunkReader implements Closeable {
       TimeUnit unit,
       int maxDefinition) {
     this.column = column;
-    this.in = in;
-    this.chunkLeft = chunkSize;
-    this.maxPageSize = (int) Math.min(Integer.MAX_VALUE - 16, Math.max(maxPageSize, chunkSize));
-    this.decompressor = decompressor;
+    this.pages = new ColumnPageStream(column, in, chunkSize, maxPageSize, decompressor);
     this.physical = physical;
     this.kind = kind;
     this.unit = unit;
@@ -361,44 +349,19 @@ final class ColumnChunkReader implements Closeable {
 
   private void readNextPage() throws IOException {
     while (true) {
-      if (chunkLeft == 0) {
-        throw new IOException(
-            "Corrupt Parquet column chunk of "
-                + column
-                + ": its pages hold fewer values than the row group has rows");
-      }
-      PageHeader header = readPageHeader();
+      PageHeader header = pages.nextHeader();
       int compressedSize = header.getCompressed_page_size();
       int size = header.getUncompressed_page_size();
-      if (compressedSize < 0 || compressedSize > chunkLeft) {
-        throw new IOException(
-            "Corrupt Parquet page of column "
-                + column
-                + ": "
-                + compressedSize
-                + " stored bytes, but "
-                + chunkLeft
-                + " left in the column chunk");
-      }
-      if (size < 0 || size > maxPageSize) {
-        throw new IOException(
-            "Corrupt Parquet page of column "
-                + column
-                + ": uncompressed size "
-                + size
-                + " outside the column chunk's "
-                + maxPageSize);
-      }
       switch (header.getType()) {
         case DICTIONARY_PAGE:
-          readStored(header);
+          pages.readStored(header);
           decompress(compressedSize, size);
           readDictionary(header.getDictionary_page_header().getNum_values(), size);
           break;
         case DATA_PAGE:
           {
             DataPageHeader h = header.getData_page_header();
-            readStored(header);
+            pages.readStored(header);
             decompress(compressedSize, size);
             int pos = 0;
             if (maxDefinition > 0) {
@@ -428,9 +391,9 @@ final class ColumnChunkReader implements Closeable {
               throw new IOException(
                   "Corrupt Parquet page of column " + column + ": levels overrun the page");
             }
-            readStored(header);
+            pages.readStored(header);
             // levels are never compressed in v2; the values are unless is_compressed is false
-            byte[] raw = compressed;
+            byte[] raw = pages.stored();
             if (maxDefinition > 0) {
               byte[] levelCopy = Arrays.copyOf(raw, levelBytes);
               levels.init(
@@ -440,12 +403,10 @@ final class ColumnChunkReader implements Closeable {
                   bitWidth(maxDefinition));
             }
             int valuesSize = size - levelBytes;
-            ensurePage(valuesSize);
             if (h.isIs_compressed()) {
-              decompressor.decompress(
-                  raw, levelBytes, compressedSize - levelBytes, page, valuesSize);
+              pages.decompress(levelBytes, compressedSize - levelBytes, valuesSize);
             } else if (compressedSize == size) {
-              System.arraycopy(raw, levelBytes, page, 0, valuesSize);
+              pages.copy(levelBytes, valuesSize);
             } else {
               throw new IOException(
                   "Corrupt Parquet page of column "
@@ -456,50 +417,12 @@ final class ColumnChunkReader implements Closeable {
                       + size
                       + " expected");
             }
+            page = pages.page();
             startValues(h.getEncoding(), 0, valuesSize, h.getNum_values());
             return;
           }
         default:
-          skipFully(compressedSize);
-          chunkLeft -= compressedSize;
-      }
-    }
-  }
-
-  private PageHeader readPageHeader() throws IOException {
-    try {
-      return Util.readPageHeader(headers);
-    } catch (IOException e) {
-      throw new IOException(
-          "Corrupt Parquet column chunk of "
-              + column
-              + ": cannot read a page header ("
-              + e.getMessage()
-              + ")",
-          e);
-    }
-  }
-
-  /**
-   * Reads the stored (compressed) bytes of the page of {@code header} into {@link #compressed} and
-   * checks them against the header's CRC when it has one.
-   */
-  private void readStored(PageHeader header) throws IOException {
-    int length = header.getCompressed_page_size();
-    readFully(length);
-    chunkLeft -= length;
-    if (header.isSetCrc()) {
-      crc.reset();
-      crc.update(compressed, 0, length);
-      int actual = (int) crc.getValue();
-      if (actual != header.getCrc()) {
-        throw new IOException(
-            "Corrupt Parquet page of column "
-                + column
-                + ": its CRC32 "
-                + Integer.toHexString(actual)
-                + " does not match the page header's "
-                + Integer.toHexString(header.getCrc()));
+          pages.skip(compressedSize);
       }
     }
   }
@@ -509,12 +432,14 @@ final class ColumnChunkReader implements Closeable {
    * chunk holding more than the footer's row count is found too.
    */
   void checkExhausted() throws IOException {
-    if (pageLeft != 0 || chunkLeft != 0) {
+    if (pageLeft != 0 || pages.chunkLeft() != 0) {
       throw new IOException(
           "Corrupt Parquet column chunk of "
               + column
               + ": it holds more values than the row group has rows ("
-              + (chunkLeft != 0 ? chunkLeft + " bytes of pages left" : "values left: " + pageLeft)
+              + (pages.chunkLeft() != 0
+                  ? pages.chunkLeft() + " bytes of pages left"
+                  : "values left: " + pageLeft)
               + ")");
     }
   }
@@ -607,43 +532,10 @@ final class ColumnChunkReader implements Closeable {
     }
   }
 
-  /** Decompresses the stored page in {@link #compressed} into {@link #page}. */
+  /** Decompresses the page just read and takes its buffer. */
   private void decompress(int compressedSize, int size) throws IOException {
-    ensurePage(size);
-    decompressor.decompress(compressed, 0, compressedSize, page, size);
-  }
-
-  private void ensurePage(int size) {
-    if (page.length < size) {
-      page = new byte[Math.max(size, page.length + (page.length >> 1))];
-    }
-  }
-
-  private void readFully(int length) throws IOException {
-    if (compressed.length < length) {
-      compressed = new byte[Math.max(length, compressed.length + (compressed.length >> 1))];
-    }
-    int done = 0;
-    while (done < length) {
-      int r = in.read(compressed, done, length - done);
-      if (r < 0) {
-        throw new EOFException("Parquet column chunk of " + column + " ends inside a page");
-      }
-      done += r;
-    }
-  }
-
-  private void skipFully(long length) throws IOException {
-    while (length > 0) {
-      long s = in.skip(length);
-      if (s <= 0) {
-        if (in.read() < 0) {
-          throw new EOFException("Parquet column chunk of " + column + " ends inside a page");
-        }
-        s = 1;
-      }
-      length -= s;
-    }
+    pages.decompress(compressedSize, size);
+    page = pages.page();
   }
 
   private IOException unsupported(String what) {
@@ -656,33 +548,6 @@ final class ColumnChunkReader implements Closeable {
 
   @Override
   public void close() throws IOException {
-    in.close();
-  }
-
-  /** The chunk's stream for page headers: ends where the chunk does. */
-  private final class HeaderInput extends InputStream {
-    @Override
-    public int read() throws IOException {
-      if (chunkLeft <= 0) {
-        return -1;
-      }
-      int b = in.read();
-      if (b >= 0) {
-        chunkLeft--;
-      }
-      return b;
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      if (chunkLeft <= 0) {
-        return -1;
-      }
-      int n = in.read(b, off, (int) Math.min(len, chunkLeft));
-      if (n > 0) {
-        chunkLeft -= n;
-      }
-      return n;
-    }
+    pages.close();
   }
 }
