@@ -8,13 +8,10 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.HexFormat;
-import java.util.regex.Pattern;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
@@ -25,11 +22,11 @@ import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 
-/** Conversion, comparison and formatting of literal values per column type (package-private). */
+/**
+ * Conversion, comparison and formatting of literal values per column type (package-private). Text
+ * is parsed to these values by {@link LiteralParser}.
+ */
 final class Literals {
-
-  private static final Pattern FLOATING =
-      Pattern.compile("[+-]?(NaN|Infinity|(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?)");
 
   private Literals() {}
 
@@ -335,7 +332,7 @@ final class Literals {
     return bi.longValue();
   }
 
-  private static DecimalData decimal(
+  static DecimalData decimal(
       BigDecimal bd, Object lit, String kind, String field, DecimalType type) {
     BigDecimal scaled;
     try {
@@ -351,119 +348,6 @@ final class Literals {
       throw mismatch(lit, kind, field, type, "out of range");
     }
     return out;
-  }
-
-  /** Parses the text of a JSON string literal to the column type. */
-  static Object parseText(String text, LogicalType type, String field) {
-    String kind = "String";
-    try {
-      switch (type.getTypeRoot()) {
-        case CHAR:
-        case VARCHAR:
-          return BinaryStringData.fromString(text);
-        case BOOLEAN:
-          if (text.equalsIgnoreCase("true")) {
-            return Boolean.TRUE;
-          }
-          if (text.equalsIgnoreCase("false")) {
-            return Boolean.FALSE;
-          }
-          throw mismatch(text, kind, field, type, null);
-        case BINARY:
-        case VARBINARY:
-          try {
-            return Base64.getDecoder().decode(text);
-          } catch (IllegalArgumentException e) {
-            throw mismatch(text, kind, field, type, "not valid base64");
-          }
-        case TINYINT:
-        case SMALLINT:
-        case INTEGER:
-        case BIGINT:
-        case DECIMAL:
-        case FLOAT:
-        case DOUBLE:
-          return parseNumber(text, kind, type, field);
-        case DATE:
-          return Math.toIntExact(LocalDate.parse(text).toEpochDay());
-        case TIME_WITHOUT_TIME_ZONE:
-          return (int) (LocalTime.parse(text).toNanoOfDay() / 1_000_000L);
-        case TIMESTAMP_WITHOUT_TIME_ZONE:
-          return TimestampData.fromLocalDateTime(LocalDateTime.parse(spaceToT(text)));
-        case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-          {
-            String t = spaceToT(text);
-            try {
-              return TimestampData.fromInstant(OffsetDateTime.parse(t).toInstant());
-            } catch (DateTimeParseException e) {
-              try {
-                LocalDateTime.parse(t);
-              } catch (DateTimeParseException e2) {
-                throw e;
-              }
-              throw mismatch(text, kind, field, type, "ambiguous without a time zone offset");
-            }
-          }
-        default:
-          throw mismatch(text, kind, field, type, null);
-      }
-    } catch (DateTimeParseException | ArithmeticException e) {
-      throw mismatch(text, kind, field, type, "unparsable");
-    }
-  }
-
-  private static String spaceToT(String text) {
-    if (text.length() > 10 && text.charAt(10) == ' ') {
-      return text.substring(0, 10) + 'T' + text.substring(11);
-    }
-    return text;
-  }
-
-  /** Converts the text of a number (a JSON number or a numeric string) to a numeric column. */
-  static Object parseNumber(String text, String kind, LogicalType type, String field) {
-    switch (type.getTypeRoot()) {
-      case FLOAT:
-        if (!FLOATING.matcher(text).matches()) {
-          throw mismatch(text, kind, field, type, "unparsable");
-        }
-        return Float.parseFloat(text);
-      case DOUBLE:
-        if (!FLOATING.matcher(text).matches()) {
-          throw mismatch(text, kind, field, type, "unparsable");
-        }
-        return Double.parseDouble(text);
-      case DECIMAL:
-        try {
-          return decimal(new BigDecimal(text), text, kind, field, (DecimalType) type);
-        } catch (NumberFormatException e) {
-          throw mismatch(text, kind, field, type, "unparsable");
-        }
-      case TINYINT:
-      case SMALLINT:
-      case INTEGER:
-      case BIGINT:
-        {
-          BigDecimal bd;
-          try {
-            bd = new BigDecimal(text);
-          } catch (NumberFormatException e) {
-            throw mismatch(text, kind, field, type, "unparsable");
-          }
-          BigInteger bi;
-          try {
-            bi = bd.toBigIntegerExact();
-          } catch (ArithmeticException e) {
-            throw mismatch(text, kind, field, type, "not an integer");
-          }
-          try {
-            return toInternal(bi, type, field);
-          } catch (IllegalArgumentException e) {
-            throw mismatch(text, kind, field, type, "out of range");
-          }
-        }
-      default:
-        throw mismatch(text, kind, field, type, null);
-    }
   }
 
   // ---------------------------------------------------------------- back to external / text

@@ -96,7 +96,7 @@ public final class PredicateBuilder {
         LeafFunction.EQUAL,
         field,
         Arrays.asList(text),
-        (raw, type, name) -> Literals.parseText((String) raw, type, name));
+        (raw, type, name) -> LiteralParser.parseText((String) raw, type, name));
   }
 
   public Predicate notEqual(String field, Object literal) {

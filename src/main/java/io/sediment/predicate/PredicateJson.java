@@ -158,10 +158,10 @@ public final class PredicateJson {
   private static Object convert(Object raw, LogicalType type, String field) {
     JsonNode node = (JsonNode) raw;
     if (node.isTextual()) {
-      return Literals.parseText(node.textValue(), type, field);
+      return LiteralParser.parseText(node.textValue(), type, field);
     }
     if (node.isNumber()) {
-      return Literals.parseNumber(node.asText(), "number", type, field);
+      return LiteralParser.parseNumber(node.asText(), "number", type, field);
     }
     if (node.isBoolean()) {
       if (type.getTypeRoot() == LogicalTypeRoot.BOOLEAN) {
