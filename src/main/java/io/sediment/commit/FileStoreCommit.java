@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * a file has any deletion vector. Deletion vectors a commit adds to files it does not replace are
  * merged with vectors other commits added since (union, {@link DeletionVectorChanges}), never
  * replaced. Snapshot assembly is {@link SnapshotAssembler}; deleting what is not committed is
- * {@link CommitCleanup}.
+ * {@link CommitCleanup}; knowing which of the user's commits landed is {@link LandedCommits}.
  */
 public final class FileStoreCommit {
 
@@ -66,15 +66,8 @@ public final class FileStoreCommit {
   private final CommitCleanup cleanup;
   private final CommitRetryLoop retries;
 
-  /**
-   * This user's newest stream commit as far as this committer knows (null: none), valid while
-   * {@link #resolved}. Resolved from the snapshots once, then kept up to date by this committer's
-   * own commits: with one committer per commit user nobody else adds to it, and the user's hint is
-   * read on every check so that another committer of the same user is noticed.
-   */
-  private UserCommit known;
-
-  private boolean resolved;
+  /** What this committer knows of its user's commits that landed. */
+  private final LandedCommits landedCommits;
 
   /** The latest snapshot id when the current stream commit checked what landed (-1: batch). */
   private long checkedAfter = -1;
@@ -83,6 +76,7 @@ public final class FileStoreCommit {
     this.store = store;
     this.commitUser = commitUser;
     this.snapshots = store.snapshotManager();
+    this.landedCommits = new LandedCommits(snapshots, commitUser);
     this.manifestFile = store.manifestFile();
     this.indexManifest = new IndexManifest(store.fileIO(), store.paths());
     this.conflicts = new CommitConflicts(store);
@@ -112,23 +106,7 @@ public final class FileStoreCommit {
    * committer does not know yet, or the hint shows a commit it did not make.
    */
   public Optional<UserCommit> latestCommit() {
-    Optional<UserCommit> hint = snapshots.readUserHint(commitUser);
-    boolean trusted =
-        resolved
-            && (hint.isEmpty() || (known != null && hint.get().snapshotId() <= known.snapshotId()));
-    if (!trusted) {
-      known = snapshots.latestCommitOfUser(commitUser, hint).orElse(null);
-      resolved = true;
-    }
-    return Optional.ofNullable(known);
-  }
-
-  /** This committer published {@code s}: it is now the user's newest commit. */
-  private void published(Snapshot s) {
-    if (SnapshotManager.isStreamCommit(s)) {
-      known = UserCommit.of(s);
-      resolved = true;
-    }
+    return landedCommits.latestCommit();
   }
 
   /**
@@ -290,17 +268,6 @@ public final class FileStoreCommit {
   }
 
   /**
-   * Overwrites partitions: one OVERWRITE snapshot that deletes every live file of the overwritten
-   * partitions and adds the messages' new files. The overwritten partitions are those matching
-   * {@code partitionFilter} (a predicate on the partition row type; null means none) plus every
-   * partition the messages write to; for an unpartitioned table the whole table is overwritten.
-   *
-   * <p>Each attempt reads the files to delete from the snapshot it builds on and checks them as
-   * compaction does, so a concurrent commit makes the attempt lose the race for the snapshot id and
-   * retry on top of it (the new files of a concurrent append into an overwritten partition are then
-   * replaced too). Returns the snapshot id, or empty when the identifier already landed.
-   */
-  /**
    * Removes every live file of the table in one OVERWRITE snapshot ({@code TRUNCATE TABLE}); no
    * snapshot when the table holds no file.
    */
@@ -315,6 +282,17 @@ public final class FileStoreCommit {
     return overwrite(List.of(), everyPartition, identifier, false);
   }
 
+  /**
+   * Overwrites partitions: one OVERWRITE snapshot that deletes every live file of the overwritten
+   * partitions and adds the messages' new files. The overwritten partitions are those matching
+   * {@code partitionFilter} (a predicate on the partition row type; null means none) plus every
+   * partition the messages write to; for an unpartitioned table the whole table is overwritten.
+   *
+   * <p>Each attempt reads the files to delete from the snapshot it builds on and checks them as
+   * compaction does, so a concurrent commit makes the attempt lose the race for the snapshot id and
+   * retry on top of it (the new files of a concurrent append into an overwritten partition are then
+   * replaced too). Returns the snapshot id, or empty when the identifier already landed.
+   */
   public List<Long> overwrite(
       List<CommitMessage> messages,
       Predicate partitionFilter,
@@ -382,7 +360,7 @@ public final class FileStoreCommit {
         return List.of();
       }
       Snapshot s = landed.get().snapshot();
-      published(s);
+      landedCommits.published(s);
       // An overwrite is not a change a stream reads: input changelog written for it is dropped.
       cleanup.deleteChangelog(messages);
       LOG.info(
@@ -393,10 +371,10 @@ public final class FileStoreCommit {
           replaced[0]);
       return List.of(s.id());
     } catch (IOException e) {
-      resolved = false;
+      landedCommits.forget();
       throw new UncheckedIOException("Overwrite commit failed", e);
     } catch (RuntimeException e) {
-      resolved = false;
+      landedCommits.forget();
       throw e;
     }
   }
@@ -441,7 +419,7 @@ public final class FileStoreCommit {
                 // A stream commit whose earlier attempt claimed a snapshot under the commit lock
                 // and failed before moving it into place finds it published by the next holder
                 // (possibly itself, taking the lock for this attempt): it landed.
-                landed[0] = landedSince(seen[0], latest, kind, identifier);
+                landed[0] = landedCommits.landedSince(seen[0], latest, kind, identifier);
                 seen[0] = latest.map(Snapshot::id).orElse(0L);
                 if (landed[0] != null) {
                   return null;
@@ -474,11 +452,11 @@ public final class FileStoreCommit {
             commitUser,
             landed[0]);
         manifestFile.delete(written);
-        published(snapshots.snapshot(landed[0]));
+        landedCommits.published(snapshots.snapshot(landed[0]));
         return landed[0];
       }
       SnapshotAttempt a = attempt.get();
-      published(a.snapshot());
+      landedCommits.published(a.snapshot());
       LOG.info(
           "Committed snapshot {} ({}, user {}, {})",
           a.snapshot().id(),
@@ -488,39 +466,18 @@ public final class FileStoreCommit {
       cleanup.deleteReplacedVectors(messages, a.newVectors());
       return a.snapshot().id();
     } catch (IOException e) {
-      resolved = false; // look again next time
+      landedCommits.forget(); // look again next time
       if (delta != null) {
         manifestFile.delete(delta);
       }
       throw new UncheckedIOException("Commit failed", e);
     } catch (RuntimeException e) {
-      resolved = false;
+      landedCommits.forget();
       if (delta != null && !(e instanceof CommitOutcomeUnknownException)) {
         manifestFile.delete(delta);
       }
       throw e;
     }
-  }
-
-  /**
-   * The snapshot of this user, identifier and kind published after snapshot {@code since} up to
-   * {@code latest}, if any (stream commits only; none on a first attempt, {@code since} -1).
-   */
-  private Long landedSince(
-      long since, Optional<Snapshot> latest, CommitKind kind, long identifier) {
-    if (since < 0 || identifier == BATCH_IDENTIFIER || latest.isEmpty()) {
-      return null;
-    }
-    for (long id = latest.get().id(); id > since; id--) {
-      Optional<Snapshot> s = id == latest.get().id() ? latest : snapshots.snapshotIfExists(id);
-      if (s.isPresent()
-          && commitUser.equals(s.get().commitUser())
-          && s.get().commitIdentifier() == identifier
-          && s.get().commitKind() == kind) {
-        return id;
-      }
-    }
-    return null;
   }
 
   /** Deletes every file the messages added (new files, compaction outputs, deletion vectors). */
