@@ -10,7 +10,6 @@ import io.sediment.flink.sql.procedures.RemoveOrphanFilesProcedure;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.schema.ScanOptions;
 import io.sediment.schema.SchemaChange;
-import io.sediment.schema.TableSchema;
 import io.sediment.systable.SystemTables;
 import io.sediment.table.Table;
 import java.util.ArrayList;
@@ -21,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
-import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.catalog.AbstractCatalog;
 import org.apache.flink.table.catalog.CatalogBaseTable;
@@ -31,10 +29,7 @@ import org.apache.flink.table.catalog.CatalogFunction;
 import org.apache.flink.table.catalog.CatalogPartition;
 import org.apache.flink.table.catalog.CatalogPartitionSpec;
 import org.apache.flink.table.catalog.CatalogTable;
-import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ObjectPath;
-import org.apache.flink.table.catalog.ResolvedCatalogTable;
-import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.table.catalog.TableChange;
 import org.apache.flink.table.catalog.exceptions.CatalogException;
 import org.apache.flink.table.catalog.exceptions.DatabaseAlreadyExistException;
@@ -51,7 +46,6 @@ import org.apache.flink.table.catalog.stats.CatalogTableStatistics;
 import org.apache.flink.table.expressions.Expression;
 import org.apache.flink.table.factories.Factory;
 import org.apache.flink.table.procedures.Procedure;
-import org.apache.flink.table.types.logical.LogicalType;
 
 /**
  * A Flink catalog over a Sediment warehouse: databases and tables are those of a {@link
@@ -228,7 +222,7 @@ public final class SedimentCatalog extends AbstractCatalog {
           .build();
     }
     Table table = catalog.getTable(toIdentifier(path));
-    return toCatalogTable(table.schema());
+    return SchemaTranslation.toCatalogTable(table.schema());
   }
 
   /**
@@ -242,30 +236,6 @@ public final class SedimentCatalog extends AbstractCatalog {
     Map<String, String> options = new LinkedHashMap<>(table.getOptions());
     options.put(ScanOptions.SCAN_TIMESTAMP_MILLIS.key(), String.valueOf(timestamp));
     return table.copy(options);
-  }
-
-  /** The Flink view of a stored schema: physical columns, primary key, partition keys, options. */
-  static CatalogTable toCatalogTable(TableSchema schema) {
-    Schema.Builder b = Schema.newBuilder();
-    for (TableSchema.DataField f : schema.fields()) {
-      LogicalType type = f.logicalType();
-      if (schema.primaryKeys().contains(f.name())) {
-        type = type.copy(false);
-      }
-      b.column(f.name(), DataTypes.of(type));
-      if (f.description() != null) {
-        b.withComment(f.description());
-      }
-    }
-    if (schema.hasPrimaryKey()) {
-      b.primaryKey(schema.primaryKeys());
-    }
-    return CatalogTable.newBuilder()
-        .schema(b.build())
-        .comment(schema.comment())
-        .partitionKeys(schema.partitionKeys())
-        .options(schema.options())
-        .build();
   }
 
   @Override
@@ -325,37 +295,8 @@ public final class SedimentCatalog extends AbstractCatalog {
       }
       throw new TableAlreadyExistException(getName(), path);
     }
-    io.sediment.schema.Schema schema = toSedimentSchema(table);
+    io.sediment.schema.Schema schema = SchemaTranslation.toSedimentSchema(table);
     run(() -> catalog.createTable(toIdentifier(path), schema, ignoreIfExists));
-  }
-
-  /** Converts Flink DDL to a Sediment schema; options are validated when the table is created. */
-  static io.sediment.schema.Schema toSedimentSchema(CatalogBaseTable table) {
-    if (!(table instanceof ResolvedCatalogTable)) {
-      throw new CatalogException("Sediment stores tables only, not " + table.getTableKind());
-    }
-    ResolvedCatalogTable t = (ResolvedCatalogTable) table;
-    ResolvedSchema rs = t.getResolvedSchema();
-    if (!rs.getWatermarkSpecs().isEmpty()) {
-      throw new CatalogException("Sediment tables cannot declare watermarks");
-    }
-    io.sediment.schema.Schema.Builder b = io.sediment.schema.Schema.newBuilder();
-    for (Column c : rs.getColumns()) {
-      if (!c.isPhysical()) {
-        throw new CatalogException(
-            "Column '"
-                + c.getName()
-                + "' is computed or metadata; Sediment stores physical columns only");
-      }
-      b.column(c.getName(), c.getDataType().getLogicalType(), c.getComment().orElse(null));
-    }
-    rs.getPrimaryKey().ifPresent(pk -> b.primaryKey(pk.getColumns()));
-    b.partitionKeys(t.getPartitionKeys());
-    b.options(t.getOptions());
-    if (t.getComment() != null && !t.getComment().isEmpty()) {
-      b.comment(t.getComment());
-    }
-    return b.build();
   }
 
   @Override
@@ -387,63 +328,9 @@ public final class SedimentCatalog extends AbstractCatalog {
     }
     List<SchemaChange> changes = new ArrayList<>();
     for (TableChange change : tableChanges) {
-      changes.add(toSchemaChange(path, change));
+      changes.add(SchemaTranslation.toSchemaChange(path, change));
     }
     run(() -> catalog.alterTable(toIdentifier(path), changes));
-  }
-
-  private static SchemaChange toSchemaChange(ObjectPath path, TableChange change) {
-    if (change instanceof TableChange.SetOption set) {
-      return SchemaChange.setOption(set.getKey(), set.getValue());
-    } else if (change instanceof TableChange.ResetOption reset) {
-      return SchemaChange.removeOption(reset.getKey());
-    } else if (change instanceof TableChange.ModifyTableComment comment) {
-      return SchemaChange.updateComment(comment.getComment());
-    } else if (change instanceof TableChange.AddColumn add) {
-      Column c = add.getColumn();
-      if (!c.isPhysical()) {
-        throw unsupportedChange(path, change, "computed and metadata columns are not supported");
-      }
-      return SchemaChange.addColumn(
-          c.getName(),
-          c.getDataType().getLogicalType(),
-          c.getComment().orElse(null),
-          move(c.getName(), add.getPosition()));
-    } else if (change instanceof TableChange.DropColumn drop) {
-      return SchemaChange.dropColumn(drop.getColumnName());
-    } else if (change instanceof TableChange.ModifyColumnName rename) {
-      return SchemaChange.renameColumn(rename.getOldColumnName(), rename.getNewColumnName());
-    } else if (change instanceof TableChange.ModifyPhysicalColumnType type) {
-      return SchemaChange.updateColumnType(
-          type.getOldColumn().getName(), type.getNewType().getLogicalType());
-    } else if (change instanceof TableChange.ModifyColumnComment comment) {
-      return SchemaChange.updateColumnComment(
-          comment.getOldColumn().getName(), comment.getNewComment());
-    } else if (change instanceof TableChange.ModifyColumnPosition position) {
-      return SchemaChange.updateColumnPosition(
-          move(position.getOldColumn().getName(), position.getNewPosition()));
-    }
-    throw unsupportedChange(
-        path,
-        change,
-        "supported are SET and RESET of options, ADD, RENAME, DROP and MODIFY of physical"
-            + " columns, and the table comment");
-  }
-
-  private static SchemaChange.Move move(String column, TableChange.ColumnPosition position) {
-    if (position == null) {
-      return null;
-    }
-    if (position instanceof TableChange.After after) {
-      return SchemaChange.Move.after(column, after.column());
-    }
-    return SchemaChange.Move.first(column);
-  }
-
-  private static UnsupportedOperationException unsupportedChange(
-      ObjectPath path, TableChange change, String why) {
-    return new UnsupportedOperationException(
-        "ALTER TABLE " + path.getFullName() + ": '" + change + "' is not supported: " + why);
   }
 
   static Identifier toIdentifier(ObjectPath path) {
