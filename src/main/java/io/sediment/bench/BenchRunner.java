@@ -14,7 +14,6 @@ import io.sediment.manifest.Snapshot;
 import io.sediment.table.DataSplit;
 import io.sediment.table.Table;
 import io.sediment.table.TableRead;
-import io.sediment.table.TableScan;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
@@ -55,101 +54,6 @@ public final class BenchRunner {
   public static final Map<String, String> OPTIONS =
       Map.of("compaction.full", "true", "compaction.parallelism", "2");
 
-  /**
-   * Sizes of the workloads: {@link #FULL} is WORKLOAD.md's; smaller ones are for tests only (the
-   * same rules, fewer rows).
-   */
-  public record Scale(
-      int w1Commits,
-      int w1RowsPerCommit,
-      int w2Commits,
-      int w2RowsPerCommit,
-      int w2KeySpace,
-      int w3Partitions,
-      int w3FilesPerPartition) {
-
-    public static final Scale FULL =
-        new Scale(
-            Workload.W1_COMMITS,
-            Workload.W1_ROWS_PER_COMMIT,
-            Workload.W2_COMMITS,
-            Workload.W2_ROWS_PER_COMMIT,
-            Workload.W2_KEY_SPACE,
-            Workload.W3_PARTITIONS,
-            Workload.W3_FILES_PER_PARTITION);
-
-    /** WORKLOAD.md's sizes divided by {@code divisor} (tests). */
-    public static Scale divided(int divisor) {
-      return FULL.dividedBy(divisor);
-    }
-
-    /** These sizes divided by {@code divisor} (tests). */
-    public Scale dividedBy(int divisor) {
-      if (divisor <= 1) {
-        return this;
-      }
-      int key = Math.max(5, w2KeySpace / divisor);
-      if (key % 3 == 0) {
-        key++;
-      }
-      return new Scale(
-          Math.max(2, w1Commits / divisor),
-          Math.max(10, w1RowsPerCommit / divisor),
-          w2Commits,
-          Math.max(4, Math.min(key, w2RowsPerCommit / divisor)),
-          key,
-          Math.max(2, w3Partitions / divisor),
-          Math.max(2, w3FilesPerPartition / divisor));
-    }
-
-    /**
-     * The scale runs of WORKLOAD.md, by name: {@code W1x10} (2,000 commits of 50,000 rows), {@code
-     * W2x4} (commits of 8,000,000 upserts, ids modulo 20,000,000), {@code W3x50} (10,000
-     * partitions); the base workload's sizes for any other name.
-     */
-    public static Scale of(String named) {
-      return switch (named.toUpperCase(Locale.ROOT)) {
-        case "W1X10" -> FULL.withW1(Workload.W1_COMMITS * 10, Workload.W1_ROWS_PER_COMMIT);
-        case "W2X4" -> FULL.withW2(Workload.W2_ROWS_PER_COMMIT * 4, Workload.W2_KEY_SPACE * 4);
-        case "W3X50" -> FULL.withW3Partitions(Workload.W3_PARTITIONS * 50);
-        default -> FULL;
-      };
-    }
-
-    private Scale withW1(int commits, int rowsPerCommit) {
-      return new Scale(
-          commits,
-          rowsPerCommit,
-          w2Commits,
-          w2RowsPerCommit,
-          w2KeySpace,
-          w3Partitions,
-          w3FilesPerPartition);
-    }
-
-    private Scale withW2(int rowsPerCommit, int keySpace) {
-      return new Scale(
-          w1Commits,
-          w1RowsPerCommit,
-          w2Commits,
-          rowsPerCommit,
-          keySpace,
-          w3Partitions,
-          w3FilesPerPartition);
-    }
-
-    private Scale withW3Partitions(int partitions) {
-      return new Scale(
-          w1Commits,
-          w1RowsPerCommit,
-          w2Commits,
-          w2RowsPerCommit,
-          w2KeySpace,
-          partitions,
-          w3FilesPerPartition);
-    }
-  }
-
   private BenchRunner() {}
 
   public static BenchResult run(String workload, Path dir, String mode, Compactor compactor)
@@ -183,7 +87,7 @@ public final class BenchRunner {
       case "W1":
         return w1(catalog, mode, compactor, scale, tableOptions, objectStore);
       case "W3":
-        return w3(catalog, mode, scale, tableOptions, objectStore);
+        return PlanningBench.run(catalog, mode, scale, tableOptions, objectStore);
       case "W2":
         return w2(catalog, mode, compactor, scale);
       case "W4":
@@ -363,76 +267,6 @@ public final class BenchRunner {
     details.put(name + "Seconds", scan.seconds());
     details.put(name + "RowsPerSecond", Math.round(scan.rowsPerSecond()));
     details.put(name + "CpuSeconds", scan.cpuSeconds());
-  }
-
-  private static BenchResult w3(
-      FileSystemCatalog catalog,
-      String mode,
-      Scale scale,
-      Map<String, String> tableOptions,
-      boolean countRequests)
-      throws Exception {
-    Table table =
-        Workload.generateW3(
-            catalog, scale.w3Partitions(), scale.w3FilesPerPartition(), tableOptions);
-    // Full compaction planning of all 20,000 files.
-    Map<String, String> full = Map.of("compaction.full", "true");
-    resetPeakHeap(); // the peak of the planning, not of the generation
-    long cpuStart = processCpuNanos();
-    Counts beforePlan = ObjectStoreRequests.now();
-    long start = System.nanoTime();
-    List<CompactTask> all = table.newCompactBuilder().withOptions(full).plan();
-    double fullSeconds = (System.nanoTime() - start) / 1e9;
-    Counts fullPlan = ObjectStoreRequests.now().since(beforePlan);
-    double fullCpuSeconds = (processCpuNanos() - cpuStart) / 1e9;
-    // One partition.
-    String filter =
-        "{\"method\":\"equal\",\"field\":\"dt\",\"literals\":[\""
-            + Workload.w3Partition(Math.min(123, scale.w3Partitions() - 1))
-            + "\"]}";
-    start = System.nanoTime();
-    List<CompactTask> one =
-        table.newCompactBuilder().withOptions(full).withPartitionFilter(filter).plan();
-    double oneSeconds = (System.nanoTime() - start) / 1e9;
-    TableScan.Plan scan = table.newReadBuilder().withFilter(filter).newScan().plan();
-
-    int files = all.stream().mapToInt(t -> t.inputs().size()).sum();
-    int oneFiles = one.stream().mapToInt(t -> t.inputs().size()).sum();
-    boolean ok =
-        files == scale.w3Partitions() * scale.w3FilesPerPartition()
-            && oneFiles == scale.w3FilesPerPartition();
-    long rows = (long) files * Workload.W3_ROWS_PER_FILE;
-    Map<String, Object> details = new LinkedHashMap<>();
-    if (countRequests) {
-      details.putAll(fullPlan.toMap("planRequests"));
-    }
-    return new BenchResult(
-        "W3",
-        mode,
-        fullSeconds,
-        oneSeconds,
-        fullCpuSeconds,
-        rows,
-        rows / fullSeconds,
-        0,
-        0,
-        files,
-        0,
-        peakHeap(),
-        "zstd level 1",
-        ok,
-        String.format(
-            Locale.ROOT,
-            "full plan %d tasks/%d files in %.3fs; one-partition plan %d files in %.4fs,"
-                + " manifests read %d, skipped %d",
-            all.size(),
-            files,
-            fullSeconds,
-            oneFiles,
-            oneSeconds,
-            scan.manifestsRead(),
-            scan.manifestsSkipped()),
-        details);
   }
 
   /**
@@ -690,7 +524,7 @@ public final class BenchRunner {
     return new long[] {count, sum};
   }
 
-  private static void resetPeakHeap() {
+  static void resetPeakHeap() {
     System.gc();
     for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
       if (pool.getType() == MemoryType.HEAP) {
@@ -709,7 +543,7 @@ public final class BenchRunner {
   }
 
   /** Sum of the heap pools' peak usage since the last reset (an upper bound of the peak). */
-  private static long peakHeap() {
+  static long peakHeap() {
     long sum = 0;
     for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
       if (pool.getType() == MemoryType.HEAP) {

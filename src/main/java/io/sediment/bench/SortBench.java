@@ -63,10 +63,7 @@ final class SortBench {
   private SortBench() {}
 
   static BenchResult run(
-      FileSystemCatalog catalog,
-      String mode,
-      BenchRunner.Compactor compactor,
-      BenchRunner.Scale scale)
+      FileSystemCatalog catalog, String mode, BenchRunner.Compactor compactor, Scale scale)
       throws Exception {
     Table table =
         Workload.generateW1(

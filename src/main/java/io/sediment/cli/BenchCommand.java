@@ -4,6 +4,7 @@ import io.sediment.bench.BenchResult;
 import io.sediment.bench.BenchRunner;
 import io.sediment.bench.DirectoryScanBench;
 import io.sediment.bench.ObjectStoreWarehouse;
+import io.sediment.bench.Scale;
 import io.sediment.bench.StreamingBench;
 import io.sediment.compact.CompactBuilder;
 import io.sediment.flink.CompactJob;
@@ -150,7 +151,7 @@ final class BenchCommand implements Callable<Integer> {
     }
     // a scale run is its base workload, larger
     String w = named.replaceFirst("X\\d+$", "");
-    BenchRunner.Scale sizes = BenchRunner.Scale.of(named).dividedBy(scale);
+    Scale sizes = Scale.of(named).dividedBy(scale);
     if (parallelism < 1) {
       throw new IllegalArgumentException("--parallelism must be at least 1");
     }
@@ -229,7 +230,7 @@ final class BenchCommand implements Callable<Integer> {
    * commit lock ({@code lock.enabled}, the default lock database): the result reports the requests
    * sent ({@code generationRequests*}, {@code compactionRequests*}, {@code planRequests*}).
    */
-  private int objectStore(String w, BenchRunner.Scale sizes) throws Exception {
+  private int objectStore(String w, Scale sizes) throws Exception {
     if (!w.equals("W1") && !w.equals("W3")) {
       throw new IllegalArgumentException(
           "An object store warehouse (--dir " + dir + ") runs W1 or W3, not " + w);

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sediment.bench.BenchResult;
 import io.sediment.bench.BenchRunner;
+import io.sediment.bench.Scale;
 import io.sediment.compact.CompactResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -124,8 +125,7 @@ class BenchCommandTest {
   void aCompactionThatDoesNothingFailsVerification() throws Exception {
     BenchRunner.Compactor none = (table, options, order) -> CompactResult.nothing(0);
     for (String w : new String[] {"W1", "W2"}) {
-      BenchResult r =
-          BenchRunner.run(w, dir.resolve(w), "test", none, BenchRunner.Scale.divided(2000));
+      BenchResult r = BenchRunner.run(w, dir.resolve(w), "test", none, Scale.divided(2000));
       assertThat(r.verified()).as(w).isFalse();
       assertThat(r.verification()).as(w).contains("latest snapshot is");
     }

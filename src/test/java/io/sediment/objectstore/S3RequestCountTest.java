@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sediment.bench.BenchResult;
 import io.sediment.bench.BenchRunner;
+import io.sediment.bench.Scale;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.commit.CommitMessage;
 import io.sediment.fs.ObjectStoreRequests;
@@ -42,8 +43,7 @@ class S3RequestCountTest {
     Map<String, String> lock =
         Map.of("lock.enabled", "true", "lock.jdbc.url", "jdbc:sqlite:" + dir.resolve("b.db"));
     BenchResult w3 =
-        BenchRunner.run(
-            "W3", "s3://lake/bench-w3", "in-process", null, BenchRunner.Scale.divided(100), lock);
+        BenchRunner.run("W3", "s3://lake/bench-w3", "in-process", null, Scale.divided(100), lock);
     System.err.println("W3 " + w3.toJson(Map.of()));
     assertThat(w3.verified()).as(w3.verification()).isTrue();
     assertThat(w3.details().get("planRequestsList")).isEqualTo(0L);
@@ -55,7 +55,7 @@ class S3RequestCountTest {
             "s3://lake/bench-w1",
             "in-process",
             (table, options, order) -> table.newCompactBuilder().withOptions(options).execute(),
-            BenchRunner.Scale.divided(100),
+            Scale.divided(100),
             lock);
     System.err.println("W1 " + w1.toJson(Map.of()));
     assertThat(w1.verified()).as(w1.verification()).isTrue();
