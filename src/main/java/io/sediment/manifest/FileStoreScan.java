@@ -179,17 +179,9 @@ public final class FileStoreScan {
   private List<ManifestEntry> readList(String list) throws IOException {
     List<ManifestEntry> out = new ArrayList<>();
     for (ManifestFileMeta meta : manifestList.read(list)) {
-      if (!selected(meta)) {
-        continue;
+      if (selected(meta)) {
+        out.addAll(readEntries(meta));
       }
-      manifestFile.read(
-          meta.fileName(),
-          partitionFilter,
-          e -> {
-            if (bucket == null || e.bucket() == bucket) {
-              out.add(e);
-            }
-          });
     }
     return out;
   }
