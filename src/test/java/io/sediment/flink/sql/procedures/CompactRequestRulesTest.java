@@ -93,18 +93,7 @@ class CompactRequestRulesTest {
                       .build();
           case CLI -> cli("--partition", "p=a", "--where", "p = 'b'");
           case SYS_COMPACT ->
-              () ->
-                  CompactProcedure.configure(
-                      table,
-                      "p=a",
-                      "p = 'b'",
-                      null,
-                      null,
-                      ExecutionMode.BATCH,
-                      null,
-                      null,
-                      null,
-                      null);
+              sysCompact("p=a", "p = 'b'", null, ExecutionMode.BATCH, null, null, null);
           case IN_PROCESS_BUILDER, SYS_COMPACT_DATABASE -> null; // no partitions argument
         };
     refused(frontEnd, ask, "where", "partitions and where cannot be used together");
@@ -129,18 +118,7 @@ class CompactRequestRulesTest {
                       .plan(ExecutionMode.STREAMING);
           case CLI -> cli("--mode", "streaming", "--order-strategy", "order", "--order-by", "id");
           case SYS_COMPACT ->
-              () ->
-                  CompactProcedure.configure(
-                      table,
-                      null,
-                      null,
-                      null,
-                      null,
-                      ExecutionMode.STREAMING,
-                      null,
-                      null,
-                      "order",
-                      "id");
+              sysCompact(null, null, null, ExecutionMode.STREAMING, null, "order", "id");
           case IN_PROCESS_BUILDER, SYS_COMPACT_DATABASE -> null; // batch only, or no sort
         };
     refused(frontEnd, ask, "mode", "runs in batch mode only");
@@ -179,18 +157,7 @@ class CompactRequestRulesTest {
                   "--compact-strategy",
                   "minor");
           case SYS_COMPACT ->
-              () ->
-                  CompactProcedure.configure(
-                      table,
-                      null,
-                      null,
-                      null,
-                      null,
-                      ExecutionMode.BATCH,
-                      "minor",
-                      null,
-                      "zorder",
-                      "id,v");
+              sysCompact(null, null, null, ExecutionMode.BATCH, "minor", "zorder", "id,v");
           case SYS_COMPACT_DATABASE -> null; // no sort
         };
     refused(frontEnd, ask, "compact_strategy", "compact_strategy 'minor' does not go with it");
@@ -216,18 +183,14 @@ class CompactRequestRulesTest {
                       .plan(ExecutionMode.STREAMING);
           case CLI -> cli("--mode", "streaming", "--option", "partial-progress.enabled=true");
           case SYS_COMPACT ->
-              () ->
-                  CompactProcedure.configure(
-                      table,
-                      null,
-                      null,
-                      "partial-progress.enabled=true",
-                      null,
-                      ExecutionMode.STREAMING,
-                      null,
-                      null,
-                      null,
-                      null);
+              sysCompact(
+                  null,
+                  null,
+                  "partial-progress.enabled=true",
+                  ExecutionMode.STREAMING,
+                  null,
+                  null,
+                  null);
           case SYS_COMPACT_DATABASE ->
               () ->
                   CompactDatabaseProcedure.configure(
@@ -267,6 +230,22 @@ class CompactRequestRulesTest {
 
   private Predicate whereP(String value) {
     return new PredicateBuilder(table.rowType()).equal("p", StringData.fromString(value));
+  }
+
+  /**
+   * {@code sys.compact}'s arguments of db.t into a request (commit user and idle time not given).
+   */
+  private Runnable sysCompact(
+      String partitions,
+      String where,
+      String options,
+      ExecutionMode mode,
+      String strategy,
+      String orderStrategy,
+      String orderBy) {
+    return () ->
+        CompactProcedure.configure(
+            table, partitions, where, options, null, mode, strategy, null, orderStrategy, orderBy);
   }
 
   /** The CLI's compaction of db.t with {@code args}; a dry run, so a rule not kept shows a plan. */
