@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.Path;
 
@@ -54,7 +55,7 @@ public final class FileSystemCatalog {
    * system clock (UTC) otherwise; tests pass a clock they move instead of waiting.
    */
   public FileSystemCatalog withClock(Clock clock) {
-    return new FileSystemCatalog(warehouse, fileIO, clock);
+    return new FileSystemCatalog(warehouse, fileIO, Objects.requireNonNull(clock, "clock"));
   }
 
   private static Path toPath(String warehouse) {

@@ -152,8 +152,9 @@ final class CompactCommand implements Callable<Integer> {
   /**
    * Checks what the arguments alone can tell, before any table is read: a mistyped option is
    * reported as such even when the warehouse or table is wrong too. Returns the mode. The rules
-   * between arguments are the request's ({@link CompactSpec.Builder#build()}, {@link
-   * CompactSpec#checkMode}), checked when the job is built.
+   * between arguments (partitions or a where, a sort in batch mode only, ...) are the request's
+   * ({@link CompactSpec.Builder#build()}, {@link CompactSpec#checkMode}), checked when the job is
+   * built, after the table is read.
    */
   private ExecutionMode validateArguments() {
     ExecutionMode mode;

@@ -2,7 +2,6 @@ package io.sediment.flink;
 
 import io.sediment.commit.CommitConflictException;
 import io.sediment.commit.CommitUsers;
-import io.sediment.commit.FileStoreCommit;
 import io.sediment.compact.CompactCommit;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactTaskResult;
@@ -144,7 +143,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     }
     if (windows.size() > 0) {
       LOG.info("Committing {} restored compaction window(s) of {}", windows.size(), commitUser);
-      windows.commitUpTo(FileStoreCommit.BATCH_IDENTIFIER, true, this::finishWindow);
+      windows.commitUpTo(Long.MAX_VALUE, true, this::finishWindow); // every restored window
     }
     switchUserAfterRewind(context.getRestoredCheckpointId().orElse(0L));
     // No task of this job runs now (the source hands out tasks only after a checkpoint of this

@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -68,7 +69,13 @@ public final class CompactTargets implements Serializable {
    * timed by it. It must be Serializable, and a job gets a copy of it.
    */
   CompactTargets withClock(Clock other) {
-    return new CompactTargets(warehouse, spec, budgets, excludedFiles, roundTables, other);
+    return new CompactTargets(
+        warehouse,
+        spec,
+        budgets,
+        excludedFiles,
+        roundTables,
+        Objects.requireNonNull(other, "clock"));
   }
 
   /** The clock of {@link #withClock}: the system clock (UTC) unless a test gave another. */

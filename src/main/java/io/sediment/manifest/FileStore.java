@@ -54,6 +54,14 @@ public final class FileStore implements Serializable {
   }
 
   /**
+   * A store Java-serialized before it carried a clock (a checkpoint or savepoint of an older
+   * version) comes back on the system clock.
+   */
+  private Object readResolve() {
+    return clock != null ? this : new FileStore(fileIO, paths.root(), schema, options);
+  }
+
+  /**
    * Schema version {@code id} of this table: the store's own, or read from {@code
    * schema/schema-<id>} once and kept.
    *

@@ -2,6 +2,7 @@ package io.sediment.manifest;
 
 import io.sediment.predicate.Predicate;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -13,8 +14,10 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Reads the live data files of a snapshot from its manifests: base entries, then delta entries; a
@@ -29,14 +32,28 @@ public final class FileStoreScan {
    * per core (at most 8), daemon threads, so a plan of a large table decodes its manifests on every
    * core and a scan of a few manifests pays nothing.
    */
-  private static final ExecutorService READERS =
-      Executors.newFixedThreadPool(
-          Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors())),
-          runnable -> {
-            Thread t = new Thread(runnable, "sediment-manifest-reader");
-            t.setDaemon(true);
-            return t;
-          });
+  private static final ExecutorService READERS = readers();
+
+  private static ExecutorService readers() {
+    int threads = Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors()));
+    // Idle threads end after a minute, and none keeps the class loader of the job that happened
+    // to start it: a task manager runs many jobs.
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(
+            threads,
+            threads,
+            60,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            runnable -> {
+              Thread t = new Thread(runnable, "sediment-manifest-reader");
+              t.setDaemon(true);
+              t.setContextClassLoader(FileStoreScan.class.getClassLoader());
+              return t;
+            });
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
+  }
 
   private final ManifestList manifestList;
   private final ManifestFile manifestFile;
@@ -88,18 +105,21 @@ public final class FileStoreScan {
                 ? CompletableFuture.completedFuture(read.call())
                 : READERS.submit(read));
       }
-      // sized for every entry of the manifests read (a plan of a large table would resize the
-      // map twenty times otherwise)
+      // sized for every entry of the manifests read when nothing filters them (a plan of a large
+      // table would resize the map twenty times otherwise); a filtered plan keeps a few
       long added = 0;
       long removed = 0;
-      for (ManifestFileMeta meta : selected) {
-        added += meta.numAddedFiles();
-        removed += meta.numDeletedFiles();
+      if (partitionFilter == null && bucket == null) {
+        for (ManifestFileMeta meta : selected) {
+          added += meta.numAddedFiles();
+          removed += meta.numDeletedFiles();
+        }
       }
       Map<ManifestEntry.Identifier, ManifestEntry> live = new LinkedHashMap<>(capacity(added));
       Set<ManifestEntry.Identifier> deleted = new HashSet<>(capacity(removed));
       for (int i = 0; i < reads.size(); i++) {
         List<ManifestEntry> entries = await(reads, i);
+        reads.set(i, null); // merged: its entries are the map's now
         for (ManifestEntry e : entries) {
           if (e.kind() == FileKind.ADD) {
             live.put(e.identifier(), e);
@@ -112,6 +132,11 @@ public final class FileStoreScan {
       return new ArrayList<>(live.values());
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read the manifests of snapshot " + snapshot.id(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new UncheckedIOException(
+          "Cannot read the manifests of snapshot " + snapshot.id(),
+          new InterruptedIOException("interrupted while reading manifests"));
     } catch (Exception e) {
       throw e instanceof RuntimeException r ? r : new IllegalStateException(e);
     }
@@ -147,12 +172,16 @@ public final class FileStoreScan {
       if (cause instanceof IOException io) {
         throw io;
       }
+      if (cause instanceof Error error) {
+        throw error; // as the caller's own thread would have
+      }
       throw cause instanceof RuntimeException r ? r : new IllegalStateException(cause);
     } catch (InterruptedException e) {
       for (Future<List<ManifestEntry>> read : reads) {
-        read.cancel(true);
+        if (read != null) {
+          read.cancel(true);
+        }
       }
-      Thread.currentThread().interrupt();
       throw e;
     }
   }

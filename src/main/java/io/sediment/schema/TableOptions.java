@@ -74,11 +74,15 @@ public final class TableOptions implements Serializable {
     for (Map.Entry<String, String> e : options.entrySet()) {
       String key = e.getKey();
       if (PrimaryKeyOptions.FIELD_AGGREGATE_FUNCTION.matcher(key).matches()) {
-        checkFieldOption(key, e.getValue(), PrimaryKeyOptions.AGGREGATE_FUNCTIONS);
+        checkFieldOption(
+            key,
+            e.getValue(),
+            PrimaryKeyOptions.AGGREGATE_FUNCTIONS,
+            PrimaryKeyOptions.AGGREGATE_FUNCTIONS.toString());
         continue;
       }
       if (PrimaryKeyOptions.FIELD_IGNORE_RETRACT.matcher(key).matches()) {
-        checkFieldOption(key, e.getValue(), List.of("true", "false"));
+        checkFieldOption(key, e.getValue(), List.of("true", "false"), "true, false");
         continue;
       }
       Declared<?> declared = DECLARED.get(key);
@@ -119,11 +123,12 @@ public final class TableOptions implements Serializable {
     }
   }
 
-  private static void checkFieldOption(String key, String value, List<String> allowed) {
+  private static void checkFieldOption(
+      String key, String value, List<String> allowed, String allowedText) {
     String v = value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
     if (!allowed.contains(v)) {
       throw new IllegalArgumentException(
-          "Invalid value '" + value + "' for option '" + key + "'; allowed: " + allowed);
+          "Invalid value '" + value + "' for option '" + key + "'; allowed: " + allowedText);
     }
   }
 
