@@ -34,6 +34,9 @@ public final class FileStoreScan {
    */
   private static final ExecutorService READERS = readers();
 
+  /** Entries from which a plan reads its manifests in parallel. */
+  static final long PARALLEL_MIN_ENTRIES = 10_000;
+
   private static ExecutorService readers() {
     int threads = Math.max(1, Math.min(8, Runtime.getRuntime().availableProcessors()));
     // Idle threads end after a minute, and none keeps the class loader of the job that happened
@@ -97,13 +100,18 @@ public final class FileStoreScan {
           selected.add(meta);
         }
       }
+      long selectedEntries = 0;
+      for (ManifestFileMeta meta : selected) {
+        selectedEntries += meta.numEntries();
+      }
+      // Small plans (a bucket's scan, a table of a few manifests) read on the caller's thread: a
+      // hand-off to the pool costs more than it saves there, and they never queue behind a large
+      // plan's reads.
+      boolean parallel = selected.size() > 1 && selectedEntries >= PARALLEL_MIN_ENTRIES;
       List<Future<List<ManifestEntry>>> reads = new ArrayList<>(selected.size());
       for (ManifestFileMeta meta : selected) {
         Callable<List<ManifestEntry>> read = () -> readEntries(meta);
-        reads.add(
-            selected.size() == 1
-                ? CompletableFuture.completedFuture(read.call())
-                : READERS.submit(read));
+        reads.add(parallel ? READERS.submit(read) : CompletableFuture.completedFuture(read.call()));
       }
       // sized for every entry of the manifests read when nothing filters them (a plan of a large
       // table would resize the map twenty times otherwise); a filtered plan keeps a few
