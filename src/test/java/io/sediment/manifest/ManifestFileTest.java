@@ -218,9 +218,10 @@ class ManifestFileTest {
       List<ManifestFileMeta> metas = new ArrayList<>();
       List<ManifestEntry> added = new ArrayList<>();
       java.util.Set<String> deleted = new java.util.HashSet<>();
-      for (int m = 3 + random.nextInt(30); m > 0; m--) {
+      for (int m = seed < 2 ? 30 : 3 + random.nextInt(30); m > 0; m--) {
         List<ManifestEntry> entries = new ArrayList<>();
-        for (int f = 1 + random.nextInt(5); f > 0; f--) {
+        // the first seeds are large enough to be read in parallel, the others on the caller
+        for (int f = seed < 2 ? 800 : 1 + random.nextInt(5); f > 0; f--) {
           if (!added.isEmpty() && random.nextInt(4) == 0) {
             ManifestEntry victim = added.get(random.nextInt(added.size()));
             entries.add(
@@ -256,6 +257,9 @@ class ManifestFileTest {
               8,
               8,
               8);
+      if (seed < 2) {
+        assertThat(added.size()).isGreaterThan((int) FileStoreScan.PARALLEL_MIN_ENTRIES);
+      }
       for (Integer p : new Integer[] {null, 1}) {
         List<String> expected = new ArrayList<>();
         for (ManifestEntry e : added) {
