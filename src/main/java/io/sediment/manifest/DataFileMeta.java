@@ -27,7 +27,8 @@ public final class DataFileMeta implements Serializable {
   private transient BinaryRowData maxKey;
   // Value statistics are kept as the bytes manifests store and decoded when asked for: a plan holds
   // every file of the table, and two rows per file cost about 250 bytes more than their bytes.
-  private transient int valueArity;
+  private transient int minArity;
+  private transient int maxArity;
   private transient byte[] minValues;
   private transient byte[] maxValues;
   private final long[] nullCounts;
@@ -60,9 +61,10 @@ public final class DataFileMeta implements Serializable {
     this.rowCount = rowCount;
     this.minKey = Objects.requireNonNull(minKey);
     this.maxKey = Objects.requireNonNull(maxKey);
-    this.valueArity = minValues.getArity();
+    this.minArity = minValues.getArity();
+    this.maxArity = maxValues.getArity();
     this.minValues = BinaryRows.toBytes(minValues);
-    this.maxValues = BinaryRows.toBytes(Objects.requireNonNull(maxValues));
+    this.maxValues = BinaryRows.toBytes(maxValues);
     this.nullCounts = Objects.requireNonNull(nullCounts);
     this.minSequenceNumber = minSequenceNumber;
     this.maxSequenceNumber = maxSequenceNumber;
@@ -111,7 +113,8 @@ public final class DataFileMeta implements Serializable {
             creationTimeMillis,
             source,
             deleteRowCount);
-    file.valueArity = valueArity;
+    file.minArity = valueArity;
+    file.maxArity = valueArity;
     file.minValues = Objects.requireNonNull(minValues);
     file.maxValues = Objects.requireNonNull(maxValues);
     return file;
@@ -138,11 +141,11 @@ public final class DataFileMeta implements Serializable {
   }
 
   public BinaryRowData minValues() {
-    return BinaryRows.fromBytes(valueArity, minValues);
+    return BinaryRows.fromBytes(minArity, minValues);
   }
 
   public BinaryRowData maxValues() {
-    return BinaryRows.fromBytes(valueArity, maxValues);
+    return BinaryRows.fromBytes(maxArity, maxValues);
   }
 
   public long[] nullCounts() {
@@ -210,9 +213,11 @@ public final class DataFileMeta implements Serializable {
     minKey = BinaryRows.readRow(in);
     maxKey = BinaryRows.readRow(in);
     BinaryRowData min = BinaryRows.readRow(in);
-    valueArity = min.getArity();
+    BinaryRowData max = BinaryRows.readRow(in);
+    minArity = min.getArity();
+    maxArity = max.getArity();
     minValues = BinaryRows.toBytes(min);
-    maxValues = BinaryRows.toBytes(BinaryRows.readRow(in));
+    maxValues = BinaryRows.toBytes(max);
   }
 
   @Override
