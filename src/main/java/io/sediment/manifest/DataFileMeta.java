@@ -56,37 +56,39 @@ public final class DataFileMeta implements Serializable {
       long creationTimeMillis,
       FileSource source,
       long deleteRowCount) {
-    this.fileName = Objects.requireNonNull(fileName);
-    this.fileSize = fileSize;
-    this.rowCount = rowCount;
-    this.minKey = Objects.requireNonNull(minKey);
-    this.maxKey = Objects.requireNonNull(maxKey);
-    this.minArity = minValues.getArity();
-    this.maxArity = maxValues.getArity();
-    this.minValues = BinaryRows.toBytes(minValues);
-    this.maxValues = BinaryRows.toBytes(maxValues);
-    this.nullCounts = Objects.requireNonNull(nullCounts);
-    this.minSequenceNumber = minSequenceNumber;
-    this.maxSequenceNumber = maxSequenceNumber;
-    this.schemaId = schemaId;
-    this.level = level;
-    this.creationTimeMillis = creationTimeMillis;
-    this.source = Objects.requireNonNull(source);
-    this.deleteRowCount = deleteRowCount;
+    this(
+        fileName,
+        fileSize,
+        rowCount,
+        minKey,
+        maxKey,
+        minValues.getArity(),
+        BinaryRows.toBytes(minValues),
+        maxValues.getArity(),
+        BinaryRows.toBytes(maxValues),
+        nullCounts,
+        minSequenceNumber,
+        maxSequenceNumber,
+        schemaId,
+        level,
+        creationTimeMillis,
+        source,
+        deleteRowCount);
   }
 
   /**
-   * A file read from a manifest, its value statistics given as the stored bytes of rows of {@code
-   * valueArity} fields (kept as they are, not copied).
+   * A file whose value statistics are given as the stored bytes of rows of the given arities (kept
+   * as they are, not copied): what a manifest holds.
    */
-  static DataFileMeta fromManifest(
+  DataFileMeta(
       String fileName,
       long fileSize,
       long rowCount,
       BinaryRowData minKey,
       BinaryRowData maxKey,
-      int valueArity,
+      int minArity,
       byte[] minValues,
+      int maxArity,
       byte[] maxValues,
       long[] nullCounts,
       long minSequenceNumber,
@@ -96,28 +98,23 @@ public final class DataFileMeta implements Serializable {
       long creationTimeMillis,
       FileSource source,
       long deleteRowCount) {
-    DataFileMeta file =
-        new DataFileMeta(
-            fileName,
-            fileSize,
-            rowCount,
-            minKey,
-            maxKey,
-            BinaryRows.EMPTY,
-            BinaryRows.EMPTY,
-            nullCounts,
-            minSequenceNumber,
-            maxSequenceNumber,
-            schemaId,
-            level,
-            creationTimeMillis,
-            source,
-            deleteRowCount);
-    file.minArity = valueArity;
-    file.maxArity = valueArity;
-    file.minValues = Objects.requireNonNull(minValues);
-    file.maxValues = Objects.requireNonNull(maxValues);
-    return file;
+    this.fileName = Objects.requireNonNull(fileName);
+    this.fileSize = fileSize;
+    this.rowCount = rowCount;
+    this.minKey = Objects.requireNonNull(minKey);
+    this.maxKey = Objects.requireNonNull(maxKey);
+    this.minArity = minArity;
+    this.maxArity = maxArity;
+    this.minValues = Objects.requireNonNull(minValues);
+    this.maxValues = Objects.requireNonNull(maxValues);
+    this.nullCounts = Objects.requireNonNull(nullCounts);
+    this.minSequenceNumber = minSequenceNumber;
+    this.maxSequenceNumber = maxSequenceNumber;
+    this.schemaId = schemaId;
+    this.level = level;
+    this.creationTimeMillis = creationTimeMillis;
+    this.source = Objects.requireNonNull(source);
+    this.deleteRowCount = deleteRowCount;
   }
 
   public String fileName() {

@@ -180,7 +180,7 @@ public final class ManifestFile {
     // may have added or dropped columns since): as many as its null counts
     int valueArity = nullCounts.length;
     DataFileMeta file =
-        DataFileMeta.fromManifest(
+        new DataFileMeta(
             row.getString(4).toString(),
             row.getLong(5),
             row.getLong(6),
@@ -188,6 +188,7 @@ public final class ManifestFile {
             key(row.getBinary(8)),
             valueArity,
             row.getBinary(9),
+            valueArity,
             row.getBinary(10),
             nullCounts,
             row.getLong(12),

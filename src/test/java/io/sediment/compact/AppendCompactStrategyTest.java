@@ -273,14 +273,7 @@ class AppendCompactStrategyTest {
       long oldest = Long.MAX_VALUE;
       for (int f = 0; f < count; f++) {
         long size = 1 + r.nextInt(14); // 6 files of at most 14 bytes fit in one group of 100
-        // a quarter written long ago, a quarter a millisecond either side of the max-delay
-        long written =
-            now
-                - switch (r.nextInt(4)) {
-                  case 0 -> 2 * 3_600_000L;
-                  case 1 -> 3_600_000L + r.nextInt(3) - 1;
-                  default -> r.nextInt(60_000);
-                };
+        long written = ManualClock.writtenAround(now, 3_600_000L, r); // max-delay 1 h
         files.add(file(size, written));
         bytes += size;
         oldest = Math.min(oldest, written);

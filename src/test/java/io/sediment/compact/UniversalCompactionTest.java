@@ -522,14 +522,7 @@ class UniversalCompactionTest {
       long oldest = Long.MAX_VALUE;
       for (int f = 0; f < level0; f++) {
         long size = 10 + r.nextInt(150);
-        // a quarter written long ago, a quarter a millisecond either side of the max-delay
-        long written =
-            now
-                - switch (r.nextInt(4)) {
-                  case 0 -> 2 * 3_600_000L;
-                  case 1 -> 3_600_000L + r.nextInt(3) - 1;
-                  default -> r.nextInt(60_000);
-                };
+        long written = ManualClock.writtenAround(now, 3_600_000L, r); // max-delay 1 h
         files.add(file(0, size, 0, 99, 0, written));
         bytes += size;
         oldest = Math.min(oldest, written);

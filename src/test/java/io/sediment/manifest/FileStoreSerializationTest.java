@@ -1,7 +1,9 @@
 package io.sediment.manifest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.ManualClock;
@@ -48,6 +50,14 @@ class FileStoreSerializationTest {
     assertThat(old.clock()).isEqualTo(Clock.systemUTC());
     assertThat(old.rowType()).isEqualTo(store.rowType());
     assertThat(old.options()).isEqualTo(store.options());
+  }
+
+  @Test
+  void aCatalogOrStoreRefusesANullClockWhenGivenIt() {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    assertThatThrownBy(() -> catalog.withClock(null))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("clock");
   }
 
   private static FileStore roundTrip(FileStore store) throws Exception {

@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.random.RandomGenerator;
 
 /**
  * A clock that moves only when a test moves it: give it to a table ({@code Table#withClock}, {@code
@@ -35,6 +36,20 @@ public final class ManualClock extends Clock implements Serializable {
   private ManualClock(AtomicLong millis, ZoneId zone) {
     this.millis = millis;
     this.zone = zone;
+  }
+
+  /**
+   * A generated write time for a file, for trigger tests around {@code delayMillis} (a max-delay):
+   * a quarter long ago (twice the delay), a quarter a millisecond either side of it or on it, half
+   * within the last minute.
+   */
+  public static long writtenAround(long now, long delayMillis, RandomGenerator r) {
+    return now
+        - switch (r.nextInt(4)) {
+          case 0 -> 2 * delayMillis;
+          case 1 -> delayMillis + r.nextInt(3) - 1;
+          default -> r.nextInt(60_000);
+        };
   }
 
   /** Moves the clock forward by {@code d} (backward when negative). */
