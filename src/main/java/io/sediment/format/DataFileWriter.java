@@ -231,24 +231,30 @@ public final class DataFileWriter implements Closeable {
       return;
     }
     closed = true;
-    try {
-      // Do not flush buffered rows: close the raw stream and delete the file.
-      FlinkOutputFile.PositionStream stream = outputFile.stream();
-      if (stream != null) {
-        stream.close();
-      }
-    } finally {
-      releaseCodec.run();
-      FileIO.fileSystem(path).delete(path, false);
+    // Do not flush buffered rows: close the raw stream and delete the file, whatever closing does
+    IOException failure = new IOException("Aborting the partial data file " + path + " failed");
+    abortQuietly(outputFile, path, failure);
+    releaseCodec.run();
+    if (failure.getSuppressed().length > 0) {
+      throw failure;
     }
   }
 
+  /**
+   * Closes the stream and deletes the partial file; the delete is tried whatever closing does (a
+   * write interrupted by a job's cancellation fails every later call on its stream). Failures are
+   * added to {@code cause}.
+   */
   private static void abortQuietly(FlinkOutputFile outputFile, Path path, Throwable cause) {
     try {
       FlinkOutputFile.PositionStream stream = outputFile.stream();
       if (stream != null) {
         stream.close();
       }
+    } catch (IOException | RuntimeException e) {
+      cause.addSuppressed(e);
+    }
+    try {
       FileIO.fileSystem(path).delete(path, false);
     } catch (IOException | RuntimeException e) {
       cause.addSuppressed(e);

@@ -91,13 +91,26 @@ public final class FlinkOutputFile implements OutputFile {
       out.flush();
     }
 
+    /**
+     * Closes the stream, whatever asking its final position does: after an interrupt the local file
+     * system has closed the channel, and the descriptor must still be released.
+     */
     @Override
     public void close() throws IOException {
       if (closed) {
         return;
       }
-      finalPos = out.getPos();
       closed = true;
+      try {
+        finalPos = out.getPos();
+      } catch (IOException | RuntimeException e) {
+        try {
+          out.close();
+        } catch (IOException | RuntimeException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        throw e;
+      }
       out.close();
     }
 

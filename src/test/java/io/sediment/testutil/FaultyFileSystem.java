@@ -193,7 +193,13 @@ public final class FaultyFileSystem extends FileSystem {
     /** The create succeeds, then writing fails with an IOException after {@code afterBytes}. */
     WRITE_FAILS_MIDWAY,
     /** As {@link #WRITE_FAILS_MIDWAY}, with the message of a full disk. */
-    DISK_FULL
+    DISK_FULL,
+    /**
+     * The operation happens, then the thread that asked for it is interrupted, as a job's
+     * cancellation interrupts a writing thread: the local file system closes the file's channel on
+     * the next call that waits, and every later call on the stream fails.
+     */
+    INTERRUPT
   }
 
   /** A fault at one operation; {@code afterBytes} for the write faults. */
@@ -212,6 +218,10 @@ public final class FaultyFileSystem extends FileSystem {
 
     public static Fault diskFullAfter(long bytes) {
       return new Fault(FaultKind.DISK_FULL, bytes);
+    }
+
+    public static Fault interrupt() {
+      return new Fault(FaultKind.INTERRUPT, 0);
     }
   }
 
@@ -304,6 +314,10 @@ public final class FaultyFileSystem extends FileSystem {
     }
     if (f.kind() == FaultKind.IO_ERROR) {
       throw new IOException("Injected I/O error at operation " + op);
+    }
+    if (f.kind() == FaultKind.INTERRUPT) {
+      Thread.currentThread().interrupt();
+      return op;
     }
     if (kind != OpKind.CREATE) {
       throw new IOException(
