@@ -11,6 +11,7 @@ import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
 import io.sediment.testutil.FaultyFileSystem;
+import io.sediment.testutil.StreamingJobs;
 import io.sediment.testutil.TestClusters;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -66,7 +67,7 @@ class JobFaultMatrixTest {
     JobHooks.reset();
     FaultyFileSystem.reset();
     if (client != null) {
-      client.cancel().get();
+      StreamingJobs.cancelAndWait(client);
     }
   }
 
@@ -186,7 +187,7 @@ class JobFaultMatrixTest {
 
     client = job.submitStreaming(restartingEnv(true));
     await().atMost(Duration.ofSeconds(90)).until(() -> fired.get() && fullyCompacted(t));
-    client.cancel().get();
+    StreamingJobs.cancelAndWait(client);
     client = null;
 
     assertThat(committedOnce(t, job.commitUser())).isNotEmpty();
@@ -219,7 +220,7 @@ class JobFaultMatrixTest {
     await()
         .atMost(Duration.ofSeconds(90))
         .until(() -> JobHooks.failAfterRewriteFired() && fullyCompacted(t));
-    client.cancel().get();
+    StreamingJobs.cancelAndWait(client);
     client = null;
 
     assertThat(committedOnce(t, job.commitUser())).isNotEmpty();
@@ -273,7 +274,7 @@ class JobFaultMatrixTest {
       batchResult.get(90, TimeUnit.SECONDS);
     } else {
       await().atMost(Duration.ofSeconds(90)).until(() -> fullyCompacted(t));
-      client.cancel().get();
+      StreamingJobs.cancelAndWait(client);
       client = null;
     }
     assertThat(committedOnce(t, job.commitUser())).isNotEmpty();
@@ -309,7 +310,7 @@ class JobFaultMatrixTest {
     cluster.startTaskManager();
     taskManager++;
     await().atMost(Duration.ofSeconds(90)).until(() -> noLevelZero(t));
-    client.cancel().get();
+    StreamingJobs.cancelAndWait(client);
     client = null;
 
     assertThat(committedOnce(t, job.commitUser())).isNotEmpty();
@@ -342,7 +343,7 @@ class JobFaultMatrixTest {
 
     client = job.submitStreaming(restartingEnv(true));
     await().atMost(Duration.ofSeconds(90)).until(() -> died.get() && fullyCompacted(t));
-    client.cancel().get();
+    StreamingJobs.cancelAndWait(client);
     client = null;
 
     assertThat(committedOnce(t, job.commitUser())).isNotEmpty();

@@ -11,6 +11,7 @@ import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
 import io.sediment.testutil.FaultyFileSystem;
+import io.sediment.testutil.StreamingJobs;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
 import java.io.InterruptedIOException;
@@ -61,7 +62,7 @@ class CheckpointDuringRewriteTest {
     FaultyFileSystem.reset();
     if (client != null) {
       try {
-        client.cancel().get();
+        StreamingJobs.cancelAndWait(client);
       } catch (Exception ignored) {
         // already ended
       }
@@ -169,7 +170,7 @@ class CheckpointDuringRewriteTest {
 
     release.countDown();
     await().atMost(Duration.ofSeconds(60)).until(() -> compacts(table).size() == 1);
-    client.cancel().get();
+    StreamingJobs.cancelAndWait(client);
     client = null;
 
     Table t = catalog.getTable("db.t");
@@ -201,7 +202,7 @@ class CheckpointDuringRewriteTest {
     await()
         .atMost(Duration.ofSeconds(60))
         .until(() -> FlinkTestSupport.markerFiles(tableDir).isEmpty());
-    client.cancel().get();
+    StreamingJobs.cancelAndWait(client);
     client = null;
 
     Table t = catalog.getTable("db.t");
@@ -254,7 +255,7 @@ class CheckpointDuringRewriteTest {
 
     client = submit(false);
     await().atMost(Duration.ofSeconds(60)).untilTrue(held);
-    client.cancel().get();
+    StreamingJobs.cancelAndWait(client);
     await()
         .atMost(Duration.ofSeconds(60))
         .until(() -> client.getJobStatus().get() == JobStatus.CANCELED);

@@ -10,6 +10,7 @@ import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
 import io.sediment.testutil.FaultyFileSystem;
+import io.sediment.testutil.StreamingJobs;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -189,7 +190,7 @@ class CommitterRetentionTest {
                           .anyMatch(s -> s.commitKind() == CommitKind.COMPACT)
                       && !Files.exists(oldOrphan));
     } finally {
-      client.cancel().get();
+      StreamingJobs.cancelAndWait(client);
     }
     assertThat(youngOrphan).exists(); // younger than a day: may be a write in progress
     List<Snapshot> snapshots = FlinkTestSupport.snapshots(table);

@@ -11,6 +11,7 @@ import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
 import io.sediment.testutil.FaultyFileSystem;
+import io.sediment.testutil.StreamingJobs;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
 import java.io.IOException;
@@ -46,7 +47,7 @@ class CompactFailureLimitTest {
     FaultyFileSystem.reset();
     if (client != null) {
       try {
-        client.cancel().get();
+        StreamingJobs.cancelAndWait(client);
       } catch (Exception ignored) {
         // already ended
       }
@@ -137,7 +138,7 @@ class CompactFailureLimitTest {
         .until(() -> snapshots(table).stream().anyMatch(s -> s.commitKind() == CommitKind.COMPACT));
     assertThat(failures.get()).isEqualTo(1);
     assertThat(client.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
-    client.cancel().get();
+    StreamingJobs.cancelAndWait(client);
     client = null;
     FaultyFileSystem.reset();
 

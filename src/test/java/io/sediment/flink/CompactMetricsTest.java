@@ -9,6 +9,7 @@ import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactTask;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.table.Table;
+import io.sediment.testutil.StreamingJobs;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -127,7 +128,7 @@ class CompactMetricsTest {
                 assertThat(gauge(job, "backlog")).as("backlog").isZero();
               });
     } finally {
-      client.cancel().get();
+      StreamingJobs.cancelAndWait(client);
     }
   }
 

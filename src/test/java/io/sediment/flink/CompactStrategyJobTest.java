@@ -9,6 +9,7 @@ import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
 import io.sediment.testutil.StrategyTables;
+import io.sediment.testutil.StreamingJobs;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
@@ -36,7 +37,7 @@ class CompactStrategyJobTest {
   @AfterEach
   void stop() throws Exception {
     if (client != null) {
-      client.cancel().get();
+      StreamingJobs.cancelAndWait(client);
     }
   }
 

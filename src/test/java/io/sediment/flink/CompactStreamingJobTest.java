@@ -15,6 +15,7 @@ import io.sediment.manifest.Snapshot;
 import io.sediment.schema.Schema;
 import io.sediment.schema.SchemaChange;
 import io.sediment.table.Table;
+import io.sediment.testutil.StreamingJobs;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
@@ -50,7 +51,7 @@ class CompactStreamingJobTest {
   void stop() throws Exception {
     faults.close();
     if (client != null) {
-      client.cancel().get();
+      StreamingJobs.cancelAndWait(client);
     }
   }
 
@@ -105,7 +106,7 @@ class CompactStreamingJobTest {
     await()
         .atMost(Duration.ofSeconds(60))
         .until(() -> filesPerPartition(table).values().stream().allMatch(n -> n <= 2));
-    client.cancel().get();
+    StreamingJobs.cancelAndWait(client);
     client = null;
 
     Table t = catalog.getTable("db.t");
@@ -180,7 +181,7 @@ class CompactStreamingJobTest {
     assertThat(FlinkTestSupport.liveFileMetas(catalog.getTable(id)).get(0).schemaId())
         .as("the job's output carries the new schema, although it loaded the old one")
         .isGreaterThanOrEqualTo(newSchema);
-    client.cancel().get();
+    StreamingJobs.cancelAndWait(client);
     client = null;
     Table now = catalog.getTable(id);
     assertThat(now.schema().fieldNames()).containsExactly("id", "p", "label", "extra");
@@ -221,7 +222,7 @@ class CompactStreamingJobTest {
                           .count()
                       == compacts);
     }
-    client.cancel().get();
+    StreamingJobs.cancelAndWait(client);
     client = null;
     int appendsSince = 0;
     for (Snapshot s : FlinkTestSupport.snapshots(table)) {
@@ -272,7 +273,7 @@ class CompactStreamingJobTest {
             () ->
                 FlinkTestSupport.liveFileMetas(catalog.getTable("db.t")).stream()
                     .noneMatch(f -> f.level() == 0));
-    client.cancel().get();
+    StreamingJobs.cancelAndWait(client);
     client = null;
     assertThat(FlinkTestSupport.rows(catalog.getTable("db.t"))).hasSize(4);
   }
@@ -312,7 +313,7 @@ class CompactStreamingJobTest {
         .until(() -> compactSnapshots(table) == 0);
     TestTables.writeBatch(table, List.of(row(2L, "v2")));
     await().atMost(Duration.ofMinutes(2)).until(() -> compactSnapshots(table) == 1);
-    client.cancel().get();
+    StreamingJobs.cancelAndWait(client);
     client = null;
     assertThat(FlinkTestSupport.liveFileMetas(catalog.getTable("db.t"))).hasSize(1);
     assertThat(FlinkTestSupport.rows(catalog.getTable("db.t"))).hasSize(3);
@@ -373,7 +374,7 @@ class CompactStreamingJobTest {
             () ->
                 FlinkTestSupport.snapshots(table).stream()
                     .anyMatch(s -> s.commitKind() == CommitKind.COMPACT));
-    client.cancel().get();
+    StreamingJobs.cancelAndWait(client);
     client = null;
     List<Snapshot> compacts =
         FlinkTestSupport.snapshots(table).stream()
@@ -405,7 +406,7 @@ class CompactStreamingJobTest {
             () ->
                 faults.allFired()
                     && filesPerPartition(table).values().stream().allMatch(n -> n <= 2));
-    client.cancel().get();
+    StreamingJobs.cancelAndWait(client);
     client = null;
 
     Table t = catalog.getTable("db.t");
@@ -438,7 +439,7 @@ class CompactStreamingJobTest {
             () ->
                 FlinkTestSupport.markerFiles(tableDir).stream()
                     .noneMatch(m -> m.getFileName().toString().startsWith("marker-")));
-    client.cancel().get();
+    StreamingJobs.cancelAndWait(client);
     client = null;
     assertThat(snapshots(table).stream().filter(s -> s.commitKind() == CommitKind.COMPACT))
         .isNotEmpty();

@@ -11,6 +11,7 @@ import io.sediment.compact.CompactResult;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
+import io.sediment.testutil.StreamingJobs;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
@@ -67,7 +68,7 @@ class CompactTaskManagerLossTest {
   void stop() throws Exception {
     faults.close();
     if (client != null) {
-      client.cancel().get();
+      StreamingJobs.cancelAndWait(client);
     }
   }
 
@@ -95,7 +96,7 @@ class CompactTaskManagerLossTest {
     await()
         .atMost(Duration.ofSeconds(90))
         .until(() -> filesPerPartition(table).values().stream().allMatch(n -> n <= 2));
-    client.cancel().get();
+    StreamingJobs.cancelAndWait(client);
     client = null;
 
     Table t = catalog.getTable("db.t");

@@ -10,6 +10,7 @@ import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
+import io.sediment.testutil.StreamingJobs;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
 import java.io.IOException;
@@ -61,7 +62,7 @@ class SavepointFixtureTest {
   @AfterEach
   void cancel() throws Exception {
     if (client != null) {
-      client.cancel().get();
+      StreamingJobs.cancelAndWait(client);
     }
   }
 
@@ -84,7 +85,7 @@ class SavepointFixtureTest {
     await("the restored job compacts the new files")
         .atMost(Duration.ofSeconds(60))
         .until(() -> filesPerPartition(table).values().stream().allMatch(n -> n == 1));
-    client.cancel().get();
+    StreamingJobs.cancelAndWait(client);
     client = null;
 
     Table t = catalog.getTable("db.t");

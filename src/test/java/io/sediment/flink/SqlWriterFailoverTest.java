@@ -149,7 +149,7 @@ class SqlWriterFailoverTest {
               });
       assertThat(job.getJobStatus().get()).as("the job still runs").isEqualTo(JobStatus.RUNNING);
     } finally {
-      job.cancel().get();
+      StreamingJobs.cancelAndWait(job);
     }
 
     assertThat(FaultyFileSystem.DELETE_FAILURES.get())

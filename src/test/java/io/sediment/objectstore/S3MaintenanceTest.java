@@ -18,6 +18,7 @@ import io.sediment.schema.Schema;
 import io.sediment.table.DataSplit;
 import io.sediment.table.Table;
 import io.sediment.testutil.S3ProxyExtension;
+import io.sediment.testutil.StreamingJobs;
 import io.sediment.testutil.TestTables;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -246,7 +247,7 @@ class S3MaintenanceTest {
                                   && s.commitUser().startsWith("dedicated")));
     } finally {
       writer.shutdownNow();
-      dedicated.cancel().get();
+      StreamingJobs.cancelAndWait(dedicated);
     }
     List<Long> expected = new ArrayList<>();
     for (long i = 0; i < commits + 3; i++) {

@@ -1,5 +1,7 @@
 package io.sediment.testutil;
 
+import static org.awaitility.Awaitility.await;
+
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.api.common.RuntimeExecutionMode;
@@ -7,6 +9,7 @@ import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 
 /**
@@ -31,6 +34,18 @@ public final class StreamingJobs {
     env.setParallelism(parallelism);
     env.enableCheckpointing(checkpointMillis);
     return env;
+  }
+
+  /**
+   * Cancels {@code job} and waits until it ended: a cancel is acknowledged before the job's tasks
+   * stopped, and what the test checks next (files on disk, snapshots) must not race with the
+   * clean-up of the operators closing.
+   */
+  public static void cancelAndWait(JobClient job) throws Exception {
+    StreamingJobs.cancelAndWait(job);
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .until(() -> job.getJobStatus().get().isGloballyTerminalState());
   }
 
   /**

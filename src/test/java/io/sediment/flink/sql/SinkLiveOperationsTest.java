@@ -8,6 +8,7 @@ import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.maintenance.RemoveOrphanFiles;
 import io.sediment.table.Table;
 import io.sediment.testutil.FaultyFileSystem;
+import io.sediment.testutil.StreamingJobs;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
 import java.io.IOException;
@@ -135,7 +136,7 @@ class SinkLiveOperationsTest {
             .get();
     int atSavepoint = snapshots(catalog);
     await().atMost(Duration.ofSeconds(60)).until(() -> snapshots(catalog) >= atSavepoint + 5);
-    first.cancel().get();
+    StreamingJobs.cancelAndWait(first);
     Table t = catalog.getTable("db.s");
     Map<Long, Integer> before = counts(t);
 

@@ -18,6 +18,7 @@ import io.sediment.testutil.StreamingJobs;
 import io.sediment.testutil.StreamingJobs.FailOnce;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
+import io.sediment.testutil.WatchedRows;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,7 +42,6 @@ import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
-import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -72,11 +72,11 @@ class StreamingReadTest {
     return new FileSystemCatalog(warehouse.toString()).getTable("db." + name);
   }
 
-  private CloseableIterator<Row> stream(StreamTableEnvironment tEnv, String name) throws Exception {
+  private WatchedRows stream(StreamTableEnvironment tEnv, String name) throws Exception {
     return stream(tEnv, name, "");
   }
 
-  private CloseableIterator<Row> stream(StreamTableEnvironment tEnv, String name, String options)
+  private WatchedRows stream(StreamTableEnvironment tEnv, String name, String options)
       throws Exception {
     DataStream<Row> rows =
         tEnv.toChangelogStream(
@@ -86,7 +86,8 @@ class StreamingReadTest {
                     + " /*+ OPTIONS('continuous.discovery-interval' = '50 ms'"
                     + options
                     + ") */"));
-    return rows.map(new FailOnce<Row>()).returns(rows.getType()).executeAndCollect();
+    return new WatchedRows(
+        rows.map(new FailOnce<Row>()).returns(rows.getType()).executeAndCollect());
   }
 
   /**
@@ -107,7 +108,7 @@ class StreamingReadTest {
       TestTables.writeBatch(r, List.of(row(i)));
     }
     List<Long> first = new ArrayList<>();
-    try (CloseableIterator<Row> it = stream(tEnv, "r", ", 'consumer-id' = 'reader1'")) {
+    try (WatchedRows it = stream(tEnv, "r", ", 'consumer-id' = 'reader1'")) {
       TestTables.writeBatch(r, List.of(row(3L)));
       while (first.size() < 4) {
         first.add((Long) it.next().getField(0));
@@ -125,7 +126,7 @@ class StreamingReadTest {
         .as("retain-max 1, but the consumer needs snapshot %s on", held)
         .startsWith(held);
     List<Long> second = new ArrayList<>();
-    try (CloseableIterator<Row> it = stream(tEnv, "r", ", 'consumer-id' = 'reader1'")) {
+    try (WatchedRows it = stream(tEnv, "r", ", 'consumer-id' = 'reader1'")) {
       while (second.size() < 2) {
         second.add((Long) it.next().getField(0));
       }
@@ -146,7 +147,7 @@ class StreamingReadTest {
     Table a = table("a");
     TestTables.writeBatch(a, List.of(row(0L, 0), row(1L, 1)));
     List<Long> ids = new ArrayList<>();
-    try (CloseableIterator<Row> it = stream(tEnv, "a")) {
+    try (WatchedRows it = stream(tEnv, "a")) {
       long id = 2;
       for (int round = 0; round < 12; round++) {
         List<GenericRowData> rows = new ArrayList<>();
@@ -189,7 +190,7 @@ class StreamingReadTest {
     Random random = new Random(42);
     TestTables.writeBatch(k, List.of(row(0L, "start")));
     Map<Long, String> view = new TreeMap<>();
-    try (CloseableIterator<Row> it = stream(tEnv, "k")) {
+    try (WatchedRows it = stream(tEnv, "k")) {
       for (int round = 0; round < 12; round++) {
         List<GenericRowData> rows = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
@@ -247,13 +248,14 @@ class StreamingReadTest {
     JobClient compaction = dedicatedJob("db.cnt", CompactListener.NONE);
     Map<Long, Long> view = new TreeMap<>();
     long changes = 0;
-    try (CloseableIterator<Row> it = stream(tEnv, "cnt", ", 'consumer-id' = 'counts'")) {
+    try (WatchedRows it = stream(tEnv, "cnt", ", 'consumer-id' = 'counts'")) {
       TableResult written =
           writer.executeSql(
               "INSERT INTO c.db.cnt SELECT f0 % "
                   + keys
                   + ", COUNT(*) FROM ids GROUP BY f0 % "
                   + keys);
+      it.watching(compaction).watching(written.getJobClient().orElseThrow());
       Map<Long, Long> expected = new TreeMap<>();
       for (long k = 0; k < keys; k++) {
         expected.put(k, n / keys);
@@ -283,7 +285,7 @@ class StreamingReadTest {
       }
       written.await();
     } finally {
-      compaction.cancel().get();
+      StreamingJobs.cancelAndWait(compaction);
     }
     assertThat(FailOnce.FAILED).as("the reader failed over once").isTrue();
     assertThat(changes).as("the counts were read as they grew").isGreaterThan(2L * keys);
@@ -314,9 +316,10 @@ class StreamingReadTest {
     Rewrites.COUNT.set(0);
     JobClient compaction = dedicatedJob("db.events", new Rewrites());
     List<Long> ids = new ArrayList<>();
-    try (CloseableIterator<Row> it = stream(tEnv, "events", ", 'consumer-id' = 'events'")) {
+    try (WatchedRows it = stream(tEnv, "events", ", 'consumer-id' = 'events'")) {
       TableResult written =
           writer.executeSql("INSERT INTO c.db.events SELECT f0, CAST(f0 % 2 AS INT) FROM ids");
+      it.watching(compaction).watching(written.getJobClient().orElseThrow());
       Set<Long> distinct = new HashSet<>();
       while (distinct.size() < n) {
         Row r = it.next();
@@ -326,7 +329,7 @@ class StreamingReadTest {
       }
       written.await();
     } finally {
-      compaction.cancel().get();
+      StreamingJobs.cancelAndWait(compaction);
     }
     assertThat(ids).as("every row once").doesNotHaveDuplicates().hasSize((int) n);
     assertThat(FailOnce.FAILED).as("the reader failed over once").isTrue();
