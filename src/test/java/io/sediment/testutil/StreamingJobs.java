@@ -42,7 +42,7 @@ public final class StreamingJobs {
    * clean-up of the operators closing.
    */
   public static void cancelAndWait(JobClient job) throws Exception {
-    StreamingJobs.cancelAndWait(job);
+    job.cancel().get();
     await()
         .atMost(Duration.ofMinutes(2))
         .until(() -> job.getJobStatus().get().isGloballyTerminalState());
