@@ -35,7 +35,7 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
  * an embedded local one configured by {@code flink-conf/config.yaml} (see {@link
  * #configurationDirectory}).
  */
-final class FlinkEnvironments {
+public final class FlinkEnvironments {
 
   private FlinkEnvironments() {}
 
@@ -60,7 +60,7 @@ final class FlinkEnvironments {
    * FLINK_PLUGINS_DIR} (default {@code plugins/}), as a Flink process does: for a warehouse on an
    * object store used without a Flink cluster (the S3 plugin, its endpoint and credentials).
    */
-  static void initializeFileSystems() {
+  public static void initializeFileSystems() {
     Configuration conf = configuration();
     FileSystem.initialize(conf, PluginUtils.createPluginManagerFromRootFolder(conf));
   }
@@ -135,7 +135,7 @@ final class FlinkEnvironments {
    * environments whose jobs are submitted to it: start-up stays out of a timed job (a plain local
    * environment starts and stops a cluster inside every execute()).
    */
-  static final class Embedded implements AutoCloseable {
+  public static final class Embedded implements AutoCloseable {
     private static final String EXECUTOR = "sediment-embedded-minicluster";
 
     private final MiniCluster cluster;
@@ -151,7 +151,7 @@ final class FlinkEnvironments {
       this.startSeconds = startSeconds;
     }
 
-    static Embedded start(int parallelism) throws Exception {
+    public static Embedded start(int parallelism) throws Exception {
       long t0 = System.nanoTime();
       Configuration conf = configuration();
       int slots = Math.max(parallelism, conf.get(TaskManagerOptions.NUM_TASK_SLOTS));
@@ -171,7 +171,7 @@ final class FlinkEnvironments {
       return new Embedded(mc, envConf, parallelism, (System.nanoTime() - t0) / 1e9);
     }
 
-    double startSeconds() {
+    public double startSeconds() {
       return startSeconds;
     }
 
@@ -181,7 +181,7 @@ final class FlinkEnvironments {
      * benchmark runs two of these before timing, as the peers' harness does, and reports them
      * separately.
      */
-    double runNoopJob() throws Exception {
+    public double runNoopJob() throws Exception {
       long t0 = System.nanoTime();
       StreamExecutionEnvironment env = newEnv();
       env.setRuntimeMode(RuntimeExecutionMode.BATCH);
@@ -198,7 +198,7 @@ final class FlinkEnvironments {
     }
 
     /** A new environment whose jobs run on this cluster. */
-    StreamExecutionEnvironment newEnv() {
+    public StreamExecutionEnvironment newEnv() {
       StreamExecutionEnvironment env =
           new StreamExecutionEnvironment(
               executors(), new Configuration(conf), Thread.currentThread().getContextClassLoader());
@@ -207,7 +207,7 @@ final class FlinkEnvironments {
     }
 
     /** The 99th percentile of a job's completed checkpoints' durations in seconds (0: none). */
-    double checkpointP99Seconds(JobID job) throws Exception {
+    public double checkpointP99Seconds(JobID job) throws Exception {
       StatsSummarySnapshot durations =
           cluster
               .getExecutionGraph(job)

@@ -5,6 +5,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
@@ -38,8 +39,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
       ExpireSnapshotsCommand.class,
       RemoveOrphanFilesCommand.class,
       DemoCommand.class,
-      SqlCommand.class,
-      BenchCommand.class
+      SqlCommand.class
     })
 public final class SedimentCli implements Callable<Integer> {
 
@@ -66,6 +66,9 @@ public final class SedimentCli implements Callable<Integer> {
   /** Runs the command line; returns the exit code instead of exiting. */
   public static int run(String[] args, PrintStream out, PrintStream err) {
     CommandLine cmd = new CommandLine(new SedimentCli());
+    for (ExtraCommand extra : ServiceLoader.load(ExtraCommand.class)) {
+      cmd.addSubcommand(extra);
+    }
     cmd.setOut(new PrintWriter(out, true));
     cmd.setErr(new PrintWriter(err, true));
     cmd.setParameterExceptionHandler(

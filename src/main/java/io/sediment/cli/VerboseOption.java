@@ -4,9 +4,10 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code --verbose}: print the logs on the terminal and the stack traces of errors. Read by {@link
- * SedimentCli} (logging set-up and error handler, as a matched option), not by the commands.
+ * SedimentCli} (logging set-up and error handler, as a matched option), not by the commands. Public
+ * for commands outside this package (the benchmark's {@code bench}).
  */
-final class VerboseOption {
+public final class VerboseOption {
 
   @Option(
       names = "--verbose",
@@ -14,5 +15,5 @@ final class VerboseOption {
           "Print logs on the terminal (otherwise only in this run's file"
               + " ~/.sediment/log/sediment-<time>-<pid>.log, or in $SEDIMENT_LOG_DIR) and the"
               + " stack traces of errors.")
-  boolean verbose;
+  public boolean verbose;
 }

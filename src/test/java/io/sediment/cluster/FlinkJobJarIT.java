@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sediment.cli.SedimentCli;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.jar.JarFile;
+import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
 import org.junit.jupiter.api.Test;
 
@@ -64,6 +66,47 @@ class FlinkJobJarIT {
             "io/sediment/cli/SedimentCli.class",
             "org/apache/flink/runtime/minicluster/MiniCluster.class",
             "org/apache/logging/log4j/core/Logger.class");
+  }
+
+  /**
+   * The benchmark ships apart: no product jar carries io.sediment.bench (nor the service file that
+   * adds {@code bench} to the CLI); target/sediment-*-bench.jar carries both, and bin/sediment adds
+   * it to the class path.
+   */
+  @Test
+  void theBenchmarkIsInItsOwnJarOnly() throws IOException {
+    for (Path product : List.of(JOB_JAR, CLI_JAR, mainJar())) {
+      assertThat(entries(product))
+          .as("benchmark entries in %s", product)
+          .noneMatch(
+              e ->
+                  e.startsWith("io/sediment/bench/")
+                      || e.endsWith("ExtraCommand") && e.startsWith("META-INF/"));
+    }
+    assertThat(entries(jarEndingWith("-bench.jar")))
+        .contains(
+            "io/sediment/bench/BenchCommand.class",
+            "io/sediment/bench/BenchRunner.class",
+            "META-INF/services/io.sediment.cli.ExtraCommand")
+        .noneMatch(e -> e.startsWith("io/sediment/cli/"));
+  }
+
+  private static Path mainJar() throws IOException {
+    try (Stream<Path> files = Files.list(Path.of("target"))) {
+      return files
+          .filter(f -> f.getFileName().toString().matches("sediment-[0-9][^-]*(-SNAPSHOT)?\\.jar"))
+          .findFirst()
+          .orElseThrow(() -> new AssertionError("no target/sediment-<version>.jar"));
+    }
+  }
+
+  private static Path jarEndingWith(String suffix) throws IOException {
+    try (Stream<Path> files = Files.list(Path.of("target"))) {
+      return files
+          .filter(f -> f.getFileName().toString().endsWith(suffix))
+          .findFirst()
+          .orElseThrow(() -> new AssertionError("no target/*" + suffix));
+    }
   }
 
   private static List<String> entries(Path jar) throws IOException {

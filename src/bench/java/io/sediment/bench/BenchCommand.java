@@ -1,11 +1,9 @@
-package io.sediment.cli;
+package io.sediment.bench;
 
-import io.sediment.bench.BenchResult;
-import io.sediment.bench.BenchRunner;
-import io.sediment.bench.DirectoryScanBench;
-import io.sediment.bench.ObjectStoreWarehouse;
-import io.sediment.bench.Scale;
-import io.sediment.bench.StreamingBench;
+import io.sediment.cli.ExitCodes;
+import io.sediment.cli.ExtraCommand;
+import io.sediment.cli.FlinkEnvironments;
+import io.sediment.cli.VerboseOption;
 import io.sediment.compact.CompactBuilder;
 import io.sediment.flink.CompactJob;
 import io.sediment.fs.FileIO;
@@ -20,7 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -45,7 +42,7 @@ import picocli.CommandLine.Spec;
             + " verify, print the figures. W4 compacts W1 and then times full and one-column"
             + " scans of the output with Sediment's and parquet-mr's readers; W4 --scan-dir scans"
             + " given directories of Parquet files instead (any writer's). Exit 0 when verified.")
-final class BenchCommand implements Callable<Integer> {
+public final class BenchCommand implements ExtraCommand {
 
   @Spec CommandSpec spec;
 
