@@ -3,6 +3,7 @@ package io.sediment.cli;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.ServiceLoader;
@@ -65,9 +66,21 @@ public final class SedimentCli implements Callable<Integer> {
 
   /** Runs the command line; returns the exit code instead of exiting. */
   public static int run(String[] args, PrintStream out, PrintStream err) {
+    List<ExtraCommand> extras = new ArrayList<>();
+    ServiceLoader.load(ExtraCommand.class).forEach(extras::add);
+    return run(args, out, err, extras);
+  }
+
+  /** As {@link #run(String[], PrintStream, PrintStream)}, with these commands from outside. */
+  static int run(String[] args, PrintStream out, PrintStream err, List<ExtraCommand> extras) {
     CommandLine cmd = new CommandLine(new SedimentCli());
-    for (ExtraCommand extra : ServiceLoader.load(ExtraCommand.class)) {
-      cmd.addSubcommand(extra);
+    extras.forEach(cmd::addSubcommand);
+    if (args.length > 0 && args[0].equals("bench") && !cmd.getSubcommands().containsKey("bench")) {
+      err.println(
+          "Error: 'bench' is not in this build: the benchmark ships apart, in"
+              + " target/sediment-<version>-bench.jar (`mvn package` builds it; bin/sediment puts"
+              + " it on the class path).");
+      return ExitCodes.USAGE;
     }
     cmd.setOut(new PrintWriter(out, true));
     cmd.setErr(new PrintWriter(err, true));

@@ -376,4 +376,20 @@ class SedimentCliTest {
     assertThat(option.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(option.err()).contains("Did you mean: --warehouse?");
   }
+
+  /** A CLI without the bench jar says where the benchmark is instead of "Unmatched arguments". */
+  @Test
+  void benchWithoutTheBenchJarSaysWhereItIs() {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        SedimentCli.run(
+            new String[] {"bench", "W1"},
+            new PrintStream(new ByteArrayOutputStream()),
+            new PrintStream(err, true),
+            List.of());
+    assertThat(code).isEqualTo(ExitCodes.USAGE);
+    assertThat(err.toString())
+        .contains("'bench' is not in this build")
+        .contains("sediment-<version>-bench.jar");
+  }
 }
