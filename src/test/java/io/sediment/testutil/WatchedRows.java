@@ -91,8 +91,11 @@ public final class WatchedRows implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
-    rows.close();
-    reader.interrupt();
-    reader.join(TimeUnit.SECONDS.toMillis(30));
+    try {
+      rows.close();
+    } finally {
+      reader.interrupt();
+      reader.join(TimeUnit.SECONDS.toMillis(30));
+    }
   }
 }

@@ -30,12 +30,16 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.GenericRowData;
@@ -376,6 +380,35 @@ class StreamingReadTest {
     @Override
     public void rewritten(CompactTask task, CompactTaskResult result) {
       COUNT.incrementAndGet();
+    }
+  }
+
+  /**
+   * A read that watches a job ends with that job's error when the job fails, instead of waiting for
+   * rows the job would have made (the wait of the last CI hang had no end).
+   */
+  @Test
+  void aReadWatchingAJobThatFailsEndsWithThatJobsError() throws Exception {
+    StreamTableEnvironment tEnv = streaming();
+    FailOnce.reset(false);
+    tEnv.executeSql("CREATE TABLE c.db.w (id BIGINT)");
+    Configuration noRestart = new Configuration();
+    noRestart.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(noRestart);
+    env.fromData(1L)
+        .map(
+            (MapFunction<Long, Long>)
+                x -> {
+                  throw new IllegalStateException("the producer broke");
+                })
+        .returns(Types.LONG)
+        .sinkTo(new DiscardingSink<>());
+    JobClient producer = env.executeAsync("a producer that fails");
+    try (WatchedRows it = stream(tEnv, "w").watching(producer)) {
+      assertThatThrownBy(it::next)
+          .isInstanceOf(AssertionError.class)
+          .hasMessageContaining("ended FAILED while its rows were awaited")
+          .hasStackTraceContaining("the producer broke");
     }
   }
 
