@@ -8,6 +8,7 @@ import io.sediment.cli.SedimentCliTest.Result;
 import io.sediment.manifest.Snapshot;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
+import io.sediment.testutil.SharedMiniCluster;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
 import java.io.RandomAccessFile;
@@ -17,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.flink.table.api.DataTypes;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 class CliErrorsTest {
 
   @RegisterExtension
-  static final MiniClusterExtension MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
+  static final SharedMiniCluster MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
 
   @TempDir Path dir;
 

@@ -8,13 +8,13 @@ import io.sediment.cli.SedimentCliTest.Result;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
+import io.sediment.testutil.SharedMiniCluster;
 import io.sediment.testutil.StrategyTables;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,7 +25,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class CompactStrategyCliTest {
 
   @RegisterExtension
-  static final MiniClusterExtension MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
+  static final SharedMiniCluster MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
 
   @TempDir Path dir;
 

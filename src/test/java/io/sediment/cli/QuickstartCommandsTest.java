@@ -2,6 +2,7 @@ package io.sediment.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sediment.testutil.SharedMiniCluster;
 import io.sediment.testutil.TestClusters;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -10,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 class QuickstartCommandsTest {
 
   @RegisterExtension
-  static final MiniClusterExtension MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
+  static final SharedMiniCluster MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
 
   @TempDir Path dir;
 

@@ -11,6 +11,7 @@ import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
 import io.sediment.testutil.FaultyFileSystem;
+import io.sediment.testutil.SharedMiniCluster;
 import io.sediment.testutil.StreamingJobs;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
@@ -31,7 +32,6 @@ import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -46,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
 class CheckpointDuringRewriteTest {
 
   @RegisterExtension
-  static final MiniClusterExtension MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
+  static final SharedMiniCluster MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
 
   @TempDir Path dir;
 

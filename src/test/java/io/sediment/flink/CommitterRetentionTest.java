@@ -10,6 +10,7 @@ import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
 import io.sediment.testutil.FaultyFileSystem;
+import io.sediment.testutil.SharedMiniCluster;
 import io.sediment.testutil.StreamingJobs;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Files;
@@ -28,7 +29,6 @@ import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -45,8 +45,8 @@ class CommitterRetentionTest {
   private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
 
   @RegisterExtension
-  static final MiniClusterExtension MINI_CLUSTER =
-      new MiniClusterExtension(
+  static final SharedMiniCluster MINI_CLUSTER =
+      new SharedMiniCluster(
           new MiniClusterResourceConfiguration.Builder()
               .setConfiguration(REPORTER.addToConfiguration(new Configuration()))
               .setNumberTaskManagers(1)

@@ -9,6 +9,7 @@ import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactTask;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.table.Table;
+import io.sediment.testutil.SharedMiniCluster;
 import io.sediment.testutil.StreamingJobs;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
@@ -24,7 +25,6 @@ import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,8 +35,8 @@ class CompactMetricsTest {
   private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
 
   @RegisterExtension
-  static final MiniClusterExtension MINI_CLUSTER =
-      new MiniClusterExtension(
+  static final SharedMiniCluster MINI_CLUSTER =
+      new SharedMiniCluster(
           new MiniClusterResourceConfiguration.Builder()
               .setConfiguration(REPORTER.addToConfiguration(new Configuration()))
               .setNumberTaskManagers(1)

@@ -8,6 +8,7 @@ import io.sediment.compact.CompactResult;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
+import io.sediment.testutil.SharedMiniCluster;
 import io.sediment.testutil.StrategyTables;
 import io.sediment.testutil.StreamingJobs;
 import io.sediment.testutil.TestClusters;
@@ -15,7 +16,6 @@ import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 class CompactStrategyJobTest {
 
   @RegisterExtension
-  static final MiniClusterExtension MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
+  static final SharedMiniCluster MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
 
   @TempDir Path dir;
 

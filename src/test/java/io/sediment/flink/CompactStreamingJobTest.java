@@ -15,6 +15,7 @@ import io.sediment.manifest.Snapshot;
 import io.sediment.schema.Schema;
 import io.sediment.schema.SchemaChange;
 import io.sediment.table.Table;
+import io.sediment.testutil.SharedMiniCluster;
 import io.sediment.testutil.StreamingJobs;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
@@ -31,7 +32,6 @@ import java.util.concurrent.locks.LockSupport;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
 class CompactStreamingJobTest {
 
   @RegisterExtension
-  static final MiniClusterExtension MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
+  static final SharedMiniCluster MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
 
   @TempDir Path dir;
 

@@ -11,6 +11,7 @@ import io.sediment.compact.CompactResult;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
+import io.sediment.testutil.SharedMiniCluster;
 import io.sediment.testutil.StreamingJobs;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
@@ -33,7 +34,6 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -48,7 +48,7 @@ class CompactTaskManagerLossTest {
 
   // Its own cluster: the test replaces the task manager.
   @RegisterExtension
-  static final MiniClusterExtension MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
+  static final SharedMiniCluster MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
 
   @TempDir Path dir;
 

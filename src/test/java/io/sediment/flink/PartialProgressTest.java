@@ -15,6 +15,7 @@ import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.DataSplit;
 import io.sediment.table.Table;
+import io.sediment.testutil.SharedMiniCluster;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Files;
@@ -32,7 +33,6 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.binary.BinaryRowData;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,7 +46,7 @@ import org.junit.jupiter.api.io.TempDir;
 class PartialProgressTest {
 
   @RegisterExtension
-  static final MiniClusterExtension MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
+  static final SharedMiniCluster MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
 
   @TempDir Path dir;
 

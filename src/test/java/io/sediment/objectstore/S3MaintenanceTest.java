@@ -18,6 +18,7 @@ import io.sediment.schema.Schema;
 import io.sediment.table.DataSplit;
 import io.sediment.table.Table;
 import io.sediment.testutil.S3ProxyExtension;
+import io.sediment.testutil.SharedMiniCluster;
 import io.sediment.testutil.StreamingJobs;
 import io.sediment.testutil.TestTables;
 import java.io.IOException;
@@ -40,7 +41,6 @@ import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 import org.apache.flink.util.ExceptionUtils;
@@ -63,8 +63,8 @@ class S3MaintenanceTest {
    * test artifact of one JVM running both; so the check is off here.
    */
   @RegisterExtension
-  static final MiniClusterExtension MINI_CLUSTER =
-      new MiniClusterExtension(
+  static final SharedMiniCluster MINI_CLUSTER =
+      new SharedMiniCluster(
           new MiniClusterResourceConfiguration.Builder()
               .setNumberTaskManagers(1)
               .setNumberSlotsPerTaskManager(2)

@@ -1,7 +1,6 @@
 package io.sediment.testutil;
 
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 
 /** The Flink MiniCluster of the tests that run jobs. */
 public final class TestClusters {
@@ -12,8 +11,8 @@ public final class TestClusters {
    * One task manager with two slots, shared by the tests of a class: parallelism 2 as on the
    * benchmark machine.
    */
-  public static MiniClusterExtension oneTaskManagerTwoSlots() {
-    return new MiniClusterExtension(
+  public static SharedMiniCluster oneTaskManagerTwoSlots() {
+    return new SharedMiniCluster(
         new MiniClusterResourceConfiguration.Builder()
             .setNumberTaskManagers(1)
             .setNumberSlotsPerTaskManager(2)
@@ -24,8 +23,8 @@ public final class TestClusters {
    * One task manager with four slots: room for a writer job, a compaction job and a reading job of
    * parallelism 2 at once.
    */
-  public static MiniClusterExtension oneTaskManagerFourSlots() {
-    return new MiniClusterExtension(
+  public static SharedMiniCluster oneTaskManagerFourSlots() {
+    return new SharedMiniCluster(
         new MiniClusterResourceConfiguration.Builder()
             .setNumberTaskManagers(1)
             .setNumberSlotsPerTaskManager(4)

@@ -8,6 +8,7 @@ import static org.awaitility.Awaitility.await;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.manifest.CommitKind;
 import io.sediment.table.Table;
+import io.sediment.testutil.SharedMiniCluster;
 import io.sediment.testutil.StrategyTables;
 import io.sediment.testutil.TestClusters;
 import io.sediment.testutil.TestTables;
@@ -19,7 +20,6 @@ import org.apache.flink.client.program.ClusterClient;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.InjectClusterClient;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 class CompactStrategySqlTest {
 
   @RegisterExtension
-  static final MiniClusterExtension MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
+  static final SharedMiniCluster MINI_CLUSTER = TestClusters.oneTaskManagerTwoSlots();
 
   @TempDir Path warehouse;
   FileSystemCatalog catalog;

@@ -14,6 +14,7 @@ import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.ConsumerManager;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
+import io.sediment.testutil.SharedMiniCluster;
 import io.sediment.testutil.StreamingJobs;
 import io.sediment.testutil.StreamingJobs.FailOnce;
 import io.sediment.testutil.TestClusters;
@@ -43,7 +44,6 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.GenericRowData;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.junit.jupiter.api.Test;
@@ -58,7 +58,7 @@ import org.junit.jupiter.api.io.TempDir;
 class StreamingReadTest {
 
   @RegisterExtension
-  static final MiniClusterExtension MINI_CLUSTER = TestClusters.oneTaskManagerFourSlots();
+  static final SharedMiniCluster MINI_CLUSTER = TestClusters.oneTaskManagerFourSlots();
 
   @TempDir Path warehouse;
 
@@ -395,6 +395,7 @@ class StreamingReadTest {
     Configuration noRestart = new Configuration();
     noRestart.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(noRestart);
+    env.setParallelism(1);
     env.fromData(1L)
         .map(
             (MapFunction<Long, Long>)
