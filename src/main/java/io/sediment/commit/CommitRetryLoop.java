@@ -77,11 +77,18 @@ final class CommitRetryLoop {
     }
   }
 
-  /** Sleeps a random time up to a bound that doubles with each lost race, capped. */
+  /**
+   * The upper bound of the back-off after {@code attempt + 1} lost races: {@link
+   * #FIRST_BACKOFF_MILLIS}, doubled per further lost race, capped at {@link #MAX_BACKOFF_MILLIS}.
+   */
+  static long backOffBound(int attempt) {
+    return Math.min(MAX_BACKOFF_MILLIS, FIRST_BACKOFF_MILLIS << Math.min(attempt, 16));
+  }
+
+  /** Sleeps a random time up to {@link #backOffBound}. */
   private static void backOff(int attempt) throws InterruptedIOException {
-    long bound = Math.min(MAX_BACKOFF_MILLIS, FIRST_BACKOFF_MILLIS << Math.min(attempt, 16));
     try {
-      TimeUnit.MILLISECONDS.sleep(ThreadLocalRandom.current().nextLong(bound + 1));
+      TimeUnit.MILLISECONDS.sleep(ThreadLocalRandom.current().nextLong(backOffBound(attempt) + 1));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException(
