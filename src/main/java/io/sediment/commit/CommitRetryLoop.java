@@ -85,9 +85,15 @@ final class CommitRetryLoop {
     return Math.min(MAX_BACKOFF_MILLIS, FIRST_BACKOFF_MILLIS << Math.min(attempt, 16));
   }
 
-  /** Sleeps a random time up to {@link #backOffBound}. */
+  /**
+   * Sleeps a random time up to {@link #backOffBound}. An interrupted committer stops here whatever
+   * the draw: a sleep of 0 ms would not look at the interrupt, and the next attempt would commit.
+   */
   private static void backOff(int attempt) throws InterruptedIOException {
     try {
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
       TimeUnit.MILLISECONDS.sleep(ThreadLocalRandom.current().nextLong(backOffBound(attempt) + 1));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
