@@ -13,6 +13,7 @@ import org.apache.flink.runtime.rest.messages.EmptyMessageParameters;
 import org.apache.flink.runtime.rest.messages.EmptyRequestBody;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -45,8 +46,13 @@ public final class SharedMiniCluster
 
   private final MiniClusterExtension cluster;
 
+  /** The slots of the configured task managers: a test that replaces one must start another. */
+  private final int slots;
+
   public SharedMiniCluster(MiniClusterResourceConfiguration configuration) {
     this.cluster = new MiniClusterExtension(configuration);
+    this.slots =
+        configuration.getNumberTaskManagers() * configuration.getNumberSlotsPerTaskManager();
   }
 
   @Override
@@ -92,10 +98,25 @@ public final class SharedMiniCluster
           cancel(client, job);
         }
       }
-      await("every job ended and every slot of the shared MiniCluster is free")
-          .atMost(SLOTS_BACK)
-          .pollInterval(Duration.ofMillis(50))
-          .until(() -> allJobsEnded(client) && allSlotsFree(client));
+      try {
+        await("every job ended and every slot of the shared MiniCluster is free")
+            .atMost(SLOTS_BACK)
+            .pollInterval(Duration.ofMillis(50))
+            .until(() -> allJobsEnded(client) && allSlotsFree(client));
+      } catch (ConditionTimeoutException e) {
+        ClusterOverview overview = overview(client);
+        if (overview.getNumSlotsTotal() < slots) {
+          throw new AssertionError(
+              "The shared MiniCluster has "
+                  + overview.getNumSlotsTotal()
+                  + " slots after this test, not its "
+                  + slots
+                  + ": a task manager was lost (see the test's log for a FATAL error) and not"
+                  + " replaced, so the next tests of the class cannot run their jobs",
+              e);
+        }
+        throw e;
+      }
     }
   }
 
@@ -117,15 +138,19 @@ public final class SharedMiniCluster
         .allMatch(job -> job.getJobState().isGloballyTerminalState());
   }
 
-  private static boolean allSlotsFree(RestClusterClient<StandaloneClusterId> client)
+  private boolean allSlotsFree(RestClusterClient<StandaloneClusterId> client) throws Exception {
+    ClusterOverview overview = overview(client);
+    return overview.getNumSlotsTotal() == slots
+        && overview.getNumSlotsAvailable() == overview.getNumSlotsTotal();
+  }
+
+  private static ClusterOverview overview(RestClusterClient<StandaloneClusterId> client)
       throws Exception {
-    ClusterOverview overview =
-        client
-            .sendRequest(
-                ClusterOverviewHeaders.getInstance(),
-                EmptyMessageParameters.getInstance(),
-                EmptyRequestBody.getInstance())
-            .get();
-    return overview.getNumSlotsAvailable() == overview.getNumSlotsTotal();
+    return client
+        .sendRequest(
+            ClusterOverviewHeaders.getInstance(),
+            EmptyMessageParameters.getInstance(),
+            EmptyRequestBody.getInstance())
+        .get();
   }
 }

@@ -392,6 +392,21 @@ class StreamingReadTest {
     StreamTableEnvironment tEnv = streaming();
     FailOnce.reset(false);
     tEnv.executeSql("CREATE TABLE c.db.w (id BIGINT)");
+    tEnv.executeSql("INSERT INTO c.db.w VALUES (1)").await();
+    try (WatchedRows it = stream(tEnv, "w")) {
+      // the read runs (its collect sink is open) before the producer starts: closing a read whose
+      // sink never opened hits a Flink error that ends the task manager
+      assertThat(it.next().getField(0)).isEqualTo(1L);
+      it.watching(failingProducer());
+      assertThatThrownBy(it::next)
+          .isInstanceOf(AssertionError.class)
+          .hasMessageContaining("ended FAILED while its rows were awaited")
+          .hasStackTraceContaining("the producer broke");
+    }
+  }
+
+  /** A job of one slot that fails at its first record, without restarts. */
+  private static JobClient failingProducer() throws Exception {
     Configuration noRestart = new Configuration();
     noRestart.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(noRestart);
@@ -404,13 +419,7 @@ class StreamingReadTest {
                 })
         .returns(Types.LONG)
         .sinkTo(new DiscardingSink<>());
-    JobClient producer = env.executeAsync("a producer that fails");
-    try (WatchedRows it = stream(tEnv, "w").watching(producer)) {
-      assertThatThrownBy(it::next)
-          .isInstanceOf(AssertionError.class)
-          .hasMessageContaining("ended FAILED while its rows were awaited")
-          .hasStackTraceContaining("the producer broke");
-    }
+    return env.executeAsync("a producer that fails");
   }
 
   @Test
