@@ -128,20 +128,13 @@ class CommitRetryLoopTest {
   @Test
   void aPublishThatFailsAfterItsSnapshotLandedIsALandedCommit() throws IOException {
     SnapshotCommit landsThenFails =
-        new SnapshotCommit() {
-          @Override
-          public boolean tryPublish(Snapshot snapshot, FileIO.PublishFence fence)
-              throws IOException {
-            fileIO.tryCreateExclusive(
-                paths.snapshot(snapshot.id()), snapshot.toJson().getBytes(StandardCharsets.UTF_8));
-            throw new IOException("the reply to the rename was lost");
-          }
-
-          @Override
-          public boolean tryCreate(Path file, byte[] content) {
-            throw new UnsupportedOperationException();
-          }
-        };
+        publishing(
+            (snapshot, fence) -> {
+              fileIO.tryCreateExclusive(
+                  paths.snapshot(snapshot.id()),
+                  snapshot.toJson().getBytes(StandardCharsets.UTF_8));
+              throw new IOException("the reply to the rename was lost");
+            });
 
     SnapshotAttempt landed = loop(landsThenFails, 3).run("c", this::attempt).orElseThrow();
 
@@ -200,17 +193,10 @@ class CommitRetryLoopTest {
     CommitOutcomeUnknownException unknown =
         new CommitOutcomeUnknownException("claimed under the lock", new IOException("x"));
     SnapshotCommit claimed =
-        new SnapshotCommit() {
-          @Override
-          public boolean tryPublish(Snapshot snapshot, FileIO.PublishFence fence) {
-            throw unknown;
-          }
-
-          @Override
-          public boolean tryCreate(Path file, byte[] content) {
-            throw new UnsupportedOperationException();
-          }
-        };
+        publishing(
+            (snapshot, fence) -> {
+              throw unknown;
+            });
 
     assertThatThrownBy(() -> loop(claimed, 3).run("c", this::attempt)).isSameAs(unknown);
     assertThat(cleanedUp).isEmpty();
@@ -254,20 +240,12 @@ class CommitRetryLoopTest {
   void anInterruptDuringTheBackOffCommitsNothing() {
     SnapshotCommit losing = rivalTakesTheIdOfTheFirst(1);
     SnapshotCommit interruptedAfterLosing =
-        new SnapshotCommit() {
-          @Override
-          public boolean tryPublish(Snapshot snapshot, FileIO.PublishFence fence)
-              throws IOException {
-            boolean published = losing.tryPublish(snapshot, fence);
-            Thread.currentThread().interrupt(); // the job is cancelled as the race is lost
-            return published;
-          }
-
-          @Override
-          public boolean tryCreate(Path file, byte[] content) {
-            throw new UnsupportedOperationException();
-          }
-        };
+        publishing(
+            (snapshot, fence) -> {
+              boolean published = losing.tryPublish(snapshot, fence);
+              Thread.currentThread().interrupt(); // the job is cancelled as the race is lost
+              return published;
+            });
     CommitRetryLoop loop = loop(interruptedAfterLosing, 3);
 
     assertThatThrownBy(() -> loop.run("c", this::attempt))
@@ -288,28 +266,29 @@ class CommitRetryLoopTest {
   private SnapshotCommit rivalTakesTheIdOfTheFirst(int attempts) {
     SnapshotCommit real = new ExclusiveCreateSnapshotCommit(snapshots, fileIO);
     int[] publishes = {0};
-    return new SnapshotCommit() {
-      @Override
-      public boolean tryPublish(Snapshot snapshot, FileIO.PublishFence fence) throws IOException {
-        if (publishes[0]++ < attempts) {
-          assertThat(snapshots.tryCommit(rival(snapshot.id()))).isTrue();
-        }
-        return real.tryPublish(snapshot, fence);
-      }
-
-      @Override
-      public boolean tryCreate(Path file, byte[] content) throws IOException {
-        return real.tryCreate(file, content);
-      }
-    };
+    return publishing(
+        (snapshot, fence) -> {
+          if (publishes[0]++ < attempts) {
+            assertThat(snapshots.tryCommit(rival(snapshot.id()))).isTrue();
+          }
+          return real.tryPublish(snapshot, fence);
+        });
   }
 
   /** A commit whose publish throws the error {@code what} returns (after what it does). */
   private static SnapshotCommit failing(PublishAction what) {
+    return publishing(
+        (snapshot, fence) -> {
+          throw what.run(snapshot);
+        });
+  }
+
+  /** A commit that publishes as {@code publish} says; the loop never creates other files. */
+  private static SnapshotCommit publishing(Publish publish) {
     return new SnapshotCommit() {
       @Override
       public boolean tryPublish(Snapshot snapshot, FileIO.PublishFence fence) throws IOException {
-        throw what.run(snapshot);
+        return publish.tryPublish(snapshot, fence);
       }
 
       @Override
@@ -317,6 +296,11 @@ class CommitRetryLoopTest {
         throw new UnsupportedOperationException();
       }
     };
+  }
+
+  @FunctionalInterface
+  private interface Publish {
+    boolean tryPublish(Snapshot snapshot, FileIO.PublishFence fence) throws IOException;
   }
 
   @FunctionalInterface
