@@ -213,6 +213,7 @@ class TaskLedgerTest {
         long before = taken.get();
         ledger.requestReplan();
         Awaitility.await()
+            .pollInSameThread() // no thread per wait: 20,000 waits
             .pollDelay(0, TimeUnit.MILLISECONDS)
             .pollInterval(1, TimeUnit.MILLISECONDS)
             .atMost(10, TimeUnit.SECONDS)
