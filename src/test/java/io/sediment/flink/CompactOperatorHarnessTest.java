@@ -1,0 +1,554 @@
+package io.sediment.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.compact.CompactPlanner;
+import io.sediment.compact.CompactResult;
+import io.sediment.compact.CompactSpec;
+import io.sediment.compact.CompactTask;
+import io.sediment.compact.CompactTaskResult;
+import io.sediment.compact.ExecutionMode;
+import io.sediment.manifest.CommitKind;
+import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.Snapshot;
+import io.sediment.table.Table;
+import io.sediment.table.TableCommit;
+import io.sediment.testutil.TestTables;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.jobgraph.OperatorID;
+import org.apache.flink.runtime.metrics.groups.InternalOperatorMetricGroup;
+import org.apache.flink.runtime.metrics.util.InterceptingOperatorMetricGroup;
+import org.apache.flink.runtime.metrics.util.InterceptingTaskMetricGroup;
+import org.apache.flink.runtime.operators.testutils.MockEnvironment;
+import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The rewrite operator and the committer, each alone in Flink's operator test harness: the windows,
+ * aborts, failure limit, restores and clean-ups of each, step by step, without a job. The jobs that
+ * wire them together are tested on a MiniCluster (CompactStreamingJobTest, CompactBatchJobTest,
+ * CompactFailureLimitTest).
+ */
+class CompactOperatorHarnessTest {
+
+  private static final String USER = "harness-user";
+
+  /** What the error of {@link #failedMessage} says of the input it broke. */
+  private static final String INJECTED = "Cannot read the Parquet footer of data file";
+
+  @TempDir Path dir;
+
+  private Table table;
+  private CompactTargets targets;
+  private List<String> rowsBefore;
+  private final RecordingListener listener = new RecordingListener();
+  // of the rewriter and the committer made last
+  private final Map<Class<?>, InterceptingOperatorMetricGroup> metrics = new HashMap<>();
+  private final Map<Class<?>, MockEnvironment> environments = new HashMap<>();
+
+  /** Three partitions of four small files each: one append task per partition. */
+  @BeforeEach
+  void setUp() {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    table =
+        TestTables.create(
+            catalog,
+            "t",
+            FlinkTestSupport.partitioned().option("compaction.min.file-num", "3").build());
+    FlinkTestSupport.fill(table, 0, 4, 5, "a", "b", "c");
+    rowsBefore = FlinkTestSupport.rows(table);
+    targets =
+        new CompactTargets(dir.toString(), CompactSpec.forTable("db.t", table.store()).build());
+  }
+
+  private List<CompactTaskSplit> splits() {
+    List<CompactTask> tasks =
+        new CompactPlanner(table.store(), "db.t")
+            .plan(table.latestSnapshot().orElseThrow(), null, Set.of());
+    assertThat(tasks).hasSize(3);
+    List<CompactTaskSplit> out = new ArrayList<>();
+    for (CompactTask t : tasks) {
+      out.add(new CompactTaskSplit("task-" + out.size(), t, USER));
+    }
+    return out;
+  }
+
+  private OneInputStreamOperatorTestHarness<CompactTaskSplit, CompactMessage> rewriter(
+      ExecutionMode mode) throws Exception {
+    var harness =
+        new OneInputStreamOperatorTestHarness<>(
+            new CompactRewriteOperator(targets, listener, mode),
+            environment(CompactRewriteOperator.class));
+    harness.open();
+    return harness;
+  }
+
+  /** An environment whose operator metrics and accumulators the test reads. */
+  private MockEnvironment environment(Class<?> operator) {
+    InterceptingOperatorMetricGroup operatorMetrics = new InterceptingOperatorMetricGroup();
+    metrics.put(operator, operatorMetrics);
+    MockEnvironment environment =
+        new MockEnvironmentBuilder()
+            .setMetricGroup(
+                new InterceptingTaskMetricGroup() {
+                  @Override
+                  public InternalOperatorMetricGroup getOrAddOperator(
+                      OperatorID id, String name, Map<String, String> variables) {
+                    return operatorMetrics;
+                  }
+                })
+            .build();
+    environments.put(operator, environment);
+    return environment;
+  }
+
+  private long counter(Class<?> operator, String name) {
+    return ((Counter) metrics.get(operator).get(name)).getCount();
+  }
+
+  private Object gauge(Class<?> operator, String name) {
+    return ((Gauge<?>) metrics.get(operator).get(name)).getValue();
+  }
+
+  private Object accumulator(Class<?> operator, String name) {
+    return environments
+        .get(operator)
+        .getAccumulatorRegistry()
+        .getUserMap()
+        .get(name)
+        .getLocalValue();
+  }
+
+  /** What the listener was told, in order. */
+  static final class RecordingListener implements CompactListener {
+    final List<String> calls = new ArrayList<>();
+
+    @Override
+    public void rewritten(CompactTask task, CompactTaskResult result) {
+      calls.add("rewritten " + task.partitionPath());
+    }
+
+    @Override
+    public void beforeCommit(long checkpointId) {
+      calls.add("beforeCommit " + checkpointId);
+    }
+  }
+
+  /** The messages of rewriting {@code splits} (a batch rewrite operator keeps every output). */
+  private List<CompactMessage> rewritten(List<CompactTaskSplit> splits) throws Exception {
+    try (var harness = rewriter(ExecutionMode.BATCH)) {
+      for (CompactTaskSplit s : splits) {
+        harness.processElement(new StreamRecord<>(s));
+      }
+      return harness.extractOutputValues();
+    }
+  }
+
+  private OneInputStreamOperatorTestHarness<CompactMessage, Void> committer(
+      ExecutionMode mode, OperatorSubtaskState restored) throws Exception {
+    var harness =
+        new OneInputStreamOperatorTestHarness<>(
+            new CompactCommitter(targets, USER, mode, 2, listener),
+            environment(CompactCommitter.class));
+    harness.setup();
+    if (restored != null) {
+      harness.initializeState(restored);
+    } else {
+      harness.initializeEmptyState();
+    }
+    harness.open();
+    return harness;
+  }
+
+  // ---- the rewrite operator ----
+
+  @Test
+  void eachTaskIsEmittedWithItsOutputsAndOneMarkerPerOutput() throws Exception {
+    List<CompactMessage> messages = rewritten(splits());
+
+    assertThat(messages).hasSize(3).noneMatch(CompactMessage::failed);
+    for (CompactMessage m : messages) {
+      assertThat(m.result().filesRead()).isEqualTo(4);
+      assertThat(m.markers()).hasSize(1);
+      assertThat(Path.of(URI.create(m.markers().get(0)))).exists();
+      assertThat(output(m)).exists();
+    }
+    assertThat(markerNames()).hasSize(3);
+    // nothing is committed by the rewrite
+    assertThat(FlinkTestSupport.snapshots(table)).hasSize(4);
+    // the listener hears of each rewrite before its result is emitted; the metrics count them
+    assertThat(listener.calls)
+        .containsExactlyInAnyOrder("rewritten p=a", "rewritten p=b", "rewritten p=c");
+    Class<?> r = CompactRewriteOperator.class;
+    assertThat(counter(r, "tasksDone")).isEqualTo(3);
+    assertThat(counter(r, "tasksFailed")).isZero();
+    assertThat(counter(r, "filesRead")).isEqualTo(12);
+    assertThat(counter(r, "filesWritten")).isEqualTo(3);
+    long bytesRead = 0;
+    long bytesWritten = 0;
+    for (CompactMessage m : messages) {
+      bytesRead += m.result().bytesRead();
+      bytesWritten += Files.size(output(m));
+    }
+    assertThat(bytesRead).isPositive();
+    assertThat(counter(r, "bytesRead")).isEqualTo(bytesRead);
+    assertThat(counter(r, "bytesWritten")).isEqualTo(bytesWritten);
+    assertThat(gauge(r, "tasksRunning")).isEqualTo(0);
+    assertThat(accumulator(r, CompactRewriteOperator.TASKS_DONE_ACCUMULATOR)).isEqualTo(3);
+  }
+
+  @Test
+  void aFailedTaskIsEmittedAsAFailureLeavingNeitherOutputNorMarker() throws Exception {
+    List<CompactTaskSplit> splits = splits();
+    DataFileMeta victim = splits.get(0).task().inputs().get(2);
+    Files.delete(dataFile(victim.fileName()));
+    Set<String> filesBefore = dataFileNames();
+
+    List<CompactMessage> messages = rewritten(splits.subList(0, 1));
+
+    assertThat(messages).hasSize(1);
+    assertThat(messages.get(0).failed()).isTrue();
+    assertThat(messages.get(0).failureCause()).hasStackTraceContaining(victim.fileName());
+    assertThat(dataFileNames()).isEqualTo(filesBefore);
+    assertThat(markerNames()).isEmpty();
+    assertThat(listener.calls).isEmpty();
+    assertThat(counter(CompactRewriteOperator.class, "tasksFailed")).isEqualTo(1);
+    assertThat(counter(CompactRewriteOperator.class, "tasksDone")).isZero();
+    assertThat(
+            accumulator(
+                CompactRewriteOperator.class, CompactRewriteOperator.TASKS_DONE_ACCUMULATOR))
+        .isEqualTo(1);
+  }
+
+  /**
+   * Streaming: results emitted after the last barrier are in no checkpoint that can complete, so
+   * closing the operator (a cancel, a failover) deletes their outputs and markers; those emitted
+   * before the barrier are the committer's.
+   */
+  @Test
+  void closingAStreamingRewriterDeletesWhatItEmittedAfterTheLastBarrier() throws Exception {
+    List<CompactTaskSplit> splits = splits();
+    List<CompactMessage> messages;
+    try (var harness = rewriter(ExecutionMode.STREAMING)) {
+      harness.processElement(new StreamRecord<>(splits.get(0)));
+      harness.snapshot(1, 1);
+      harness.processElement(new StreamRecord<>(splits.get(1)));
+      harness.processElement(new StreamRecord<>(splits.get(2)));
+      messages = harness.extractOutputValues();
+    }
+
+    assertThat(messages).hasSize(3);
+    assertThat(output(messages.get(0))).exists();
+    assertThat(markerNames()).hasSize(1);
+    for (CompactMessage late : messages.subList(1, 3)) {
+      assertThat(output(late)).doesNotExist();
+    }
+  }
+
+  @Test
+  void closingABatchRewriterKeepsEveryEmittedOutput() throws Exception {
+    List<CompactMessage> messages = rewritten(splits());
+
+    for (CompactMessage m : messages) {
+      assertThat(output(m)).exists();
+    }
+    assertThat(markerNames()).hasSize(3);
+  }
+
+  // ---- the committer ----
+
+  @Test
+  void eachCompletedCheckpointCommitsTheMessagesBeforeItsBarrier() throws Exception {
+    try (var harness = committer(ExecutionMode.STREAMING, null)) {
+      List<CompactMessage> messages = rewritten(splits());
+      harness.processElement(new StreamRecord<>(messages.get(0)));
+      harness.processElement(new StreamRecord<>(messages.get(1)));
+      harness.snapshot(1, 1);
+      harness.processElement(new StreamRecord<>(messages.get(2)));
+      harness.notifyOfCompletedCheckpoint(1);
+
+      Snapshot first = table.latestSnapshot().orElseThrow();
+      assertThat(first.commitKind()).isEqualTo(CommitKind.COMPACT);
+      assertThat(first.commitIdentifier()).isEqualTo(1);
+      assertThat(first.commitUser()).isEqualTo(USER);
+      assertThat(FlinkTestSupport.filesPerPartition(table))
+          .containsEntry("p=a", 1)
+          .containsEntry("p=b", 1)
+          .containsEntry("p=c", 4);
+
+      harness.snapshot(2, 2);
+      harness.notifyOfCompletedCheckpoint(2);
+      assertThat(table.latestSnapshot().orElseThrow().commitIdentifier()).isEqualTo(2);
+      assertThat(FlinkTestSupport.filesPerPartition(table)).containsEntry("p=c", 1);
+      // a checkpoint without messages commits nothing
+      harness.snapshot(3, 3);
+      harness.notifyOfCompletedCheckpoint(3);
+      assertThat(counter(CompactCommitter.class, "commits")).isEqualTo(2);
+      assertThat(counter(CompactCommitter.class, "failedWindows")).isZero();
+    }
+    assertThat(listener.calls)
+        .endsWith("beforeCommit 1", "beforeCommit 2")
+        .doesNotContain("beforeCommit 3");
+    assertThat(FlinkTestSupport.snapshots(table)).hasSize(6);
+    assertThat(FlinkTestSupport.rows(table)).containsExactlyInAnyOrderElementsOf(rowsBefore);
+    assertThat(markerNames()).isEmpty();
+    // each committed window tells the task source that its tasks' files may be planned again
+    assertThat(releaseNames())
+        .hasSize(2)
+        .anyMatch(n -> n.startsWith("release-1-"))
+        .anyMatch(n -> n.startsWith("release-2-"));
+    assertThat(FlinkTestSupport.unreferencedDataFiles(table, tableDir()))
+        .hasSize(12); // the compacted inputs, left for expiry
+  }
+
+  /**
+   * A window with a failed task commits nothing and deletes every output of the window; windows
+   * failing in a row up to compaction.max-consecutive-failures fail the committer, and a committed
+   * window in between starts the count again.
+   */
+  @Test
+  void aWindowWithAFailedTaskIsAbortedWholeAndTheLimitCountsWindowsInARow() throws Exception {
+    try (var harness = committer(ExecutionMode.STREAMING, null)) {
+      List<CompactTaskSplit> splits = splits();
+      List<CompactMessage> good = rewritten(splits.subList(0, 2));
+      CompactMessage failed = failedMessage(splits.get(2));
+      harness.processElement(new StreamRecord<>(good.get(0)));
+      harness.processElement(new StreamRecord<>(failed));
+      harness.snapshot(1, 1);
+      harness.notifyOfCompletedCheckpoint(1); // failed window 1 of 2
+      assertThat(gauge(CompactCommitter.class, "consecutiveFailures")).isEqualTo(1);
+      assertThat(counter(CompactCommitter.class, "failedWindows")).isEqualTo(1);
+      assertThat(FlinkTestSupport.snapshots(table)).hasSize(4);
+      assertThat(output(good.get(0))).doesNotExist();
+      assertThat(markerNames()).hasSize(1); // good.get(1)'s, not yet in a window
+
+      harness.processElement(new StreamRecord<>(good.get(1)));
+      harness.snapshot(2, 2);
+      harness.notifyOfCompletedCheckpoint(2); // committed: the count starts again
+      assertThat(gauge(CompactCommitter.class, "consecutiveFailures")).isEqualTo(0);
+      assertThat(table.latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.COMPACT);
+
+      harness.processElement(new StreamRecord<>(failed));
+      harness.snapshot(3, 3);
+      harness.notifyOfCompletedCheckpoint(3); // failed window 1 of 2
+      harness.processElement(new StreamRecord<>(failed));
+      harness.snapshot(4, 4);
+      assertThatThrownBy(() -> harness.notifyOfCompletedCheckpoint(4))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("Compaction failed in 2 windows in a row")
+          .hasMessageContaining("compaction.max-consecutive-failures=2")
+          .hasMessageContaining(INJECTED);
+    }
+    assertThat(FlinkTestSupport.snapshots(table)).hasSize(5);
+    assertThat(FlinkTestSupport.rows(table)).containsExactlyInAnyOrderElementsOf(rowsBefore);
+    assertThat(FlinkTestSupport.orphanDataFiles(table, tableDir())).isEmpty();
+  }
+
+  /**
+   * The count of failed windows in a row is in the committer's state: a restore goes on with it.
+   */
+  @Test
+  void theCountOfFailedWindowsInARowSurvivesARestore() throws Exception {
+    OperatorSubtaskState state;
+    CompactMessage failed;
+    try (var harness = committer(ExecutionMode.STREAMING, null)) {
+      failed = failedMessage(splits().get(0));
+      harness.processElement(new StreamRecord<>(failed));
+      harness.snapshot(1, 1);
+      harness.notifyOfCompletedCheckpoint(1);
+      state = harness.snapshot(2, 2);
+    }
+    try (var harness = committer(ExecutionMode.STREAMING, state)) {
+      assertThat(gauge(CompactCommitter.class, "consecutiveFailures")).isEqualTo(1);
+      harness.processElement(new StreamRecord<>(failed));
+      harness.snapshot(3, 3);
+      assertThatThrownBy(() -> harness.notifyOfCompletedCheckpoint(3))
+          .hasMessageContaining("Compaction failed in 2 windows in a row");
+    }
+  }
+
+  /**
+   * A restored committer commits the windows of its state that never saw their checkpoint complete,
+   * once however often it is restored, and deletes the outputs of tasks that ran after the restored
+   * checkpoint (their markers name them; no window holds them).
+   */
+  @Test
+  void aRestoreCommitsTheRestoredWindowsOnceAndDeletesLaterOutputs() throws Exception {
+    OperatorSubtaskState state;
+    List<CompactMessage> messages;
+    try (var harness = committer(ExecutionMode.STREAMING, null)) {
+      messages = rewritten(splits());
+      harness.processElement(new StreamRecord<>(messages.get(0)));
+      harness.processElement(new StreamRecord<>(messages.get(1)));
+      state = harness.snapshot(7, 7);
+      harness.processElement(new StreamRecord<>(messages.get(2)));
+      // the job fails before checkpoint 7 is reported complete
+    }
+    assertThat(FlinkTestSupport.snapshots(table)).hasSize(4);
+
+    for (int restore = 0; restore < 2; restore++) {
+      try (var harness = committer(ExecutionMode.STREAMING, state)) {
+        harness.snapshot(8, 8);
+        harness.notifyOfCompletedCheckpoint(8);
+      }
+      List<Snapshot> snapshots = FlinkTestSupport.snapshots(table);
+      assertThat(snapshots).hasSize(5);
+      assertThat(snapshots.get(4).commitIdentifier()).isEqualTo(7);
+      assertThat(output(messages.get(2))).doesNotExist();
+      assertThat(markerNames()).isEmpty();
+      // window 7's release (again after the second restore: the task source takes what it finds)
+      assertThat(releaseNames()).hasSize(restore + 1).allMatch(n -> n.startsWith("release-7-"));
+    }
+    assertThat(FlinkTestSupport.filesPerPartition(table)).containsEntry("p=c", 4);
+    assertThat(FlinkTestSupport.rows(table)).containsExactlyInAnyOrderElementsOf(rowsBefore);
+    assertThat(FlinkTestSupport.orphanDataFiles(table, tableDir())).isEmpty();
+  }
+
+  @Test
+  void aBatchCommitterCommitsEverythingAtTheEndOfInputAsOneSnapshot() throws Exception {
+    try (var harness = committer(ExecutionMode.BATCH, null)) {
+      List<CompactMessage> messages = rewritten(splits());
+      for (CompactMessage m : messages) {
+        harness.processElement(new StreamRecord<>(m));
+      }
+      harness.endInput();
+    }
+    List<Snapshot> snapshots = FlinkTestSupport.snapshots(table);
+    assertThat(snapshots).hasSize(5);
+    assertThat(snapshots.get(4).commitIdentifier()).isEqualTo(TableCommit.BATCH_IDENTIFIER);
+    assertThat(FlinkTestSupport.filesPerPartition(table))
+        .containsOnly(
+            java.util.Map.entry("p=a", 1),
+            java.util.Map.entry("p=b", 1),
+            java.util.Map.entry("p=c", 1));
+    assertThat(markerNames()).isEmpty();
+    assertThat(releaseNames()).as("a batch job plans once: nothing to release").isEmpty();
+    assertThat(listener.calls).endsWith("beforeCommit " + TableCommit.BATCH_IDENTIFIER);
+    // what CompactJob reports to its caller (CALL sys.compact, the CLI)
+    List<?> results =
+        (List<?>) accumulator(CompactCommitter.class, CompactCommitter.RESULTS_ACCUMULATOR);
+    assertThat(results).hasSize(1);
+    CompactResult result = (CompactResult) results.get(0);
+    assertThat(result.snapshotId()).isEqualTo(5L);
+    assertThat(result.tasks()).isEqualTo(3);
+    assertThat(result.filesBefore()).isEqualTo(12);
+    assertThat(result.filesAfter()).isEqualTo(3);
+    assertThat(result.rowsWritten()).isEqualTo(rowsBefore.size());
+    assertThat(accumulator(CompactCommitter.class, CompactCommitter.RESULT_TABLES_ACCUMULATOR))
+        .isEqualTo(List.of("db.t"));
+  }
+
+  @Test
+  void aBatchCommitterFailsForGoodOnAFailedTaskDeletingEveryOutput() throws Exception {
+    try (var harness = committer(ExecutionMode.BATCH, null)) {
+      List<CompactTaskSplit> splits = splits();
+      List<CompactMessage> good = rewritten(splits.subList(0, 2));
+      CompactMessage failed = failedMessage(splits.get(2));
+      harness.processElement(new StreamRecord<>(good.get(0)));
+      harness.processElement(new StreamRecord<>(failed));
+      harness.processElement(new StreamRecord<>(good.get(1)));
+      assertThatThrownBy(harness::endInput)
+          .isInstanceOf(UnrecoverableCompactionError.class)
+          .hasMessageContaining("outputs were deleted and nothing was committed")
+          .hasStackTraceContaining(INJECTED);
+    }
+    assertThat(FlinkTestSupport.snapshots(table)).hasSize(4);
+    assertThat(FlinkTestSupport.orphanDataFiles(table, tableDir())).isEmpty();
+    assertThat(markerNames()).isEmpty();
+  }
+
+  // ---- helpers ----
+
+  /** The failure message of {@code split}: one of its inputs cannot be read. */
+  private CompactMessage failedMessage(CompactTaskSplit split) throws Exception {
+    Path input = dataFile(split.task().inputs().get(0).fileName());
+    byte[] content = Files.readAllBytes(input);
+    Files.writeString(input, "not a Parquet file");
+    try {
+      List<CompactMessage> messages = rewritten(List.of(split));
+      assertThat(messages.get(0).failed()).isTrue();
+      return messages.get(0);
+    } finally {
+      Files.write(input, content);
+    }
+  }
+
+  private static List<String> outputNames(CompactMessage m) {
+    List<String> names = new ArrayList<>();
+    for (DataFileMeta f : m.result().message().compactAfter()) {
+      names.add(f.fileName());
+    }
+    return names;
+  }
+
+  private Path tableDir() {
+    return dir.resolve("db.db").resolve("t");
+  }
+
+  /** An input file of the table (it exists). */
+  private Path dataFile(String name) {
+    for (Path p : TestTables.dataFiles(tableDir())) {
+      if (p.getFileName().toString().equals(name)) {
+        return p;
+      }
+    }
+    throw new AssertionError("No data file " + name);
+  }
+
+  /** Where the rewrite of {@code m} wrote its one output, whether it is still there or not. */
+  private Path output(CompactMessage m) {
+    List<String> names = outputNames(m);
+    assertThat(names).hasSize(1);
+    CompactTask task = m.result().task();
+    return tableDir()
+        .resolve(task.partitionPath())
+        .resolve("bucket-" + task.bucket())
+        .resolve(names.get(0));
+  }
+
+  private Set<String> dataFileNames() {
+    Set<String> names = new HashSet<>();
+    for (Path p : TestTables.dataFiles(tableDir())) {
+      names.add(p.getFileName().toString());
+    }
+    return names;
+  }
+
+  /** The output markers of the commit user. */
+  private List<String> markerNames() throws Exception {
+    return markerDirEntries("marker-");
+  }
+
+  /** The release records of the commit user: the windows whose tasks the task source may forget. */
+  private List<String> releaseNames() throws Exception {
+    return markerDirEntries("release-");
+  }
+
+  private List<String> markerDirEntries(String prefix) throws Exception {
+    List<String> names = new ArrayList<>();
+    for (Path p : FlinkTestSupport.markerFiles(tableDir())) {
+      String name = p.getFileName().toString();
+      if (name.startsWith(prefix)) {
+        names.add(name);
+      }
+    }
+    return names;
+  }
+}
