@@ -164,20 +164,15 @@ class MergeFunctionPropertiesTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("engines")
   void mergingInRunsFirstGivesWhatMergingAllAtOnceGives(String name, Schema.Builder builder) {
-    TableSchema schema = schema(builder);
-    KeyValueLayout layout = new KeyValueLayout(schema);
-    RowKindPolicy policy = RowKindPolicy.of(name, schema);
-    MergeFunction f = MergeFunctions.create(schema, layout);
-    KeyValueLayout.RowCopier copier = new KeyValueLayout.RowCopier(layout.fileType());
+    Engine e = new Engine(name, schema(builder));
+    MergeFunction f = e.newFunction();
     int nonNull = 0;
     for (int seed = 0; seed < 2_000; seed++) {
       Random random = new Random(seed);
-      List<RowData> versions = history(random, schema, layout, policy);
-      String all = render(layout, merge(f, versions, copier));
-      String inRuns = render(layout, mergeInRuns(f, versions, copier, random));
-      assertThat(inRuns)
-          .as("%s seed %s: %s", name, seed, renderAll(layout, versions))
-          .isEqualTo(all);
+      List<RowData> versions = e.history(random);
+      String all = e.render(merge(f, versions, e.copier));
+      String inRuns = e.render(mergeInRuns(f, versions, e.copier, random));
+      assertThat(inRuns).as("%s seed %s: %s", name, seed, e.renderAll(versions)).isEqualTo(all);
       if (!all.equals("null")) {
         nonNull++;
       }
@@ -188,18 +183,14 @@ class MergeFunctionPropertiesTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("allEngines")
   void oneMergeFunctionServesKeyAfterKeyWithoutSharingState(String name, Schema.Builder builder) {
-    TableSchema schema = schema(builder);
-    KeyValueLayout layout = new KeyValueLayout(schema);
-    RowKindPolicy policy = RowKindPolicy.of(name, schema);
-    MergeFunction shared = MergeFunctions.create(schema, layout);
-    KeyValueLayout.RowCopier copier = new KeyValueLayout.RowCopier(layout.fileType());
+    Engine e = new Engine(name, schema(builder));
+    MergeFunction shared = e.newFunction();
     Random random = new Random(name.hashCode());
     for (int key = 0; key < 2_000; key++) {
-      List<RowData> versions = history(random, schema, layout, policy);
-      MergeFunction fresh = MergeFunctions.create(schema, layout);
-      assertThat(render(layout, merge(shared, versions, copier)))
-          .as("%s key %s: %s", name, key, renderAll(layout, versions))
-          .isEqualTo(render(layout, merge(fresh, versions, copier)));
+      List<RowData> versions = e.history(random);
+      assertThat(e.render(merge(shared, versions, e.copier)))
+          .as("%s key %s: %s", name, key, e.renderAll(versions))
+          .isEqualTo(e.render(merge(e.newFunction(), versions, e.copier)));
     }
   }
 
@@ -258,6 +249,37 @@ class MergeFunctionPropertiesTest {
     assertThat(got.get("c")).isEqualTo(2L);
     assertThat(layout.kind(r)).isEqualTo(RowKind.INSERT);
     assertThat(layout.sequence(r)).isEqualTo(4L);
+  }
+
+  /** One table's merge set-up: its layout, the kinds its writer stores, a row copier. */
+  private static final class Engine {
+    final TableSchema schema;
+    final KeyValueLayout layout;
+    final RowKindPolicy policy;
+    final KeyValueLayout.RowCopier copier;
+
+    Engine(String name, TableSchema schema) {
+      this.schema = schema;
+      this.layout = new KeyValueLayout(schema);
+      this.policy = RowKindPolicy.of(name, schema);
+      this.copier = new KeyValueLayout.RowCopier(layout.fileType());
+    }
+
+    MergeFunction newFunction() {
+      return MergeFunctions.create(schema, layout);
+    }
+
+    List<RowData> history(Random random) {
+      return MergeFunctionPropertiesTest.history(random, schema, layout, policy);
+    }
+
+    String render(RowData r) {
+      return MergeFunctionPropertiesTest.render(layout, r);
+    }
+
+    String renderAll(List<RowData> versions) {
+      return MergeFunctionPropertiesTest.renderAll(layout, versions);
+    }
   }
 
   // ---- generation ----
