@@ -1,0 +1,236 @@
+package io.sediment.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.compact.CompactSpec;
+import io.sediment.compact.ExecutionMode;
+import io.sediment.table.Table;
+import io.sediment.testutil.TestTables;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.flink.api.connector.source.ReaderInfo;
+import org.apache.flink.api.connector.source.SplitsAssignment;
+import org.apache.flink.api.connector.source.mocks.MockSplitEnumeratorContext;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The task source's enumerator alone, on Flink's mock enumerator context: planning rounds run when
+ * the test runs them, readers ask when the test says. Covers the hand-out of tasks, the gate of a
+ * continuous job (nothing handed out before a checkpoint of the attempt completed), held files kept
+ * out of new plans, tasks given back by a restarted reader, and a restore.
+ */
+class CompactTaskEnumeratorTest {
+
+  private static final String USER = "enumerator-user";
+
+  @TempDir Path dir;
+
+  private CompactTargets targets;
+
+  /** Three partitions of four small files each: one append task per partition. */
+  @BeforeEach
+  void setUp() {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table =
+        TestTables.create(
+            catalog,
+            "t",
+            FlinkTestSupport.partitioned().option("compaction.min.file-num", "3").build());
+    FlinkTestSupport.fill(table, 0, 4, 5, "a", "b", "c");
+    targets =
+        new CompactTargets(dir.toString(), CompactSpec.forTable("db.t", table.store()).build());
+  }
+
+  private CompactTaskEnumerator enumerator(
+      MockSplitEnumeratorContext<CompactTaskSplit> context,
+      ExecutionMode mode,
+      CompactEnumeratorState restored) {
+    CompactTaskEnumerator e =
+        new CompactTaskEnumerator(context, targets, mode, 60_000, USER, restored);
+    e.start();
+    return e;
+  }
+
+  private static void readers(MockSplitEnumeratorContext<CompactTaskSplit> context, int n) {
+    for (int i = 0; i < n; i++) {
+      context.registerReader(new ReaderInfo(i, "localhost"));
+    }
+  }
+
+  private static List<CompactTaskSplit> assigned(
+      MockSplitEnumeratorContext<CompactTaskSplit> context) {
+    List<CompactTaskSplit> out = new ArrayList<>();
+    for (SplitsAssignment<CompactTaskSplit> a : context.getSplitsAssignmentSequence()) {
+      a.assignment().values().forEach(out::addAll);
+    }
+    return out;
+  }
+
+  private static Set<String> inputs(List<CompactTaskSplit> splits) {
+    Set<String> names = new HashSet<>();
+    for (CompactTaskSplit s : splits) {
+      names.addAll(s.inputFileNames());
+    }
+    return names;
+  }
+
+  @Test
+  void aBatchSourcePlansOnceHandsEachTaskOutOnceThenSignalsTheEnd() throws Throwable {
+    try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(2)) {
+      readers(context, 2);
+      CompactTaskEnumerator e = enumerator(context, ExecutionMode.BATCH, null);
+      e.handleSplitRequest(0, "localhost"); // before the plan: waits
+      assertThat(assigned(context)).isEmpty();
+      context.runNextOneTimeCallable();
+      assertThat(assigned(context)).hasSize(1);
+
+      e.handleSplitRequest(1, "localhost");
+      e.handleSplitRequest(0, "localhost");
+      e.handleSplitRequest(1, "localhost");
+      List<CompactTaskSplit> all = assigned(context);
+      assertThat(all).hasSize(3);
+      assertThat(all).extracting(CompactTaskSplit::splitId).doesNotHaveDuplicates();
+      assertThat(all).extracting(CompactTaskSplit::commitUser).containsOnly(USER);
+      assertThat(inputs(all)).hasSize(12);
+      assertThat(context.hasNoMoreSplits(1)).isTrue();
+
+      e.handleSplitRequest(0, "localhost");
+      assertThat(context.hasNoMoreSplits(0)).isTrue();
+      assertThat(assigned(context)).hasSize(3);
+    }
+  }
+
+  @Test
+  void aContinuousSourceHandsOutNothingBeforeACheckpointOfItsAttemptCompleted() throws Throwable {
+    try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(2)) {
+      readers(context, 2);
+      CompactTaskEnumerator e = enumerator(context, ExecutionMode.STREAMING, null);
+      context.runPeriodicCallable(0);
+      e.handleSplitRequest(0, "localhost");
+      e.handleSplitRequest(1, "localhost");
+      assertThat(assigned(context)).isEmpty();
+      assertThat(e.snapshotState(1).pending()).hasSize(3);
+
+      e.notifyCheckpointComplete(1);
+      assertThat(assigned(context)).hasSize(2);
+      CompactEnumeratorState state = e.snapshotState(2);
+      assertThat(state.pending()).hasSize(1);
+      assertThat(state.held()).hasSize(2);
+      assertThat(state.commitUser()).isEqualTo(USER);
+      assertThat(context.hasNoMoreSplits(0)).isFalse();
+    }
+  }
+
+  /** A new round while tasks are out plans none of their files again. */
+  @Test
+  void filesOfTasksHandedOutAreNotPlannedAgain() throws Throwable {
+    try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
+      readers(context, 1);
+      CompactTaskEnumerator e = enumerator(context, ExecutionMode.STREAMING, null);
+      context.runPeriodicCallable(0);
+      e.notifyCheckpointComplete(1);
+      e.handleSplitRequest(0, "localhost");
+      e.handleSplitRequest(0, "localhost"); // the first task's rewrite ended; its window is open
+      e.handleSplitRequest(0, "localhost");
+      for (int round = 0; round < 3; round++) {
+        context.runPeriodicCallable(0);
+      }
+      e.handleSplitRequest(0, "localhost");
+      List<CompactTaskSplit> all = assigned(context);
+      assertThat(all).hasSize(3);
+      assertThat(inputs(all)).hasSize(12);
+      CompactEnumeratorState state = e.snapshotState(2);
+      assertThat(state.pending()).isEmpty();
+      assertThat(state.held()).hasSize(3);
+    }
+  }
+
+  /**
+   * A restarted reader gives back the tasks it was handed after the restored checkpoint: the gate
+   * closes until a later checkpoint completes (the restarted committer deletes their outputs
+   * first), then they are handed out again, before anything else.
+   */
+  @Test
+  void tasksGivenBackByARestartedReaderGoOutAgainAfterTheNextCheckpoint() throws Throwable {
+    try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
+      readers(context, 1);
+      CompactTaskEnumerator e = enumerator(context, ExecutionMode.STREAMING, null);
+      context.runPeriodicCallable(0);
+      e.snapshotState(1);
+      e.notifyCheckpointComplete(1);
+      e.handleSplitRequest(0, "localhost");
+      CompactTaskSplit first = assigned(context).get(0);
+      e.snapshotState(2);
+
+      e.addSplitsBack(List.of(first), 0);
+      e.handleSplitRequest(0, "localhost");
+      assertThat(assigned(context)).hasSize(1); // the gate is closed
+      e.notifyCheckpointComplete(2); // taken before the restart: still closed
+      assertThat(assigned(context)).hasSize(1);
+      e.snapshotState(3);
+      e.notifyCheckpointComplete(3);
+      List<CompactTaskSplit> all = assigned(context);
+      assertThat(all).hasSize(2);
+      assertThat(all.get(1).inputFileNames()).isEqualTo(first.inputFileNames());
+    }
+  }
+
+  /**
+   * A restored source keeps its pending tasks, ids and commit user; the tasks it held release when
+   * the first checkpoint of the new attempt completes (their rewrites ended with the old attempt),
+   * so their files are planned again.
+   */
+  @Test
+  void aRestoredSourceReleasesItsHeldTasksAtItsFirstCheckpoint() throws Throwable {
+    CompactEnumeratorState state;
+    List<CompactTaskSplit> before;
+    try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(2)) {
+      readers(context, 2);
+      CompactTaskEnumerator e = enumerator(context, ExecutionMode.STREAMING, null);
+      context.runPeriodicCallable(0);
+      e.notifyCheckpointComplete(1);
+      e.handleSplitRequest(0, "localhost");
+      e.handleSplitRequest(1, "localhost");
+      before = assigned(context);
+      state = e.snapshotState(5);
+    }
+    assertThat(state.held()).hasSize(2);
+    assertThat(state.pending()).hasSize(1);
+
+    // a new submission with another commit user: the restored one stays
+    targets = targets.withClock(targets.clock());
+    try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
+      readers(context, 1);
+      CompactTaskEnumerator e =
+          new CompactTaskEnumerator(
+              context, targets, ExecutionMode.STREAMING, 60_000, "new", state);
+      e.start();
+      e.handleSplitRequest(0, "localhost");
+      assertThat(assigned(context)).isEmpty();
+      e.snapshotState(6);
+      e.notifyCheckpointComplete(6);
+      context.runPeriodicCallable(0); // plans the released files again
+      for (int i = 0; i < 3; i++) {
+        e.handleSplitRequest(0, "localhost");
+      }
+      List<CompactTaskSplit> after = assigned(context);
+      assertThat(after).hasSize(3);
+      assertThat(after).extracting(CompactTaskSplit::commitUser).containsOnly(USER);
+      assertThat(inputs(after))
+          .isEqualTo(inputs(List.of(state.pending().get(0), before.get(0), before.get(1))));
+      // ids continue after the restored ones
+      Set<String> oldIds = new HashSet<>();
+      before.forEach(s -> oldIds.add(s.splitId()));
+      oldIds.add(state.pending().get(0).splitId());
+      assertThat(after.subList(1, 3))
+          .extracting(CompactTaskSplit::splitId)
+          .doesNotContainAnyElementsOf(oldIds);
+    }
+  }
+}
