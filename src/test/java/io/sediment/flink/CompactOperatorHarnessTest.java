@@ -3,10 +3,8 @@ package io.sediment.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.compact.CompactPlanner;
 import io.sediment.compact.CompactResult;
-import io.sediment.compact.CompactSpec;
 import io.sediment.compact.CompactTask;
 import io.sediment.compact.CompactTaskResult;
 import io.sediment.compact.ExecutionMode;
@@ -66,16 +64,9 @@ class CompactOperatorHarnessTest {
   /** Three partitions of four small files each: one append task per partition. */
   @BeforeEach
   void setUp() {
-    FileSystemCatalog catalog = TestTables.catalog(dir);
-    table =
-        TestTables.create(
-            catalog,
-            "t",
-            FlinkTestSupport.partitioned().option("compaction.min.file-num", "3").build());
-    FlinkTestSupport.fill(table, 0, 4, 5, "a", "b", "c");
+    table = FlinkTestSupport.threePartitionsOfFourFiles(dir);
     rowsBefore = FlinkTestSupport.rows(table);
-    targets =
-        new CompactTargets(dir.toString(), CompactSpec.forTable("db.t", table.store()).build());
+    targets = FlinkTestSupport.targets(dir, table);
   }
 
   private List<CompactTaskSplit> splits() {
@@ -434,10 +425,7 @@ class CompactOperatorHarnessTest {
     assertThat(snapshots).hasSize(5);
     assertThat(snapshots.get(4).commitIdentifier()).isEqualTo(TableCommit.BATCH_IDENTIFIER);
     assertThat(FlinkTestSupport.filesPerPartition(table))
-        .containsOnly(
-            java.util.Map.entry("p=a", 1),
-            java.util.Map.entry("p=b", 1),
-            java.util.Map.entry("p=c", 1));
+        .containsOnly(Map.entry("p=a", 1), Map.entry("p=b", 1), Map.entry("p=c", 1));
     assertThat(markerNames()).isEmpty();
     assertThat(releaseNames()).as("a batch job plans once: nothing to release").isEmpty();
     assertThat(listener.calls).endsWith("beforeCommit " + TableCommit.BATCH_IDENTIFIER);

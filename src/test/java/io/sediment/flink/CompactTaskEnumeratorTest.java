@@ -2,11 +2,7 @@ package io.sediment.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sediment.catalog.FileSystemCatalog;
-import io.sediment.compact.CompactSpec;
 import io.sediment.compact.ExecutionMode;
-import io.sediment.table.Table;
-import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -36,15 +32,7 @@ class CompactTaskEnumeratorTest {
   /** Three partitions of four small files each: one append task per partition. */
   @BeforeEach
   void setUp() {
-    FileSystemCatalog catalog = TestTables.catalog(dir);
-    Table table =
-        TestTables.create(
-            catalog,
-            "t",
-            FlinkTestSupport.partitioned().option("compaction.min.file-num", "3").build());
-    FlinkTestSupport.fill(table, 0, 4, 5, "a", "b", "c");
-    targets =
-        new CompactTargets(dir.toString(), CompactSpec.forTable("db.t", table.store()).build());
+    targets = FlinkTestSupport.targets(dir, FlinkTestSupport.threePartitionsOfFourFiles(dir));
   }
 
   private CompactTaskEnumerator enumerator(
@@ -203,10 +191,9 @@ class CompactTaskEnumeratorTest {
     assertThat(state.held()).hasSize(2);
     assertThat(state.pending()).hasSize(1);
 
-    // a new submission with another commit user: the restored one stays
-    targets = targets.withClock(targets.clock());
     try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
       readers(context, 1);
+      // a new submission with another commit user: the restored one stays
       CompactTaskEnumerator e =
           new CompactTaskEnumerator(
               context, targets, ExecutionMode.STREAMING, 60_000, "new", state);

@@ -2,6 +2,7 @@ package io.sediment.flink;
 
 import static io.sediment.testutil.TestTables.row;
 
+import io.sediment.compact.CompactSpec;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.ManifestEntry;
@@ -110,6 +111,25 @@ final class FlinkTestSupport {
         .column("p", DataTypes.STRING())
         .column("note", DataTypes.STRING())
         .partitionKeys("p");
+  }
+
+  /**
+   * db.t in warehouse {@code dir}: partitions a, b and c of four small files each, and
+   * compaction.min.file-num 3, so that a plan has one append task per partition.
+   */
+  static Table threePartitionsOfFourFiles(Path dir) {
+    Table table =
+        TestTables.create(
+            TestTables.catalog(dir),
+            "t",
+            partitioned().option("compaction.min.file-num", "3").build());
+    fill(table, 0, 4, 5, "a", "b", "c");
+    return table;
+  }
+
+  /** The targets of compacting db.t of warehouse {@code dir}. */
+  static CompactTargets targets(Path dir, Table table) {
+    return new CompactTargets(dir.toString(), CompactSpec.forTable("db.t", table.store()).build());
   }
 
   /** {@code commits} batch commits, each one small file per partition; returns the rows. */
