@@ -43,7 +43,7 @@ class ArchitectureTest {
           Set.of("io"),
           Set.of("mergetree"),
           Set.of("commit", "retention"),
-          Set.of("compact"),
+          Set.of("compact", "marker"),
           Set.of("table"),
           Set.of("catalog", "maintenance", "systable"),
           Set.of("flink.sql.filter", "flink.serde"),

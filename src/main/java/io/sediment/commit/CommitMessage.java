@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.Serializable;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
@@ -225,6 +226,15 @@ public final class CommitMessage implements Serializable {
     compactAfter.forEach(f -> names.add(f.fileName()));
     deletionFiles().forEach(d -> names.add(d.dvFile()));
     changelogFiles().forEach(f -> names.add(f.fileName()));
+    return names;
+  }
+
+  /** Names of the files a set of messages adds ({@link #outputFileNames()} of each). */
+  public static Set<String> outputFileNames(Collection<CommitMessage> messages) {
+    Set<String> names = new HashSet<>();
+    for (CommitMessage m : messages) {
+      names.addAll(m.outputFileNames());
+    }
     return names;
   }
 

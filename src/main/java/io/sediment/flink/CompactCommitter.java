@@ -6,6 +6,7 @@ import io.sediment.compact.CompactCommit;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactTaskResult;
 import io.sediment.compact.ExecutionMode;
+import io.sediment.marker.OutputMarkers;
 import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
 import java.util.ArrayList;
@@ -187,7 +188,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
    */
   private void deleteOutputsOfDeadAttempts() {
     for (String name : targets.tableNames()) {
-      int n = CompactMarkers.cleanOrphans(table(name).store(), commitUser);
+      int n = OutputMarkers.cleanOrphans(table(name).store(), commitUser);
       if (n > 0) {
         LOG.info("Deleted {} uncommitted compaction output(s) of {} in {}", n, commitUser, name);
       }

@@ -13,6 +13,7 @@ import io.sediment.compact.ExecutionMode;
 import io.sediment.compact.TableKind;
 import io.sediment.flink.serde.LayoutTypeInfo;
 import io.sediment.flink.sql.filter.PartitionWhere;
+import io.sediment.marker.OutputMarkers;
 import io.sediment.predicate.Predicate;
 import io.sediment.schema.CompactionOptions;
 import io.sediment.table.Table;
@@ -339,7 +340,7 @@ public final class CompactJob {
   private void cleanupAfterFailure() {
     for (String t : targets.tableNames()) {
       try {
-        CompactMarkers.cleanOrphans(targets.table(t).store(), commitUser);
+        OutputMarkers.cleanOrphans(targets.table(t).store(), commitUser);
       } catch (RuntimeException e) {
         LOG.warn("Could not delete outputs of the failed compaction of {}: {}", t, e.toString());
       }

@@ -5,19 +5,17 @@ import io.sediment.compact.CompactTaskResult;
 import io.sediment.compact.ExecutionMode;
 import io.sediment.compact.TableKind;
 import io.sediment.fs.FileIO;
+import io.sediment.marker.OutputMarkers;
 import io.sediment.table.Table;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.accumulators.IntCounter;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.metrics.Counter;
@@ -34,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * checkpoint barrier never waits for a rewrite: the task thread stays free for barriers, and a
  * finished rewrite's {@link CompactMessage} is emitted through the task's mailbox (before the next
  * barrier, once it finished). Before each output file (data file or deletion-vector file) the
- * rewrite writes a marker ({@link CompactMarkers}). The message carries the result, or the error
+ * rewrite writes a marker ({@link OutputMarkers}). The message carries the result, or the error
  * after the rewriter deleted its partial output.
  *
  * <p>One rewrite runs at a time: the chained {@link CompactTaskReader} asks for the next task only
@@ -61,11 +59,8 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
   private transient MailboxExecutor mailbox;
   private transient RewriteSlot slot;
   private transient ExecutorService rewriteThread;
-  // Rewrites that ended on the rewrite thread and whose message was not emitted yet.
-  private transient Set<Rewrite> unemitted;
-  // Rewrites emitted after the last checkpoint barrier (task thread only).
-  private transient List<Rewrite> emittedSinceBarrier;
-  private transient AtomicInteger running;
+  // Which rewrites run, ended, were emitted since the last barrier.
+  private transient RewriteLedger<Rewrite> ledger;
   private transient Counter tasksFailed;
   private transient Counter tasksDone;
   private transient Counter filesRead;
@@ -96,13 +91,11 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
   public void open() throws Exception {
     super.open();
     tables = new HashMap<>();
-    unemitted = Collections.synchronizedSet(new LinkedHashSet<>());
-    emittedSinceBarrier = new ArrayList<>();
-    running = new AtomicInteger();
+    ledger = new RewriteLedger<>(mode.isBounded());
     slot = new RewriteSlot();
     RewriteSlot.publish(slot);
     var g = getMetricGroup();
-    g.gauge("tasksRunning", () -> running.get());
+    g.gauge("tasksRunning", () -> ledger.running());
     tasksFailed = g.counter("tasksFailed");
     tasksDone = g.counter("tasksDone");
     filesRead = g.counter("filesRead");
@@ -120,7 +113,9 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
         new Rewrite(split, tables.computeIfAbsent(split.task().table(), targets::table));
     if (mailbox == null || !slot.readerAttached()) {
       rewrite.run();
-      emit(rewrite);
+      if (ledger.takeEnded(rewrite)) {
+        emit(rewrite);
+      }
       return;
     }
     if (rewriteThread == null) {
@@ -133,7 +128,6 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
         () -> {
           rewrite.run();
           try {
-            unemitted.add(rewrite);
             mailbox.execute(() -> emitEnded(rewrite), "emit compaction task %s", split.splitId());
           } catch (RejectedExecutionException e) {
             // The task is closing: close() deletes the rewrite's outputs.
@@ -147,7 +141,7 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
 
   /** Task thread: emits a rewrite that ended, unless close() already discarded it. */
   private void emitEnded(Rewrite rewrite) throws Exception {
-    if (!unemitted.remove(rewrite)) {
+    if (!ledger.takeEnded(rewrite)) {
       return;
     }
     try {
@@ -166,8 +160,9 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
       tasksFailed.inc();
       LOG.warn("Compaction task {} failed: {}", split, rewrite.error.toString());
       // The rewriter deleted its outputs; their markers can go too.
-      CompactMarkers.deleteMarkersOfMissingOutputs(rewrite.fileIO(), rewrite.markers);
+      OutputMarkers.deleteMarkersOfMissingOutputs(rewrite.fileIO(), rewrite.markers);
       message = CompactMessage.failure(split, rewrite.error, rewrite.markers);
+      ledger.emitted(rewrite, false);
     } else {
       CompactTaskResult result = rewrite.result;
       // Not part of the task: a listener's exception fails the operator, outputs left on disk.
@@ -178,7 +173,7 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
       bytesWritten.inc(result.bytesWritten());
       tasksDone.inc();
       message = CompactMessage.success(split, result, rewrite.markers);
-      emittedSinceBarrier.add(rewrite);
+      ledger.emitted(rewrite, true);
     }
     doneAccumulator.add(1);
     output.collect(new StreamRecord<>(message));
@@ -188,7 +183,7 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
     // Emitted before this barrier: the committer holds them in this checkpoint's window.
-    emittedSinceBarrier.clear();
+    ledger.barrier();
     // Load the tables again for the next window's tasks: a long-running job follows ALTER TABLE
     // (its outputs carry the table's latest schema, its rewrites the latest options).
     tables.clear();
@@ -211,10 +206,9 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
       }
       if (rewriteThread != null) {
         stopRewriteThread();
-        discardUnemitted();
       }
-      if (!mode.isBounded() && emittedSinceBarrier != null) {
-        discardEmittedSinceBarrier();
+      if (ledger != null) {
+        discard(ledger.close());
       }
     } finally {
       super.close();
@@ -243,37 +237,28 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
     }
   }
 
-  /** Deletes the outputs of rewrites that ended but whose message was never emitted. */
-  private void discardUnemitted() {
-    List<Rewrite> left;
-    synchronized (unemitted) {
-      left = new ArrayList<>(unemitted);
-      unemitted.clear();
-    }
-    for (Rewrite r : left) {
+  /**
+   * Deletes the outputs no commit will take: of rewrites that ended but were never emitted, and
+   * (streaming) of rewrites emitted after the last barrier this operator passed: no checkpoint that
+   * can still complete holds them (a later one needs this operator's barrier), so the job is
+   * cancelled, failing over, or stopped with a savepoint without draining (Flink then takes the
+   * savepoint and closes the operators without ending their input, so a rewrite that ends in
+   * between is emitted after the final barrier).
+   */
+  private void discard(RewriteLedger.Discarded<Rewrite> discarded) {
+    for (Rewrite r : discarded.notEmitted()) {
       if (r.error == null) {
         LOG.info("Deleting the outputs of compaction task {}: the operator closed", r.split);
-        CompactMarkers.deleteOutputsAndMarkers(r.fileIO(), r.markers);
+        OutputMarkers.deleteOutputsAndMarkers(r.fileIO(), r.markers);
       } else {
-        CompactMarkers.deleteMarkersOfMissingOutputs(r.fileIO(), r.markers);
+        OutputMarkers.deleteMarkersOfMissingOutputs(r.fileIO(), r.markers);
       }
     }
-  }
-
-  /**
-   * Streaming: results emitted after the last barrier this operator passed are in no checkpoint
-   * that can still complete (a later one needs this operator's barrier), so no commit will take
-   * them: the job is cancelled, failing over, or stopped with a savepoint without draining (Flink
-   * then takes the savepoint and closes the operators without ending their input, so a rewrite that
-   * ends in between is emitted after the final barrier). Their outputs are deleted here.
-   */
-  private void discardEmittedSinceBarrier() {
-    for (Rewrite r : emittedSinceBarrier) {
+    for (Rewrite r : discarded.emittedAfterBarrier()) {
       LOG.info(
           "Deleting the outputs of compaction task {}: emitted after the last checkpoint", r.split);
-      CompactMarkers.deleteOutputsAndMarkers(r.fileIO(), r.markers);
+      OutputMarkers.deleteOutputsAndMarkers(r.fileIO(), r.markers);
     }
-    emittedSinceBarrier.clear();
   }
 
   /** One task's rewrite: runs on the rewrite thread (or the task thread), read after it ended. */
@@ -299,14 +284,14 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
               .rewriter(
                   table.store(),
                   path ->
-                      markers.add(CompactMarkers.write(table.store(), split.commitUser(), path)));
-      running.incrementAndGet();
+                      markers.add(OutputMarkers.write(table.store(), split.commitUser(), path)));
+      ledger.started();
       try {
         result = rewriter.rewrite(split.task(), () -> cancelled);
       } catch (Throwable e) {
         error = e;
       } finally {
-        running.decrementAndGet();
+        ledger.ended(this);
       }
     }
   }

@@ -7,6 +7,7 @@ import io.sediment.compact.CompactTask;
 import io.sediment.compact.ExecutionMode;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.Snapshot;
+import io.sediment.marker.ReleaseRecords;
 import io.sediment.schema.CompactionOptions;
 import io.sediment.table.Table;
 import java.time.Duration;
@@ -37,8 +38,8 @@ import org.slf4j.LoggerFactory;
  * commit, so that wait adds to every bucket's runs). Input files of tasks that are pending or held
  * (handed out, not known finished) are passed to the planner as {@code excluded}, so no file is in
  * two unfinished tasks. The committer records finished tasks (after commit or abort) in release
- * files ({@link CompactMarkers#takeReleases}); released tasks' files can be planned again. Merges
- * of one bucket's sorted runs never run at once. That bookkeeping is the {@link TaskLedger}'s.
+ * files ({@link ReleaseRecords#take}); released tasks' files can be planned again. Merges of one
+ * bucket's sorted runs never run at once. That bookkeeping is the {@link TaskLedger}'s.
  *
  * <p>Continuous mode hands out nothing until the first checkpoint of this attempt completes: by
  * then the committer has committed or aborted the restored windows and deleted outputs of dead
@@ -159,7 +160,7 @@ final class CompactTaskEnumerator
     for (String name : names) {
       Table table = targets.table(name);
       if (!mode.isBounded()) {
-        List<String> r = CompactMarkers.takeReleases(table.store(), commitUser);
+        List<String> r = ReleaseRecords.take(table.store(), commitUser);
         released.addAll(r);
         force |= !r.isEmpty();
       }

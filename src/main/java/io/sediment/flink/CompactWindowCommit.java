@@ -5,6 +5,8 @@ import io.sediment.commit.CommitMessage;
 import io.sediment.commit.FileStoreCommit;
 import io.sediment.compact.CompactCommit;
 import io.sediment.compact.ExecutionMode;
+import io.sediment.marker.OutputMarkers;
+import io.sediment.marker.ReleaseRecords;
 import io.sediment.retention.SnapshotRetention;
 import io.sediment.table.Table;
 import java.util.ArrayList;
@@ -204,15 +206,15 @@ final class CompactWindowCommit {
       markers.addAll(m.markers());
       ids.add(m.taskId());
     }
-    CompactMarkers.deleteMarkersOfFinishedOutputs(table.store().fileIO(), markers, committed);
+    OutputMarkers.deleteMarkersOfFinishedOutputs(table.store().fileIO(), markers, committed);
     if (writeReleases) {
-      CompactMarkers.writeRelease(table.store(), commitUser, window, ids);
+      ReleaseRecords.write(table.store(), commitUser, window, ids);
     }
   }
 
   /** File names of the outputs of the messages: data files and deletion-vector files. */
   private static Set<String> outputNames(List<CompactMessage> messages) {
-    return CompactMarkers.outputNames(commitMessages(messages));
+    return CommitMessage.outputFileNames(commitMessages(messages));
   }
 
   private static List<CommitMessage> commitMessages(List<CompactMessage> messages) {

@@ -2,6 +2,7 @@ package io.sediment.maintenance;
 
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.TablePaths;
+import io.sediment.marker.MarkedOutputs;
 import io.sediment.retention.TableFiles;
 import io.sediment.table.Table;
 import java.io.IOException;

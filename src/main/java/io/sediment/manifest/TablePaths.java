@@ -14,9 +14,7 @@ import org.apache.flink.core.fs.Path;
  * &lt;table&gt;/manifest/manifest-list-&lt;uuid&gt;, manifest-&lt;uuid&gt;
  * &lt;table&gt;/index/dv-&lt;uuid&gt;, index-manifest-&lt;uuid&gt;
  * &lt;table&gt;/&lt;k1=v1&gt;/&lt;k2=v2&gt;/bucket-&lt;n&gt;/data-&lt;uuid&gt;-&lt;n&gt;.parquet
- * &lt;table&gt;/.markers/&lt;commit-user&gt;/marker-&lt;output file name&gt;
- * &lt;table&gt;/.markers/&lt;commit-user&gt;/released/release-&lt;window&gt;-&lt;id&gt;
- * &lt;table&gt;/.markers/&lt;commit-user&gt;/write-after-&lt;checkpoint&gt;/marker-&lt;output file name&gt;
+ * &lt;table&gt;/.markers/&lt;commit-user&gt;/...   (io.sediment.marker.MarkerLayout)
  * </pre>
  */
 public final class TablePaths implements Serializable {
@@ -28,18 +26,6 @@ public final class TablePaths implements Serializable {
 
   /** Name of the directory of compaction markers, in the table directory. */
   public static final String MARKERS_DIR = ".markers";
-
-  /** File name prefix of a marker: {@code marker-<output file name>}. */
-  public static final String MARKER_PREFIX = "marker-";
-
-  /** File name prefix of a release record: {@code release-<window>-<id>}. */
-  public static final String RELEASE_PREFIX = "release-";
-
-  /**
-   * Directory name prefix of a SQL writer's markers: {@code write-after-<checkpoint>}, the last
-   * checkpoint barrier the writer had passed when it created the outputs.
-   */
-  public static final String WRITE_AFTER_PREFIX = "write-after-";
 
   private final String root;
 
@@ -98,61 +84,12 @@ public final class TablePaths implements Serializable {
   }
 
   /**
-   * Directory of the compaction jobs' bookkeeping: per commit user, the markers of outputs being
-   * written and the release records of finished tasks (docs/spec.md, section 2.3).
+   * Directory of the Flink jobs' bookkeeping: per commit user, the markers of outputs being written
+   * and the release records of finished tasks (docs/spec.md, section 2.3; laid out by the marker
+   * package).
    */
   public Path markersDir() {
     return new Path(root, MARKERS_DIR);
-  }
-
-  /** Markers and release records of one compaction job (its commit user). */
-  public Path markerDir(String commitUser) {
-    return new Path(markersDir(), commitUser);
-  }
-
-  /** The marker of output file {@code outputName} (a data or deletion-vector file name). */
-  public Path marker(String commitUser, String outputName) {
-    return new Path(markerDir(commitUser), MARKER_PREFIX + outputName);
-  }
-
-  /** The output file name a marker file name records, or null if it is no marker's name. */
-  public static String markedOutputName(String markerFileName) {
-    return markerFileName.startsWith(MARKER_PREFIX)
-            && markerFileName.length() > MARKER_PREFIX.length()
-        ? markerFileName.substring(MARKER_PREFIX.length())
-        : null;
-  }
-
-  /**
-   * Markers of the outputs a SQL writer of commit user {@code commitUser} created after it passed
-   * the barrier of checkpoint {@code checkpointId} (0: before its first checkpoint of a fresh
-   * start).
-   */
-  public Path writeMarkerDir(String commitUser, long checkpointId) {
-    return new Path(markerDir(commitUser), WRITE_AFTER_PREFIX + checkpointId);
-  }
-
-  /** The checkpoint a {@link #writeMarkerDir} name records, or -1 if it is no such name. */
-  public static long writeMarkerCheckpoint(String dirName) {
-    if (!dirName.startsWith(WRITE_AFTER_PREFIX)) {
-      return -1;
-    }
-    try {
-      long id = Long.parseLong(dirName.substring(WRITE_AFTER_PREFIX.length()));
-      return id < 0 ? -1 : id;
-    } catch (NumberFormatException e) {
-      return -1;
-    }
-  }
-
-  /** Release records of one compaction job. */
-  public Path releaseDir(String commitUser) {
-    return new Path(markerDir(commitUser), "released");
-  }
-
-  /** A release record of the tasks of commit window {@code window}; {@code id} makes it unique. */
-  public Path release(String commitUser, long window, String id) {
-    return new Path(releaseDir(commitUser), RELEASE_PREFIX + window + "-" + id);
   }
 
   /** Directory of one bucket of one partition; {@code partitionPath} is "" when unpartitioned. */

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
-import io.sediment.flink.CompactMarkers;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.Snapshot;
+import io.sediment.marker.OutputMarkers;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.FaultyFileSystem;
@@ -125,7 +125,7 @@ class ExpireCrashSafetyTest {
     Path marker = tableDir(t).resolve(".markers/job/marker-" + lost.getFileName());
     Files.createDirectories(marker.getParent());
     Files.writeString(marker, FaultyFileSystem.uri(lost), StandardCharsets.UTF_8);
-    assertThat(CompactMarkers.cleanOrphans(t.store(), "job")).isEqualTo(1);
+    assertThat(OutputMarkers.cleanOrphans(t.store(), "job")).isEqualTo(1);
     assertThat(lost).doesNotExist();
 
     assertThat(new RemoveOrphanFiles(t).olderThan(Long.MAX_VALUE).execute())
@@ -222,7 +222,7 @@ class ExpireCrashSafetyTest {
     Path marker = tableDir(t).resolve(".markers/job/marker-" + lost.getFileName());
     Files.createDirectories(marker.getParent());
     Files.writeString(marker, FaultyFileSystem.uri(lost), StandardCharsets.UTF_8);
-    assertThat(CompactMarkers.cleanOrphans(store, "job")).isEqualTo(1);
+    assertThat(OutputMarkers.cleanOrphans(store, "job")).isEqualTo(1);
     new RemoveOrphanFiles(t).olderThan(Long.MAX_VALUE).execute();
     assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
   }

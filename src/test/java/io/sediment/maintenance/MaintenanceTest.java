@@ -8,6 +8,7 @@ import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.ManifestFileMeta;
 import io.sediment.manifest.Snapshot;
+import io.sediment.marker.MarkerLayout;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.TestTables;
@@ -202,7 +203,8 @@ class MaintenanceTest {
   /** Writes the marker a compaction job writes before creating {@code output}. */
   private static Path mark(Table t, String commitUser, Path output) throws Exception {
     Path marker =
-        Path.of(t.store().paths().marker(commitUser, output.getFileName().toString()).toUri());
+        Path.of(
+            MarkerLayout.of(t.store()).marker(commitUser, output.getFileName().toString()).toUri());
     Files.createDirectories(marker.getParent());
     Files.writeString(marker, output.toUri().toString());
     return marker;
@@ -210,7 +212,7 @@ class MaintenanceTest {
 
   /** Writes a release record of a compaction job's finished window. */
   private static Path release(Table t, String commitUser) throws Exception {
-    Path release = Path.of(t.store().paths().release(commitUser, 7, "0a1b2c3d").toUri());
+    Path release = Path.of(MarkerLayout.of(t.store()).release(commitUser, 7, "0a1b2c3d").toUri());
     Files.createDirectories(release.getParent());
     Files.writeString(release, "3\n4");
     return release;
@@ -268,7 +270,7 @@ class MaintenanceTest {
     Path marker =
         Path.of(
             new org.apache.flink.core.fs.Path(
-                    t.store().paths().writeMarkerDir("sql-job-1", 4),
+                    MarkerLayout.of(t.store()).writeAfterDir("sql-job-1", 4),
                     "marker-" + output.getFileName())
                 .toUri());
     Files.createDirectories(marker.getParent());

@@ -6,8 +6,8 @@ import io.sediment.commit.CommitOutcomeUnknownException;
 import io.sediment.commit.CommitUsers;
 import io.sediment.flink.CommitRefusedException;
 import io.sediment.flink.CommitWindows;
-import io.sediment.flink.CompactMarkers;
 import io.sediment.manifest.ManifestEntry;
+import io.sediment.marker.WriterMarkers;
 import io.sediment.predicate.Predicate;
 import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
@@ -129,7 +129,7 @@ public final class SinkCommitter {
     }
     // Dead writers of any attempt wrote after a barrier at most this one.
     cleanAbove =
-        Math.max(restoredCheckpoint, CompactMarkers.latestWriteBarrier(table.store(), markerUser));
+        Math.max(restoredCheckpoint, WriterMarkers.latestWriteBarrier(table.store(), markerUser));
   }
 
   public void add(long window, List<CommitMessage> messages) {
@@ -166,7 +166,7 @@ public final class SinkCommitter {
           false,
           (window, messages, restored) -> {
             commitWindow(window, messages, restored);
-            committed.addAll(CompactMarkers.outputNames(messages));
+            committed.addAll(CommitMessage.outputFileNames(messages));
           });
     } else {
       List<CommitMessage> all = windows.takeAll();
@@ -192,8 +192,8 @@ public final class SinkCommitter {
       }
       expiryFailures += commit.expiryFailures();
       LOG.info("Batch write of {} committed snapshot(s) {}", table.fullName(), ids);
-      committed.addAll(CompactMarkers.outputNames(all));
-      CompactMarkers.deleteWriterMarkers(table.store(), markerUser, committed);
+      committed.addAll(CommitMessage.outputFileNames(all));
+      WriterMarkers.deleteMarkers(table.store(), markerUser, committed);
     }
     // Every writer ended: a marked file no snapshot references is one of an attempt that Flink
     // restarted (a lost TaskManager, a failed task). A failure leaves it for remove_orphan_files.
@@ -226,7 +226,7 @@ public final class SinkCommitter {
    */
   private RuntimeException refused(TableCommit commit, List<CommitMessage> all, Exception e) {
     commit.abortInto(all, e);
-    CompactMarkers.deleteWriterMarkers(table.store(), markerUser, CompactMarkers.outputNames(all));
+    WriterMarkers.deleteMarkers(table.store(), markerUser, CommitMessage.outputFileNames(all));
     try {
       deleteFilesOfDeadWriters(Long.MAX_VALUE, Set.of());
     } catch (RuntimeException cleanup) {
@@ -249,11 +249,11 @@ public final class SinkCommitter {
   private boolean deleteFilesOfDeadWriters(long writtenBefore, Set<String> committed) {
     try {
       int n =
-          CompactMarkers.cleanWriterOrphans(
+          WriterMarkers.cleanOrphans(
               table.store(),
               markerUser,
               writtenBefore,
-              CompactMarkers.outputNames(windows.pending()),
+              CommitMessage.outputFileNames(windows.pending()),
               committed);
       if (n > 0) {
         LOG.info(
@@ -314,8 +314,7 @@ public final class SinkCommitter {
           table.fullName(),
           e.getMessage());
     }
-    CompactMarkers.deleteWriterMarkers(
-        table.store(), markerUser, CompactMarkers.outputNames(messages));
+    WriterMarkers.deleteMarkers(table.store(), markerUser, CommitMessage.outputFileNames(messages));
   }
 
   public String commitUser() {

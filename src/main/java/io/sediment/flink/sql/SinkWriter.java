@@ -1,8 +1,9 @@
 package io.sediment.flink.sql;
 
 import io.sediment.commit.CommitMessage;
-import io.sediment.flink.CompactMarkers;
-import io.sediment.manifest.TablePaths;
+import io.sediment.marker.MarkerLayout;
+import io.sediment.marker.OutputMarkers;
+import io.sediment.marker.WriterMarkers;
 import io.sediment.table.Table;
 import io.sediment.table.TableWrite;
 import java.io.IOException;
@@ -74,7 +75,7 @@ public final class SinkWriter implements AutoCloseable {
   }
 
   private void markBeforeCreate(Path output) throws IOException {
-    unsentMarkers.add(CompactMarkers.writeAfter(table.store(), markerUser, lastBarrier, output));
+    unsentMarkers.add(WriterMarkers.write(table.store(), markerUser, lastBarrier, output));
   }
 
   public void write(RowData row) throws IOException {
@@ -88,15 +89,15 @@ public final class SinkWriter implements AutoCloseable {
    */
   public List<CommitMessage> flush(long window) throws IOException {
     List<CommitMessage> messages = write.prepareCommit();
-    Set<String> sent = CompactMarkers.outputNames(messages);
+    Set<String> sent = CommitMessage.outputFileNames(messages);
     List<String> gone = new ArrayList<>();
     for (String m : unsentMarkers) {
-      if (!sent.contains(TablePaths.markedOutputName(new Path(m).getName()))) {
+      if (!sent.contains(MarkerLayout.markedOutputName(new Path(m).getName()))) {
         gone.add(m); // an output the write replaced before sending it (its own compaction)
       }
     }
     unsentMarkers.clear();
-    CompactMarkers.deleteMarkersOfMissingOutputs(table.store().fileIO(), gone);
+    OutputMarkers.deleteMarkersOfMissingOutputs(table.store().fileIO(), gone);
     if (window != SedimentWriteOperator.END_OF_INPUT) {
       lastBarrier = window;
     }
@@ -112,7 +113,7 @@ public final class SinkWriter implements AutoCloseable {
   @Override
   public void close() {
     write.close();
-    CompactMarkers.deleteMarkersOfMissingOutputs(table.store().fileIO(), unsentMarkers);
+    OutputMarkers.deleteMarkersOfMissingOutputs(table.store().fileIO(), unsentMarkers);
     unsentMarkers.clear();
   }
 }

@@ -1,4 +1,4 @@
-package io.sediment.maintenance;
+package io.sediment.marker;
 
 import io.sediment.fs.FileIO;
 import io.sediment.manifest.TablePaths;
@@ -13,19 +13,19 @@ import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.Path;
 
 /**
- * The markers of a table as {@link RemoveOrphanFiles} sees them ({@code .markers/<commit-user>/},
- * see {@link TablePaths#markerDir}): per compaction job or SQL write job, the markers of the
- * outputs it is writing or has not committed yet (a SQL writer's under {@code
- * write-after-<checkpoint>/}), and a compaction job's release records.
+ * The markers of a table as {@code remove_orphan_files} sees them ({@code .markers/<commit-user>/},
+ * see {@link MarkerLayout}): per compaction job or SQL write job, the markers of the outputs it is
+ * writing or has not committed yet (a SQL writer's under {@code write-after-<checkpoint>/}), and a
+ * compaction job's release records.
  *
  * <p>A job is <em>live</em> when one of its markers or release records was modified at or after the
- * liveness threshold {@link RemoveOrphanFiles} passes (the older of its orphan threshold and one
- * day ago): then every one of its markers protects its output, whatever the output's age. A job
- * with no such file is <em>stale</em> (cancelled for good, or stopped for longer than that): its
- * markers protect nothing, its outputs are judged like any other file, and its markers whose
- * outputs are gone or committed, and its release records, are deleted.
+ * liveness threshold orphan removal passes (the older of its orphan threshold and one day ago):
+ * then every one of its markers protects its output, whatever the output's age. A job with no such
+ * file is <em>stale</em> (cancelled for good, or stopped for longer than that): its markers protect
+ * nothing, its outputs are judged like any other file, and its markers whose outputs are gone or
+ * committed, and its release records, are deleted.
  */
-final class MarkedOutputs {
+public final class MarkedOutputs {
 
   private record Job(List<FileStatus> markers, List<Path> releases, boolean live) {}
 
@@ -38,7 +38,7 @@ final class MarkedOutputs {
   }
 
   /** Lists the markers of every job; files modified at or after {@code liveSince} make it live. */
-  static MarkedOutputs list(FileIO io, TablePaths paths, long liveSince) throws IOException {
+  public static MarkedOutputs list(FileIO io, TablePaths paths, long liveSince) throws IOException {
     List<Job> jobs = new ArrayList<>();
     Path root = paths.markersDir();
     if (!io.exists(root)) {
@@ -57,16 +57,16 @@ final class MarkedOutputs {
             if (r.isDir()) {
               continue;
             }
-            if (r.getPath().getName().startsWith(TablePaths.RELEASE_PREFIX)) {
+            if (r.getPath().getName().startsWith(MarkerLayout.RELEASE_PREFIX)) {
               releases.add(r.getPath());
               live |= r.getModificationTime() >= liveSince;
-            } else if (TablePaths.markedOutputName(r.getPath().getName()) != null) {
+            } else if (MarkerLayout.markedOutputName(r.getPath().getName()) != null) {
               // a SQL writer's marker, under write-after-<checkpoint>/
               markers.add(r);
               live |= r.getModificationTime() >= liveSince;
             }
           }
-        } else if (TablePaths.markedOutputName(st.getPath().getName()) != null) {
+        } else if (MarkerLayout.markedOutputName(st.getPath().getName()) != null) {
           markers.add(st);
           live |= st.getModificationTime() >= liveSince;
         }
@@ -77,12 +77,12 @@ final class MarkedOutputs {
   }
 
   /** Names of the outputs that markers of live jobs protect (file names are unique in a table). */
-  Set<String> protectedNames() {
+  public Set<String> protectedNames() {
     Set<String> names = new HashSet<>();
     for (Job job : jobs) {
       if (job.live()) {
         for (FileStatus m : job.markers()) {
-          names.add(TablePaths.markedOutputName(m.getPath().getName()));
+          names.add(MarkerLayout.markedOutputName(m.getPath().getName()));
         }
       }
     }
@@ -93,14 +93,14 @@ final class MarkedOutputs {
    * Deletes the bookkeeping of stale jobs: markers whose output {@code settled} (deleted, missing
    * or used by a snapshot), and release records. Returns the files deleted.
    */
-  List<Path> deleteStale(Predicate<String> settled) {
+  public List<Path> deleteStale(Predicate<String> settled) {
     List<Path> paths = new ArrayList<>();
     for (Job job : jobs) {
       if (job.live()) {
         continue;
       }
       for (FileStatus m : job.markers()) {
-        if (settled.test(TablePaths.markedOutputName(m.getPath().getName()))) {
+        if (settled.test(MarkerLayout.markedOutputName(m.getPath().getName()))) {
           paths.add(m.getPath());
         }
       }

@@ -1,4 +1,4 @@
-package io.sediment.flink;
+package io.sediment.marker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Markers of a finished window go by output name; no snapshot is read. */
-class CompactMarkersTest {
+class OutputMarkersTest {
 
   @TempDir java.nio.file.Path dir;
 
@@ -39,7 +39,7 @@ class CompactMarkersTest {
     String leftOver = marked("data-undeletable.parquet", true);
     FileIO io = FileIO.of(new Path(dir.toUri()));
 
-    CompactMarkers.deleteMarkersOfFinishedOutputs(
+    OutputMarkers.deleteMarkersOfFinishedOutputs(
         io,
         List.of(committed, committedDv, deleted, leftOver),
         Set.of("data-committed.parquet", "dv-committed"));
