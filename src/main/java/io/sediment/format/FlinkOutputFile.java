@@ -61,39 +61,69 @@ public final class FlinkOutputFile implements OutputFile {
     return stream;
   }
 
-  /** Position stream over a Flink output stream; remembers the final position on close. */
+  /**
+   * Position stream over a Flink output stream, buffered: Parquet writes page headers and the
+   * footer field by field, and an unbuffered local stream makes each a system call. Counts the
+   * position itself (every file is written from its start); remembers the final one on close.
+   */
   static final class PositionStream extends PositionOutputStream {
+    private static final int BUFFER_BYTES = 16 * 1024;
+
     private final FSDataOutputStream out;
+    private final byte[] buffer = new byte[BUFFER_BYTES];
+    private int buffered;
+    private long written; // bytes handed to out
     private boolean closed;
-    private long finalPos = -1;
 
     PositionStream(FSDataOutputStream out) {
       this.out = out;
     }
 
     @Override
-    public long getPos() throws IOException {
-      return closed ? finalPos : out.getPos();
+    public long getPos() {
+      return written + buffered;
     }
 
     @Override
     public void write(int b) throws IOException {
-      out.write(b);
+      if (buffered == BUFFER_BYTES) {
+        drain();
+      }
+      buffer[buffered++] = (byte) b;
     }
 
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
-      out.write(b, off, len);
+      if (len > BUFFER_BYTES - buffered) {
+        drain();
+        if (len >= BUFFER_BYTES) {
+          // a page: straight through, no copy
+          out.write(b, off, len);
+          written += len;
+          return;
+        }
+      }
+      System.arraycopy(b, off, buffer, buffered, len);
+      buffered += len;
+    }
+
+    private void drain() throws IOException {
+      if (buffered > 0) {
+        out.write(buffer, 0, buffered);
+        written += buffered;
+        buffered = 0;
+      }
     }
 
     @Override
     public void flush() throws IOException {
+      drain();
       out.flush();
     }
 
     /**
-     * Closes the stream, whatever asking its final position does: after an interrupt the local file
-     * system has closed the channel, and the descriptor must still be released.
+     * Writes what is buffered and closes the stream, whatever writing does: after an interrupt the
+     * local file system has closed the channel, and the descriptor must still be released.
      */
     @Override
     public void close() throws IOException {
@@ -102,7 +132,7 @@ public final class FlinkOutputFile implements OutputFile {
       }
       closed = true;
       try {
-        finalPos = out.getPos();
+        drain();
       } catch (IOException | RuntimeException e) {
         try {
           out.close();
