@@ -1,6 +1,5 @@
 package io.sediment.format;
 
-import io.sediment.fs.FileIO;
 import java.io.ByteArrayInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -11,9 +10,12 @@ import org.apache.flink.core.fs.Path;
 import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 
 /**
- * The column chunks of a small row group on an object store, read with one ranged GET instead of
- * one stream (a HEAD and a GET on S3) per column: manifests and manifest lists are a row group of a
- * few KiB in about ten columns, and a commit reads several of them.
+ * The column chunks of a small row group, read with one request instead of one stream per column:
+ * on an object store a stream is a HEAD and a GET, on a local disk an open, a seek and a close.
+ * Manifests and manifest lists are a row group of a few KiB in about ten columns, read by every
+ * plan and commit: on a local disk opening them column by column was the largest cost of planning
+ * (the interleaving simulation took a quarter less time without it). Large row groups (data files
+ * of compacted tables) are still read a stream per column, so memory stays bounded.
  */
 final class SmallBlock {
 
@@ -28,10 +30,10 @@ final class SmallBlock {
     this.bytes = bytes;
   }
 
-  /** The chunks read in one request, or null when not on an object store or too large. */
+  /** The chunks read in one request, or null when one column or too large. */
   static SmallBlock read(FileSystem fs, Path path, ColumnChunkMetaData[] chunks)
       throws IOException {
-    if (!FileIO.of(path).isObjectStore() || chunks.length < 2) {
+    if (chunks.length < 2) {
       return null;
     }
     long start = Long.MAX_VALUE;

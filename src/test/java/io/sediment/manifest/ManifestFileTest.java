@@ -160,6 +160,23 @@ class ManifestFileTest {
     assertThat(mf.write(entriesOfPartitions(1, 2, 3), 2)).hasSize(2);
   }
 
+  /**
+   * A manifest is one small row group of many columns: it is read with two opens of its file on any
+   * file system (the footer, then every column chunk at once), not one per column, which made
+   * opening files the largest cost of planning on a local disk.
+   */
+  @Test
+  void aManifestIsReadWithTwoOpensNotOnePerColumn() throws Exception {
+    Path root = new Path(FaultyFileSystem.uri(dir));
+    ManifestFile mf = manifestFile(root);
+    List<ManifestFileMeta> metas = mf.write(entriesOfPartitions(1, 2, 3, 3));
+    List<String> opened = new CopyOnWriteArrayList<>();
+    FaultyFileSystem.onOpen(opened::add);
+
+    assertThat(mf.read(metas.get(0).fileName())).hasSize(4);
+    assertThat(opened).hasSize(2).allSatisfy(p -> assertThat(p).endsWith(metas.get(0).fileName()));
+  }
+
   @Test
   void aPartitionFilterSkipsManifestsOfOtherPartitionsWithoutOpeningThem() throws Exception {
     Path root = new Path(FaultyFileSystem.uri(dir));
