@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.flink.table.api.DataTypes;
@@ -119,12 +120,7 @@ class MarkerProtocolTest {
       String user = "job-" + seed;
       List<Output> mix = mix(random, user, seed, out -> OutputMarkers.write(store, user, out));
       // The window committed some of the referenced outputs (the others: an earlier window's).
-      Set<String> committed = new HashSet<>();
-      for (Output o : mix) {
-        if (o.kind() == Kind.REFERENCED && random.nextBoolean()) {
-          committed.add(o.name());
-        }
-      }
+      Set<String> committed = names(someOf(mix, random, o -> o.kind() == Kind.REFERENCED));
 
       OutputMarkers.deleteMarkersOfFinishedOutputs(io, markers(mix), committed);
 
@@ -150,12 +146,7 @@ class MarkerProtocolTest {
       String user = "job-" + seed;
       List<Output> mix = mix(random, user, seed, out -> OutputMarkers.write(store, user, out));
       // The rewrites whose results were never emitted: only unreferenced or missing outputs.
-      List<Output> discarded = new ArrayList<>();
-      for (Output o : mix) {
-        if (o.kind() != Kind.REFERENCED && random.nextBoolean()) {
-          discarded.add(o);
-        }
-      }
+      List<Output> discarded = someOf(mix, random, o -> o.kind() != Kind.REFERENCED);
 
       OutputMarkers.deleteOutputsAndMarkers(io, markers(discarded));
 
@@ -252,12 +243,7 @@ class MarkerProtocolTest {
       String user = "sql-" + seed;
       List<Output> mix =
           mix(random, user, seed, out -> WriterMarkers.write(store, user, random.nextInt(3), out));
-      Set<String> published = new HashSet<>();
-      for (Output o : mix) {
-        if (o.kind() == Kind.REFERENCED && random.nextBoolean()) {
-          published.add(o.name());
-        }
-      }
+      Set<String> published = names(someOf(mix, random, o -> o.kind() == Kind.REFERENCED));
 
       WriterMarkers.deleteMarkers(store, user, published);
       try (Stream<Path> dirs = Files.list(local(layout.jobDir(user)))) {
@@ -468,6 +454,21 @@ class MarkerProtocolTest {
             .contains(o.name());
       }
     }
+  }
+
+  /** A random part of the outputs {@code which} accepts. */
+  private static List<Output> someOf(List<Output> mix, Random random, Predicate<Output> which) {
+    List<Output> some = new ArrayList<>();
+    for (Output o : mix) {
+      if (which.test(o) && random.nextBoolean()) {
+        some.add(o);
+      }
+    }
+    return some;
+  }
+
+  private static Set<String> names(List<Output> outputs) {
+    return outputs.stream().map(Output::name).collect(Collectors.toSet());
   }
 
   private static List<String> markers(List<Output> outputs) {
