@@ -39,7 +39,11 @@ public final class ReleaseRecords {
         MarkerLayout.of(store)
             .release(commitUser, window, UUID.randomUUID().toString().substring(0, 8));
     try {
-      store.fileIO().writeNew(file, String.join("\n", taskIds).getBytes(StandardCharsets.UTF_8));
+      // Published whole: the source may list and take the record while it is written, and a
+      // record read half written (empty) and then deleted would lose its tasks' release.
+      store
+          .fileIO()
+          .replaceAtomically(file, String.join("\n", taskIds).getBytes(StandardCharsets.UTF_8));
     } catch (IOException e) {
       LOG.warn("Could not record finished compaction tasks {}: {}", taskIds, e.toString());
     }

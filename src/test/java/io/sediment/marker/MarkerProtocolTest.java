@@ -268,6 +268,43 @@ class MarkerProtocolTest {
     }
   }
 
+  /**
+   * The committer writes release records while the task source takes them (another operator, maybe
+   * on another machine): a record taken while it is being written must not lose its ids. Records
+   * are published whole (a reader sees no record or all of it), so every id written is taken once.
+   */
+  @Test
+  void releaseRecordsWrittenWhileTakenAreNeverLost() throws Exception {
+    int records = 3000;
+    java.util.concurrent.atomic.AtomicBoolean done =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    List<String> taken = java.util.Collections.synchronizedList(new ArrayList<>());
+    Thread taker =
+        new Thread(
+            () -> {
+              try {
+                while (!done.get()) {
+                  taken.addAll(ReleaseRecords.take(store, "job"));
+                }
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            });
+    taker.start();
+    Set<String> written = new HashSet<>();
+    for (int window = 0; window < records; window++) {
+      List<String> ids = List.of("t" + window + "a", "t" + window + "b");
+      ReleaseRecords.write(store, "job", window, ids);
+      written.addAll(ids);
+    }
+    done.set(true);
+    taker.join();
+    taken.addAll(ReleaseRecords.take(store, "job"));
+
+    assertThat(taken).doesNotHaveDuplicates();
+    assertThat(new HashSet<>(taken)).isEqualTo(written);
+  }
+
   @Test
   void releaseRecordsAreTakenOnceEach() throws Exception {
     Random random = new Random(7);
