@@ -5,6 +5,7 @@ import io.sediment.manifest.FileStore;
 import io.sediment.retention.TableFiles;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -51,6 +52,38 @@ final class MarkerFiles {
       }
     }
     return markers;
+  }
+
+  /**
+   * Deletes the markers (paths) of finished outputs: those of {@code committedOutputs} (file names)
+   * and those whose output does not exist. A marker whose output cannot be checked stays.
+   */
+  static void deleteMarkersOfFinishedOutputs(
+      FileIO fileIO, Collection<String> markers, Set<String> committedOutputs) {
+    List<String> done = new ArrayList<>();
+    for (String m : markers) {
+      Path marker = new Path(m);
+      if (committedOutputs.contains(MarkerLayout.markedOutputName(marker.getName()))) {
+        done.add(m);
+        continue;
+      }
+      try {
+        Path output = outputOf(fileIO, marker);
+        if (output == null || !fileIO.exists(output)) {
+          done.add(m);
+        }
+      } catch (FileNotFoundException e) {
+        // already gone
+      } catch (IOException | UncheckedIOException e) {
+        // leave it for the restart cleanup
+        LOG.warn("Could not check marker {}: {}", m, e.toString());
+      }
+    }
+    List<Path> paths = new ArrayList<>();
+    for (String m : done) {
+      paths.add(new Path(m));
+    }
+    deleteLogged(fileIO, paths);
   }
 
   /** Deletes marker files; a failure is logged (the next cleanup removes what is left). */

@@ -58,26 +58,7 @@ public final class OutputMarkers {
    */
   public static void deleteMarkersOfFinishedOutputs(
       FileIO fileIO, Collection<String> markers, Set<String> committedOutputs) {
-    List<String> done = new ArrayList<>();
-    for (String m : markers) {
-      Path marker = new Path(m);
-      if (committedOutputs.contains(MarkerLayout.markedOutputName(marker.getName()))) {
-        done.add(m);
-        continue;
-      }
-      try {
-        Path output = MarkerFiles.outputOf(fileIO, marker);
-        if (output == null || !fileIO.exists(output)) {
-          done.add(m);
-        }
-      } catch (FileNotFoundException e) {
-        // already gone
-      } catch (IOException | UncheckedIOException e) {
-        // leave it for the restart cleanup
-        LOG.warn("Could not check compaction marker {}: {}", m, e.toString());
-      }
-    }
-    deleteMarkers(fileIO, done);
+    MarkerFiles.deleteMarkersOfFinishedOutputs(fileIO, markers, committedOutputs);
   }
 
   /**

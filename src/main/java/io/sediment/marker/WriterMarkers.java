@@ -5,6 +5,7 @@ import io.sediment.manifest.FileStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import org.apache.flink.core.fs.FileStatus;
@@ -80,6 +81,14 @@ public final class WriterMarkers {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot clean the SQL writers' outputs under " + dir, e);
     }
+  }
+
+  /**
+   * Deletes the markers (paths, as {@link #write} returned them) whose output does not exist: files
+   * a writer replaced or deleted before sending them.
+   */
+  public static void deleteMarkersOfMissingOutputs(FileIO fileIO, Collection<String> markers) {
+    MarkerFiles.deleteMarkersOfFinishedOutputs(fileIO, markers, Set.of());
   }
 
   /**

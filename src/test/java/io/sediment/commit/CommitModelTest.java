@@ -3,6 +3,7 @@ package io.sediment.commit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.data.BinaryRows;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.DataFileMeta;
@@ -17,6 +18,7 @@ import io.sediment.predicate.Predicate;
 import io.sediment.predicate.PredicateBuilder;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
+import io.sediment.testutil.FaultyFileSystem;
 import io.sediment.testutil.TestTables;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -35,6 +37,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.apache.flink.table.api.DataTypes;
@@ -102,6 +105,8 @@ class CommitModelTest {
 
     private final Map<DeletionFile, RoaringBitmap> positions = new HashMap<>();
     private long identifier;
+    private long otherIdentifier;
+    private final AtomicBoolean raceArmed = new AtomicBoolean();
     private int nextFile;
     private int step;
 
@@ -125,12 +130,59 @@ class CommitModelTest {
       if (deletionVectors) {
         schema.option("deletion-vectors.enabled", "true");
       }
-      this.table = TestTables.create(TestTables.catalog(dir), "t" + seed, schema.build());
+      FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
+      catalog.createDatabase("db", true);
+      this.table = TestTables.create(catalog, "t" + seed, schema.build());
       this.store = table.store();
       this.committer = new FileStoreCommit(store, "u");
     }
 
     void run(int steps) throws Exception {
+      FaultyFileSystem.onOpen(
+          path -> {
+            if (path.contains("/snapshot/snapshot-") && raceArmed.compareAndSet(true, false)) {
+              raceAppend();
+            }
+          });
+      try {
+        steps(steps);
+      } finally {
+        FaultyFileSystem.reset();
+      }
+    }
+
+    /**
+     * Now and then, the next commit loses the race for the snapshot id: another committer appends
+     * while it runs (at its first read of a snapshot), so its first attempt is cleaned up and it
+     * commits on top of the other one.
+     */
+    private void maybeRace() {
+      raceArmed.set(random.nextInt(5) == 0);
+    }
+
+    private void raceAppend() throws IOException {
+      try {
+        Live l = newFile(random.nextInt(PARTITIONS), random.nextInt(buckets), 0);
+        long id = ++otherIdentifier;
+        assertThat(
+                new FileStoreCommit(store, "other")
+                    .commit(
+                        List.of(
+                            CommitMessage.append(
+                                partition(l.p), l.bucket, buckets, List.of(l.file))),
+                        id,
+                        false))
+            .as(where("the racing append"))
+            .containsExactly(nextSnapshotId());
+        record(CommitKind.APPEND, "other", id, List.of(), List.of(l));
+      } catch (IOException | RuntimeException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new IOException(e);
+      }
+    }
+
+    private void steps(int steps) throws Exception {
       for (step = 0; step < steps; step++) {
         int op = random.nextInt(20);
         if (op < 8 || live.isEmpty()) {
@@ -174,7 +226,9 @@ class CommitModelTest {
         messages.add(CommitMessage.append(partition(p), bucket, buckets, files));
       }
       long id = ++identifier;
+      maybeRace();
       List<Long> ids = committer.commit(messages, id, random.nextBoolean());
+      raceArmed.set(false);
       assertThat(ids).as(where("append")).containsExactly(nextSnapshotId());
       apply(CommitKind.APPEND, id, List.of(), added);
     }
@@ -207,9 +261,10 @@ class CommitModelTest {
           deleteAnOutput
               ? "outputs of its compaction are missing"
               : refusal(before, after, base, p, bucket);
-      long latestBefore = latestId();
       long id = ++identifier;
+      maybeRace();
       Throwable error = catchThrowable(() -> committer.commit(List.of(m), id, false));
+      raceArmed.set(false);
       if (refusal != null) {
         assertThat(error).as(where("compaction refused")).isNotNull();
         assertThat(error.getMessage()).as(where("compaction refused")).contains(refusal);
@@ -219,7 +274,7 @@ class CommitModelTest {
         for (Live out : after) {
           assertThat(path(out)).as(where("an aborted output")).doesNotExist();
         }
-        assertThat(latestId()).as(where("nothing committed")).isEqualTo(latestBefore);
+        assertThat(latestId()).as(where("nothing committed")).isEqualTo(snapshots.size());
         checkTable();
         return;
       }
@@ -352,17 +407,18 @@ class CommitModelTest {
           refusal = serializable(base, p, bucket);
         }
       }
-      long latestBefore = latestId();
       long id = ++identifier;
+      maybeRace();
       Throwable error = catchThrowable(() -> committer.commit(messages, id, false));
+      raceArmed.set(false);
       if (refusal != null) {
         assertThat(error).as(where("deletion vectors refused")).isNotNull();
         assertThat(error.getMessage()).as(where("deletion vectors refused")).contains(refusal);
         assertThat(error).isInstanceOf(CommitConflictException.class);
-        assertThat(latestId()).as(where("nothing committed")).isEqualTo(latestBefore);
+        assertThat(latestId()).as(where("nothing committed")).isEqualTo(snapshots.size());
         assertThat(committer.abort(messages)).as(where("abort")).isEmpty();
         for (String dv : dvFiles(messages)) {
-          assertThat(Path.of(store.paths().index(dv).toUri()))
+          assertThat(local(store.paths().index(dv)))
               .as(where("an aborted vector file"))
               .doesNotExist();
         }
@@ -428,16 +484,19 @@ class CommitModelTest {
         added.add(l);
         messages.add(CommitMessage.append(partition(p), bucket, buckets, List.of(l.file)));
       }
+      long id = ++identifier;
+      maybeRace();
+      // an overwrite names its partition by the files it writes, or by a filter when it writes none
+      List<Long> ids =
+          committer.overwrite(messages, added.isEmpty() ? partitionIs(p) : null, id, false);
+      raceArmed.set(false);
+      // what it replaces: the partition's files when it lands, a racing append's too
       List<Live> replaced = new ArrayList<>();
       for (Live l : live.values()) {
         if (l.p == p) {
           replaced.add(l);
         }
       }
-      long id = ++identifier;
-      // an overwrite names its partition by the files it writes, or by a filter when it writes none
-      List<Long> ids =
-          committer.overwrite(messages, added.isEmpty() ? partitionIs(p) : null, id, false);
       if (replaced.isEmpty() && added.isEmpty()) {
         assertThat(ids).as(where("an overwrite of nothing with nothing")).isEmpty();
         checkTable();
@@ -612,6 +671,10 @@ class CommitModelTest {
 
     /** Applies a commit that landed to the model. */
     private void record(CommitKind kind, long id, List<Live> gone, List<Live> added) {
+      record(kind, "u", id, gone, added);
+    }
+
+    private void record(CommitKind kind, String user, long id, List<Live> gone, List<Live> added) {
       long delta = 0;
       Set<String> levelled = new HashSet<>();
       for (Live l : gone) {
@@ -630,7 +693,7 @@ class CommitModelTest {
           levelled.add(l.p + "/" + l.bucket);
         }
       }
-      snapshots.add(new SnapshotModel(kind, id, delta, levelled, Map.copyOf(vectors)));
+      snapshots.add(new SnapshotModel(kind, user, id, delta, levelled, Map.copyOf(vectors)));
     }
 
     /** The latest snapshot and its files against the model. */
@@ -646,7 +709,7 @@ class CommitModelTest {
       SnapshotModel expected = snapshots.get(snapshots.size() - 1);
       assertThat(s.commitKind()).as(where("kind")).isEqualTo(expected.kind);
       assertThat(s.commitIdentifier()).as(where("identifier")).isEqualTo(expected.identifier);
-      assertThat(s.commitUser()).as(where("user")).isEqualTo("u");
+      assertThat(s.commitUser()).as(where("user")).isEqualTo(expected.user);
       Map<String, String> files = new TreeMap<>();
       for (ManifestEntry e : store.newScan().plan(s)) {
         files.put(
@@ -677,7 +740,7 @@ class CommitModelTest {
           .as(where("manifest and index files: those the snapshots reference, no more"))
           .isEqualTo(referencedMetadata());
       for (DeletionFile d : vectors.values()) {
-        assertThat(Path.of(store.paths().index(d.dvFile()).toUri()))
+        assertThat(local(store.paths().index(d.dvFile())))
             .as(where("a live vector's file exists"))
             .exists();
       }
@@ -688,7 +751,7 @@ class CommitModelTest {
       Set<String> out = new TreeSet<>();
       for (org.apache.flink.core.fs.Path dir :
           List.of(store.paths().manifest("x").getParent(), store.paths().index("x").getParent())) {
-        Path local = Path.of(dir.toUri());
+        Path local = local(dir);
         if (Files.isDirectory(local)) {
           try (Stream<Path> files = Files.list(local)) {
             files.forEach(f -> out.add(f.getFileName().toString()));
@@ -859,7 +922,12 @@ class CommitModelTest {
     }
 
     private Path path(Live l) {
-      return Path.of(store.dataFilePath(partition(l.p), l.bucket, l.file.fileName()).toUri());
+      return local(store.dataFilePath(partition(l.p), l.bucket, l.file.fileName()));
+    }
+
+    /** The local file of a path of the table (on the faulty:// file system). */
+    private static Path local(org.apache.flink.core.fs.Path path) {
+      return Path.of(path.toUri().getPath());
     }
 
     private String where(String what) {
@@ -899,6 +967,7 @@ class CommitModelTest {
    */
   private record SnapshotModel(
       CommitKind kind,
+      String user,
       long identifier,
       long delta,
       Set<String> levelledBuckets,

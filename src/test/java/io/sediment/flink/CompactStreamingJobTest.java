@@ -369,41 +369,6 @@ class CompactStreamingJobTest {
         .build();
   }
 
-  /**
-   * {@code compaction.optimization-interval} (Paimon's name): the minor rounds never compact here
-   * (trigger 10 runs), so the only COMPACT snapshot is the full round the interval triggers, once
-   * it has passed since the job started.
-   */
-  @Test
-  void aFullCompactionOnceTheOptimizationIntervalPassed() throws Exception {
-    FileSystemCatalog catalog = TestTables.catalog(dir);
-    Table table = oneBucketTable(catalog, "compaction.optimization-interval", "2 s");
-    long started = System.currentTimeMillis();
-    client = dedicatedJob().submitStreaming(FlinkTestSupport.restartingStreamEnv());
-    TestTables.writeBatch(table, List.of(row(0L, "v0")));
-    TestTables.writeBatch(table, List.of(row(1L, "v1")));
-    await()
-        .atMost(Duration.ofMinutes(2))
-        .until(
-            () ->
-                FlinkTestSupport.snapshots(table).stream()
-                    .anyMatch(s -> s.commitKind() == CommitKind.COMPACT));
-    StreamingJobs.cancelAndWait(client);
-    client = null;
-    List<Snapshot> compacts =
-        FlinkTestSupport.snapshots(table).stream()
-            .filter(s -> s.commitKind() == CommitKind.COMPACT)
-            .toList();
-    assertThat(compacts).hasSize(1);
-    assertThat(compacts.get(0).timeMillis() - started)
-        .as("not before the interval passed")
-        .isGreaterThanOrEqualTo(2000);
-    List<DataFileMeta> live = FlinkTestSupport.liveFileMetas(catalog.getTable("db.t"));
-    assertThat(live).hasSize(1);
-    assertThat(live.get(0).level()).as("a full compaction writes the top level").isEqualTo(10);
-    assertThat(FlinkTestSupport.rows(catalog.getTable("db.t"))).hasSize(2);
-  }
-
   @Test
   void failoverCommitsRestoredWindowOnceAndLeavesNoOrphans() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(dir);

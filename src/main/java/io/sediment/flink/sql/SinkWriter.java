@@ -2,7 +2,6 @@ package io.sediment.flink.sql;
 
 import io.sediment.commit.CommitMessage;
 import io.sediment.marker.MarkerLayout;
-import io.sediment.marker.OutputMarkers;
 import io.sediment.marker.WriterMarkers;
 import io.sediment.table.Table;
 import io.sediment.table.TableWrite;
@@ -97,7 +96,7 @@ public final class SinkWriter implements AutoCloseable {
       }
     }
     unsentMarkers.clear();
-    OutputMarkers.deleteMarkersOfMissingOutputs(table.store().fileIO(), gone);
+    WriterMarkers.deleteMarkersOfMissingOutputs(table.store().fileIO(), gone);
     if (window != SedimentWriteOperator.END_OF_INPUT) {
       lastBarrier = window;
     }
@@ -113,7 +112,7 @@ public final class SinkWriter implements AutoCloseable {
   @Override
   public void close() {
     write.close();
-    OutputMarkers.deleteMarkersOfMissingOutputs(table.store().fileIO(), unsentMarkers);
+    WriterMarkers.deleteMarkersOfMissingOutputs(table.store().fileIO(), unsentMarkers);
     unsentMarkers.clear();
   }
 }
