@@ -3,10 +3,15 @@ package io.sediment.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sediment.compact.ExecutionMode;
+import io.sediment.marker.ReleaseRecords;
+import io.sediment.table.Table;
+import io.sediment.testutil.ManualClock;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 import org.apache.flink.api.connector.source.ReaderInfo;
 import org.apache.flink.api.connector.source.SplitsAssignment;
@@ -14,6 +19,8 @@ import org.apache.flink.api.connector.source.mocks.MockSplitEnumeratorContext;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The task source's enumerator alone, on Flink's mock enumerator context: planning rounds run when
@@ -218,6 +225,92 @@ class CompactTaskEnumeratorTest {
       assertThat(after.subList(1, 3))
           .extracting(CompactTaskSplit::splitId)
           .doesNotContainAnyElementsOf(oldIds);
+    }
+  }
+
+  /**
+   * Between discoveries (every {@code compaction.discovery-interval}) a continuous source plans
+   * only when tasks were released, or in the round after one that took releases (it planned with
+   * their files still held). Generated histories of appends, clock moves, hand-outs, releases and
+   * rounds: no round outside those plans a new task, and every task is handed out once.
+   */
+  @ParameterizedTest
+  @ValueSource(longs = {1, 2, 3, 4, 5, 6})
+  void betweenDiscoveriesOnlyReleasesMakeARoundPlan(long seed) throws Throwable {
+    Random random = new Random(seed);
+    Table table = FlinkTestSupport.threePartitionsOfFourFiles(dir.resolve("d"));
+    ManualClock clock = new ManualClock();
+    CompactTargets onClock = FlinkTestSupport.targets(dir.resolve("d"), table).withClock(clock);
+    long interval = 60_000;
+    try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
+      readers(context, 1);
+      CompactTaskEnumerator e =
+          new CompactTaskEnumerator(
+              context, onClock, ExecutionMode.STREAMING, interval, USER, null);
+      e.start();
+      e.snapshotState(1);
+      e.notifyCheckpointComplete(1);
+      long lastDiscovery = Long.MIN_VALUE / 2;
+      boolean replan = true; // the first round plans
+      boolean released = false; // records written since the last round
+      Set<String> known = new HashSet<>();
+      List<String> out = new ArrayList<>(); // handed out, not released
+      Set<String> done = new HashSet<>(); // released
+      long id = 1000;
+      for (int step = 0; step < 40; step++) {
+        int op = random.nextInt(10);
+        if (op < 3) {
+          String p = List.of("a", "b", "c").get(random.nextInt(3));
+          // three small files: enough for a task of their own, held files or not
+          FlinkTestSupport.fill(table, id, 3, 1, p);
+          id += 3;
+        } else if (op < 5) {
+          clock.advance(Duration.ofSeconds(10L * random.nextInt(4)));
+        } else if (op < 6) {
+          e.handleSplitRequest(0, "localhost");
+          List<CompactTaskSplit> all = assigned(context);
+          all.forEach(
+              t -> {
+                if (!out.contains(t.splitId()) && !done.contains(t.splitId())) {
+                  out.add(t.splitId());
+                }
+              });
+          assertThat(all).extracting(CompactTaskSplit::splitId).doesNotHaveDuplicates();
+        } else if (op < 7 && !out.isEmpty()) {
+          String finished = out.remove(random.nextInt(out.size()));
+          done.add(finished);
+          // its window commits (here: a compaction of the whole table stands for it), then the
+          // committer records the release
+          table.newCompactBuilder().withCommitUser("window").execute();
+          ReleaseRecords.write(table.store(), USER, step, List.of(finished));
+          released = true;
+        } else {
+          long now = clock.millis();
+          boolean discovery = now - lastDiscovery >= interval;
+          if (discovery) {
+            lastDiscovery = now;
+          }
+          boolean mayPlan = discovery || replan || released;
+          replan = released;
+          released = false;
+          context.runPeriodicCallable(0);
+          CompactEnumeratorState state = e.snapshotState(step + 2);
+          Set<String> planned = new HashSet<>();
+          state.pending().forEach(t -> planned.add(t.splitId()));
+          state.held().forEach(t -> planned.add(t.splitId()));
+          assigned(context).forEach(t -> planned.add(t.splitId()));
+          planned.removeAll(known);
+          if (!mayPlan) {
+            assertThat(planned)
+                .as(
+                    "seed %d, step %d: tasks planned between discoveries, nothing released",
+                    seed, step)
+                .isEmpty();
+          }
+          known.addAll(planned);
+        }
+      }
+      assertThat(known).as("seed %d: the first round planned", seed).isNotEmpty();
     }
   }
 }

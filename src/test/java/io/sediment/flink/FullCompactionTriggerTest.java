@@ -91,7 +91,7 @@ class FullCompactionTriggerTest {
     try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
       context.registerReader(new ReaderInfo(0, "localhost"));
       CompactTaskEnumerator e =
-          new CompactTaskEnumerator(context, targets, ExecutionMode.STREAMING, 1, USER, null);
+          new CompactTaskEnumerator(context, targets, ExecutionMode.STREAMING, 0, USER, null);
       e.start();
       e.snapshotState(1);
       e.notifyCheckpointComplete(1);
@@ -103,11 +103,11 @@ class FullCompactionTriggerTest {
         if (op < 4) {
           TestTables.writeBatch(table, List.of(row(key++, "v")));
         } else if (op < 6) {
-          clock.advance(Duration.ofSeconds(random.nextInt(150)));
+          // steps of 30 s: the time since the last full round often equals the interval exactly
+          clock.advance(Duration.ofSeconds(30L * random.nextInt(5)));
         } else if (op < 7 && held == null && table.latestSnapshot().isPresent()) {
           table.newCompactBuilder().withCommitUser("other").execute();
         } else {
-          clock.advance(Duration.ofMillis(1)); // a discovery round (interval 1 ms)
           boolean expectFull = model.round(table, clock.millis(), held != null);
           context.runPeriodicCallable(0);
           List<CompactTaskSplit> assigned = assigned(context);
