@@ -231,6 +231,7 @@ class CommitModelTest {
       raceArmed.set(false);
       assertThat(ids).as(where("append")).containsExactly(nextSnapshotId());
       apply(CommitKind.APPEND, id, List.of(), added);
+      abortLanded(messages);
     }
 
     /** A compaction of one bucket, as a compaction job commits it: the outcome the rules say. */
@@ -280,6 +281,7 @@ class CommitModelTest {
       }
       assertThat(error).as(where("compaction accepted")).isNull();
       apply(CommitKind.COMPACT, id, before, after);
+      abortLanded(List.of(m));
     }
 
     /**
@@ -466,6 +468,19 @@ class CommitModelTest {
       }
       record(CommitKind.COMPACT, id, List.of(), List.of());
       checkTable();
+      abortLanded(messages);
+    }
+
+    /**
+     * Now and then, a restored committer that cannot tell the commit landed gives up and aborts its
+     * messages: it must delete nothing the latest snapshot references (checked by {@link
+     * #checkTable}: the live files, the vectors and the metadata directories).
+     */
+    private void abortLanded(List<CommitMessage> messages) {
+      if (random.nextInt(4) == 0) {
+        new FileStoreCommit(store, "u").abort(messages);
+        checkTable();
+      }
     }
 
     private static Set<String> dvFiles(List<CommitMessage> messages) {
