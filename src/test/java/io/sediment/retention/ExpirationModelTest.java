@@ -1,0 +1,643 @@
+package io.sediment.retention;
+
+import static io.sediment.testutil.TestTables.row;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.commit.CommitMessage;
+import io.sediment.io.DataFileFactory;
+import io.sediment.manifest.ConsumerManager;
+import io.sediment.manifest.IndexManifest;
+import io.sediment.manifest.ManifestEntry;
+import io.sediment.manifest.Snapshot;
+import io.sediment.manifest.SnapshotManager;
+import io.sediment.manifest.UserCommit;
+import io.sediment.schema.Schema;
+import io.sediment.table.Table;
+import io.sediment.table.TableWrite;
+import io.sediment.table.WriteBuilder;
+import io.sediment.testutil.FaultyFileSystem;
+import io.sediment.testutil.ManualClock;
+import io.sediment.testutil.TestTables;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.apache.flink.table.api.DataTypes;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Expirations against a model, over generated histories of a partitioned append table: stream
+ * commits of two users (now and then losing the hint written after the commit, as a writer that
+ * died before writing it), batch commits, compactions that replace files, clock moves, a consumer
+ * holding a snapshot, snapshots whose metadata an older version's interrupted expiration deleted,
+ * and expirations with settings drawn at and around their boundaries, a third of them after a
+ * commit (the automatic expiry's shortcut) and a quarter killed after their first few deletes.
+ *
+ * <p>After every step the model checks what a user relies on: an expiration expires exactly the
+ * snapshots the rules name (an unfinished one's first, within the limit), never a file a kept
+ * snapshot needs; once finished, no file that no kept snapshot needs is left (data files, manifest
+ * lists, manifests), the counts it reports are the files it deleted, the {@code EARLIEST} hint
+ * names the oldest kept snapshot, each user whose last stream commit expired finds it in its hint,
+ * and the latest snapshot reads every row written. A killed run leaves its record, and the next run
+ * finishes it.
+ */
+class ExpirationModelTest {
+
+  private static final int SEEDS = 20;
+  private static final int STEPS = 40;
+  private static final List<String> USERS = List.of("u0", "u1");
+  private static final String CONSUMER = "reader";
+
+  @TempDir Path dir;
+
+  @AfterEach
+  void reset() {
+    FaultyFileSystem.reset();
+  }
+
+  /** What the model knows of one snapshot from when it was made. */
+  private record Made(
+      long time,
+      String user,
+      boolean stream,
+      Set<String> data,
+      Set<String> metadata,
+      Set<String> index) {
+
+    /** Every file it references under {@code manifest/} and {@code index/}. */
+    Set<String> allMetadata() {
+      Set<String> all = new HashSet<>(metadata);
+      all.addAll(index);
+      return all;
+    }
+  }
+
+  private static final class Model {
+    final Map<Long, Made> snapshots = new TreeMap<>();
+    // snapshots whose metadata (and the data only they used) an older version's run deleted
+    final Set<Long> gone = new HashSet<>();
+    final Map<String, Long> nextIdentifier = new HashMap<>();
+    // the rows of the latest snapshot by key (an append table's keys never repeat)
+    final Map<String, String> rows = new HashMap<>();
+    // the snapshots of a record a killed run left, and whether it was marked abandoned
+    List<Long> pending = List.of();
+    long lastSeen = -1;
+    int expired;
+    int killed;
+    int finishedRecords;
+    int goneSwept;
+    int hintsRecorded;
+  }
+
+  // what the histories reached, over the seeds of one run of the class
+  private static final Model TOTAL = new Model();
+  private static int seedsRun;
+
+  static IntStream seeds() {
+    return IntStream.range(0, SEEDS);
+  }
+
+  @ParameterizedTest(name = "seed {0}")
+  @MethodSource("seeds")
+  void everyExpirationKeepsWhatTheRulesKeepAndDeletesTheRest(int seed) throws Exception {
+    Model m = runHistory(seed);
+    synchronized (TOTAL) {
+      TOTAL.expired += m.expired;
+      TOTAL.killed += m.killed;
+      TOTAL.finishedRecords += m.finishedRecords;
+      TOTAL.goneSwept += m.goneSwept;
+      TOTAL.hintsRecorded += m.hintsRecorded;
+      seedsRun++;
+    }
+  }
+
+  /**
+   * The histories reach every path they claim to. Only after every seed ran (a run of some seeds,
+   * as a mutation-testing tool makes, reaches fewer).
+   */
+  @AfterAll
+  static void theHistoriesReachEveryPath() {
+    if (seedsRun < SEEDS) {
+      return;
+    }
+    System.out.printf(
+        "%d seeds: %d snapshots expired, %d runs killed, %d records finished, %d gone snapshots"
+            + " swept, %d hints written by an expiry%n",
+        seedsRun,
+        TOTAL.expired,
+        TOTAL.killed,
+        TOTAL.finishedRecords,
+        TOTAL.goneSwept,
+        TOTAL.hintsRecorded);
+    assertThat(TOTAL.expired).as("snapshots expired").isGreaterThan(100);
+    assertThat(TOTAL.killed).as("runs killed part way").isGreaterThan(5);
+    assertThat(TOTAL.finishedRecords).as("records finished by a later run").isGreaterThan(5);
+    assertThat(TOTAL.goneSwept).as("gone snapshots swept").isGreaterThan(3);
+    assertThat(TOTAL.hintsRecorded).as("hints the expiry wrote").isGreaterThan(3);
+  }
+
+  private Model runHistory(int seed) throws Exception {
+    SplittableRandom r = new SplittableRandom(seed);
+    ManualClock clock = new ManualClock();
+    Path warehouse = dir.resolve("wh-" + seed);
+    FileSystemCatalog catalog =
+        new FileSystemCatalog(FaultyFileSystem.uri(warehouse)).withClock(clock);
+    catalog.createDatabase("db", true);
+    // odd seeds: a primary-key table with deletion vectors and changelog files, whose snapshots
+    // also reference index manifests, vector files and changelog manifest lists
+    boolean primaryKey = seed % 2 == 1;
+    Schema.Builder schema =
+        Schema.newBuilder()
+            .column("id", DataTypes.BIGINT().notNull())
+            .column("p", DataTypes.STRING().notNull())
+            .column("v", DataTypes.INT())
+            .partitionKeys("p")
+            .option("compaction.min.file-num", "2")
+            // expired snapshots own manifests
+            .option("manifest.merge-min-count", "3")
+            // no automatic expiry: the test runs every expiration
+            .option("snapshot.num-retained.max", "100000")
+            .option("snapshot.time-retained", "100000 d");
+    if (primaryKey) {
+      schema
+          .primaryKey("id", "p")
+          .option("bucket", "1")
+          .option("deletion-vectors.enabled", "true")
+          .option("changelog-producer", "input");
+    }
+    Table t = TestTables.create(catalog, "t", schema.build());
+    Path tableDir = warehouse.resolve("db.db").resolve("t");
+    Model m = new Model();
+    long nextRow = 0;
+    for (int step = 0; step < STEPS; step++) {
+      int op = r.nextInt(100);
+      String what;
+      if (op < 30) {
+        String user = USERS.get(r.nextInt(USERS.size()));
+        long id = m.nextIdentifier.merge(user, 1L, Long::sum);
+        List<String> written = rowsToWrite(r, m, primaryKey, nextRow);
+        nextRow += written.size();
+        streamCommit(t, user, id, written);
+        remember(m, written);
+        recordNew(t, m);
+        what = "stream commit of " + user;
+        if (r.nextInt(4) == 0) {
+          // the writer died before writing the hint that follows the commit
+          Files.deleteIfExists(localPath(t.snapshotManager().userHintPath(user)));
+          what += ", hint lost";
+        }
+      } else if (op < 40) {
+        List<String> written = rowsToWrite(r, m, primaryKey, nextRow);
+        nextRow += written.size();
+        TestTables.writeBatch(t, written.stream().map(ExpirationModelTest::toRow).toList());
+        remember(m, written);
+        recordNew(t, m);
+        what = "batch commit";
+      } else if (op < 50) {
+        t.newCompactBuilder().execute();
+        recordNew(t, m);
+        what = "compaction";
+      } else if (op < 62) {
+        clock.advance(Duration.ofSeconds(r.nextInt(4)));
+        what = "clock";
+      } else if (op < 67) {
+        List<Long> ids = t.snapshotManager().listIds();
+        if (ids.isEmpty() || r.nextInt(3) == 0) {
+          Files.deleteIfExists(localPath(t.store().paths().consumer(CONSUMER)));
+        } else {
+          new ConsumerManager(t.store().fileIO(), t.store().paths())
+              .record(CONSUMER, ids.get(r.nextInt(ids.size())) + r.nextInt(2));
+        }
+        what = "consumer";
+      } else if (op < 71) {
+        what = "older version's interrupted expiration " + olderVersionRun(r, t, m, tableDir);
+      } else {
+        what = expire(r, t, m, clock, tableDir);
+      }
+      // the rows only where they could be lost (writes are checked by other tests)
+      check(
+          t,
+          m,
+          tableDir,
+          op >= 67 || step == STEPS - 1,
+          "seed " + seed + " step " + step + " (" + what + ")");
+    }
+    return m;
+  }
+
+  /** New rows, and on a primary-key table now and then a new value of a written key. */
+  private static List<String> rowsToWrite(
+      SplittableRandom r, Model m, boolean primaryKey, long first) {
+    List<String> rows = new ArrayList<>();
+    int n = 1 + r.nextInt(2);
+    for (int i = 0; i < n; i++) {
+      int v = r.nextInt(1000);
+      if (primaryKey && !m.rows.isEmpty() && r.nextBoolean()) {
+        List<String> keys = new ArrayList<>(new TreeMap<>(m.rows).keySet());
+        String key = keys.get(r.nextInt(keys.size()));
+        if (rows.stream().noneMatch(row -> row.startsWith("(" + key + ","))) {
+          rows.add("(" + key + "," + v + ")");
+        }
+      } else {
+        rows.add("(" + (first + i) + "," + (r.nextBoolean() ? "a" : "b") + "," + v + ")");
+      }
+    }
+    return rows;
+  }
+
+  private static void remember(Model m, List<String> written) {
+    for (String row : written) {
+      String[] parts = row.substring(1, row.length() - 1).split(",");
+      m.rows.put(parts[0] + "," + parts[1], row);
+    }
+  }
+
+  private static org.apache.flink.table.data.GenericRowData toRow(String rendered) {
+    String[] parts = rendered.substring(1, rendered.length() - 1).split(",");
+    return row(Long.parseLong(parts[0]), parts[1], Integer.parseInt(parts[2]));
+  }
+
+  private static void streamCommit(Table t, String user, long identifier, List<String> rows)
+      throws IOException {
+    WriteBuilder wb = t.newStreamWriteBuilder().withCommitUser(user);
+    List<CommitMessage> messages;
+    try (TableWrite write = wb.newWrite()) {
+      for (String row : rows) {
+        write.write(toRow(row));
+      }
+      messages = write.prepareCommit();
+    }
+    // a primary-key writer may commit its own compaction too: two snapshots
+    assertThat(wb.newCommit().commit(identifier, messages)).isNotEmpty();
+  }
+
+  /** Takes note of the snapshots made since the last look: time, user, data and metadata files. */
+  private static void recordNew(Table t, Model m) throws IOException {
+    SnapshotManager sm = t.snapshotManager();
+    for (long id : sm.listIds()) {
+      if (id > m.lastSeen) {
+        Snapshot s = sm.snapshot(id);
+        m.snapshots.put(
+            id,
+            new Made(
+                s.timeMillis(),
+                s.commitUser(),
+                SnapshotManager.isStreamCommit(s),
+                liveData(t, s),
+                metadata(t, s),
+                index(t, s)));
+        m.lastSeen = id;
+      }
+    }
+  }
+
+  /** The snapshot's live data files and the changelog files it added. */
+  private static Set<String> liveData(Table t, Snapshot s) throws IOException {
+    Set<String> names = new HashSet<>();
+    for (ManifestEntry e : t.store().newScan().plan(s)) {
+      names.add(e.file().fileName());
+    }
+    if (s.changelogManifestList() != null) {
+      for (var m : t.store().manifestList().read(s.changelogManifestList())) {
+        t.store().manifestFile().read(m.fileName()).forEach(e -> names.add(e.file().fileName()));
+      }
+    }
+    return names;
+  }
+
+  /** Its manifest lists and manifests. */
+  private static Set<String> metadata(Table t, Snapshot s) throws IOException {
+    Set<String> names = new HashSet<>();
+    List<String> lists = new ArrayList<>(List.of(s.baseManifestList(), s.deltaManifestList()));
+    if (s.changelogManifestList() != null) {
+      lists.add(s.changelogManifestList());
+    }
+    for (String list : lists) {
+      names.add(list);
+      t.store().manifestList().read(list).forEach(f -> names.add(f.fileName()));
+    }
+    return names;
+  }
+
+  /** Its index manifest and the vector files it lists. */
+  private static Set<String> index(Table t, Snapshot s) throws IOException {
+    Set<String> names = new HashSet<>();
+    if (s.indexManifest() != null) {
+      names.add(s.indexManifest());
+      for (IndexManifest.Entry e :
+          new IndexManifest(t.store().fileIO(), t.store().paths()).read(s.indexManifest())) {
+        names.add(e.deletionFile().dvFile());
+      }
+    }
+    return names;
+  }
+
+  /**
+   * What a run of an older version left when it was killed: it deleted the data files only the
+   * oldest snapshot used, then the manifests only it used, and now and then its manifest lists too,
+   * but not the snapshot file.
+   */
+  private static String olderVersionRun(SplittableRandom r, Table t, Model m, Path tableDir)
+      throws IOException {
+    List<Long> ids = t.snapshotManager().listIds();
+    if (ids.size() < 2 || m.gone.contains(ids.get(0)) || !m.pending.isEmpty()) {
+      return "(none)";
+    }
+    long oldest = ids.get(0);
+    Made made = m.snapshots.get(oldest);
+    Set<String> dataElsewhere = new HashSet<>();
+    Set<String> metadataElsewhere = new HashSet<>();
+    for (long id : ids.subList(1, ids.size())) {
+      dataElsewhere.addAll(m.snapshots.get(id).data());
+      metadataElsewhere.addAll(m.snapshots.get(id).allMetadata());
+    }
+    boolean lists = r.nextBoolean();
+    List<Path> metadata = new ArrayList<>();
+    for (String name : made.allMetadata()) {
+      if (metadataElsewhere.contains(name) || (!lists && name.startsWith("manifest-list-"))) {
+        continue;
+      }
+      for (String sub : List.of("manifest", "index")) {
+        if (Files.exists(tableDir.resolve(sub).resolve(name))) {
+          metadata.add(tableDir.resolve(sub).resolve(name));
+        }
+      }
+    }
+    if (metadata.stream().noneMatch(p -> !p.getFileName().toString().startsWith("manifest-list-"))
+        && !lists) {
+      return "(no manifest of its own)";
+    }
+    List<Path> data;
+    try (Stream<Path> files = Files.walk(tableDir)) {
+      data = files.filter(p -> made.data().contains(p.getFileName().toString())).toList();
+    }
+    for (Path p : data) {
+      if (!dataElsewhere.contains(p.getFileName().toString())) {
+        Files.delete(p);
+      }
+    }
+    // manifests before lists, as the older version deleted them
+    metadata.sort(
+        (a, b) ->
+            Boolean.compare(
+                a.getFileName().toString().startsWith("manifest-list-"),
+                b.getFileName().toString().startsWith("manifest-list-")));
+    for (Path p : metadata) {
+      Files.deleteIfExists(p);
+    }
+    m.gone.add(oldest);
+    return "of snapshot " + oldest + (lists ? " (lists too)" : "");
+  }
+
+  private String expire(SplittableRandom r, Table t, Model m, ManualClock clock, Path tableDir)
+      throws IOException {
+    SnapshotManager sm = t.snapshotManager();
+    List<Long> listed = sm.listIds();
+    int n0 = listed.size();
+    if (n0 == 0) {
+      return "expire (no snapshot yet)";
+    }
+    int retainMin = 1 + r.nextInt(n0 + 1);
+    int retainMax = retainMin + r.nextInt(3) * r.nextInt(n0 + 1);
+    long someTime = m.snapshots.get(listed.get(r.nextInt(n0))).time();
+    long olderThan = someTime + r.nextInt(3) - 1;
+    int limit = 1 + r.nextInt(n0 + 1);
+    boolean afterCommit = r.nextInt(3) == 0;
+    boolean pendingAbandoned =
+        m.pending.isEmpty()
+            || ExpiryRecord.read(t.store().fileIO(), t.store().paths().expiryRecord())
+                .orElseThrow()
+                .isAbandoned();
+    // a fresh record not marked abandoned is left alone by a skipping run: tested elsewhere
+    boolean skipLive = afterCommit && pendingAbandoned;
+    boolean kill = m.pending.isEmpty() && r.nextInt(4) == 0;
+    String settings =
+        String.format(
+            "expire %s: min %d, max %d, older than %+d ms of a snapshot, limit %d, after commit %s,"
+                + " pending %s, gone %s%s",
+            listed,
+            retainMin,
+            retainMax,
+            olderThan - someTime,
+            limit,
+            skipLive,
+            m.pending,
+            m.gone,
+            kill ? ", killed" : "");
+
+    // the rules: an unfinished record's snapshots first, then by the settings from what is left
+    List<Long> expected = new ArrayList<>(m.pending);
+    List<Long> ids = new ArrayList<>(listed);
+    ids.removeAll(m.pending);
+    int budget = Math.max(0, limit - m.pending.size());
+    int n = ids.size();
+    int k = Math.min(budget, Math.max(0, n - retainMax));
+    while (k < budget && k < n - retainMin && m.snapshots.get(ids.get(k)).time() < olderThan) {
+      k++;
+    }
+    Optional<Long> held = heldFrom(t);
+    if (held.isPresent()) {
+      int below = 0;
+      while (below < n && ids.get(below) < held.get()) {
+        below++;
+      }
+      k = Math.min(k, below);
+    }
+    boolean lookForGone = !skipLive || k > 0;
+    while (lookForGone && k < budget && k < n - 1 && m.gone.contains(ids.get(k))) {
+      k++;
+    }
+    expected.addAll(ids.subList(0, k));
+
+    Set<String> dataBefore = dataOnDisk(tableDir);
+    Set<String> metadataBefore = metadataOnDisk(tableDir);
+    SnapshotExpiration expiration =
+        new SnapshotExpiration(t.store(), "t")
+            .retainMin(retainMin)
+            .retainMax(retainMax)
+            .olderThan(olderThan)
+            .limit(limit);
+    if (skipLive) {
+      expiration.skipLiveExpiration(true).afterCommitOf(listed.get(n0 - 1));
+    }
+    if (kill) {
+      FaultyFileSystem.failDeletesAfter(r.nextInt(6));
+    }
+    SnapshotExpiration.Result result;
+    try {
+      result = expiration.execute();
+    } catch (IllegalStateException | UncheckedIOException e) {
+      assertThat(kill).as(settings + ": " + e).isTrue();
+      FaultyFileSystem.reset();
+      Optional<ExpiryRecord> left =
+          ExpiryRecord.read(t.store().fileIO(), t.store().paths().expiryRecord());
+      if (left.isEmpty()) {
+        // killed before its record: nothing was expired
+        assertThat(sm.listIds()).as(settings).isEqualTo(listed);
+        return settings + ", killed before its record";
+      }
+      assertThat(left.get().retired().stream().map(TableFiles.Retired::id).toList())
+          .as(settings + ": the record names what the rules expire")
+          .isEqualTo(expected);
+      m.pending = expected;
+      m.killed++;
+      return settings + ", killed after its record";
+    }
+    FaultyFileSystem.reset();
+    assertThat(result.skipped()).as(settings).isFalse();
+    assertThat(result.expiredSnapshots()).as(settings).isEqualTo(expected);
+    assertThat(sm.listIds()).as(settings).isEqualTo(without(listed, expected));
+    assertThat(ExpiryRecord.read(t.store().fileIO(), t.store().paths().expiryRecord()))
+        .as(settings + ": no record left")
+        .isEmpty();
+    if (!m.pending.isEmpty()) {
+      m.finishedRecords++;
+    }
+    boolean sweptGone = expected.stream().anyMatch(m.gone::contains);
+    if (sweptGone) {
+      m.goneSwept++;
+    }
+    if (m.pending.isEmpty() && !sweptGone) {
+      // what it says it deleted is what it deleted (a finished record's files a killed run
+      // already deleted are counted again, and a gone snapshot's were deleted by the older run)
+      Set<String> dataGone = new HashSet<>(dataBefore);
+      dataGone.removeAll(dataOnDisk(tableDir));
+      Set<String> metadataGone = new HashSet<>(metadataBefore);
+      metadataGone.removeAll(metadataOnDisk(tableDir));
+      assertThat(result.deletedDataFiles()).as(settings).isEqualTo(dataGone.size());
+      assertThat(result.deletedMetadataFiles()).as(settings).isEqualTo(metadataGone.size());
+    }
+    if (!expected.isEmpty()) {
+      String earliest = Files.readString(tableDir.resolve("snapshot").resolve("EARLIEST")).trim();
+      assertThat(earliest).as(settings).isEqualTo(Long.toString(sm.listIds().get(0)));
+    }
+    for (String user : USERS) {
+      Optional<Long> last =
+          m.snapshots.entrySet().stream()
+              .filter(e -> e.getValue().stream() && user.equals(e.getValue().user()))
+              .map(Map.Entry::getKey)
+              .reduce((a, b) -> b);
+      if (last.isPresent() && expected.contains(last.get())) {
+        Optional<UserCommit> hint = sm.readUserHint(user);
+        assertThat(hint.map(UserCommit::snapshotId))
+            .as(settings + ": the hint of " + user + ", whose last commit expired")
+            .contains(last.get());
+        m.hintsRecorded++;
+      }
+    }
+    m.expired += expected.size();
+    m.gone.removeAll(expected);
+    m.pending = List.of();
+    return settings;
+  }
+
+  private static Optional<Long> heldFrom(Table t) {
+    var needed =
+        new ConsumerManager(t.store().fileIO(), t.store().paths())
+            .smallestNeeded(null, Long.MAX_VALUE);
+    return needed.isPresent() ? Optional.of(needed.getAsLong()) : Optional.empty();
+  }
+
+  private static List<Long> without(List<Long> ids, List<Long> removed) {
+    List<Long> out = new ArrayList<>(ids);
+    out.removeAll(removed);
+    return out;
+  }
+
+  /**
+   * After every step: what the kept snapshots need is there, and, when no run is unfinished, only
+   * that.
+   */
+  private static void check(Table t, Model m, Path tableDir, boolean rows, String at)
+      throws IOException {
+    List<Long> listed = t.snapshotManager().listIds();
+    Set<String> needed = new HashSet<>();
+    Set<String> neededMetadata = new HashSet<>();
+    Set<String> neededIndex = new HashSet<>();
+    Set<String> mayStay = new HashSet<>();
+    Set<String> mayStayMetadata = new HashSet<>();
+    for (long id : listed) {
+      Made made = m.snapshots.get(id);
+      mayStay.addAll(made.data());
+      mayStayMetadata.addAll(made.allMetadata());
+      if (!m.gone.contains(id)) {
+        needed.addAll(made.data());
+        neededMetadata.addAll(made.metadata());
+        neededIndex.addAll(made.index());
+      }
+    }
+    Set<String> data = dataOnDisk(tableDir);
+    Set<String> metadata = metadataOnDisk(tableDir);
+    assertThat(data).as(at + ": data files the kept snapshots need").containsAll(needed);
+    assertThat(metadata).as(at + ": metadata the kept snapshots need").containsAll(neededMetadata);
+    assertThat(metadata).as(at + ": index files the kept snapshots need").containsAll(neededIndex);
+    // what expiry, orphan removal and the marker clean-up take for referenced: the same files
+    TableFiles referenced = TableFiles.ofRetainedSnapshots(t.store());
+    assertThat(referenced.dataFileNames()).as(at).isEqualTo(needed);
+    assertThat(referenced.metadataNames()).as(at).isEqualTo(neededMetadata);
+    assertThat(referenced.indexFileNames()).as(at).isEqualTo(neededIndex);
+    try (Stream<Path> files = Files.walk(tableDir)) {
+      for (Path p : files.filter(p -> needed.contains(p.getFileName().toString())).toList()) {
+        assertThat(referenced.containsDataFile(new org.apache.flink.core.fs.Path(p.toUri())))
+            .as(at + ": " + p)
+            .isTrue();
+      }
+    }
+    if (m.pending.isEmpty()) {
+      assertThat(mayStay).as(at + ": data files no kept snapshot needs").containsAll(data);
+      assertThat(mayStayMetadata)
+          .as(at + ": metadata no kept snapshot needs")
+          .containsAll(metadata);
+    }
+    if (rows) {
+      assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
+          .as(at + ": the rows of the latest snapshot")
+          .containsExactlyInAnyOrderElementsOf(m.rows.values());
+    }
+  }
+
+  /** Data and changelog files under the table's partition directories. */
+  private static Set<String> dataOnDisk(Path tableDir) throws IOException {
+    try (Stream<Path> files = Files.walk(tableDir)) {
+      return files
+          .map(p -> p.getFileName().toString())
+          .filter(n -> n.startsWith("data-") || n.startsWith(DataFileFactory.CHANGELOG_PREFIX))
+          .collect(Collectors.toSet());
+    }
+  }
+
+  private static Set<String> metadataOnDisk(Path tableDir) throws IOException {
+    Set<String> names = new HashSet<>();
+    for (String sub : List.of("manifest", "index")) {
+      Path d = tableDir.resolve(sub);
+      if (Files.isDirectory(d)) {
+        try (Stream<Path> files = Files.list(d)) {
+          files.map(p -> p.getFileName().toString()).forEach(names::add);
+        }
+      }
+    }
+    return names;
+  }
+
+  private static Path localPath(org.apache.flink.core.fs.Path p) {
+    return Path.of(p.toUri().getPath());
+  }
+}
