@@ -2,6 +2,7 @@ package io.sediment.retention;
 
 import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.commit.CommitMessage;
@@ -39,6 +40,7 @@ import java.util.stream.Stream;
 import org.apache.flink.table.api.DataTypes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -152,6 +154,39 @@ class ExpirationModelTest {
     assertThat(TOTAL.finishedRecords).as("records finished by a later run").isGreaterThan(5);
     assertThat(TOTAL.goneSwept).as("gone snapshots swept").isGreaterThan(3);
     assertThat(TOTAL.hintsRecorded).as("hints the expiry wrote").isGreaterThan(3);
+  }
+
+  /**
+   * A record naming the latest snapshot (written by a faulty tool or edited by hand) is refused
+   * before anything is deleted: the latest snapshot is never expired.
+   */
+  @Test
+  void aRecordNamingTheLatestSnapshotIsRefusedAndNothingIsDeleted() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir.resolve("wh"));
+    Table t =
+        TestTables.create(
+            catalog, "t", Schema.newBuilder().column("id", DataTypes.BIGINT()).build());
+    TestTables.writeBatch(t, List.of(row(1L)));
+    TestTables.writeBatch(t, List.of(row(2L)));
+    SnapshotManager sm = t.snapshotManager();
+    ExpiryRecord record =
+        ExpiryRecord.of(
+            List.of(TableFiles.Retired.of(sm.snapshot(1)), TableFiles.Retired.of(sm.snapshot(2))));
+    assertThat(record.create(t.store(), t.store().paths().expiryRecord())).isTrue();
+    Path tableDir = dir.resolve("wh").resolve("db.db").resolve("t");
+    Set<String> data = dataOnDisk(tableDir);
+    Set<String> metadata = metadataOnDisk(tableDir);
+
+    assertThatThrownBy(() -> new SnapshotExpiration(t.store(), "t").retainMax(1).execute())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining(
+            "names snapshot 2, but the latest snapshot is 2 and is never expired");
+
+    assertThat(sm.listIds()).containsExactly(1L, 2L);
+    assertThat(dataOnDisk(tableDir)).isEqualTo(data);
+    assertThat(metadataOnDisk(tableDir)).isEqualTo(metadata);
+    assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
+        .containsExactlyInAnyOrder("(1)", "(2)");
   }
 
   private Model runHistory(int seed) throws Exception {
@@ -479,7 +514,8 @@ class ExpirationModelTest {
       expiration.skipLiveExpiration(true).afterCommitOf(listed.get(n0 - 1));
     }
     if (kill) {
-      FaultyFileSystem.failDeletesAfter(r.nextInt(6));
+      // early (among the snapshot files) or late (among data files, manifests and lists)
+      FaultyFileSystem.failDeletesAfter(r.nextBoolean() ? r.nextInt(6) : r.nextInt(40));
     }
     SnapshotExpiration.Result result;
     try {
@@ -497,6 +533,10 @@ class ExpirationModelTest {
       assertThat(left.get().retired().stream().map(TableFiles.Retired::id).toList())
           .as(settings + ": the record names what the rules expire")
           .isEqualTo(expected);
+      if (e.getCause() != null && e.getCause().getMessage().startsWith("Could not delete ")) {
+        // the error says which files could not go
+        assertThat(e.getCause().getSuppressed()).as(settings + ": " + e).isNotEmpty();
+      }
       m.pending = expected;
       m.killed++;
       return settings + ", killed after its record";
