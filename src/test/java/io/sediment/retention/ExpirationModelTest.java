@@ -46,12 +46,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Expirations against a model, over generated histories of a partitioned append table: stream
- * commits of two users (now and then losing the hint written after the commit, as a writer that
- * died before writing it), batch commits, compactions that replace files, clock moves, a consumer
- * holding a snapshot, snapshots whose metadata an older version's interrupted expiration deleted,
- * and expirations with settings drawn at and around their boundaries, a third of them after a
- * commit (the automatic expiry's shortcut) and a quarter killed after their first few deletes.
+ * Expirations against a model, over generated histories of a partitioned append table and a
+ * primary-key table with deletion vectors and changelog files: stream commits of two users (now and
+ * then losing the hint written after the commit, as a writer that died before writing it), batch
+ * commits, compactions that replace files, clock moves, a consumer holding a snapshot, snapshots
+ * whose metadata an older version's interrupted expiration deleted, and expirations with settings
+ * drawn at and around their boundaries, a third of them after a commit (the automatic expiry's
+ * shortcut, which must not list the snapshots when the hint shows it keeps them all) and a quarter
+ * killed part way.
  *
  * <p>After every step the model checks what a user relies on: an expiration expires exactly the
  * snapshots the rules name (an unfinished one's first, within the limit), never a file a kept
@@ -99,7 +101,7 @@ class ExpirationModelTest {
     final Map<String, Long> nextIdentifier = new HashMap<>();
     // the rows of the latest snapshot by key (an append table's keys never repeat)
     final Map<String, String> rows = new HashMap<>();
-    // the snapshots of a record a killed run left, and whether it was marked abandoned
+    // the snapshots of the record a killed run left
     List<Long> pending = List.of();
     long lastSeen = -1;
     int expired;
@@ -107,6 +109,7 @@ class ExpirationModelTest {
     int finishedRecords;
     int goneSwept;
     int hintsRecorded;
+    int shortcuts;
   }
 
   // what the histories reached, over the seeds of one run of the class
@@ -127,6 +130,7 @@ class ExpirationModelTest {
       TOTAL.finishedRecords += m.finishedRecords;
       TOTAL.goneSwept += m.goneSwept;
       TOTAL.hintsRecorded += m.hintsRecorded;
+      TOTAL.shortcuts += m.shortcuts;
       seedsRun++;
     }
   }
@@ -142,18 +146,20 @@ class ExpirationModelTest {
     }
     System.out.printf(
         "%d seeds: %d snapshots expired, %d runs killed, %d records finished, %d gone snapshots"
-            + " swept, %d hints written by an expiry%n",
+            + " swept, %d hints written by an expiry, %d runs decided without a listing%n",
         seedsRun,
         TOTAL.expired,
         TOTAL.killed,
         TOTAL.finishedRecords,
         TOTAL.goneSwept,
-        TOTAL.hintsRecorded);
+        TOTAL.hintsRecorded,
+        TOTAL.shortcuts);
     assertThat(TOTAL.expired).as("snapshots expired").isGreaterThan(100);
     assertThat(TOTAL.killed).as("runs killed part way").isGreaterThan(5);
     assertThat(TOTAL.finishedRecords).as("records finished by a later run").isGreaterThan(5);
     assertThat(TOTAL.goneSwept).as("gone snapshots swept").isGreaterThan(3);
     assertThat(TOTAL.hintsRecorded).as("hints the expiry wrote").isGreaterThan(3);
+    assertThat(TOTAL.shortcuts).as("runs decided without a listing").isGreaterThan(3);
   }
 
   /**
@@ -517,6 +523,11 @@ class ExpirationModelTest {
       // early (among the snapshot files) or late (among data files, manifests and lists)
       FaultyFileSystem.failDeletesAfter(r.nextBoolean() ? r.nextInt(6) : r.nextInt(40));
     }
+    boolean shortcut =
+        skipLive
+            && m.pending.isEmpty()
+            && retainsAllUpToCommitted(m, tableDir, listed, retainMin, retainMax, olderThan);
+    FaultyFileSystem.LISTED.clear();
     SnapshotExpiration.Result result;
     try {
       result = expiration.execute();
@@ -541,7 +552,16 @@ class ExpirationModelTest {
       m.killed++;
       return settings + ", killed after its record";
     }
+    List<String> listings = List.copyOf(FaultyFileSystem.LISTED);
     FaultyFileSystem.reset();
+    if (shortcut) {
+      // the automatic expiry after every commit: no LIST of the snapshots on an object store
+      assertThat(expected).as(settings).isEmpty();
+      assertThat(listings)
+          .as(settings + ": the snapshot directory is not listed")
+          .doesNotContain(tableDir.resolve("snapshot").toString());
+      m.shortcuts++;
+    }
     assertThat(result.skipped()).as(settings).isFalse();
     assertThat(result.expiredSnapshots()).as(settings).isEqualTo(expected);
     assertThat(sm.listIds()).as(settings).isEqualTo(without(listed, expected));
@@ -587,6 +607,30 @@ class ExpirationModelTest {
     m.gone.removeAll(expected);
     m.pending = List.of();
     return settings;
+  }
+
+  /**
+   * docs/operations.md's shortcut of an expiry that follows a commit: from the {@code EARLIEST}
+   * hint to the committed (latest) snapshot, at most {@code retainMin} snapshots, or at most {@code
+   * retainMax} with the oldest not older than {@code olderThan}.
+   */
+  private static boolean retainsAllUpToCommitted(
+      Model m, Path tableDir, List<Long> listed, int retainMin, int retainMax, long olderThan)
+      throws IOException {
+    Path hint = tableDir.resolve("snapshot").resolve("EARLIEST");
+    if (!Files.exists(hint)) {
+      return false;
+    }
+    long earliest = Long.parseLong(Files.readString(hint).trim());
+    long committed = listed.get(listed.size() - 1);
+    if (earliest > committed) {
+      return false;
+    }
+    long count = committed - earliest + 1;
+    return count <= retainMin
+        || (count <= retainMax
+            && listed.contains(earliest)
+            && m.snapshots.get(earliest).time() >= olderThan);
   }
 
   private static Optional<Long> heldFrom(Table t) {

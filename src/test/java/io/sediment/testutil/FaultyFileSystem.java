@@ -57,6 +57,9 @@ public final class FaultyFileSystem extends FileSystem {
   /** Deletes attempted since the last {@link #reset}. */
   public static final AtomicInteger DELETES = new AtomicInteger();
 
+  /** The directories listed since the last {@link #reset} (local paths), in order. */
+  public static final List<String> LISTED = Collections.synchronizedList(new ArrayList<>());
+
   /** Listings still to fail as if a listed file vanished before its status was read. */
   private static final AtomicInteger VANISHING_LISTINGS = new AtomicInteger();
 
@@ -123,6 +126,7 @@ public final class FaultyFileSystem extends FileSystem {
     failDelete = p -> false;
     DELETE_FAILURES.set(0);
     DELETES.set(0);
+    LISTED.clear();
     deletesBeforeCrash = -1;
     plan = null;
     crashAfterRename = p -> false;
@@ -403,6 +407,7 @@ public final class FaultyFileSystem extends FileSystem {
     if (VANISHING_LISTINGS.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
       throw new java.io.FileNotFoundException("Injected: a file listed under " + f + " vanished");
     }
+    LISTED.add(toLocal(f).getPath());
     FileStatus[] st = local.listStatus(toLocal(f));
     if (st == null) {
       return null;
