@@ -527,7 +527,7 @@ class ExpirationModelTest {
         skipLive
             && m.pending.isEmpty()
             && retainsAllUpToCommitted(m, tableDir, listed, retainMin, retainMax, olderThan);
-    FaultyFileSystem.LISTED.clear();
+    FaultyFileSystem.recordListings();
     SnapshotExpiration.Result result;
     try {
       result = expiration.execute();

@@ -57,8 +57,19 @@ public final class FaultyFileSystem extends FileSystem {
   /** Deletes attempted since the last {@link #reset}. */
   public static final AtomicInteger DELETES = new AtomicInteger();
 
-  /** The directories listed since the last {@link #reset} (local paths), in order. */
+  /**
+   * The directories listed (local paths), in order, since {@link #recordListings} (until the next
+   * {@link #reset}).
+   */
   public static final List<String> LISTED = Collections.synchronizedList(new ArrayList<>());
+
+  private static volatile boolean recordListings;
+
+  /** Starts recording the directories listed into {@link #LISTED}, from empty. */
+  public static void recordListings() {
+    LISTED.clear();
+    recordListings = true;
+  }
 
   /** Listings still to fail as if a listed file vanished before its status was read. */
   private static final AtomicInteger VANISHING_LISTINGS = new AtomicInteger();
@@ -127,6 +138,7 @@ public final class FaultyFileSystem extends FileSystem {
     DELETE_FAILURES.set(0);
     DELETES.set(0);
     LISTED.clear();
+    recordListings = false;
     deletesBeforeCrash = -1;
     plan = null;
     crashAfterRename = p -> false;
@@ -407,7 +419,9 @@ public final class FaultyFileSystem extends FileSystem {
     if (VANISHING_LISTINGS.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
       throw new java.io.FileNotFoundException("Injected: a file listed under " + f + " vanished");
     }
-    LISTED.add(toLocal(f).getPath());
+    if (recordListings) {
+      LISTED.add(toLocal(f).getPath());
+    }
     FileStatus[] st = local.listStatus(toLocal(f));
     if (st == null) {
       return null;
