@@ -13,9 +13,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.stream.IntStream;
 import org.apache.flink.table.api.DataTypes;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The retention rules of an expiration, on generated histories and settings, against their
@@ -30,60 +32,65 @@ class RetentionRulesTest {
 
   @TempDir Path dir;
 
-  @Test
-  void everyRunExpiresExactlyTheSnapshotsTheRulesName() {
-    for (int seed = 0; seed < 120; seed++) {
-      SplittableRandom r = new SplittableRandom(seed);
-      ManualClock clock = new ManualClock();
-      Table t =
-          TestTables.create(
-              TestTables.catalog(dir.resolve("wh-" + seed)).withClock(clock),
-              "t",
-              Schema.newBuilder()
-                  .column("id", DataTypes.BIGINT())
-                  // the automatic expiry after each commit keeps everything
-                  .option("snapshot.num-retained.max", "1000")
-                  .option("snapshot.time-retained", "1000 d")
-                  .build());
-      int n = 1 + r.nextInt(9);
-      List<Long> times = new ArrayList<>();
-      for (int i = 0; i < n; i++) {
-        clock.advance(Duration.ofMillis(r.nextInt(3) * 1000L)); // equal times happen too
-        TestTables.writeBatch(t, List.of(row((long) i)));
-        times.add(clock.millis());
-      }
-      SnapshotManager sm = t.snapshotManager();
-      List<Long> ids = sm.listIds();
-      assertThat(ids).hasSize(n);
+  static IntStream seeds() {
+    return IntStream.range(0, 120);
+  }
 
-      int retainMin = 1 + r.nextInt(n + 1);
-      int retainMax = retainMin + r.nextInt(3) * r.nextInt(n + 1);
-      long olderThan = times.get(r.nextInt(n)) + r.nextInt(3) - 1;
-      int limit = 1 + r.nextInt(n + 1);
-      boolean afterCommit = r.nextBoolean();
-      int k = Math.min(limit, Math.max(0, n - retainMax));
-      while (k < limit && k < n - retainMin && times.get(k) < olderThan) {
-        k++;
-      }
-      String settings =
-          String.format(
-              "seed %d: %d snapshots at %s, min %d, max %d, older than %d, limit %d, after commit %s",
-              seed, n, times, retainMin, retainMax, olderThan, limit, afterCommit);
-
-      SnapshotExpiration expiration =
-          new SnapshotExpiration(t.store(), "t")
-              .retainMin(retainMin)
-              .retainMax(retainMax)
-              .olderThan(olderThan)
-              .limit(limit);
-      if (afterCommit) {
-        expiration.skipLiveExpiration(true).afterCommitOf(ids.get(n - 1));
-      }
-      SnapshotExpiration.Result result = expiration.execute();
-
-      assertThat(result.expiredSnapshots()).as(settings).isEqualTo(ids.subList(0, k));
-      assertThat(sm.listIds()).as(settings).isEqualTo(ids.subList(k, n));
-      assertThat(TestTables.readAll(t)).as(settings).hasSize(n);
+  // one test per seed: a mutation-testing run stops at the first history that fails, and times
+  // one history rather than all of them
+  @ParameterizedTest(name = "seed {0}")
+  @MethodSource("seeds")
+  void everyRunExpiresExactlyTheSnapshotsTheRulesName(int seed) {
+    SplittableRandom r = new SplittableRandom(seed);
+    ManualClock clock = new ManualClock();
+    Table t =
+        TestTables.create(
+            TestTables.catalog(dir.resolve("wh-" + seed)).withClock(clock),
+            "t",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT())
+                // the automatic expiry after each commit keeps everything
+                .option("snapshot.num-retained.max", "1000")
+                .option("snapshot.time-retained", "1000 d")
+                .build());
+    int n = 1 + r.nextInt(9);
+    List<Long> times = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      clock.advance(Duration.ofMillis(r.nextInt(3) * 1000L)); // equal times happen too
+      TestTables.writeBatch(t, List.of(row((long) i)));
+      times.add(clock.millis());
     }
+    SnapshotManager sm = t.snapshotManager();
+    List<Long> ids = sm.listIds();
+    assertThat(ids).hasSize(n);
+
+    int retainMin = 1 + r.nextInt(n + 1);
+    int retainMax = retainMin + r.nextInt(3) * r.nextInt(n + 1);
+    long olderThan = times.get(r.nextInt(n)) + r.nextInt(3) - 1;
+    int limit = 1 + r.nextInt(n + 1);
+    boolean afterCommit = r.nextBoolean();
+    int k = Math.min(limit, Math.max(0, n - retainMax));
+    while (k < limit && k < n - retainMin && times.get(k) < olderThan) {
+      k++;
+    }
+    String settings =
+        String.format(
+            "seed %d: %d snapshots at %s, min %d, max %d, older than %d, limit %d, after commit %s",
+            seed, n, times, retainMin, retainMax, olderThan, limit, afterCommit);
+
+    SnapshotExpiration expiration =
+        new SnapshotExpiration(t.store(), "t")
+            .retainMin(retainMin)
+            .retainMax(retainMax)
+            .olderThan(olderThan)
+            .limit(limit);
+    if (afterCommit) {
+      expiration.skipLiveExpiration(true).afterCommitOf(ids.get(n - 1));
+    }
+    SnapshotExpiration.Result result = expiration.execute();
+
+    assertThat(result.expiredSnapshots()).as(settings).isEqualTo(ids.subList(0, k));
+    assertThat(sm.listIds()).as(settings).isEqualTo(ids.subList(k, n));
+    assertThat(TestTables.readAll(t)).as(settings).hasSize(n);
   }
 }
