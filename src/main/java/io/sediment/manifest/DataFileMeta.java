@@ -145,6 +145,11 @@ public final class DataFileMeta implements Serializable {
     return BinaryRows.fromBytes(maxArity, maxValues);
   }
 
+  /** The bytes of the stored value statistics (for estimates of the heap a file's meta holds). */
+  long statsSizeInBytes() {
+    return (long) minValues.length + maxValues.length;
+  }
+
   public long[] nullCounts() {
     return nullCounts;
   }

@@ -11,9 +11,11 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Consumer;
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
@@ -84,6 +86,7 @@ public final class ManifestFile {
   private final int keyArity;
   private final long schemaId;
   private final long targetFileSize;
+  private final ManifestCache cache;
 
   public ManifestFile(
       FileIO fileIO,
@@ -92,6 +95,18 @@ public final class ManifestFile {
       int keyArity,
       long schemaId,
       long targetFileSize) {
+    this(fileIO, paths, partitionType, keyArity, schemaId, targetFileSize, ManifestCache.SHARED);
+  }
+
+  ManifestFile(
+      FileIO fileIO,
+      TablePaths paths,
+      RowType partitionType,
+      int keyArity,
+      long schemaId,
+      long targetFileSize,
+      ManifestCache cache) {
+    this.cache = cache;
     this.fileIO = fileIO;
     this.paths = paths;
     this.partitionType = partitionType;
@@ -142,37 +157,90 @@ public final class ManifestFile {
   }
 
   /**
-   * Reads the entries of one manifest, handing each whose partition may match {@code
-   * partitionFilter} (on the partition type; null for all) to {@code sink}.
+   * Hands each entry of one manifest whose partition may match {@code partitionFilter} (on the
+   * partition type; null for all) to {@code sink}, in the manifest's order. Entries come from the
+   * process's {@link ManifestCache} when it holds the manifest, else from the file (and are cached
+   * then); they are immutable and may be shared with other readers.
    */
   public void read(String fileName, Predicate partitionFilter, Consumer<ManifestEntry> sink)
       throws IOException {
-    try (DataFileReader reader = DataFileReader.open(paths.manifest(fileName), ENTRY_TYPE, null)) {
-      RowData row;
-      // A manifest's entries come partition by partition: the entries of one share one row (a
-      // plan holds every file), and its filter is tested once.
-      byte[] previousBytes = null;
-      BinaryRowData partition = null;
-      boolean selected = true;
-      while ((row = reader.next()) != null) {
-        byte[] bytes = row.getBinary(1);
-        if (!Arrays.equals(bytes, previousBytes)) {
-          previousBytes = bytes;
-          partition = BinaryRows.fromBytes(partitionType.getFieldCount(), bytes);
-          selected = partitionFilter == null || partitionFilter.test(partition);
-        }
-        if (selected) {
-          sink.accept(toEntry(row, partition));
-        }
+    Path path = paths.manifest(fileName);
+    String key = path.toString();
+    List<ManifestEntry> entries = cache.get(key);
+    if (entries == null) {
+      Decoded decoded = decode(path);
+      entries = Collections.unmodifiableList(decoded.entries);
+      cache.put(key, entries, decoded.estimatedBytes);
+    }
+    // A manifest's entries come partition by partition, the entries of one sharing one row: the
+    // filter is tested once per partition.
+    BinaryRowData partition = null;
+    boolean selected = true;
+    for (ManifestEntry e : entries) {
+      if (e.partition() != partition) {
+        partition = e.partition();
+        selected = partitionFilter == null || partitionFilter.test(partition);
+      }
+      if (selected) {
+        sink.accept(e);
       }
     }
   }
 
+  /** The entries of one manifest, in order (a list of the caller's own). */
   public List<ManifestEntry> read(String fileName) throws IOException {
     List<ManifestEntry> out = new ArrayList<>();
     read(fileName, null, out::add);
     return out;
   }
+
+  /**
+   * The entries of one manifest read from the file itself, never from the cache: for what must
+   * learn whether the file is still there (expiry and orphan removal tell an expired snapshot by a
+   * manifest that is gone).
+   */
+  public List<ManifestEntry> readUncached(String fileName) throws IOException {
+    return decode(paths.manifest(fileName)).entries;
+  }
+
+  private Decoded decode(Path path) throws IOException {
+    List<ManifestEntry> out = new ArrayList<>();
+    long estimatedBytes = 0;
+    try (DataFileReader reader = DataFileReader.open(path, ENTRY_TYPE, null)) {
+      RowData row;
+      // The entries of one partition share one row (a plan holds every file).
+      byte[] previousBytes = null;
+      BinaryRowData partition = null;
+      while ((row = reader.next()) != null) {
+        byte[] bytes = row.getBinary(1);
+        if (!Arrays.equals(bytes, previousBytes)) {
+          previousBytes = bytes;
+          partition = BinaryRows.fromBytes(partitionType.getFieldCount(), bytes);
+          estimatedBytes += ROW_OVERHEAD_BYTES + bytes.length;
+        }
+        ManifestEntry entry = toEntry(row, partition);
+        out.add(entry);
+        estimatedBytes += estimatedBytes(entry.file());
+      }
+    }
+    return new Decoded(out, estimatedBytes);
+  }
+
+  /** The JVM objects of a row beside its bytes (object, segment array, segment). */
+  private static final int ROW_OVERHEAD_BYTES = 96;
+
+  /** An estimate of the heap an entry holds: its objects plus the bytes of its keys and stats. */
+  private static long estimatedBytes(DataFileMeta f) {
+    return 300
+        + 2L * f.fileName().length()
+        + 2L * ROW_OVERHEAD_BYTES
+        + f.minKey().getSizeInBytes()
+        + f.maxKey().getSizeInBytes()
+        + f.statsSizeInBytes()
+        + 8L * f.nullCounts().length;
+  }
+
+  private record Decoded(List<ManifestEntry> entries, long estimatedBytes) {}
 
   private ManifestEntry toEntry(RowData row, BinaryRowData partition) {
     long[] nullCounts = decodeLongs(row.getBinary(11));

@@ -7,7 +7,9 @@ import io.sediment.format.FileFormatOptions;
 import io.sediment.fs.FileIO;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
@@ -40,8 +42,14 @@ public final class ManifestList {
   private final FileIO fileIO;
   private final TablePaths paths;
   private final int partitionArity;
+  private final ManifestCache cache;
 
   public ManifestList(FileIO fileIO, TablePaths paths, int partitionArity) {
+    this(fileIO, paths, partitionArity, ManifestCache.SHARED);
+  }
+
+  ManifestList(FileIO fileIO, TablePaths paths, int partitionArity, ManifestCache cache) {
+    this.cache = cache;
     this.fileIO = fileIO;
     this.paths = paths;
     this.partitionArity = partitionArity;
@@ -69,9 +77,41 @@ public final class ManifestList {
     return name;
   }
 
+  /**
+   * The manifests a list names, in order (a list of the caller's own), from the process's {@link
+   * ManifestCache} when it holds the list.
+   */
   public List<ManifestFileMeta> read(String name) throws IOException {
+    Path path = paths.manifest(name);
+    String key = path.toString();
+    List<ManifestFileMeta> metas = cache.get(key);
+    if (metas == null) {
+      metas = decode(path);
+      long estimatedBytes = 0;
+      for (ManifestFileMeta m : metas) {
+        estimatedBytes += META_BYTES + 2L * m.fileName().length();
+        estimatedBytes += m.minPartition().getSizeInBytes() + m.maxPartition().getSizeInBytes();
+      }
+      metas = Collections.unmodifiableList(metas);
+      cache.put(key, metas, estimatedBytes);
+    }
+    return new ArrayList<>(metas);
+  }
+
+  /**
+   * The manifests a list names, read from the file itself, never from the cache: for what must
+   * learn whether the file is still there (expiry and orphan removal).
+   */
+  public List<ManifestFileMeta> readUncached(String name) throws IOException {
+    return decode(paths.manifest(name));
+  }
+
+  /** The objects of one {@link ManifestFileMeta} and its two partition rows, beside their bytes. */
+  private static final int META_BYTES = 400;
+
+  private List<ManifestFileMeta> decode(Path path) throws IOException {
     List<ManifestFileMeta> out = new ArrayList<>();
-    try (DataFileReader reader = DataFileReader.open(paths.manifest(name), META_TYPE, null)) {
+    try (DataFileReader reader = DataFileReader.open(path, META_TYPE, null)) {
       RowData row;
       while ((row = reader.next()) != null) {
         out.add(

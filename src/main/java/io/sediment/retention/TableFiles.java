@@ -319,9 +319,12 @@ public final class TableFiles {
       return f;
     }
 
+    // Lists and manifests are read around the process's manifest cache: a snapshot is known to be
+    // expired (or half expired by an older version) by a file that is gone, which a cached copy
+    // would hide.
     private List<ManifestFileMeta> readList(String name, SnapshotFiles f) {
       try {
-        return store.manifestList().read(name);
+        return store.manifestList().readUncached(name);
       } catch (IOException e) {
         return missingOrThrow(paths.manifest(name), f, e);
       }
@@ -329,7 +332,7 @@ public final class TableFiles {
 
     private List<ManifestEntry> readManifest(String name, SnapshotFiles f) {
       try {
-        return store.manifestFile().read(name);
+        return store.manifestFile().readUncached(name);
       } catch (IOException e) {
         return missingOrThrow(paths.manifest(name), f, e);
       }

@@ -81,7 +81,8 @@ class BenchCommandTest {
     assertThat(j.get("rows").asLong()).isEqualTo(2 * 500); // 2 commits of 500 rows at scale 100
     for (String scan :
         new String[] {"sedimentFull", "sedimentId", "parquetMrFull", "parquetMrId"}) {
-      assertThat(j.get(scan + "Seconds").asDouble()).as(scan).isPositive();
+      // a scan of 1,000 cached rows can take less than the half millisecond the report rounds to
+      assertThat(j.get(scan + "Seconds").asDouble()).as(scan).isNotNegative();
       assertThat(j.get(scan + "RowsPerSecond").asLong()).as(scan).isPositive();
       assertThat(j.get(scan + "CpuSeconds").asDouble()).as(scan).isNotNegative();
     }

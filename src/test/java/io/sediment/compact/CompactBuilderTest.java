@@ -10,6 +10,7 @@ import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileSource;
 import io.sediment.manifest.IndexManifest;
+import io.sediment.manifest.ManifestCache;
 import io.sediment.manifest.Snapshot;
 import io.sediment.predicate.PredicateBuilder;
 import io.sediment.schema.Schema;
@@ -479,14 +480,17 @@ class CompactBuilderTest {
             schema().partitionKeys("p").option("compaction.parallelism", "1").build());
     List<RowData> written = fill(table, 6, 20, "a", "b");
     // Once the rewrites have read their inputs, the first manifest the commit opens interrupts
-    // the thread that called execute(), as a cancel arriving mid-commit would.
+    // the thread that called execute(), as a cancel arriving mid-commit would. (The plan's reads
+    // are forgotten, so that the commit reads its manifests from the files and not the cache.)
     Thread caller = Thread.currentThread();
     AtomicBoolean rewriting = new AtomicBoolean();
     AtomicBoolean interrupted = new AtomicBoolean();
     FaultyFileSystem.onOpen(
         p -> {
           if (p.contains("/data-")) {
-            rewriting.set(true);
+            if (!rewriting.getAndSet(true)) {
+              ManifestCache.clear();
+            }
           } else if (p.contains("/manifest/")
               && rewriting.get()
               && interrupted.compareAndSet(false, true)) {

@@ -1,0 +1,136 @@
+package io.sediment.manifest;
+
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The parsed contents of recently read manifests and manifest lists, shared by every table of the
+ * process and bounded by an estimate of the memory they hold; the least recently read go first.
+ *
+ * <p>Manifests and manifest lists are written once under a unique name and never changed, so an
+ * entry can never be stale: what is cached is what the file holds for as long as the file exists.
+ * Plans of the same table read mostly the same manifests (a dedicated compaction job plans every
+ * interval, every writer and committer plans or checks conflicts against the latest snapshot), and
+ * without the cache each read parses the Parquet footer and decodes every entry again. What must
+ * see the file system itself, such as the expiry that tells an expired snapshot by a manifest that
+ * is gone, reads around the cache ({@link ManifestFile#readUncached}, {@link
+ * ManifestList#readUncached}).
+ *
+ * <p>The bound is {@value #MAX_BYTES_PROPERTY} (bytes, 0 turns the cache off), by default a
+ * sixteenth of the maximum heap and at most {@value #DEFAULT_MAX_BYTES_CAP} bytes; a manifest
+ * larger than an eighth of the bound is not kept, so one large plan cannot empty the cache.
+ */
+public final class ManifestCache {
+
+  /** The JVM system property that sets the bound in bytes (docs/configuration.md). */
+  public static final String MAX_BYTES_PROPERTY = "sediment.manifest-cache.max-bytes";
+
+  static final long DEFAULT_MAX_BYTES_CAP = 256L << 20;
+
+  /** The process's cache. */
+  static final ManifestCache SHARED = new ManifestCache(configuredMaxBytes());
+
+  private final long maxBytes;
+  private final LinkedHashMap<String, Cached> manifests = new LinkedHashMap<>(64, 0.75f, true);
+  private long bytes;
+  private long hits;
+  private long misses;
+
+  ManifestCache(long maxBytes) {
+    if (maxBytes < 0) {
+      throw new IllegalArgumentException(
+          "The manifest cache bound must be 0 (no cache) or more bytes, got " + maxBytes);
+    }
+    this.maxBytes = maxBytes;
+  }
+
+  static long configuredMaxBytes() {
+    return parseMaxBytes(System.getProperty(MAX_BYTES_PROPERTY));
+  }
+
+  /** The bound a value of {@link #MAX_BYTES_PROPERTY} sets (null: the default). */
+  static long parseMaxBytes(String value) {
+    if (value == null) {
+      return Math.min(DEFAULT_MAX_BYTES_CAP, Runtime.getRuntime().maxMemory() / 16);
+    }
+    try {
+      long parsed = Long.parseLong(value.trim());
+      if (parsed >= 0) {
+        return parsed;
+      }
+    } catch (NumberFormatException ignored) {
+      // reported below
+    }
+    throw new IllegalArgumentException(
+        "System property "
+            + MAX_BYTES_PROPERTY
+            + " must be a number of bytes, 0 or more (0 turns the manifest cache off), got '"
+            + value
+            + "'");
+  }
+
+  /** Whether manifests of {@code estimatedBytes} are kept. */
+  boolean keeps(long estimatedBytes) {
+    return maxBytes > 0 && estimatedBytes <= maxBytes / 8;
+  }
+
+  /**
+   * The rows of the file at {@code path} (manifest entries of a manifest, manifest metas of a list:
+   * a path is always read by the same reader), or null when they are not cached.
+   */
+  @SuppressWarnings("unchecked")
+  synchronized <T> List<T> get(String path) {
+    Cached cached = manifests.get(path);
+    if (cached == null) {
+      misses++;
+      return null;
+    }
+    hits++;
+    return (List<T>) cached.entries;
+  }
+
+  /**
+   * Keeps the rows (an unmodifiable list of immutable objects) of the file at {@code path},
+   * evicting the least recently read until they fit.
+   */
+  synchronized void put(String path, List<?> entries, long estimatedBytes) {
+    if (!keeps(estimatedBytes)) {
+      return;
+    }
+    Cached previous = manifests.put(path, new Cached(entries, estimatedBytes));
+    bytes += estimatedBytes - (previous == null ? 0 : previous.bytes);
+    Iterator<Map.Entry<String, Cached>> eldest = manifests.entrySet().iterator();
+    while (bytes > maxBytes && eldest.hasNext()) {
+      bytes -= eldest.next().getValue().bytes;
+      eldest.remove();
+    }
+  }
+
+  /** Forgets every manifest (tests that damage manifest files on purpose). */
+  public static void clear() {
+    synchronized (SHARED) {
+      SHARED.manifests.clear();
+      SHARED.bytes = 0;
+    }
+  }
+
+  synchronized long bytes() {
+    return bytes;
+  }
+
+  synchronized int size() {
+    return manifests.size();
+  }
+
+  synchronized long hits() {
+    return hits;
+  }
+
+  synchronized long misses() {
+    return misses;
+  }
+
+  private record Cached(List<?> entries, long bytes) {}
+}

@@ -1,0 +1,194 @@
+package io.sediment.manifest;
+
+import static io.sediment.testutil.TestTables.row;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.catalog.Identifier;
+import io.sediment.predicate.PredicateBuilder;
+import io.sediment.schema.Schema;
+import io.sediment.table.Table;
+import io.sediment.testutil.FaultyFileSystem;
+import io.sediment.testutil.TestTables;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.flink.table.api.DataTypes;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The process's cache of parsed manifests and manifest lists: a table planned again (by the same or
+ * another table object) opens no manifest it read before and plans the same files, partition
+ * filters apply to cached entries, and the cache keeps the most recently read within its bound.
+ */
+class ManifestCacheTest {
+
+  @TempDir java.nio.file.Path dir;
+
+  @AfterEach
+  void reset() {
+    FaultyFileSystem.reset();
+  }
+
+  @Test
+  void aTablePlannedAgainOpensNoManifestItReadBeforeAndPlansTheSameFiles() throws Exception {
+    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
+    catalog.createDatabase("db", true);
+    Table table =
+        TestTables.create(
+            catalog,
+            "t",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT())
+                .column("p", DataTypes.STRING())
+                .partitionKeys("p")
+                .build());
+    for (int i = 0; i < 4; i++) {
+      TestTables.writeBatch(table, List.of(row((long) i, "a"), row(100L + i, "b")));
+    }
+    List<String> opened = new CopyOnWriteArrayList<>();
+    FaultyFileSystem.onOpen(
+        p -> {
+          if (p.contains("/manifest/")) {
+            opened.add(p);
+          }
+        });
+    Snapshot latest = table.latestSnapshot().orElseThrow();
+    List<String> first = fileNames(table.store().newScan().plan(latest));
+    assertThat(opened).as("the first plan reads the lists and manifests").isNotEmpty();
+    assertThat(first).hasSize(8);
+
+    opened.clear();
+    Table again = catalog.getTable(new Identifier("db", "t"));
+    assertThat(fileNames(again.store().newScan().plan(latest))).isEqualTo(first);
+    assertThat(TestTables.readAll(again)).hasSize(8);
+    assertThat(opened).as("manifests and lists opened by the second plan").isEmpty();
+
+    // a partition filter is applied to the cached entries
+    List<ManifestEntry> onlyB =
+        again
+            .store()
+            .newScan()
+            .withPartitionFilter(
+                new PredicateBuilder(again.store().partitionType()).equalText("p", "b"))
+            .plan(latest);
+    assertThat(onlyB).hasSize(4);
+    assertThat(onlyB)
+        .allSatisfy(e -> assertThat(e.partition().getString(0).toString()).isEqualTo("b"));
+    assertThat(opened).isEmpty();
+
+    // what reads around the cache opens the files themselves
+    ManifestFileMeta someManifest =
+        again.store().manifestList().readUncached(latest.deltaManifestList()).get(0);
+    again.store().manifestFile().readUncached(someManifest.fileName());
+    assertThat(opened.stream().distinct().map(p -> p.substring(p.lastIndexOf('/') + 1)))
+        .containsExactly(latest.deltaManifestList(), someManifest.fileName());
+  }
+
+  @Test
+  void aReaderGetsAListOfItsOwn() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table =
+        TestTables.create(
+            catalog, "t", Schema.newBuilder().column("id", DataTypes.BIGINT()).build());
+    TestTables.writeBatch(table, List.of(row(1L), row(2L)));
+    Snapshot latest = table.latestSnapshot().orElseThrow();
+    List<ManifestFileMeta> metas = table.store().manifestList().read(latest.deltaManifestList());
+    metas.clear();
+    List<ManifestFileMeta> again = table.store().manifestList().read(latest.deltaManifestList());
+    assertThat(again).hasSize(1);
+    List<ManifestEntry> entries = table.store().manifestFile().read(again.get(0).fileName());
+    entries.clear();
+    assertThat(table.store().manifestFile().read(again.get(0).fileName())).hasSize(1);
+  }
+
+  /** Random reads and puts against a model of a least-recently-read cache bounded by bytes. */
+  @ParameterizedTest
+  @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+  void keepsTheMostRecentlyReadWithinItsBound(long seed) {
+    Random random = new Random(seed);
+    long max = 1_000 + random.nextInt(4_000);
+    ManifestCache cache = new ManifestCache(max);
+    LinkedHashMap<String, Long> model = new LinkedHashMap<>(16, 0.75f, true);
+    long hits = 0;
+    long misses = 0;
+    for (int step = 0; step < 2_000; step++) {
+      String path = "m-" + random.nextInt(40);
+      if (random.nextBoolean()) {
+        List<ManifestEntry> got = cache.get(path);
+        Long expected = model.get(path); // refreshes the model's order as a hit does
+        assertThat(got != null).as("cached %s at step %d", path, step).isEqualTo(expected != null);
+        if (expected != null) {
+          hits++;
+        } else {
+          misses++;
+        }
+      } else {
+        long bytes = 1 + random.nextInt((int) max / 6);
+        cache.put(path, List.of(), bytes);
+        if (bytes <= max / 8) {
+          model.remove(path);
+          model.put(path, bytes);
+          long total = model.values().stream().mapToLong(Long::longValue).sum();
+          var eldest = model.entrySet().iterator();
+          while (total > max) {
+            total -= eldest.next().getValue();
+            eldest.remove();
+          }
+        }
+      }
+      assertThat(cache.size()).isEqualTo(model.size());
+      assertThat(cache.bytes())
+          .isEqualTo(model.values().stream().mapToLong(Long::longValue).sum())
+          .isLessThanOrEqualTo(max);
+    }
+    assertThat(cache.hits()).isEqualTo(hits).isPositive();
+    assertThat(cache.misses()).isEqualTo(misses).isPositive();
+  }
+
+  @Test
+  void aBoundOfZeroKeepsNothingAndANegativeOneIsRefused() {
+    ManifestCache off = new ManifestCache(0);
+    off.put("m", List.of(), 0);
+    off.put("n", List.of(), 1);
+    assertThat(off.get("m")).isNull();
+    assertThat(off.get("n")).isNull();
+    assertThat(off.size()).isZero();
+    assertThatThrownBy(() -> new ManifestCache(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("0 (no cache) or more bytes, got -1");
+  }
+
+  @Test
+  void theBoundPropertyIsABytesCountOrAClearError() {
+    Map<String, Long> valid = Map.of("0", 0L, "1048576", 1L << 20, " 42 ", 42L);
+    valid.forEach(
+        (value, bytes) -> assertThat(ManifestCache.parseMaxBytes(value)).isEqualTo(bytes));
+    assertThat(ManifestCache.parseMaxBytes(null))
+        .isEqualTo(
+            Math.min(ManifestCache.DEFAULT_MAX_BYTES_CAP, Runtime.getRuntime().maxMemory() / 16));
+    for (String bad : List.of("-1", "64m", "")) {
+      assertThatThrownBy(() -> ManifestCache.parseMaxBytes(bad))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage(
+              "System property sediment.manifest-cache.max-bytes must be a number of bytes, 0 or"
+                  + " more (0 turns the manifest cache off), got '"
+                  + bad
+                  + "'");
+    }
+  }
+
+  private static List<String> fileNames(List<ManifestEntry> entries) {
+    List<String> out = new ArrayList<>();
+    entries.forEach(e -> out.add(e.file().fileName()));
+    return out;
+  }
+}
