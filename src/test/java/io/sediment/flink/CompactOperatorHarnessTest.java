@@ -3,6 +3,7 @@ package io.sediment.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sediment.commit.CommitConflictException;
 import io.sediment.compact.CompactPlanner;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactTask;
@@ -33,7 +34,11 @@ import org.apache.flink.runtime.metrics.util.InterceptingTaskMetricGroup;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.tasks.StreamTaskActionExecutor;
+import org.apache.flink.streaming.runtime.tasks.mailbox.MailboxExecutorImpl;
+import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -460,6 +465,236 @@ class CompactOperatorHarnessTest {
     assertThat(FlinkTestSupport.snapshots(table)).hasSize(4);
     assertThat(FlinkTestSupport.orphanDataFiles(table, tableDir())).isEmpty();
     assertThat(markerNames()).isEmpty();
+  }
+
+  /**
+   * A savepoint restored after later checkpoints committed: the new run's checkpoint ids repeat
+   * landed identifiers, so its windows commit as a new user, kept in state so that a later restore
+   * goes on with it; the restored window the job already committed is not committed again.
+   */
+  @Test
+  void aRestoreFromAnOlderCheckpointCommitsAsANewUserFromThenOn() throws Exception {
+    OperatorSubtaskState savepoint;
+    try (var harness = committer(ExecutionMode.STREAMING, null)) {
+      List<CompactMessage> messages = rewritten(splits());
+      harness.processElement(new StreamRecord<>(messages.get(0)));
+      savepoint = harness.snapshot(1, 1);
+      harness.notifyOfCompletedCheckpoint(1);
+      harness.processElement(new StreamRecord<>(messages.get(1)));
+      harness.snapshot(2, 2);
+      harness.notifyOfCompletedCheckpoint(2);
+    }
+    assertThat(FlinkTestSupport.snapshots(table)).hasSize(6);
+
+    OperatorSubtaskState later;
+    try (var harness = committer(ExecutionMode.STREAMING, savepoint, 1)) {
+      // window 1 of the savepoint landed before: nothing committed again
+      assertThat(FlinkTestSupport.snapshots(table)).hasSize(6);
+      List<CompactMessage> rest = rewritten(splitsOf(table.latestSnapshot().orElseThrow()));
+      assertThat(rest).hasSize(1); // p=c
+      harness.processElement(new StreamRecord<>(rest.get(0)));
+      later = harness.snapshot(2, 2);
+      harness.notifyOfCompletedCheckpoint(2);
+    }
+    Snapshot afterRewind = table.latestSnapshot().orElseThrow();
+    String rewound = afterRewind.commitUser();
+    // a new user per rewind (CommitUsers.afterRewind): the job's, the restored id, a random part
+    assertThat(rewound).startsWith(USER + "~r1-");
+    assertThat(afterRewind.commitIdentifier()).isEqualTo(2);
+    assertThat(FlinkTestSupport.filesPerPartition(table))
+        .containsOnly(Map.entry("p=a", 1), Map.entry("p=b", 1), Map.entry("p=c", 1));
+    // markers and release records stay under the job's user
+    assertThat(markerNames()).isEmpty();
+    assertThat(releaseNames()).anyMatch(n -> n.startsWith("release-2-"));
+
+    // restored from the later checkpoint: its state names the new user, whose identifiers are
+    // not past the restored one, so the run goes on as that user
+    FlinkTestSupport.fill(table, 1000, 4, 5, "a");
+    try (var harness = committer(ExecutionMode.STREAMING, later, 2)) {
+      List<CompactMessage> next = rewritten(splitsOf(table.latestSnapshot().orElseThrow()));
+      assertThat(next).hasSize(1);
+      harness.processElement(new StreamRecord<>(next.get(0)));
+      harness.snapshot(3, 3);
+      harness.notifyOfCompletedCheckpoint(3);
+    }
+    Snapshot last = table.latestSnapshot().orElseThrow();
+    assertThat(last.commitKind()).isEqualTo(CommitKind.COMPACT);
+    assertThat(last.commitUser()).isEqualTo(rewound);
+    assertThat(last.commitIdentifier()).isEqualTo(3);
+    assertThat(FlinkTestSupport.filesPerPartition(table)).containsEntry("p=a", 1);
+  }
+
+  /**
+   * A window that loses to a concurrent compaction of the same files: streaming counts a conflict,
+   * not a failed window (the files are planned again), batch fails for good; both delete the
+   * outputs and commit nothing.
+   */
+  @Test
+  void aConflictingWindowIsCountedAsAConflictInStreamingAndFailsABatch() throws Exception {
+    List<CompactMessage> messages;
+    int snapshots;
+    try (var harness = committer(ExecutionMode.STREAMING, null)) {
+      messages = rewritten(splits());
+      table.newCompactBuilder().execute(); // the same files, compacted by someone else first
+      snapshots = FlinkTestSupport.snapshots(table).size();
+      harness.processElement(new StreamRecord<>(messages.get(0)));
+      harness.snapshot(1, 1);
+      harness.notifyOfCompletedCheckpoint(1);
+      assertThat(counter(CompactCommitter.class, "conflicts")).isEqualTo(1);
+      assertThat(counter(CompactCommitter.class, "failedWindows")).isZero();
+      assertThat(gauge(CompactCommitter.class, "consecutiveFailures")).isEqualTo(0);
+      assertThat(counter(CompactCommitter.class, "commits")).isZero();
+    }
+    assertThat(output(messages.get(0))).doesNotExist();
+    assertThat(FlinkTestSupport.snapshots(table)).hasSize(snapshots);
+
+    try (var harness = committer(ExecutionMode.BATCH, null)) {
+      harness.processElement(new StreamRecord<>(messages.get(1)));
+      harness.processElement(new StreamRecord<>(messages.get(2)));
+      assertThatThrownBy(harness::endInput)
+          .isInstanceOf(UnrecoverableCompactionError.class)
+          .hasMessageContaining("outputs were deleted and nothing was committed")
+          .hasCauseInstanceOf(CommitConflictException.class);
+      assertThat(counter(CompactCommitter.class, "conflicts")).isEqualTo(1);
+      assertThat(counter(CompactCommitter.class, "failedWindows")).isEqualTo(1);
+    }
+    assertThat(output(messages.get(1))).doesNotExist();
+    assertThat(output(messages.get(2))).doesNotExist();
+    assertThat(FlinkTestSupport.snapshots(table)).hasSize(snapshots);
+    assertThat(FlinkTestSupport.orphanDataFiles(table, tableDir())).isEmpty();
+    assertThat(markerNames()).isEmpty();
+    assertThat(FlinkTestSupport.rows(table)).containsExactlyInAnyOrderElementsOf(rowsBefore);
+  }
+
+  /**
+   * A batch committer's end of input commits what reached it and deletes the outputs that markers
+   * record and no message brought (a rewrite attempt Flink restarted); a streaming committer's end
+   * of input commits nothing (the final checkpoint does).
+   */
+  @Test
+  void theEndOfInputCommitsInBatchOnlyAndDeletesOutputsNoMessageBrought() throws Exception {
+    List<CompactMessage> messages;
+    try (var harness = committer(ExecutionMode.STREAMING, null)) {
+      messages = rewritten(splits());
+      harness.processElement(new StreamRecord<>(messages.get(0)));
+      harness.endInput();
+      assertThat(FlinkTestSupport.snapshots(table)).hasSize(4);
+      assertThat(output(messages.get(2))).exists();
+      harness.snapshot(1, 1);
+      harness.notifyOfCompletedCheckpoint(1);
+      assertThat(FlinkTestSupport.snapshots(table)).hasSize(5);
+    }
+    try (var harness = committer(ExecutionMode.BATCH, null)) {
+      harness.processElement(new StreamRecord<>(messages.get(1)));
+      harness.endInput();
+    }
+    assertThat(FlinkTestSupport.snapshots(table)).hasSize(6);
+    assertThat(FlinkTestSupport.filesPerPartition(table))
+        .containsOnly(Map.entry("p=a", 1), Map.entry("p=b", 1), Map.entry("p=c", 4));
+    assertThat(output(messages.get(2))).as("the lost attempt's output").doesNotExist();
+    assertThat(markerNames()).isEmpty();
+    assertThat(FlinkTestSupport.orphanDataFiles(table, tableDir())).isEmpty();
+    assertThat(FlinkTestSupport.rows(table)).containsExactlyInAnyOrderElementsOf(rowsBefore);
+  }
+
+  // ---- the rewrite operator chained to its task reader (rewrites off the task thread) ----
+
+  /**
+   * With a reader attached to its slot the operator rewrites on a thread of its own and emits each
+   * result through the task's mailbox; the slot is busy until the result is emitted, and the end of
+   * input waits for it.
+   */
+  @Test
+  void aChainedRewriterRewritesOffTheTaskThreadAndEmitsThroughTheMailbox() throws Exception {
+    List<CompactTaskSplit> splits = splits();
+    try (var harness = chainedRewriter(ExecutionMode.BATCH)) {
+      RewriteSlot slot = RewriteSlot.attachToTaskThread();
+      assertThat(slot).isNotNull();
+      for (CompactTaskSplit split : splits) {
+        harness.processElement(new StreamRecord<>(split));
+        assertThat(slot.isFree()).isFalse();
+        assertThat(harness.extractOutputValues())
+            .as("emitted by the mailbox only")
+            .hasSize(splits.indexOf(split));
+        awaitMail(harness);
+        harness.getTaskMailbox().take(TaskMailbox.MIN_PRIORITY).run();
+        assertThat(slot.isFree()).isTrue();
+      }
+      harness.endInput();
+      List<CompactMessage> messages = harness.extractOutputValues();
+      assertThat(messages).hasSize(3).noneMatch(CompactMessage::failed);
+      for (CompactMessage m : messages) {
+        assertThat(output(m)).exists();
+      }
+      assertThat(counter(CompactRewriteOperator.class, "tasksDone")).isEqualTo(3);
+      assertThat(gauge(CompactRewriteOperator.class, "tasksRunning")).isEqualTo(0);
+    }
+    assertThat(markerNames()).hasSize(3);
+  }
+
+  /**
+   * A rewrite that ended but whose result the mailbox has not emitted when the operator closes (a
+   * cancel, a failover) is in no window: its outputs and markers are deleted.
+   */
+  @Test
+  void closingAChainedRewriterDeletesTheOutputsOfARewriteNotYetEmitted() throws Exception {
+    List<CompactTaskSplit> splits = splits();
+    Set<String> filesBefore = dataFileNames();
+    try (var harness = chainedRewriter(ExecutionMode.STREAMING)) {
+      RewriteSlot.attachToTaskThread();
+      harness.processElement(new StreamRecord<>(splits.get(0)));
+      awaitMail(harness);
+      assertThat(markerNames()).hasSize(1);
+      assertThat(dataFileNames()).hasSize(filesBefore.size() + 1);
+    }
+    assertThat(dataFileNames()).isEqualTo(filesBefore);
+    assertThat(markerNames()).isEmpty();
+  }
+
+  /**
+   * Waits on the test's thread, the mailbox's own, until a rewrite put its result in the mailbox.
+   */
+  private static void awaitMail(OneInputStreamOperatorTestHarness<?, ?> harness) {
+    Awaitility.await().pollInSameThread().until(() -> harness.getTaskMailbox().hasMail());
+  }
+
+  /**
+   * A rewrite operator with the task's mailbox, as Flink gives it in a job (the harness does not);
+   * the test's thread is the task thread.
+   */
+  private OneInputStreamOperatorTestHarness<CompactTaskSplit, CompactMessage> chainedRewriter(
+      ExecutionMode mode) throws Exception {
+    CompactRewriteOperator operator = new CompactRewriteOperator(targets, listener, mode);
+    var harness =
+        new OneInputStreamOperatorTestHarness<>(
+            operator, environment(CompactRewriteOperator.class));
+    harness.setup();
+    operator.setMailboxExecutor(
+        new MailboxExecutorImpl(harness.getTaskMailbox(), 0, StreamTaskActionExecutor.IMMEDIATE));
+    harness.open();
+    return harness;
+  }
+
+  private OneInputStreamOperatorTestHarness<CompactMessage, Void> committer(
+      ExecutionMode mode, OperatorSubtaskState restored, long restoredCheckpointId)
+      throws Exception {
+    var harness =
+        new OneInputStreamOperatorTestHarness<>(
+            new CompactCommitter(targets, USER, mode, 2, listener),
+            environment(CompactCommitter.class));
+    harness.setup();
+    harness.setRestoredCheckpointId(restoredCheckpointId);
+    harness.initializeState(restored);
+    harness.open();
+    return harness;
+  }
+
+  private List<CompactTaskSplit> splitsOf(Snapshot snapshot) {
+    List<CompactTaskSplit> out = new ArrayList<>();
+    for (CompactTask t : new CompactPlanner(table.store(), "db.t").plan(snapshot, null, Set.of())) {
+      out.add(new CompactTaskSplit("next-" + out.size(), t, USER));
+    }
+    return out;
   }
 
   // ---- helpers ----
