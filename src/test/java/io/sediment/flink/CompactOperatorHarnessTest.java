@@ -3,6 +3,7 @@ package io.sediment.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sediment.catalog.Identifier;
 import io.sediment.commit.CommitConflictException;
 import io.sediment.compact.CompactPlanner;
 import io.sediment.compact.CompactResult;
@@ -12,12 +13,16 @@ import io.sediment.compact.ExecutionMode;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.Snapshot;
+import io.sediment.schema.SchemaChange;
 import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
 import io.sediment.testutil.TestTables;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -38,6 +43,7 @@ import org.apache.flink.streaming.runtime.tasks.StreamTaskActionExecutor;
 import org.apache.flink.streaming.runtime.tasks.mailbox.MailboxExecutorImpl;
 import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.apache.flink.table.api.DataTypes;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -595,6 +601,82 @@ class CompactOperatorHarnessTest {
     assertThat(markerNames()).isEmpty();
     assertThat(FlinkTestSupport.orphanDataFiles(table, tableDir())).isEmpty();
     assertThat(FlinkTestSupport.rows(table)).containsExactlyInAnyOrderElementsOf(rowsBefore);
+  }
+
+  /**
+   * After each committed window the committer expires snapshots by the table's retention options
+   * (both modes) and, in streaming only, removes orphan files when
+   * compaction.remove-orphans.interval says so: options set by ALTER TABLE while the job runs.
+   */
+  @Test
+  void aCommittedWindowExpiresSnapshotsAndOnlyStreamingRemovesOrphans() throws Exception {
+    alter(
+        SchemaChange.setOption("snapshot.num-retained.min", "1"),
+        SchemaChange.setOption("snapshot.num-retained.max", "2"),
+        SchemaChange.setOption("compaction.remove-orphans.interval", "1 ms"));
+    Path orphan =
+        tableDir().resolve("p=a").resolve("bucket-0").resolve("data-left-by-a-crash.parquet");
+    Files.writeString(orphan, "an orphan");
+    Files.setLastModifiedTime(orphan, FileTime.from(Instant.now().minus(Duration.ofDays(2))));
+
+    try (var harness = committer(ExecutionMode.BATCH, null)) {
+      for (CompactMessage m : rewritten(splits())) {
+        harness.processElement(new StreamRecord<>(m));
+      }
+      harness.endInput();
+    }
+    assertThat(table.snapshotManager().listIds()).containsExactly(4L, 5L);
+    assertThat(orphan).as("a batch job removes no orphans").exists();
+
+    FlinkTestSupport.fill(table, 1000, 4, 5, "a");
+    try (var harness = committer(ExecutionMode.STREAMING, null)) {
+      List<CompactMessage> next = rewritten(splitsOf(table.latestSnapshot().orElseThrow()));
+      harness.processElement(new StreamRecord<>(next.get(0)));
+      harness.snapshot(1, 1);
+      harness.notifyOfCompletedCheckpoint(1);
+    }
+    assertThat(table.snapshotManager().listIds()).containsExactly(9L, 10L);
+    assertThat(orphan).as("removed on the streaming job's schedule").doesNotExist();
+    assertThat(FlinkTestSupport.filesPerPartition(table)).containsEntry("p=a", 1);
+  }
+
+  /**
+   * A long-running rewrite operator loads its tables again after each barrier: a task after ALTER
+   * TABLE writes with the table's new schema.
+   */
+  @Test
+  void aRewriterFollowsAlterTableAfterEachBarrier() throws Exception {
+    List<CompactTaskSplit> splits = splits();
+    long before = table.store().schema().id();
+    List<CompactMessage> messages;
+    try (var harness = rewriter(ExecutionMode.STREAMING)) {
+      harness.processElement(new StreamRecord<>(splits.get(0)));
+      alter(SchemaChange.addColumn("extra", DataTypes.INT().getLogicalType()));
+      harness.processElement(new StreamRecord<>(splits.get(1))); // same window: loaded before
+      harness.snapshot(1, 1);
+      harness.processElement(new StreamRecord<>(splits.get(2)));
+      harness.snapshot(2, 2);
+      messages = harness.extractOutputValues();
+    }
+    assertThat(messages).hasSize(3);
+    List<Long> schemaIds = new ArrayList<>();
+    for (CompactMessage m : messages) {
+      schemaIds.add(m.result().message().compactAfter().get(0).schemaId());
+    }
+    assertThat(schemaIds).containsExactly(before, before, before + 1);
+  }
+
+  /** A closed rewrite operator leaves no slot on its thread for a later task's reader to find. */
+  @Test
+  void aClosedRewriterWithdrawsItsSlot() throws Exception {
+    var harness = rewriter(ExecutionMode.STREAMING);
+    harness.close();
+    assertThat(RewriteSlot.attachToTaskThread()).isNull();
+  }
+
+  private void alter(SchemaChange... changes) {
+    TestTables.catalog(dir).alterTable(new Identifier("db", "t"), List.of(changes));
+    table = TestTables.catalog(dir).getTable(new Identifier("db", "t"));
   }
 
   // ---- the rewrite operator chained to its task reader (rewrites off the task thread) ----
