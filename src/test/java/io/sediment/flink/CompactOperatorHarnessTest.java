@@ -7,6 +7,7 @@ import io.sediment.catalog.Identifier;
 import io.sediment.commit.CommitConflictException;
 import io.sediment.compact.CompactPlanner;
 import io.sediment.compact.CompactResult;
+import io.sediment.compact.CompactSpec;
 import io.sediment.compact.CompactTask;
 import io.sediment.compact.CompactTaskResult;
 import io.sediment.compact.ExecutionMode;
@@ -16,6 +17,7 @@ import io.sediment.manifest.Snapshot;
 import io.sediment.schema.SchemaChange;
 import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
+import io.sediment.testutil.FaultyFileSystem;
 import io.sediment.testutil.TestTables;
 import java.net.URI;
 import java.nio.file.Files;
@@ -45,6 +47,7 @@ import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.apache.flink.table.api.DataTypes;
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -73,6 +76,11 @@ class CompactOperatorHarnessTest {
   private final Map<Class<?>, MockEnvironment> environments = new HashMap<>();
 
   /** Three partitions of four small files each: one append task per partition. */
+  @AfterEach
+  void resetFaults() {
+    FaultyFileSystem.reset();
+  }
+
   @BeforeEach
   void setUp() {
     table = FlinkTestSupport.threePartitionsOfFourFiles(dir);
@@ -679,6 +687,80 @@ class CompactOperatorHarnessTest {
     table = TestTables.catalog(dir).getTable(new Identifier("db", "t"));
   }
 
+  /**
+   * A commit that fails (not a conflict: its outcome may be unknown) fails a batch committer with
+   * the error, so that Flink's restart strategy can retry it, and counts as a failed window in
+   * streaming; either way nothing is committed and the outputs are deleted or kept with their
+   * markers for the restart's clean-up, never left unmarked.
+   */
+  @Test
+  void aFailingCommitIsRetryableInBatchAndAFailedWindowInStreaming() throws Exception {
+    targets =
+        new CompactTargets(
+            FaultyFileSystem.uri(dir), CompactSpec.forTable("db.t", table.store()).build());
+    int snapshots = FlinkTestSupport.snapshots(table).size();
+    try (var harness = committer(ExecutionMode.STREAMING, null)) {
+      List<CompactMessage> messages = rewritten(splits());
+      FaultyFileSystem.failCreate(p -> p.contains("/snapshot/"));
+      harness.processElement(new StreamRecord<>(messages.get(0)));
+      harness.snapshot(1, 1);
+      harness.notifyOfCompletedCheckpoint(1);
+      assertThat(counter(CompactCommitter.class, "failedWindows")).isEqualTo(1);
+      assertThat(gauge(CompactCommitter.class, "consecutiveFailures")).isEqualTo(1);
+      assertThat(counter(CompactCommitter.class, "commits")).isZero();
+      FaultyFileSystem.reset();
+    }
+    try (var harness = committer(ExecutionMode.BATCH, null)) {
+      List<CompactMessage> messages = rewritten(splits());
+      FaultyFileSystem.failCreate(p -> p.contains("/snapshot/"));
+      for (CompactMessage m : messages) {
+        harness.processElement(new StreamRecord<>(m));
+      }
+      assertThatThrownBy(harness::endInput)
+          .isNotInstanceOf(UnrecoverableCompactionError.class)
+          .hasStackTraceContaining("Injected");
+      FaultyFileSystem.reset();
+    }
+    assertThat(FlinkTestSupport.snapshots(table)).hasSize(snapshots);
+    // every output left on disk is named by a marker: the restart's clean-up deletes it
+    assertThat(FlinkTestSupport.orphanDataFiles(table, tableDir()).size())
+        .isLessThanOrEqualTo(markerNames().size());
+    // a restarted streaming committer deletes what markers name and no snapshot references
+    committer(ExecutionMode.STREAMING, null).close();
+    assertThat(FlinkTestSupport.orphanDataFiles(table, tableDir())).isEmpty();
+    assertThat(markerNames()).isEmpty();
+    assertThat(FlinkTestSupport.rows(table)).containsExactlyInAnyOrderElementsOf(rowsBefore);
+  }
+
+  /** Expiry after a commit that fails is counted; the commit stands. */
+  @Test
+  void aFailedExpiryAfterACommitIsCountedAndTheCommitStands() throws Exception {
+    alter(
+        SchemaChange.setOption("snapshot.num-retained.min", "1"),
+        SchemaChange.setOption("snapshot.num-retained.max", "2"));
+    targets =
+        new CompactTargets(
+            FaultyFileSystem.uri(dir), CompactSpec.forTable("db.t", table.store()).build());
+    long started = System.currentTimeMillis();
+    try (var harness = committer(ExecutionMode.STREAMING, null)) {
+      List<CompactMessage> messages = rewritten(splits());
+      FaultyFileSystem.failDelete(p -> p.contains("/snapshot/snapshot-"));
+      harness.processElement(new StreamRecord<>(messages.get(0)));
+      harness.snapshot(1, 1);
+      harness.notifyOfCompletedCheckpoint(1);
+      assertThat(counter(CompactCommitter.class, "commits")).isEqualTo(1);
+      assertThat(counter(CompactCommitter.class, "snapshotExpiryFailures")).isEqualTo(1);
+      assertThat(counter(CompactCommitter.class, "failedWindows")).isZero();
+      // the last commit's duration, a part of this test's own
+      assertThat((Long) gauge(CompactCommitter.class, "lastCommitDurationMs"))
+          .isBetween(0L, System.currentTimeMillis() - started);
+    } finally {
+      FaultyFileSystem.reset();
+    }
+    assertThat(table.latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.COMPACT);
+    assertThat(FlinkTestSupport.rows(table)).containsExactlyInAnyOrderElementsOf(rowsBefore);
+  }
+
   // ---- the rewrite operator chained to its task reader (rewrites off the task thread) ----
 
   /**
@@ -712,6 +794,19 @@ class CompactOperatorHarnessTest {
       assertThat(gauge(CompactRewriteOperator.class, "tasksRunning")).isEqualTo(0);
     }
     assertThat(markerNames()).hasSize(3);
+  }
+
+  /** The end of input waits, running the mailbox, until the rewrite in progress is emitted. */
+  @Test
+  void theEndOfInputOfAChainedRewriterWaitsForTheRunningRewrite() throws Exception {
+    try (var harness = chainedRewriter(ExecutionMode.BATCH)) {
+      RewriteSlot slot = RewriteSlot.attachToTaskThread();
+      harness.processElement(new StreamRecord<>(splits().get(0)));
+      harness.endInput();
+      assertThat(slot.isFree()).isTrue();
+      assertThat(harness.extractOutputValues()).hasSize(1).noneMatch(CompactMessage::failed);
+    }
+    assertThat(markerNames()).hasSize(1);
   }
 
   /**
