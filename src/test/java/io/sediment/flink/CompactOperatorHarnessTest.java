@@ -722,9 +722,9 @@ class CompactOperatorHarnessTest {
       FaultyFileSystem.reset();
     }
     assertThat(FlinkTestSupport.snapshots(table)).hasSize(snapshots);
-    // every output left on disk is named by a marker: the restart's clean-up deletes it
-    assertThat(FlinkTestSupport.orphanDataFiles(table, tableDir()).size())
-        .isLessThanOrEqualTo(markerNames().size());
+    // every output left on disk is named by a marker (the restart's clean-up deletes it), and
+    // the marker of every output deleted went with it
+    assertThat(markerNames()).hasSameSizeAs(FlinkTestSupport.orphanDataFiles(table, tableDir()));
     // a restarted streaming committer deletes what markers name and no snapshot references
     committer(ExecutionMode.STREAMING, null).close();
     assertThat(FlinkTestSupport.orphanDataFiles(table, tableDir())).isEmpty();
