@@ -1,21 +1,32 @@
 package io.sediment.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.compact.ExecutionMode;
+import io.sediment.manifest.ManifestCache;
 import io.sediment.marker.ReleaseRecords;
 import io.sediment.table.Table;
+import io.sediment.testutil.FaultyFileSystem;
 import io.sediment.testutil.ManualClock;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import org.apache.flink.api.connector.source.ReaderInfo;
 import org.apache.flink.api.connector.source.SplitsAssignment;
 import org.apache.flink.api.connector.source.mocks.MockSplitEnumeratorContext;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.metrics.SimpleCounter;
+import org.apache.flink.metrics.groups.SplitEnumeratorMetricGroup;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -225,6 +236,129 @@ class CompactTaskEnumeratorTest {
       assertThat(after.subList(1, 3))
           .extracting(CompactTaskSplit::splitId)
           .doesNotContainAnyElementsOf(oldIds);
+    }
+  }
+
+  /**
+   * The source's metrics: tasks planned (each once), pending and running, and the backlog of files
+   * waiting for compaction (inputs of tasks not yet released).
+   */
+  @Test
+  void theMetricsCountPlannedPendingAndRunningTasksAndTheBacklog() throws Throwable {
+    RecordingMetrics metrics = new RecordingMetrics();
+    try (var context =
+        new MockSplitEnumeratorContext<CompactTaskSplit>(2) {
+          @Override
+          public SplitEnumeratorMetricGroup metricGroup() {
+            return metrics;
+          }
+        }) {
+      readers(context, 2);
+      CompactTaskEnumerator e = enumerator(context, ExecutionMode.STREAMING, null);
+      assertThat(metrics.registered("tasksPlanned").getCount()).isZero();
+      assertThat(metrics.gauge("backlog")).isEqualTo(0L);
+      context.runPeriodicCallable(0);
+      assertThat(metrics.registered("tasksPlanned").getCount()).isEqualTo(3);
+      assertThat(metrics.gauge("tasksPending")).isEqualTo(3);
+      assertThat(metrics.gauge("tasksRunning")).isEqualTo(0);
+      assertThat(metrics.gauge("backlog")).isEqualTo(12L);
+
+      e.snapshotState(1);
+      e.notifyCheckpointComplete(1);
+      e.handleSplitRequest(0, "localhost");
+      e.handleSplitRequest(1, "localhost");
+      assertThat(metrics.gauge("tasksPending")).isEqualTo(1);
+      assertThat(metrics.gauge("tasksRunning")).isEqualTo(2);
+      assertThat(metrics.gauge("backlog")).isEqualTo(12L);
+      context.runPeriodicCallable(0); // nothing new: nothing planned again
+      assertThat(metrics.registered("tasksPlanned").getCount()).isEqualTo(3);
+
+      // the window of one task committed: its files leave the backlog
+      CompactTaskSplit first = assigned(context).get(0);
+      Table table = targets.table("db.t");
+      table.newCompactBuilder().withCommitUser("window").execute();
+      ReleaseRecords.write(table.store(), USER, 1, List.of(first.splitId()));
+      context.runPeriodicCallable(0);
+      assertThat(metrics.gauge("backlog")).isEqualTo(8L);
+    }
+  }
+
+  /**
+   * A failed planning round of a continuous job is retried by the next round even when no discovery
+   * is due; a batch job fails, naming what it planned.
+   */
+  @Test
+  void aFailedPlanningRoundIsRetriedInStreamingAndFailsABatch() throws Throwable {
+    CompactTargets faulty = new CompactTargets(FaultyFileSystem.uri(dir), targets.spec());
+    try {
+      ManifestCache.clear();
+      FaultyFileSystem.failOpen(p -> p.contains("/manifest/"));
+      try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
+        readers(context, 1);
+        CompactTaskEnumerator e =
+            new CompactTaskEnumerator(context, faulty, ExecutionMode.BATCH, 60_000, USER, null);
+        e.start();
+        assertThatThrownBy(context::runNextOneTimeCallable)
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("Planning compaction of")
+            .hasMessageContaining("failed")
+            .hasStackTraceContaining("Injected failure opening");
+      }
+      try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
+        readers(context, 1);
+        CompactTaskEnumerator e =
+            new CompactTaskEnumerator(
+                context,
+                faulty.withClock(new ManualClock()),
+                ExecutionMode.STREAMING,
+                60_000,
+                USER,
+                null);
+        e.start();
+        context.runPeriodicCallable(0); // the discovery round fails
+        assertThat(e.snapshotState(1).pending()).isEmpty();
+        FaultyFileSystem.reset();
+        context.runPeriodicCallable(0); // no discovery due (the clock stands): the retry
+        assertThat(e.snapshotState(2).pending()).hasSize(3);
+      }
+    } finally {
+      FaultyFileSystem.reset();
+    }
+  }
+
+  /** Metrics that keep what is registered, by name. */
+  private static final class RecordingMetrics extends UnregisteredMetricsGroup
+      implements SplitEnumeratorMetricGroup {
+    private final Map<String, Metric> metrics = new HashMap<>();
+
+    @Override
+    public Counter counter(String name) {
+      return counter(name, new SimpleCounter());
+    }
+
+    @Override
+    public <C extends Counter> C counter(String name, C counter) {
+      metrics.putIfAbsent(name, counter);
+      return counter;
+    }
+
+    @Override
+    public <T, G extends Gauge<T>> G gauge(String name, G gauge) {
+      metrics.put(name, gauge);
+      return gauge;
+    }
+
+    @Override
+    public <G extends Gauge<Long>> G setUnassignedSplitsGauge(G gauge) {
+      return gauge;
+    }
+
+    Object gauge(String name) {
+      return ((Gauge<?>) metrics.get(name)).getValue();
+    }
+
+    Counter registered(String counter) {
+      return (Counter) metrics.get(counter);
     }
   }
 
