@@ -226,6 +226,8 @@ class CompactTaskEnumeratorTest {
       }
       List<CompactTaskSplit> after = assigned(context);
       assertThat(after).hasSize(3);
+      // the restored pending task goes out first, as it was (before any new round planned)
+      assertThat(after.get(0).splitId()).isEqualTo(state.pending().get(0).splitId());
       assertThat(after).extracting(CompactTaskSplit::commitUser).containsOnly(USER);
       assertThat(inputs(after))
           .isEqualTo(inputs(List.of(state.pending().get(0), before.get(0), before.get(1))));
@@ -280,6 +282,51 @@ class CompactTaskEnumeratorTest {
       ReleaseRecords.write(table.store(), USER, 1, List.of(first.splitId()));
       context.runPeriodicCallable(0);
       assertThat(metrics.gauge("backlog")).isEqualTo(8L);
+    }
+  }
+
+  /** In a batch job a task's files leave the backlog once its reader asks for the next task. */
+  @Test
+  void aBatchSourcesBacklogEmptiesAsReadersFinishTheirTasks() throws Throwable {
+    RecordingMetrics metrics = new RecordingMetrics();
+    try (var context =
+        new MockSplitEnumeratorContext<CompactTaskSplit>(1) {
+          @Override
+          public SplitEnumeratorMetricGroup metricGroup() {
+            return metrics;
+          }
+        }) {
+      readers(context, 1);
+      CompactTaskEnumerator e = enumerator(context, ExecutionMode.BATCH, null);
+      context.runNextOneTimeCallable();
+      assertThat(metrics.gauge("backlog")).isEqualTo(12L);
+      List<Long> backlog = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        e.handleSplitRequest(0, "localhost");
+        backlog.add((Long) metrics.gauge("backlog"));
+      }
+      assertThat(backlog).containsExactly(12L, 8L, 4L, 0L);
+      assertThat(context.hasNoMoreSplits(0)).isTrue();
+    }
+  }
+
+  /**
+   * Without full-compaction triggers a continuous job's rounds plan by the table's strategy: a
+   * partition of fewer files than compaction.min.file-num is left alone (a full compaction would
+   * take it).
+   */
+  @Test
+  void withoutTriggersARoundPlansByTheStrategyNotAFullCompaction() throws Throwable {
+    Table table = targets.table("db.t");
+    FlinkTestSupport.fill(table, 1000, 2, 1, "d"); // two files: under compaction.min.file-num 3
+    try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
+      readers(context, 1);
+      CompactTaskEnumerator e = enumerator(context, ExecutionMode.STREAMING, null);
+      context.runPeriodicCallable(0);
+      List<CompactTaskSplit> planned = e.snapshotState(1).pending();
+      assertThat(planned)
+          .extracting(s -> s.task().partitionPath())
+          .containsExactlyInAnyOrder("p=a", "p=b", "p=c");
     }
   }
 
