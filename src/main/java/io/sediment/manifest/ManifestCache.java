@@ -4,6 +4,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.configuration.MemorySize;
 
 /**
  * The parsed contents of recently read manifests and manifest lists, shared by every table of the
@@ -18,7 +19,7 @@ import java.util.Map;
  * is gone, reads around the cache ({@link ManifestFile#readUncached}, {@link
  * ManifestList#readUncached}).
  *
- * <p>The bound is {@value #MAX_BYTES_PROPERTY} (bytes, 0 turns the cache off), by default a
+ * <p>The bound is {@value #MAX_BYTES_PROPERTY} (a memory size, 0 turns the cache off), by default a
  * sixteenth of the maximum heap and at most {@value #DEFAULT_MAX_BYTES_CAP} bytes; a manifest
  * larger than an eighth of the bound is not kept, so one large plan cannot empty the cache.
  */
@@ -29,8 +30,9 @@ public final class ManifestCache {
 
   static final long DEFAULT_MAX_BYTES_CAP = 256L << 20;
 
-  /** The process's cache. */
-  static final ManifestCache SHARED = new ManifestCache(configuredMaxBytes());
+  // The process's cache, made at its first use (not in a static initializer: a bad property value
+  // then fails every use with its own message, not with a class that cannot be initialized).
+  private static volatile ManifestCache shared;
 
   private final long maxBytes;
   private final LinkedHashMap<String, Cached> manifests = new LinkedHashMap<>(64, 0.75f, true);
@@ -46,6 +48,20 @@ public final class ManifestCache {
     this.maxBytes = maxBytes;
   }
 
+  /** The process's cache, bounded by {@link #MAX_BYTES_PROPERTY}. */
+  static ManifestCache shared() {
+    ManifestCache cache = shared;
+    if (cache == null) {
+      synchronized (ManifestCache.class) {
+        if (shared == null) {
+          shared = new ManifestCache(configuredMaxBytes());
+        }
+        cache = shared;
+      }
+    }
+    return cache;
+  }
+
   static long configuredMaxBytes() {
     return parseMaxBytes(System.getProperty(MAX_BYTES_PROPERTY));
   }
@@ -56,19 +72,18 @@ public final class ManifestCache {
       return Math.min(DEFAULT_MAX_BYTES_CAP, Runtime.getRuntime().maxMemory() / 16);
     }
     try {
-      long parsed = Long.parseLong(value.trim());
-      if (parsed >= 0) {
-        return parsed;
-      }
-    } catch (NumberFormatException ignored) {
-      // reported below
+      // the syntax of memory-size table options: bytes, or a number with a unit (64 mb, 1g)
+      return MemorySize.parseBytes(value);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "System property "
+              + MAX_BYTES_PROPERTY
+              + " must be a memory size of 0 or more (bytes, or a number with a unit: 64 mb, 1g;"
+              + " 0 turns the manifest cache off), got '"
+              + value
+              + "'",
+          e);
     }
-    throw new IllegalArgumentException(
-        "System property "
-            + MAX_BYTES_PROPERTY
-            + " must be a number of bytes, 0 or more (0 turns the manifest cache off), got '"
-            + value
-            + "'");
   }
 
   /** Whether manifests of {@code estimatedBytes} are kept. */
@@ -110,9 +125,10 @@ public final class ManifestCache {
 
   /** Forgets every manifest (tests that damage manifest files on purpose). */
   public static void clear() {
-    synchronized (SHARED) {
-      SHARED.manifests.clear();
-      SHARED.bytes = 0;
+    ManifestCache cache = shared();
+    synchronized (cache) {
+      cache.manifests.clear();
+      cache.bytes = 0;
     }
   }
 

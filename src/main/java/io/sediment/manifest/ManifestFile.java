@@ -95,7 +95,7 @@ public final class ManifestFile {
       int keyArity,
       long schemaId,
       long targetFileSize) {
-    this(fileIO, paths, partitionType, keyArity, schemaId, targetFileSize, ManifestCache.SHARED);
+    this(fileIO, paths, partitionType, keyArity, schemaId, targetFileSize, ManifestCache.shared());
   }
 
   ManifestFile(

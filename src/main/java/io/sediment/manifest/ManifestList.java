@@ -45,7 +45,7 @@ public final class ManifestList {
   private final ManifestCache cache;
 
   public ManifestList(FileIO fileIO, TablePaths paths, int partitionArity) {
-    this(fileIO, paths, partitionArity, ManifestCache.SHARED);
+    this(fileIO, paths, partitionArity, ManifestCache.shared());
   }
 
   ManifestList(FileIO fileIO, TablePaths paths, int partitionArity, ManifestCache cache) {

@@ -168,19 +168,21 @@ class ManifestCacheTest {
   }
 
   @Test
-  void theBoundPropertyIsABytesCountOrAClearError() {
-    Map<String, Long> valid = Map.of("0", 0L, "1048576", 1L << 20, " 42 ", 42L);
+  void theBoundPropertyIsAMemorySizeOrAClearError() {
+    Map<String, Long> valid =
+        Map.of("0", 0L, "1048576", 1L << 20, " 42 ", 42L, "64m", 64L << 20, "1 gb", 1L << 30);
     valid.forEach(
         (value, bytes) -> assertThat(ManifestCache.parseMaxBytes(value)).isEqualTo(bytes));
     assertThat(ManifestCache.parseMaxBytes(null))
         .isEqualTo(
             Math.min(ManifestCache.DEFAULT_MAX_BYTES_CAP, Runtime.getRuntime().maxMemory() / 16));
-    for (String bad : List.of("-1", "64m", "")) {
+    for (String bad : List.of("-1", "64 apples", "")) {
       assertThatThrownBy(() -> ManifestCache.parseMaxBytes(bad))
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessage(
-              "System property sediment.manifest-cache.max-bytes must be a number of bytes, 0 or"
-                  + " more (0 turns the manifest cache off), got '"
+              "System property sediment.manifest-cache.max-bytes must be a memory size of 0 or"
+                  + " more (bytes, or a number with a unit: 64 mb, 1g; 0 turns the manifest cache"
+                  + " off), got '"
                   + bad
                   + "'");
     }
