@@ -682,6 +682,12 @@ class CompactOperatorHarnessTest {
     assertThat(RewriteSlot.attachToTaskThread()).isNull();
   }
 
+  /** The targets of db.t through the faulty file system (same files), for injected failures. */
+  private CompactTargets onFaultyFileSystem() {
+    return new CompactTargets(
+        FaultyFileSystem.uri(dir), CompactSpec.forTable("db.t", table.store()).build());
+  }
+
   private void alter(SchemaChange... changes) {
     TestTables.catalog(dir).alterTable(new Identifier("db", "t"), List.of(changes));
     table = TestTables.catalog(dir).getTable(new Identifier("db", "t"));
@@ -695,9 +701,7 @@ class CompactOperatorHarnessTest {
    */
   @Test
   void aFailingCommitIsRetryableInBatchAndAFailedWindowInStreaming() throws Exception {
-    targets =
-        new CompactTargets(
-            FaultyFileSystem.uri(dir), CompactSpec.forTable("db.t", table.store()).build());
+    targets = onFaultyFileSystem();
     int snapshots = FlinkTestSupport.snapshots(table).size();
     try (var harness = committer(ExecutionMode.STREAMING, null)) {
       List<CompactMessage> messages = rewritten(splits());
@@ -738,9 +742,7 @@ class CompactOperatorHarnessTest {
     alter(
         SchemaChange.setOption("snapshot.num-retained.min", "1"),
         SchemaChange.setOption("snapshot.num-retained.max", "2"));
-    targets =
-        new CompactTargets(
-            FaultyFileSystem.uri(dir), CompactSpec.forTable("db.t", table.store()).build());
+    targets = onFaultyFileSystem();
     long started = System.currentTimeMillis();
     try (var harness = committer(ExecutionMode.STREAMING, null)) {
       List<CompactMessage> messages = rewritten(splits());

@@ -248,13 +248,7 @@ class CompactTaskEnumeratorTest {
   @Test
   void theMetricsCountPlannedPendingAndRunningTasksAndTheBacklog() throws Throwable {
     RecordingMetrics metrics = new RecordingMetrics();
-    try (var context =
-        new MockSplitEnumeratorContext<CompactTaskSplit>(2) {
-          @Override
-          public SplitEnumeratorMetricGroup metricGroup() {
-            return metrics;
-          }
-        }) {
+    try (var context = contextWithMetrics(2, metrics)) {
       readers(context, 2);
       CompactTaskEnumerator e = enumerator(context, ExecutionMode.STREAMING, null);
       assertThat(metrics.registered("tasksPlanned").getCount()).isZero();
@@ -289,13 +283,7 @@ class CompactTaskEnumeratorTest {
   @Test
   void aBatchSourcesBacklogEmptiesAsReadersFinishTheirTasks() throws Throwable {
     RecordingMetrics metrics = new RecordingMetrics();
-    try (var context =
-        new MockSplitEnumeratorContext<CompactTaskSplit>(1) {
-          @Override
-          public SplitEnumeratorMetricGroup metricGroup() {
-            return metrics;
-          }
-        }) {
+    try (var context = contextWithMetrics(1, metrics)) {
       readers(context, 1);
       CompactTaskEnumerator e = enumerator(context, ExecutionMode.BATCH, null);
       context.runNextOneTimeCallable();
@@ -371,6 +359,17 @@ class CompactTaskEnumeratorTest {
     } finally {
       FaultyFileSystem.reset();
     }
+  }
+
+  /** A mock context whose enumerator registers its metrics in {@code metrics}. */
+  private static MockSplitEnumeratorContext<CompactTaskSplit> contextWithMetrics(
+      int parallelism, RecordingMetrics metrics) {
+    return new MockSplitEnumeratorContext<>(parallelism) {
+      @Override
+      public SplitEnumeratorMetricGroup metricGroup() {
+        return metrics;
+      }
+    };
   }
 
   /** Metrics that keep what is registered, by name. */
