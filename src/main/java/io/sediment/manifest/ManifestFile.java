@@ -160,23 +160,23 @@ public final class ManifestFile {
    * Hands each entry of one manifest whose partition may match {@code partitionFilter} (on the
    * partition type; null for all) to {@code sink}, in the manifest's order. Entries come from the
    * process's {@link ManifestCache} when it holds the manifest, else from the file (and are cached
-   * then); they are immutable and may be shared with other readers.
+   * then, unless the manifest is larger than the cache keeps); they are immutable and may be shared
+   * with other readers.
    */
   public void read(String fileName, Predicate partitionFilter, Consumer<ManifestEntry> sink)
       throws IOException {
     Path path = paths.manifest(fileName);
     String key = path.toString();
-    List<ManifestEntry> entries = cache.get(key);
-    if (entries == null) {
-      Decoded decoded = decode(path);
-      entries = Collections.unmodifiableList(decoded.entries);
-      cache.put(key, entries, decoded.estimatedBytes);
+    List<ManifestEntry> cached = cache.get(key);
+    if (cached == null) {
+      decode(path, partitionFilter, sink, key);
+      return;
     }
     // A manifest's entries come partition by partition, the entries of one sharing one row: the
     // filter is tested once per partition.
     BinaryRowData partition = null;
     boolean selected = true;
-    for (ManifestEntry e : entries) {
+    for (ManifestEntry e : cached) {
       if (e.partition() != partition) {
         partition = e.partition();
         selected = partitionFilter == null || partitionFilter.test(partition);
@@ -200,30 +200,56 @@ public final class ManifestFile {
    * manifest that is gone).
    */
   public List<ManifestEntry> readUncached(String fileName) throws IOException {
-    return decode(paths.manifest(fileName)).entries;
+    List<ManifestEntry> out = new ArrayList<>();
+    decode(paths.manifest(fileName), null, out::add, null);
+    return out;
   }
 
-  private Decoded decode(Path path) throws IOException {
-    List<ManifestEntry> out = new ArrayList<>();
+  /**
+   * Reads the manifest at {@code path}, handing the entries the filter selects to {@code sink};
+   * with a {@code cacheKey}, also keeps every entry and caches them at the end, until they grow
+   * past what the cache keeps (then, as without a key, entries of partitions the filter excludes
+   * are never made).
+   */
+  private void decode(
+      Path path, Predicate partitionFilter, Consumer<ManifestEntry> sink, String cacheKey)
+      throws IOException {
+    List<ManifestEntry> kept = cacheKey != null && cache.keeps(0) ? new ArrayList<>() : null;
     long estimatedBytes = 0;
     try (DataFileReader reader = DataFileReader.open(path, ENTRY_TYPE, null)) {
       RowData row;
-      // The entries of one partition share one row (a plan holds every file).
+      // The entries of one partition share one row (a plan holds every file), and its filter is
+      // tested once.
       byte[] previousBytes = null;
       BinaryRowData partition = null;
+      boolean selected = true;
       while ((row = reader.next()) != null) {
         byte[] bytes = row.getBinary(1);
         if (!Arrays.equals(bytes, previousBytes)) {
           previousBytes = bytes;
           partition = BinaryRows.fromBytes(partitionType.getFieldCount(), bytes);
+          selected = partitionFilter == null || partitionFilter.test(partition);
           estimatedBytes += ROW_OVERHEAD_BYTES + bytes.length;
         }
+        if (kept == null && !selected) {
+          continue;
+        }
         ManifestEntry entry = toEntry(row, partition);
-        out.add(entry);
-        estimatedBytes += estimatedBytes(entry.file());
+        if (kept != null) {
+          kept.add(entry);
+          estimatedBytes += estimatedBytes(entry.file());
+          if (!cache.keeps(estimatedBytes)) {
+            kept = null; // larger than the cache keeps: read on as without it
+          }
+        }
+        if (selected) {
+          sink.accept(entry);
+        }
       }
     }
-    return new Decoded(out, estimatedBytes);
+    if (kept != null) {
+      cache.put(cacheKey, Collections.unmodifiableList(kept), estimatedBytes);
+    }
   }
 
   /** The JVM objects of a row beside its bytes (object, segment array, segment). */
@@ -239,8 +265,6 @@ public final class ManifestFile {
         + f.statsSizeInBytes()
         + 8L * f.nullCounts().length;
   }
-
-  private record Decoded(List<ManifestEntry> entries, long estimatedBytes) {}
 
   private ManifestEntry toEntry(RowData row, BinaryRowData partition) {
     long[] nullCounts = decodeLongs(row.getBinary(11));

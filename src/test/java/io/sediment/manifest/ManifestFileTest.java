@@ -27,6 +27,8 @@ import org.apache.flink.table.types.logical.VarCharType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Manifest files on a real local file system: entries round-trip, each manifest records the
@@ -312,6 +314,40 @@ class ManifestFileTest {
     assertThat(partitionsRead(mf, meta, pb.isNull("p"))).containsExactly((Integer) null);
     assertThat(partitionsRead(mf, meta, pb.greaterThan("p", 1))).containsExactly(2, 2, 3);
     assertThat(partitionsRead(mf, meta, null)).containsExactly(1, 2, null, 2, 3);
+  }
+
+  /**
+   * Filtered reads hand out the same entries whether the manifest is cached, larger than the cache
+   * keeps, or the cache is off; only a manifest within the bound is kept.
+   */
+  @ParameterizedTest
+  @ValueSource(longs = {0, 8 * 1000, 64L << 20})
+  void filteredReadsAreTheSameWhateverTheCacheKeeps(long cacheBytes) throws Exception {
+    ManifestCache cache = new ManifestCache(cacheBytes);
+    Path root = root();
+    ManifestFile mf =
+        new ManifestFile(
+            FileIO.of(root), new TablePaths(root), PARTITION_TYPE, 1, SCHEMA_ID, 8L << 20, cache);
+    Integer[] partitions = new Integer[60];
+    for (int i = 0; i < partitions.length; i++) {
+      partitions[i] = i % 7 == 0 ? null : i / 10;
+    }
+    ManifestFileMeta large = mf.write(entriesOfPartitions(partitions)).get(0);
+    ManifestFileMeta small = mf.write(entriesOfPartitions(2)).get(0);
+    PredicateBuilder pb = new PredicateBuilder(PARTITION_TYPE);
+    List<Integer> expected = new ArrayList<>();
+    for (Integer p : partitions) {
+      if (p != null && p == 2) {
+        expected.add(p);
+      }
+    }
+    for (int pass = 0; pass < 2; pass++) {
+      assertThat(partitionsRead(mf, large, pb.equal("p", 2))).isEqualTo(expected);
+      assertThat(partitionsRead(mf, large, null)).containsExactly(partitions);
+      assertThat(partitionsRead(mf, small, pb.equal("p", 2))).containsExactly(2);
+    }
+    // about 500 bytes an entry: 60 of them are past an eighth of 8,000 bytes, one is not
+    assertThat(cache.size()).isEqualTo(cacheBytes == 0 ? 0 : cacheBytes < 1 << 20 ? 1 : 2);
   }
 
   private static List<Integer> partitionsRead(ManifestFile mf, ManifestFileMeta meta, Predicate f)
