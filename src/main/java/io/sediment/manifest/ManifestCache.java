@@ -25,7 +25,7 @@ import org.apache.flink.configuration.MemorySize;
  */
 public final class ManifestCache {
 
-  /** The JVM system property that sets the bound in bytes (docs/configuration.md). */
+  /** The JVM system property that sets the bound, a memory size (docs/configuration.md). */
   public static final String MAX_BYTES_PROPERTY = "sediment.manifest-cache.max-bytes";
 
   static final long DEFAULT_MAX_BYTES_CAP = 256L << 20;
