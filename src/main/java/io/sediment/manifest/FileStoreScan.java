@@ -83,7 +83,7 @@ public final class FileStoreScan {
 
   /** The manifests of a snapshot, base first then delta, pruned by the partition filter. */
   public List<ManifestFileMeta> manifests(Snapshot snapshot) throws IOException {
-    List<ManifestFileMeta> all = new ArrayList<>(manifestList.read(snapshot.baseManifestList()));
+    List<ManifestFileMeta> all = manifestList.read(snapshot.baseManifestList()); // its own list
     all.addAll(manifestList.read(snapshot.deltaManifestList()));
     return all;
   }
