@@ -165,43 +165,7 @@ final class Invariants {
    * failure that was not a crash (a failed write must clean up after itself).
    */
   static void noUnreferencedMetadata(MatrixTable t) {
-    Table table = t.table();
-    Set<String> used = new HashSet<>();
-    SnapshotManager sm = table.snapshotManager();
-    IndexManifest index = new IndexManifest(table.store().fileIO(), table.store().paths());
-    try {
-      for (long id : sm.listIds()) {
-        Snapshot s = sm.snapshot(id);
-        used.add(s.baseManifestList());
-        used.add(s.deltaManifestList());
-        table.store().newScan().manifests(s).forEach(m -> used.add(m.fileName()));
-        if (s.indexManifest() != null) {
-          used.add(s.indexManifest());
-          index.read(s.indexManifest()).forEach(e -> used.add(e.deletionFile().dvFile()));
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    TreeSet<String> left = new TreeSet<>();
-    for (String dirName : List.of("manifest", "index", "snapshot")) {
-      Path d = t.tableDir().resolve(dirName);
-      if (!Files.exists(d)) {
-        continue;
-      }
-      try (Stream<Path> s = Files.list(d)) {
-        for (Path p : (Iterable<Path>) s::iterator) {
-          String name = p.getFileName().toString();
-          boolean abandoned =
-              dirName.equals("snapshot") ? name.endsWith(".tmp") : !used.contains(name);
-          if (abandoned) {
-            left.add(dirName + "/" + name);
-          }
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
+    Set<String> left = TestTables.unreferencedMetadata(t.table(), t.tableDir());
     if (!left.isEmpty()) {
       fail("(c) metadata files a failed call left behind, used by no snapshot: %s", left);
     }

@@ -46,9 +46,15 @@ public final class FaultyFileSystem extends FileSystem {
   }
 
   private static volatile RenameHook renameHook = p -> {};
+
+  /** Called with the path before every create; may throw to fail it, or act meanwhile. */
+  public interface CreateHook {
+    void beforeCreate(String path) throws IOException;
+  }
+
+  private static volatile CreateHook createHook = p -> {};
   private static volatile Predicate<String> failDelete = p -> false;
   private static volatile Predicate<String> failAfterRename = p -> false;
-  private static volatile Predicate<String> failCreate = p -> false;
   public static final AtomicInteger DELETE_FAILURES = new AtomicInteger();
   private static volatile OperationPlan plan;
   private static volatile Predicate<String> crashAfterRename = p -> false;
@@ -117,7 +123,16 @@ public final class FaultyFileSystem extends FileSystem {
 
   /** Creating a path whose string matches fails with an IOException (nothing is created). */
   public static void failCreate(Predicate<String> matcher) {
-    failCreate = matcher;
+    createHook =
+        p -> {
+          if (matcher.test(p)) {
+            throw new IOException("Injected failure creating " + p);
+          }
+        };
+  }
+
+  public static void onCreate(CreateHook hook) {
+    createHook = hook;
   }
 
   /**
@@ -131,7 +146,7 @@ public final class FaultyFileSystem extends FileSystem {
   public static void reset() {
     VANISHING_LISTINGS.set(0);
     failAfterRename = p -> false;
-    failCreate = p -> false;
+    createHook = p -> {};
     openHook = p -> {};
     renameHook = p -> {};
     failDelete = p -> false;
@@ -456,9 +471,7 @@ public final class FaultyFileSystem extends FileSystem {
 
   @Override
   public FSDataOutputStream create(Path f, WriteMode overwriteMode) throws IOException {
-    if (failCreate.test(f.toString())) {
-      throw new IOException("Injected failure creating " + f);
-    }
+    createHook.beforeCreate(f.toString());
     Operation op = operation(OpKind.CREATE, f);
     FSDataOutputStream out = local.create(toLocal(f), overwriteMode);
     return op == null ? out : new PlannedOutputStream(out, op, writeFault(op));

@@ -3,6 +3,9 @@ package io.sediment.testutil;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.catalog.Identifier;
 import io.sediment.commit.CommitMessage;
+import io.sediment.manifest.IndexManifest;
+import io.sediment.manifest.Snapshot;
+import io.sediment.manifest.SnapshotManager;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
@@ -13,7 +16,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.flink.table.data.GenericRowData;
@@ -101,5 +107,60 @@ public final class TestTables {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /**
+   * Metadata a failed or abandoned write left behind: files under {@code manifest/} and {@code
+   * index/} that no listed snapshot uses (its manifest lists, their manifests, its changelog list
+   * and manifests, its index manifest and deletion vectors), and temporary files in {@code
+   * snapshot/}. Empty after any failure that was not a crash: a failed write cleans up after
+   * itself.
+   */
+  public static Set<String> unreferencedMetadata(Table table, java.nio.file.Path tableDir) {
+    Set<String> used = new HashSet<>();
+    SnapshotManager sm = table.snapshotManager();
+    IndexManifest index = new IndexManifest(table.store().fileIO(), table.store().paths());
+    try {
+      for (long id : sm.listIds()) {
+        Snapshot s = sm.snapshot(id);
+        used.add(s.baseManifestList());
+        used.add(s.deltaManifestList());
+        table.store().newScan().manifests(s).forEach(m -> used.add(m.fileName()));
+        if (s.changelogManifestList() != null) {
+          used.add(s.changelogManifestList());
+          table
+              .store()
+              .manifestList()
+              .read(s.changelogManifestList())
+              .forEach(m -> used.add(m.fileName()));
+        }
+        if (s.indexManifest() != null) {
+          used.add(s.indexManifest());
+          index.read(s.indexManifest()).forEach(e -> used.add(e.deletionFile().dvFile()));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    Set<String> left = new TreeSet<>();
+    for (String dirName : List.of("manifest", "index", "snapshot")) {
+      java.nio.file.Path d = tableDir.resolve(dirName);
+      if (!Files.exists(d)) {
+        continue;
+      }
+      try (Stream<java.nio.file.Path> s = Files.list(d)) {
+        for (java.nio.file.Path p : (Iterable<java.nio.file.Path>) s::iterator) {
+          String name = p.getFileName().toString();
+          boolean abandoned =
+              dirName.equals("snapshot") ? name.endsWith(".tmp") : !used.contains(name);
+          if (abandoned) {
+            left.add(dirName + "/" + name);
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return left;
   }
 }
