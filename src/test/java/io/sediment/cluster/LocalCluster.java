@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,6 +14,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,11 +26,12 @@ import java.util.stream.Stream;
  * The multi-process cluster of {@code bin/local-cluster}, driven as a user drives it: the scripts
  * start and stop the processes, {@code bin/flink} submits, the REST endpoint tells the state. Needs
  * {@code mvn package} (target/sediment-flink.jar, target/flink-classpath.txt).
+ *
+ * <p>Each cluster has a configuration directory of its own ({@code FLINK_CONF_DIR}): flink-conf/
+ * with a free REST port and JobManager RPC port instead of 8081 and 6123, so that the test classes
+ * of two forks can each run a cluster at the same time.
  */
 final class LocalCluster {
-
-  /** The JobManager's REST port: {@code rest.port} of flink-conf/config.yaml. */
-  static final int REST_PORT = 8081;
 
   private static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(5);
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -36,6 +39,8 @@ final class LocalCluster {
   private final Path home = Path.of("").toAbsolutePath();
   private final Path dir;
   private final Map<String, String> environment;
+  private final Path confDir;
+  private int restPort;
   private final HttpClient http = HttpClient.newHttpClient();
   private int commands;
 
@@ -48,6 +53,40 @@ final class LocalCluster {
   LocalCluster(Path dir, Map<String, String> environment) {
     this.dir = dir.toAbsolutePath();
     this.environment = Map.copyOf(environment);
+    this.confDir = this.dir.resolve("conf");
+  }
+
+  /**
+   * Writes the cluster's configuration directory once: flink-conf/ as it is, but for {@code
+   * rest.port} and {@code jobmanager.rpc.port}, which are free ports picked now.
+   */
+  private void writeConfiguration() throws IOException {
+    if (restPort != 0) {
+      return;
+    }
+    Path source = home.resolve("flink-conf");
+    Files.createDirectories(confDir);
+    try (Stream<Path> files = Files.list(source)) {
+      for (Path f : files.toList()) {
+        Files.copy(f, confDir.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+      }
+    }
+    int rest = freePort();
+    int rpc = freePort();
+    String config = Files.readString(confDir.resolve("config.yaml"), StandardCharsets.UTF_8);
+    String replaced = config.replaceFirst("(?m)^rest\\.port:.*$", "rest.port: " + rest);
+    assertThat(replaced).as("flink-conf/config.yaml sets rest.port").isNotEqualTo(config);
+    Files.writeString(
+        confDir.resolve("config.yaml"),
+        replaced + "\njobmanager.rpc.port: " + rpc + "\n",
+        StandardCharsets.UTF_8);
+    restPort = rest;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0)) {
+      return socket.getLocalPort();
+    }
   }
 
   record Result(int code, String output) {}
@@ -115,7 +154,7 @@ final class LocalCluster {
   JsonNode get(String path) throws Exception {
     HttpResponse<String> response =
         http.send(
-            HttpRequest.newBuilder(URI.create("http://localhost:" + REST_PORT + path))
+            HttpRequest.newBuilder(URI.create("http://localhost:" + restPort + path))
                 .timeout(Duration.ofSeconds(5))
                 .build(),
             HttpResponse.BodyHandlers.ofString());
@@ -131,10 +170,12 @@ final class LocalCluster {
     command.add(home.resolve("bin").resolve(name).toString());
     command.addAll(List.of(args));
     Files.createDirectories(dir);
+    writeConfiguration();
     Path output = dir.resolve("command-" + (++commands) + "-" + name + ".txt");
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
     pb.redirectOutput(output.toFile());
     pb.environment().put("SEDIMENT_CLUSTER_DIR", dir.toString());
+    pb.environment().put("FLINK_CONF_DIR", confDir.toString());
     pb.environment().putAll(environment);
     Process p = pb.start();
     if (!p.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
