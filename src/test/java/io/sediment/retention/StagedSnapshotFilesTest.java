@@ -1,0 +1,114 @@
+package io.sediment.retention;
+
+import static io.sediment.testutil.TestTables.row;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sediment.maintenance.RemoveOrphanFiles;
+import io.sediment.schema.Schema;
+import io.sediment.table.Table;
+import io.sediment.testutil.TestTables;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.Stream;
+import org.apache.flink.table.api.DataTypes;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A staged snapshot ({@code snapshot/.snapshot-<id>.<uuid>.tmp}: claimed under the commit lock by a
+ * committer that stopped before moving it into place, and published by the lock's next holder)
+ * references files as a retained snapshot does, so orphan removal keeps them; a staged file that
+ * cannot be read references nothing. The lock itself is not needed to make one: the test stages a
+ * published snapshot by renaming its file, as the committer left it.
+ */
+class StagedSnapshotFilesTest {
+
+  @TempDir Path dir;
+
+  private Table table() {
+    return TestTables.create(
+        TestTables.catalog(dir),
+        "t",
+        Schema.newBuilder()
+            .column("id", DataTypes.BIGINT().notNull())
+            .column("v", DataTypes.STRING())
+            .build());
+  }
+
+  private Path snapshotDir() {
+    return dir.resolve("db.db/t/snapshot");
+  }
+
+  /** Turns published snapshot {@code id} (the latest) back into a staged one; returns its file. */
+  private Path stage(long id) throws Exception {
+    Path staged = snapshotDir().resolve(".snapshot-" + id + "." + UUID.randomUUID() + ".tmp");
+    Files.move(snapshotDir().resolve("snapshot-" + id), staged);
+    Files.writeString(snapshotDir().resolve("LATEST"), String.valueOf(id - 1));
+    return staged;
+  }
+
+  /**
+   * Makes every manifest and manifest list three days old: orphan removal takes metadata only once
+   * it is a day older than the threshold, and only being referenced may protect it then.
+   */
+  private void ageMetadata() throws Exception {
+    FileTime old = FileTime.fromMillis(System.currentTimeMillis() - Duration.ofDays(3).toMillis());
+    try (Stream<Path> files = Files.list(dir.resolve("db.db/t/manifest"))) {
+      for (Path f : files.toList()) {
+        Files.setLastModifiedTime(f, old);
+      }
+    }
+  }
+
+  private static List<String> rows(Table t) {
+    return TestTables.toStrings(t.rowType(), TestTables.readAll(t));
+  }
+
+  @Test
+  void orphanRemovalKeepsWhatAStagedSnapshotReferences() throws Exception {
+    Table t = table();
+    TestTables.writeBatch(t, List.of(row(1L, "a")));
+    TestTables.writeBatch(t, List.of(row(2L, "b")));
+    TestTables.writeBatch(t, List.of(row(3L, "c")));
+    Path staged = stage(3);
+    assertThat(t.snapshotManager().listIds()).containsExactly(1L, 2L);
+    ageMetadata();
+
+    // Every file counts as old enough: only being referenced protects one.
+    List<org.apache.flink.core.fs.Path> removed =
+        new RemoveOrphanFiles(t).olderThan(System.currentTimeMillis() + 60_000).execute();
+
+    assertThat(removed).isEmpty();
+    // The next lock holder rolls it forward: the snapshot reads every row.
+    Files.move(staged, snapshotDir().resolve("snapshot-3"));
+    assertThat(rows(t)).containsExactlyInAnyOrder("(1,a)", "(2,b)", "(3,c)");
+  }
+
+  @Test
+  void aStagedFileThatCannotBeReadProtectsNothing() throws Exception {
+    Table t = table();
+    TestTables.writeBatch(t, List.of(row(1L, "a")));
+    TestTables.writeBatch(t, List.of(row(2L, "b")));
+    Path staged = stage(2);
+    // Torn: the committer stopped while writing it. Snapshot 2's files are orphans now.
+    Files.writeString(staged, "{\"version\" : 2, \"id\" : 2, \"baseMani", StandardCharsets.UTF_8);
+    List<Path> before = TestTables.dataFiles(dir.resolve("db.db/t"));
+    assertThat(before).hasSize(2);
+    ageMetadata();
+
+    List<org.apache.flink.core.fs.Path> removed =
+        new RemoveOrphanFiles(t).olderThan(System.currentTimeMillis() + 60_000).execute();
+
+    assertThat(removed)
+        .extracting(p -> p.getName())
+        .anyMatch(n -> n.startsWith("data-"))
+        .anyMatch(n -> n.startsWith("manifest-list-"));
+    assertThat(TestTables.dataFiles(dir.resolve("db.db/t"))).hasSize(1);
+    assertThat(rows(t)).containsExactly("(1,a)");
+  }
+}
