@@ -270,6 +270,11 @@ class CommitModelTest {
         assertThat(error).as(where("compaction refused")).isNotNull();
         assertThat(error.getMessage()).as(where("compaction refused")).contains(refusal);
         assertThat(error).isInstanceOf(CommitConflictException.class);
+        if (!before.isEmpty()) {
+          assertThat(((CommitConflictException) error).conflictingFiles())
+              .as(where("the refusal names the files in conflict"))
+              .isNotEmpty();
+        }
         // the caller (a compaction job's committer) aborts: the outputs are deleted
         assertThat(committer.abort(List.of(m))).as(where("abort")).isEmpty();
         for (Live out : after) {
@@ -598,19 +603,21 @@ class CommitModelTest {
      * bucket: its base is known, and no commit since changed the bucket's levels or vectors.
      */
     private String serializable(OptionalLong base, int p, int bucket) {
+      // the error names the bucket and its partition
+      String named = "bucket " + bucket + " of partition p=" + p;
       if (base.isEmpty()) {
-        return "the snapshot its work read is unknown";
+        return named + " but the snapshot its work read is unknown";
       }
       for (long id = base.getAsLong() + 1; id <= snapshots.size(); id++) {
         SnapshotModel s = snapshots.get((int) id - 1);
         if (s.kind != CommitKind.APPEND && s.levelledBuckets.contains(p + "/" + bucket)) {
-          return "changed level";
+          return " of " + named + " after snapshot " + base.getAsLong();
         }
       }
       if (deletionVectors
           && !bucketVectors(vectorsAt(base.getAsLong()), p, bucket)
               .equals(bucketVectors(vectors, p, bucket))) {
-        return "the deletion vectors of bucket";
+        return "the deletion vectors of " + named;
       }
       return null;
     }

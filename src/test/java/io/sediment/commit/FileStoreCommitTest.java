@@ -31,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * What {@link FileStoreCommit} leaves behind in the cases a model of live files does not see: a
@@ -228,15 +229,18 @@ class FileStoreCommitTest {
     assertThat(rows(t)).containsExactly("(0,v0)");
   }
 
-  @Test
-  void aChangelogFileThatVanishedBeforeThePublishFailsTheCommit() throws Exception {
+  @ParameterizedTest(name = "restored window: {0}")
+  @ValueSource(booleans = {false, true})
+  void aChangelogFileThatVanishedBeforeThePublishFailsTheCommit(boolean checkCommitted)
+      throws Exception {
     Table t = changelogTable();
     List<CommitMessage> messages = write(t, 1, 2);
     DataFileMeta changelog = messages.get(0).inputChangelog().get(0);
     Files.delete(dataFile(changelog));
     Set<String> before = files();
 
-    assertThatThrownBy(() -> new FileStoreCommit(t.store(), "writer").commit(messages, 1, false))
+    assertThatThrownBy(
+            () -> new FileStoreCommit(t.store(), "writer").commit(messages, 1, checkCommitted))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining(changelog.fileName());
 
@@ -424,6 +428,47 @@ class FileStoreCommitTest {
     assertThat(failures.get(0)).hasMessageContaining(kept.fileName());
     assertThat(dataFile(kept)).exists();
     assertThat(dataFile(deleted)).doesNotExist();
+  }
+
+  @Test
+  void anAbortKeepsTheChangelogALandedSnapshotListsAndDeletesChangelogNothingLists()
+      throws Exception {
+    Table t = changelogTable();
+    List<CommitMessage> landed = write(t, 1);
+    new FileStoreCommit(t.store(), "writer").commit(landed, 1, false);
+    TestTables.writeBatch(t, List.of(row(5L, "v5"))); // the landed commit is no longer the latest
+    List<CommitMessage> lost = write(t, 2);
+    List<DataFileMeta> landedChangelog = landed.get(0).inputChangelog();
+    List<DataFileMeta> lostChangelog = lost.get(0).inputChangelog();
+    assertThat(landedChangelog).isNotEmpty();
+    assertThat(lostChangelog).isNotEmpty();
+
+    // A restored committer that does not know what landed gives up on both and aborts them.
+    List<CommitMessage> both = new ArrayList<>(landed);
+    both.addAll(lost);
+    assertThat(new FileStoreCommit(t.store(), "writer").abort(both)).isEmpty();
+
+    for (DataFileMeta f : landedChangelog) {
+      assertThat(dataFile(f)).as("changelog snapshot 1 lists").exists();
+    }
+    assertThat(dataFile(landed.get(0).newFiles().get(0))).as("a live data file").exists();
+    for (DataFileMeta f : lostChangelog) {
+      assertThat(dataFile(f)).as("changelog no snapshot lists").doesNotExist();
+    }
+    assertThat(dataFile(lost.get(0).newFiles().get(0))).doesNotExist();
+    assertThat(rows(t)).containsExactlyInAnyOrder("(1,v1)", "(5,v5)");
+  }
+
+  @Test
+  void anExclusiveCreateMakesAFileOnceAndNeverReplacesIt() throws Exception {
+    Table t = appendTable();
+    org.apache.flink.core.fs.Path file =
+        new org.apache.flink.core.fs.Path(t.store().paths().root(), "exclusive");
+
+    assertThat(SnapshotCommits.tryCreateExclusive(t.store(), file, "first".getBytes())).isTrue();
+    assertThat(SnapshotCommits.tryCreateExclusive(t.store(), file, "second".getBytes())).isFalse();
+
+    assertThat(Files.readString(tableDir().resolve("exclusive"))).isEqualTo("first");
   }
 
   @Test
