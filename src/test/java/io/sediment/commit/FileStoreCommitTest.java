@@ -3,12 +3,16 @@ package io.sediment.commit;
 import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.data.BinaryRows;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.DeletionFile;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
+import io.sediment.mergetree.DeletionVectors;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.table.TableWrite;
@@ -19,6 +23,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -32,6 +38,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.roaringbitmap.RoaringBitmap;
 
 /**
  * What {@link FileStoreCommit} leaves behind in the cases a model of live files does not see: a
@@ -457,6 +464,72 @@ class FileStoreCommitTest {
     }
     assertThat(dataFile(lost.get(0).newFiles().get(0))).doesNotExist();
     assertThat(rows(t)).containsExactlyInAnyOrder("(1,v1)", "(5,v5)");
+  }
+
+  /**
+   * A deletion vector whose file vanished (orphan removal with a short threshold, or an earlier
+   * attempt that dropped it): before the commit, the commit drops it as a lost compaction; while
+   * the commit runs (after it checked its files), it is refused right before the publish. Nothing
+   * is committed either way.
+   */
+  @ParameterizedTest(name = "vanished during the commit: {0}")
+  @ValueSource(booleans = {false, true})
+  void aDeletionVectorWhoseFileVanishedIsNotCommitted(boolean duringTheCommit) throws Exception {
+    Table t =
+        TestTables.create(
+            catalog(),
+            "t",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT().notNull())
+                .column("v", DataTypes.STRING())
+                .primaryKey("id")
+                .option("bucket", "1")
+                .option("deletion-vectors.enabled", "true")
+                .build());
+    new FileStoreCommit(t.store(), "writer").commit(write(t, 1, 2), 1, false);
+    long base = latestId(t);
+    DataFileMeta target = t.newReadBuilder().newScan().plan().splits().get(0).files().get(0);
+    List<DeletionFile> vectors =
+        DeletionVectors.write(t.store(), Map.of(target.fileName(), RoaringBitmap.bitmapOf(0)));
+    CommitMessage m =
+        new CommitMessage(
+            BinaryRows.EMPTY,
+            0,
+            1,
+            List.of(),
+            List.of(),
+            List.of(),
+            vectors,
+            OptionalLong.of(base));
+    Path dv = tableDir().resolve("index").resolve(vectors.get(0).dvFile());
+    if (duringTheCommit) {
+      FaultyFileSystem.onCreate(
+          p -> {
+            if (p.contains("/manifest/")) {
+              Files.deleteIfExists(dv);
+            }
+          });
+    } else {
+      Files.delete(dv);
+    }
+
+    Throwable error =
+        catchThrowable(() -> new FileStoreCommit(t.store(), "w2").commit(List.of(m), 2, false));
+
+    FaultyFileSystem.reset();
+    if (duringTheCommit) {
+      assertThat(error)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("files it references are missing")
+          .hasMessageContaining(vectors.get(0).dvFile());
+    } else {
+      assertThat(error)
+          .isInstanceOf(CommitConflictException.class)
+          .hasMessageContaining("outputs of its compaction are missing");
+    }
+    assertThat(latestId(t)).isEqualTo(base);
+    assertThat(TestTables.unreferencedMetadata(t, tableDir())).isEmpty();
+    assertThat(rows(t)).containsExactlyInAnyOrder("(1,v1)", "(2,v2)");
   }
 
   @Test
