@@ -92,6 +92,30 @@ class CommitLockTest {
     return SnapshotCommits.lockKey(t.store());
   }
 
+  /**
+   * Under the lock, an exclusive create (an expiry record, a first schema) makes its file once and
+   * never replaces it, and a published snapshot leaves the hints readers start from.
+   */
+  @ParameterizedTest
+  @MethodSource("databases")
+  void anExclusiveCreateUnderTheLockNeverReplacesAFileAndCommitsLeaveTheirHints(String url)
+      throws Exception {
+    Table t = table(dir.toString(), url, Map.of());
+    org.apache.flink.core.fs.Path file =
+        new org.apache.flink.core.fs.Path(t.store().paths().root(), "exclusive");
+
+    assertThat(SnapshotCommits.tryCreateExclusive(t.store(), file, "first".getBytes())).isTrue();
+    assertThat(SnapshotCommits.tryCreateExclusive(t.store(), file, "second".getBytes())).isFalse();
+    assertThat(java.nio.file.Files.readString(dir.resolve("db.db/t/exclusive"))).isEqualTo("first");
+    assertThat(t.snapshotManager().listStaged()).isEmpty();
+
+    TestTables.writeBatch(t, List.of(row(1L, "a")));
+    TestTables.writeBatch(t, List.of(row(2L, "b")));
+    assertThat(java.nio.file.Files.readString(dir.resolve("db.db/t/snapshot/LATEST")).trim())
+        .isEqualTo("2");
+    assertThat(t.snapshotManager().earliestHint()).hasValue(1);
+  }
+
   /** Writes the lock row a holder leaves behind, expiring after {@code lease} (database clock). */
   private static void holdAs(String url, String key, String owner, Duration lease)
       throws SQLException {
