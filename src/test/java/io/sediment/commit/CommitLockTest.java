@@ -8,7 +8,6 @@ import static org.awaitility.Awaitility.await;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.maintenance.ExpireSnapshots;
 import io.sediment.maintenance.RemoveOrphanFiles;
-import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.table.TableWrite;
 import io.sediment.testutil.FaultyFileSystem;
@@ -28,7 +27,6 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
-import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
@@ -78,14 +76,7 @@ class CommitLockTest {
     options.putAll(extra);
     FileSystemCatalog catalog = new FileSystemCatalog(warehouse);
     catalog.createDatabase("db", true);
-    return TestTables.create(
-        catalog,
-        "t",
-        Schema.newBuilder()
-            .column("id", DataTypes.BIGINT().notNull())
-            .column("v", DataTypes.STRING())
-            .options(options)
-            .build());
+    return TestTables.create(catalog, "t", TestTables.idValueSchema().options(options).build());
   }
 
   private static String key(Table t) {

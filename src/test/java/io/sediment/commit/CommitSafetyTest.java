@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.compact.CompactCommit;
 import io.sediment.manifest.DataFileMeta;
-import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.table.TableWrite;
 import io.sediment.table.WriteBuilder;
@@ -14,7 +13,6 @@ import io.sediment.testutil.TestTables;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.apache.flink.table.api.DataTypes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,13 +22,7 @@ class CommitSafetyTest {
   @TempDir Path dir;
 
   private Table table() {
-    return TestTables.create(
-        TestTables.catalog(dir),
-        "t",
-        Schema.newBuilder()
-            .column("id", DataTypes.BIGINT().notNull())
-            .column("v", DataTypes.STRING())
-            .build());
+    return TestTables.create(TestTables.catalog(dir), "t", TestTables.idValueSchema().build());
   }
 
   private static List<CommitMessage> write(Table t, long id) throws Exception {
@@ -92,14 +84,7 @@ class CommitSafetyTest {
     io.sediment.catalog.FileSystemCatalog catalog =
         new io.sediment.catalog.FileSystemCatalog(io.sediment.testutil.FaultyFileSystem.uri(dir));
     catalog.createDatabase("db", true);
-    Table t =
-        TestTables.create(
-            catalog,
-            "t",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT().notNull())
-                .column("v", DataTypes.STRING())
-                .build());
+    Table t = TestTables.create(catalog, "t", TestTables.idValueSchema().build());
     try {
       io.sediment.testutil.FaultyFileSystem.failAfterRename(p -> p.endsWith("/snapshot-1"));
       List<Long> ids =

@@ -13,7 +13,6 @@ import io.sediment.manifest.DeletionFile;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.mergetree.DeletionVectors;
-import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.table.TableWrite;
 import io.sediment.testutil.FaultyFileSystem;
@@ -30,7 +29,6 @@ import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
-import org.apache.flink.table.api.DataTypes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -67,27 +65,28 @@ class FileStoreCommitTest {
 
   /** Unpartitioned append-only table {@code (id, v)}. */
   private Table appendTable() {
+    return appendTableNamed("t");
+  }
+
+  private Table appendTableNamed(String name) {
+    return TestTables.create(catalog(), name, TestTables.idValueSchema().build());
+  }
+
+  /** One-bucket primary-key table {@code (id, v)} with one more option. */
+  private Table keyedTable(String option, String value) {
     return TestTables.create(
         catalog(),
         "t",
-        Schema.newBuilder()
-            .column("id", DataTypes.BIGINT().notNull())
-            .column("v", DataTypes.STRING())
+        TestTables.idValueSchema()
+            .primaryKey("id")
+            .option("bucket", "1")
+            .option(option, value)
             .build());
   }
 
-  /** One-bucket primary-key table {@code (id, v)} whose writers keep their input as changelog. */
+  /** A primary-key table whose writers keep their input as changelog. */
   private Table changelogTable() {
-    return TestTables.create(
-        catalog(),
-        "t",
-        Schema.newBuilder()
-            .column("id", DataTypes.BIGINT().notNull())
-            .column("v", DataTypes.STRING())
-            .primaryKey("id")
-            .option("bucket", "1")
-            .option("changelog-producer", "input")
-            .build());
+    return keyedTable("changelog-producer", "input");
   }
 
   private Path tableDir() {
@@ -288,16 +287,6 @@ class FileStoreCommitTest {
     assertThat(p.changelogManifestList()).isNull();
   }
 
-  private Table appendTableNamed(String name) {
-    return TestTables.create(
-        catalog(),
-        name,
-        Schema.newBuilder()
-            .column("id", DataTypes.BIGINT().notNull())
-            .column("v", DataTypes.STRING())
-            .build());
-  }
-
   /** Which metadata file of a commit fails to be created. */
   static Stream<Arguments> failedMetadataWrites() {
     Predicate<String> manifest = p -> p.contains("/manifest/manifest-") && !p.contains("-list-");
@@ -475,17 +464,7 @@ class FileStoreCommitTest {
   @ParameterizedTest(name = "vanished during the commit: {0}")
   @ValueSource(booleans = {false, true})
   void aDeletionVectorWhoseFileVanishedIsNotCommitted(boolean duringTheCommit) throws Exception {
-    Table t =
-        TestTables.create(
-            catalog(),
-            "t",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT().notNull())
-                .column("v", DataTypes.STRING())
-                .primaryKey("id")
-                .option("bucket", "1")
-                .option("deletion-vectors.enabled", "true")
-                .build());
+    Table t = keyedTable("deletion-vectors.enabled", "true");
     new FileStoreCommit(t.store(), "writer").commit(write(t, 1, 2), 1, false);
     long base = latestId(t);
     DataFileMeta target = t.newReadBuilder().newScan().plan().splits().get(0).files().get(0);

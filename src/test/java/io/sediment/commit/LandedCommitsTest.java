@@ -7,7 +7,6 @@ import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
-import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.table.TableWrite;
 import io.sediment.testutil.TestTables;
@@ -15,7 +14,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import org.apache.flink.table.api.DataTypes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -44,14 +42,7 @@ class LandedCommitsTest {
 
   @Test
   void landedSinceFindsTheNewestMatchingSnapshotAfterTheStart() throws Exception {
-    Table t =
-        TestTables.create(
-            TestTables.catalog(dir),
-            "t",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT().notNull())
-                .column("v", DataTypes.STRING())
-                .build());
+    Table t = TestTables.create(TestTables.catalog(dir), "t", TestTables.idValueSchema().build());
     FileStoreCommit a = new FileStoreCommit(t.store(), "a");
     FileStoreCommit b = new FileStoreCommit(t.store(), "b");
     a.commit(write(t, 1), 1, false);

@@ -4,7 +4,6 @@ import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sediment.maintenance.RemoveOrphanFiles;
-import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.TestTables;
 import java.nio.charset.StandardCharsets;
@@ -15,7 +14,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.Stream;
-import org.apache.flink.table.api.DataTypes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,13 +29,7 @@ class StagedSnapshotFilesTest {
   @TempDir Path dir;
 
   private Table table() {
-    return TestTables.create(
-        TestTables.catalog(dir),
-        "t",
-        Schema.newBuilder()
-            .column("id", DataTypes.BIGINT().notNull())
-            .column("v", DataTypes.STRING())
-            .build());
+    return TestTables.create(TestTables.catalog(dir), "t", TestTables.idValueSchema().build());
   }
 
   private Path snapshotDir() {

@@ -22,6 +22,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
@@ -42,6 +43,16 @@ public final class TestTables {
     Identifier id = new Identifier("db", name);
     catalog.createTable(id, schema, false);
     return catalog.getTable(id);
+  }
+
+  /**
+   * The schema most tests use, {@code (id BIGINT NOT NULL, v STRING)}, to add keys, partitions or
+   * options to.
+   */
+  public static Schema.Builder idValueSchema() {
+    return Schema.newBuilder()
+        .column("id", DataTypes.BIGINT().notNull())
+        .column("v", DataTypes.STRING());
   }
 
   /** Writes the rows as one batch commit; returns the snapshot ids made. */
