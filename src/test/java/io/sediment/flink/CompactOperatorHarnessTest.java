@@ -19,6 +19,7 @@ import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
 import io.sediment.testutil.FaultyFileSystem;
 import io.sediment.testutil.TestTables;
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,6 +32,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
@@ -245,6 +247,35 @@ class CompactOperatorHarnessTest {
             accumulator(
                 CompactRewriteOperator.class, CompactRewriteOperator.TASKS_DONE_ACCUMULATOR))
         .isEqualTo(1);
+  }
+
+  /**
+   * A rewrite that fails creating its output (after it wrote the output's marker, as every rewrite
+   * does first) is emitted as a failure, and the marker of the output that never came goes with it.
+   */
+  @Test
+  void aRewriteThatCannotCreateItsOutputLeavesNoMarker() throws Exception {
+    targets = onFaultyFileSystem();
+    List<CompactTaskSplit> splits = splits();
+    Set<String> filesBefore = dataFileNames();
+    AtomicInteger failed = new AtomicInteger();
+    FaultyFileSystem.onCreate(
+        p -> {
+          if (p.contains("/bucket-") && p.contains("/data-")) {
+            failed.incrementAndGet();
+            throw new IOException("Injected failure creating " + p);
+          }
+        });
+
+    List<CompactMessage> messages = rewritten(splits.subList(0, 1));
+
+    FaultyFileSystem.reset();
+    assertThat(failed).hasPositiveValue();
+    assertThat(messages).hasSize(1);
+    assertThat(messages.get(0).failed()).isTrue();
+    assertThat(messages.get(0).failureCause()).hasStackTraceContaining("Injected failure creating");
+    assertThat(dataFileNames()).isEqualTo(filesBefore);
+    assertThat(markerNames()).isEmpty();
   }
 
   /**
