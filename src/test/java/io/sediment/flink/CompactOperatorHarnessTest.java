@@ -20,6 +20,7 @@ import io.sediment.table.TableCommit;
 import io.sediment.testutil.FaultyFileSystem;
 import io.sediment.testutil.TestTables;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,6 +33,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
@@ -872,6 +875,41 @@ class CompactOperatorHarnessTest {
    * A rewrite operator with the task's mailbox, as Flink gives it in a job (the harness does not);
    * the test's thread is the task thread.
    */
+  /**
+   * Closing a chained rewriter (a cancel, a failover) while its rewrite runs stops the rewrite and
+   * waits for it: the rewrite, blocked creating its output after it wrote the output's marker, is
+   * interrupted, and once the operator is closed neither an output nor a marker is left.
+   */
+  @Test
+  void closingAChainedRewriterStopsTheRunningRewriteAndLeavesNoMarker() throws Exception {
+    targets = onFaultyFileSystem();
+    List<CompactTaskSplit> splits = splits();
+    Set<String> filesBefore = dataFileNames();
+    CountDownLatch blocked = new CountDownLatch(1);
+    AtomicBoolean interrupted = new AtomicBoolean();
+    FaultyFileSystem.onCreate(
+        p -> {
+          if (p.contains("/bucket-") && p.contains("/data-")) {
+            blocked.countDown();
+            try {
+              new CountDownLatch(1).await(); // until the operator interrupts the rewrite
+            } catch (InterruptedException e) {
+              interrupted.set(true);
+              throw new InterruptedIOException("stopped while creating " + p);
+            }
+          }
+        });
+    try (var harness = chainedRewriter(ExecutionMode.STREAMING)) {
+      RewriteSlot.attachToTaskThread();
+      harness.processElement(new StreamRecord<>(splits.get(0)));
+      blocked.await();
+      assertThat(markerNames()).hasSize(1);
+    }
+    assertThat(interrupted).isTrue();
+    assertThat(dataFileNames()).isEqualTo(filesBefore);
+    assertThat(markerNames()).isEmpty();
+  }
+
   private OneInputStreamOperatorTestHarness<CompactTaskSplit, CompactMessage> chainedRewriter(
       ExecutionMode mode) throws Exception {
     CompactRewriteOperator operator = new CompactRewriteOperator(targets, listener, mode);
