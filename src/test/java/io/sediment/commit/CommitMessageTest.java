@@ -11,6 +11,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Random;
@@ -99,14 +100,7 @@ class CommitMessageTest {
         new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
       read = (CommitMessage) in.readObject();
     }
-    assertThat(read.partition()).isEqualTo(m.partition());
-    assertThat(read.bucket()).isEqualTo(m.bucket());
-    assertThat(read.totalBuckets()).isEqualTo(m.totalBuckets());
-    assertThat(read.newFiles()).isEqualTo(m.newFiles());
-    assertThat(read.compactBefore()).isEqualTo(m.compactBefore());
-    assertThat(read.compactAfter()).isEqualTo(m.compactAfter());
-    assertThat(read.deletionFiles()).isEqualTo(m.deletionFiles());
-    assertThat(read.changelogFiles()).isEqualTo(m.changelogFiles());
+    assertSameChanges(read, m);
     assertThat(read.baseSnapshotId()).isEqualTo(m.baseSnapshotId());
     assertThat(read.toString()).isEqualTo(m.toString());
   }
@@ -141,7 +135,7 @@ class CommitMessageTest {
         .allMatch(f -> f.fileName().startsWith("compact-changelog-"))
         .hasSize(m.changelogFiles().size() - m.inputChangelog().size());
 
-    Set<String> expected = new java.util.HashSet<>();
+    Set<String> expected = new HashSet<>();
     m.newFiles().forEach(f -> expected.add(f.fileName()));
     m.compactAfter().forEach(f -> expected.add(f.fileName()));
     m.deletionFiles().forEach(d -> expected.add(d.dvFile()));
@@ -149,7 +143,7 @@ class CommitMessageTest {
     assertThat(m.outputFileNames()).isEqualTo(expected);
     assertThat(m.outputFileNames()).noneMatch(n -> n.startsWith("before-"));
     CommitMessage other = message(seed + 1000);
-    Set<String> both = new java.util.HashSet<>(expected);
+    Set<String> both = new HashSet<>(expected);
     both.addAll(other.outputFileNames());
     assertThat(CommitMessage.outputFileNames(List.of(m, other))).isEqualTo(both);
   }
@@ -161,14 +155,19 @@ class CommitMessageTest {
     CommitMessage rebased = m.withBaseSnapshotId(OptionalLong.of(42));
     assertThat(rebased.baseSnapshotId()).hasValue(42);
     assertThat(m.withBaseSnapshotId(OptionalLong.empty()).baseSnapshotId()).isEmpty();
-    assertThat(rebased.partition()).isEqualTo(m.partition());
-    assertThat(rebased.bucket()).isEqualTo(m.bucket());
-    assertThat(rebased.totalBuckets()).isEqualTo(m.totalBuckets());
-    assertThat(rebased.newFiles()).isEqualTo(m.newFiles());
-    assertThat(rebased.compactBefore()).isEqualTo(m.compactBefore());
-    assertThat(rebased.compactAfter()).isEqualTo(m.compactAfter());
-    assertThat(rebased.deletionFiles()).isEqualTo(m.deletionFiles());
-    assertThat(rebased.changelogFiles()).isEqualTo(m.changelogFiles());
+    assertSameChanges(rebased, m);
+  }
+
+  /** Every part of {@code actual} but its base equals {@code expected}'s. */
+  private static void assertSameChanges(CommitMessage actual, CommitMessage expected) {
+    assertThat(actual.partition()).isEqualTo(expected.partition());
+    assertThat(actual.bucket()).isEqualTo(expected.bucket());
+    assertThat(actual.totalBuckets()).isEqualTo(expected.totalBuckets());
+    assertThat(actual.newFiles()).isEqualTo(expected.newFiles());
+    assertThat(actual.compactBefore()).isEqualTo(expected.compactBefore());
+    assertThat(actual.compactAfter()).isEqualTo(expected.compactAfter());
+    assertThat(actual.deletionFiles()).isEqualTo(expected.deletionFiles());
+    assertThat(actual.changelogFiles()).isEqualTo(expected.changelogFiles());
   }
 
   @ParameterizedTest

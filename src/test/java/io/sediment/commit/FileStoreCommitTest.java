@@ -119,9 +119,7 @@ class FileStoreCommitTest {
   private Set<String> files() throws IOException {
     try (Stream<Path> s = Files.walk(tableDir())) {
       Set<String> out = new TreeSet<>();
-      s.filter(Files::isRegularFile)
-          .filter(p -> !p.getFileName().toString().endsWith(".crc"))
-          .forEach(p -> out.add(tableDir().relativize(p).toString()));
+      s.filter(Files::isRegularFile).forEach(p -> out.add(tableDir().relativize(p).toString()));
       return out;
     }
   }

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.manifest.ManifestEntry;
-import io.sediment.manifest.Snapshot;
 import io.sediment.schema.CommitOptions;
 import io.sediment.schema.CompactionOptions;
 import io.sediment.schema.Schema;
@@ -121,24 +120,6 @@ class AutomaticExpiryTest {
     return out;
   }
 
-  /** Files under manifest/ that no listed snapshot names or lists. */
-  private Set<String> unreferencedMetadata(Table t) throws Exception {
-    Set<String> used = new HashSet<>();
-    for (long id : ids(t)) {
-      Snapshot s = t.snapshotManager().snapshot(id);
-      used.add(s.baseManifestList());
-      used.add(s.deltaManifestList());
-      for (var list : List.of(s.baseManifestList(), s.deltaManifestList())) {
-        t.store().manifestList().read(list).forEach(m -> used.add(m.fileName()));
-      }
-    }
-    Set<String> out = new HashSet<>();
-    try (var files = Files.list(tableDir().resolve("manifest"))) {
-      files.map(p -> p.getFileName().toString()).filter(n -> !used.contains(n)).forEach(out::add);
-    }
-    return out;
-  }
-
   /** Rewrites the creation time of snapshot {@code id}: a snapshot made {@code age} ago. */
   private void age(Table t, long id, Duration age) throws Exception {
     Path file = tableDir().resolve("snapshot").resolve("snapshot-" + id);
@@ -162,7 +143,7 @@ class AutomaticExpiryTest {
     }
     assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(expectedRows(12));
     assertThat(unreferencedDataFiles(t)).isEmpty();
-    assertThat(unreferencedMetadata(t)).isEmpty();
+    assertThat(TestTables.unreferencedMetadata(t, tableDir())).isEmpty();
     assertThat(record()).doesNotExist();
   }
 
@@ -189,7 +170,7 @@ class AutomaticExpiryTest {
     assertThat(ids(t)).isEqualTo(range(7, 8));
     assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(expectedRows(8));
     assertThat(unreferencedDataFiles(t)).isEmpty();
-    assertThat(unreferencedMetadata(t)).isEmpty();
+    assertThat(TestTables.unreferencedMetadata(t, tableDir())).isEmpty();
   }
 
   @Test
@@ -279,7 +260,7 @@ class AutomaticExpiryTest {
     assertThat(ids(t)).isEqualTo(range(3, 4));
     assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(expectedRows(4));
     assertThat(unreferencedDataFiles(t)).isEmpty();
-    assertThat(unreferencedMetadata(t)).isEmpty();
+    assertThat(TestTables.unreferencedMetadata(t, tableDir())).isEmpty();
   }
 
   @Test
@@ -307,7 +288,7 @@ class AutomaticExpiryTest {
     assertThat(ids(t)).isEqualTo(range(3, 4));
     assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(expectedRows(4));
     assertThat(unreferencedDataFiles(t)).isEmpty();
-    assertThat(unreferencedMetadata(t)).isEmpty();
+    assertThat(TestTables.unreferencedMetadata(t, tableDir())).isEmpty();
   }
 
   @Test
@@ -404,7 +385,7 @@ class AutomaticExpiryTest {
     expected.addAll(List.of("(10000,a)", "(11000,b)", "(10001,a)", "(11001,b)"));
     assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(expected);
     assertThat(unreferencedDataFiles(t)).isEmpty();
-    assertThat(unreferencedMetadata(t)).isEmpty();
+    assertThat(TestTables.unreferencedMetadata(t, tableDir())).isEmpty();
   }
 
   @Test

@@ -33,26 +33,17 @@ public final class FaultyFileSystem extends FileSystem {
 
   public static final String SCHEME = "faulty";
 
-  /** Called with the path before every open; may throw to fail it, or block to pause a reader. */
-  public interface OpenHook {
-    void beforeOpen(String path) throws IOException;
+  /**
+   * Called with a path before an operation on it (an open, a create, a rename's target): may throw
+   * to fail the operation, block to pause it, or act meanwhile.
+   */
+  public interface PathHook {
+    void before(String path) throws IOException;
   }
 
-  private static volatile OpenHook openHook = p -> {};
-
-  /** Called with a rename's target before it happens; may block (a pause) or act meanwhile. */
-  public interface RenameHook {
-    void beforeRename(String target) throws IOException;
-  }
-
-  private static volatile RenameHook renameHook = p -> {};
-
-  /** Called with the path before every create; may throw to fail it, or act meanwhile. */
-  public interface CreateHook {
-    void beforeCreate(String path) throws IOException;
-  }
-
-  private static volatile CreateHook createHook = p -> {};
+  private static volatile PathHook openHook = p -> {};
+  private static volatile PathHook renameHook = p -> {};
+  private static volatile PathHook createHook = p -> {};
   private static volatile Predicate<String> failDelete = p -> false;
   private static volatile Predicate<String> failAfterRename = p -> false;
   public static final AtomicInteger DELETE_FAILURES = new AtomicInteger();
@@ -86,19 +77,23 @@ public final class FaultyFileSystem extends FileSystem {
 
   /** Opening a path whose string matches fails with an IOException. */
   public static void failOpen(Predicate<String> matcher) {
-    openHook =
-        p -> {
-          if (matcher.test(p)) {
-            throw new IOException("Injected failure opening " + p);
-          }
-        };
+    openHook = failing(matcher, "opening");
   }
 
-  public static void onOpen(OpenHook hook) {
+  /** A hook that fails the operation on a matching path with an IOException. */
+  private static PathHook failing(Predicate<String> matcher, String operation) {
+    return p -> {
+      if (matcher.test(p)) {
+        throw new IOException("Injected failure " + operation + " " + p);
+      }
+    };
+  }
+
+  public static void onOpen(PathHook hook) {
     openHook = hook;
   }
 
-  public static void onRename(RenameHook hook) {
+  public static void onRename(PathHook hook) {
     renameHook = hook;
   }
 
@@ -123,15 +118,10 @@ public final class FaultyFileSystem extends FileSystem {
 
   /** Creating a path whose string matches fails with an IOException (nothing is created). */
   public static void failCreate(Predicate<String> matcher) {
-    createHook =
-        p -> {
-          if (matcher.test(p)) {
-            throw new IOException("Injected failure creating " + p);
-          }
-        };
+    createHook = failing(matcher, "creating");
   }
 
-  public static void onCreate(CreateHook hook) {
+  public static void onCreate(PathHook hook) {
     createHook = hook;
   }
 
@@ -424,7 +414,7 @@ public final class FaultyFileSystem extends FileSystem {
   @Override
   public FSDataInputStream open(Path f) throws IOException {
     checkAlive(f);
-    openHook.beforeOpen(f.toString());
+    openHook.before(f.toString());
     return local.open(toLocal(f));
   }
 
@@ -471,7 +461,7 @@ public final class FaultyFileSystem extends FileSystem {
 
   @Override
   public FSDataOutputStream create(Path f, WriteMode overwriteMode) throws IOException {
-    createHook.beforeCreate(f.toString());
+    createHook.before(f.toString());
     Operation op = operation(OpKind.CREATE, f);
     FSDataOutputStream out = local.create(toLocal(f), overwriteMode);
     return op == null ? out : new PlannedOutputStream(out, op, writeFault(op));
@@ -479,7 +469,7 @@ public final class FaultyFileSystem extends FileSystem {
 
   @Override
   public boolean rename(Path src, Path dst) throws IOException {
-    renameHook.beforeRename(dst.toString());
+    renameHook.before(dst.toString());
     checkAlive(src);
     operation(OpKind.RENAME, dst);
     boolean renamed = local.rename(toLocal(src), toLocal(dst));
