@@ -2,6 +2,7 @@ package io.sediment.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sediment.testutil.ChildJvm;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -58,15 +59,14 @@ class SqlQuietTest {
         Arrays.stream(testClassPath().split(File.pathSeparator))
             .filter(e -> !e.endsWith("test-classes") && !e.endsWith("test-classes/"))
             .collect(Collectors.joining(File.pathSeparator));
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.addAll(
-        List.of(
-            "--add-opens=java.base/java.util=ALL-UNNAMED",
-            "--add-opens=java.base/java.lang=ALL-UNNAMED",
-            "-cp",
-            classPath,
-            SedimentCli.class.getName()));
+    List<String> command =
+        new ArrayList<>(
+            ChildJvm.java(
+                "--add-opens=java.base/java.util=ALL-UNNAMED",
+                "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                "-cp",
+                classPath,
+                SedimentCli.class.getName()));
     command.addAll(List.of(args));
     return command;
   }

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.sediment.testutil.ChildJvm;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -76,9 +77,14 @@ final class LocalCluster {
     String config = Files.readString(confDir.resolve("config.yaml"), StandardCharsets.UTF_8);
     String replaced = config.replaceFirst("(?m)^rest\\.port:.*$", "rest.port: " + rest);
     assertThat(replaced).as("flink-conf/config.yaml sets rest.port").isNotEqualTo(config);
+    String withOptions =
+        replaced.replaceFirst("(?m)^(env\\.java\\.opts\\.all:.*)$", "$1 " + ChildJvm.options());
+    assertThat(withOptions)
+        .as("flink-conf/config.yaml sets env.java.opts.all")
+        .isNotEqualTo(replaced);
     Files.writeString(
         confDir.resolve("config.yaml"),
-        replaced + "\njobmanager.rpc.port: " + rpc + "\n",
+        withOptions + "\njobmanager.rpc.port: " + rpc + "\n",
         StandardCharsets.UTF_8);
     restPort = rest;
   }

@@ -2,6 +2,7 @@ package io.sediment.docs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sediment.testutil.ChildJvm;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -103,6 +104,7 @@ class DocsCommandsIT {
 
     ProcessBuilder pb = new ProcessBuilder("bash", file.toString()).directory(dir.toFile());
     pb.environment().put("PATH", shims + ":" + System.getenv("PATH"));
+    pb.environment().put("SEDIMENT_JAVA_OPTS", ChildJvm.options());
     pb.redirectErrorStream(true);
     Path log = dir.resolve(".output.txt");
     pb.redirectOutput(log.toFile());

@@ -2,6 +2,7 @@ package io.sediment.objectstore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sediment.testutil.ChildJvm;
 import io.sediment.testutil.S3ProxyExtension;
 import io.sediment.testutil.S3ProxyServer;
 import java.nio.file.Files;
@@ -49,6 +50,7 @@ class S3CliIT {
     pb.environment().put("SEDIMENT_FLINK_CONF", conf.toString());
     pb.environment().remove("FLINK_PLUGINS_DIR");
     pb.environment().put("SEDIMENT_LOG_DIR", dir.toString());
+    pb.environment().put("SEDIMENT_JAVA_OPTS", ChildJvm.options());
     Path out = dir.resolve("out-" + System.nanoTime() + ".txt");
     Process p = pb.redirectOutput(out.toFile()).start();
     assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();

@@ -7,10 +7,10 @@ import io.sediment.maintenance.RemoveOrphanFiles;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
+import io.sediment.testutil.ChildJvm;
 import io.sediment.testutil.S3ProxyExtension;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Files;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -73,15 +73,15 @@ class S3ProcessRaceTest {
     for (int c = 0; c < COMMITTERS; c++) {
       processes.add(
           new ProcessBuilder(
-                  Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-                  "-Xmx256m",
-                  "-cp",
-                  System.getProperty("java.class.path"),
-                  S3Committer.class.getName(),
-                  S3.server().endpoint(),
-                  warehouse,
-                  Long.toString(c * 1000L),
-                  Integer.toString(COMMITS_EACH))
+                  ChildJvm.java(
+                      "-Xmx256m",
+                      "-cp",
+                      System.getProperty("java.class.path"),
+                      S3Committer.class.getName(),
+                      S3.server().endpoint(),
+                      warehouse,
+                      Long.toString(c * 1000L),
+                      Integer.toString(COMMITS_EACH)))
               .redirectErrorStream(true)
               .redirectOutput(dir.resolve("committer-" + lockKind(lockUrl) + c + ".log").toFile())
               .start());

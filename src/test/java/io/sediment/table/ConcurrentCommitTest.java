@@ -11,6 +11,7 @@ import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.Snapshot;
 import io.sediment.schema.Schema;
+import io.sediment.testutil.ChildJvm;
 import io.sediment.testutil.TestTables;
 import java.io.File;
 import java.nio.file.Files;
@@ -63,13 +64,13 @@ class ConcurrentCommitTest {
     for (String name : List.of("proc-1", "proc-2")) {
       ProcessBuilder pb =
           new ProcessBuilder(
-              ProcessHandle.current().info().command().orElse("java"),
-              "-cp",
-              System.getProperty("java.class.path"),
-              ConcurrentCommitTest.class.getName(),
-              warehouse,
-              name,
-              Integer.toString(COMMITS_PER_WRITER));
+              ChildJvm.java(
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  ConcurrentCommitTest.class.getName(),
+                  warehouse,
+                  name,
+                  Integer.toString(COMMITS_PER_WRITER)));
       pb.redirectErrorStream(true).redirectOutput(dir.resolve(name + ".log").toFile());
       processes.add(pb.start());
     }

@@ -66,12 +66,7 @@ public final class S3ProxyServer implements AutoCloseable {
     File log = dir.resolve("s3proxy.log").toFile();
     Process p =
         new ProcessBuilder(
-                Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m",
-                "-jar",
-                jar.toString(),
-                "--properties",
-                props.toString())
+                ChildJvm.java("-Xmx256m", "-jar", jar.toString(), "--properties", props.toString()))
             .redirectErrorStream(true)
             .redirectOutput(log)
             .start();
