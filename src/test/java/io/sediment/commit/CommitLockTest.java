@@ -49,8 +49,16 @@ class CommitLockTest {
   @TempDir Path dir;
 
   static Stream<String> databases() {
+    return databaseUrls(lockDir).stream();
+  }
+
+  /**
+   * The lock databases of the lock tests: SQLite in {@code dir}, and PostgreSQL when {@code
+   * SEDIMENT_TEST_POSTGRES_URL} names one (required under {@code CI=true}).
+   */
+  static List<String> databaseUrls(Path dir) {
     List<String> urls = new ArrayList<>();
-    urls.add("jdbc:sqlite:" + lockDir.resolve("locks.db"));
+    urls.add("jdbc:sqlite:" + dir.resolve("locks.db"));
     String pg = System.getProperty(POSTGRES_URL, System.getenv(POSTGRES_URL));
     if (pg != null && !pg.isBlank()) {
       urls.add(pg);
@@ -61,7 +69,7 @@ class CommitLockTest {
       System.err.println(
           "CommitLockTest: " + POSTGRES_URL + " is not set; testing the lock on SQLite only");
     }
-    return urls.stream();
+    return urls;
   }
 
   @AfterEach
