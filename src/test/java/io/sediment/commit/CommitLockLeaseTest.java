@@ -69,11 +69,13 @@ class CommitLockLeaseTest {
         .hasMessageContaining("nothing is published");
     assertThatThrownBy(first::readClaim).isInstanceOf(CommitLockLostException.class);
     first.close();
-    assertThat(lockRows(url, key)).as("the old holder's close keeps the new holder's row").isOne();
+    assertThat(CommitLockTest.lockRows(url, key))
+        .as("the old holder's close keeps the new holder's row")
+        .isOne();
     second.checkHeld();
 
     second.close();
-    assertThat(lockRows(url, key)).as("released").isZero();
+    assertThat(CommitLockTest.lockRows(url, key)).as("released").isZero();
     lock.acquire(key).close(); // free at once, no waiting for a lease
   }
 
@@ -92,7 +94,7 @@ class CommitLockLeaseTest {
     restore(url, key);
     assertThatThrownBy(lease::checkHeld).isInstanceOf(CommitLockLostException.class);
     lease.close();
-    assertThat(lockRows(url, key)).as("a lost lease releases nothing").isOne();
+    assertThat(CommitLockTest.lockRows(url, key)).as("a lost lease releases nothing").isOne();
   }
 
   @ParameterizedTest
@@ -164,19 +166,6 @@ class CommitLockLeaseTest {
       try (ResultSet rs = st.executeQuery()) {
         assertThat(rs.next()).as("a lock row for %s", key).isTrue();
         return rs.getString(1);
-      }
-    }
-  }
-
-  private static int lockRows(String url, String key) throws SQLException {
-    try (Connection c = DriverManager.getConnection(url);
-        PreparedStatement st =
-            c.prepareStatement(
-                "SELECT COUNT(*) FROM " + JdbcCommitLock.TABLE + " WHERE lock_key = ?")) {
-      st.setString(1, key);
-      try (ResultSet rs = st.executeQuery()) {
-        rs.next();
-        return rs.getInt(1);
       }
     }
   }

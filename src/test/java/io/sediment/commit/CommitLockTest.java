@@ -144,7 +144,8 @@ class CommitLockTest {
     }
   }
 
-  private static int lockRows(String url, String key) throws SQLException {
+  /** How many lock rows {@code key} has (0 or 1). */
+  static int lockRows(String url, String key) throws SQLException {
     try (Connection c = DriverManager.getConnection(url);
         PreparedStatement st =
             c.prepareStatement(
