@@ -7,7 +7,6 @@ import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -60,13 +59,12 @@ class SqlQuietTest {
             .filter(e -> !e.endsWith("test-classes") && !e.endsWith("test-classes/"))
             .collect(Collectors.joining(File.pathSeparator));
     List<String> command =
-        new ArrayList<>(
-            ChildJvm.java(
-                "--add-opens=java.base/java.util=ALL-UNNAMED",
-                "--add-opens=java.base/java.lang=ALL-UNNAMED",
-                "-cp",
-                classPath,
-                SedimentCli.class.getName()));
+        ChildJvm.java(
+            "--add-opens=java.base/java.util=ALL-UNNAMED",
+            "--add-opens=java.base/java.lang=ALL-UNNAMED",
+            "-cp",
+            classPath,
+            SedimentCli.class.getName());
     command.addAll(List.of(args));
     return command;
   }

@@ -25,7 +25,10 @@ public final class ChildJvm {
     return String.join(" ", OPTIONS);
   }
 
-  /** {@code java} of this JVM's installation, then {@link #OPTIONS}, then {@code arguments}. */
+  /**
+   * {@code java} of this JVM's installation, then {@link #OPTIONS}, then {@code arguments}: a new
+   * list, which callers may extend.
+   */
   public static List<String> java(String... arguments) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
