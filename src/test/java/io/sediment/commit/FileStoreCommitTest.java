@@ -10,6 +10,7 @@ import io.sediment.data.BinaryRows;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.DeletionFile;
+import io.sediment.manifest.ManifestCache;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.mergetree.DeletionVectors;
@@ -238,15 +239,18 @@ class FileStoreCommitTest {
   void aChangelogFileThatVanishedBeforeThePublishFailsTheCommit(boolean checkCommitted)
       throws Exception {
     Table t = changelogTable();
-    List<CommitMessage> messages = write(t, 1, 2);
+    List<CommitMessage> messages = new ArrayList<>(write(t, 1, 2));
+    messages.addAll(write(t, 3)); // a second writer's message, whose changelog is there
     DataFileMeta changelog = messages.get(0).inputChangelog().get(0);
+    DataFileMeta kept = messages.get(1).inputChangelog().get(0);
     Files.delete(dataFile(changelog));
     Set<String> before = files();
 
     assertThatThrownBy(
             () -> new FileStoreCommit(t.store(), "writer").commit(messages, 1, checkCommitted))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining(changelog.fileName());
+        .hasMessageContaining(changelog.fileName())
+        .hasMessageNotContaining(kept.fileName());
 
     assertThat(t.latestSnapshot()).isEmpty();
     assertThat(files()).isEqualTo(before);
@@ -424,9 +428,10 @@ class FileStoreCommitTest {
     assertThat(dataFile(deleted)).doesNotExist();
   }
 
-  @Test
-  void anAbortKeepsTheChangelogALandedSnapshotListsAndDeletesChangelogNothingLists()
-      throws Exception {
+  @ParameterizedTest(name = "the landed message first: {0}")
+  @ValueSource(booleans = {true, false})
+  void anAbortKeepsTheChangelogALandedSnapshotListsAndDeletesChangelogNothingLists(
+      boolean landedFirst) throws Exception {
     Table t = changelogTable();
     List<CommitMessage> landed = write(t, 1);
     new FileStoreCommit(t.store(), "writer").commit(landed, 1, false);
@@ -438,8 +443,8 @@ class FileStoreCommitTest {
     assertThat(lostChangelog).isNotEmpty();
 
     // A restored committer that does not know what landed gives up on both and aborts them.
-    List<CommitMessage> both = new ArrayList<>(landed);
-    both.addAll(lost);
+    List<CommitMessage> both = new ArrayList<>(landedFirst ? landed : lost);
+    both.addAll(landedFirst ? lost : landed);
     assertThat(new FileStoreCommit(t.store(), "writer").abort(both)).isEmpty();
 
     for (DataFileMeta f : landedChangelog) {
@@ -451,6 +456,74 @@ class FileStoreCommitTest {
     }
     assertThat(dataFile(lost.get(0).newFiles().get(0))).doesNotExist();
     assertThat(rows(t)).containsExactlyInAnyOrder("(1,v1)", "(5,v5)");
+  }
+
+  /**
+   * An abort that cannot read the snapshots' changelog lists cannot tell which changelog files a
+   * snapshot lists: it keeps them all (orphan removal takes those nothing lists) and still deletes
+   * the data files no snapshot references.
+   */
+  @Test
+  void anAbortThatCannotReadTheSnapshotsChangelogKeepsEveryChangelogFile() throws Exception {
+    Table t = changelogTable();
+    List<CommitMessage> landed = write(t, 1);
+    new FileStoreCommit(t.store(), "writer").commit(landed, 1, false);
+    List<CommitMessage> lost = write(t, 2);
+    String list = t.latestSnapshot().orElseThrow().changelogManifestList();
+    assertThat(list).isNotNull();
+    List<CommitMessage> both = new ArrayList<>(landed);
+    both.addAll(lost);
+
+    ManifestCache.clear();
+    FaultyFileSystem.failOpen(p -> p.endsWith("/" + list));
+    assertThat(new FileStoreCommit(t.store(), "writer").abort(both)).isEmpty();
+    FaultyFileSystem.reset();
+
+    for (CommitMessage m : both) {
+      for (DataFileMeta f : m.inputChangelog()) {
+        assertThat(dataFile(f)).as("a changelog file").exists();
+      }
+    }
+    assertThat(dataFile(landed.get(0).newFiles().get(0))).as("a live data file").exists();
+    assertThat(dataFile(lost.get(0).newFiles().get(0))).doesNotExist();
+    assertThat(rows(t)).containsExactly("(1,v1)");
+  }
+
+  /**
+   * An abort must not delete a deletion-vector file the latest snapshot references; when it cannot
+   * read the snapshot's index manifest to tell, it deletes nothing and says why.
+   */
+  @Test
+  void anAbortThatCannotReadTheIndexManifestDeletesNothing() throws Exception {
+    Table t = keyedTable("deletion-vectors.enabled", "true");
+    new FileStoreCommit(t.store(), "writer").commit(write(t, 1, 2), 1, false);
+    DataFileMeta target = t.newReadBuilder().newScan().plan().splits().get(0).files().get(0);
+    List<DeletionFile> vectors =
+        DeletionVectors.write(t.store(), Map.of(target.fileName(), RoaringBitmap.bitmapOf(0)));
+    CommitMessage deletes =
+        new CommitMessage(
+            BinaryRows.EMPTY,
+            0,
+            1,
+            List.of(),
+            List.of(),
+            List.of(),
+            vectors,
+            OptionalLong.of(latestId(t)));
+    new FileStoreCommit(t.store(), "w2").commit(List.of(deletes), 1, false);
+    String index = t.latestSnapshot().orElseThrow().indexManifest();
+    assertThat(index).isNotNull();
+    List<CommitMessage> lost = write(t, 3);
+    Set<String> before = files();
+
+    FaultyFileSystem.failOpen(p -> p.endsWith("/" + index));
+    List<IOException> failures = new FileStoreCommit(t.store(), "writer").abort(lost);
+    FaultyFileSystem.reset();
+
+    assertThat(failures)
+        .singleElement()
+        .satisfies(e -> assertThat(e).hasMessageContaining("nothing was deleted"));
+    assertThat(files()).isEqualTo(before);
   }
 
   /**

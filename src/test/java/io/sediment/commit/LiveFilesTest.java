@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.manifest.FileStore;
+import io.sediment.manifest.ManifestCache;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.schema.Schema;
@@ -151,6 +152,61 @@ class LiveFilesTest {
     assertThat(t.snapshotManager().latestId().orElseThrow()).isEqualTo(base + 1);
     assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
         .containsExactlyInAnyOrderElementsOf(expected);
+  }
+
+  /**
+   * A view that has seen a snapshot reads only the delta lists of the snapshots committed since:
+   * every other manifest list (the latest's base list, which a full scan starts from, and the
+   * deltas the view applied before) fails to open, and the view still equals a full scan. Asked
+   * again for the snapshot it is at, it reads no list at all. This is what keeps a commit that lost
+   * races cheap; a full scan would give the same files at the cost of the whole table.
+   */
+  @ParameterizedTest
+  @MethodSource("seeds")
+  void aViewReadsOnlyTheDeltasOfTheSnapshotsItHasNotSeen(long seed) throws Exception {
+    Random random = new Random(seed);
+    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
+    catalog.createDatabase("db", true);
+    Table t = table(catalog, Map.of("compaction.min.file-num", "2"));
+    FileStore store = t.store();
+    String[] names = {"a", "b", "c"};
+    long id = 0;
+    TestTables.writeBatch(t, List.of(row(id++, "a"), row(id++, "b"), row(id++, "c")));
+    Set<BinaryRowData> partitions =
+        randomPartitions(store, store.snapshotManager().latest().orElseThrow(), random);
+    LiveFiles live = new LiveFiles(store, partitions, new HashMap<>());
+    for (int step = 0; step < 6; step++) {
+      Optional<Snapshot> seen = store.snapshotManager().latest();
+      live.at(seen);
+      int commits = 1 + random.nextInt(3);
+      for (int c = 0; c < commits; c++) {
+        if (random.nextInt(4) == 0) {
+          t.newCompactBuilder().execute();
+        } else {
+          TestTables.writeBatch(t, List.of(row(id++, names[random.nextInt(names.length)])));
+        }
+      }
+      Optional<Snapshot> latest = store.snapshotManager().latest();
+      Set<String> deltaLists = new HashSet<>();
+      for (long s = seen.orElseThrow().id() + 1; s <= latest.orElseThrow().id(); s++) {
+        deltaLists.add(store.snapshotManager().snapshot(s).deltaManifestList());
+      }
+      List<ManifestEntry> expected = fullScan(store, latest.get(), partitions);
+      try {
+        ManifestCache.clear(); // every list read below opens its file
+        FaultyFileSystem.failOpen(
+            path ->
+                path.contains("/manifest/manifest-list-")
+                    && !deltaLists.contains(path.substring(path.lastIndexOf('/') + 1)));
+        assertThat(names(live.at(latest)))
+            .as("seed %d, step %d", seed, step)
+            .isEqualTo(names(expected));
+        FaultyFileSystem.failOpen(path -> path.contains("/manifest/manifest-list-"));
+        assertThat(names(live.at(latest))).isEqualTo(names(expected));
+      } finally {
+        FaultyFileSystem.reset();
+      }
+    }
   }
 
   /** An append table partitioned by {@code p}. */
