@@ -21,6 +21,7 @@ import io.sediment.testutil.FaultyFileSystem;
 import io.sediment.testutil.TestTables;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -754,9 +755,12 @@ class CompactOperatorHarnessTest {
       for (CompactMessage m : messages) {
         harness.processElement(new StreamRecord<>(m));
       }
+      // the commit's own exception, unwrapped, for the restart strategy to judge
       assertThatThrownBy(harness::endInput)
-          .isNotInstanceOf(UnrecoverableCompactionError.class)
-          .hasStackTraceContaining("Injected");
+          .isInstanceOf(UncheckedIOException.class)
+          .hasMessage("Commit failed")
+          .cause()
+          .hasMessageContaining("Injected");
       FaultyFileSystem.reset();
     }
     assertThat(FlinkTestSupport.snapshots(table)).hasSize(snapshots);
@@ -770,23 +774,31 @@ class CompactOperatorHarnessTest {
     assertThat(FlinkTestSupport.rows(table)).containsExactlyInAnyOrderElementsOf(rowsBefore);
   }
 
-  /** Expiry after a commit that fails is counted; the commit stands. */
+  /** Expiry or orphan removal after a commit that fails is counted; the commit stands. */
   @Test
-  void aFailedExpiryAfterACommitIsCountedAndTheCommitStands() throws Exception {
+  void aFailedExpiryOrOrphanRemovalAfterACommitIsCountedAndTheCommitStands() throws Exception {
     alter(
         SchemaChange.setOption("snapshot.num-retained.min", "1"),
-        SchemaChange.setOption("snapshot.num-retained.max", "2"));
+        SchemaChange.setOption("snapshot.num-retained.max", "2"),
+        SchemaChange.setOption("compaction.remove-orphans.interval", "1 ms"));
+    Path orphan =
+        tableDir().resolve("p=a").resolve("bucket-0").resolve("data-left-by-a-crash.parquet");
+    Files.writeString(orphan, "an orphan");
+    Files.setLastModifiedTime(orphan, FileTime.from(Instant.now().minus(Duration.ofDays(2))));
     targets = onFaultyFileSystem();
     long started = System.currentTimeMillis();
     try (var harness = committer(ExecutionMode.STREAMING, null)) {
       List<CompactMessage> messages = rewritten(splits());
-      FaultyFileSystem.failDelete(p -> p.contains("/snapshot/snapshot-"));
+      FaultyFileSystem.failDelete(
+          p -> p.contains("/snapshot/snapshot-") || p.endsWith("/data-left-by-a-crash.parquet"));
       harness.processElement(new StreamRecord<>(messages.get(0)));
       harness.snapshot(1, 1);
       harness.notifyOfCompletedCheckpoint(1);
       assertThat(counter(CompactCommitter.class, "commits")).isEqualTo(1);
       assertThat(counter(CompactCommitter.class, "snapshotExpiryFailures")).isEqualTo(1);
+      assertThat(counter(CompactCommitter.class, "orphanRemovalFailures")).isEqualTo(1);
       assertThat(counter(CompactCommitter.class, "failedWindows")).isZero();
+      assertThat(orphan).exists();
       // the last commit's duration, a part of this test's own
       assertThat((Long) gauge(CompactCommitter.class, "lastCommitDurationMs"))
           .isBetween(0L, System.currentTimeMillis() - started);
