@@ -2,6 +2,7 @@ package io.sediment.retention;
 
 import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
@@ -314,6 +315,11 @@ class AutomaticExpiryTest {
             pool.submit(
                 () -> {
                   for (long i = 0; i < commitsPerWriter; i++) {
+                    if (i == commitsPerWriter - 1) {
+                      // A compaction lands among the writers' commits, however the threads run:
+                      // the last commit waits for one (the compactor retries until then).
+                      await().atMost(Duration.ofMinutes(5)).until(() -> compactions.get() > 0);
+                    }
                     write(t, base + i); // a failing commit fails the test
                   }
                   return null;
@@ -324,7 +330,7 @@ class AutomaticExpiryTest {
       Future<?> compactor =
           pool.submit(
               () -> {
-                for (int i = 0; i < 40 && !done.get(); i++) {
+                while (!done.get()) {
                   try {
                     if (t.newCompactBuilder().withOptions(Map.of()).execute().snapshotId()
                         != null) {
@@ -357,7 +363,7 @@ class AutomaticExpiryTest {
                 return null;
               });
       for (Future<?> f : writers) {
-        f.get(120, TimeUnit.SECONDS);
+        f.get(10, TimeUnit.MINUTES);
       }
       done.set(true);
       compactor.get(60, TimeUnit.SECONDS);
