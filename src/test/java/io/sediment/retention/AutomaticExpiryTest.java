@@ -2,8 +2,8 @@ package io.sediment.retention;
 
 import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.manifest.ManifestEntry;
