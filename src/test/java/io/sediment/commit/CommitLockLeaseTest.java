@@ -3,6 +3,7 @@ package io.sediment.commit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sediment.testutil.LockDatabases;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -31,7 +32,7 @@ class CommitLockLeaseTest {
   private static final Duration EXPIRE = Duration.ofMinutes(5);
 
   static Stream<String> databases() {
-    return CommitLockTest.databaseUrls(lockDir).stream();
+    return LockDatabases.urls(lockDir).stream();
   }
 
   private static JdbcCommitLock lock(String url) {

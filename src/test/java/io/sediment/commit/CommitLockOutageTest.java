@@ -8,6 +8,7 @@ import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.FaultyFileSystem;
+import io.sediment.testutil.LockDatabases;
 import io.sediment.testutil.StallingProxy;
 import io.sediment.testutil.TestTables;
 import java.net.URI;
@@ -44,15 +45,9 @@ class CommitLockOutageTest {
 
   @BeforeEach
   void startProxy() throws Exception {
-    direct =
-        System.getProperty(
-            "SEDIMENT_TEST_POSTGRES_URL", System.getenv("SEDIMENT_TEST_POSTGRES_URL"));
-    if (direct == null || direct.isBlank()) {
-      if ("true".equals(System.getenv("CI"))) {
-        throw new IllegalStateException(
-            "CI runs the lock outage tests: set SEDIMENT_TEST_POSTGRES_URL");
-      }
-      Assumptions.abort("SEDIMENT_TEST_POSTGRES_URL is not set");
+    direct = LockDatabases.postgres();
+    if (direct == null) {
+      Assumptions.abort(LockDatabases.POSTGRES_URL + " is not set");
     }
     URI u = URI.create(direct.substring("jdbc:".length()));
     proxy = new StallingProxy(u.getHost(), u.getPort());

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.table.Table;
+import io.sediment.testutil.LockDatabases;
 import io.sediment.testutil.TestTables;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -33,7 +34,7 @@ class CommitLockPublishTest {
   @TempDir Path dir;
 
   static Stream<String> databases() {
-    return CommitLockTest.databaseUrls(lockDir).stream();
+    return LockDatabases.urls(lockDir).stream();
   }
 
   @ParameterizedTest

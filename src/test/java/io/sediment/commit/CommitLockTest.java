@@ -11,6 +11,7 @@ import io.sediment.maintenance.RemoveOrphanFiles;
 import io.sediment.table.Table;
 import io.sediment.table.TableWrite;
 import io.sediment.testutil.FaultyFileSystem;
+import io.sediment.testutil.LockDatabases;
 import io.sediment.testutil.TestTables;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -20,7 +21,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,34 +42,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class CommitLockTest {
 
-  private static final String POSTGRES_URL = "SEDIMENT_TEST_POSTGRES_URL";
-
   @TempDir static Path lockDir;
 
   @TempDir Path dir;
 
   static Stream<String> databases() {
-    return databaseUrls(lockDir).stream();
-  }
-
-  /**
-   * The lock databases of the lock tests: SQLite in {@code dir}, and PostgreSQL when {@code
-   * SEDIMENT_TEST_POSTGRES_URL} names one (required under {@code CI=true}).
-   */
-  static List<String> databaseUrls(Path dir) {
-    List<String> urls = new ArrayList<>();
-    urls.add("jdbc:sqlite:" + dir.resolve("locks.db"));
-    String pg = System.getProperty(POSTGRES_URL, System.getenv(POSTGRES_URL));
-    if (pg != null && !pg.isBlank()) {
-      urls.add(pg);
-    } else if ("true".equals(System.getenv("CI"))) {
-      throw new IllegalStateException(
-          "CI runs the commit lock tests on PostgreSQL too: .ci/run must set " + POSTGRES_URL);
-    } else {
-      System.err.println(
-          "CommitLockTest: " + POSTGRES_URL + " is not set; testing the lock on SQLite only");
-    }
-    return urls;
+    return LockDatabases.urls(lockDir).stream();
   }
 
   @AfterEach

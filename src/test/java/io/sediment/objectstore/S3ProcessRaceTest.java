@@ -8,6 +8,7 @@ import io.sediment.manifest.SnapshotManager;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.ChildJvm;
+import io.sediment.testutil.LockDatabases;
 import io.sediment.testutil.S3ProxyExtension;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Files;
@@ -32,7 +33,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class S3ProcessRaceTest {
 
-  private static final String POSTGRES_URL = "SEDIMENT_TEST_POSTGRES_URL";
   private static final int COMMITTERS = 3;
   private static final int COMMITS_EACH = 12;
 
@@ -41,13 +41,7 @@ class S3ProcessRaceTest {
   @RegisterExtension static final S3ProxyExtension S3 = new S3ProxyExtension("lake");
 
   static Stream<String> lockDatabases() {
-    List<String> urls = new ArrayList<>();
-    urls.add("jdbc:sqlite:" + dir.resolve("locks.db"));
-    String pg = System.getProperty(POSTGRES_URL, System.getenv(POSTGRES_URL));
-    if (pg != null && !pg.isBlank()) {
-      urls.add(pg);
-    }
-    return urls.stream();
+    return LockDatabases.urls(dir).stream();
   }
 
   @ParameterizedTest
