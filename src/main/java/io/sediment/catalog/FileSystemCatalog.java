@@ -4,6 +4,7 @@ import io.sediment.commit.SnapshotCommits;
 import io.sediment.fs.FileIO;
 import io.sediment.fs.JsonSerde;
 import io.sediment.manifest.FileStore;
+import io.sediment.manifest.ManifestCache;
 import io.sediment.manifest.TablePaths;
 import io.sediment.schema.Schema;
 import io.sediment.schema.SchemaChange;
@@ -44,6 +45,8 @@ public final class FileSystemCatalog {
   }
 
   private FileSystemCatalog(Path warehouse, FileIO fileIO, Clock clock) {
+    // a process-wide setting every table of the catalog reads: refused before anything is created
+    ManifestCache.checkConfiguration();
     this.warehouse = warehouse;
     this.fileIO = fileIO;
     this.clock = clock;

@@ -46,6 +46,7 @@ public final class FileStore implements Serializable {
 
   private FileStore(
       FileIO fileIO, Path root, TableSchema schema, TableOptions options, Clock clock) {
+    ManifestCache.checkConfiguration();
     this.fileIO = fileIO;
     this.paths = new TablePaths(root);
     this.schema = schema;
@@ -54,10 +55,12 @@ public final class FileStore implements Serializable {
   }
 
   /**
-   * A store Java-serialized before it carried a clock (a checkpoint or savepoint of an older
-   * version) comes back on the system clock.
+   * A store arriving in another process (a task manager) checks that process's manifest cache
+   * property first, as a store made in this one does; a store Java-serialized before it carried a
+   * clock (a checkpoint or savepoint of an older version) comes back on the system clock.
    */
   private Object readResolve() {
+    ManifestCache.checkConfiguration();
     return clock != null ? this : new FileStore(fileIO, paths.root(), schema, options);
   }
 

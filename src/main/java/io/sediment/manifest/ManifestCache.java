@@ -62,6 +62,18 @@ public final class ManifestCache {
     return cache;
   }
 
+  /**
+   * Refuses a bad {@value #MAX_BYTES_PROPERTY} before anything is done with a table: a catalog
+   * checks it when it opens and a table's store when it is made or arrives on a task manager, so a
+   * job or command with a bad value fails at its start, not at its first commit after it wrote data
+   * files.
+   *
+   * @throws IllegalArgumentException naming the property, what it allows and the value
+   */
+  public static void checkConfiguration() {
+    configuredMaxBytes();
+  }
+
   static long configuredMaxBytes() {
     return parseMaxBytes(System.getProperty(MAX_BYTES_PROPERTY));
   }
