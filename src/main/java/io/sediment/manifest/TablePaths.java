@@ -141,7 +141,7 @@ public final class TablePaths implements Serializable {
     }
   }
 
-  /** The table's directories. */
+  /** The table's directories (built at every table load: one URI parse each, see child). */
   private static final class Dirs {
     final Path root;
     final Path schema;
@@ -153,12 +153,12 @@ public final class TablePaths implements Serializable {
 
     Dirs(Path root) {
       this.root = root;
-      this.schema = new Path(root, "schema");
-      this.snapshot = new Path(root, "snapshot");
-      this.consumer = new Path(root, "consumer");
-      this.manifest = new Path(root, "manifest");
-      this.index = new Path(root, "index");
-      this.markers = new Path(root, MARKERS_DIR);
+      this.schema = child(root, "schema");
+      this.snapshot = child(root, "snapshot");
+      this.consumer = child(root, "consumer");
+      this.manifest = child(root, "manifest");
+      this.index = child(root, "index");
+      this.markers = child(root, MARKERS_DIR);
     }
   }
 
