@@ -497,19 +497,7 @@ class FileStoreCommitTest {
   void anAbortThatCannotReadTheIndexManifestDeletesNothing() throws Exception {
     Table t = keyedTable("deletion-vectors.enabled", "true");
     new FileStoreCommit(t.store(), "writer").commit(write(t, 1, 2), 1, false);
-    DataFileMeta target = t.newReadBuilder().newScan().plan().splits().get(0).files().get(0);
-    List<DeletionFile> vectors =
-        DeletionVectors.write(t.store(), Map.of(target.fileName(), RoaringBitmap.bitmapOf(0)));
-    CommitMessage deletes =
-        new CommitMessage(
-            BinaryRows.EMPTY,
-            0,
-            1,
-            List.of(),
-            List.of(),
-            List.of(),
-            vectors,
-            OptionalLong.of(latestId(t)));
+    CommitMessage deletes = deletesFirstRowOfFirstFile(t, latestId(t));
     new FileStoreCommit(t.store(), "w2").commit(List.of(deletes), 1, false);
     String index = t.latestSnapshot().orElseThrow().indexManifest();
     assertThat(index).isNotNull();
@@ -538,19 +526,8 @@ class FileStoreCommitTest {
     Table t = keyedTable("deletion-vectors.enabled", "true");
     new FileStoreCommit(t.store(), "writer").commit(write(t, 1, 2), 1, false);
     long base = latestId(t);
-    DataFileMeta target = t.newReadBuilder().newScan().plan().splits().get(0).files().get(0);
-    List<DeletionFile> vectors =
-        DeletionVectors.write(t.store(), Map.of(target.fileName(), RoaringBitmap.bitmapOf(0)));
-    CommitMessage m =
-        new CommitMessage(
-            BinaryRows.EMPTY,
-            0,
-            1,
-            List.of(),
-            List.of(),
-            List.of(),
-            vectors,
-            OptionalLong.of(base));
+    CommitMessage m = deletesFirstRowOfFirstFile(t, base);
+    List<DeletionFile> vectors = m.deletionFiles();
     Path dv = tableDir().resolve("index").resolve(vectors.get(0).dvFile());
     if (duringTheCommit) {
       FaultyFileSystem.onCreate(
@@ -580,6 +557,18 @@ class FileStoreCommitTest {
     assertThat(latestId(t)).isEqualTo(base);
     assertThat(TestTables.unreferencedMetadata(t, tableDir())).isEmpty();
     assertThat(rows(t)).containsExactlyInAnyOrder("(1,v1)", "(2,v2)");
+  }
+
+  /**
+   * A message of a new deletion vector (written now) deleting the first row of the table's first
+   * data file, against snapshot {@code base}.
+   */
+  private static CommitMessage deletesFirstRowOfFirstFile(Table t, long base) throws IOException {
+    DataFileMeta target = t.newReadBuilder().newScan().plan().splits().get(0).files().get(0);
+    List<DeletionFile> vectors =
+        DeletionVectors.write(t.store(), Map.of(target.fileName(), RoaringBitmap.bitmapOf(0)));
+    return new CommitMessage(
+        BinaryRows.EMPTY, 0, 1, List.of(), List.of(), List.of(), vectors, OptionalLong.of(base));
   }
 
   @Test

@@ -106,9 +106,7 @@ class LiveFilesTest {
   @MethodSource("seeds")
   void aCompactionThatLostTheRaceToACompactionOfItsInputsConflicts(long seed) throws Exception {
     Random random = new Random(seed);
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-    catalog.createDatabase("db", true);
-    Table t = table(catalog, Map.of("compaction.min.file-num", "2"));
+    Table t = faultyTable();
     List<String> expected = new ArrayList<>();
     int batches = 2 + random.nextInt(4);
     for (int b = 0; b < batches; b++) {
@@ -165,9 +163,7 @@ class LiveFilesTest {
   @MethodSource("seeds")
   void aViewReadsOnlyTheDeltasOfTheSnapshotsItHasNotSeen(long seed) throws Exception {
     Random random = new Random(seed);
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-    catalog.createDatabase("db", true);
-    Table t = table(catalog, Map.of("compaction.min.file-num", "2"));
+    Table t = faultyTable();
     FileStore store = t.store();
     String[] names = {"a", "b", "c"};
     long id = 0;
@@ -210,6 +206,13 @@ class LiveFilesTest {
   }
 
   /** An append table partitioned by {@code p}. */
+  /** The test's table on the fault-injecting file system, compacting from two files. */
+  private Table faultyTable() {
+    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
+    catalog.createDatabase("db", true);
+    return table(catalog, Map.of("compaction.min.file-num", "2"));
+  }
+
   private static Table table(FileSystemCatalog catalog, Map<String, String> options) {
     return TestTables.create(
         catalog,

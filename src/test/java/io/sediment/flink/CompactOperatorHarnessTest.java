@@ -653,14 +653,7 @@ class CompactOperatorHarnessTest {
    */
   @Test
   void aCommittedWindowExpiresSnapshotsAndOnlyStreamingRemovesOrphans() throws Exception {
-    alter(
-        SchemaChange.setOption("snapshot.num-retained.min", "1"),
-        SchemaChange.setOption("snapshot.num-retained.max", "2"),
-        SchemaChange.setOption("compaction.remove-orphans.interval", "1 ms"));
-    Path orphan =
-        tableDir().resolve("p=a").resolve("bucket-0").resolve("data-left-by-a-crash.parquet");
-    Files.writeString(orphan, "an orphan");
-    Files.setLastModifiedTime(orphan, FileTime.from(Instant.now().minus(Duration.ofDays(2))));
+    Path orphan = retainTwoSnapshotsAndLeaveAnOrphan();
 
     try (var harness = committer(ExecutionMode.BATCH, null)) {
       for (CompactMessage m : rewritten(splits())) {
@@ -774,9 +767,11 @@ class CompactOperatorHarnessTest {
     assertThat(FlinkTestSupport.rows(table)).containsExactlyInAnyOrderElementsOf(rowsBefore);
   }
 
-  /** Expiry or orphan removal after a commit that fails is counted; the commit stands. */
-  @Test
-  void aFailedExpiryOrOrphanRemovalAfterACommitIsCountedAndTheCommitStands() throws Exception {
+  /**
+   * Sets retention to two snapshots and orphan removal to every commit (ALTER TABLE), and leaves a
+   * two-day-old data file no snapshot references; returns it.
+   */
+  private Path retainTwoSnapshotsAndLeaveAnOrphan() throws Exception {
     alter(
         SchemaChange.setOption("snapshot.num-retained.min", "1"),
         SchemaChange.setOption("snapshot.num-retained.max", "2"),
@@ -785,6 +780,13 @@ class CompactOperatorHarnessTest {
         tableDir().resolve("p=a").resolve("bucket-0").resolve("data-left-by-a-crash.parquet");
     Files.writeString(orphan, "an orphan");
     Files.setLastModifiedTime(orphan, FileTime.from(Instant.now().minus(Duration.ofDays(2))));
+    return orphan;
+  }
+
+  /** Expiry or orphan removal after a commit that fails is counted; the commit stands. */
+  @Test
+  void aFailedExpiryOrOrphanRemovalAfterACommitIsCountedAndTheCommitStands() throws Exception {
+    Path orphan = retainTwoSnapshotsAndLeaveAnOrphan();
     targets = onFaultyFileSystem();
     long started = System.currentTimeMillis();
     try (var harness = committer(ExecutionMode.STREAMING, null)) {
