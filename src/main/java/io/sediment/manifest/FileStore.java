@@ -39,14 +39,18 @@ public final class FileStore implements Serializable {
   // schema versions read so far, by id (files written with older or newer schemas are read by id)
   private transient volatile Map<Long, TableSchema> schemas;
 
-  /** A store on the system clock (UTC). */
+  /**
+   * A store on the system clock (UTC). Where a store enters a process (made here, or deserialized
+   * in {@link #readResolve}) the process's manifest cache property is checked; the stores derived
+   * from it ({@code with...}) are not checked again.
+   */
   public FileStore(FileIO fileIO, Path root, TableSchema schema, TableOptions options) {
     this(fileIO, root, schema, options, Clock.systemUTC());
+    ManifestCache.checkConfiguration();
   }
 
   private FileStore(
       FileIO fileIO, Path root, TableSchema schema, TableOptions options, Clock clock) {
-    ManifestCache.checkConfiguration();
     this.fileIO = fileIO;
     this.paths = new TablePaths(root);
     this.schema = schema;
@@ -61,7 +65,9 @@ public final class FileStore implements Serializable {
    */
   private Object readResolve() {
     ManifestCache.checkConfiguration();
-    return clock != null ? this : new FileStore(fileIO, paths.root(), schema, options);
+    return clock != null
+        ? this
+        : new FileStore(fileIO, paths.root(), schema, options, Clock.systemUTC());
   }
 
   /**
