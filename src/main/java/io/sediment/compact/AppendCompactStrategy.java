@@ -66,6 +66,16 @@ final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
     this.trigger = full ? CompactTrigger.never() : CompactTrigger.of(options, clock);
   }
 
+  /**
+   * Size tiers group files by size, not by the order they were added, so a bucket's new files are
+   * planned while older ones are held by an unfinished task: a rewrite that missed its checkpoint
+   * does not keep a streaming writer's next files waiting for another one.
+   */
+  @Override
+  public boolean plansAroundHeldFiles() {
+    return !fixedBucket && !full;
+  }
+
   @Override
   public List<CompactTask> plan(CompactPlanner.Bucket bucket) {
     List<List<DataFileMeta>> groups =

@@ -81,6 +81,16 @@ public final class CompactPlanner {
     default long waitingFiles(Bucket bucket, List<CompactTask> planned) {
       return 0;
     }
+
+    /**
+     * Whether the files of a bucket not held by an unfinished task may be planned while others are
+     * held. Only where the bucket's files keep no order (the size tiers of unbucketed append
+     * tables): elsewhere planning around held files could reorder rows (sequence order of
+     * fixed-bucket appends, a sort's ranges) or overlap key ranges (sorted runs).
+     */
+    default boolean plansAroundHeldFiles() {
+      return false;
+    }
   }
 
   /** The live files of one bucket, in the order they were added. */
@@ -122,8 +132,9 @@ public final class CompactPlanner {
   /**
    * A plan and its backlog: {@code waitingFiles} counts the files the strategies consider eligible
    * (e.g. small files) that no planned task includes, over the buckets planned (buckets with an
-   * excluded file are not looked at); {@code blockedBuckets} counts those buckets (their files held
-   * by unfinished tasks), outside partitions left alone for their idle time.
+   * excluded file are not looked at, unless the strategy plans around held files); {@code
+   * blockedBuckets} counts the buckets with an excluded file (their files held by unfinished
+   * tasks), outside partitions left alone for their idle time.
    */
   public record Plan(List<CompactTask> tasks, long waitingFiles, int blockedBuckets) {}
 
@@ -152,8 +163,8 @@ public final class CompactPlanner {
         busy.add(e.partition());
       }
       if (excluded.contains(e.file().fileName())) {
-        // A bucket with files held by an unfinished task is left alone until the task ends:
-        // planning around the held files could reorder rows or overlap key ranges.
+        // A bucket with files held by an unfinished task is left alone until the task ends, unless
+        // its files keep no order (BucketStrategy#plansAroundHeldFiles).
         blocked.add(run);
         continue;
       }
@@ -167,7 +178,8 @@ public final class CompactPlanner {
     List<CompactTask> tasks = new ArrayList<>();
     long waiting = 0;
     for (Map.Entry<ManifestEntry.Identifier, List<DataFileMeta>> g : files.entrySet()) {
-      if (blocked.contains(g.getKey()) || busy.contains(g.getKey().partition())) {
+      if ((blocked.contains(g.getKey()) && !strategy.plansAroundHeldFiles())
+          || busy.contains(g.getKey().partition())) {
         continue;
       }
       ManifestEntry e = first.get(g.getKey());

@@ -35,11 +35,13 @@ import org.slf4j.LoggerFactory;
  * release every {@link #RELEASE_POLL_MILLIS} (at most the discovery interval) and re-plans as soon
  * as one is released: a bucket whose merge was just committed is planned again within a second, not
  * up to a discovery interval later (a primary-key bucket's next merge waits for the previous one's
- * commit, so that wait adds to every bucket's runs). Input files of tasks that are pending or held
- * (handed out, not known finished) are passed to the planner as {@code excluded}, so no file is in
- * two unfinished tasks. The committer records finished tasks (after commit or abort) in release
- * files ({@link ReleaseRecords#take}); released tasks' files can be planned again. Merges of one
- * bucket's sorted runs never run at once. That bookkeeping is the {@link TaskLedger}'s.
+ * commit, so that wait adds to every bucket's runs). Every continuous round waits until shortly
+ * before the expected next checkpoint ({@link CheckpointAlignment}), since its output is committed
+ * at that checkpoint either way. Input files of tasks that are pending or held (handed out, not
+ * known finished) are passed to the planner as {@code excluded}, so no file is in two unfinished
+ * tasks. The committer records finished tasks (after commit or abort) in release files ({@link
+ * ReleaseRecords#take}); released tasks' files can be planned again. Merges of one bucket's sorted
+ * runs never run at once. That bookkeeping is the {@link TaskLedger}'s.
  *
  * <p>Continuous mode hands out nothing until the first checkpoint of this attempt completes: by
  * then the committer has committed or aborted the restored windows and deleted outputs of dead
@@ -69,6 +71,7 @@ final class CompactTaskEnumerator
   private String commitUser;
 
   private final TaskLedger<CompactTaskSplit> ledger = new TaskLedger<>();
+  private final CheckpointAlignment alignment;
   private final Set<Integer> waitingReaders = new LinkedHashSet<>();
   private long nextId;
   private boolean planned;
@@ -100,6 +103,7 @@ final class CompactTaskEnumerator
     this.targets = targets;
     this.mode = mode;
     this.discoveryIntervalMs = discoveryIntervalMs;
+    this.alignment = new CheckpointAlignment(roundPeriodMillis());
     this.commitUser = commitUser;
     this.gateOpen = mode.isBounded();
     if (restored != null) {
@@ -130,18 +134,32 @@ final class CompactTaskEnumerator
       context.callAsync(this::planRound, this::onPlanned);
     } else {
       // Flink's timer calls the rounds; whether a round discovers is decided on targets.clock().
-      long period = Math.min(discoveryIntervalMs, RELEASE_POLL_MILLIS);
-      context.callAsync(this::planRound, this::onPlanned, 0, period);
+      context.callAsync(this::planRound, this::onPlanned, 0, roundPeriodMillis());
     }
+  }
+
+  private long roundPeriodMillis() {
+    return Math.min(discoveryIntervalMs, RELEASE_POLL_MILLIS);
+  }
+
+  /**
+   * Whether a continuous job's round at {@code now} waits to plan nearer the next checkpoint
+   * ({@link CheckpointAlignment}).
+   */
+  boolean roundWaits(long now) {
+    return !mode.isBounded() && alignment.waits(now);
   }
 
   /** One planning round (worker thread): finished tasks and new tasks of every followed table. */
   private PlanRound planRound() throws Exception {
-    Set<String> excluded = ledger.excluded();
     long now = targets.clock().millis();
+    if (roundWaits(now)) {
+      return PlanRound.NONE; // its output would be committed at the same checkpoint as later
+    }
+    Set<String> excluded = ledger.excluded();
     boolean discovery = mode.isBounded() || now - lastDiscoveryMillis >= discoveryIntervalMs;
     if (!discovery && excluded.isEmpty() && !ledger.hasReplanRequest()) {
-      return new PlanRound(List.of(), List.of()); // nothing out to be released: no I/O
+      return PlanRound.NONE; // nothing out to be released: no I/O
     }
     if (discovery) {
       lastDiscoveryMillis = now;
@@ -209,7 +227,7 @@ final class CompactTaskEnumerator
     }
     waitingByTable.keySet().retainAll(names);
     waitingFiles = waitingByTable.values().stream().mapToLong(Long::longValue).sum();
-    return new PlanRound(released, tasks);
+    return new PlanRound(released, tasks, targets.clock().millis() - now);
   }
 
   /**
@@ -278,7 +296,10 @@ final class CompactTaskEnumerator
         && targets.clock().millis() - since >= interval.toMillis();
   }
 
-  private record PlanRound(List<String> released, List<CompactTask> tasks) {}
+  /** What a round found: released task ids, new tasks, and how long it planned. */
+  private record PlanRound(List<String> released, List<CompactTask> tasks, long planMillis) {
+    static final PlanRound NONE = new PlanRound(List.of(), List.of(), 0);
+  }
 
   private void onPlanned(PlanRound round, Throwable error) {
     if (error != null) {
@@ -304,6 +325,9 @@ final class CompactTaskEnumerator
                 CompactTaskSplit::inputFileNames,
                 t -> new CompactTaskSplit(Long.toString(nextId++), t, commitUser))
             .size();
+    if (added > 0 && !mode.isBounded()) {
+      alignment.roundPlanned(round.planMillis(), targets.clock().millis());
+    }
     if (added > 0) {
       tasksPlanned.inc(added);
       LOG.info("Planned {} compaction task(s) for {}", added, targets);
@@ -324,6 +348,9 @@ final class CompactTaskEnumerator
     }
     waitingReaders.add(subtaskId);
     assignPending();
+    if (ledger.runningCount() == 0 && !ledger.hasPending()) {
+      alignment.readersIdle(targets.clock().millis());
+    }
   }
 
   private void assignPending() {
@@ -375,6 +402,7 @@ final class CompactTaskEnumerator
   @Override
   public CompactEnumeratorState snapshotState(long checkpointId) {
     lastCheckpointId = Math.max(lastCheckpointId, checkpointId);
+    alignment.checkpointTriggered(targets.clock().millis());
     return new CompactEnumeratorState(
         ledger.pendingTasks(), ledger.heldTasks(), nextId, commitUser);
   }

@@ -6,9 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sediment.compact.ExecutionMode;
 import io.sediment.manifest.ManifestCache;
 import io.sediment.marker.ReleaseRecords;
+import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.FaultyFileSystem;
 import io.sediment.testutil.ManualClock;
+import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -466,6 +468,15 @@ class CompactTaskEnumeratorTest {
           released = true;
         } else {
           long now = clock.millis();
+          if (e.roundWaits(now)) {
+            // a round that waits for a time nearer the expected checkpoint takes nothing
+            context.runPeriodicCallable(0);
+            assertThat(e.snapshotState(step + 2).pending())
+                .as("seed %d, step %d: a waiting round planned", seed, step)
+                .extracting(CompactTaskSplit::splitId)
+                .isSubsetOf(known);
+            continue;
+          }
           boolean discovery = now - lastDiscovery >= interval;
           if (discovery) {
             lastDiscovery = now;
@@ -491,6 +502,157 @@ class CompactTaskEnumeratorTest {
         }
       }
       assertThat(known).as("seed %d: the first round planned", seed).isNotEmpty();
+    }
+  }
+
+  /**
+   * A continuous job's output is committed at the first checkpoint after its rewrite, so a due
+   * discovery that takes no release waits until shortly before the expected next checkpoint (one
+   * polling period while no discovery has rewritten anything; more once they took time), then plans
+   * what arrived meanwhile too. Once the expected checkpoint is overdue it plans at once, and a
+   * round that takes released tasks plans at once.
+   */
+  @Test
+  void aDueRoundPlansShortlyBeforeTheExpectedCheckpointNotRightAfterOne() throws Throwable {
+    Table table = FlinkTestSupport.threePartitionsOfFourFiles(dir.resolve("d"));
+    ManualClock clock = new ManualClock();
+    CompactTargets onClock = FlinkTestSupport.targets(dir.resolve("d"), table).withClock(clock);
+    try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
+      readers(context, 1);
+      CompactTaskEnumerator e =
+          new CompactTaskEnumerator(context, onClock, ExecutionMode.STREAMING, 1_000, USER, null);
+      e.start();
+      e.snapshotState(1); // one checkpoint: no interval known
+      context.runPeriodicCallable(0);
+      e.notifyCheckpointComplete(1);
+      for (int i = 0; i < 4; i++) {
+        e.handleSplitRequest(0, "localhost"); // three tasks handed out, rewritten, held
+      }
+      List<CompactTaskSplit> first = assigned(context);
+      assertThat(first).hasSize(3);
+
+      // the next checkpoint 10 s after the first; new files and a discovery due right after it
+      clock.advance(Duration.ofSeconds(10));
+      e.snapshotState(2);
+      FlinkTestSupport.fill(table, 100, 3, 1, "a");
+      context.runPeriodicCallable(0);
+      clock.advance(Duration.ofMillis(8_999));
+      context.runPeriodicCallable(0);
+      assertThat(assigned(context)).as("planned before the lead (1 s)").hasSize(3);
+      clock.advance(Duration.ofMillis(1));
+      assertThat(e.roundWaits(clock.millis())).isFalse();
+      context.runPeriodicCallable(0); // planned and handed to the waiting reader at once
+      assertThat(assigned(context)).hasSize(4);
+      assertThat(assigned(context).get(3).inputFileNames()).hasSize(3);
+      clock.advance(Duration.ofSeconds(2));
+      e.handleSplitRequest(0, "localhost"); // its rewrite took 2 s: the lead is 1 s + 2 x 2 s
+
+      clock.advance(Duration.ofSeconds(-1)); // the checkpoint at 20 s
+      e.snapshotState(3);
+      FlinkTestSupport.fill(table, 200, 3, 1, "b");
+      context.runPeriodicCallable(0);
+      clock.advance(Duration.ofMillis(4_999));
+      context.runPeriodicCallable(0);
+      assertThat(assigned(context)).as("planned before the lead (5 s)").hasSize(4);
+      clock.advance(Duration.ofMillis(1));
+      context.runPeriodicCallable(0);
+      assertThat(assigned(context)).hasSize(5);
+      e.handleSplitRequest(0, "localhost");
+
+      // released tasks wait too: the round that takes them plans at the same time
+      clock.advance(Duration.ofSeconds(5)); // the checkpoint at 30 s
+      e.snapshotState(4);
+      ReleaseRecords.write(
+          table.store(), USER, 4, first.stream().map(CompactTaskSplit::splitId).toList());
+      context.runPeriodicCallable(0);
+      assertThat(assigned(context)).as("released in the waiting time").hasSize(5);
+      clock.advance(Duration.ofSeconds(5));
+      context.runPeriodicCallable(0); // takes the releases (planning with their files still held)
+      context.runPeriodicCallable(0); // and plans with them free
+      assertThat(assigned(context)).as("the released partitions planned").hasSize(6);
+
+      // an expected checkpoint that is overdue does not hold a round back
+      for (int i = 0; i < 3; i++) {
+        e.handleSplitRequest(0, "localhost"); // the released partitions' tasks
+      }
+      int before = assigned(context).size();
+      assertThat(before).isEqualTo(8);
+      clock.advance(Duration.ofSeconds(15)); // 50 s: the checkpoint expected at 40 s overdue
+      FlinkTestSupport.fill(table, 400, 3, 1, "a");
+      assertThat(e.roundWaits(clock.millis())).isFalse();
+      context.runPeriodicCallable(0);
+      e.handleSplitRequest(0, "localhost");
+      assertThat(assigned(context).size()).isGreaterThan(before);
+    }
+  }
+
+  /**
+   * Checkpoints closer together than the lead: a round never waits (waiting would make its output
+   * miss the checkpoint it could make).
+   */
+  @Test
+  void checkpointsCloserThanTheLeadNeverHoldARoundBack() throws Throwable {
+    Table table = FlinkTestSupport.threePartitionsOfFourFiles(dir.resolve("d"));
+    ManualClock clock = new ManualClock();
+    CompactTargets onClock = FlinkTestSupport.targets(dir.resolve("d"), table).withClock(clock);
+    try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
+      readers(context, 1);
+      CompactTaskEnumerator e =
+          new CompactTaskEnumerator(context, onClock, ExecutionMode.STREAMING, 500, USER, null);
+      e.start();
+      e.snapshotState(1);
+      context.runPeriodicCallable(0); // the first round: three tasks
+      clock.advance(Duration.ofMillis(500));
+      e.snapshotState(2); // every 500 ms, the rounds every 500 ms too: the lead is 500 ms
+      FlinkTestSupport.fill(table, 100, 3, 1, "a");
+      assertThat(e.roundWaits(clock.millis())).isFalse();
+      context.runPeriodicCallable(0);
+      assertThat(e.snapshotState(3).pending()).hasSize(4);
+    }
+  }
+
+  /**
+   * A partition of an unbucketed append table whose task is still held (its window not committed)
+   * has its new files planned all the same: size tiers keep no order among a partition's files, so
+   * a rewrite that missed its checkpoint does not keep the writer's next files waiting. With fixed
+   * buckets (sequence order kept) the bucket waits for the held task's release.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"-1", "1"})
+  void newFilesOfAPartitionWithAHeldTaskArePlannedOnlyWhereFilesKeepNoOrder(String buckets)
+      throws Throwable {
+    Schema.Builder schema = FlinkTestSupport.partitioned().option("compaction.min.file-num", "3");
+    if (!buckets.equals("-1")) {
+      schema.option("bucket", buckets).option("bucket-key", "id");
+    }
+    Table table = TestTables.create(TestTables.catalog(dir.resolve("d")), "t", schema.build());
+    FlinkTestSupport.fill(table, 0, 4, 5, "a");
+    ManualClock clock = new ManualClock();
+    CompactTargets t = FlinkTestSupport.targets(dir.resolve("d"), table).withClock(clock);
+    try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
+      readers(context, 1);
+      CompactTaskEnumerator e =
+          new CompactTaskEnumerator(context, t, ExecutionMode.STREAMING, 1_000, USER, null);
+      e.start();
+      context.runPeriodicCallable(0);
+      e.snapshotState(1);
+      e.notifyCheckpointComplete(1);
+      e.handleSplitRequest(0, "localhost");
+      CompactTaskSplit held = assigned(context).get(0);
+      assertThat(held.inputFileNames()).hasSize(4);
+
+      FlinkTestSupport.fill(table, 100, 3, 1, "a");
+      clock.advance(Duration.ofSeconds(1)); // a discovery is due
+      context.runPeriodicCallable(0);
+      List<CompactTaskSplit> planned = e.snapshotState(2).pending();
+      if (buckets.equals("-1")) {
+        assertThat(planned).hasSize(1);
+        assertThat(planned.get(0).inputFileNames())
+            .hasSize(3)
+            .doesNotContainAnyElementsOf(held.inputFileNames());
+      } else {
+        assertThat(planned).as("the bucket waits for the held task").isEmpty();
+      }
     }
   }
 }
