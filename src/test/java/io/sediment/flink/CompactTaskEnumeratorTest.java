@@ -507,21 +507,17 @@ class CompactTaskEnumeratorTest {
 
   /**
    * A continuous job's output is committed at the first checkpoint after its rewrite, so a due
-   * discovery that takes no release waits until shortly before the expected next checkpoint (one
-   * polling period while no discovery has rewritten anything; more once they took time), then plans
-   * what arrived meanwhile too. Once the expected checkpoint is overdue it plans at once, and a
-   * round that takes released tasks plans at once.
+   * round (a discovery, or one taking released tasks) waits until shortly before the expected next
+   * checkpoint (one polling period while no round has rewritten anything; more once they took
+   * time), then plans what arrived meanwhile too. Once the expected checkpoint is overdue it plans
+   * at once.
    */
   @Test
   void aDueRoundPlansShortlyBeforeTheExpectedCheckpointNotRightAfterOne() throws Throwable {
     Table table = FlinkTestSupport.threePartitionsOfFourFiles(dir.resolve("d"));
     ManualClock clock = new ManualClock();
-    CompactTargets onClock = FlinkTestSupport.targets(dir.resolve("d"), table).withClock(clock);
     try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
-      readers(context, 1);
-      CompactTaskEnumerator e =
-          new CompactTaskEnumerator(context, onClock, ExecutionMode.STREAMING, 1_000, USER, null);
-      e.start();
+      CompactTaskEnumerator e = continuousOnClock(context, table, clock, 1_000);
       e.snapshotState(1); // one checkpoint: no interval known
       context.runPeriodicCallable(0);
       e.notifyCheckpointComplete(1);
@@ -533,30 +529,12 @@ class CompactTaskEnumeratorTest {
 
       // the next checkpoint 10 s after the first; new files and a discovery due right after it
       clock.advance(Duration.ofSeconds(10));
-      e.snapshotState(2);
-      FlinkTestSupport.fill(table, 100, 3, 1, "a");
-      context.runPeriodicCallable(0);
-      clock.advance(Duration.ofMillis(8_999));
-      context.runPeriodicCallable(0);
-      assertThat(assigned(context)).as("planned before the lead (1 s)").hasSize(3);
-      clock.advance(Duration.ofMillis(1));
-      assertThat(e.roundWaits(clock.millis())).isFalse();
-      context.runPeriodicCallable(0); // planned and handed to the waiting reader at once
-      assertThat(assigned(context)).hasSize(4);
-      assertThat(assigned(context).get(3).inputFileNames()).hasSize(3);
+      checkpointThenRoundsWait(e, context, clock, table, 2, 100, "a", 9_000); // lead 1 s
       clock.advance(Duration.ofSeconds(2));
       e.handleSplitRequest(0, "localhost"); // its rewrite took 2 s: the lead is 1 s + 2 x 2 s
 
       clock.advance(Duration.ofSeconds(-1)); // the checkpoint at 20 s
-      e.snapshotState(3);
-      FlinkTestSupport.fill(table, 200, 3, 1, "b");
-      context.runPeriodicCallable(0);
-      clock.advance(Duration.ofMillis(4_999));
-      context.runPeriodicCallable(0);
-      assertThat(assigned(context)).as("planned before the lead (5 s)").hasSize(4);
-      clock.advance(Duration.ofMillis(1));
-      context.runPeriodicCallable(0);
-      assertThat(assigned(context)).hasSize(5);
+      checkpointThenRoundsWait(e, context, clock, table, 3, 200, "b", 5_000); // lead 5 s
       e.handleSplitRequest(0, "localhost");
 
       // released tasks wait too: the round that takes them plans at the same time
@@ -594,12 +572,8 @@ class CompactTaskEnumeratorTest {
   void checkpointsCloserThanTheLeadNeverHoldARoundBack() throws Throwable {
     Table table = FlinkTestSupport.threePartitionsOfFourFiles(dir.resolve("d"));
     ManualClock clock = new ManualClock();
-    CompactTargets onClock = FlinkTestSupport.targets(dir.resolve("d"), table).withClock(clock);
     try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
-      readers(context, 1);
-      CompactTaskEnumerator e =
-          new CompactTaskEnumerator(context, onClock, ExecutionMode.STREAMING, 500, USER, null);
-      e.start();
+      CompactTaskEnumerator e = continuousOnClock(context, table, clock, 500);
       e.snapshotState(1);
       context.runPeriodicCallable(0); // the first round: three tasks
       clock.advance(Duration.ofMillis(500));
@@ -654,5 +628,54 @@ class CompactTaskEnumeratorTest {
         assertThat(planned).as("the bucket waits for the held task").isEmpty();
       }
     }
+  }
+
+  /**
+   * A started continuous enumerator of db.t in {@code dir/d} on {@code clock}, discovering every
+   * {@code intervalMillis}, with one registered reader.
+   */
+  private CompactTaskEnumerator continuousOnClock(
+      MockSplitEnumeratorContext<CompactTaskSplit> context,
+      Table table,
+      ManualClock clock,
+      long intervalMillis) {
+    readers(context, 1);
+    CompactTargets onClock = FlinkTestSupport.targets(dir.resolve("d"), table).withClock(clock);
+    CompactTaskEnumerator e =
+        new CompactTaskEnumerator(
+            context, onClock, ExecutionMode.STREAMING, intervalMillis, USER, null);
+    e.start();
+    return e;
+  }
+
+  /**
+   * Checkpoint {@code id} now, three new files in {@code partition}, and rounds: those in the next
+   * {@code waitMillis} plan nothing; the one after plans the new files and hands them out at once.
+   */
+  private static void checkpointThenRoundsWait(
+      CompactTaskEnumerator e,
+      MockSplitEnumeratorContext<CompactTaskSplit> context,
+      ManualClock clock,
+      Table table,
+      long id,
+      long firstRow,
+      String partition,
+      long waitMillis)
+      throws Throwable {
+    int before = assigned(context).size();
+    e.snapshotState(id);
+    FlinkTestSupport.fill(table, firstRow, 3, 1, partition);
+    context.runPeriodicCallable(0);
+    clock.advance(Duration.ofMillis(waitMillis - 1));
+    context.runPeriodicCallable(0);
+    assertThat(assigned(context))
+        .as("planned within %d ms of checkpoint %d", waitMillis, id)
+        .hasSize(before);
+    clock.advance(Duration.ofMillis(1));
+    assertThat(e.roundWaits(clock.millis())).isFalse();
+    context.runPeriodicCallable(0); // planned and handed to the waiting reader at once
+    List<CompactTaskSplit> all = assigned(context);
+    assertThat(all).hasSize(before + 1);
+    assertThat(all.get(before).inputFileNames()).hasSize(3);
   }
 }
