@@ -55,13 +55,13 @@ final class CheckpointAlignment {
   }
 
   /**
-   * A round that took {@code planMillis} handed over tasks at {@code millis}: a period of rewriting
-   * starts, unless one runs.
+   * A round that took {@code tookMillis} to plan handed over tasks at {@code millis}: a period of
+   * rewriting starts, unless one runs.
    */
-  void roundPlanned(long planMillis, long millis) {
-    plans[nextPlan] = Math.max(0, planMillis);
+  void roundPlanned(long tookMillis, long millis) {
+    plans[nextPlan] = Math.max(0, tookMillis);
     nextPlan = (nextPlan + 1) % REMEMBERED;
-    this.planMillis = max(plans);
+    planMillis = max(plans);
     if (rewritesSince < 0) {
       rewritesSince = millis;
     }
@@ -99,16 +99,5 @@ final class CheckpointAlignment {
     }
     long lead = leadMillis();
     return lead < interval && now >= last && now < last + interval - lead;
-  }
-
-  @Override
-  public String toString() {
-    return "CheckpointAlignment{interval="
-        + intervalMillis
-        + " ms, lead="
-        + leadMillis()
-        + " ms, last checkpoint at "
-        + lastCheckpointMillis
-        + "}";
   }
 }
