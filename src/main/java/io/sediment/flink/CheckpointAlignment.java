@@ -19,7 +19,10 @@ package io.sediment.flink;
  * rounds between). A round never waits when the checkpoints are not known to be regular yet (fewer
  * than two seen), when the lead is not shorter than the interval (rewrites that long gain nothing
  * by waiting), or once the expected checkpoint is within the lead or overdue. Waiting only moves a
- * round later within the interval: which rounds plan, and what they exclude, does not change.
+ * round later within the interval: what it excludes does not change. A round {@linkplain
+ * #withinLead within the lead} is the last whose output that checkpoint commits: the enumerator
+ * lets it take an append partition's group of two small files, and keeps its discovery due when it
+ * finds nothing.
  *
  * <p>Written by the enumerator's coordinator thread (checkpoints, plans handed over, readers idle);
  * read by its planning thread.
@@ -88,6 +91,22 @@ final class CheckpointAlignment {
   /** How long before the expected checkpoint a round plans. */
   long leadMillis() {
     return pollMillis + 2 * (planMillis + rewriteMillis);
+  }
+
+  /**
+   * Whether {@code now} is within the lead before the expected checkpoint, rounds having waited for
+   * it: a round that finds nothing to compact then keeps its discovery due, since the files a
+   * writer adds before the checkpoint can still make it (a lead that grew since the last round
+   * comes before the writer's next files).
+   */
+  boolean withinLead(long now) {
+    long interval = intervalMillis;
+    long last = lastCheckpointMillis;
+    if (interval <= 0 || last < 0) {
+      return false;
+    }
+    long lead = leadMillis();
+    return lead < interval && now >= last + interval - lead && now < last + interval;
   }
 
   /** Whether a round at {@code now} waits for a time nearer the next checkpoint. */

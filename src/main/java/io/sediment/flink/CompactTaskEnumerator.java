@@ -5,7 +5,9 @@ import io.sediment.compact.CompactPlanner;
 import io.sediment.compact.CompactStrategy;
 import io.sediment.compact.CompactTask;
 import io.sediment.compact.ExecutionMode;
+import io.sediment.compact.TableKind;
 import io.sediment.manifest.CommitKind;
+import io.sediment.manifest.FileStore;
 import io.sediment.manifest.Snapshot;
 import io.sediment.marker.ReleaseRecords;
 import io.sediment.schema.CompactionOptions;
@@ -161,6 +163,7 @@ final class CompactTaskEnumerator
     if (!discovery && excluded.isEmpty() && !ledger.hasReplanRequest()) {
       return PlanRound.NONE; // nothing out to be released: no I/O
     }
+    long previousDiscovery = lastDiscoveryMillis;
     if (discovery) {
       lastDiscoveryMillis = now;
     }
@@ -204,10 +207,16 @@ final class CompactTaskEnumerator
       if (fullRound) {
         strategy = CompactStrategy.FULL;
       }
+      FileStore store = table.store();
+      if (strategy == CompactStrategy.MINOR
+          && TableKind.of(store) == TableKind.APPEND
+          && alignment.withinLead(now)) {
+        store = lastRoundBeforeCommit(store);
+      }
       CompactPlanner.Plan plan =
           targets
               .spec()
-              .planner(table.store(), table.fullName(), strategy)
+              .planner(store, table.fullName(), strategy)
               .planWithBacklog(latest.get(), targets.partitionFilter(), excluded);
       // a commit rewrites at most the budget: the rest is planned by a later round (or run)
       List<CompactTask> capped = CompactBudget.cap(plan.tasks(), targets.budget(name, table));
@@ -227,7 +236,32 @@ final class CompactTaskEnumerator
     }
     waitingByTable.keySet().retainAll(names);
     waitingFiles = waitingByTable.values().stream().mapToLong(Long::longValue).sum();
-    return new PlanRound(released, tasks, targets.clock().millis() - now);
+    long end = targets.clock().millis();
+    if (tasks.isEmpty() && alignment.withinLead(end)) {
+      // Nothing yet, but what a writer adds before the checkpoint can still make it: the next
+      // round plans again (under a streaming writer a partition's files qualify as a group only
+      // once enough arrived, and a lead longer than the last round's comes before they do).
+      lastDiscoveryMillis = previousDiscovery;
+      if (force) {
+        ledger.requestReplan();
+      }
+    }
+    return new PlanRound(released, tasks, end - now);
+  }
+
+  /**
+   * The store a minor round of an append table within the lead before the expected checkpoint plans
+   * with: compaction's time trigger fires for every group ({@code compaction.trigger.max-delay} of
+   * 1 ms), so a bucket's group of two or more small files qualifies without {@code
+   * compaction.min.file-num} files. A group left out now waits a whole interval more for its
+   * commit; under a streaming writer a partition's files otherwise qualify only when the last file
+   * of the count arrives, whenever that falls before the checkpoint, and the rounds that merge the
+   * most bytes (size tiers filling up together) miss it. Not for primary-key buckets: moving every
+   * level-0 run up each round adds a sorted run per round until universal compaction merges them.
+   */
+  private static FileStore lastRoundBeforeCommit(FileStore store) {
+    String key = CompactionOptions.COMPACTION_TRIGGER_MAX_DELAY.key();
+    return store.withOptions(store.options().with(Map.of(key, "1 ms")));
   }
 
   /**

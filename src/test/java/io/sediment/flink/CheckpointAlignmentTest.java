@@ -37,6 +37,22 @@ class CheckpointAlignmentTest {
   }
 
   @Test
+  void withinTheLeadIsFromTheLeadBeforeTheExpectedCheckpointUntilIt() {
+    CheckpointAlignment a = new CheckpointAlignment(POLL);
+    assertThat(a.withinLead(0)).as("no checkpoint seen").isFalse();
+    a.checkpointTriggered(0);
+    assertThat(a.withinLead(9_500)).as("no interval known").isFalse();
+    a.checkpointTriggered(10_000);
+    assertThat(a.withinLead(18_999)).isFalse();
+    assertThat(a.withinLead(19_000)).isTrue();
+    assertThat(a.withinLead(19_999)).isTrue();
+    assertThat(a.withinLead(20_000)).as("overdue").isFalse();
+    a.roundPlanned(0, 20_000);
+    a.readersIdle(24_500); // lead 1 s + 9 s: the whole interval, no round waits
+    assertThat(a.withinLead(19_500)).isFalse();
+  }
+
+  @Test
   void theLeadIsAPollPlusTwiceTheLongestPlanAndRewritesOfTheLastRounds() {
     CheckpointAlignment a = new CheckpointAlignment(POLL);
     a.roundPlanned(100, 1_000);

@@ -29,6 +29,9 @@ import org.apache.flink.metrics.Metric;
 import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.metrics.groups.SplitEnumeratorMetricGroup;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.StringData;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -561,6 +564,97 @@ class CompactTaskEnumeratorTest {
       context.runPeriodicCallable(0);
       e.handleSplitRequest(0, "localhost");
       assertThat(assigned(context).size()).isGreaterThan(before);
+    }
+  }
+
+  /**
+   * A minor round within the lead before the expected checkpoint is the last whose output that
+   * checkpoint commits: a group of two or more small files qualifies without {@code
+   * compaction.min.file-num} files (the time trigger fires), and a round that finds nothing keeps
+   * its discovery due, so the next round plans what the writer adds before the checkpoint instead
+   * of leaving it a whole interval. Once the checkpoint is overdue neither holds: groups need their
+   * count, and an empty round counts as the discovery.
+   */
+  @Test
+  void theRoundsWithinTheLeadTakeEveryGroupOfTwoFilesAndKeepTheirDiscoveryDue() throws Throwable {
+    Table table = FlinkTestSupport.threePartitionsOfFourFiles(dir.resolve("d")); // min 3 files
+    ManualClock clock = new ManualClock();
+    long start = clock.millis();
+    try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
+      CompactTaskEnumerator e = continuousOnClock(context, table, clock, 10_000);
+      e.snapshotState(1);
+      context.runPeriodicCallable(0); // the first round: three tasks, rewritten at once
+      e.notifyCheckpointComplete(1);
+      for (int i = 0; i < 4; i++) {
+        e.handleSplitRequest(0, "localhost");
+      }
+      assertThat(assigned(context)).hasSize(3);
+      clock.advance(Duration.ofSeconds(10));
+      e.snapshotState(2); // every 10 s: the lead is one poll, 1 s
+
+      FlinkTestSupport.fill(table, 100, 1, 1, "a"); // one file: no group
+      clock.advance(Duration.ofSeconds(9)); // 19 s: within the lead, a discovery due
+      context.runPeriodicCallable(0);
+      assertThat(assigned(context)).hasSize(3);
+      FlinkTestSupport.fill(table, 200, 1, 1, "a");
+      clock.advance(Duration.ofMillis(500));
+      context.runPeriodicCallable(0);
+      assertThat(assigned(context)).as("planned before the checkpoint").hasSize(4);
+      assertThat(assigned(context).get(3).inputFileNames()).as("two files").hasSize(2);
+
+      e.handleSplitRequest(0, "localhost");
+      clock.advance(Duration.ofMillis(start + 31_000 - clock.millis())); // checkpoint 3 overdue
+      FlinkTestSupport.fill(table, 300, 2, 1, "b");
+      context.runPeriodicCallable(0); // a discovery: two files are no group of three
+      assertThat(assigned(context)).hasSize(4);
+      FlinkTestSupport.fill(table, 400, 1, 1, "b");
+      clock.advance(Duration.ofMillis(500));
+      context.runPeriodicCallable(0);
+      assertThat(assigned(context)).as("no discovery due").hasSize(4);
+      clock.advance(Duration.ofSeconds(10));
+      context.runPeriodicCallable(0);
+      assertThat(assigned(context)).as("the next discovery").hasSize(5);
+      assertThat(assigned(context).get(4).inputFileNames()).hasSize(3);
+    }
+  }
+
+  /**
+   * A primary-key bucket's level-0 runs are not moved up early within the lead (each round would
+   * add a sorted run until universal compaction merges them): they wait for {@code
+   * num-sorted-run.compaction-trigger}, and the round that finds nothing keeps its discovery due.
+   */
+  @Test
+  void primaryKeyBucketsWithinTheLeadWaitForTheirRunCount() throws Throwable {
+    Schema schema =
+        Schema.newBuilder()
+            .column("k", DataTypes.BIGINT().notNull())
+            .column("v", DataTypes.STRING())
+            .primaryKey("k")
+            .option("bucket", "1")
+            .option("write-only", "true")
+            .build();
+    Table table = TestTables.create(TestTables.catalog(dir.resolve("d")), "t", schema);
+    ManualClock clock = new ManualClock();
+    try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
+      CompactTaskEnumerator e = continuousOnClock(context, table, clock, 10_000);
+      e.snapshotState(1);
+      e.notifyCheckpointComplete(1);
+      clock.advance(Duration.ofSeconds(10));
+      e.snapshotState(2); // every 10 s: the lead is one poll, 1 s
+      for (long k = 0; k < 2; k++) {
+        TestTables.writeBatch(table, List.of(GenericRowData.of(k, StringData.fromString("v"))));
+      }
+      clock.advance(Duration.ofSeconds(9)); // within the lead: two level-0 runs of five
+      context.runPeriodicCallable(0);
+      e.handleSplitRequest(0, "localhost");
+      assertThat(assigned(context)).isEmpty();
+      for (long k = 2; k < 5; k++) {
+        TestTables.writeBatch(table, List.of(GenericRowData.of(k, StringData.fromString("v"))));
+      }
+      clock.advance(Duration.ofMillis(500));
+      context.runPeriodicCallable(0);
+      assertThat(assigned(context)).as("five runs, before the checkpoint").hasSize(1);
+      assertThat(assigned(context).get(0).inputFileNames()).hasSize(5);
     }
   }
 
