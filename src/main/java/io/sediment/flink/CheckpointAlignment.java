@@ -1,28 +1,33 @@
 package io.sediment.flink;
 
 /**
- * When a continuous job's planning rounds run, relative to the checkpoints that commit their
- * output.
+ * When a continuous job's planning rounds hand their tasks over, relative to the checkpoints that
+ * commit their output.
  *
  * <p>A task's output is committed at the first checkpoint after its rewrite finished, so a round
  * that plans right after a checkpoint (a discovery that falls there, or the release of the tasks
  * that checkpoint committed) waits nearly a whole checkpoint interval for its commit, while the
- * files a writer adds meanwhile wait for the round after. A round therefore waits until the
- * expected next checkpoint less a <em>lead</em>: its output lands at the same checkpoint, and it
- * takes the files that arrived while it waited. Under a streaming writer this shortens every new
- * file's time to compaction by most of an interval, and so the number of files a partition holds.
+ * files a writer adds meanwhile wait for the round after. A round therefore hands its tasks over
+ * only shortly before the expected next checkpoint, its <em>lead</em> before it: its output lands
+ * at the same checkpoint, and it takes the files that arrived while it waited.
  *
- * <p>The lead is one polling period (rounds run on a timer) plus twice the longest planning time
- * and the longest rewriting time (from the plan until no task is pending or running) of the last
- * {@value #REMEMBERED} rounds that planned, so a round that takes somewhat longer than those still
- * makes the checkpoint (under a streaming writer every few rounds merge larger files than the
- * rounds between). A round never waits when the checkpoints are not known to be regular yet (fewer
- * than two seen), when the lead is not shorter than the interval (rewrites that long gain nothing
- * by waiting), or once the expected checkpoint is within the lead or overdue. Waiting only moves a
- * round later within the interval: what it excludes does not change. A round {@linkplain
- * #withinLead within the lead} is the last whose output that checkpoint commits: the enumerator
- * lets it take an append partition's group of two small files, and keeps its discovery due when it
- * finds nothing.
+ * <p>The lead is the round's own: one polling period (rounds run on a timer) plus twice its
+ * planning time (or the longest of the last {@value #REMEMBERED}, if longer) and its estimated
+ * rewriting time, its input bytes at the rewriting throughput of the last {@value #REMEMBERED}
+ * periods of rewriting (the bytes handed over, over the time from a plan until no task was pending
+ * or running). So a round that merges several times the bytes of the rounds before it (under a
+ * streaming writer, size tiers filling up together, larger every time they do) hands over early
+ * enough to make the checkpoint, and the rounds between keep a short lead. Before the first period
+ * of rewriting ended the estimate is zero.
+ *
+ * <p>Rounds before the last half of the interval (or before the lead of a plan as long as the
+ * longest of the last ones, if earlier) wait without planning. Every round {@linkplain #inWindow
+ * in the window} after that plans, and {@linkplain #handsOver hands over} once its lead is as long
+ * as the time left; until then the next round plans again, with what arrived meanwhile. A round in
+ * the window may be the last whose output that checkpoint commits: the enumerator lets it take an
+ * append partition's group of two small files, and keeps its discovery due when it finds nothing.
+ * Nothing waits when the checkpoints are not known to be regular yet (fewer than two seen), once
+ * the expected checkpoint is overdue, or when a plan's lead alone is as long as the interval.
  *
  * <p>Written by the enumerator's coordinator thread (checkpoints, plans handed over, readers idle);
  * read by its planning thread.
@@ -36,12 +41,14 @@ final class CheckpointAlignment {
   private volatile long lastCheckpointMillis = -1;
   private volatile long intervalMillis = -1;
   private volatile long planMillis; // the longest of the last plans
-  private volatile long rewriteMillis; // the longest of the last periods of rewriting
+  private volatile double bytesPerMilli; // rewriting throughput of the last periods; 0: unknown
   private final long[] plans = new long[REMEMBERED]; // coordinator thread only
   private int nextPlan;
-  private final long[] rewrites = new long[REMEMBERED]; // coordinator thread only
-  private int nextRewrite;
+  private final long[] periodBytes = new long[REMEMBERED]; // coordinator thread only
+  private final long[] periodMillis = new long[REMEMBERED];
+  private int nextPeriod;
   private long rewritesSince = -1; // coordinator thread only
+  private long bytesSince;
 
   /** {@code pollMillis}: how often the planning rounds run. */
   CheckpointAlignment(long pollMillis) {
@@ -58,24 +65,33 @@ final class CheckpointAlignment {
   }
 
   /**
-   * A round that took {@code tookMillis} to plan handed over tasks at {@code millis}: a period of
-   * rewriting starts, unless one runs.
+   * A round that took {@code tookMillis} to plan handed over tasks of {@code bytes} input bytes at
+   * {@code millis}: a period of rewriting starts, unless one runs.
    */
-  void roundPlanned(long tookMillis, long millis) {
+  void roundPlanned(long tookMillis, long bytes, long millis) {
     plans[nextPlan] = Math.max(0, tookMillis);
     nextPlan = (nextPlan + 1) % REMEMBERED;
     planMillis = max(plans);
     if (rewritesSince < 0) {
       rewritesSince = millis;
+      bytesSince = 0;
     }
+    bytesSince += Math.max(0, bytes);
   }
 
   /** No task is pending or running since {@code millis}: the period of rewriting ends. */
   void readersIdle(long millis) {
     if (rewritesSince >= 0) {
-      rewrites[nextRewrite] = Math.max(0, millis - rewritesSince);
-      nextRewrite = (nextRewrite + 1) % REMEMBERED;
-      rewriteMillis = max(rewrites);
+      periodBytes[nextPeriod] = bytesSince;
+      periodMillis[nextPeriod] = Math.max(1, millis - rewritesSince);
+      nextPeriod = (nextPeriod + 1) % REMEMBERED;
+      long bytes = 0;
+      long time = 0;
+      for (int i = 0; i < REMEMBERED; i++) {
+        bytes += periodBytes[i];
+        time += periodMillis[i];
+      }
+      bytesPerMilli = bytes > 0 ? (double) bytes / time : 0;
       rewritesSince = -1;
     }
   }
@@ -88,35 +104,57 @@ final class CheckpointAlignment {
     return max;
   }
 
-  /** How long before the expected checkpoint a round plans. */
-  long leadMillis() {
-    return pollMillis + 2 * (planMillis + rewriteMillis);
+  /**
+   * How long before the expected checkpoint a round that took {@code tookMillis} to plan {@code
+   * bytes} input bytes hands them over.
+   */
+  long leadMillis(long tookMillis, long bytes) {
+    double throughput = bytesPerMilli;
+    long rewrite = throughput > 0 ? (long) Math.ceil(bytes / throughput) : 0;
+    return pollMillis + 2 * (Math.max(planMillis, tookMillis) + rewrite);
   }
 
   /**
-   * Whether {@code now} is within the lead before the expected checkpoint, rounds having waited for
-   * it: a round that finds nothing to compact then keeps its discovery due, since the files a
-   * writer adds before the checkpoint can still make it (a lead that grew since the last round
-   * comes before the writer's next files).
+   * How long before the expected checkpoint rounds start to plan: half the interval, or the lead of
+   * an empty plan as long as the longest of the last ones, if longer. -1 when rounds never wait
+   * (no regular checkpoints known, or that lead as long as the interval).
    */
-  boolean withinLead(long now) {
+  private long windowMillis() {
     long interval = intervalMillis;
-    long last = lastCheckpointMillis;
-    if (interval <= 0 || last < 0) {
-      return false;
+    if (interval <= 0 || lastCheckpointMillis < 0) {
+      return -1;
     }
-    long lead = leadMillis();
-    return lead < interval && now >= last + interval - lead && now < last + interval;
+    long window = Math.max(interval / 2, leadMillis(0, 0));
+    return window < interval ? window : -1;
   }
 
-  /** Whether a round at {@code now} waits for a time nearer the next checkpoint. */
+  /** Whether a round at {@code now} waits without planning: before the window. */
   boolean waits(long now) {
-    long interval = intervalMillis;
+    long window = windowMillis();
     long last = lastCheckpointMillis;
-    if (interval <= 0 || last < 0) {
-      return false;
+    return window >= 0 && now >= last && now < last + intervalMillis - window;
+  }
+
+  /**
+   * Whether {@code now} is in the window before the expected checkpoint, in which every round plans
+   * and hands over once its lead is as long as the time left.
+   */
+  boolean inWindow(long now) {
+    long window = windowMillis();
+    long expected = lastCheckpointMillis + intervalMillis;
+    return window >= 0 && now >= expected - window && now < expected;
+  }
+
+  /**
+   * Whether a round that finished planning {@code bytes} input bytes at {@code now}, taking {@code
+   * tookMillis}, hands them over now: outside the window, or once its lead is as long as the time
+   * left before the expected checkpoint. If not, a later round plans again.
+   */
+  boolean handsOver(long now, long tookMillis, long bytes) {
+    if (!inWindow(now)) {
+      return true;
     }
-    long lead = leadMillis();
-    return lead < interval && now >= last && now < last + interval - lead;
+    long left = lastCheckpointMillis + intervalMillis - now;
+    return leadMillis(tookMillis, bytes) >= left;
   }
 }

@@ -177,6 +177,9 @@ final class CompactTaskEnumerator
     boolean force = ledger.takeReplanRequest();
     List<String> released = new ArrayList<>();
     List<CompactTask> tasks = new ArrayList<>();
+    // in the window before the expected checkpoint a round may be the last whose output it commits
+    boolean inWindow = !mode.isBounded() && alignment.inWindow(now);
+    boolean anyFull = false;
     List<String> names = targets.tableNames();
     for (String name : names) {
       Table table = targets.table(name);
@@ -206,11 +209,12 @@ final class CompactTaskEnumerator
           !mode.isBounded() && fullCompactionDue(name, table, last, latest.get().id());
       if (fullRound) {
         strategy = CompactStrategy.FULL;
+        anyFull = true;
       }
       FileStore store = table.store();
       if (strategy == CompactStrategy.MINOR
           && TableKind.of(store) == TableKind.APPEND
-          && alignment.withinLead(now)) {
+          && inWindow) {
         store = lastRoundBeforeCommit(store);
       }
       CompactPlanner.Plan plan =
@@ -237,20 +241,26 @@ final class CompactTaskEnumerator
     waitingByTable.keySet().retainAll(names);
     waitingFiles = waitingByTable.values().stream().mapToLong(Long::longValue).sum();
     long end = targets.clock().millis();
-    if (tasks.isEmpty() && alignment.withinLead(end)) {
-      // Nothing yet, but what a writer adds before the checkpoint can still make it: the next
-      // round plans again (under a streaming writer a partition's files qualify as a group only
-      // once enough arrived, and a lead longer than the last round's comes before they do).
+    long bytes = 0;
+    for (CompactTask t : tasks) {
+      bytes += t.inputBytes();
+    }
+    // A full round hands over at once: its trigger was counted (deltaCommits), not seen again.
+    boolean handOver = mode.isBounded() || anyFull || alignment.handsOver(end, end - now, bytes);
+    if (!handOver || (tasks.isEmpty() && inWindow && alignment.inWindow(end))) {
+      // Not yet, or nothing yet: the next round plans again, with what a writer adds before the
+      // checkpoint (a discovery stays due; a table whose tasks are dropped here is planned then
+      // even without a new snapshot).
       lastDiscoveryMillis = previousDiscovery;
-      if (force) {
+      if (!tasks.isEmpty() || force) {
         ledger.requestReplan();
       }
     }
-    return new PlanRound(released, tasks, end - now);
+    return new PlanRound(released, handOver ? tasks : List.of(), end - now);
   }
 
   /**
-   * The store a minor round of an append table within the lead before the expected checkpoint plans
+   * The store a minor round of an append table in the window before the expected checkpoint plans
    * with: compaction's time trigger fires for every group ({@code compaction.trigger.max-delay} of
    * 1 ms), so a bucket's group of two or more small files qualifies without {@code
    * compaction.min.file-num} files. A group left out now waits a whole interval more for its
@@ -352,15 +362,18 @@ final class CompactTaskEnumerator
     // alone): the ledger asks for another round with them free, even if no new snapshot appears
     // (an aborted window makes none).
     ledger.release(round.released());
-    int added =
-        ledger
-            .addPlanned(
-                round.tasks(),
-                CompactTaskSplit::inputFileNames,
-                t -> new CompactTaskSplit(Long.toString(nextId++), t, commitUser))
-            .size();
+    List<CompactTaskSplit> splits =
+        ledger.addPlanned(
+            round.tasks(),
+            CompactTaskSplit::inputFileNames,
+            t -> new CompactTaskSplit(Long.toString(nextId++), t, commitUser));
+    int added = splits.size();
     if (added > 0 && !mode.isBounded()) {
-      alignment.roundPlanned(round.planMillis(), targets.clock().millis());
+      long bytes = 0;
+      for (CompactTaskSplit split : splits) {
+        bytes += split.task().inputBytes();
+      }
+      alignment.roundPlanned(round.planMillis(), bytes, targets.clock().millis());
     }
     if (added > 0) {
       tasksPlanned.inc(added);

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** When a continuous job's planning rounds run relative to its checkpoints. */
+/** When a continuous job's planning rounds hand their tasks over relative to its checkpoints. */
 class CheckpointAlignmentTest {
 
   private static final long POLL = 1_000;
@@ -16,134 +16,167 @@ class CheckpointAlignmentTest {
   void noRoundWaitsBeforeTwoCheckpointsWereSeen() {
     CheckpointAlignment a = new CheckpointAlignment(POLL);
     assertThat(a.waits(0)).isFalse();
+    assertThat(a.inWindow(0)).isFalse();
+    assertThat(a.handsOver(0, 0, 1_000)).isTrue();
     a.checkpointTriggered(10_000);
     assertThat(a.waits(10_000)).isFalse();
     a.checkpointTriggered(10_000); // the same instant tells no interval
     assertThat(a.waits(10_000)).isFalse();
+    assertThat(a.inWindow(19_500)).isFalse();
+    assertThat(a.handsOver(19_500, 0, 1_000)).isTrue();
   }
 
   @Test
-  void aRoundWaitsUntilTheLeadBeforeTheExpectedCheckpoint() {
+  void roundsWaitUntilTheLastHalfOfTheIntervalThenHandOverAtTheirLead() {
     CheckpointAlignment a = new CheckpointAlignment(POLL);
     a.checkpointTriggered(0);
     a.checkpointTriggered(10_000);
-    assertThat(a.leadMillis()).isEqualTo(POLL);
     assertThat(a.waits(9_999)).as("before the last checkpoint: a clock that went back").isFalse();
     assertThat(a.waits(10_000)).isTrue();
-    assertThat(a.waits(18_999)).isTrue();
-    assertThat(a.waits(19_000)).isFalse();
+    assertThat(a.waits(14_999)).isTrue();
+    assertThat(a.inWindow(14_999)).isFalse();
+    assertThat(a.waits(15_000)).as("the last half: a round plans").isFalse();
+    assertThat(a.inWindow(15_000)).isTrue();
+
+    // no rewrite measured yet: the lead is a poll and twice the plan
+    assertThat(a.leadMillis(100, 1_000_000)).isEqualTo(POLL + 200);
+    assertThat(a.handsOver(15_100, 100, 1_000_000)).as("5 s left, lead 1.2 s").isFalse();
+    assertThat(a.handsOver(18_799, 100, 1_000_000)).isFalse();
+    assertThat(a.handsOver(18_800, 100, 1_000_000)).isTrue();
+    assertThat(a.inWindow(19_999)).isTrue();
+
     assertThat(a.waits(20_000)).as("overdue").isFalse();
-    assertThat(a.waits(25_000)).isFalse();
+    assertThat(a.inWindow(20_000)).isFalse();
+    assertThat(a.handsOver(20_000, 100, 1_000_000)).isTrue();
+    assertThat(a.handsOver(25_000, 100, 1_000_000)).isTrue();
   }
 
   @Test
-  void withinTheLeadIsFromTheLeadBeforeTheExpectedCheckpointUntilIt() {
+  void theLeadIsAPollPlusTwiceThePlanAndTheRewriteOfItsBytesAtTheLastRoundsThroughput() {
     CheckpointAlignment a = new CheckpointAlignment(POLL);
-    assertThat(a.withinLead(0)).as("no checkpoint seen").isFalse();
-    a.checkpointTriggered(0);
-    assertThat(a.withinLead(9_500)).as("no interval known").isFalse();
-    a.checkpointTriggered(10_000);
-    assertThat(a.withinLead(18_999)).isFalse();
-    assertThat(a.withinLead(19_000)).isTrue();
-    assertThat(a.withinLead(19_999)).isTrue();
-    assertThat(a.withinLead(20_000)).as("overdue").isFalse();
-    a.roundPlanned(0, 20_000);
-    a.readersIdle(24_500); // lead 1 s + 9 s: the whole interval, no round waits
-    assertThat(a.withinLead(19_500)).isFalse();
-  }
-
-  @Test
-  void theLeadIsAPollPlusTwiceTheLongestPlanAndRewritesOfTheLastRounds() {
-    CheckpointAlignment a = new CheckpointAlignment(POLL);
-    a.roundPlanned(100, 1_000);
-    a.roundPlanned(20, 1_500); // planned while the first period runs: one period
-    a.readersIdle(3_000);
+    a.roundPlanned(100, 1_000_000, 1_000);
+    a.roundPlanned(20, 1_000_000, 1_500); // planned while the first period runs: one period
+    a.readersIdle(3_000); // 2,000,000 bytes in 2 s
     a.readersIdle(9_000); // no period open: nothing changes
-    assertThat(a.leadMillis()).isEqualTo(POLL + 2 * (100 + 2_000));
-    for (int round = 1; round < CheckpointAlignment.REMEMBERED - 1; round++) {
-      a.roundPlanned(40, round * 10_000);
-      a.readersIdle(round * 10_000 + 300);
-      assertThat(a.leadMillis())
-          .as("round %d: the longest of the last rounds counts", round)
-          .isEqualTo(POLL + 2 * (100 + 2_000));
+    assertThat(a.leadMillis(0, 4_000_000)).isEqualTo(POLL + 2 * (100 + 4_000));
+    assertThat(a.leadMillis(300, 500_000))
+        .as("its own plan when longer than the last ones'")
+        .isEqualTo(POLL + 2 * (300 + 500));
+    a.roundPlanned(40, 3_000_000, 10_000);
+    a.readersIdle(11_000); // 3,000,000 bytes in 1 s: 5,000,000 in 3 s over both periods
+    assertThat(a.leadMillis(0, 5_000_000)).isEqualTo(POLL + 2 * (100 + 3_000));
+    for (int round = 2; round < CheckpointAlignment.REMEMBERED; round++) {
+      a.roundPlanned(40, 1_000, round * 10_000);
+      a.readersIdle(round * 10_000 + 1);
     }
-    a.roundPlanned(40, 90_000);
-    assertThat(a.leadMillis()).as("the long plan forgotten").isEqualTo(POLL + 2 * (40 + 2_000));
-    a.readersIdle(90_300); // the fifth period since the long one
-    assertThat(a.leadMillis()).isEqualTo(POLL + 2 * (40 + 2_000));
-    a.roundPlanned(40, 100_000);
-    a.readersIdle(100_300);
-    assertThat(a.leadMillis()).as("the long rewrite forgotten").isEqualTo(POLL + 2 * (40 + 300));
+    assertThat(a.leadMillis(0, 5_003_000))
+        .as("five plans since the long one, five periods: 5,003,000 bytes in 3,003 ms")
+        .isEqualTo(POLL + 2 * (40 + 3_003));
+    a.roundPlanned(40, 1_000, 60_000);
+    a.readersIdle(60_001); // the first period (2 s) forgotten
+    assertThat(a.leadMillis(0, 6_008_000))
+        .as("the last five periods: 3,004,000 bytes in 1,004 ms")
+        .isEqualTo(POLL + 2 * (40 + 2_008));
   }
 
   @Test
-  void rewritesAsLongAsTheIntervalNeverWait() {
+  void aRoundOfSeveralTimesTheBytesHandsOverEarlierThanTheRoundsBetween() {
     CheckpointAlignment a = new CheckpointAlignment(POLL);
-    a.roundPlanned(0, 0);
-    a.readersIdle(4_500); // lead 1 s + 9 s: the whole interval
+    a.roundPlanned(0, 1_000_000, 0);
+    a.readersIdle(1_000); // 1,000 bytes per ms
+    a.checkpointTriggered(0);
+    a.checkpointTriggered(10_000);
+    assertThat(a.handsOver(15_000, 0, 1_000_000)).as("lead 3 s, 5 s left").isFalse();
+    assertThat(a.handsOver(16_999, 0, 1_000_000)).isFalse();
+    assertThat(a.handsOver(17_000, 0, 1_000_000)).isTrue();
+    a.checkpointTriggered(20_000);
+    assertThat(a.waits(24_999)).isTrue();
+    assertThat(a.handsOver(25_000, 0, 4_000_000)).as("lead 9 s: at once").isTrue();
+  }
+
+  @Test
+  void plansAsLongAsTheIntervalNeverWait() {
+    CheckpointAlignment a = new CheckpointAlignment(POLL);
+    a.roundPlanned(4_500, 0, 0); // lead 1 s + 9 s: the whole interval
     a.checkpointTriggered(0);
     a.checkpointTriggered(10_000);
     assertThat(a.waits(10_000)).isFalse();
+    assertThat(a.inWindow(15_000)).isFalse();
+    assertThat(a.handsOver(15_000, 0, 0)).isTrue();
   }
 
   /**
-   * Generated runs of regular checkpoints (2 to 60 s apart), rounds every poll at a random phase,
-   * each planning in up to 200 ms and rewriting for a random time (0.3 to 2 times the last one's,
-   * sometimes none): in each interval the first round that plans comes within one poll after the
-   * expected checkpoint less the lead (it does not plan earlier than it needs to), and whenever its
-   * plan and rewrites take at most twice the last round's, they end before the checkpoint (its
-   * output is committed there, as if it had planned right after the previous checkpoint). With the
-   * lead as long as the interval, the first round after a checkpoint plans.
+   * Generated runs of regular checkpoints (2 to 60 s apart) and rounds every poll at a random
+   * phase, the plans of an interval each taking the same time up to 200 ms; a rewrite takes its
+   * bytes at a throughput that varies by up to 20% (plus up to 100 ms), and every few rounds one
+   * merges 2 to 8 times the bytes of the rounds between (under a streaming writer, size tiers
+   * filling up together). In every interval one round hands over: within a poll and a plan after
+   * its lead before the checkpoint (not earlier than it needs to), or at the first round of the
+   * interval's last half when its lead is longer; and every output whose rewrite fits in half the
+   * interval makes the checkpoint, the large rounds' too.
    */
   @ParameterizedTest
   @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
-  void theFirstRoundThatPlansMakesTheCheckpointAndIsNotEarlierThanItNeedsToBe(long seed) {
+  void everyRoundHandsOverAsLateAsItCanAndMakesTheCheckpoint(long seed) {
     Random random = new Random(seed);
     long interval = 2_000 + random.nextInt(58_001);
     long phase = random.nextInt((int) POLL);
+    double bytesPerMilli = 1_000 + random.nextInt(100_000);
     CheckpointAlignment a = new CheckpointAlignment(POLL);
-    long lastWork = 0;
+    long bytes = (long) (bytesPerMilli * interval / 40);
     int made = 0;
+    int large = 0;
     for (int k = 0; k < 40; k++) {
       long checkpoint = k * interval;
       long next = checkpoint + interval;
       a.checkpointTriggered(checkpoint);
-      long lead = a.leadMillis();
+      boolean isLarge = k > 1 && random.nextInt(4) == 0;
+      long roundBytes = isLarge ? bytes * (2 + random.nextInt(7)) : bytes;
+      long plan = random.nextInt(201); // the plans of one interval take about as long
       long round = checkpoint + Math.floorMod(phase - checkpoint, POLL);
-      while (round < next && a.waits(round)) {
-        round += POLL;
+      long handedOver = -1;
+      long firstPlan = -1;
+      for (; round < next; round += POLL) {
+        if (a.waits(round)) {
+          continue;
+        }
+        firstPlan = firstPlan < 0 ? round : firstPlan;
+        if (a.handsOver(round + plan, plan, roundBytes)) {
+          handedOver = round + plan;
+          break;
+        }
       }
-      assertThat(round)
-          .as("seed %d, interval %d: a round plans in every interval", seed, k)
-          .isLessThan(next);
-      if (k > 0 && lead < interval) {
-        assertThat(round)
-            .as("seed %d, interval %d: not earlier than the lead (%d ms) before it", seed, k, lead)
-            .isGreaterThanOrEqualTo(next - lead)
-            .isLessThan(next - lead + POLL);
-      } else {
-        assertThat(round)
-            .as("seed %d, interval %d: no wait", seed, k)
-            .isLessThan(checkpoint + POLL);
+      assertThat(handedOver)
+          .as("seed %d, interval %d: a round hands over in every interval", seed, k)
+          .isPositive()
+          .isLessThan(next + 200);
+      long lead = a.leadMillis(plan, roundBytes);
+      if (k > 0 && lead < interval / 2) {
+        assertThat(next - handedOver)
+            .as("seed %d, interval %d: lead %d ms, not earlier than it", seed, k, lead)
+            .isLessThanOrEqualTo(lead)
+            .isGreaterThan(lead - POLL);
+      } else if (k > 0) {
+        assertThat(firstPlan)
+            .as("seed %d, interval %d: lead %d ms, the first round of the last half", seed, k, lead)
+            .isLessThan(next - interval / 2 + POLL);
+        assertThat(handedOver).isEqualTo(firstPlan + plan);
       }
-      long plan = random.nextInt(201);
       long rewrite =
-          random.nextInt(5) == 0
-              ? 0
-              : (long) (Math.max(lastWork, 50) * (0.3 + 1.7 * random.nextDouble()));
-      rewrite = Math.min(rewrite, interval);
-      if (rewrite > 0) {
-        a.roundPlanned(plan, round + plan);
-        a.readersIdle(round + plan + rewrite);
-      }
-      if (k > 0 && lead < interval && plan + rewrite <= lead - POLL) {
-        assertThat(round + plan + rewrite)
-            .as("seed %d, interval %d: the output makes the checkpoint", seed, k)
+          (long) (roundBytes / bytesPerMilli * (0.8 + 0.4 * random.nextDouble()))
+              + random.nextInt(101);
+      a.roundPlanned(plan, roundBytes, handedOver);
+      a.readersIdle(handedOver + rewrite);
+      if (k > 0 && rewrite <= interval / 2) {
+        assertThat(handedOver + rewrite)
+            .as("seed %d, interval %d: the output of %d bytes makes the checkpoint", seed, k, roundBytes)
             .isLessThanOrEqualTo(next);
         made++;
+        large += isLarge ? 1 : 0;
       }
-      lastWork = rewrite > 0 ? plan + rewrite : lastWork;
+      bytes = (long) (bytes * (0.9 + 0.2 * random.nextDouble()));
     }
     assertThat(made).as("seed %d: rounds whose output made the checkpoint", seed).isPositive();
+    assertThat(large).as("seed %d: large rounds among them", seed).isPositive();
   }
 }

@@ -510,56 +510,65 @@ class CompactTaskEnumeratorTest {
 
   /**
    * A continuous job's output is committed at the first checkpoint after its rewrite, so a due
-   * round (a discovery, or one taking released tasks) waits until shortly before the expected next
-   * checkpoint (one polling period while no round has rewritten anything; more once they took
-   * time), then plans what arrived meanwhile too. Once the expected checkpoint is overdue it plans
-   * at once.
+   * round (a discovery, or one taking released tasks) hands its tasks over only its own lead before
+   * the expected next checkpoint: before the interval's last half the rounds wait; one in it plans
+   * and, when its lead (a poll plus twice its plan and the rewrite of its bytes at the throughput
+   * the job measured) is shorter than the time left, hands nothing over and plans again then, with
+   * the files that arrived meanwhile. A round of several times the bytes of the last ones hands
+   * over at once, so that it makes the checkpoint too. Once the expected checkpoint is overdue a
+   * round plans at once.
    */
   @Test
-  void aDueRoundPlansShortlyBeforeTheExpectedCheckpointNotRightAfterOne() throws Throwable {
+  void aDueRoundHandsItsTasksOverItsOwnLeadBeforeTheExpectedCheckpoint() throws Throwable {
     Table table = FlinkTestSupport.threePartitionsOfFourFiles(dir.resolve("d"));
     ManualClock clock = new ManualClock();
+    long start = clock.millis();
     try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
       CompactTaskEnumerator e = continuousOnClock(context, table, clock, 1_000);
       e.snapshotState(1); // one checkpoint: no interval known
-      context.runPeriodicCallable(0);
+      context.runPeriodicCallable(0); // plans at once: three tasks of four files
       e.notifyCheckpointComplete(1);
       for (int i = 0; i < 4; i++) {
-        e.handleSplitRequest(0, "localhost"); // three tasks handed out, rewritten, held
+        e.handleSplitRequest(0, "localhost"); // one reader rewrites them in 3 s: the throughput
+        clock.advance(Duration.ofSeconds(1));
       }
       List<CompactTaskSplit> first = assigned(context);
       assertThat(first).hasSize(3);
 
-      // the next checkpoint 10 s after the first; new files and a discovery due right after it
-      clock.advance(Duration.ofSeconds(10));
-      checkpointThenRoundsWait(e, context, clock, table, 2, 100, "a", 9_000); // lead 1 s
-      clock.advance(Duration.ofSeconds(2));
-      e.handleSplitRequest(0, "localhost"); // its rewrite took 2 s: the lead is 1 s + 2 x 2 s
-
-      clock.advance(Duration.ofSeconds(-1)); // the checkpoint at 20 s
-      checkpointThenRoundsWait(e, context, clock, table, 3, 200, "b", 5_000); // lead 5 s
+      // checkpoint 2 at 10 s; three new files in a and a discovery due right after it
+      clock.advance(Duration.ofSeconds(6));
+      e.snapshotState(2);
+      FlinkTestSupport.fill(table, 100, 3, 1, "a");
+      assertThat(roundsUntilHandedOver(context, clock, start + 14_500))
+          .as("the first half of the interval")
+          .isNegative();
+      clock.advance(Duration.ofMillis(500)); // 15 s: a round plans, its lead is shorter: it defers
+      assertThat(e.roundWaits(clock.millis())).isFalse();
+      assertThat(roundsUntilHandedOver(context, clock, clock.millis())).isNegative();
+      FlinkTestSupport.fill(table, 200, 1, 1, "a"); // arrives after the deferred round
+      long small = roundsUntilHandedOver(context, clock, start + 20_000);
+      assertThat(small - start).as("handed over before the checkpoint").isBetween(15_001L, 19_999L);
+      CompactTaskSplit a = assigned(context).get(3);
+      assertThat(a.inputFileNames()).as("the file that arrived meanwhile taken").hasSize(4);
+      clock.advance(Duration.ofMillis(1));
       e.handleSplitRequest(0, "localhost");
 
-      // released tasks wait too: the round that takes them plans at the same time
-      clock.advance(Duration.ofSeconds(5)); // the checkpoint at 30 s
-      e.snapshotState(4);
+      // checkpoint 3 at 20 s: releases of the first tasks wait too; 24 new files in b, six times
+      // the bytes the last round handed over: their rewrite needs more than the time left
+      clock.advance(Duration.ofMillis(start + 20_000 - clock.millis()));
+      e.snapshotState(3);
       ReleaseRecords.write(
-          table.store(), USER, 4, first.stream().map(CompactTaskSplit::splitId).toList());
-      context.runPeriodicCallable(0);
-      assertThat(assigned(context)).as("released in the waiting time").hasSize(5);
-      clock.advance(Duration.ofSeconds(5));
-      context.runPeriodicCallable(0); // takes the releases (planning with their files still held)
-      context.runPeriodicCallable(0); // and plans with them free
-      assertThat(assigned(context)).as("the released partitions planned").hasSize(6);
+          table.store(), USER, 3, first.stream().map(CompactTaskSplit::splitId).toList());
+      FlinkTestSupport.fill(table, 300, 24, 1, "b");
+      assertThat(roundsUntilHandedOver(context, clock, start + 24_500)).isNegative();
+      long large = roundsUntilHandedOver(context, clock, start + 30_000);
+      assertThat(large - start).as("the first round of the last half").isEqualTo(25_000);
 
       // an expected checkpoint that is overdue does not hold a round back
-      for (int i = 0; i < 3; i++) {
-        e.handleSplitRequest(0, "localhost"); // the released partitions' tasks
-      }
+      e.handleSplitRequest(0, "localhost");
       int before = assigned(context).size();
-      assertThat(before).isEqualTo(8);
-      clock.advance(Duration.ofSeconds(15)); // 50 s: the checkpoint expected at 40 s overdue
-      FlinkTestSupport.fill(table, 400, 3, 1, "a");
+      clock.advance(Duration.ofSeconds(20)); // 45 s: the checkpoint expected at 30 s overdue
+      FlinkTestSupport.fill(table, 400, 3, 1, "c");
       assertThat(e.roundWaits(clock.millis())).isFalse();
       context.runPeriodicCallable(0);
       e.handleSplitRequest(0, "localhost");
@@ -743,33 +752,23 @@ class CompactTaskEnumeratorTest {
   }
 
   /**
-   * Checkpoint {@code id} now, three new files in {@code partition}, and rounds: those in the next
-   * {@code waitMillis} plan nothing; the one after plans the new files and hands them out at once.
+   * Rounds every 500 ms from now until one hands a task to the waiting reader, the last at {@code
+   * untilMillis}: when one did, or -1.
    */
-  private static void checkpointThenRoundsWait(
-      CompactTaskEnumerator e,
-      MockSplitEnumeratorContext<CompactTaskSplit> context,
-      ManualClock clock,
-      Table table,
-      long id,
-      long firstRow,
-      String partition,
-      long waitMillis)
+  private static long roundsUntilHandedOver(
+      MockSplitEnumeratorContext<CompactTaskSplit> context, ManualClock clock, long untilMillis)
       throws Throwable {
     int before = assigned(context).size();
-    e.snapshotState(id);
-    FlinkTestSupport.fill(table, firstRow, 3, 1, partition);
-    context.runPeriodicCallable(0);
-    clock.advance(Duration.ofMillis(waitMillis - 1));
-    context.runPeriodicCallable(0);
-    assertThat(assigned(context))
-        .as("planned within %d ms of checkpoint %d", waitMillis, id)
-        .hasSize(before);
-    clock.advance(Duration.ofMillis(1));
-    assertThat(e.roundWaits(clock.millis())).isFalse();
-    context.runPeriodicCallable(0); // planned and handed to the waiting reader at once
-    List<CompactTaskSplit> all = assigned(context);
-    assertThat(all).hasSize(before + 1);
-    assertThat(all.get(before).inputFileNames()).hasSize(3);
+    while (true) {
+      context.runPeriodicCallable(0);
+      if (assigned(context).size() > before) {
+        return clock.millis();
+      }
+      if (clock.millis() + 500 > untilMillis) {
+        return -1;
+      }
+      clock.advance(Duration.ofMillis(500));
+    }
   }
+
 }
