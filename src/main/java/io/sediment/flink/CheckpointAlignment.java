@@ -21,10 +21,10 @@ package io.sediment.flink;
  * of rewriting ended the estimate is zero.
  *
  * <p>Rounds before the last half of the interval (or before the lead of a plan as long as the
- * longest of the last ones, if earlier) wait without planning. Every round {@linkplain #inWindow
- * in the window} after that plans, and {@linkplain #handsOver hands over} once its lead is as long
- * as the time left; until then the next round plans again, with what arrived meanwhile. A round in
- * the window may be the last whose output that checkpoint commits: the enumerator lets it take an
+ * longest of the last ones, if earlier) wait without planning. Every round {@linkplain #inWindow in
+ * the window} after that plans, and {@linkplain #handsOver hands over} once its lead is as long as
+ * the time left; until then the next round plans again, with what arrived meanwhile. A round in the
+ * window may be the last whose output that checkpoint commits: the enumerator lets it take an
  * append partition's group of two small files, and keeps its discovery due when it finds nothing.
  * Nothing waits when the checkpoints are not known to be regular yet (fewer than two seen), once
  * the expected checkpoint is overdue, or when a plan's lead alone is as long as the interval.
@@ -116,8 +116,8 @@ final class CheckpointAlignment {
 
   /**
    * How long before the expected checkpoint rounds start to plan: half the interval, or the lead of
-   * an empty plan as long as the longest of the last ones, if longer. -1 when rounds never wait
-   * (no regular checkpoints known, or that lead as long as the interval).
+   * an empty plan as long as the longest of the last ones, if longer. -1 when rounds never wait (no
+   * regular checkpoints known, or that lead as long as the interval).
    */
   private long windowMillis() {
     long interval = intervalMillis;

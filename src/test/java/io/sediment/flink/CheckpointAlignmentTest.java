@@ -169,7 +169,9 @@ class CheckpointAlignmentTest {
       a.readersIdle(handedOver + rewrite);
       if (k > 0 && rewrite <= interval / 2) {
         assertThat(handedOver + rewrite)
-            .as("seed %d, interval %d: the output of %d bytes makes the checkpoint", seed, k, roundBytes)
+            .as(
+                "seed %d, interval %d: the output of %d bytes makes the checkpoint",
+                seed, k, roundBytes)
             .isLessThanOrEqualTo(next);
         made++;
         large += isLarge ? 1 : 0;

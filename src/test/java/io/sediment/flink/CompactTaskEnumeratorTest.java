@@ -577,15 +577,16 @@ class CompactTaskEnumeratorTest {
   }
 
   /**
-   * A minor round within the lead before the expected checkpoint is the last whose output that
-   * checkpoint commits: a group of two or more small files qualifies without {@code
-   * compaction.min.file-num} files (the time trigger fires), and a round that finds nothing keeps
-   * its discovery due, so the next round plans what the writer adds before the checkpoint instead
-   * of leaving it a whole interval. Once the checkpoint is overdue neither holds: groups need their
-   * count, and an empty round counts as the discovery.
+   * A minor round in the window before the expected checkpoint (its last half) may be the last
+   * whose output that checkpoint commits: a group of two or more small files qualifies without
+   * {@code compaction.min.file-num} files (the time trigger fires), and a round that finds nothing
+   * keeps its discovery due, so the next round plans what the writer adds before the checkpoint
+   * instead of leaving it a whole interval. Once the checkpoint is overdue neither holds: groups
+   * need their count, and an empty round counts as the discovery.
    */
   @Test
-  void theRoundsWithinTheLeadTakeEveryGroupOfTwoFilesAndKeepTheirDiscoveryDue() throws Throwable {
+  void theRoundsShortlyBeforeACheckpointTakeEveryGroupOfTwoFilesAndKeepTheirDiscoveryDue()
+      throws Throwable {
     Table table = FlinkTestSupport.threePartitionsOfFourFiles(dir.resolve("d")); // min 3 files
     ManualClock clock = new ManualClock();
     long start = clock.millis();
@@ -602,7 +603,7 @@ class CompactTaskEnumeratorTest {
       e.snapshotState(2); // every 10 s: the lead is one poll, 1 s
 
       FlinkTestSupport.fill(table, 100, 1, 1, "a"); // one file: no group
-      clock.advance(Duration.ofSeconds(9)); // 19 s: within the lead, a discovery due
+      clock.advance(Duration.ofSeconds(9)); // 19 s: in the window, a discovery due
       context.runPeriodicCallable(0);
       assertThat(assigned(context)).hasSize(3);
       FlinkTestSupport.fill(table, 200, 1, 1, "a");
@@ -628,12 +629,12 @@ class CompactTaskEnumeratorTest {
   }
 
   /**
-   * A primary-key bucket's level-0 runs are not moved up early within the lead (each round would
-   * add a sorted run until universal compaction merges them): they wait for {@code
+   * A primary-key bucket's level-0 runs are not moved up early in the window (each round would add
+   * a sorted run until universal compaction merges them): they wait for {@code
    * num-sorted-run.compaction-trigger}, and the round that finds nothing keeps its discovery due.
    */
   @Test
-  void primaryKeyBucketsWithinTheLeadWaitForTheirRunCount() throws Throwable {
+  void primaryKeyBucketsShortlyBeforeACheckpointWaitForTheirRunCount() throws Throwable {
     Schema schema =
         Schema.newBuilder()
             .column("k", DataTypes.BIGINT().notNull())
@@ -653,7 +654,7 @@ class CompactTaskEnumeratorTest {
       for (long k = 0; k < 2; k++) {
         TestTables.writeBatch(table, List.of(GenericRowData.of(k, StringData.fromString("v"))));
       }
-      clock.advance(Duration.ofSeconds(9)); // within the lead: two level-0 runs of five
+      clock.advance(Duration.ofSeconds(9)); // in the window: two level-0 runs of five
       context.runPeriodicCallable(0);
       e.handleSplitRequest(0, "localhost");
       assertThat(assigned(context)).isEmpty();
@@ -770,5 +771,4 @@ class CompactTaskEnumeratorTest {
       clock.advance(Duration.ofMillis(500));
     }
   }
-
 }
