@@ -214,7 +214,11 @@ final class CompactTaskEnumerator
       FileStore store = table.store();
       if (strategy == CompactStrategy.MINOR
           && TableKind.of(store) == TableKind.APPEND
-          && inWindow) {
+          && inWindow
+          && !store
+              .options()
+              .toMap()
+              .containsKey(CompactionOptions.COMPACTION_MIN_FILE_NUM.key())) {
         store = lastRoundBeforeCommit(store);
       }
       CompactPlanner.Plan plan =
@@ -268,6 +272,7 @@ final class CompactTaskEnumerator
    * of the count arrives, whenever that falls before the checkpoint, and the rounds that merge the
    * most bytes (size tiers filling up together) miss it. Not for primary-key buckets: moving every
    * level-0 run up each round adds a sorted run per round until universal compaction merges them.
+   * Not when the table sets {@code compaction.min.file-num}: a count a user chose is waited for.
    */
   private static FileStore lastRoundBeforeCommit(FileStore store) {
     String key = CompactionOptions.COMPACTION_TRIGGER_MAX_DELAY.key();

@@ -349,12 +349,7 @@ class CompactStreamingJobTest {
     return TestTables.create(
         catalog,
         "t",
-        Schema.newBuilder()
-            .column("k", DataTypes.BIGINT().notNull())
-            .column("v", DataTypes.STRING())
-            .primaryKey("k")
-            .option("bucket", "1")
-            .option("write-only", "true")
+        FlinkTestSupport.oneKeyBucket()
             .option("num-sorted-run.compaction-trigger", "10")
             .option(option, value)
             .build());

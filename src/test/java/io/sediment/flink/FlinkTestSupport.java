@@ -113,6 +113,16 @@ final class FlinkTestSupport {
         .partitionKeys("p");
   }
 
+  /** A primary-key table's schema: k BIGINT key, v STRING, one bucket, write-only. */
+  static Schema.Builder oneKeyBucket() {
+    return Schema.newBuilder()
+        .column("k", DataTypes.BIGINT().notNull())
+        .column("v", DataTypes.STRING())
+        .primaryKey("k")
+        .option("bucket", "1")
+        .option("write-only", "true");
+  }
+
   /**
    * db.t in warehouse {@code dir}: partitions a, b and c of four small files each, and
    * compaction.min.file-num 3, so that a plan has one append task per partition.

@@ -22,7 +22,6 @@ import java.util.stream.Stream;
 import org.apache.flink.api.connector.source.ReaderInfo;
 import org.apache.flink.api.connector.source.SplitsAssignment;
 import org.apache.flink.api.connector.source.mocks.MockSplitEnumeratorContext;
-import org.apache.flink.table.api.DataTypes;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -57,13 +56,7 @@ class FullCompactionTriggerTest {
     Duration interval =
         every == null || random.nextBoolean() ? Duration.ofMinutes(1 + random.nextInt(5)) : null;
     Schema.Builder schema =
-        Schema.newBuilder()
-            .column("k", DataTypes.BIGINT().notNull())
-            .column("v", DataTypes.STRING())
-            .primaryKey("k")
-            .option("bucket", "1")
-            .option("write-only", "true")
-            .option("num-sorted-run.compaction-trigger", "100");
+        FlinkTestSupport.oneKeyBucket().option("num-sorted-run.compaction-trigger", "100");
     if (every != null) {
       schema.option("full-compaction.delta-commits", every.toString());
     }
