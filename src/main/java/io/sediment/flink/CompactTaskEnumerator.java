@@ -245,10 +245,7 @@ final class CompactTaskEnumerator
     waitingByTable.keySet().retainAll(names);
     waitingFiles = waitingByTable.values().stream().mapToLong(Long::longValue).sum();
     long end = targets.clock().millis();
-    long bytes = 0;
-    for (CompactTask t : tasks) {
-      bytes += t.inputBytes();
-    }
+    long bytes = inputBytes(tasks);
     // A full round hands over at once: its trigger was counted (deltaCommits), not seen again.
     boolean handOver = mode.isBounded() || anyFull || alignment.handsOver(end, end - now, bytes);
     if (!handOver || (tasks.isEmpty() && inWindow && alignment.inWindow(end))) {
@@ -261,6 +258,14 @@ final class CompactTaskEnumerator
       }
     }
     return new PlanRound(released, handOver ? tasks : List.of(), end - now);
+  }
+
+  private static long inputBytes(List<CompactTask> tasks) {
+    long bytes = 0;
+    for (CompactTask t : tasks) {
+      bytes += t.inputBytes();
+    }
+    return bytes;
   }
 
   /**
@@ -374,10 +379,7 @@ final class CompactTaskEnumerator
             t -> new CompactTaskSplit(Long.toString(nextId++), t, commitUser));
     int added = splits.size();
     if (added > 0 && !mode.isBounded()) {
-      long bytes = 0;
-      for (CompactTaskSplit split : splits) {
-        bytes += split.task().inputBytes();
-      }
+      long bytes = inputBytes(splits.stream().map(CompactTaskSplit::task).toList());
       alignment.roundPlanned(round.planMillis(), bytes, targets.clock().millis());
     }
     if (added > 0) {
