@@ -29,8 +29,13 @@ package io.sediment.flink;
  * Nothing waits when the checkpoints are not known to be regular yet (fewer than two seen), once
  * the expected checkpoint is overdue, or when a plan's lead alone is as long as the interval.
  *
+ * <p>What happened is kept for the job's metrics: the {@linkplain #lastLeadMillis lead} of the last
+ * round handed over, the {@linkplain #lastMarginMillis margin} by which the last period of
+ * rewriting made (or missed) the checkpoint after its start, and the {@linkplain #bytesPerSecond
+ * throughput} the leads are estimated from.
+ *
  * <p>Written by the enumerator's coordinator thread (checkpoints, plans handed over, readers idle);
- * read by its planning thread.
+ * read by its planning thread and by metric reporters.
  */
 final class CheckpointAlignment {
 
@@ -49,6 +54,10 @@ final class CheckpointAlignment {
   private int nextPeriod;
   private long rewritesSince = -1; // coordinator thread only
   private long bytesSince;
+  private long checkpointInPeriod = -1; // the first checkpoint since the open period started
+  private long expectedInPeriod = -1; // the checkpoint expected when it started; -1: unknown
+  private volatile long lastLeadMillis = -1;
+  private volatile Long lastMarginMillis;
 
   /** {@code pollMillis}: how often the planning rounds run. */
   CheckpointAlignment(long pollMillis) {
@@ -62,6 +71,9 @@ final class CheckpointAlignment {
       intervalMillis = millis - last;
     }
     lastCheckpointMillis = millis;
+    if (rewritesSince >= 0 && checkpointInPeriod < 0) {
+      checkpointInPeriod = millis;
+    }
   }
 
   /**
@@ -69,12 +81,15 @@ final class CheckpointAlignment {
    * {@code millis}: a period of rewriting starts, unless one runs.
    */
   void roundPlanned(long tookMillis, long bytes, long millis) {
+    lastLeadMillis = leadMillis(tookMillis, bytes);
     plans[nextPlan] = Math.max(0, tookMillis);
     nextPlan = (nextPlan + 1) % REMEMBERED;
     planMillis = max(plans);
     if (rewritesSince < 0) {
       rewritesSince = millis;
       bytesSince = 0;
+      checkpointInPeriod = -1;
+      expectedInPeriod = nextExpectedCheckpoint(millis);
     }
     bytesSince += Math.max(0, bytes);
   }
@@ -93,7 +108,48 @@ final class CheckpointAlignment {
       }
       bytesPerMilli = bytes > 0 ? (double) bytes / time : 0;
       rewritesSince = -1;
+      if (checkpointInPeriod >= 0) {
+        lastMarginMillis = checkpointInPeriod - millis; // missed it: its output waits for the next
+      } else if (expectedInPeriod >= 0) {
+        lastMarginMillis = expectedInPeriod - millis;
+      }
     }
+  }
+
+  /**
+   * The first checkpoint expected after {@code millis}; -1 when checkpoints are not regular yet.
+   */
+  private long nextExpectedCheckpoint(long millis) {
+    long interval = intervalMillis;
+    long last = lastCheckpointMillis;
+    if (interval <= 0 || last < 0) {
+      return -1;
+    }
+    long expected = last + interval;
+    if (expected <= millis) {
+      expected += ((millis - expected) / interval + 1) * interval;
+    }
+    return expected;
+  }
+
+  /** The lead of the last round handed over (ms before the expected checkpoint); -1 before one. */
+  long lastLeadMillis() {
+    return lastLeadMillis;
+  }
+
+  /**
+   * For the last period of rewriting (from a hand-over until no task was pending or running), the
+   * time from its end to the first checkpoint after its start: positive when its output made that
+   * checkpoint with so much to spare, negative when it finished so much after it (the output waited
+   * for the next). Null before a period ended with the checkpoints known.
+   */
+  Long lastMarginMillis() {
+    return lastMarginMillis;
+  }
+
+  /** The rewriting throughput the leads are estimated from (bytes per second); 0: not known. */
+  long bytesPerSecond() {
+    return Math.round(bytesPerMilli * 1000);
   }
 
   private static long max(long[] values) {

@@ -119,6 +119,11 @@ final class CompactTaskEnumerator
     context.metricGroup().gauge("tasksPending", ledger::pendingCount);
     context.metricGroup().gauge("tasksRunning", ledger::runningCount);
     context.metricGroup().gauge("backlog", this::backlogFiles);
+    if (!mode.isBounded()) {
+      context.metricGroup().gauge("handOverLeadMs", alignment::lastLeadMillis);
+      context.metricGroup().gauge("rewriteMarginMs", alignment::lastMarginMillis);
+      context.metricGroup().gauge("rewriteBytesPerSecond", alignment::bytesPerSecond);
+    }
   }
 
   /**
@@ -381,10 +386,17 @@ final class CompactTaskEnumerator
     if (added > 0 && !mode.isBounded()) {
       long bytes = inputBytes(splits.stream().map(CompactTaskSplit::task).toList());
       alignment.roundPlanned(round.planMillis(), bytes, targets.clock().millis());
+      LOG.info(
+          "Planned {} compaction task(s) of {} input bytes for {} (lead {} ms)",
+          added,
+          bytes,
+          targets,
+          alignment.lastLeadMillis());
+    } else if (added > 0) {
+      LOG.info("Planned {} compaction task(s) for {}", added, targets);
     }
     if (added > 0) {
       tasksPlanned.inc(added);
-      LOG.info("Planned {} compaction task(s) for {}", added, targets);
     }
     planned = true;
     assignPending();

@@ -94,6 +94,45 @@ class CheckpointAlignmentTest {
     assertThat(a.handsOver(25_000, 0, 4_000_000)).as("lead 9 s: at once").isTrue();
   }
 
+  /**
+   * What the job's gauges show: the lead of the last round handed over, the throughput, and for the
+   * last period of rewriting how long before the first checkpoint after its start it ended
+   * (negative: that checkpoint came first, by so much).
+   */
+  @Test
+  void theLastLeadThroughputAndMarginToTheCheckpointAreKept() {
+    CheckpointAlignment a = new CheckpointAlignment(POLL);
+    assertThat(a.lastLeadMillis()).isEqualTo(-1);
+    assertThat(a.bytesPerSecond()).isZero();
+    a.roundPlanned(0, 1_000_000, 0);
+    a.readersIdle(1_000);
+    assertThat(a.lastLeadMillis()).as("no throughput known when it was planned").isEqualTo(POLL);
+    assertThat(a.bytesPerSecond()).isEqualTo(1_000_000);
+    assertThat(a.lastMarginMillis()).as("no checkpoints known").isNull();
+
+    a.checkpointTriggered(0);
+    a.checkpointTriggered(10_000);
+    a.roundPlanned(100, 2_000_000, 16_000);
+    assertThat(a.lastLeadMillis()).isEqualTo(POLL + 2 * (100 + 2_000));
+    a.readersIdle(18_500);
+    assertThat(a.lastMarginMillis())
+        .as("ended 1.5 s before the checkpoint at 20 s")
+        .isEqualTo(1_500);
+
+    a.roundPlanned(100, 2_000_000, 19_000);
+    a.checkpointTriggered(20_300); // a little late
+    a.roundPlanned(100, 1_000, 20_400); // handed over while the period runs: the same period
+    a.checkpointTriggered(30_300);
+    a.readersIdle(31_000);
+    assertThat(a.lastMarginMillis())
+        .as("the checkpoint at 20.3 s came first: its output waited for the next")
+        .isEqualTo(-10_700);
+
+    a.roundPlanned(0, 1_000, 55_000); // the checkpoint expected at 40.3 s overdue: the next one
+    a.readersIdle(56_000);
+    assertThat(a.lastMarginMillis()).isEqualTo(60_300 - 56_000);
+  }
+
   @Test
   void plansAsLongAsTheIntervalNeverWait() {
     CheckpointAlignment a = new CheckpointAlignment(POLL);

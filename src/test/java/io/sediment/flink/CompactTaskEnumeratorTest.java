@@ -299,6 +299,9 @@ class CompactTaskEnumeratorTest {
       }
       assertThat(backlog).containsExactly(12L, 8L, 4L, 0L);
       assertThat(context.hasNoMoreSplits(0)).isTrue();
+      assertThat(metrics.has("handOverLeadMs") || metrics.has("rewriteMarginMs"))
+          .as("a batch job does not align to checkpoints")
+          .isFalse();
     }
   }
 
@@ -405,6 +408,10 @@ class CompactTaskEnumeratorTest {
 
     Object gauge(String name) {
       return ((Gauge<?>) metrics.get(name)).getValue();
+    }
+
+    boolean has(String name) {
+      return metrics.containsKey(name);
     }
 
     Counter registered(String counter) {
@@ -515,15 +522,19 @@ class CompactTaskEnumeratorTest {
    * the job measured) is shorter than the time left, hands nothing over and plans again then, with
    * the files that arrived meanwhile. A round of several times the bytes of the last ones hands
    * over at once, so that it makes the checkpoint too. Once the expected checkpoint is overdue a
-   * round plans at once.
+   * round plans at once. The job's gauges show the last round's lead, the throughput and how long
+   * before the checkpoint its rewrite ended.
    */
   @Test
   void aDueRoundHandsItsTasksOverItsOwnLeadBeforeTheExpectedCheckpoint() throws Throwable {
     Table table = FlinkTestSupport.threePartitionsOfFourFiles(dir.resolve("d"));
     ManualClock clock = new ManualClock();
     long start = clock.millis();
-    try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
+    RecordingMetrics metrics = new RecordingMetrics();
+    try (var context = contextWithMetrics(1, metrics)) {
       CompactTaskEnumerator e = continuousOnClock(context, table, clock, 1_000);
+      assertThat(metrics.gauge("handOverLeadMs")).isEqualTo(-1L);
+      assertThat(metrics.gauge("rewriteBytesPerSecond")).isEqualTo(0L);
       e.snapshotState(1); // one checkpoint: no interval known
       context.runPeriodicCallable(0); // plans at once: three tasks of four files
       e.notifyCheckpointComplete(1);
@@ -533,6 +544,9 @@ class CompactTaskEnumeratorTest {
       }
       List<CompactTaskSplit> first = assigned(context);
       assertThat(first).hasSize(3);
+      long firstBytes = first.stream().mapToLong(s -> s.task().inputBytes()).sum();
+      assertThat(metrics.gauge("rewriteBytesPerSecond")).isEqualTo(Math.round(firstBytes / 3.0));
+      assertThat(metrics.gauge("rewriteMarginMs")).as("no checkpoint expected then").isNull();
 
       // checkpoint 2 at 10 s; three new files in a and a discovery due right after it
       clock.advance(Duration.ofSeconds(6));
@@ -549,8 +563,18 @@ class CompactTaskEnumeratorTest {
       assertThat(small - start).as("handed over before the checkpoint").isBetween(15_001L, 19_999L);
       CompactTaskSplit a = assigned(context).get(3);
       assertThat(a.inputFileNames()).as("the file that arrived meanwhile taken").hasSize(4);
+      long lead = 1_000 + 2 * (long) Math.ceil(a.task().inputBytes() / (firstBytes / 3_000.0));
+      assertThat(metrics.gauge("handOverLeadMs"))
+          .as("a poll and twice its rewrite at the measured throughput")
+          .isEqualTo(lead);
+      assertThat(lead)
+          .as("as long as the time left")
+          .isGreaterThanOrEqualTo(start + 20_000 - small);
       clock.advance(Duration.ofMillis(1));
       e.handleSplitRequest(0, "localhost");
+      assertThat(metrics.gauge("rewriteMarginMs"))
+          .as("rewritten 1 ms after the hand-over: made the checkpoint with the rest to spare")
+          .isEqualTo(start + 20_000 - clock.millis());
 
       // checkpoint 3 at 20 s: releases of the first tasks wait too; 24 new files in b, six times
       // the bytes the last round handed over: their rewrite needs more than the time left
