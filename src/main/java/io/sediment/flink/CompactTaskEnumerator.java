@@ -387,11 +387,13 @@ final class CompactTaskEnumerator
       long bytes = inputBytes(splits.stream().map(CompactTaskSplit::task).toList());
       alignment.roundPlanned(round.planMillis(), bytes, targets.clock().millis());
       LOG.info(
-          "Planned {} compaction task(s) of {} input bytes for {} (lead {} ms)",
+          "Planned {} compaction task(s) of {} input bytes for {} (lead {} ms; the last rewrites"
+              + " ended {} ms before the checkpoint after their start)",
           added,
           bytes,
           targets,
-          alignment.lastLeadMillis());
+          alignment.lastLeadMillis(),
+          alignment.lastMarginMillis());
     } else if (added > 0) {
       LOG.info("Planned {} compaction task(s) for {}", added, targets);
     }
