@@ -383,22 +383,22 @@ final class CompactTaskEnumerator
             CompactTaskSplit::inputFileNames,
             t -> new CompactTaskSplit(Long.toString(nextId++), t, commitUser));
     int added = splits.size();
-    if (added > 0 && !mode.isBounded()) {
-      long bytes = inputBytes(splits.stream().map(CompactTaskSplit::task).toList());
-      alignment.roundPlanned(round.planMillis(), bytes, targets.clock().millis());
-      LOG.info(
-          "Planned {} compaction task(s) of {} input bytes for {} (lead {} ms; the last rewrites"
-              + " ended {} ms before the checkpoint after their start)",
-          added,
-          bytes,
-          targets,
-          alignment.lastLeadMillis(),
-          alignment.lastMarginMillis());
-    } else if (added > 0) {
-      LOG.info("Planned {} compaction task(s) for {}", added, targets);
-    }
     if (added > 0) {
       tasksPlanned.inc(added);
+      if (mode.isBounded()) {
+        LOG.info("Planned {} compaction task(s) for {}", added, targets);
+      } else {
+        long bytes = inputBytes(splits.stream().map(CompactTaskSplit::task).toList());
+        alignment.roundPlanned(round.planMillis(), bytes, targets.clock().millis());
+        LOG.info(
+            "Planned {} compaction task(s) of {} input bytes for {} (lead {} ms; the last rewrites"
+                + " ended {} ms before the checkpoint after their start)",
+            added,
+            bytes,
+            targets,
+            alignment.lastLeadMillis(),
+            alignment.lastMarginMillis());
+      }
     }
     planned = true;
     assignPending();
