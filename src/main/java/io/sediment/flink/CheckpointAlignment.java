@@ -21,13 +21,22 @@ package io.sediment.flink;
  * of rewriting ended the estimate is zero.
  *
  * <p>Rounds before the last half of the interval (or before the lead of a plan as long as the
- * longest of the last ones, if earlier) wait without planning. Every round {@linkplain #inWindow in
- * the window} after that plans, and {@linkplain #handsOver hands over} once its lead is as long as
- * the time left; until then the next round plans again, with what arrived meanwhile. A round in the
- * window may be the last whose output that checkpoint commits: the enumerator lets it take an
- * append partition's group of two small files, and keeps its discovery due when it finds nothing.
- * Nothing waits when the checkpoints are not known to be regular yet (fewer than two seen), once
- * the expected checkpoint is overdue, or when a plan's lead alone is as long as the interval.
+ * longest of the last ones, if earlier) wait without planning. The window opens earlier still, up
+ * to a poll after the last checkpoint, at the longest lead of the last {@value #REMEMBERED} rounds
+ * that merged primary-key buckets: such a bucket is left out of planning until its merge is
+ * committed, so a merge that misses its checkpoint keeps it out for another interval while a
+ * writer's level-0 runs pile up in it (under a streaming writer with deletion vectors, a round of
+ * several times the bytes every few intervals). A round as large as one of those then finds the
+ * window open in time to hand over at its lead. Append partitions are not held that way (their
+ * files outside a task stay plannable), and the rounds of their window take groups of two small
+ * files, so rounds that merge only append files leave the window as it was. Every round {@linkplain
+ * #inWindow in the window} after that plans, and {@linkplain #handsOver hands over} once its lead
+ * is as long as the time left; until then the next round plans again, with what arrived meanwhile.
+ * A round in the window may be the last whose output that checkpoint commits: the enumerator lets
+ * it take an append partition's group of two small files, and keeps its discovery due when it finds
+ * nothing. Nothing waits when the checkpoints are not known to be regular yet (fewer than two
+ * seen), once the expected checkpoint is overdue, or when a plan's lead alone is as long as the
+ * interval.
  *
  * <p>What happened is kept for the job's metrics: the {@linkplain #lastLeadMillis lead} of the last
  * round handed over, the {@linkplain #lastMarginMillis margin} by which the last period of
@@ -56,6 +65,9 @@ final class CheckpointAlignment {
   private long bytesSince;
   private long checkpointInPeriod = -1; // the first checkpoint since the open period started
   private long expectedInPeriod = -1; // the checkpoint expected when it started; -1: unknown
+  private final long[] bucketLeads = new long[REMEMBERED]; // coordinator thread only
+  private int nextBucketLead;
+  private volatile long bucketLeadMillis; // the longest lead of the last rounds merging buckets
   private volatile long lastLeadMillis = -1;
   private volatile Long lastMarginMillis;
 
@@ -78,10 +90,16 @@ final class CheckpointAlignment {
 
   /**
    * A round that took {@code tookMillis} to plan handed over tasks of {@code bytes} input bytes at
-   * {@code millis}: a period of rewriting starts, unless one runs.
+   * {@code millis}, merging primary-key buckets or not ({@code mergesBuckets}): a period of
+   * rewriting starts, unless one runs.
    */
-  void roundPlanned(long tookMillis, long bytes, long millis) {
+  void roundPlanned(long tookMillis, long bytes, long millis, boolean mergesBuckets) {
     lastLeadMillis = leadMillis(tookMillis, bytes);
+    if (mergesBuckets) {
+      bucketLeads[nextBucketLead] = lastLeadMillis;
+      nextBucketLead = (nextBucketLead + 1) % REMEMBERED;
+      bucketLeadMillis = max(bucketLeads);
+    }
     plans[nextPlan] = Math.max(0, tookMillis);
     nextPlan = (nextPlan + 1) % REMEMBERED;
     planMillis = max(plans);
@@ -172,16 +190,21 @@ final class CheckpointAlignment {
 
   /**
    * How long before the expected checkpoint rounds start to plan: half the interval, or the lead of
-   * an empty plan as long as the longest of the last ones, if longer. -1 when rounds never wait (no
-   * regular checkpoints known, or that lead as long as the interval).
+   * an empty plan as long as the longest of the last ones, or the longest lead of the last rounds
+   * that merged primary-key buckets (at most a poll short of the interval), whichever is longest.
+   * -1 when rounds never wait (no regular checkpoints known, or an empty plan's lead as long as the
+   * interval).
    */
-  private long windowMillis() {
+  long windowMillis() {
     long interval = intervalMillis;
     if (interval <= 0 || lastCheckpointMillis < 0) {
       return -1;
     }
     long window = Math.max(interval / 2, leadMillis(0, 0));
-    return window < interval ? window : -1;
+    if (window >= interval) {
+      return -1;
+    }
+    return Math.max(window, Math.min(bucketLeadMillis, interval - pollMillis));
   }
 
   /** Whether a round at {@code now} waits without planning: before the window. */

@@ -123,6 +123,7 @@ final class CompactTaskEnumerator
       context.metricGroup().gauge("handOverLeadMs", alignment::lastLeadMillis);
       context.metricGroup().gauge("rewriteMarginMs", alignment::lastMarginMillis);
       context.metricGroup().gauge("rewriteBytesPerSecond", alignment::bytesPerSecond);
+      context.metricGroup().gauge("planningWindowMs", alignment::windowMillis);
     }
   }
 
@@ -389,7 +390,9 @@ final class CompactTaskEnumerator
         LOG.info("Planned {} compaction task(s) for {}", added, targets);
       } else {
         long bytes = inputBytes(splits.stream().map(CompactTaskSplit::task).toList());
-        alignment.roundPlanned(round.planMillis(), bytes, targets.clock().millis());
+        boolean mergesBuckets =
+            splits.stream().anyMatch(s -> s.task().kind() == CompactTask.Kind.MERGE_TREE);
+        alignment.roundPlanned(round.planMillis(), bytes, targets.clock().millis(), mergesBuckets);
         LOG.info(
             "Planned {} compaction task(s) of {} input bytes for {} (lead {} ms; the last rewrites"
                 + " ended {} ms before the checkpoint after their start)",

@@ -54,25 +54,25 @@ class CheckpointAlignmentTest {
   @Test
   void theLeadIsAPollPlusTwiceThePlanAndTheRewriteOfItsBytesAtTheLastRoundsThroughput() {
     CheckpointAlignment a = new CheckpointAlignment(POLL);
-    a.roundPlanned(100, 1_000_000, 1_000);
-    a.roundPlanned(20, 1_000_000, 1_500); // planned while the first period runs: one period
+    a.roundPlanned(100, 1_000_000, 1_000, false);
+    a.roundPlanned(20, 1_000_000, 1_500, false); // planned while the first period runs: one period
     a.readersIdle(3_000); // 2,000,000 bytes in 2 s
     a.readersIdle(9_000); // no period open: nothing changes
     assertThat(a.leadMillis(0, 4_000_000)).isEqualTo(POLL + 2 * (100 + 4_000));
     assertThat(a.leadMillis(300, 500_000))
         .as("its own plan when longer than the last ones'")
         .isEqualTo(POLL + 2 * (300 + 500));
-    a.roundPlanned(40, 3_000_000, 10_000);
+    a.roundPlanned(40, 3_000_000, 10_000, false);
     a.readersIdle(11_000); // 3,000,000 bytes in 1 s: 5,000,000 in 3 s over both periods
     assertThat(a.leadMillis(0, 5_000_000)).isEqualTo(POLL + 2 * (100 + 3_000));
     for (int round = 2; round < CheckpointAlignment.REMEMBERED; round++) {
-      a.roundPlanned(40, 1_000, round * 10_000);
+      a.roundPlanned(40, 1_000, round * 10_000, false);
       a.readersIdle(round * 10_000 + 1);
     }
     assertThat(a.leadMillis(0, 5_003_000))
         .as("five plans since the long one, five periods: 5,003,000 bytes in 3,003 ms")
         .isEqualTo(POLL + 2 * (40 + 3_003));
-    a.roundPlanned(40, 1_000, 60_000);
+    a.roundPlanned(40, 1_000, 60_000, false);
     a.readersIdle(60_001); // the first period (2 s) forgotten
     assertThat(a.leadMillis(0, 6_008_000))
         .as("the last five periods: 3,004,000 bytes in 1,004 ms")
@@ -82,7 +82,7 @@ class CheckpointAlignmentTest {
   @Test
   void aRoundOfSeveralTimesTheBytesHandsOverEarlierThanTheRoundsBetween() {
     CheckpointAlignment a = new CheckpointAlignment(POLL);
-    a.roundPlanned(0, 1_000_000, 0);
+    a.roundPlanned(0, 1_000_000, 0, false);
     a.readersIdle(1_000); // 1,000 bytes per ms
     a.checkpointTriggered(0);
     a.checkpointTriggered(10_000);
@@ -104,7 +104,7 @@ class CheckpointAlignmentTest {
     CheckpointAlignment a = new CheckpointAlignment(POLL);
     assertThat(a.lastLeadMillis()).isEqualTo(-1);
     assertThat(a.bytesPerSecond()).isZero();
-    a.roundPlanned(0, 1_000_000, 0);
+    a.roundPlanned(0, 1_000_000, 0, false);
     a.readersIdle(1_000);
     assertThat(a.lastLeadMillis()).as("no throughput known when it was planned").isEqualTo(POLL);
     assertThat(a.bytesPerSecond()).isEqualTo(1_000_000);
@@ -112,31 +112,128 @@ class CheckpointAlignmentTest {
 
     a.checkpointTriggered(0);
     a.checkpointTriggered(10_000);
-    a.roundPlanned(100, 2_000_000, 16_000);
+    a.roundPlanned(100, 2_000_000, 16_000, false);
     assertThat(a.lastLeadMillis()).isEqualTo(POLL + 2 * (100 + 2_000));
     a.readersIdle(18_500);
     assertThat(a.lastMarginMillis())
         .as("ended 1.5 s before the checkpoint at 20 s")
         .isEqualTo(1_500);
 
-    a.roundPlanned(100, 2_000_000, 19_000);
+    a.roundPlanned(100, 2_000_000, 19_000, false);
     a.checkpointTriggered(20_300); // a little late
-    a.roundPlanned(100, 1_000, 20_400); // handed over while the period runs: the same period
+    a.roundPlanned(100, 1_000, 20_400, false); // handed over while the period runs: the same period
     a.checkpointTriggered(30_300);
     a.readersIdle(31_000);
     assertThat(a.lastMarginMillis())
         .as("the checkpoint at 20.3 s came first: its output waited for the next")
         .isEqualTo(-10_700);
 
-    a.roundPlanned(0, 1_000, 55_000); // the checkpoint expected at 40.3 s overdue: the next one
+    a.roundPlanned(
+        0, 1_000, 55_000, false); // the checkpoint expected at 40.3 s overdue: the next one
     a.readersIdle(56_000);
     assertThat(a.lastMarginMillis()).isEqualTo(60_300 - 56_000);
+  }
+
+  /**
+   * A primary-key bucket is left out of planning until its merge is committed: the window opens at
+   * the longest lead of the last rounds that merged buckets (at most a poll after the checkpoint),
+   * so a round as large hands over in time; rounds of append files leave it at half the interval.
+   */
+  @Test
+  void theWindowOpensAtTheLongestLeadOfTheLastRoundsThatMergedBuckets() {
+    CheckpointAlignment a = new CheckpointAlignment(POLL);
+    a.roundPlanned(0, 1_000_000, 0, false);
+    a.readersIdle(1_000); // 1,000 bytes per ms
+    a.checkpointTriggered(0);
+    a.checkpointTriggered(10_000);
+    a.roundPlanned(0, 3_000_000, 16_000, false); // lead 7 s, append files only
+    a.readersIdle(19_000);
+    a.checkpointTriggered(20_000);
+    assertThat(a.windowMillis()).as("append rounds: half the interval").isEqualTo(5_000);
+    assertThat(a.waits(24_999)).isTrue();
+
+    a.roundPlanned(0, 3_000_000, 25_000, true); // lead 7 s, merging buckets
+    a.readersIdle(28_000);
+    a.checkpointTriggered(30_000);
+    assertThat(a.windowMillis()).isEqualTo(7_000);
+    assertThat(a.waits(32_999)).isTrue();
+    assertThat(a.waits(33_000)).isFalse();
+    assertThat(a.inWindow(33_000)).isTrue();
+    assertThat(a.handsOver(33_000, 0, 3_000_000)).as("as large: at once, 7 s early").isTrue();
+    assertThat(a.handsOver(33_000, 0, 500_000)).as("a small one still waits").isFalse();
+    assertThat(a.handsOver(38_000, 0, 500_000)).isTrue();
+
+    a.roundPlanned(0, 20_000_000, 38_000, true); // lead 41 s: a poll short of the interval
+    a.readersIdle(41_000);
+    a.checkpointTriggered(40_000);
+    assertThat(a.windowMillis()).isEqualTo(10_000 - POLL);
+    assertThat(a.waits(40_999)).isTrue();
+    assertThat(a.waits(41_000)).isFalse();
+
+    for (int round = 0; round < CheckpointAlignment.REMEMBERED; round++) {
+      a.roundPlanned(0, 1_000, 48_000 + round, true);
+    }
+    assertThat(a.windowMillis())
+        .as("the long leads forgotten after %d short ones", CheckpointAlignment.REMEMBERED)
+        .isEqualTo(5_000);
+  }
+
+  /**
+   * Generated runs under a streaming writer into primary-key buckets: every round merges buckets,
+   * and every few intervals one merges 2 to 4 times the bytes of the rounds between, rewriting for
+   * longer than half the interval (size tiers filling up together). Once such a round was seen, the
+   * next ones as large make their checkpoint: the window opened at its lead. (With a window of half
+   * the interval they hand over at its start and miss the checkpoint.)
+   */
+  @ParameterizedTest
+  @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+  void roundsAsLargeAsARecentOneThatMergedBucketsMakeTheCheckpoint(long seed) {
+    Random random = new Random(seed);
+    long interval = 10_000 + random.nextInt(50_001);
+    long phase = random.nextInt((int) POLL);
+    double bytesPerMilli = 1_000 + random.nextInt(100_000);
+    CheckpointAlignment a = new CheckpointAlignment(POLL);
+    long bytes = (long) (bytesPerMilli * interval / 40);
+    // a large round rewrites for 55 to 75% of the interval (+-5%): it fits after two polls
+    long largeBytes = (long) (bytesPerMilli * interval * (0.55 + 0.2 * random.nextDouble()));
+    int checked = 0;
+    long lastLarge = -100;
+    for (int k = 0; k < 40; k++) {
+      long checkpoint = k * interval;
+      long next = checkpoint + interval;
+      a.checkpointTriggered(checkpoint);
+      boolean isLarge = k > 1 && k - lastLarge >= 2 && random.nextInt(3) == 0;
+      long roundBytes = isLarge ? largeBytes : bytes;
+      long plan = random.nextInt(101);
+      long round = checkpoint + Math.floorMod(phase - checkpoint, POLL);
+      long handedOver = -1;
+      for (; round < next; round += POLL) {
+        if (!a.waits(round) && a.handsOver(round + plan, plan, roundBytes)) {
+          handedOver = round + plan;
+          break;
+        }
+      }
+      assertThat(handedOver).as("seed %d, interval %d: handed over", seed, k).isPositive();
+      long rewrite = (long) (roundBytes / bytesPerMilli * (0.95 + 0.1 * random.nextDouble()));
+      if (isLarge && lastLarge >= 0 && k - lastLarge <= CheckpointAlignment.REMEMBERED) {
+        assertThat(handedOver + rewrite)
+            .as(
+                "seed %d, interval %d: a large round (%d ms of rewriting) makes it",
+                seed, k, rewrite)
+            .isLessThanOrEqualTo(next);
+        checked++;
+      }
+      a.roundPlanned(plan, roundBytes, handedOver, true);
+      a.readersIdle(handedOver + rewrite);
+      lastLarge = isLarge ? k : lastLarge;
+    }
+    assertThat(checked).as("seed %d: large rounds after a recent one", seed).isPositive();
   }
 
   @Test
   void plansAsLongAsTheIntervalNeverWait() {
     CheckpointAlignment a = new CheckpointAlignment(POLL);
-    a.roundPlanned(4_500, 0, 0); // lead 1 s + 9 s: the whole interval
+    a.roundPlanned(4_500, 0, 0, false); // lead 1 s + 9 s: the whole interval
     a.checkpointTriggered(0);
     a.checkpointTriggered(10_000);
     assertThat(a.waits(10_000)).isFalse();
@@ -204,7 +301,7 @@ class CheckpointAlignmentTest {
       long rewrite =
           (long) (roundBytes / bytesPerMilli * (0.8 + 0.4 * random.nextDouble()))
               + random.nextInt(101);
-      a.roundPlanned(plan, roundBytes, handedOver);
+      a.roundPlanned(plan, roundBytes, handedOver, false);
       a.readersIdle(handedOver + rewrite);
       if (k > 0 && rewrite <= interval / 2) {
         assertThat(handedOver + rewrite)

@@ -299,7 +299,10 @@ class CompactTaskEnumeratorTest {
       }
       assertThat(backlog).containsExactly(12L, 8L, 4L, 0L);
       assertThat(context.hasNoMoreSplits(0)).isTrue();
-      assertThat(metrics.has("handOverLeadMs") || metrics.has("rewriteMarginMs"))
+      assertThat(
+              metrics.has("handOverLeadMs")
+                  || metrics.has("rewriteMarginMs")
+                  || metrics.has("planningWindowMs"))
           .as("a batch job does not align to checkpoints")
           .isFalse();
     }
@@ -586,6 +589,9 @@ class CompactTaskEnumeratorTest {
       assertThat(roundsUntilHandedOver(context, clock, start + 24_500)).isNegative();
       long large = roundsUntilHandedOver(context, clock, start + 30_000);
       assertThat(large - start).as("the first round of the last half").isEqualTo(25_000);
+      assertThat(metrics.gauge("planningWindowMs"))
+          .as("its lead is longer, but it merges append files only: half the interval still")
+          .isEqualTo(5_000L);
 
       // an expected checkpoint that is overdue does not hold a round back
       e.handleSplitRequest(0, "localhost");
@@ -682,6 +688,69 @@ class CompactTaskEnumeratorTest {
       context.runPeriodicCallable(0);
       assertThat(assigned(context)).as("five runs, before the checkpoint").hasSize(1);
       assertThat(assigned(context).get(0).inputFileNames()).hasSize(5);
+    }
+  }
+
+  /**
+   * A primary-key bucket is left out of planning until its merge is committed, so a round that
+   * merges buckets opens the planning window of the next rounds at its lead (up to a poll after the
+   * checkpoint): a round as large then hands over in time. (Rounds of append files leave the window
+   * at half the interval: see the test of the own lead.)
+   */
+  @Test
+  void aRoundThatMergedAPrimaryKeyBucketOpensTheNextWindowsAtItsLead() throws Throwable {
+    Table table =
+        TestTables.create(
+            TestTables.catalog(dir.resolve("d")), "t", FlinkTestSupport.oneKeyBucket().build());
+    ManualClock clock = new ManualClock();
+    long start = clock.millis();
+    RecordingMetrics metrics = new RecordingMetrics();
+    try (var context = contextWithMetrics(1, metrics)) {
+      CompactTaskEnumerator e = continuousOnClock(context, table, clock, 10_000);
+      e.snapshotState(1);
+      e.notifyCheckpointComplete(1);
+      clock.advance(Duration.ofSeconds(10));
+      e.snapshotState(2); // every 10 s
+      assertThat(metrics.gauge("planningWindowMs")).isEqualTo(5_000L);
+      for (long k = 0; k < 5; k++) {
+        TestTables.writeBatch(table, List.of(GenericRowData.of(k, StringData.fromString("v"))));
+      }
+      e.handleSplitRequest(0, "localhost"); // the reader waits for a task
+      clock.advance(Duration.ofMillis(9_500));
+      context.runPeriodicCallable(0);
+      List<CompactTaskSplit> first = assigned(context);
+      assertThat(first).as("five runs, half a second before the checkpoint").hasSize(1);
+      clock.advance(Duration.ofMillis(500));
+      e.snapshotState(3);
+      clock.advance(Duration.ofMillis(3_500));
+      e.handleSplitRequest(0, "localhost"); // rewritten in 4 s: the throughput
+      assertThat(metrics.gauge("planningWindowMs"))
+          .as("its lead was a poll: no throughput known yet")
+          .isEqualTo(5_000L);
+
+      ReleaseRecords.write(
+          table.store(), USER, 3, first.stream().map(CompactTaskSplit::splitId).toList());
+      for (long k = 5; k < 10; k++) {
+        TestTables.writeBatch(table, List.of(GenericRowData.of(k, StringData.fromString("v"))));
+      }
+      assertThat(e.roundWaits(start + 24_999)).isTrue();
+      long handedOver = roundsUntilHandedOver(context, clock, start + 30_000);
+      assertThat(handedOver - start)
+          .as(
+              "ten runs, twice the bytes: a lead of about 17 s, longer than the window; at the"
+                  + " round after the one that read the release (its files still held then)")
+          .isEqualTo(25_500);
+      assertThat((Long) metrics.gauge("handOverLeadMs")).isGreaterThan(10_000L);
+      assertThat(metrics.gauge("planningWindowMs"))
+          .as("the next windows open at that lead, a poll after the checkpoint at most")
+          .isEqualTo(9_000L);
+      e.handleSplitRequest(0, "localhost");
+      clock.advance(Duration.ofMillis(start + 30_000 - clock.millis()));
+      e.snapshotState(4);
+      assertThat(e.roundWaits(start + 30_999)).isTrue();
+      assertThat(e.roundWaits(start + 31_000))
+          .as("a round plans 9 s before the checkpoint")
+          .isFalse();
     }
   }
 
