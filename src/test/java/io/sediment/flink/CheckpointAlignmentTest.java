@@ -79,13 +79,19 @@ class CheckpointAlignmentTest {
         .isEqualTo(POLL + 2 * (40 + 2_008));
   }
 
-  @Test
-  void aRoundOfSeveralTimesTheBytesHandsOverEarlierThanTheRoundsBetween() {
+  /** Rewriting measured at 1,000 bytes per ms, checkpoints at 0 and 10 s. */
+  private static CheckpointAlignment aThousandBytesPerMsCheckpointsEveryTenSeconds() {
     CheckpointAlignment a = new CheckpointAlignment(POLL);
     a.roundPlanned(0, 1_000_000, 0, false);
-    a.readersIdle(1_000); // 1,000 bytes per ms
+    a.readersIdle(1_000);
     a.checkpointTriggered(0);
     a.checkpointTriggered(10_000);
+    return a;
+  }
+
+  @Test
+  void aRoundOfSeveralTimesTheBytesHandsOverEarlierThanTheRoundsBetween() {
+    CheckpointAlignment a = aThousandBytesPerMsCheckpointsEveryTenSeconds();
     assertThat(a.handsOver(15_000, 0, 1_000_000)).as("lead 3 s, 5 s left").isFalse();
     assertThat(a.handsOver(16_999, 0, 1_000_000)).isFalse();
     assertThat(a.handsOver(17_000, 0, 1_000_000)).isTrue();
@@ -141,11 +147,7 @@ class CheckpointAlignmentTest {
    */
   @Test
   void theWindowOpensAtTheLongestLeadOfTheLastRoundsThatMergedBuckets() {
-    CheckpointAlignment a = new CheckpointAlignment(POLL);
-    a.roundPlanned(0, 1_000_000, 0, false);
-    a.readersIdle(1_000); // 1,000 bytes per ms
-    a.checkpointTriggered(0);
-    a.checkpointTriggered(10_000);
+    CheckpointAlignment a = aThousandBytesPerMsCheckpointsEveryTenSeconds();
     a.roundPlanned(0, 3_000_000, 16_000, false); // lead 7 s, append files only
     a.readersIdle(19_000);
     a.checkpointTriggered(20_000);

@@ -664,26 +664,17 @@ class CompactTaskEnumeratorTest {
    */
   @Test
   void primaryKeyBucketsShortlyBeforeACheckpointWaitForTheirRunCount() throws Throwable {
-    Table table =
-        TestTables.create(
-            TestTables.catalog(dir.resolve("d")), "t", FlinkTestSupport.oneKeyBucket().build());
+    Table table = oneKeyBucketTable();
     ManualClock clock = new ManualClock();
     try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
       CompactTaskEnumerator e = continuousOnClock(context, table, clock, 10_000);
-      e.snapshotState(1);
-      e.notifyCheckpointComplete(1);
-      clock.advance(Duration.ofSeconds(10));
-      e.snapshotState(2); // every 10 s: the lead is one poll, 1 s
-      for (long k = 0; k < 2; k++) {
-        TestTables.writeBatch(table, List.of(GenericRowData.of(k, StringData.fromString("v"))));
-      }
+      checkpointsTenSecondsApart(e, clock); // the lead is one poll, 1 s
+      oneRunPerKey(table, 0, 2);
       clock.advance(Duration.ofSeconds(9)); // in the window: two level-0 runs of five
       context.runPeriodicCallable(0);
       e.handleSplitRequest(0, "localhost");
       assertThat(assigned(context)).isEmpty();
-      for (long k = 2; k < 5; k++) {
-        TestTables.writeBatch(table, List.of(GenericRowData.of(k, StringData.fromString("v"))));
-      }
+      oneRunPerKey(table, 2, 5);
       clock.advance(Duration.ofMillis(500));
       context.runPeriodicCallable(0);
       assertThat(assigned(context)).as("five runs, before the checkpoint").hasSize(1);
@@ -699,22 +690,15 @@ class CompactTaskEnumeratorTest {
    */
   @Test
   void aRoundThatMergedAPrimaryKeyBucketOpensTheNextWindowsAtItsLead() throws Throwable {
-    Table table =
-        TestTables.create(
-            TestTables.catalog(dir.resolve("d")), "t", FlinkTestSupport.oneKeyBucket().build());
+    Table table = oneKeyBucketTable();
     ManualClock clock = new ManualClock();
     long start = clock.millis();
     RecordingMetrics metrics = new RecordingMetrics();
     try (var context = contextWithMetrics(1, metrics)) {
       CompactTaskEnumerator e = continuousOnClock(context, table, clock, 10_000);
-      e.snapshotState(1);
-      e.notifyCheckpointComplete(1);
-      clock.advance(Duration.ofSeconds(10));
-      e.snapshotState(2); // every 10 s
+      checkpointsTenSecondsApart(e, clock);
       assertThat(metrics.gauge("planningWindowMs")).isEqualTo(5_000L);
-      for (long k = 0; k < 5; k++) {
-        TestTables.writeBatch(table, List.of(GenericRowData.of(k, StringData.fromString("v"))));
-      }
+      oneRunPerKey(table, 0, 5);
       e.handleSplitRequest(0, "localhost"); // the reader waits for a task
       clock.advance(Duration.ofMillis(9_500));
       context.runPeriodicCallable(0);
@@ -730,9 +714,7 @@ class CompactTaskEnumeratorTest {
 
       ReleaseRecords.write(
           table.store(), USER, 3, first.stream().map(CompactTaskSplit::splitId).toList());
-      for (long k = 5; k < 10; k++) {
-        TestTables.writeBatch(table, List.of(GenericRowData.of(k, StringData.fromString("v"))));
-      }
+      oneRunPerKey(table, 5, 10);
       assertThat(e.roundWaits(start + 24_999)).isTrue();
       long handedOver = roundsUntilHandedOver(context, clock, start + 30_000);
       assertThat(handedOver - start)
@@ -836,6 +818,28 @@ class CompactTaskEnumeratorTest {
             context, onClock, ExecutionMode.STREAMING, intervalMillis, USER, null);
     e.start();
     return e;
+  }
+
+  /** db.t: a one-bucket primary-key table ({@link FlinkTestSupport#oneKeyBucket}). */
+  private Table oneKeyBucketTable() {
+    return TestTables.create(
+        TestTables.catalog(dir.resolve("d")), "t", FlinkTestSupport.oneKeyBucket().build());
+  }
+
+  /** Checkpoints 1 (completed) and 2, 10 s apart: the interval is known from then on. */
+  private static void checkpointsTenSecondsApart(CompactTaskEnumerator e, ManualClock clock)
+      throws Exception {
+    e.snapshotState(1);
+    e.notifyCheckpointComplete(1);
+    clock.advance(Duration.ofSeconds(10));
+    e.snapshotState(2);
+  }
+
+  /** One commit per key of {@code [from, to)}: one level-0 run each. */
+  private static void oneRunPerKey(Table table, long from, long to) {
+    for (long k = from; k < to; k++) {
+      TestTables.writeBatch(table, List.of(GenericRowData.of(k, StringData.fromString("v"))));
+    }
   }
 
   /**
