@@ -27,16 +27,17 @@ package io.sediment.flink;
  * committed, so a merge that misses its checkpoint keeps it out for another interval while a
  * writer's level-0 runs pile up in it (under a streaming writer with deletion vectors, a round of
  * several times the bytes every few intervals). A round as large as one of those then finds the
- * window open in time to hand over at its lead. Append partitions are not held that way (their
- * files outside a task stay plannable), and the rounds of their window take groups of two small
- * files, so rounds that merge only append files leave the window as it was. Every round {@linkplain
- * #inWindow in the window} after that plans, and {@linkplain #handsOver hands over} once its lead
- * is as long as the time left; until then the next round plans again, with what arrived meanwhile.
- * A round in the window may be the last whose output that checkpoint commits: the enumerator lets
- * it take an append partition's group of two small files, and keeps its discovery due when it finds
- * nothing. Nothing waits when the checkpoints are not known to be regular yet (fewer than two
- * seen), once the expected checkpoint is overdue, or when a plan's lead alone is as long as the
- * interval.
+ * window open in time to hand over at its lead. The widening lapses when no round merged buckets
+ * for {@value #REMEMBERED} intervals; full rounds (handed over at once) do not count. Append
+ * partitions are not held that way (their files outside a task stay plannable), so rounds that
+ * merge only append files leave the window as it was. Every round {@linkplain #inWindow in the
+ * window} after that plans, and {@linkplain #handsOver hands over} once its lead is as long as the
+ * time left; until then the next round plans again, with what arrived meanwhile. A round in the
+ * {@linkplain #inLastStretch last stretch} (the window as it would be without the widening) may be
+ * the last whose output that checkpoint commits: the enumerator lets it take an append partition's
+ * group of two small files; a round in the window keeps its discovery due when it finds nothing.
+ * Nothing waits when the checkpoints are not known to be regular yet (fewer than two seen), once
+ * the expected checkpoint is overdue, or when a plan's lead alone is as long as the interval.
  *
  * <p>What happened is kept for the job's metrics: the {@linkplain #lastLeadMillis lead} of the last
  * round handed over, the {@linkplain #lastMarginMillis margin} by which the last period of
@@ -68,6 +69,7 @@ final class CheckpointAlignment {
   private final long[] bucketLeads = new long[REMEMBERED]; // coordinator thread only
   private int nextBucketLead;
   private volatile long bucketLeadMillis; // the longest lead of the last rounds merging buckets
+  private volatile long lastBucketRoundMillis = -1; // when the last of them was planned
   private volatile long lastLeadMillis = -1;
   private volatile Long lastMarginMillis;
 
@@ -99,6 +101,7 @@ final class CheckpointAlignment {
       bucketLeads[nextBucketLead] = lastLeadMillis;
       nextBucketLead = (nextBucketLead + 1) % REMEMBERED;
       bucketLeadMillis = max(bucketLeads);
+      lastBucketRoundMillis = millis;
     }
     plans[nextPlan] = Math.max(0, tookMillis);
     nextPlan = (nextPlan + 1) % REMEMBERED;
@@ -189,22 +192,36 @@ final class CheckpointAlignment {
   }
 
   /**
-   * How long before the expected checkpoint rounds start to plan: half the interval, or the lead of
-   * an empty plan as long as the longest of the last ones, or the longest lead of the last rounds
-   * that merged primary-key buckets (at most a poll short of the interval), whichever is longest.
-   * -1 when rounds never wait (no regular checkpoints known, or an empty plan's lead as long as the
-   * interval).
+   * How long before the expected checkpoint rounds start to plan: the {@linkplain
+   * #lastStretchMillis last stretch}, or the longest lead of the last rounds that merged
+   * primary-key buckets (at most a poll short of the interval) if longer, unless no round merged
+   * buckets in the last {@value #REMEMBERED} intervals. -1 when rounds never wait (no regular
+   * checkpoints known, or an empty plan's lead as long as the interval).
    */
   long windowMillis() {
+    long window = lastStretchMillis();
+    if (window < 0) {
+      return -1;
+    }
+    long interval = intervalMillis;
+    long lastBucketRound = lastBucketRoundMillis;
+    boolean recent =
+        lastBucketRound >= 0 && lastBucketRound >= lastCheckpointMillis - REMEMBERED * interval;
+    return recent ? Math.max(window, Math.min(bucketLeadMillis, interval - pollMillis)) : window;
+  }
+
+  /**
+   * The last stretch before the expected checkpoint, in which a round may be the last whose output
+   * that checkpoint commits: half the interval, or the lead of an empty plan as long as the longest
+   * of the last ones, if longer. -1 when rounds never wait.
+   */
+  private long lastStretchMillis() {
     long interval = intervalMillis;
     if (interval <= 0 || lastCheckpointMillis < 0) {
       return -1;
     }
-    long window = Math.max(interval / 2, leadMillis(0, 0));
-    if (window >= interval) {
-      return -1;
-    }
-    return Math.max(window, Math.min(bucketLeadMillis, interval - pollMillis));
+    long stretch = Math.max(interval / 2, leadMillis(0, 0));
+    return stretch < interval ? stretch : -1;
   }
 
   /** Whether a round at {@code now} waits without planning: before the window. */
@@ -219,7 +236,18 @@ final class CheckpointAlignment {
    * and hands over once its lead is as long as the time left.
    */
   boolean inWindow(long now) {
-    long window = windowMillis();
+    return within(windowMillis(), now);
+  }
+
+  /**
+   * Whether {@code now} is in the {@linkplain #lastStretchMillis last stretch} before the expected
+   * checkpoint (the window without what recent long leads added in front of it).
+   */
+  boolean inLastStretch(long now) {
+    return within(lastStretchMillis(), now);
+  }
+
+  private boolean within(long window, long now) {
     long expected = lastCheckpointMillis + intervalMillis;
     return window >= 0 && now >= expected - window && now < expected;
   }

@@ -185,6 +185,8 @@ final class CompactTaskEnumerator
     List<CompactTask> tasks = new ArrayList<>();
     // in the window before the expected checkpoint a round may be the last whose output it commits
     boolean inWindow = !mode.isBounded() && alignment.inWindow(now);
+    // the last stretch before the checkpoint (not the part a recent long lead added in front)
+    boolean lastStretch = !mode.isBounded() && alignment.inLastStretch(now);
     boolean anyFull = false;
     List<String> names = targets.tableNames();
     for (String name : names) {
@@ -220,7 +222,7 @@ final class CompactTaskEnumerator
       FileStore store = table.store();
       if (strategy == CompactStrategy.MINOR
           && TableKind.of(store) == TableKind.APPEND
-          && inWindow
+          && lastStretch
           && !store
               .options()
               .toMap()
@@ -263,7 +265,7 @@ final class CompactTaskEnumerator
         ledger.requestReplan();
       }
     }
-    return new PlanRound(released, handOver ? tasks : List.of(), end - now);
+    return new PlanRound(released, handOver ? tasks : List.of(), end - now, anyFull);
   }
 
   private static long inputBytes(List<CompactTask> tasks) {
@@ -357,8 +359,9 @@ final class CompactTaskEnumerator
   }
 
   /** What a round found: released task ids, new tasks, and how long it planned. */
-  private record PlanRound(List<String> released, List<CompactTask> tasks, long planMillis) {
-    static final PlanRound NONE = new PlanRound(List.of(), List.of(), 0);
+  private record PlanRound(
+      List<String> released, List<CompactTask> tasks, long planMillis, boolean full) {
+    static final PlanRound NONE = new PlanRound(List.of(), List.of(), 0, false);
   }
 
   private void onPlanned(PlanRound round, Throwable error) {
@@ -390,8 +393,10 @@ final class CompactTaskEnumerator
         LOG.info("Planned {} compaction task(s) for {}", added, targets);
       } else {
         long bytes = inputBytes(splits.stream().map(CompactTaskSplit::task).toList());
+        // a full round hands over at once, whatever its lead: it does not widen the window
         boolean mergesBuckets =
-            splits.stream().anyMatch(s -> s.task().kind() == CompactTask.Kind.MERGE_TREE);
+            !round.full()
+                && splits.stream().anyMatch(s -> s.task().kind() == CompactTask.Kind.MERGE_TREE);
         alignment.roundPlanned(round.planMillis(), bytes, targets.clock().millis(), mergesBuckets);
         LOG.info(
             "Planned {} compaction task(s) of {} input bytes for {} (lead {} ms; the last rewrites"

@@ -166,17 +166,34 @@ class CheckpointAlignmentTest {
     assertThat(a.handsOver(38_000, 0, 500_000)).isTrue();
 
     a.roundPlanned(0, 20_000_000, 38_000, true); // lead 41 s: a poll short of the interval
-    a.readersIdle(41_000);
     a.checkpointTriggered(40_000);
+    a.readersIdle(41_000);
     assertThat(a.windowMillis()).isEqualTo(10_000 - POLL);
     assertThat(a.waits(40_999)).isTrue();
     assertThat(a.waits(41_000)).isFalse();
+    assertThat(a.inLastStretch(41_000))
+        .as("the last stretch, where a round may be the last before the checkpoint, stays")
+        .isFalse();
+    assertThat(a.inLastStretch(45_000)).isTrue();
 
     for (int round = 0; round < CheckpointAlignment.REMEMBERED; round++) {
       a.roundPlanned(0, 1_000, 48_000 + round, true);
     }
     assertThat(a.windowMillis())
         .as("the long leads forgotten after %d short ones", CheckpointAlignment.REMEMBERED)
+        .isEqualTo(5_000);
+
+    a.roundPlanned(0, 70_000_000, 49_000, true); // a lead of over 9 s: 9 s
+    long checkpoint = 50_000;
+    for (int k = 0; k < CheckpointAlignment.REMEMBERED; k++, checkpoint += 10_000) {
+      a.checkpointTriggered(checkpoint);
+      assertThat(a.windowMillis())
+          .as("%d intervals without a merge of buckets", k)
+          .isEqualTo(9_000);
+    }
+    a.checkpointTriggered(checkpoint);
+    assertThat(a.windowMillis())
+        .as("no round merged buckets in the last %d intervals", CheckpointAlignment.REMEMBERED)
         .isEqualTo(5_000);
   }
 

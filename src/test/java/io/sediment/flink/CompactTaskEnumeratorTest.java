@@ -737,6 +737,47 @@ class CompactTaskEnumeratorTest {
   }
 
   /**
+   * A full compaction round ({@code full-compaction.delta-commits}) hands over at once whatever its
+   * lead, so it does not widen the window of the rounds after it, long as its lead is.
+   */
+  @Test
+  void aFullRoundDoesNotOpenTheWindowEarlier() throws Throwable {
+    Table table =
+        TestTables.create(
+            TestTables.catalog(dir.resolve("d")),
+            "t",
+            FlinkTestSupport.oneKeyBucket()
+                .option("full-compaction.delta-commits", "1")
+                .option("num-sorted-run.compaction-trigger", "100")
+                .build());
+    ManualClock clock = new ManualClock();
+    long start = clock.millis();
+    RecordingMetrics metrics = new RecordingMetrics();
+    try (var context = contextWithMetrics(1, metrics)) {
+      CompactTaskEnumerator e = continuousOnClock(context, table, clock, 10_000);
+      checkpointsTenSecondsApart(e, clock);
+      oneRunPerKey(table, 0, 5);
+      e.handleSplitRequest(0, "localhost");
+      clock.advance(Duration.ofSeconds(5));
+      context.runPeriodicCallable(0); // 15 s: a full round, at once
+      List<CompactTaskSplit> first = assigned(context);
+      assertThat(first).hasSize(1);
+      clock.advance(Duration.ofSeconds(4));
+      e.handleSplitRequest(0, "localhost"); // rewritten in 4 s: the throughput
+      clock.advance(Duration.ofSeconds(1));
+      e.snapshotState(3);
+      ReleaseRecords.write(
+          table.store(), USER, 3, first.stream().map(CompactTaskSplit::splitId).toList());
+      oneRunPerKey(table, 5, 10);
+      assertThat(roundsUntilHandedOver(context, clock, start + 30_000)).isPositive();
+      assertThat((Long) metrics.gauge("handOverLeadMs"))
+          .as("ten runs at the measured throughput: longer than half the interval")
+          .isGreaterThan(5_000L);
+      assertThat(metrics.gauge("planningWindowMs")).isEqualTo(5_000L);
+    }
+  }
+
+  /**
    * Checkpoints closer together than the lead: a round never waits (waiting would make its output
    * miss the checkpoint it could make).
    */
