@@ -85,6 +85,10 @@ final class CompactTaskEnumerator
   private final Map<String, Long> waitingByTable = new HashMap<>(); // worker thread only
   private volatile long waitingFiles;
   private final Map<String, Long> lastPlannedSnapshot = new HashMap<>(); // worker thread only
+  // Append tables a round planned in the window before its last stretch (worker thread): their
+  // groups of two small files qualify in the last stretch, so a round there plans them again even
+  // without a new snapshot.
+  private final Set<String> groupsDueInLastStretch = new HashSet<>();
   // delta commits since the last full round, per table (full-compaction.delta-commits)
   private final Map<String, Integer> deltaCommits = new HashMap<>(); // worker thread only
   // when the last full round of a table ended, or the job first looked at it (worker thread)
@@ -166,7 +170,10 @@ final class CompactTaskEnumerator
     }
     Set<String> excluded = ledger.excluded();
     boolean discovery = mode.isBounded() || now - lastDiscoveryMillis >= discoveryIntervalMs;
-    if (!discovery && excluded.isEmpty() && !ledger.hasReplanRequest()) {
+    // the last stretch before the checkpoint (not the part a recent long lead added in front)
+    boolean lastStretch = !mode.isBounded() && alignment.inLastStretch(now);
+    boolean groupsDue = lastStretch && !groupsDueInLastStretch.isEmpty();
+    if (!discovery && !groupsDue && excluded.isEmpty() && !ledger.hasReplanRequest()) {
       return PlanRound.NONE; // nothing out to be released: no I/O
     }
     long previousDiscovery = lastDiscoveryMillis;
@@ -185,8 +192,6 @@ final class CompactTaskEnumerator
     List<CompactTask> tasks = new ArrayList<>();
     // in the window before the expected checkpoint a round may be the last whose output it commits
     boolean inWindow = !mode.isBounded() && alignment.inWindow(now);
-    // the last stretch before the checkpoint (not the part a recent long lead added in front)
-    boolean lastStretch = !mode.isBounded() && alignment.inLastStretch(now);
     boolean anyFull = false;
     List<String> names = targets.tableNames();
     for (String name : names) {
@@ -196,7 +201,8 @@ final class CompactTaskEnumerator
         released.addAll(r);
         force |= !r.isEmpty();
       }
-      if (!discovery && !force) {
+      boolean tableGroupsDue = groupsDue && groupsDueInLastStretch.remove(name);
+      if (!discovery && !force && !tableGroupsDue) {
         continue; // between discoveries, a table is planned only when a task was released
       }
       Optional<Snapshot> latest = table.latestSnapshot();
@@ -206,6 +212,7 @@ final class CompactTaskEnumerator
       Long last = lastPlannedSnapshot.get(name);
       if (!mode.isBounded()
           && !force
+          && !tableGroupsDue
           && last != null
           && last == latest.get().id()
           && !optimizationDue(name, table)) {
@@ -222,12 +229,16 @@ final class CompactTaskEnumerator
       FileStore store = table.store();
       if (strategy == CompactStrategy.MINOR
           && TableKind.of(store) == TableKind.APPEND
-          && lastStretch
+          && inWindow
           && !store
               .options()
               .toMap()
               .containsKey(CompactionOptions.COMPACTION_MIN_FILE_NUM.key())) {
-        store = lastRoundBeforeCommit(store);
+        if (lastStretch) {
+          store = lastRoundBeforeCommit(store);
+        } else {
+          groupsDueInLastStretch.add(name);
+        }
       }
       CompactPlanner.Plan plan =
           targets

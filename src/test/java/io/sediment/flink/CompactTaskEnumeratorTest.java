@@ -3,6 +3,7 @@ package io.sediment.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sediment.compact.CompactSpec;
 import io.sediment.compact.ExecutionMode;
 import io.sediment.manifest.ManifestCache;
 import io.sediment.marker.ReleaseRecords;
@@ -733,6 +734,62 @@ class CompactTaskEnumeratorTest {
       assertThat(e.roundWaits(start + 31_000))
           .as("a round plans 9 s before the checkpoint")
           .isFalse();
+    }
+  }
+
+  /**
+   * In a job over a primary-key table and an append table, the window the primary-key merges
+   * widened does not widen the stretch in which an append partition's group of two small files
+   * qualifies: a round before the last half of the interval leaves two files for their count, and a
+   * round in the last half takes them.
+   */
+  @Test
+  void aWiderWindowLeavesGroupsOfTwoToTheLastHalfOfTheInterval() throws Throwable {
+    Path warehouse = dir.resolve("d");
+    Table pk =
+        TestTables.create(
+            TestTables.catalog(warehouse), "pk", FlinkTestSupport.oneKeyBucket().build());
+    Table log =
+        TestTables.create(
+            TestTables.catalog(warehouse), "log", FlinkTestSupport.partitioned().build());
+    ManualClock clock = new ManualClock();
+    long start = clock.millis();
+    RecordingMetrics metrics = new RecordingMetrics();
+    try (var context = contextWithMetrics(1, metrics)) {
+      readers(context, 1);
+      CompactTargets both =
+          new CompactTargets(warehouse.toString(), CompactSpec.forDatabase("db", ".*").build())
+              .withClock(clock);
+      CompactTaskEnumerator e =
+          new CompactTaskEnumerator(context, both, ExecutionMode.STREAMING, 10_000, USER, null);
+      e.start();
+      checkpointsTenSecondsApart(e, clock);
+      oneRunPerKey(pk, 0, 5);
+      e.handleSplitRequest(0, "localhost");
+      clock.advance(Duration.ofMillis(9_500));
+      context.runPeriodicCallable(0);
+      List<CompactTaskSplit> first = assigned(context);
+      assertThat(first).hasSize(1);
+      clock.advance(Duration.ofMillis(500));
+      e.snapshotState(3);
+      clock.advance(Duration.ofMillis(3_500));
+      e.handleSplitRequest(0, "localhost"); // rewritten in 4 s: the throughput
+      ReleaseRecords.write(
+          pk.store(), USER, 3, first.stream().map(CompactTaskSplit::splitId).toList());
+      oneRunPerKey(pk, 5, 10);
+      assertThat(roundsUntilHandedOver(context, clock, start + 30_000)).isPositive();
+      e.handleSplitRequest(0, "localhost");
+      clock.advance(Duration.ofMillis(start + 30_000 - clock.millis()));
+      e.snapshotState(4);
+      assertThat(metrics.gauge("planningWindowMs")).isEqualTo(9_000L);
+
+      FlinkTestSupport.fill(log, 100, 2, 1, "a"); // two small files: no count of five
+      long handedOver = roundsUntilHandedOver(context, clock, start + 40_000);
+      assertThat(handedOver - start)
+          .as("the group of two taken in the last half of the interval only")
+          .isBetween(35_000L, 39_999L);
+      assertThat(assigned(context).get(assigned(context).size() - 1).task().table())
+          .isEqualTo("db.log");
     }
   }
 
