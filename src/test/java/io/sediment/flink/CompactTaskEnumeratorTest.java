@@ -699,25 +699,7 @@ class CompactTaskEnumeratorTest {
       CompactTaskEnumerator e = continuousOnClock(context, table, clock, 10_000);
       checkpointsTenSecondsApart(e, clock);
       assertThat(metrics.gauge("planningWindowMs")).isEqualTo(5_000L);
-      oneRunPerKey(table, 0, 5);
-      e.handleSplitRequest(0, "localhost"); // the reader waits for a task
-      clock.advance(Duration.ofMillis(9_500));
-      context.runPeriodicCallable(0);
-      List<CompactTaskSplit> first = assigned(context);
-      assertThat(first).as("five runs, half a second before the checkpoint").hasSize(1);
-      clock.advance(Duration.ofMillis(500));
-      e.snapshotState(3);
-      clock.advance(Duration.ofMillis(3_500));
-      e.handleSplitRequest(0, "localhost"); // rewritten in 4 s: the throughput
-      assertThat(metrics.gauge("planningWindowMs"))
-          .as("its lead was a poll: no throughput known yet")
-          .isEqualTo(5_000L);
-
-      ReleaseRecords.write(
-          table.store(), USER, 3, first.stream().map(CompactTaskSplit::splitId).toList());
-      oneRunPerKey(table, 5, 10);
-      assertThat(e.roundWaits(start + 24_999)).isTrue();
-      long handedOver = roundsUntilHandedOver(context, clock, start + 30_000);
+      long handedOver = widenTheWindow(context, e, clock, table, metrics);
       assertThat(handedOver - start)
           .as(
               "ten runs, twice the bytes: a lead of about 17 s, longer than the window; at the"
@@ -727,14 +709,50 @@ class CompactTaskEnumeratorTest {
       assertThat(metrics.gauge("planningWindowMs"))
           .as("the next windows open at that lead, a poll after the checkpoint at most")
           .isEqualTo(9_000L);
-      e.handleSplitRequest(0, "localhost");
-      clock.advance(Duration.ofMillis(start + 30_000 - clock.millis()));
-      e.snapshotState(4);
       assertThat(e.roundWaits(start + 30_999)).isTrue();
       assertThat(e.roundWaits(start + 31_000))
           .as("a round plans 9 s before the checkpoint")
           .isFalse();
     }
+  }
+
+  /**
+   * Primary-key merges that widen the window, from the checkpoint at 10 s: five runs merged half a
+   * second before the checkpoint at 20 s and rewritten in 4 s (the throughput; the lead of that
+   * round was a poll, the window stays at 5 s), then ten runs, twice the bytes, handed over at the
+   * round after the one that read the first task's release. Ends at the checkpoint at 30 s; returns
+   * when the second round handed over.
+   */
+  private static long widenTheWindow(
+      MockSplitEnumeratorContext<CompactTaskSplit> context,
+      CompactTaskEnumerator e,
+      ManualClock clock,
+      Table table,
+      RecordingMetrics metrics)
+      throws Throwable {
+    long start = clock.millis() - 10_000;
+    oneRunPerKey(table, 0, 5);
+    e.handleSplitRequest(0, "localhost"); // the reader waits for a task
+    clock.advance(Duration.ofMillis(9_500));
+    context.runPeriodicCallable(0);
+    List<CompactTaskSplit> first = assigned(context);
+    assertThat(first).as("five runs, half a second before the checkpoint").hasSize(1);
+    clock.advance(Duration.ofMillis(500));
+    e.snapshotState(3);
+    clock.advance(Duration.ofMillis(3_500));
+    e.handleSplitRequest(0, "localhost"); // rewritten in 4 s: the throughput
+    assertThat(metrics.gauge("planningWindowMs"))
+        .as("its lead was a poll: no throughput known yet")
+        .isEqualTo(5_000L);
+    ReleaseRecords.write(
+        table.store(), USER, 3, first.stream().map(CompactTaskSplit::splitId).toList());
+    oneRunPerKey(table, 5, 10);
+    assertThat(e.roundWaits(start + 24_999)).isTrue();
+    long handedOver = roundsUntilHandedOver(context, clock, start + 30_000);
+    e.handleSplitRequest(0, "localhost");
+    clock.advance(Duration.ofMillis(start + 30_000 - clock.millis()));
+    e.snapshotState(4);
+    return handedOver;
   }
 
   /**
@@ -764,23 +782,7 @@ class CompactTaskEnumeratorTest {
           new CompactTaskEnumerator(context, both, ExecutionMode.STREAMING, 10_000, USER, null);
       e.start();
       checkpointsTenSecondsApart(e, clock);
-      oneRunPerKey(pk, 0, 5);
-      e.handleSplitRequest(0, "localhost");
-      clock.advance(Duration.ofMillis(9_500));
-      context.runPeriodicCallable(0);
-      List<CompactTaskSplit> first = assigned(context);
-      assertThat(first).hasSize(1);
-      clock.advance(Duration.ofMillis(500));
-      e.snapshotState(3);
-      clock.advance(Duration.ofMillis(3_500));
-      e.handleSplitRequest(0, "localhost"); // rewritten in 4 s: the throughput
-      ReleaseRecords.write(
-          pk.store(), USER, 3, first.stream().map(CompactTaskSplit::splitId).toList());
-      oneRunPerKey(pk, 5, 10);
-      assertThat(roundsUntilHandedOver(context, clock, start + 30_000)).isPositive();
-      e.handleSplitRequest(0, "localhost");
-      clock.advance(Duration.ofMillis(start + 30_000 - clock.millis()));
-      e.snapshotState(4);
+      assertThat(widenTheWindow(context, e, clock, pk, metrics)).isPositive();
       assertThat(metrics.gauge("planningWindowMs")).isEqualTo(9_000L);
 
       FlinkTestSupport.fill(log, 100, 2, 1, "a"); // two small files: no count of five
