@@ -262,6 +262,7 @@ final class CompactTaskEnumerator
       waitingByTable.put(name, plan.waitingFiles() + leftOut);
     }
     waitingByTable.keySet().retainAll(names);
+    groupsDueInLastStretch.retainAll(names); // a dropped table's would keep every round planning
     waitingFiles = waitingByTable.values().stream().mapToLong(Long::longValue).sum();
     long end = targets.clock().millis();
     long bytes = inputBytes(tasks);
