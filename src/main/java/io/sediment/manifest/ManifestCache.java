@@ -14,10 +14,11 @@ import org.apache.flink.configuration.MemorySize;
  * entry can never be stale: what is cached is what the file holds for as long as the file exists.
  * Plans of the same table read mostly the same manifests (a dedicated compaction job plans every
  * interval, every writer and committer plans or checks conflicts against the latest snapshot), and
- * without the cache each read parses the Parquet footer and decodes every entry again. What must
- * see the file system itself, such as the expiry that tells an expired snapshot by a manifest that
- * is gone, reads around the cache ({@link ManifestFile#readUncached}, {@link
- * ManifestList#readUncached}).
+ * without the cache each read parses the Parquet footer and decodes every entry again. A file this
+ * process writes goes in as it is written (as a read would make it), so the next plan does not read
+ * back what the last commit wrote. What must see the file system itself, such as the expiry that
+ * tells an expired snapshot by a manifest that is gone, checks that the file exists before it uses
+ * a cached copy ({@link ManifestFile#readExisting}, {@link ManifestList#readExisting}).
  *
  * <p>The bound is {@value #MAX_BYTES_PROPERTY} (a memory size, 0 turns the cache off), by default a
  * sixteenth of the maximum heap and at most {@value #DEFAULT_MAX_BYTES_CAP} bytes; a manifest
@@ -132,6 +133,14 @@ public final class ManifestCache {
     while (bytes > maxBytes && eldest.hasNext()) {
       bytes -= eldest.next().getValue().bytes;
       eldest.remove();
+    }
+  }
+
+  /** Forgets the file at {@code path} (a manifest or list deleted by this process). */
+  synchronized void remove(String path) {
+    Cached previous = manifests.remove(path);
+    if (previous != null) {
+      bytes -= previous.bytes;
     }
   }
 

@@ -7,6 +7,7 @@ import io.sediment.format.FileFormatOptions;
 import io.sediment.format.WrittenFile;
 import io.sediment.fs.FileIO;
 import io.sediment.predicate.Predicate;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -115,7 +116,11 @@ public final class ManifestFile {
     this.targetFileSize = targetFileSize;
   }
 
-  /** Writes entries in order, rolling at the target size; returns the manifests written. */
+  /**
+   * Writes entries in order, rolling at the target size; returns the manifests written. Each
+   * manifest goes into the process's {@link ManifestCache} as a read would have made it: the
+   * committer and planners that read it next find it there.
+   */
   public List<ManifestFileMeta> write(List<ManifestEntry> entries) throws IOException {
     return write(entries, Integer.MAX_VALUE);
   }
@@ -149,10 +154,15 @@ public final class ManifestFile {
     return out;
   }
 
-  /** Deletes manifest files (best effort, used when a commit attempt is abandoned). */
+  /**
+   * Deletes manifest files (best effort, used when a commit attempt is abandoned) and forgets them
+   * in the cache.
+   */
   public void delete(List<ManifestFileMeta> metas) {
     for (ManifestFileMeta m : metas) {
-      fileIO.deleteQuietly(paths.manifest(m.fileName()));
+      Path path = paths.manifest(m.fileName());
+      cache.remove(path.toString());
+      fileIO.deleteQuietly(path);
     }
   }
 
@@ -195,14 +205,36 @@ public final class ManifestFile {
   }
 
   /**
-   * The entries of one manifest read from the file itself, never from the cache: for what must
-   * learn whether the file is still there (expiry and orphan removal tell an expired snapshot by a
-   * manifest that is gone).
+   * The entries of one manifest read from the file itself, never from the cache: for what must read
+   * the file whatever the cache holds.
    */
   public List<ManifestEntry> readUncached(String fileName) throws IOException {
     List<ManifestEntry> out = new ArrayList<>();
     decode(paths.manifest(fileName), null, out::add, null);
     return out;
+  }
+
+  /**
+   * The entries of one manifest, for what must learn whether the file is still there (expiry and
+   * orphan removal tell an expired snapshot by a manifest that is gone): from the cache when it
+   * holds the manifest and the file exists (one existence check instead of a read), else from the
+   * file (and cached then). An unmodifiable list.
+   *
+   * @throws FileNotFoundException when the file is gone
+   */
+  public List<ManifestEntry> readExisting(String fileName) throws IOException {
+    Path path = paths.manifest(fileName);
+    String key = path.toString();
+    List<ManifestEntry> cached = cache.get(key);
+    if (cached == null) {
+      List<ManifestEntry> out = new ArrayList<>();
+      decode(path, null, out::add, key);
+      return Collections.unmodifiableList(out);
+    }
+    if (!fileIO.exists(path)) {
+      throw new FileNotFoundException("Manifest " + path + " does not exist");
+    }
+    return cached;
   }
 
   /**
@@ -214,41 +246,77 @@ public final class ManifestFile {
   private void decode(
       Path path, Predicate partitionFilter, Consumer<ManifestEntry> sink, String cacheKey)
       throws IOException {
-    List<ManifestEntry> kept = cacheKey != null && cache.keeps(0) ? new ArrayList<>() : null;
-    long estimatedBytes = 0;
+    Entries entries = new Entries(cacheKey != null);
     try (DataFileReader reader = DataFileReader.open(path, ENTRY_TYPE, null)) {
       RowData row;
-      // The entries of one partition share one row (a plan holds every file), and its filter is
-      // tested once.
-      byte[] previousBytes = null;
-      BinaryRowData partition = null;
       boolean selected = true;
       while ((row = reader.next()) != null) {
-        byte[] bytes = row.getBinary(1);
-        if (!Arrays.equals(bytes, previousBytes)) {
-          previousBytes = bytes;
-          partition = BinaryRows.fromBytes(partitionType.getFieldCount(), bytes);
-          selected = partitionFilter == null || partitionFilter.test(partition);
-          estimatedBytes += ROW_OVERHEAD_BYTES + bytes.length;
+        if (entries.newPartition(row)) {
+          // the filter is tested once per partition
+          selected = partitionFilter == null || partitionFilter.test(entries.partition);
         }
-        if (kept == null && !selected) {
+        if (!entries.keeping() && !selected) {
           continue;
         }
-        ManifestEntry entry = toEntry(row, partition);
-        if (kept != null) {
-          kept.add(entry);
-          estimatedBytes += estimatedBytes(entry.file());
-          if (!cache.keeps(estimatedBytes)) {
-            kept = null; // larger than the cache keeps: read on as without it
-          }
-        }
+        ManifestEntry entry = entries.add(row);
         if (selected) {
           sink.accept(entry);
         }
       }
     }
-    if (kept != null) {
-      cache.put(cacheKey, Collections.unmodifiableList(kept), estimatedBytes);
+    if (cacheKey != null) {
+      entries.cache(cacheKey);
+    }
+  }
+
+  /**
+   * The entries of one manifest made from its rows, as every reader sees them: the entries of one
+   * partition share one partition row (a plan holds every file). With {@code keep}, they are kept
+   * for the cache with an estimate of the heap they hold, until they grow past what it keeps.
+   */
+  private final class Entries {
+    private List<ManifestEntry> kept;
+    private long estimatedBytes;
+    private byte[] partitionBytes;
+    BinaryRowData partition;
+
+    Entries(boolean keep) {
+      this.kept = keep && cache.keeps(0) ? new ArrayList<>() : null;
+    }
+
+    /** Moves to the partition of {@code row}; whether it differs from the last row's. */
+    boolean newPartition(RowData row) {
+      byte[] bytes = row.getBinary(1);
+      if (Arrays.equals(bytes, partitionBytes)) {
+        return false;
+      }
+      partitionBytes = bytes;
+      partition = BinaryRows.fromBytes(partitionType.getFieldCount(), bytes);
+      estimatedBytes += ROW_OVERHEAD_BYTES + bytes.length;
+      return true;
+    }
+
+    boolean keeping() {
+      return kept != null;
+    }
+
+    /** The entry of {@code row}, in the partition of the last {@link #newPartition} call. */
+    ManifestEntry add(RowData row) {
+      ManifestEntry entry = toEntry(row, partition);
+      if (kept != null) {
+        kept.add(entry);
+        estimatedBytes += estimatedBytes(entry.file());
+        if (!cache.keeps(estimatedBytes)) {
+          kept = null; // larger than the cache keeps: read on as without it
+        }
+      }
+      return entry;
+    }
+
+    void cache(String key) {
+      if (kept != null) {
+        cache.put(key, Collections.unmodifiableList(kept), estimatedBytes);
+      }
     }
   }
 
@@ -353,6 +421,8 @@ public final class ManifestFile {
     private DataFileWriter writer;
     private String name;
     private RowStatsCollector partitionStats;
+    // the entries as a read of the file will make them, for the cache
+    private Entries written;
     private long added;
     private long deleted;
 
@@ -370,10 +440,16 @@ public final class ManifestFile {
         writer =
             DataFileWriter.create(paths.manifest(name), ENTRY_TYPE, FileFormatOptions.defaults());
         partitionStats = new RowStatsCollector(partitionType);
+        written = new Entries(true);
         added = 0;
         deleted = 0;
       }
-      writer.write(toRow(e));
+      RowData row = toRow(e);
+      writer.write(row);
+      if (written.keeping()) {
+        written.newPartition(row);
+        written.add(row);
+      }
       partitionStats.add(e.partition());
       if (e.kind() == FileKind.ADD) {
         added++;
@@ -389,12 +465,14 @@ public final class ManifestFile {
       if (writer == null) {
         return;
       }
-      WrittenFile written = writer.finish();
+      WrittenFile file = writer.finish();
       writer = null;
+      // the planners and committers that read the new manifest next find it in the cache
+      written.cache(paths.manifest(name).toString());
       out.add(
           new ManifestFileMeta(
               name,
-              written.fileSize(),
+              file.fileSize(),
               added,
               deleted,
               partitionStats.min(),

@@ -5,6 +5,7 @@ import io.sediment.format.DataFileReader;
 import io.sediment.format.DataFileWriter;
 import io.sediment.format.FileFormatOptions;
 import io.sediment.fs.FileIO;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -55,25 +56,25 @@ public final class ManifestList {
     this.partitionArity = partitionArity;
   }
 
-  /** Writes a new manifest list and returns its file name. */
+  /**
+   * Writes a new manifest list and returns its file name. The list goes into the process's {@link
+   * ManifestCache} as a read would have made it: the committer and planners that read it next find
+   * it there.
+   */
   public String write(List<ManifestFileMeta> metas) throws IOException {
     String name = ManifestFile.newName("manifest-list");
+    Path path = paths.manifest(name);
+    List<ManifestFileMeta> written = new ArrayList<>(metas.size());
     try (DataFileWriter writer =
-        DataFileWriter.create(paths.manifest(name), META_TYPE, FileFormatOptions.defaults())) {
+        DataFileWriter.create(path, META_TYPE, FileFormatOptions.defaults())) {
       for (ManifestFileMeta m : metas) {
-        writer.write(
-            GenericRowData.of(
-                StringData.fromString(m.fileName()),
-                m.fileSize(),
-                m.numAddedFiles(),
-                m.numDeletedFiles(),
-                BinaryRows.toBytes(m.minPartition()),
-                BinaryRows.toBytes(m.maxPartition()),
-                ManifestFile.encodeLongs(m.partitionNullCounts()),
-                m.schemaId()));
+        RowData row = toRow(m);
+        writer.write(row);
+        written.add(toMeta(row));
       }
       writer.finish();
     }
+    cache(path.toString(), written);
     return name;
   }
 
@@ -86,50 +87,95 @@ public final class ManifestList {
     String key = path.toString();
     List<ManifestFileMeta> metas = cache.get(key);
     if (metas == null) {
-      metas = decode(path);
-      long estimatedBytes = 0;
-      for (ManifestFileMeta m : metas) {
-        estimatedBytes += META_BYTES + 2L * m.fileName().length();
-        estimatedBytes += m.minPartition().getSizeInBytes() + m.maxPartition().getSizeInBytes();
-      }
-      metas = Collections.unmodifiableList(metas);
-      cache.put(key, metas, estimatedBytes);
+      metas = cache(key, decode(path));
     }
     return new ArrayList<>(metas);
   }
 
   /**
    * The manifests a list names, read from the file itself, never from the cache: for what must
-   * learn whether the file is still there (expiry and orphan removal).
+   * learn whether the file is still there and read it whole.
    */
   public List<ManifestFileMeta> readUncached(String name) throws IOException {
     return decode(paths.manifest(name));
   }
 
+  /**
+   * The manifests a list names, for what must learn whether the file is still there (expiry and
+   * orphan removal tell an expired snapshot by a list that is gone): from the cache when it holds
+   * the list and the file exists (one existence check instead of a read), else from the file. An
+   * unmodifiable list.
+   *
+   * @throws FileNotFoundException when the file is gone
+   */
+  public List<ManifestFileMeta> readExisting(String name) throws IOException {
+    Path path = paths.manifest(name);
+    String key = path.toString();
+    List<ManifestFileMeta> metas = cache.get(key);
+    if (metas == null) {
+      return cache(key, decode(path));
+    }
+    if (!fileIO.exists(path)) {
+      throw new FileNotFoundException("Manifest list " + path + " does not exist");
+    }
+    return metas;
+  }
+
   /** The objects of one {@link ManifestFileMeta} and its two partition rows, beside their bytes. */
   private static final int META_BYTES = 400;
+
+  /** Puts a list into the cache (when it is small enough) and returns it unmodifiable. */
+  private List<ManifestFileMeta> cache(String key, List<ManifestFileMeta> metas) {
+    long estimatedBytes = 0;
+    for (ManifestFileMeta m : metas) {
+      estimatedBytes += META_BYTES + 2L * m.fileName().length();
+      estimatedBytes += m.minPartition().getSizeInBytes() + m.maxPartition().getSizeInBytes();
+    }
+    List<ManifestFileMeta> unmodifiable = Collections.unmodifiableList(metas);
+    cache.put(key, unmodifiable, estimatedBytes);
+    return unmodifiable;
+  }
 
   private List<ManifestFileMeta> decode(Path path) throws IOException {
     List<ManifestFileMeta> out = new ArrayList<>();
     try (DataFileReader reader = DataFileReader.open(path, META_TYPE, null)) {
       RowData row;
       while ((row = reader.next()) != null) {
-        out.add(
-            new ManifestFileMeta(
-                row.getString(0).toString(),
-                row.getLong(1),
-                row.getLong(2),
-                row.getLong(3),
-                BinaryRows.fromBytes(partitionArity, row.getBinary(4)),
-                BinaryRows.fromBytes(partitionArity, row.getBinary(5)),
-                ManifestFile.decodeLongs(row.getBinary(6)),
-                row.getLong(7)));
+        out.add(toMeta(row));
       }
     }
     return out;
   }
 
+  private static RowData toRow(ManifestFileMeta m) {
+    return GenericRowData.of(
+        StringData.fromString(m.fileName()),
+        m.fileSize(),
+        m.numAddedFiles(),
+        m.numDeletedFiles(),
+        BinaryRows.toBytes(m.minPartition()),
+        BinaryRows.toBytes(m.maxPartition()),
+        ManifestFile.encodeLongs(m.partitionNullCounts()),
+        m.schemaId());
+  }
+
+  /** A row of a list as a read gives it (new partition rows and counts, never the writer's). */
+  private ManifestFileMeta toMeta(RowData row) {
+    return new ManifestFileMeta(
+        row.getString(0).toString(),
+        row.getLong(1),
+        row.getLong(2),
+        row.getLong(3),
+        BinaryRows.fromBytes(partitionArity, row.getBinary(4)),
+        BinaryRows.fromBytes(partitionArity, row.getBinary(5)),
+        ManifestFile.decodeLongs(row.getBinary(6)),
+        row.getLong(7));
+  }
+
+  /** Deletes a list (best effort) and forgets it in the cache. */
   public void delete(String name) {
-    fileIO.deleteQuietly(paths.manifest(name));
+    Path path = paths.manifest(name);
+    cache.remove(path.toString());
+    fileIO.deleteQuietly(path);
   }
 }

@@ -319,12 +319,11 @@ public final class TableFiles {
       return f;
     }
 
-    // Lists and manifests are read around the process's manifest cache: a snapshot is known to be
-    // expired (or half expired by an older version) by a file that is gone, which a cached copy
-    // would hide.
+    // A snapshot is known to be expired (or half expired by an older version) by a file that is
+    // gone: a cached list or manifest is used only once its file is seen to exist.
     private List<ManifestFileMeta> readList(String name, SnapshotFiles f) {
       try {
-        return store.manifestList().readUncached(name);
+        return store.manifestList().readExisting(name);
       } catch (IOException e) {
         return missingOrThrow(paths.manifest(name), f, e);
       }
@@ -332,7 +331,7 @@ public final class TableFiles {
 
     private List<ManifestEntry> readManifest(String name, SnapshotFiles f) {
       try {
-        return store.manifestFile().readUncached(name);
+        return store.manifestFile().readExisting(name);
       } catch (IOException e) {
         return missingOrThrow(paths.manifest(name), f, e);
       }

@@ -6,11 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.catalog.Identifier;
+import io.sediment.data.BinaryRows;
+import io.sediment.fs.FileIO;
 import io.sediment.predicate.PredicateBuilder;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.FaultyFileSystem;
 import io.sediment.testutil.TestTables;
+import java.io.FileNotFoundException;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,6 +22,10 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.types.logical.IntType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,9 +33,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The process's cache of parsed manifests and manifest lists: a table planned again (by the same or
- * another table object) opens no manifest it read before and plans the same files, partition
- * filters apply to cached entries, and the cache keeps the most recently read within its bound.
+ * The process's cache of parsed manifests and manifest lists: what a process writes it plans
+ * without reading back, a table planned again (by the same or another table object) opens no
+ * manifest it read before and plans the same files, partition filters apply to cached entries,
+ * reads that must see a file gone check that it exists, and the cache keeps the most recently read
+ * within its bound.
  */
 class ManifestCacheTest {
 
@@ -42,29 +52,20 @@ class ManifestCacheTest {
   void aTablePlannedAgainOpensNoManifestItReadBeforeAndPlansTheSameFiles() throws Exception {
     FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
     catalog.createDatabase("db", true);
-    Table table =
-        TestTables.create(
-            catalog,
-            "t",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT())
-                .column("p", DataTypes.STRING())
-                .partitionKeys("p")
-                .build());
+    Table table = partitionedTable(catalog);
     for (int i = 0; i < 4; i++) {
       TestTables.writeBatch(table, List.of(row((long) i, "a"), row(100L + i, "b")));
     }
-    List<String> opened = new CopyOnWriteArrayList<>();
-    FaultyFileSystem.onOpen(
-        p -> {
-          if (p.contains("/manifest/")) {
-            opened.add(p);
-          }
-        });
+    List<String> opened = manifestsOpened();
     Snapshot latest = table.latestSnapshot().orElseThrow();
+    List<String> written = fileNames(table.store().newScan().plan(latest));
+    assertThat(written).hasSize(8);
+    assertThat(opened).as("what this process wrote is planned without reading it back").isEmpty();
+
+    ManifestCache.clear(); // as another process
     List<String> first = fileNames(table.store().newScan().plan(latest));
     assertThat(opened).as("the first plan reads the lists and manifests").isNotEmpty();
-    assertThat(first).hasSize(8);
+    assertThat(first).isEqualTo(written);
 
     opened.clear();
     Table again = catalog.getTable(new Identifier("db", "t"));
@@ -91,6 +92,111 @@ class ManifestCacheTest {
     again.store().manifestFile().readUncached(someManifest.fileName());
     assertThat(opened.stream().distinct().map(p -> p.substring(p.lastIndexOf('/') + 1)))
         .containsExactly(latest.deltaManifestList(), someManifest.fileName());
+  }
+
+  /**
+   * Expiry and orphan removal tell an expired snapshot by a list or manifest that is gone: they use
+   * a cached copy only while its file exists (one existence check, no read), read a file the cache
+   * does not hold (and keep it), and get a {@link FileNotFoundException} for a file that is gone,
+   * while a plan still gets the cached entries.
+   */
+  @Test
+  void readsThatMustSeeAFileGoneUseTheCacheOnlyWhileTheFileExists() throws Exception {
+    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
+    catalog.createDatabase("db", true);
+    Table table = partitionedTable(catalog);
+    TestTables.writeBatch(table, List.of(row(1L, "a"), row(2L, "b")));
+    Snapshot latest = table.latestSnapshot().orElseThrow();
+    ManifestList lists = table.store().manifestList();
+    ManifestFile manifests = table.store().manifestFile();
+    List<String> opened = manifestsOpened();
+
+    List<ManifestFileMeta> metas = lists.readExisting(latest.deltaManifestList());
+    assertThat(metas).hasSize(1);
+    String manifest = metas.get(0).fileName();
+    assertThat(manifests.readExisting(manifest)).hasSize(2);
+    assertThat(opened).as("cached, and the files exist").isEmpty();
+    assertThatThrownBy(() -> metas.clear()).isInstanceOf(UnsupportedOperationException.class);
+
+    ManifestCache.clear();
+    assertThat(fileNames(manifests.readExisting(manifest))).hasSize(2);
+    assertThat(opened).as("not cached: read from the file").hasSize(2);
+    opened.clear();
+    assertThat(manifests.readExisting(manifest)).hasSize(2);
+    assertThat(opened).as("and kept").isEmpty();
+
+    java.nio.file.Path tableDir = dir.resolve("db.db").resolve("t").resolve("manifest");
+    Files.delete(tableDir.resolve(manifest));
+    Files.delete(tableDir.resolve(latest.deltaManifestList()));
+    assertThatThrownBy(() -> manifests.readExisting(manifest))
+        .isInstanceOf(FileNotFoundException.class)
+        .hasMessageContaining(manifest);
+    assertThatThrownBy(() -> lists.readExisting(latest.deltaManifestList()))
+        .isInstanceOf(FileNotFoundException.class)
+        .hasMessageContaining(latest.deltaManifestList());
+    assertThat(manifests.read(manifest)).as("a plan reads the cached entries").hasSize(2);
+    assertThat(opened)
+        .as("only the list, which the cache no longer held, was looked for")
+        .allSatisfy(p -> assertThat(p).endsWith(latest.deltaManifestList()));
+  }
+
+  /**
+   * Generated manifest lists, written by a process with the cache on, read back from the cache
+   * equal to a read of the file (names, sizes, counts, partition bounds and null counts, schema):
+   * the cached list is made from the rows written, as a read makes it from the rows in the file. A
+   * list deleted by the process (an abandoned commit) is forgotten.
+   */
+  @ParameterizedTest
+  @ValueSource(longs = {1, 2, 3, 4, 5})
+  void aManifestListIsCachedAsAReadOfItsFileMakesIt(long seed) throws Exception {
+    Random random = new Random(seed);
+    org.apache.flink.core.fs.Path root = new org.apache.flink.core.fs.Path(dir.toUri());
+    ManifestCache cache = new ManifestCache(64L << 20);
+    int arity = random.nextInt(3);
+    ManifestList lists = new ManifestList(FileIO.of(root), new TablePaths(root), arity, cache);
+    List<ManifestFileMeta> metas = new ArrayList<>();
+    for (int i = random.nextInt(12); i > 0; i--) {
+      long[] nullCounts = new long[arity];
+      Object[] min = new Object[arity];
+      Object[] max = new Object[arity];
+      for (int f = 0; f < arity; f++) {
+        nullCounts[f] = random.nextInt(3);
+        min[f] = random.nextInt(5) == 0 ? null : random.nextInt(100);
+        max[f] = random.nextInt(5) == 0 ? null : 100 + random.nextInt(100);
+      }
+      metas.add(
+          new ManifestFileMeta(
+              "manifest-" + seed + "-" + i,
+              random.nextInt(1 << 20),
+              random.nextInt(50),
+              random.nextInt(50),
+              intRow(min),
+              intRow(max),
+              nullCounts,
+              random.nextInt(4)));
+    }
+    String name = lists.write(metas);
+    assertThat(cache.size()).isEqualTo(1);
+    List<ManifestFileMeta> cached = lists.read(name);
+    List<ManifestFileMeta> decoded = lists.readUncached(name);
+    assertThat(cache.hits()).isEqualTo(1);
+    assertThat(cached).hasSameSizeAs(metas).hasSameSizeAs(decoded);
+    for (int i = 0; i < cached.size(); i++) {
+      ManifestFileMeta c = cached.get(i);
+      ManifestFileMeta d = decoded.get(i);
+      assertThat(List.of(c.fileName(), c.fileSize(), c.numAddedFiles(), c.numDeletedFiles()))
+          .isEqualTo(List.of(d.fileName(), d.fileSize(), d.numAddedFiles(), d.numDeletedFiles()));
+      assertThat(c.minPartition()).isEqualTo(d.minPartition());
+      assertThat(c.maxPartition()).isEqualTo(d.maxPartition());
+      assertThat(c.partitionNullCounts()).isEqualTo(d.partitionNullCounts());
+      assertThat(c.schemaId()).isEqualTo(d.schemaId());
+      assertThat(c.minPartition())
+          .as("not the writer's row")
+          .isNotSameAs(metas.get(i).minPartition());
+    }
+    lists.delete(name);
+    assertThat(cache.size()).isZero();
+    assertThat(cache.bytes()).isZero();
   }
 
   @Test
@@ -186,6 +292,39 @@ class ManifestCacheTest {
                   + bad
                   + "'");
     }
+  }
+
+  private static Table partitionedTable(FileSystemCatalog catalog) {
+    return TestTables.create(
+        catalog,
+        "t",
+        Schema.newBuilder()
+            .column("id", DataTypes.BIGINT())
+            .column("p", DataTypes.STRING())
+            .partitionKeys("p")
+            .build());
+  }
+
+  /** The manifests and lists opened on the table's file system from now on. */
+  private static List<String> manifestsOpened() {
+    List<String> opened = new CopyOnWriteArrayList<>();
+    FaultyFileSystem.onOpen(
+        p -> {
+          if (p.contains("/manifest/")) {
+            opened.add(p);
+          }
+        });
+    return opened;
+  }
+
+  private static org.apache.flink.table.data.binary.BinaryRowData intRow(Object[] values) {
+    RowType type =
+        RowType.of(
+            true,
+            java.util.stream.Stream.of(values)
+                .map(v -> new IntType(true))
+                .toArray(LogicalType[]::new));
+    return BinaryRows.toBinary(type, GenericRowData.of(values));
   }
 
   private static List<String> fileNames(List<ManifestEntry> entries) {

@@ -33,7 +33,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Manifest files on a real local file system: entries round-trip, each manifest records the
  * partition range it holds so a partition filter skips it unopened, damaged files are reported by
- * name, and a failed write leaves no manifest behind.
+ * name, and a failed write leaves no manifest behind. The manifests and lists of these tests have
+ * the cache off ({@link #NO_CACHE}), so every read decodes the file; {@link ManifestCacheTest}
+ * covers the cache.
  */
 class ManifestFileTest {
 
@@ -43,6 +45,9 @@ class ManifestFileTest {
   private static final RowType VALUE_TYPE =
       RowType.of(new BigIntType(false), new VarCharType(true, VarCharType.MAX_LENGTH));
   private static final long SCHEMA_ID = 7;
+
+  /** A cache that keeps nothing: the tests below read the files themselves. */
+  private static final ManifestCache NO_CACHE = new ManifestCache(0);
 
   @TempDir java.nio.file.Path dir;
 
@@ -95,7 +100,7 @@ class ManifestFileTest {
     Path root = root();
     ManifestFile mf =
         new ManifestFile(
-            FileIO.of(root), new TablePaths(root), RowType.of(), 1, SCHEMA_ID, 8L << 20);
+            FileIO.of(root), new TablePaths(root), RowType.of(), 1, SCHEMA_ID, 8L << 20, NO_CACHE);
     DataFileMeta a = file(0, 1, 3, FileSource.APPEND, 0);
     DataFileMeta b = file(2, 4, 9, FileSource.COMPACT, 0);
     List<ManifestEntry> entries =
@@ -187,7 +192,7 @@ class ManifestFileTest {
         new ArrayList<>(mf.write(entriesOfPartitions(1, 1, 2, 2, 3, 3), 2));
     // One more manifest that holds partitions 1 and 3, so partition 2 lies inside its range.
     metas.addAll(mf.write(entriesOfPartitions(1, 3)));
-    ManifestList list = new ManifestList(FileIO.of(root), new TablePaths(root), 1);
+    ManifestList list = new ManifestList(FileIO.of(root), new TablePaths(root), 1, NO_CACHE);
     String base = list.write(metas);
     String delta = list.write(List.of());
     Snapshot snapshot =
@@ -231,7 +236,7 @@ class ManifestFileTest {
   @Test
   void plansOfManyManifestsAreTheLiveFilesInTheOrderTheyWereAdded() throws Exception {
     ManifestFile mf = manifestFile(root());
-    ManifestList list = new ManifestList(FileIO.of(root()), new TablePaths(root()), 1);
+    ManifestList list = new ManifestList(FileIO.of(root()), new TablePaths(root()), 1, NO_CACHE);
     for (long seed = 0; seed < 10; seed++) {
       java.util.Random random = new java.util.Random(seed);
       List<ManifestFileMeta> metas = new ArrayList<>();
@@ -444,15 +449,26 @@ class ManifestFileTest {
    * What a plan holds per file is kept small (a plan of a table holds every file): generated
    * manifests of append files (no key) over random runs of partitions read back equal to what was
    * written, the entries of one partition share one partition row, and key bounds are the one
-   * shared empty row; value statistics decode to the rows written.
+   * shared empty row; value statistics decode to the rows written. The same for the entries the
+   * cache keeps as they are written ({@code cached}): what the next plan of the writing process
+   * reads has the same shape as a read of the file.
    */
-  @Test
-  void readEntriesShareTheirPartitionRowAndTheEmptyKeyAndKeepTheirStats() throws Exception {
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void readEntriesShareTheirPartitionRowAndTheEmptyKeyAndKeepTheirStats(boolean cached)
+      throws Exception {
     for (long seed = 0; seed < 20; seed++) {
       java.util.Random random = new java.util.Random(seed);
+      ManifestCache cache = cached ? new ManifestCache(64L << 20) : NO_CACHE;
       ManifestFile mf =
           new ManifestFile(
-              FileIO.of(root()), new TablePaths(root()), PARTITION_TYPE, 0, SCHEMA_ID, 8L << 20);
+              FileIO.of(root()),
+              new TablePaths(root()),
+              PARTITION_TYPE,
+              0,
+              SCHEMA_ID,
+              8L << 20,
+              cache);
       List<ManifestEntry> written = new ArrayList<>();
       int partitions = 1 + random.nextInt(6);
       for (int p = 0; p < partitions; p++) {
@@ -486,8 +502,16 @@ class ManifestFileTest {
         }
       }
       List<ManifestEntry> read = new ArrayList<>();
-      for (ManifestFileMeta meta : mf.write(written)) {
+      List<ManifestEntry> decoded = new ArrayList<>();
+      List<ManifestFileMeta> metas = mf.write(written);
+      for (ManifestFileMeta meta : metas) {
         read.addAll(mf.read(meta.fileName()));
+        decoded.addAll(mf.readUncached(meta.fileName()));
+      }
+      assertThat(cache.hits()).as("reads from the cache").isEqualTo(cached ? metas.size() : 0);
+      assertThat(read).as("seed %d", seed).hasSameSizeAs(decoded);
+      for (int i = 0; i < read.size(); i++) {
+        assertSameEntry(read.get(i), decoded.get(i));
       }
       assertThat(read).as("seed %d", seed).hasSameSizeAs(written);
       for (int i = 0; i < read.size(); i++) {
@@ -517,7 +541,7 @@ class ManifestFileTest {
 
   private ManifestFile manifestFile(Path root, long targetSize) {
     return new ManifestFile(
-        FileIO.of(root), new TablePaths(root), PARTITION_TYPE, 1, SCHEMA_ID, targetSize);
+        FileIO.of(root), new TablePaths(root), PARTITION_TYPE, 1, SCHEMA_ID, targetSize, NO_CACHE);
   }
 
   private java.nio.file.Path localManifestDir() {

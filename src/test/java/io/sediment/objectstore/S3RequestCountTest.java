@@ -10,6 +10,7 @@ import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.commit.CommitMessage;
 import io.sediment.fs.ObjectStoreRequests;
 import io.sediment.fs.ObjectStoreRequests.Counts;
+import io.sediment.manifest.ManifestCache;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
@@ -80,29 +81,40 @@ class S3RequestCountTest {
     TestTables.writeBatch(table, List.of(row(1L, "a")));
     TestTables.writeBatch(table, List.of(row(2L, "b")));
 
+    // The commit of snapshot 3 on top of 2, in a process that has not read snapshot 2's lists
+    // before: LATEST read (GET), snapshot 2 probed (HEAD) and read (GET), snapshot 3 probed (HEAD);
+    // the two manifest lists of snapshot 2 read (each a HEAD for its length, a GET of the footer,
+    // one ranged GET of its row group); one manifest and two manifest lists written (PUT); under
+    // the lock: the claim left by the last holder read (in the lock's database), snapshot 3 probed
+    // again (HEAD), every file the snapshot adds checked (a HEAD each: the data file, the manifest,
+    // the two lists), the snapshot staged (PUT), claimed (database), snapshot 3 probed once more
+    // (HEAD: a committer under another lock) and moved into place (COPY, DELETE); LATEST replaced
+    // (PUT); the expiry reads EXPIRING (missing: GET) and EARLIEST (GET) and, with nothing to
+    // expire, lists nothing.
+    // Before issue 8: LIST=3 HEAD=8 GET=21 PUT=5 COPY=1 DELETE=2.
+    ManifestCache.clear(); // as a process that did not write snapshot 2
+    assertThat(commitOneRow(table, 3L).toString())
+        .isEqualTo("LIST=0 HEAD=10 GET=8 PUT=5 COPY=1 DELETE=1");
+
+    // The next commit, in the process that wrote snapshot 3: its lists come from the manifest
+    // cache, which got them as they were written (two HEADs and four GETs fewer).
+    assertThat(commitOneRow(table, 4L).toString())
+        .isEqualTo("LIST=0 HEAD=8 GET=4 PUT=5 COPY=1 DELETE=1");
+
+    assertThat(TestTables.readAll(table)).hasSize(4);
+  }
+
+  /** The requests of the commit of one row, written before it is measured. */
+  private static Counts commitOneRow(Table table, long id) throws Exception {
     WriteBuilder wb = table.newBatchWriteBuilder();
     List<CommitMessage> messages;
     try (TableWrite write = wb.newWrite()) {
-      write.write(row(3L, "c"));
+      write.write(row(id, "c"));
       messages = write.prepareCommit();
     }
     TableCommit commit = wb.newCommit();
     Counts before = ObjectStoreRequests.now();
     commit.commit(messages);
-    Counts commitRequests = ObjectStoreRequests.now().since(before);
-
-    // The commit of snapshot 3 on top of 2: LATEST read (GET), snapshot 2 probed (HEAD) and read
-    // (GET), snapshot 3 probed (HEAD); the two manifest lists of snapshot 2 read (each a HEAD for
-    // its length, a GET of the footer, one ranged GET of its row group); one manifest and two
-    // manifest lists written (PUT); under the lock: the claim left by the last holder read (in the
-    // lock's database), snapshot 3 probed again (HEAD), every file the snapshot adds checked (a
-    // HEAD each: the data file, the manifest, the two lists), the snapshot staged (PUT), claimed
-    // (database), snapshot 3 probed once more (HEAD: a committer under another lock) and moved
-    // into place (COPY, DELETE); LATEST replaced (PUT); the expiry reads EXPIRING (missing: GET)
-    // and EARLIEST (GET) and, with nothing to expire, lists nothing.
-    // Before issue 8: LIST=3 HEAD=8 GET=21 PUT=5 COPY=1 DELETE=2.
-    assertThat(commitRequests.toString()).isEqualTo("LIST=0 HEAD=10 GET=8 PUT=5 COPY=1 DELETE=1");
-
-    assertThat(TestTables.readAll(table)).hasSize(3);
+    return ObjectStoreRequests.now().since(before);
   }
 }
