@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.cli.SedimentCliTest.Result;
+import io.sediment.manifest.ManifestCache;
 import io.sediment.manifest.Snapshot;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
@@ -138,6 +139,7 @@ class CliErrorsTest {
     Snapshot s = t.latestSnapshot().orElseThrow();
     Path list = tableDir().resolve("manifest").resolve(s.baseManifestList());
     truncate(list, 20);
+    ManifestCache.clear(); // as a CLI process: this one wrote the list and keeps it cached
 
     Result r = run("inspect", "--warehouse", w(), "--table", "db.t");
     assertThat(r.code()).isEqualTo(1);
