@@ -55,10 +55,7 @@ class ExpireCrashSafetyTest {
         TestTables.create(
             catalog,
             name,
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT())
-                .column("p", DataTypes.STRING())
-                .partitionKeys("p")
+            TestTables.idPartitionSchema()
                 .option("compaction.min.file-num", "2")
                 .option("manifest.merge-min-count", "3") // retired snapshots own manifests
                 .build());

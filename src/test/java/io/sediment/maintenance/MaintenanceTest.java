@@ -35,12 +35,7 @@ class MaintenanceTest {
         TestTables.create(
             catalog,
             "t",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT())
-                .column("p", DataTypes.STRING())
-                .partitionKeys("p")
-                .option("compaction.min.file-num", "2")
-                .build());
+            TestTables.idPartitionSchema().option("compaction.min.file-num", "2").build());
     for (int i = 0; i < 4; i++) {
       TestTables.writeBatch(t, List.of(row((long) i, "a"), row((long) i + 100, "b")));
     }

@@ -295,14 +295,7 @@ class ManifestCacheTest {
   }
 
   private static Table partitionedTable(FileSystemCatalog catalog) {
-    return TestTables.create(
-        catalog,
-        "t",
-        Schema.newBuilder()
-            .column("id", DataTypes.BIGINT())
-            .column("p", DataTypes.STRING())
-            .partitionKeys("p")
-            .build());
+    return TestTables.create(catalog, "t", TestTables.idPartitionSchema().build());
   }
 
   /** The manifests and lists opened on the table's file system from now on. */

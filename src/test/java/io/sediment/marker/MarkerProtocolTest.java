@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.fs.FileIO;
 import io.sediment.manifest.FileStore;
-import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.TestTables;
 import java.io.IOException;
@@ -24,7 +23,6 @@ import java.util.Set;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.apache.flink.table.api.DataTypes;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -73,15 +71,7 @@ class MarkerProtocolTest {
   @BeforeEach
   void fill() {
     FileSystemCatalog catalog = TestTables.catalog(dir);
-    table =
-        TestTables.create(
-            catalog,
-            "t",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT())
-                .column("p", DataTypes.STRING())
-                .partitionKeys("p")
-                .build());
+    table = TestTables.create(catalog, "t", TestTables.idPartitionSchema().build());
     for (int i = 0; i < 6; i++) {
       TestTables.writeBatch(table, List.of(row((long) i, "a"), row((long) i + 100, "b")));
     }

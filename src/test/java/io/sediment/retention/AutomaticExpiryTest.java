@@ -32,7 +32,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
-import org.apache.flink.table.api.DataTypes;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,10 +56,7 @@ class AutomaticExpiryTest {
     FileSystemCatalog catalog = new FileSystemCatalog(warehouse);
     catalog.createDatabase("db", true);
     Schema.Builder schema =
-        Schema.newBuilder()
-            .column("id", DataTypes.BIGINT())
-            .column("p", DataTypes.STRING())
-            .partitionKeys("p")
+        TestTables.idPartitionSchema()
             .option("compaction.min.file-num", "2")
             .option("manifest.merge-min-count", "3"); // expired snapshots own manifests
     options.forEach(schema::option);

@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import org.apache.flink.table.api.DataTypes;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -34,11 +33,7 @@ class ClockDecisionsTest {
   @TempDir Path dir;
 
   private Table create(int seed, ManualClock clock, Map<String, String> options) {
-    Schema.Builder schema =
-        Schema.newBuilder()
-            .column("id", DataTypes.BIGINT())
-            .column("p", DataTypes.STRING())
-            .partitionKeys("p");
+    Schema.Builder schema = TestTables.idPartitionSchema();
     options.forEach(schema::option);
     return TestTables.create(
         TestTables.catalog(dir.resolve("wh-" + seed)).withClock(clock), "t", schema.build());

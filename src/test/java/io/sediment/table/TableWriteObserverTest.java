@@ -34,15 +34,7 @@ class TableWriteObserverTest {
   @Test
   void appendTableFilesAreAnnouncedBeforeTheyExist() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(dir);
-    Table t =
-        TestTables.create(
-            catalog,
-            "a",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT())
-                .column("p", DataTypes.STRING())
-                .partitionKeys("p")
-                .build());
+    Table t = TestTables.create(catalog, "a", TestTables.idPartitionSchema().build());
     Set<String> written = new HashSet<>();
     WriteBuilder wb = t.newBatchWriteBuilder().withOutputObserver(this::observe);
     try (TableWrite w = wb.newWrite()) {

@@ -45,6 +45,14 @@ public final class TestTables {
     return catalog.getTable(id);
   }
 
+  /** {@code (id BIGINT, p STRING)} partitioned by {@code p}, to add options to. */
+  public static Schema.Builder idPartitionSchema() {
+    return Schema.newBuilder()
+        .column("id", DataTypes.BIGINT())
+        .column("p", DataTypes.STRING())
+        .partitionKeys("p");
+  }
+
   /**
    * The schema most tests use, {@code (id BIGINT NOT NULL, v STRING)}, to add keys, partitions or
    * options to.
