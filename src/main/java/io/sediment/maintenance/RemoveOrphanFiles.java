@@ -1,6 +1,7 @@
 package io.sediment.maintenance;
 
 import io.sediment.manifest.FileStore;
+import io.sediment.manifest.ManifestCache;
 import io.sediment.manifest.TablePaths;
 import io.sediment.marker.MarkedOutputs;
 import io.sediment.retention.TableFiles;
@@ -129,6 +130,7 @@ public final class RemoveOrphanFiles {
     }
     if (!dryRun && !orphans.isEmpty()) {
       List<IOException> errors = store.fileIO().deleteAll(orphans);
+      ManifestCache.forget(orphans); // such as the manifests of a commit that never landed
       if (!errors.isEmpty()) {
         IOException e = new IOException("Could not delete " + errors.size() + " orphan file(s)");
         errors.forEach(e::addSuppressed);

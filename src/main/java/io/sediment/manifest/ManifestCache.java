@@ -1,10 +1,12 @@
 package io.sediment.manifest;
 
+import java.util.Collection;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.core.fs.Path;
 
 /**
  * The parsed contents of recently read manifests and manifest lists, shared by every table of the
@@ -133,6 +135,17 @@ public final class ManifestCache {
     while (bytes > maxBytes && eldest.hasNext()) {
       bytes -= eldest.next().getValue().bytes;
       eldest.remove();
+    }
+  }
+
+  /**
+   * Forgets the manifests and lists among {@code deleted} (files this process deleted: expiry and
+   * orphan removal), so entries of files that are gone do not push out the ones plans still read.
+   */
+  public static void forget(Collection<Path> deleted) {
+    ManifestCache cache = shared();
+    for (Path p : deleted) {
+      cache.remove(p.toString());
     }
   }
 

@@ -161,8 +161,8 @@ public final class ManifestFile {
   public void delete(List<ManifestFileMeta> metas) {
     for (ManifestFileMeta m : metas) {
       Path path = paths.manifest(m.fileName());
-      cache.remove(path.toString());
       fileIO.deleteQuietly(path);
+      cache.remove(path.toString()); // after: a read in between cannot put it back
     }
   }
 
@@ -467,8 +467,6 @@ public final class ManifestFile {
       }
       WrittenFile file = writer.finish();
       writer = null;
-      // the planners and committers that read the new manifest next find it in the cache
-      written.cache(paths.manifest(name).toString());
       out.add(
           new ManifestFileMeta(
               name,
@@ -479,6 +477,9 @@ public final class ManifestFile {
               partitionStats.max(),
               partitionStats.nullCounts(),
               schemaId));
+      // the planners and committers that read the new manifest next find it in the cache (once it
+      // is in out: a failed write deletes out's manifests and forgets them)
+      written.cache(paths.manifest(name).toString());
     }
 
     void abort() {

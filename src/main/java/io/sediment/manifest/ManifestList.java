@@ -175,7 +175,7 @@ public final class ManifestList {
   /** Deletes a list (best effort) and forgets it in the cache. */
   public void delete(String name) {
     Path path = paths.manifest(name);
-    cache.remove(path.toString());
     fileIO.deleteQuietly(path);
+    cache.remove(path.toString()); // after: a read in between cannot put it back
   }
 }

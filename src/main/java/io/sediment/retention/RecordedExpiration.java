@@ -2,6 +2,7 @@ package io.sediment.retention;
 
 import io.sediment.fs.FileIO;
 import io.sediment.manifest.FileStore;
+import io.sediment.manifest.ManifestCache;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.manifest.TablePaths;
@@ -208,6 +209,8 @@ final class RecordedExpiration {
     deleteStep(d.dataAndVectors(), range);
     deleteStep(d.manifests(), range);
     deleteStep(d.lists(), range);
+    ManifestCache.forget(d.manifests());
+    ManifestCache.forget(d.lists());
     deleteRecord(record);
     int metadata =
         d.dataAndVectors().size() - d.dataFiles() + d.manifests().size() + d.lists().size();

@@ -8,6 +8,7 @@ import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.ManifestCache;
+import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.marker.OutputMarkers;
 import io.sediment.schema.Schema;
@@ -248,18 +249,7 @@ class ExpireCrashSafetyTest {
   @ParameterizedTest(name = "snapshots {0}")
   @ValueSource(ints = {3, 4, 6})
   void anExpiryThatCannotReadAManifestChangesNothing(int snapshots) throws Exception {
-    FileSystemCatalog catalog = TestTables.catalog(dir.resolve("n" + snapshots));
-    Table t =
-        TestTables.create(
-            catalog,
-            "t",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT())
-                .option("manifest.merge-min-count", "1000")
-                .build());
-    for (int i = 0; i < snapshots; i++) {
-      TestTables.writeBatch(t, List.of(row((long) i)));
-    }
+    Table t = tableOfOneRowSnapshots(dir.resolve("n" + snapshots), snapshots);
     Path tableDir = dir.resolve("n" + snapshots).resolve("db.db").resolve("t");
     Snapshot newest = t.latestSnapshot().orElseThrow();
     // The oldest manifest: written by snapshot 1, still in the newest snapshot's base list.
@@ -287,6 +277,52 @@ class ExpireCrashSafetyTest {
     assertThat(new ExpireSnapshots(t).retainMax(1).execute().expiredSnapshots())
         .hasSize(snapshots - 1);
     assertThat(rows(t)).hasSize(snapshots);
+  }
+
+  /**
+   * The same damage seen by the process that wrote the manifest (an expiry after its own commit):
+   * it keeps the manifest's entries as it wrote them (the manifest cache), so the expiration goes
+   * through on them and deletes only what the retired snapshots alone used; every data file the
+   * newest snapshot uses stays.
+   */
+  @Test
+  void anExpiryInTheProcessThatWroteADamagedManifestGoesThroughOnItsEntries() throws Exception {
+    Table t = tableOfOneRowSnapshots(dir, 4);
+    Snapshot newest = t.latestSnapshot().orElseThrow();
+    List<ManifestEntry> live = t.store().newScan().plan(newest);
+    String oldest = t.store().manifestList().read(newest.baseManifestList()).get(0).fileName();
+    Path manifest = tableDir(t).resolve("manifest").resolve(oldest);
+    byte[] bytes = Files.readAllBytes(manifest);
+    Files.write(manifest, java.util.Arrays.copyOf(bytes, bytes.length / 2));
+
+    assertThat(new ExpireSnapshots(t).retainMax(1).execute().expiredSnapshots()).hasSize(3);
+
+    assertThat(live).hasSize(4);
+    for (ManifestEntry e : live) {
+      org.apache.flink.core.fs.Path file =
+          t.store().dataFilePath(e.partition(), e.bucket(), e.file().fileName());
+      assertThat(Path.of(file.toUri())).exists();
+    }
+    assertThat(rows(t)).hasSize(4);
+  }
+
+  /**
+   * A table in a new warehouse at {@code warehouse} with {@code snapshots} one-row commits, whose
+   * manifests are never merged (so the first commit's manifest stays in the newest snapshot).
+   */
+  private static Table tableOfOneRowSnapshots(Path warehouse, int snapshots) {
+    Table t =
+        TestTables.create(
+            TestTables.catalog(warehouse),
+            "t",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT())
+                .option("manifest.merge-min-count", "1000")
+                .build());
+    for (int i = 0; i < snapshots; i++) {
+      TestTables.writeBatch(t, List.of(row((long) i)));
+    }
+    return t;
   }
 
   /** Every file under the table, with its size: what a rejected call must leave as it was. */

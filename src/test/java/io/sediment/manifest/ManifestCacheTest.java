@@ -141,6 +141,34 @@ class ManifestCacheTest {
   }
 
   /**
+   * An expiration forgets the lists and manifests it deletes: entries of files that are gone would
+   * push out the ones plans still read. Those of the snapshots it keeps stay.
+   */
+  @Test
+  void anExpirationForgetsTheListsAndManifestsItDeletes() throws Exception {
+    Schema unmerged =
+        TestTables.idPartitionSchema().option("manifest.merge-min-count", "1000").build();
+    Table table = TestTables.create(TestTables.catalog(dir), "t", unmerged);
+    List<Snapshot> snapshots = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      TestTables.writeBatch(table, List.of(row((long) i, "a")));
+      snapshots.add(table.latestSnapshot().orElseThrow());
+    }
+    TablePaths paths = table.store().paths();
+    Snapshot oldest = snapshots.get(0);
+    String oldestList = paths.manifest(oldest.deltaManifestList()).toString();
+    String latestList = paths.manifest(snapshots.get(3).deltaManifestList()).toString();
+    assertThat((Object) ManifestCache.shared().get(oldestList)).isNotNull();
+
+    new io.sediment.maintenance.ExpireSnapshots(table).retainMax(1).execute();
+
+    assertThat(Files.exists(java.nio.file.Path.of(java.net.URI.create(oldestList)))).isFalse();
+    assertThat((Object) ManifestCache.shared().get(oldestList)).as("deleted: forgotten").isNull();
+    assertThat((Object) ManifestCache.shared().get(latestList)).as("kept").isNotNull();
+    assertThat(TestTables.readAll(table)).hasSize(4);
+  }
+
+  /**
    * Generated manifest lists, written by a process with the cache on, read back from the cache
    * equal to a read of the file (names, sizes, counts, partition bounds and null counts, schema):
    * the cached list is made from the rows written, as a read makes it from the rows in the file. A

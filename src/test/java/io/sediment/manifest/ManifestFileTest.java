@@ -425,10 +425,15 @@ class ManifestFileTest {
     assertThat(localManifestDir()).isEmptyDirectory();
   }
 
-  @Test
-  void aFailedWriteDeletesTheManifestsItAlreadyFinished() throws Exception {
+  /** Also with the cache on: the finished manifests it kept are forgotten with their files. */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void aFailedWriteDeletesTheManifestsItAlreadyFinished(boolean cached) throws Exception {
     Path root = new Path(FaultyFileSystem.uri(dir));
-    ManifestFile mf = manifestFile(root);
+    ManifestCache cache = cached ? new ManifestCache(64L << 20) : NO_CACHE;
+    ManifestFile mf =
+        new ManifestFile(
+            FileIO.of(root), new TablePaths(root), PARTITION_TYPE, 1, SCHEMA_ID, 8L << 20, cache);
     AtomicInteger creates = new AtomicInteger();
     // Two manifests are written whole; creating the third one fails.
     FaultyFileSystem.failCreate(
@@ -441,6 +446,8 @@ class ManifestFileTest {
     try (var files = Files.list(localManifestDir())) {
       assertThat(files.toList()).isEmpty();
     }
+    assertThat(cache.size()).isZero();
+    assertThat(cache.bytes()).isZero();
   }
 
   // ---- helpers --------------------------------------------------------------------------------
