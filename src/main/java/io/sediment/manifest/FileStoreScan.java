@@ -157,7 +157,7 @@ public final class FileStoreScan {
   private List<ManifestEntry> readEntries(ManifestFileMeta meta) throws IOException {
     List<ManifestEntry> out = new ArrayList<>();
     manifestFile.read(
-        meta.fileName(),
+        meta,
         partitionFilter,
         e -> {
           if (bucket == null || e.bucket() == bucket) {

@@ -175,11 +175,28 @@ public final class ManifestFile {
    */
   public void read(String fileName, Predicate partitionFilter, Consumer<ManifestEntry> sink)
       throws IOException {
+    read(fileName, UNKNOWN_SIZE, partitionFilter, sink);
+  }
+
+  /**
+   * Like {@link #read(String, Predicate, Consumer)} for a manifest a list names: a read of its file
+   * uses the size the list records instead of asking the file system (one HEAD less on an object
+   * store).
+   */
+  public void read(
+      ManifestFileMeta manifest, Predicate partitionFilter, Consumer<ManifestEntry> sink)
+      throws IOException {
+    read(manifest.fileName(), manifest.fileSize(), partitionFilter, sink);
+  }
+
+  private void read(
+      String fileName, long fileSize, Predicate partitionFilter, Consumer<ManifestEntry> sink)
+      throws IOException {
     Path path = paths.manifest(fileName);
     String key = path.toString();
     List<ManifestEntry> cached = cache.get(key);
     if (cached == null) {
-      decode(path, partitionFilter, sink, key);
+      decode(path, fileSize, partitionFilter, sink, key);
       return;
     }
     // A manifest's entries come partition by partition, the entries of one sharing one row: the
@@ -204,13 +221,20 @@ public final class ManifestFile {
     return out;
   }
 
+  /** The entries of a manifest a list names, in order (a list of the caller's own). */
+  public List<ManifestEntry> read(ManifestFileMeta manifest) throws IOException {
+    List<ManifestEntry> out = new ArrayList<>();
+    read(manifest, null, out::add);
+    return out;
+  }
+
   /**
    * The entries of one manifest read from the file itself, never from the cache: for what must read
    * the file whatever the cache holds.
    */
   public List<ManifestEntry> readUncached(String fileName) throws IOException {
     List<ManifestEntry> out = new ArrayList<>();
-    decode(paths.manifest(fileName), null, out::add, null);
+    decode(paths.manifest(fileName), UNKNOWN_SIZE, null, out::add, null);
     return out;
   }
 
@@ -223,12 +247,21 @@ public final class ManifestFile {
    * @throws FileNotFoundException when the file is gone
    */
   public List<ManifestEntry> readExisting(String fileName) throws IOException {
+    return readExisting(fileName, UNKNOWN_SIZE);
+  }
+
+  /** Like {@link #readExisting(String)} for a manifest a list names, read at its recorded size. */
+  public List<ManifestEntry> readExisting(ManifestFileMeta manifest) throws IOException {
+    return readExisting(manifest.fileName(), manifest.fileSize());
+  }
+
+  private List<ManifestEntry> readExisting(String fileName, long fileSize) throws IOException {
     Path path = paths.manifest(fileName);
     String key = path.toString();
     List<ManifestEntry> cached = cache.get(key);
     if (cached == null) {
       List<ManifestEntry> out = new ArrayList<>();
-      decode(path, null, out::add, key);
+      decode(path, fileSize, null, out::add, key);
       return Collections.unmodifiableList(out);
     }
     if (!fileIO.exists(path)) {
@@ -239,15 +272,20 @@ public final class ManifestFile {
 
   /**
    * Reads the manifest at {@code path}, handing the entries the filter selects to {@code sink};
-   * with a {@code cacheKey}, also keeps every entry and caches them at the end, until they grow
-   * past what the cache keeps (then, as without a key, entries of partitions the filter excludes
-   * are never made).
+   * {@code fileSize} is the size the manifest's list records ({@link #UNKNOWN_SIZE}: asked of the
+   * file system); with a {@code cacheKey}, also keeps every entry and caches them at the end, until
+   * they grow past what the cache keeps (then, as without a key, entries of partitions the filter
+   * excludes are never made).
    */
   private void decode(
-      Path path, Predicate partitionFilter, Consumer<ManifestEntry> sink, String cacheKey)
+      Path path,
+      long fileSize,
+      Predicate partitionFilter,
+      Consumer<ManifestEntry> sink,
+      String cacheKey)
       throws IOException {
     Entries entries = new Entries(cacheKey != null);
-    try (DataFileReader reader = DataFileReader.open(path, ENTRY_TYPE, null)) {
+    try (DataFileReader reader = DataFileReader.open(path, ENTRY_TYPE, null, fileSize)) {
       RowData row;
       boolean selected = true;
       while ((row = reader.next()) != null) {
@@ -319,6 +357,9 @@ public final class ManifestFile {
       }
     }
   }
+
+  /** A file size to ask the file system for. */
+  private static final long UNKNOWN_SIZE = -1;
 
   /** The JVM objects of a row beside its bytes (object, segment array, segment). */
   private static final int ROW_OVERHEAD_BYTES = 96;

@@ -76,7 +76,7 @@ public final class ManifestMerger {
     Map<ManifestEntry.Identifier, ManifestEntry> adds = new LinkedHashMap<>();
     Map<ManifestEntry.Identifier, ManifestEntry> deletes = new LinkedHashMap<>();
     for (ManifestFileMeta m : metas) {
-      for (ManifestEntry e : manifestFile.read(m.fileName())) {
+      for (ManifestEntry e : manifestFile.read(m)) {
         (e.kind() == FileKind.ADD ? adds : deletes).put(e.identifier(), e);
       }
     }

@@ -286,7 +286,7 @@ public final class TableFiles {
         toRead.addAll(0, base);
       }
       for (ManifestFileMeta m : toRead) {
-        List<ManifestEntry> entries = readManifest(m.fileName(), f);
+        List<ManifestEntry> entries = readManifest(m, f);
         if (entries == null) {
           return f;
         }
@@ -306,7 +306,7 @@ public final class TableFiles {
         f.data.put(key(p), p);
       }
       for (ManifestFileMeta m : changelog) {
-        List<ManifestEntry> entries = readManifest(m.fileName(), f);
+        List<ManifestEntry> entries = readManifest(m, f);
         if (entries == null) {
           return f;
         }
@@ -329,11 +329,11 @@ public final class TableFiles {
       }
     }
 
-    private List<ManifestEntry> readManifest(String name, SnapshotFiles f) {
+    private List<ManifestEntry> readManifest(ManifestFileMeta manifest, SnapshotFiles f) {
       try {
-        return store.manifestFile().readExisting(name);
+        return store.manifestFile().readExisting(manifest);
       } catch (IOException e) {
-        return missingOrThrow(paths.manifest(name), f, e);
+        return missingOrThrow(paths.manifest(manifest.fileName()), f, e);
       }
     }
 
