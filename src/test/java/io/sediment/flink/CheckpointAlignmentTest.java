@@ -207,24 +207,22 @@ class CheckpointAlignmentTest {
   @ParameterizedTest
   @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
   void roundsAsLargeAsARecentOneThatMergedBucketsMakeTheCheckpoint(long seed) {
-    Random random = new Random(seed);
-    long interval = 10_000 + random.nextInt(50_001);
-    long phase = random.nextInt((int) POLL);
-    double bytesPerMilli = 1_000 + random.nextInt(100_000);
+    GeneratedRun run = GeneratedRun.of(seed, 10_000, 50_000);
     CheckpointAlignment a = new CheckpointAlignment(POLL);
-    long bytes = (long) (bytesPerMilli * interval / 40);
+    long bytes = run.bytes();
     // a large round rewrites for 55 to 75% of the interval (+-5%): it fits after two polls
-    long largeBytes = (long) (bytesPerMilli * interval * (0.55 + 0.2 * random.nextDouble()));
+    long largeBytes =
+        (long) (run.bytesPerMilli() * run.interval() * (0.55 + 0.2 * run.random().nextDouble()));
     int checked = 0;
     long lastLarge = -100;
     for (int k = 0; k < 40; k++) {
-      long checkpoint = k * interval;
-      long next = checkpoint + interval;
+      long checkpoint = k * run.interval();
+      long next = checkpoint + run.interval();
       a.checkpointTriggered(checkpoint);
-      boolean isLarge = k > 1 && k - lastLarge >= 2 && random.nextInt(3) == 0;
+      boolean isLarge = k > 1 && k - lastLarge >= 2 && run.random().nextInt(3) == 0;
       long roundBytes = isLarge ? largeBytes : bytes;
-      long plan = random.nextInt(101);
-      long round = checkpoint + Math.floorMod(phase - checkpoint, POLL);
+      long plan = run.random().nextInt(101);
+      long round = checkpoint + Math.floorMod(run.phase() - checkpoint, POLL);
       long handedOver = -1;
       for (; round < next; round += POLL) {
         if (!a.waits(round) && a.handsOver(round + plan, plan, roundBytes)) {
@@ -233,7 +231,8 @@ class CheckpointAlignmentTest {
         }
       }
       assertThat(handedOver).as("seed %d, interval %d: handed over", seed, k).isPositive();
-      long rewrite = (long) (roundBytes / bytesPerMilli * (0.95 + 0.1 * random.nextDouble()));
+      long rewrite =
+          (long) (roundBytes / run.bytesPerMilli() * (0.95 + 0.1 * run.random().nextDouble()));
       if (isLarge && lastLarge >= 0 && k - lastLarge <= CheckpointAlignment.REMEMBERED) {
         assertThat(handedOver + rewrite)
             .as(
@@ -273,22 +272,19 @@ class CheckpointAlignmentTest {
   @ParameterizedTest
   @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
   void everyRoundHandsOverAsLateAsItCanAndMakesTheCheckpoint(long seed) {
-    Random random = new Random(seed);
-    long interval = 2_000 + random.nextInt(58_001);
-    long phase = random.nextInt((int) POLL);
-    double bytesPerMilli = 1_000 + random.nextInt(100_000);
+    GeneratedRun run = GeneratedRun.of(seed, 2_000, 58_000);
     CheckpointAlignment a = new CheckpointAlignment(POLL);
-    long bytes = (long) (bytesPerMilli * interval / 40);
+    long bytes = run.bytes();
     int made = 0;
     int large = 0;
     for (int k = 0; k < 40; k++) {
-      long checkpoint = k * interval;
-      long next = checkpoint + interval;
+      long checkpoint = k * run.interval();
+      long next = checkpoint + run.interval();
       a.checkpointTriggered(checkpoint);
-      boolean isLarge = k > 1 && random.nextInt(4) == 0;
-      long roundBytes = isLarge ? bytes * (2 + random.nextInt(7)) : bytes;
-      long plan = random.nextInt(201); // the plans of one interval take about as long
-      long round = checkpoint + Math.floorMod(phase - checkpoint, POLL);
+      boolean isLarge = k > 1 && run.random().nextInt(4) == 0;
+      long roundBytes = isLarge ? bytes * (2 + run.random().nextInt(7)) : bytes;
+      long plan = run.random().nextInt(201); // the plans of one interval take about as long
+      long round = checkpoint + Math.floorMod(run.phase() - checkpoint, POLL);
       long handedOver = -1;
       long firstPlan = -1;
       for (; round < next; round += POLL) {
@@ -306,7 +302,7 @@ class CheckpointAlignmentTest {
           .isPositive()
           .isLessThan(next + 200);
       long lead = a.leadMillis(plan, roundBytes);
-      if (k > 0 && lead < interval / 2) {
+      if (k > 0 && lead < run.interval() / 2) {
         assertThat(next - handedOver)
             .as("seed %d, interval %d: lead %d ms, not earlier than it", seed, k, lead)
             .isLessThanOrEqualTo(lead)
@@ -314,15 +310,15 @@ class CheckpointAlignmentTest {
       } else if (k > 0) {
         assertThat(firstPlan)
             .as("seed %d, interval %d: lead %d ms, the first round of the last half", seed, k, lead)
-            .isLessThan(next - interval / 2 + POLL);
+            .isLessThan(next - run.interval() / 2 + POLL);
         assertThat(handedOver).isEqualTo(firstPlan + plan);
       }
       long rewrite =
-          (long) (roundBytes / bytesPerMilli * (0.8 + 0.4 * random.nextDouble()))
-              + random.nextInt(101);
+          (long) (roundBytes / run.bytesPerMilli() * (0.8 + 0.4 * run.random().nextDouble()))
+              + run.random().nextInt(101);
       a.roundPlanned(plan, roundBytes, handedOver, false);
       a.readersIdle(handedOver + rewrite);
-      if (k > 0 && rewrite <= interval / 2) {
+      if (k > 0 && rewrite <= run.interval() / 2) {
         assertThat(handedOver + rewrite)
             .as(
                 "seed %d, interval %d: the output of %d bytes makes the checkpoint",
@@ -331,9 +327,26 @@ class CheckpointAlignmentTest {
         made++;
         large += isLarge ? 1 : 0;
       }
-      bytes = (long) (bytes * (0.9 + 0.2 * random.nextDouble()));
+      bytes = (long) (bytes * (0.9 + 0.2 * run.random().nextDouble()));
     }
     assertThat(made).as("seed %d: rounds whose output made the checkpoint", seed).isPositive();
     assertThat(large).as("seed %d: large rounds among them", seed).isPositive();
+  }
+
+  /**
+   * What a generated run draws first: an interval of {@code minInterval} plus up to {@code spread}
+   * ms, the rounds' phase to the polls, the machine's rewriting throughput, and the bytes of a
+   * round between the large ones (a fortieth of what the interval rewrites).
+   */
+  private record GeneratedRun(
+      Random random, long interval, long phase, double bytesPerMilli, long bytes) {
+    static GeneratedRun of(long seed, long minInterval, int spread) {
+      Random random = new Random(seed);
+      long interval = minInterval + random.nextInt(spread + 1);
+      long phase = random.nextInt((int) POLL);
+      double bytesPerMilli = 1_000 + random.nextInt(100_000);
+      return new GeneratedRun(
+          random, interval, phase, bytesPerMilli, (long) (bytesPerMilli * interval / 40));
+    }
   }
 }

@@ -668,8 +668,7 @@ class CompactTaskEnumeratorTest {
     Table table = oneKeyBucketTable();
     ManualClock clock = new ManualClock();
     try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
-      CompactTaskEnumerator e = continuousOnClock(context, table, clock, 10_000);
-      checkpointsTenSecondsApart(e, clock); // the lead is one poll, 1 s
+      CompactTaskEnumerator e = withTenSecondCheckpoints(context, table, clock); // lead: a 1 s poll
       oneRunPerKey(table, 0, 2);
       clock.advance(Duration.ofSeconds(9)); // in the window: two level-0 runs of five
       context.runPeriodicCallable(0);
@@ -696,8 +695,7 @@ class CompactTaskEnumeratorTest {
     long start = clock.millis();
     RecordingMetrics metrics = new RecordingMetrics();
     try (var context = contextWithMetrics(1, metrics)) {
-      CompactTaskEnumerator e = continuousOnClock(context, table, clock, 10_000);
-      checkpointsTenSecondsApart(e, clock);
+      CompactTaskEnumerator e = withTenSecondCheckpoints(context, table, clock);
       assertThat(metrics.gauge("planningWindowMs")).isEqualTo(5_000L);
       long handedOver = widenTheWindow(context, e, clock, table, metrics);
       assertThat(handedOver - start)
@@ -813,8 +811,7 @@ class CompactTaskEnumeratorTest {
     long start = clock.millis();
     RecordingMetrics metrics = new RecordingMetrics();
     try (var context = contextWithMetrics(1, metrics)) {
-      CompactTaskEnumerator e = continuousOnClock(context, table, clock, 10_000);
-      checkpointsTenSecondsApart(e, clock);
+      CompactTaskEnumerator e = withTenSecondCheckpoints(context, table, clock);
       oneRunPerKey(table, 0, 5);
       e.handleSplitRequest(0, "localhost");
       clock.advance(Duration.ofSeconds(5));
@@ -924,6 +921,18 @@ class CompactTaskEnumeratorTest {
   private Table oneKeyBucketTable() {
     return TestTables.create(
         TestTables.catalog(dir.resolve("d")), "t", FlinkTestSupport.oneKeyBucket().build());
+  }
+
+  /**
+   * A continuous enumerator of {@code table} planning every 10 s, after {@link
+   * #checkpointsTenSecondsApart}.
+   */
+  private CompactTaskEnumerator withTenSecondCheckpoints(
+      MockSplitEnumeratorContext<CompactTaskSplit> context, Table table, ManualClock clock)
+      throws Exception {
+    CompactTaskEnumerator e = continuousOnClock(context, table, clock, 10_000);
+    checkpointsTenSecondsApart(e, clock);
+    return e;
   }
 
   /** Checkpoints 1 (completed) and 2, 10 s apart: the interval is known from then on. */
