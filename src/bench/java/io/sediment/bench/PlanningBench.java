@@ -30,13 +30,11 @@ final class PlanningBench {
     Table table =
         Workload.generateW3(
             catalog, scale.w3Partitions(), scale.w3FilesPerPartition(), tableOptions);
-    // Full compaction planning of all 20,000 files, of manifests this process has not read: the
-    // commits above left theirs in the manifest cache as they wrote them, so it is emptied
-    // (Paimon's
-    // harness plans with its catalog's cache off). An untimed plan before it compiles the read
-    // path,
-    // which the commits no longer run (they read nothing back): the timed plan is one of a process
-    // that has planned before, as the W1 and W2 runs time a warmed cluster.
+    // Full compaction planning of all 20,000 files, from manifest files: the commits above left
+    // theirs in the manifest cache as they wrote them, so it is emptied (Paimon's harness plans
+    // with its catalog's cache off). An untimed plan first compiles the read path, which the
+    // commits no longer run: the timed plan is one of a process that has planned before, as the
+    // W1 and W2 runs time a warmed cluster.
     Map<String, String> full = Map.of("compaction.full", "true");
     table.newCompactBuilder().withOptions(full).plan();
     ManifestCache.clear();

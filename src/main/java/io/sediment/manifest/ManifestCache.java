@@ -1,5 +1,8 @@
 package io.sediment.manifest;
 
+import io.sediment.fs.FileIO;
+import java.io.FileNotFoundException;
+import java.io.IOException;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -119,6 +122,22 @@ public final class ManifestCache {
     }
     hits++;
     return (List<T>) cached.entries;
+  }
+
+  /**
+   * The cached rows of {@code path} for a reader that must learn whether the file is still there
+   * (expiry and orphan removal tell an expired snapshot by a list or manifest that is gone): null
+   * when they are not cached (the caller reads the file); when they are, one existence check
+   * instead of a read.
+   *
+   * @throws FileNotFoundException when they are cached but the file is gone
+   */
+  <T> List<T> getExisting(FileIO fileIO, Path path) throws IOException {
+    List<T> cached = get(path.toString());
+    if (cached != null && !fileIO.exists(path)) {
+      throw new FileNotFoundException(path + " does not exist");
+    }
+    return cached;
   }
 
   /**

@@ -167,36 +167,21 @@ public final class ManifestFile {
   }
 
   /**
-   * Hands each entry of one manifest whose partition may match {@code partitionFilter} (on the
-   * partition type; null for all) to {@code sink}, in the manifest's order. Entries come from the
-   * process's {@link ManifestCache} when it holds the manifest, else from the file (and are cached
-   * then, unless the manifest is larger than the cache keeps); they are immutable and may be shared
-   * with other readers.
-   */
-  public void read(String fileName, Predicate partitionFilter, Consumer<ManifestEntry> sink)
-      throws IOException {
-    read(fileName, UNKNOWN_SIZE, partitionFilter, sink);
-  }
-
-  /**
-   * Like {@link #read(String, Predicate, Consumer)} for a manifest a list names: a read of its file
-   * uses the size the list records instead of asking the file system (one HEAD less on an object
-   * store).
+   * Hands each entry of the manifest a list names whose partition may match {@code partitionFilter}
+   * (on the partition type; null for all) to {@code sink}, in the manifest's order. Entries come
+   * from the process's {@link ManifestCache} when it holds the manifest, else from the file, read
+   * at the size the list records (no file status asked: a HEAD less on an object store), and are
+   * cached then, unless the manifest is larger than the cache keeps; they are immutable and may be
+   * shared with other readers.
    */
   public void read(
       ManifestFileMeta manifest, Predicate partitionFilter, Consumer<ManifestEntry> sink)
       throws IOException {
-    read(manifest.fileName(), manifest.fileSize(), partitionFilter, sink);
-  }
-
-  private void read(
-      String fileName, long fileSize, Predicate partitionFilter, Consumer<ManifestEntry> sink)
-      throws IOException {
-    Path path = paths.manifest(fileName);
+    Path path = paths.manifest(manifest.fileName());
     String key = path.toString();
     List<ManifestEntry> cached = cache.get(key);
     if (cached == null) {
-      decode(path, fileSize, partitionFilter, sink, key);
+      decode(path, manifest.fileSize(), partitionFilter, sink, key);
       return;
     }
     // A manifest's entries come partition by partition, the entries of one sharing one row: the
@@ -214,14 +199,7 @@ public final class ManifestFile {
     }
   }
 
-  /** The entries of one manifest, in order (a list of the caller's own). */
-  public List<ManifestEntry> read(String fileName) throws IOException {
-    List<ManifestEntry> out = new ArrayList<>();
-    read(fileName, null, out::add);
-    return out;
-  }
-
-  /** The entries of a manifest a list names, in order (a list of the caller's own). */
+  /** The entries of the manifest a list names, in order (a list of the caller's own). */
   public List<ManifestEntry> read(ManifestFileMeta manifest) throws IOException {
     List<ManifestEntry> out = new ArrayList<>();
     read(manifest, null, out::add);
@@ -229,45 +207,32 @@ public final class ManifestFile {
   }
 
   /**
-   * The entries of one manifest read from the file itself, never from the cache: for what must read
-   * the file whatever the cache holds.
+   * The entries of one manifest read from the file itself, never from the cache (tests: a read of
+   * the file to compare with, a damaged file).
    */
-  public List<ManifestEntry> readUncached(String fileName) throws IOException {
+  List<ManifestEntry> readUncached(String fileName) throws IOException {
     List<ManifestEntry> out = new ArrayList<>();
     decode(paths.manifest(fileName), UNKNOWN_SIZE, null, out::add, null);
     return out;
   }
 
   /**
-   * The entries of one manifest, for what must learn whether the file is still there (expiry and
-   * orphan removal tell an expired snapshot by a manifest that is gone): from the cache when it
-   * holds the manifest and the file exists (one existence check instead of a read), else from the
-   * file (and cached then). An unmodifiable list.
+   * The entries of the manifest a list names, for what must learn whether the file is still there
+   * (expiry and orphan removal tell an expired snapshot by a manifest that is gone): from the cache
+   * when it holds the manifest and the file exists (one existence check instead of a read), else
+   * from the file (and cached then). An unmodifiable list.
    *
    * @throws FileNotFoundException when the file is gone
    */
-  public List<ManifestEntry> readExisting(String fileName) throws IOException {
-    return readExisting(fileName, UNKNOWN_SIZE);
-  }
-
-  /** Like {@link #readExisting(String)} for a manifest a list names, read at its recorded size. */
   public List<ManifestEntry> readExisting(ManifestFileMeta manifest) throws IOException {
-    return readExisting(manifest.fileName(), manifest.fileSize());
-  }
-
-  private List<ManifestEntry> readExisting(String fileName, long fileSize) throws IOException {
-    Path path = paths.manifest(fileName);
-    String key = path.toString();
-    List<ManifestEntry> cached = cache.get(key);
-    if (cached == null) {
-      List<ManifestEntry> out = new ArrayList<>();
-      decode(path, fileSize, null, out::add, key);
-      return Collections.unmodifiableList(out);
+    Path path = paths.manifest(manifest.fileName());
+    List<ManifestEntry> cached = cache.getExisting(fileIO, path);
+    if (cached != null) {
+      return cached;
     }
-    if (!fileIO.exists(path)) {
-      throw new FileNotFoundException("Manifest " + path + " does not exist");
-    }
-    return cached;
+    List<ManifestEntry> out = new ArrayList<>();
+    decode(path, manifest.fileSize(), null, out::add, path.toString());
+    return Collections.unmodifiableList(out);
   }
 
   /**

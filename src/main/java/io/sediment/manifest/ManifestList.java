@@ -5,7 +5,6 @@ import io.sediment.format.DataFileReader;
 import io.sediment.format.DataFileWriter;
 import io.sediment.format.FileFormatOptions;
 import io.sediment.fs.FileIO;
-import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -92,11 +91,8 @@ public final class ManifestList {
     return new ArrayList<>(metas);
   }
 
-  /**
-   * The manifests a list names, read from the file itself, never from the cache: for what must
-   * learn whether the file is still there and read it whole.
-   */
-  public List<ManifestFileMeta> readUncached(String name) throws IOException {
+  /** The manifests a list names, read from the file itself, never from the cache (tests). */
+  List<ManifestFileMeta> readUncached(String name) throws IOException {
     return decode(paths.manifest(name));
   }
 
@@ -110,15 +106,8 @@ public final class ManifestList {
    */
   public List<ManifestFileMeta> readExisting(String name) throws IOException {
     Path path = paths.manifest(name);
-    String key = path.toString();
-    List<ManifestFileMeta> metas = cache.get(key);
-    if (metas == null) {
-      return cache(key, decode(path));
-    }
-    if (!fileIO.exists(path)) {
-      throw new FileNotFoundException("Manifest list " + path + " does not exist");
-    }
-    return metas;
+    List<ManifestFileMeta> metas = cache.getExisting(fileIO, path);
+    return metas != null ? metas : cache(path.toString(), decode(path));
   }
 
   /** The objects of one {@link ManifestFileMeta} and its two partition rows, beside their bytes. */

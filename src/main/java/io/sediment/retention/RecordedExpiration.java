@@ -209,8 +209,6 @@ final class RecordedExpiration {
     deleteStep(d.dataAndVectors(), range);
     deleteStep(d.manifests(), range);
     deleteStep(d.lists(), range);
-    ManifestCache.forget(d.manifests());
-    ManifestCache.forget(d.lists());
     deleteRecord(record);
     int metadata =
         d.dataAndVectors().size() - d.dataFiles() + d.manifests().size() + d.lists().size();
@@ -269,6 +267,7 @@ final class RecordedExpiration {
   /** Deletes one step's files; on any failure stops here, leaving the record for a rerun. */
   private void deleteStep(List<Path> files, String range) {
     List<IOException> errors = io.deleteAll(files);
+    ManifestCache.forget(files); // lists and manifests gone (or going): their cached entries too
     if (!errors.isEmpty()) {
       IOException e =
           new IOException(

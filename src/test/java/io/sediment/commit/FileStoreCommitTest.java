@@ -270,7 +270,7 @@ class FileStoreCommitTest {
     assertThat(s.changelogManifestList()).isNotNull();
     List<String> listed = new ArrayList<>();
     for (var m : t.store().manifestList().read(s.changelogManifestList())) {
-      for (ManifestEntry e : t.store().manifestFile().read(m.fileName())) {
+      for (ManifestEntry e : t.store().manifestFile().read(m)) {
         listed.add(e.file().fileName());
       }
     }

@@ -113,7 +113,7 @@ class ManifestCacheTest {
 
     List<ManifestFileMeta> metas = lists.readExisting(latest.deltaManifestList());
     assertThat(metas).hasSize(1);
-    String manifest = metas.get(0).fileName();
+    ManifestFileMeta manifest = metas.get(0);
     assertThat(manifests.readExisting(manifest)).hasSize(2);
     assertThat(opened).as("cached, and the files exist").isEmpty();
     assertThatThrownBy(() -> metas.clear()).isInstanceOf(UnsupportedOperationException.class);
@@ -126,11 +126,11 @@ class ManifestCacheTest {
     assertThat(opened).as("and kept").isEmpty();
 
     java.nio.file.Path tableDir = dir.resolve("db.db").resolve("t").resolve("manifest");
-    Files.delete(tableDir.resolve(manifest));
+    Files.delete(tableDir.resolve(manifest.fileName()));
     Files.delete(tableDir.resolve(latest.deltaManifestList()));
     assertThatThrownBy(() -> manifests.readExisting(manifest))
         .isInstanceOf(FileNotFoundException.class)
-        .hasMessageContaining(manifest);
+        .hasMessageContaining(manifest.fileName());
     assertThatThrownBy(() -> lists.readExisting(latest.deltaManifestList()))
         .isInstanceOf(FileNotFoundException.class)
         .hasMessageContaining(latest.deltaManifestList());
@@ -239,9 +239,9 @@ class ManifestCacheTest {
     metas.clear();
     List<ManifestFileMeta> again = table.store().manifestList().read(latest.deltaManifestList());
     assertThat(again).hasSize(1);
-    List<ManifestEntry> entries = table.store().manifestFile().read(again.get(0).fileName());
+    List<ManifestEntry> entries = table.store().manifestFile().read(again.get(0));
     entries.clear();
-    assertThat(table.store().manifestFile().read(again.get(0).fileName())).hasSize(1);
+    assertThat(table.store().manifestFile().read(again.get(0))).hasSize(1);
   }
 
   /** Random reads and puts against a model of a least-recently-read cache bounded by bytes. */

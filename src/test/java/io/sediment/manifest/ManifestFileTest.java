@@ -84,7 +84,7 @@ class ManifestFileTest {
     assertThat(meta.maxPartition().getInt(0)).isEqualTo(2);
     assertThat(meta.partitionNullCounts()).containsExactly(1L);
 
-    List<ManifestEntry> read = mf.read(meta.fileName());
+    List<ManifestEntry> read = mf.read(meta);
     assertThat(read).hasSize(3);
     for (int i = 0; i < entries.size(); i++) {
       assertSameEntry(read.get(i), entries.get(i));
@@ -111,7 +111,7 @@ class ManifestFileTest {
     ManifestFileMeta meta = single(mf.write(entries));
     assertThat(meta.minPartition().getArity()).isZero();
     assertThat(meta.partitionNullCounts()).isEmpty();
-    List<ManifestEntry> read = mf.read(meta.fileName());
+    List<ManifestEntry> read = mf.read(meta);
     assertThat(read).hasSize(2);
     assertSameEntry(read.get(0), entries.get(0));
     assertSameEntry(read.get(1), entries.get(1));
@@ -136,7 +136,7 @@ class ManifestFileTest {
     assertThat(metas.stream().mapToLong(ManifestFileMeta::numEntries).sum()).isEqualTo(5);
     List<String> names = new ArrayList<>();
     for (ManifestFileMeta m : metas) {
-      mf.read(m.fileName()).forEach(e -> names.add(e.file().fileName()));
+      mf.read(m).forEach(e -> names.add(e.file().fileName()));
     }
     assertThat(names)
         .containsExactlyElementsOf(entries.stream().map(e -> e.file().fileName()).toList());
@@ -180,7 +180,7 @@ class ManifestFileTest {
     List<String> opened = new CopyOnWriteArrayList<>();
     FaultyFileSystem.onOpen(opened::add);
 
-    assertThat(mf.read(metas.get(0).fileName())).hasSize(4);
+    assertThat(mf.read(metas.get(0))).hasSize(4);
     assertThat(opened).hasSize(2).allSatisfy(p -> assertThat(p).endsWith(metas.get(0).fileName()));
   }
 
@@ -358,10 +358,7 @@ class ManifestFileTest {
   private static List<Integer> partitionsRead(ManifestFile mf, ManifestFileMeta meta, Predicate f)
       throws IOException {
     List<Integer> out = new ArrayList<>();
-    mf.read(
-        meta.fileName(),
-        f,
-        e -> out.add(e.partition().isNullAt(0) ? null : e.partition().getInt(0)));
+    mf.read(meta, f, e -> out.add(e.partition().isNullAt(0) ? null : e.partition().getInt(0)));
     return out;
   }
 
@@ -381,7 +378,7 @@ class ManifestFileTest {
     byte[] bytes = Files.readAllBytes(file);
     Files.write(file, Arrays.copyOf(bytes, bytes.length / 2));
 
-    assertThatThrownBy(() -> mf.read(meta.fileName()))
+    assertThatThrownBy(() -> mf.read(meta))
         .isInstanceOf(IOException.class)
         .hasMessageContaining(meta.fileName());
   }
@@ -393,10 +390,10 @@ class ManifestFileTest {
     Files.writeString(localManifestDir().resolve("manifest-garbage"), "this is not parquet at all");
     Files.write(localManifestDir().resolve("manifest-empty"), new byte[0]);
 
-    assertThatThrownBy(() -> mf.read("manifest-garbage"))
+    assertThatThrownBy(() -> mf.readUncached("manifest-garbage"))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("manifest-garbage");
-    assertThatThrownBy(() -> mf.read("manifest-empty"))
+    assertThatThrownBy(() -> mf.readUncached("manifest-empty"))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("manifest-empty");
   }
@@ -404,7 +401,7 @@ class ManifestFileTest {
   @Test
   void aMissingManifestIsAnErrorNamingTheFile() {
     ManifestFile mf = manifestFile(root());
-    assertThatThrownBy(() -> mf.read("manifest-missing"))
+    assertThatThrownBy(() -> mf.readUncached("manifest-missing"))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("manifest-missing");
   }
@@ -512,7 +509,7 @@ class ManifestFileTest {
       List<ManifestEntry> decoded = new ArrayList<>();
       List<ManifestFileMeta> metas = mf.write(written);
       for (ManifestFileMeta meta : metas) {
-        read.addAll(mf.read(meta.fileName()));
+        read.addAll(mf.read(meta));
         decoded.addAll(mf.readUncached(meta.fileName()));
       }
       assertThat(cache.hits()).as("reads from the cache").isEqualTo(cached ? metas.size() : 0);

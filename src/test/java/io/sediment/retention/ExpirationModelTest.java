@@ -358,7 +358,7 @@ class ExpirationModelTest {
     }
     if (s.changelogManifestList() != null) {
       for (var m : t.store().manifestList().read(s.changelogManifestList())) {
-        t.store().manifestFile().read(m.fileName()).forEach(e -> names.add(e.file().fileName()));
+        t.store().manifestFile().read(m).forEach(e -> names.add(e.file().fileName()));
       }
     }
     return names;

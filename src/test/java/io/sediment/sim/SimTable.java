@@ -218,7 +218,7 @@ final class SimTable {
         for (ManifestFileMeta m : metas) {
           List<ManifestEntry> entries = manifests.get(m.fileName());
           if (entries == null) {
-            entries = t.store().manifestFile().read(m.fileName());
+            entries = t.store().manifestFile().read(m);
             manifests.put(m.fileName(), entries);
           }
           for (ManifestEntry e : entries) {
