@@ -3,8 +3,8 @@ package io.sediment.retention;
 import io.sediment.fs.FileIO;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.ManifestCache;
+import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
-import io.sediment.manifest.SnapshotManager;
 import io.sediment.manifest.TablePaths;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -89,9 +89,9 @@ final class RecordedExpiration {
    * Reads every manifest the kept and the {@code expired} snapshots need, before anything changes:
    * throws, naming the file and saying nothing was expired, when one cannot be read.
    */
-  Deletions prepare(List<Snapshot> expired) {
+  Deletions prepare(List<Snapshot> expired, List<Long> listed) {
     try {
-      return plan(expired.stream().map(TableFiles.Retired::of).toList());
+      return plan(expired.stream().map(TableFiles.Retired::of).toList(), listed);
     } catch (RuntimeException e) {
       throw new IllegalStateException(
           "Cannot expire snapshots of "
@@ -142,24 +142,34 @@ final class RecordedExpiration {
     }
   }
 
-  /** What an expiration deletes after retiring its snapshot files, and how many data files. */
+  /**
+   * What an expiration deletes after retiring its snapshot files, how many data files, and the
+   * snapshot ids listed when it was planned (ascending).
+   */
   record Deletions(
-      List<Path> dataAndVectors, List<Path> manifests, List<Path> lists, int dataFiles) {}
+      List<Path> dataAndVectors,
+      List<Path> manifests,
+      List<Path> lists,
+      int dataFiles,
+      List<Long> listed) {}
 
   /**
-   * Reads the metadata of every snapshot the expiration keeps and of every one it retires, and
-   * returns what only the retired ones reference. Runs before any file is retired or deleted, so a
-   * manifest that cannot be read fails the expiration (naming the file) with nothing changed.
+   * Reads the metadata of every snapshot the expiration retires and of the oldest one it keeps
+   * ({@link TableFiles#keptAfterRetiring}), and returns what only the retired ones reference. Runs
+   * before any file is retired or deleted, so a manifest that cannot be read fails the expiration
+   * (naming the file) with nothing changed.
+   *
+   * @param listed the snapshot ids listed, ascending
    */
-  private Deletions plan(List<TableFiles.Retired> retired) {
+  private Deletions plan(List<TableFiles.Retired> retired, List<Long> listed) {
     Set<Long> ids = new HashSet<>();
     retired.forEach(r -> ids.add(r.id()));
-    TableFiles kept = TableFiles.ofRetainedSnapshots(store, ids);
+    TableFiles kept = TableFiles.keptAfterRetiring(store, listed, ids);
     TableFiles gone = TableFiles.ofRetired(store, retired);
     List<Path> data = new ArrayList<>();
-    for (Map.Entry<String, Path> e : gone.dataPaths.entrySet()) {
-      if (!kept.dataPaths.containsKey(e.getKey())) {
-        data.add(e.getValue());
+    for (Map.Entry<String, ManifestEntry> e : gone.dataFiles.entrySet()) {
+      if (!kept.dataFiles.containsKey(e.getKey())) {
+        data.add(TableFiles.path(store, e.getValue()));
       }
     }
     Set<String> indexManifestNames = new HashSet<>();
@@ -189,7 +199,7 @@ final class RecordedExpiration {
     }
     List<Path> dataAndVectors = new ArrayList<>(data);
     dataAndVectors.addAll(vectors);
-    return new Deletions(dataAndVectors, manifests, lists, data.size());
+    return new Deletions(dataAndVectors, manifests, lists, data.size(), listed);
   }
 
   private SnapshotExpiration.Result finishSteps(ExpiryRecord record) {
@@ -204,8 +214,8 @@ final class RecordedExpiration {
       return SnapshotExpiration.Result.NONE;
     }
     String range = retired.get(0).id() + ".." + retired.get(retired.size() - 1).id();
-    Deletions d = planned != null ? planned : plan(retired);
-    retireSnapshotFiles(retired, range);
+    Deletions d = planned != null ? planned : plan(retired, listedWithLatestReadable());
+    retireSnapshotFiles(retired, range, d.listed());
     deleteStep(d.dataAndVectors(), range);
     deleteStep(d.manifests(), range);
     deleteStep(d.lists(), range);
@@ -222,12 +232,45 @@ final class RecordedExpiration {
         retired.stream().map(TableFiles.Retired::id).toList(), d.dataFiles(), metadata, false);
   }
 
-  /** Deletes the snapshot files, oldest first, then points the EARLIEST hint at the first left. */
-  private void retireSnapshotFiles(List<TableFiles.Retired> retired, String range) {
-    SnapshotManager sm = store.snapshotManager();
-    List<Long> listed = sm.listIds();
+  /**
+   * The snapshot ids listed, after checking that the latest can be read (its lists and manifests
+   * exist): an unfinished record is finished only on a table whose latest snapshot is whole.
+   */
+  private List<Long> listedWithLatestReadable() {
+    List<Long> listed = store.snapshotManager().listIds();
+    if (!listed.isEmpty()) {
+      long latest = listed.get(listed.size() - 1);
+      Optional<Path> missing =
+          store
+              .snapshotManager()
+              .snapshotIfExists(latest)
+              .map(s -> TableFiles.missingFile(store, s))
+              .orElse(Optional.of(paths.snapshot(latest)));
+      if (missing.isPresent()) {
+        throw new IllegalStateException(
+            "The latest snapshot "
+                + latest
+                + " cannot be read: "
+                + missing.get()
+                + " does not exist");
+      }
+    }
+    return listed;
+  }
+
+  /**
+   * Deletes the snapshot files, oldest first, then points the EARLIEST hint at the first left.
+   * {@code listed}: the ids listed when the expiration was planned. Their latest bounds what may be
+   * retired (a later listing can only show a newer latest), and the first of them not retired is
+   * the first left: only an expiration deletes snapshot files, and the record lets one run at a
+   * time.
+   */
+  private void retireSnapshotFiles(
+      List<TableFiles.Retired> retired, String range, List<Long> listed) {
     long latest = listed.isEmpty() ? Long.MIN_VALUE : listed.get(listed.size() - 1);
+    Set<Long> ids = new HashSet<>();
     for (TableFiles.Retired r : retired) {
+      ids.add(r.id());
       if (r.id() >= latest) {
         throw new IllegalStateException(
             "The expiry record "
@@ -253,11 +296,10 @@ final class RecordedExpiration {
             e);
       }
     }
-    List<Long> remaining = sm.listIds();
-    if (!remaining.isEmpty()) {
+    Optional<Long> firstLeft = listed.stream().filter(id -> !ids.contains(id)).findFirst();
+    if (firstLeft.isPresent()) {
       try {
-        io.overwriteHint(
-            new Path(paths.snapshotDir(), "EARLIEST"), Long.toString(remaining.get(0)));
+        io.overwriteHint(new Path(paths.snapshotDir(), "EARLIEST"), Long.toString(firstLeft.get()));
       } catch (IOException | RuntimeException e) {
         LOG.warn("Could not update the EARLIEST hint of {}", tableName, e);
       }

@@ -10,13 +10,11 @@ import io.sediment.schema.ScanOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import org.apache.flink.core.fs.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -167,13 +165,10 @@ public final class SnapshotExpiration {
       for (long id : ids.subList(0, k)) {
         expired.add(snapshot(sm, id));
       }
-      List<Snapshot> kept = new ArrayList<>();
-      for (long id : ids.subList(k, ids.size())) {
-        kept.add(snapshot(sm, id));
-      }
-      // Every manifest kept and expired snapshots need is read before anything changes.
-      planned = expiration.prepare(expired);
-      recordCommits(sm, expired, kept);
+      // Every manifest the expired snapshots and the oldest kept one need is read before anything
+      // changes.
+      planned = expiration.prepare(expired, ids);
+      recordCommits(sm, expired);
     } catch (VanishedSnapshot e) {
       if (skipLive) {
         LOG.info("Another expiration of {} is retiring snapshots; not expiring now", tableName);
@@ -208,20 +203,17 @@ public final class SnapshotExpiration {
    * expired snapshots into that user's hint, unless the hint already names it or a newer one. The
    * exactly-once check of a restored writer ({@code FileStoreCommit#isCommitted}) must still see
    * its last commit when that snapshot is gone, and the hint written after the commit may be
-   * missing (the writer died before writing it). Users with a stream commit among the kept
-   * snapshots are skipped: the search finds that one. Hints are never deleted. A failure here stops
-   * the expiration before anything is deleted.
+   * missing (the writer died before writing it). A user with a newer commit among the kept
+   * snapshots may get a hint older than it: the check searches down from the latest snapshot and
+   * finds that one first. Reads the hint of each user with a stream commit among the expired
+   * snapshots (a writer keeps its own hint current, so it is seldom written here), and no kept
+   * snapshot. Hints are never deleted. A failure here stops the expiration before anything is
+   * deleted.
    */
-  private void recordCommits(SnapshotManager sm, List<Snapshot> expired, List<Snapshot> kept) {
-    Set<String> keptUsers = new HashSet<>();
-    for (Snapshot s : kept) {
-      if (SnapshotManager.isStreamCommit(s)) {
-        keptUsers.add(s.commitUser());
-      }
-    }
+  private void recordCommits(SnapshotManager sm, List<Snapshot> expired) {
     Map<String, Snapshot> newest = new LinkedHashMap<>();
     for (Snapshot s : expired) {
-      if (SnapshotManager.isStreamCommit(s) && !keptUsers.contains(s.commitUser())) {
+      if (SnapshotManager.isStreamCommit(s)) {
         newest.put(s.commitUser(), s); // ascending ids: the last one is the newest
       }
     }

@@ -46,8 +46,11 @@ public final class TableFiles {
   /** Names under {@code index/}: index manifests and the deletion-vector files they list. */
   final Set<String> indexNames = new HashSet<>();
 
-  /** Data files by {@link #key} of their path. */
-  final Map<String, Path> dataPaths = new HashMap<>();
+  /**
+   * Data and changelog files by name (names are unique in a table), with the entry that locates
+   * each: a path is made only for a file to delete, not for every file compared.
+   */
+  final Map<String, ManifestEntry> dataFiles = new HashMap<>();
 
   private TableFiles() {}
 
@@ -59,17 +62,38 @@ public final class TableFiles {
    * @throws IllegalStateException when the latest snapshot cannot be read, naming the missing file
    */
   public static TableFiles ofRetainedSnapshots(FileStore store) {
-    return ofRetainedSnapshots(store, Set.of());
+    return collect(store, store.snapshotManager().listIds(), Long.MAX_VALUE);
   }
 
   /**
-   * The same, leaving out the listed snapshots {@code retiring} (an expiration about to retire
-   * them): what stays referenced once they are gone.
+   * What stays referenced, of what the snapshots {@code retiring} reference, once they are gone:
+   * the files of the oldest readable snapshot newer than all of them (and of any readable one older
+   * than that which is not retiring, normally none), and of staged snapshots. Enough, because a
+   * file is referenced by one unbroken range of snapshots: a commit adds only files it wrote (a
+   * level upgrade drops and adds a file in the same snapshot) and builds its manifest lists and
+   * index manifest from its parent's, so a file that a retiring snapshot and a later one both
+   * reference is referenced by every snapshot between them. Paimon's expiry relies on the same.
+   * Reads one kept snapshot's metadata instead of every kept one's: on an object store, a GET of
+   * each snapshot file and a HEAD of each of its lists and manifests fewer per kept snapshot. The
+   * latest snapshot is not read unless it is the first kept one: the caller checks that it is
+   * readable.
+   *
+   * @param listed the snapshot ids listed, ascending
    */
-  static TableFiles ofRetainedSnapshots(FileStore store, Set<Long> retiring) {
-    SnapshotManager sm = store.snapshotManager();
-    List<Long> ids = new ArrayList<>(sm.listIds());
+  static TableFiles keptAfterRetiring(FileStore store, List<Long> listed, Set<Long> retiring) {
+    long newestRetiring = retiring.stream().mapToLong(Long::longValue).max().orElse(-1);
+    List<Long> ids = new ArrayList<>(listed);
     ids.removeAll(retiring);
+    return collect(store, ids, newestRetiring);
+  }
+
+  /**
+   * The files of the readable snapshots {@code ids} (ascending) and of staged ones, stopping after
+   * the first readable snapshot newer than {@code stopAfterOneAbove}: the live files of each
+   * snapshot read after an unreadable one (or first), the delta of each that follows one read.
+   */
+  private static TableFiles collect(FileStore store, List<Long> ids, long stopAfterOneAbove) {
+    SnapshotManager sm = store.snapshotManager();
     Reader reader = new Reader(store);
     TableFiles out = new TableFiles();
     long previous = -1; // id of the last snapshot added, -1 when the one before was skipped
@@ -97,6 +121,9 @@ public final class TableFiles {
       }
       out.addAll(f);
       previous = id;
+      if (id > stopAfterOneAbove) {
+        break;
+      }
     }
     addStaged(store, reader, out);
     return out;
@@ -118,7 +145,7 @@ public final class TableFiles {
       SnapshotFiles f = reader.read(Retired.of(s), false);
       out.metadataNames.addAll(f.metadata);
       out.indexNames.addAll(f.index);
-      out.dataPaths.putAll(f.data);
+      out.dataFiles.putAll(f.data);
     }
   }
 
@@ -138,7 +165,7 @@ public final class TableFiles {
       out.metadataNames.addAll(f.metadata);
       out.indexNames.addAll(f.index);
       if (f.dataComplete) {
-        out.dataPaths.putAll(f.data);
+        out.dataFiles.putAll(f.data);
         previous = r.id();
       } else {
         previous = -1;
@@ -160,18 +187,19 @@ public final class TableFiles {
     return Collections.unmodifiableSet(metadataNames);
   }
 
-  /** Whether the data file at {@code path} is referenced. */
+  /** Whether the data file at {@code path} is referenced (by its name: unique in a table). */
   public boolean containsDataFile(Path path) {
-    return dataPaths.containsKey(key(path));
+    return dataFiles.containsKey(path.getName());
   }
 
   /** Names of the data files referenced (names are unique in a table). */
   public Set<String> dataFileNames() {
-    Set<String> names = new HashSet<>();
-    for (Path p : dataPaths.values()) {
-      names.add(p.getName());
-    }
-    return names;
+    return Collections.unmodifiableSet(dataFiles.keySet());
+  }
+
+  /** The path of a referenced data or changelog file. */
+  static Path path(FileStore store, ManifestEntry file) {
+    return store.dataFilePath(file.partition(), file.bucket(), file.file().fileName());
   }
 
   /** Names of the files under {@code index/} referenced: index manifests and deletion vectors. */
@@ -182,7 +210,7 @@ public final class TableFiles {
   private void addAll(SnapshotFiles f) {
     metadataNames.addAll(f.metadata);
     indexNames.addAll(f.index);
-    dataPaths.putAll(f.data);
+    dataFiles.putAll(f.data);
   }
 
   /** A comparable form of a path: its URI path, without scheme or authority. */
@@ -211,7 +239,7 @@ public final class TableFiles {
   private static final class SnapshotFiles {
     final List<String> metadata = new ArrayList<>();
     final List<String> index = new ArrayList<>();
-    final Map<String, Path> data = new HashMap<>();
+    final Map<String, ManifestEntry> data = new HashMap<>();
     Path missing;
     boolean dataComplete;
   }
@@ -269,7 +297,8 @@ public final class TableFiles {
       }
       for (ManifestFileMeta m : base) {
         f.metadata.add(m.fileName());
-        if (f.missing == null && !exists(paths.manifest(m.fileName()))) {
+        // read below unless deltaOnly: the read finds it missing then
+        if (deltaOnly && f.missing == null && !exists(paths.manifest(m.fileName()))) {
           f.missing = paths.manifest(m.fileName());
         }
       }
@@ -302,8 +331,7 @@ public final class TableFiles {
         live.keySet().removeAll(deleted);
       }
       for (ManifestEntry e : live.values()) {
-        Path p = store.dataFilePath(e.partition(), e.bucket(), e.file().fileName());
-        f.data.put(key(p), p);
+        f.data.put(e.file().fileName(), e);
       }
       for (ManifestFileMeta m : changelog) {
         List<ManifestEntry> entries = readManifest(m, f);
@@ -311,8 +339,7 @@ public final class TableFiles {
           return f;
         }
         for (ManifestEntry e : entries) {
-          Path p = store.dataFilePath(e.partition(), e.bucket(), e.file().fileName());
-          f.data.put(key(p), p);
+          f.data.put(e.file().fileName(), e);
         }
       }
       f.dataComplete = f.missing == null;
@@ -320,21 +347,38 @@ public final class TableFiles {
     }
 
     // A snapshot is known to be expired (or half expired by an older version) by a file that is
-    // gone: a cached list or manifest is used only once its file is seen to exist.
+    // gone: a cached list or manifest is used only once its file is seen to exist, which is asked
+    // once per file and run (consecutive snapshots share most of their manifests).
     private List<ManifestFileMeta> readList(String name, SnapshotFiles f) {
+      Path file = paths.manifest(name);
       try {
-        return store.manifestList().readExisting(name);
+        List<ManifestFileMeta> metas =
+            seenToExist(file)
+                ? store.manifestList().read(name)
+                : store.manifestList().readExisting(name);
+        exists.put(key(file), true);
+        return metas;
       } catch (IOException e) {
-        return missingOrThrow(paths.manifest(name), f, e);
+        return missingOrThrow(file, f, e);
       }
     }
 
     private List<ManifestEntry> readManifest(ManifestFileMeta manifest, SnapshotFiles f) {
+      Path file = paths.manifest(manifest.fileName());
       try {
-        return store.manifestFile().readExisting(manifest);
+        List<ManifestEntry> entries =
+            seenToExist(file)
+                ? store.manifestFile().read(manifest)
+                : store.manifestFile().readExisting(manifest);
+        exists.put(key(file), true);
+        return entries;
       } catch (IOException e) {
-        return missingOrThrow(paths.manifest(manifest.fileName()), f, e);
+        return missingOrThrow(file, f, e);
       }
+    }
+
+    private boolean seenToExist(Path file) {
+      return Boolean.TRUE.equals(exists.get(key(file)));
     }
 
     private List<IndexManifest.Entry> readIndex(String name, SnapshotFiles f) {

@@ -108,6 +108,52 @@ class S3RequestCountTest {
     assertThat(TestTables.readAll(table)).hasSize(4);
   }
 
+  /**
+   * An automatic expiry that retires one snapshot sends the same requests whatever the number of
+   * snapshots it keeps: it reads the snapshots it retires and the oldest it keeps, not every kept
+   * one (each of those cost a GET of its snapshot file and a HEAD per list and manifest: at
+   * 14ded5d's successor d15716d, HEAD=48 GET=14 keeping 3 snapshots, HEAD=108 GET=38 keeping 15).
+   */
+  @Test
+  void anExpirysRequestsDoNotGrowWithTheSnapshotsItKeeps() throws Exception {
+    Map<Integer, String> byRetained = new java.util.TreeMap<>();
+    for (int retained : new int[] {3, 7, 15}) {
+      FileSystemCatalog catalog = new FileSystemCatalog("s3://lake/expiry-" + retained);
+      catalog.createDatabase("db", true);
+      Schema schema =
+          Schema.newBuilder()
+              .column("id", DataTypes.BIGINT().notNull())
+              .column("v", DataTypes.STRING())
+              .options(
+                  Map.of(
+                      "lock.enabled",
+                      "true",
+                      "lock.jdbc.url",
+                      "jdbc:sqlite:" + dir.resolve("expiry-" + retained + ".db"),
+                      "snapshot.num-retained.min",
+                      String.valueOf(retained),
+                      "snapshot.num-retained.max",
+                      String.valueOf(retained),
+                      // a few manifests per snapshot, whatever the number of commits
+                      "manifest.merge-min-count",
+                      "3"))
+              .build();
+      Table table = TestTables.create(catalog, "t", schema);
+      for (long id = 1; id <= retained + 2; id++) {
+        TestTables.writeBatch(table, List.of(row(id, "a")));
+      }
+      // the commit of snapshot retained + 3 expires snapshot 3, keeping 4 .. retained + 3
+      byRetained.put(retained, commitOneRow(table, retained + 3L).toString());
+      assertThat(table.store().snapshotManager().earliestId()).hasValue(4L);
+      assertThat(TestTables.readAll(table)).hasSize(retained + 3);
+    }
+    assertThat(byRetained.values()).as(byRetained.toString()).containsOnly(byRetained.get(3));
+    // the commit (HEAD=8 GET=4, as above) and an expiry that reads the retired snapshot, the oldest
+    // kept and the latest, writes and deletes its record, and deletes the snapshot, its data file,
+    // the manifests merged away and its lists
+    assertThat(byRetained.get(3)).isEqualTo("LIST=3 HEAD=28 GET=9 PUT=8 COPY=2 DELETE=9");
+  }
+
   /** The requests of the commit of one row, written before it is measured. */
   private static Counts commitOneRow(Table table, long id) throws Exception {
     WriteBuilder wb = table.newBatchWriteBuilder();

@@ -689,11 +689,37 @@ class ExpirationModelTest {
           .as(at + ": metadata no kept snapshot needs")
           .containsAll(metadata);
     }
+    assertEachFileReferencedByOneRange(m, at);
     if (rows) {
       assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
           .as(at + ": the rows of the latest snapshot")
           .containsExactlyInAnyOrderElementsOf(m.rows.values());
     }
+  }
+
+  /**
+   * The rule an expiration's reading of only the oldest kept snapshot relies on (docs/spec.md
+   * section 4.4): every data file, manifest list, manifest, index manifest and deletion vector is
+   * referenced by one unbroken range of the snapshots made, so a file that an expired snapshot and
+   * a later one reference, every snapshot between them references too.
+   */
+  private static void assertEachFileReferencedByOneRange(Model m, String at) {
+    Map<String, List<Long>> referencedBy = new HashMap<>();
+    for (Map.Entry<Long, Made> e : m.snapshots.entrySet()) {
+      Set<String> files = new HashSet<>(e.getValue().data());
+      files.addAll(e.getValue().allMetadata());
+      for (String f : files) {
+        referencedBy.computeIfAbsent(f, k -> new ArrayList<>()).add(e.getKey());
+      }
+    }
+    List<Long> made = new ArrayList<>(m.snapshots.keySet());
+    referencedBy.forEach(
+        (file, ids) -> {
+          int first = made.indexOf(ids.get(0));
+          assertThat(ids)
+              .as(at + ": the snapshots referencing " + file)
+              .isEqualTo(made.subList(first, first + ids.size()));
+        });
   }
 
   /** Data and changelog files under the table's partition directories. */
