@@ -402,6 +402,17 @@ public final class SnapshotManager implements Serializable {
     return Optional.ofNullable(search(commitUser, hint.snapshotId() - 1, 0).found);
   }
 
+  /**
+   * Whether {@code commitUser} has a stream commit among snapshots {@code above + 1} to {@code
+   * from}, searching down from {@code from} (a user that commits often is found among the first
+   * few); also true when one of them is gone: an expiration is retiring them, and it records each
+   * user's newest commit in the user's hint before it deletes anything.
+   */
+  public boolean hasStreamCommitBetween(String commitUser, long above, long from) {
+    Search r = search(commitUser, from, above);
+    return r.found != null || r.expiredBelow >= 0;
+  }
+
   /** Result of searching snapshots down from an id. */
   private static final class Search {
     UserCommit found;

@@ -21,12 +21,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Carries out an expiration through its {@link ExpiryRecord}: reads the metadata of every snapshot
- * it keeps and retires (so that a manifest it cannot read fails it before anything changed),
- * creates the record, retires the snapshot files (oldest first), deletes the files only they
- * referenced (data and deletion-vector files, then manifests and index manifests, then manifest
- * lists), and deletes the record. Every step skips files already gone, so finishing a record that a
- * failed or killed run left is the same work as carrying out a new one.
+ * Carries out an expiration through its {@link ExpiryRecord}: reads the metadata of the snapshots
+ * it retires and of the oldest one it keeps (so that a manifest it cannot read fails it before
+ * anything changed), creates the record, retires the snapshot files (oldest first), deletes the
+ * files only they referenced (data and deletion-vector files, then manifests and index manifests,
+ * then manifest lists), and deletes the record. Every step skips files already gone, so finishing a
+ * record that a failed or killed run left is the same work as carrying out a new one.
  */
 final class RecordedExpiration {
 
@@ -86,8 +86,9 @@ final class RecordedExpiration {
    * Empty, with nothing changed, when another run created its record first.
    */
   /**
-   * Reads every manifest the kept and the {@code expired} snapshots need, before anything changes:
-   * throws, naming the file and saying nothing was expired, when one cannot be read.
+   * Reads every manifest the {@code expired} snapshots and the oldest kept one need, before
+   * anything changes: throws, naming the file and saying nothing was expired, when one cannot be
+   * read.
    */
   Deletions prepare(List<Snapshot> expired, List<Long> listed) {
     try {
@@ -142,16 +143,9 @@ final class RecordedExpiration {
     }
   }
 
-  /**
-   * What an expiration deletes after retiring its snapshot files, how many data files, and the
-   * snapshot ids listed when it was planned (ascending).
-   */
+  /** What an expiration deletes after retiring its snapshot files, and how many data files. */
   record Deletions(
-      List<Path> dataAndVectors,
-      List<Path> manifests,
-      List<Path> lists,
-      int dataFiles,
-      List<Long> listed) {}
+      List<Path> dataAndVectors, List<Path> manifests, List<Path> lists, int dataFiles) {}
 
   /**
    * Reads the metadata of every snapshot the expiration retires and of the oldest one it keeps
@@ -199,7 +193,7 @@ final class RecordedExpiration {
     }
     List<Path> dataAndVectors = new ArrayList<>(data);
     dataAndVectors.addAll(vectors);
-    return new Deletions(dataAndVectors, manifests, lists, data.size(), listed);
+    return new Deletions(dataAndVectors, manifests, lists, data.size());
   }
 
   private SnapshotExpiration.Result finishSteps(ExpiryRecord record) {
@@ -215,7 +209,7 @@ final class RecordedExpiration {
     }
     String range = retired.get(0).id() + ".." + retired.get(retired.size() - 1).id();
     Deletions d = planned != null ? planned : plan(retired, listedWithLatestReadable());
-    retireSnapshotFiles(retired, range, d.listed());
+    retireSnapshotFiles(retired, range);
     deleteStep(d.dataAndVectors(), range);
     deleteStep(d.manifests(), range);
     deleteStep(d.lists(), range);
@@ -259,14 +253,12 @@ final class RecordedExpiration {
   }
 
   /**
-   * Deletes the snapshot files, oldest first, then points the EARLIEST hint at the first left.
-   * {@code listed}: the ids listed when the expiration was planned. Their latest bounds what may be
-   * retired (a later listing can only show a newer latest), and the first of them not retired is
-   * the first left: only an expiration deletes snapshot files, and the record lets one run at a
-   * time.
+   * Deletes the snapshot files, oldest first, then points the EARLIEST hint at the first left: the
+   * first id of one listing, made before, that is not retired (a snapshot that is gone since makes
+   * the hint low, never high, and the next expiry moves it up).
    */
-  private void retireSnapshotFiles(
-      List<TableFiles.Retired> retired, String range, List<Long> listed) {
+  private void retireSnapshotFiles(List<TableFiles.Retired> retired, String range) {
+    List<Long> listed = store.snapshotManager().listIds();
     long latest = listed.isEmpty() ? Long.MIN_VALUE : listed.get(listed.size() - 1);
     Set<Long> ids = new HashSet<>();
     for (TableFiles.Retired r : retired) {

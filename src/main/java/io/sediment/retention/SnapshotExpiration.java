@@ -30,9 +30,10 @@ import org.slf4j.LoggerFactory;
  * expired as well. At most {@code limit} snapshots are expired by one run, the oldest first. A file
  * is deleted only when no retained snapshot uses it.
  *
- * <p>Crash-safe at every step, each one idempotent: (0) the metadata of every kept and expired
- * snapshot is read, and a manifest that cannot be read fails the expiration with nothing changed;
- * (1) each commit user's newest expired stream commit is written into the user's hint ({@link
+ * <p>Crash-safe at every step, each one idempotent: (0) the metadata of the expired snapshots, of
+ * the oldest kept one and of the latest is read ({@link TableFiles#keptAfterRetiring}: not every
+ * kept snapshot), and a manifest that cannot be read fails the expiration with nothing changed; (1)
+ * each commit user's newest expired stream commit is written into the user's hint ({@link
  * #recordCommits}); (2) the expiry record {@code snapshot/EXPIRING} is created exclusively; then
  * {@link RecordedExpiration} retires the snapshots and their files and deletes the record. A run
  * that finds a record finishes it first; with {@link #skipLiveExpiration} it leaves a record alone
@@ -168,7 +169,7 @@ public final class SnapshotExpiration {
       // Every manifest the expired snapshots and the oldest kept one need is read before anything
       // changes.
       planned = expiration.prepare(expired, ids);
-      recordCommits(sm, expired);
+      recordCommits(sm, expired, ids.get(ids.size() - 1));
     } catch (VanishedSnapshot e) {
       if (skipLive) {
         LOG.info("Another expiration of {} is retiring snapshots; not expiring now", tableName);
@@ -203,14 +204,15 @@ public final class SnapshotExpiration {
    * expired snapshots into that user's hint, unless the hint already names it or a newer one. The
    * exactly-once check of a restored writer ({@code FileStoreCommit#isCommitted}) must still see
    * its last commit when that snapshot is gone, and the hint written after the commit may be
-   * missing (the writer died before writing it). A user with a newer commit among the kept
-   * snapshots may get a hint older than it: the check searches down from the latest snapshot and
-   * finds that one first. Reads the hint of each user with a stream commit among the expired
-   * snapshots (a writer keeps its own hint current, so it is seldom written here), and no kept
-   * snapshot. Hints are never deleted. A failure here stops the expiration before anything is
-   * deleted.
+   * missing (the writer died before writing it). Users with a stream commit among the kept
+   * snapshots are skipped: the check finds that one. They are found by searching the kept snapshots
+   * down from the latest ({@code latest}, as listed), which for a user that commits often stops
+   * after a few (it used to read every kept snapshot); a kept snapshot found gone means another
+   * expiration ran past these snapshots and recorded the hints first. Hints are never deleted. A
+   * failure here stops the expiration before anything is deleted.
    */
-  private void recordCommits(SnapshotManager sm, List<Snapshot> expired) {
+  private void recordCommits(SnapshotManager sm, List<Snapshot> expired, long latest) {
+    long newestExpired = expired.get(expired.size() - 1).id();
     Map<String, Snapshot> newest = new LinkedHashMap<>();
     for (Snapshot s : expired) {
       if (SnapshotManager.isStreamCommit(s)) {
@@ -218,6 +220,9 @@ public final class SnapshotExpiration {
       }
     }
     for (Snapshot s : newest.values()) {
+      if (sm.hasStreamCommitBetween(s.commitUser(), newestExpired, latest)) {
+        continue;
+      }
       Optional<UserCommit> hint;
       try {
         hint = sm.readUserHint(s.commitUser());

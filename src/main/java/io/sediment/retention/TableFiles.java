@@ -28,13 +28,14 @@ import org.slf4j.LoggerFactory;
  * Files that snapshots reference: manifest lists and manifests (under {@code manifest/}), index
  * manifests and deletion-vector files (under {@code index/}), and data files.
  *
- * <p>{@link #ofRetainedSnapshots} is the one answer to "what must not be deleted" for expiry,
- * orphan removal and the compaction job's marker clean-up. A listed snapshot older than the latest
- * whose manifest list, manifest or index manifest is gone is expired (an expiration retired it, or
- * an older version's expiration was interrupted after deleting its metadata) and is skipped; the
- * latest must be readable, and an error names its missing file otherwise. Only a file that does not
- * exist makes a snapshot expired: any other read error is raised, so a transient failure never lets
- * a snapshot's files be taken for unreferenced ones.
+ * <p>{@link #ofRetainedSnapshots} is the answer to "what must not be deleted" for orphan removal
+ * and the compaction job's marker clean-up; expiry, which starts from the snapshots it retires,
+ * needs only the oldest snapshot it keeps ({@link #keptAfterRetiring}). A listed snapshot older
+ * than the latest whose manifest list, manifest or index manifest is gone is expired (an expiration
+ * retired it, or an older version's expiration was interrupted after deleting its metadata) and is
+ * skipped; the latest must be readable, and an error names its missing file otherwise. Only a file
+ * that does not exist makes a snapshot expired: any other read error is raised, so a transient
+ * failure never lets a snapshot's files be taken for unreferenced ones.
  */
 public final class TableFiles {
 
@@ -69,14 +70,14 @@ public final class TableFiles {
    * What stays referenced, of what the snapshots {@code retiring} reference, once they are gone:
    * the files of the oldest readable snapshot newer than all of them (and of any readable one older
    * than that which is not retiring, normally none), and of staged snapshots. Enough, because a
-   * file is referenced by one unbroken range of snapshots: a commit adds only files it wrote (a
-   * level upgrade drops and adds a file in the same snapshot) and builds its manifest lists and
-   * index manifest from its parent's, so a file that a retiring snapshot and a later one both
-   * reference is referenced by every snapshot between them. Paimon's expiry relies on the same.
-   * Reads one kept snapshot's metadata instead of every kept one's: on an object store, a GET of
-   * each snapshot file and a HEAD of each of its lists and manifests fewer per kept snapshot. The
-   * latest snapshot is not read unless it is the first kept one: the caller checks that it is
-   * readable.
+   * file is referenced by one unbroken range of snapshots: a commit adds only files it wrote, lands
+   * once (the exactly-once check of commit users), and builds its manifest lists and index manifest
+   * from its parent's, so a file that a retiring snapshot and a later one both reference is
+   * referenced by every snapshot between them (docs/spec.md section 4.4; asserted over the
+   * histories of ExpirationModelTest). Paimon's expiry relies on the same. Reads one kept
+   * snapshot's metadata instead of every kept one's: on an object store, a GET of each snapshot
+   * file and a HEAD of each of its lists and manifests fewer per kept snapshot. The latest snapshot
+   * is not read unless it is the first kept one: the caller checks that it is readable.
    *
    * @param listed the snapshot ids listed, ascending
    */

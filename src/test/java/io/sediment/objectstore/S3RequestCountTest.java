@@ -24,6 +24,8 @@ import org.apache.flink.table.api.DataTypes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The requests Sediment sends to S3 (S3Proxy, through Flink's S3 file system) for a commit, counted
@@ -111,14 +113,18 @@ class S3RequestCountTest {
   /**
    * An automatic expiry that retires one snapshot sends the same requests whatever the number of
    * snapshots it keeps: it reads the snapshots it retires and the oldest it keeps, not every kept
-   * one (each of those cost a GET of its snapshot file and a HEAD per list and manifest: at
-   * 14ded5d's successor d15716d, HEAD=48 GET=14 keeping 3 snapshots, HEAD=108 GET=38 keeping 15).
+   * one (each of those cost GETs of its snapshot file and HEADs of its lists and manifests: at
+   * d15716d LIST=6 HEAD=39 GET=14 keeping 3 snapshots, HEAD=87 GET=38 keeping 15). With stream
+   * commits of one writer too: whether the writer has a commit among the kept snapshots is found
+   * searching down from the latest, not by reading them all.
    */
-  @Test
-  void anExpirysRequestsDoNotGrowWithTheSnapshotsItKeeps() throws Exception {
+  @ParameterizedTest(name = "stream commits {0}")
+  @ValueSource(booleans = {false, true})
+  void anExpirysRequestsDoNotGrowWithTheSnapshotsItKeeps(boolean stream) throws Exception {
     Map<Integer, String> byRetained = new java.util.TreeMap<>();
     for (int retained : new int[] {3, 7, 15}) {
-      FileSystemCatalog catalog = new FileSystemCatalog("s3://lake/expiry-" + retained);
+      FileSystemCatalog catalog =
+          new FileSystemCatalog("s3://lake/expiry-" + stream + "-" + retained);
       catalog.createDatabase("db", true);
       Schema schema =
           Schema.newBuilder()
@@ -129,7 +135,7 @@ class S3RequestCountTest {
                       "lock.enabled",
                       "true",
                       "lock.jdbc.url",
-                      "jdbc:sqlite:" + dir.resolve("expiry-" + retained + ".db"),
+                      "jdbc:sqlite:" + dir.resolve("expiry-" + stream + "-" + retained + ".db"),
                       "snapshot.num-retained.min",
                       String.valueOf(retained),
                       "snapshot.num-retained.max",
@@ -140,23 +146,39 @@ class S3RequestCountTest {
               .build();
       Table table = TestTables.create(catalog, "t", schema);
       for (long id = 1; id <= retained + 2; id++) {
-        TestTables.writeBatch(table, List.of(row(id, "a")));
+        if (stream) {
+          commitOneRow(table, id, true);
+        } else {
+          TestTables.writeBatch(table, List.of(row(id, "a")));
+        }
       }
       // the commit of snapshot retained + 3 expires snapshot 3, keeping 4 .. retained + 3
-      byRetained.put(retained, commitOneRow(table, retained + 3L).toString());
+      byRetained.put(retained, commitOneRow(table, retained + 3L, stream).toString());
       assertThat(table.store().snapshotManager().earliestId()).hasValue(4L);
       assertThat(TestTables.readAll(table)).hasSize(retained + 3);
     }
     assertThat(byRetained.values()).as(byRetained.toString()).containsOnly(byRetained.get(3));
+    if (stream) {
+      return;
+    }
     // the commit (HEAD=8 GET=4, as above) and an expiry that reads the retired snapshot, the oldest
     // kept and the latest, writes and deletes its record, and deletes the snapshot, its data file,
     // the manifests merged away and its lists
-    assertThat(byRetained.get(3)).isEqualTo("LIST=3 HEAD=28 GET=9 PUT=8 COPY=2 DELETE=9");
+    assertThat(byRetained.get(3)).isEqualTo("LIST=4 HEAD=28 GET=9 PUT=8 COPY=2 DELETE=9");
   }
 
   /** The requests of the commit of one row, written before it is measured. */
   private static Counts commitOneRow(Table table, long id) throws Exception {
-    WriteBuilder wb = table.newBatchWriteBuilder();
+    return commitOneRow(table, id, false);
+  }
+
+  /**
+   * The same as a batch commit, or as a stream commit of writer {@code w} with identifier {@code
+   * id}.
+   */
+  private static Counts commitOneRow(Table table, long id, boolean stream) throws Exception {
+    WriteBuilder wb =
+        stream ? table.newStreamWriteBuilder().withCommitUser("w") : table.newBatchWriteBuilder();
     List<CommitMessage> messages;
     try (TableWrite write = wb.newWrite()) {
       write.write(row(id, "c"));
@@ -164,7 +186,11 @@ class S3RequestCountTest {
     }
     TableCommit commit = wb.newCommit();
     Counts before = ObjectStoreRequests.now();
-    commit.commit(messages);
+    if (stream) {
+      commit.commit(id, messages);
+    } else {
+      commit.commit(messages);
+    }
     return ObjectStoreRequests.now().since(before);
   }
 }
