@@ -90,9 +90,9 @@ final class RecordedExpiration {
    * anything changes: throws, naming the file and saying nothing was expired, when one cannot be
    * read.
    */
-  Deletions prepare(List<Snapshot> expired, List<Long> listed) {
+  Deletions prepare(List<Snapshot> expired, List<Long> listed, TableFiles.Reader reader) {
     try {
-      return plan(expired.stream().map(TableFiles.Retired::of).toList(), listed);
+      return plan(expired.stream().map(TableFiles.Retired::of).toList(), listed, reader);
     } catch (RuntimeException e) {
       throw new IllegalStateException(
           "Cannot expire snapshots of "
@@ -154,12 +154,14 @@ final class RecordedExpiration {
    * (naming the file) with nothing changed.
    *
    * @param listed the snapshot ids listed, ascending
+   * @param reader the planning's reader (files checked once however many snapshots share them)
    */
-  private Deletions plan(List<TableFiles.Retired> retired, List<Long> listed) {
+  private Deletions plan(
+      List<TableFiles.Retired> retired, List<Long> listed, TableFiles.Reader reader) {
     Set<Long> ids = new HashSet<>();
     retired.forEach(r -> ids.add(r.id()));
-    TableFiles kept = TableFiles.keptAfterRetiring(store, listed, ids);
-    TableFiles gone = TableFiles.ofRetired(store, retired);
+    TableFiles kept = TableFiles.keptAfterRetiring(reader, listed, ids);
+    TableFiles gone = TableFiles.ofRetired(reader, retired);
     List<Path> data = new ArrayList<>();
     for (Map.Entry<String, ManifestEntry> e : gone.dataFiles.entrySet()) {
       if (!kept.dataFiles.containsKey(e.getKey())) {
@@ -208,7 +210,9 @@ final class RecordedExpiration {
       return SnapshotExpiration.Result.NONE;
     }
     String range = retired.get(0).id() + ".." + retired.get(retired.size() - 1).id();
-    Deletions d = planned != null ? planned : plan(retired, listedWithLatestReadable());
+    TableFiles.Reader reader = new TableFiles.Reader(store);
+    Deletions d =
+        planned != null ? planned : plan(retired, listedWithLatestReadable(reader), reader);
     retireSnapshotFiles(retired, range);
     deleteStep(d.dataAndVectors(), range);
     deleteStep(d.manifests(), range);
@@ -230,7 +234,7 @@ final class RecordedExpiration {
    * The snapshot ids listed, after checking that the latest can be read (its lists and manifests
    * exist): an unfinished record is finished only on a table whose latest snapshot is whole.
    */
-  private List<Long> listedWithLatestReadable() {
+  private List<Long> listedWithLatestReadable(TableFiles.Reader reader) {
     List<Long> listed = store.snapshotManager().listIds();
     if (!listed.isEmpty()) {
       long latest = listed.get(listed.size() - 1);
@@ -238,7 +242,7 @@ final class RecordedExpiration {
           store
               .snapshotManager()
               .snapshotIfExists(latest)
-              .map(s -> TableFiles.missingFile(store, s))
+              .map(s -> TableFiles.missingFile(reader, s))
               .orElse(Optional.of(paths.snapshot(latest)));
       if (missing.isPresent()) {
         throw new IllegalStateException(

@@ -158,17 +158,19 @@ public final class SnapshotExpiration {
     RecordedExpiration.Deletions planned;
     try {
       List<Long> ids = sm.listIds();
-      int k = expiredCount(sm, ids, Math.max(budget, 0));
+      // one reader for the planning: a list or manifest the snapshots read share is checked once
+      TableFiles.Reader reader = new TableFiles.Reader(store);
+      int k = expiredCount(sm, ids, Math.max(budget, 0), reader);
       if (k == 0) {
         return finished;
       }
-      checkReadable(snapshot(sm, ids.get(ids.size() - 1)));
+      checkReadable(snapshot(sm, ids.get(ids.size() - 1)), reader);
       for (long id : ids.subList(0, k)) {
         expired.add(snapshot(sm, id));
       }
       // Every manifest the expired snapshots and the oldest kept one need is read before anything
       // changes.
-      planned = expiration.prepare(expired, ids);
+      planned = expiration.prepare(expired, ids, reader);
       recordCommits(sm, expired, ids.get(ids.size() - 1));
     } catch (VanishedSnapshot e) {
       if (skipLive) {
@@ -254,7 +256,8 @@ public final class SnapshotExpiration {
    * older version deleted files before snapshot files; with {@link #skipLiveExpiration} only when
    * the settings expire some). Never the latest, never more than {@code budget}.
    */
-  private int expiredCount(SnapshotManager sm, List<Long> ids, int budget) {
+  private int expiredCount(
+      SnapshotManager sm, List<Long> ids, int budget, TableFiles.Reader reader) {
     int n = ids.size();
     int k = Math.min(budget, Math.max(0, n - retainMax));
     while (k < budget
@@ -269,7 +272,7 @@ public final class SnapshotExpiration {
     while (lookForGone
         && k < budget
         && k < n - 1
-        && TableFiles.missingFile(store, snapshot(sm, ids.get(k))).isPresent()) {
+        && TableFiles.missingFile(reader, snapshot(sm, ids.get(k))).isPresent()) {
       k++;
     }
     return k;
@@ -339,8 +342,8 @@ public final class SnapshotExpiration {
   /**
    * The latest snapshot must stay readable: refuses, naming the missing file, before any change.
    */
-  private void checkReadable(Snapshot latest) {
-    Optional<Path> missing = TableFiles.missingFile(store, latest);
+  private void checkReadable(Snapshot latest, TableFiles.Reader reader) {
+    Optional<Path> missing = TableFiles.missingFile(reader, latest);
     if (missing.isPresent()) {
       throw new IllegalStateException(
           "The latest snapshot "

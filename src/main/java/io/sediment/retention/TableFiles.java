@@ -63,7 +63,7 @@ public final class TableFiles {
    * @throws IllegalStateException when the latest snapshot cannot be read, naming the missing file
    */
   public static TableFiles ofRetainedSnapshots(FileStore store) {
-    return collect(store, store.snapshotManager().listIds(), Long.MAX_VALUE);
+    return collect(new Reader(store), store.snapshotManager().listIds(), Long.MAX_VALUE);
   }
 
   /**
@@ -81,11 +81,11 @@ public final class TableFiles {
    *
    * @param listed the snapshot ids listed, ascending
    */
-  static TableFiles keptAfterRetiring(FileStore store, List<Long> listed, Set<Long> retiring) {
+  static TableFiles keptAfterRetiring(Reader reader, List<Long> listed, Set<Long> retiring) {
     long newestRetiring = retiring.stream().mapToLong(Long::longValue).max().orElse(-1);
     List<Long> ids = new ArrayList<>(listed);
     ids.removeAll(retiring);
-    return collect(store, ids, newestRetiring);
+    return collect(reader, ids, newestRetiring);
   }
 
   /**
@@ -93,9 +93,9 @@ public final class TableFiles {
    * the first readable snapshot newer than {@code stopAfterOneAbove}: the live files of each
    * snapshot read after an unreadable one (or first), the delta of each that follows one read.
    */
-  private static TableFiles collect(FileStore store, List<Long> ids, long stopAfterOneAbove) {
+  private static TableFiles collect(Reader reader, List<Long> ids, long stopAfterOneAbove) {
+    FileStore store = reader.store;
     SnapshotManager sm = store.snapshotManager();
-    Reader reader = new Reader(store);
     TableFiles out = new TableFiles();
     long previous = -1; // id of the last snapshot added, -1 when the one before was skipped
     for (int i = 0; i < ids.size(); i++) {
@@ -157,8 +157,7 @@ public final class TableFiles {
    * files before the metadata that lists them, so metadata that is gone means the data step of that
    * expiration finished.
    */
-  static TableFiles ofRetired(FileStore store, List<Retired> snapshots) {
-    Reader reader = new Reader(store);
+  static TableFiles ofRetired(Reader reader, List<Retired> snapshots) {
     TableFiles out = new TableFiles();
     long previous = -1;
     for (Retired r : snapshots) {
@@ -180,7 +179,12 @@ public final class TableFiles {
    * manifest), if any: a snapshot with one is expired, or unreadable when it is the latest.
    */
   public static Optional<Path> missingFile(FileStore store, Snapshot snapshot) {
-    return Optional.ofNullable(new Reader(store).read(Retired.of(snapshot), true).missing);
+    return missingFile(new Reader(store), snapshot);
+  }
+
+  /** The same, through the reader of a pass that reads other snapshots too. */
+  static Optional<Path> missingFile(Reader reader, Snapshot snapshot) {
+    return Optional.ofNullable(reader.read(Retired.of(snapshot), true).missing);
   }
 
   /** Names under {@code manifest/} referenced: manifest lists and manifests. */
@@ -246,10 +250,11 @@ public final class TableFiles {
   }
 
   /**
-   * Reads snapshots' metadata, remembering what exists and the index manifests read: consecutive
-   * snapshots share most manifests and often their index manifest.
+   * Reads snapshots' metadata in one pass over a table (an expiration's planning, an orphan
+   * removal), remembering what exists and the index manifests read: snapshots share most manifests
+   * and often their index manifest, so each file is checked once in a pass.
    */
-  private static final class Reader {
+  static final class Reader {
     private final FileStore store;
     private final FileIO io;
     private final TablePaths paths;

@@ -355,6 +355,42 @@ class ExpireCrashSafetyTest {
     assertThat(t.snapshotManager().listIds()).containsExactly(1L, 2L, 3L, 4L, 5L, 6L);
   }
 
+  /**
+   * An interrupted expiration's record is finished only on a table whose latest snapshot is whole:
+   * with a list of the latest gone, the next run refuses, naming it, and deletes nothing; with the
+   * list back, it finishes the record and the table recovers.
+   */
+  @Test
+  void anUnfinishedExpirationIsFinishedOnlyWhileTheLatestSnapshotIsReadable() throws Exception {
+    Table t = fill("t");
+    List<String> before = rows(t);
+    FaultyFileSystem.failDeletesAfter(0); // the first delete fails: the record stays
+    assertThatThrownBy(() -> new ExpireSnapshots(t).retainMax(2).execute())
+        .hasMessageContaining("run the expiration again");
+    FaultyFileSystem.reset();
+    Path tableDir = tableDir(t);
+    assertThat(tableDir.resolve("snapshot/EXPIRING")).exists();
+    Snapshot latest = t.latestSnapshot().orElseThrow();
+    Path list = tableDir.resolve("manifest").resolve(latest.deltaManifestList());
+    byte[] bytes = Files.readAllBytes(list);
+    Files.delete(list);
+    List<String> files = listingBesideTheRecord(tableDir);
+
+    assertThatThrownBy(() -> new ExpireSnapshots(t).retainMax(2).execute())
+        .hasMessageContaining("latest snapshot " + latest.id())
+        .hasMessageContaining(latest.deltaManifestList());
+    assertThat(listingBesideTheRecord(tableDir)).as("nothing deleted").isEqualTo(files);
+    assertThat(tableDir.resolve("snapshot/EXPIRING")).exists(); // marked abandoned, so rewritten
+
+    Files.write(list, bytes);
+    new ExpireSnapshots(t).retainMax(2).execute();
+    assertRecoverable(t, before);
+  }
+
+  private static List<String> listingBesideTheRecord(Path tableDir) throws Exception {
+    return listing(tableDir).stream().filter(f -> !f.startsWith("snapshot/EXPIRING ")).toList();
+  }
+
   /** Deletion-vector files and index manifests of expired snapshots, with a failing delete. */
   @Test
   void aFailingDeleteOfADeletionVectorFileIsFinishedByTheNextRun() throws Exception {
