@@ -240,6 +240,12 @@ public final class TableFiles {
     }
   }
 
+  /** Reads a list or manifest (through the manifest cache). */
+  @FunctionalInterface
+  private interface MetadataRead<T> {
+    List<T> read() throws IOException;
+  }
+
   /** The files of one snapshot, and the first one found missing. */
   private static final class SnapshotFiles {
     final List<String> metadata = new ArrayList<>();
@@ -354,30 +360,33 @@ public final class TableFiles {
 
     // A snapshot is known to be expired (or half expired by an older version) by a file that is
     // gone: a cached list or manifest is used only once its file is seen to exist, which is asked
-    // once per file and run (consecutive snapshots share most of their manifests).
+    // once per file in a pass (snapshots share most of their manifests).
     private List<ManifestFileMeta> readList(String name, SnapshotFiles f) {
-      Path file = paths.manifest(name);
-      try {
-        List<ManifestFileMeta> metas =
-            seenToExist(file)
-                ? store.manifestList().read(name)
-                : store.manifestList().readExisting(name);
-        exists.put(key(file), true);
-        return metas;
-      } catch (IOException e) {
-        return missingOrThrow(file, f, e);
-      }
+      return readChecked(
+          paths.manifest(name),
+          f,
+          () -> store.manifestList().read(name),
+          () -> store.manifestList().readExisting(name));
     }
 
     private List<ManifestEntry> readManifest(ManifestFileMeta manifest, SnapshotFiles f) {
-      Path file = paths.manifest(manifest.fileName());
+      return readChecked(
+          paths.manifest(manifest.fileName()),
+          f,
+          () -> store.manifestFile().read(manifest),
+          () -> store.manifestFile().readExisting(manifest));
+    }
+
+    /**
+     * A read of a cached metadata file: {@code read} once it is seen to exist, else {@code
+     * checked}.
+     */
+    private <T> List<T> readChecked(
+        Path file, SnapshotFiles f, MetadataRead<T> read, MetadataRead<T> checked) {
       try {
-        List<ManifestEntry> entries =
-            seenToExist(file)
-                ? store.manifestFile().read(manifest)
-                : store.manifestFile().readExisting(manifest);
+        List<T> content = seenToExist(file) ? read.read() : checked.read();
         exists.put(key(file), true);
-        return entries;
+        return content;
       } catch (IOException e) {
         return missingOrThrow(file, f, e);
       }

@@ -73,17 +73,7 @@ class S3RequestCountTest {
 
   @Test
   void aCommitListsNothingAndReadsNothingItDoesNotNeed() throws Exception {
-    FileSystemCatalog catalog = new FileSystemCatalog("s3://lake/counts");
-    catalog.createDatabase("db", true);
-    Schema schema =
-        Schema.newBuilder()
-            .column("id", DataTypes.BIGINT().notNull())
-            .column("v", DataTypes.STRING())
-            .options(
-                Map.of(
-                    "lock.enabled", "true", "lock.jdbc.url", "jdbc:sqlite:" + dir.resolve("l.db")))
-            .build();
-    Table table = TestTables.create(catalog, "t", schema);
+    Table table = lockedTable("s3://lake/counts", "l.db", Map.of());
     TestTables.writeBatch(table, List.of(row(1L, "a")));
     TestTables.writeBatch(table, List.of(row(2L, "b")));
 
@@ -123,28 +113,18 @@ class S3RequestCountTest {
   void anExpirysRequestsDoNotGrowWithTheSnapshotsItKeeps(boolean stream) throws Exception {
     Map<Integer, String> byRetained = new java.util.TreeMap<>();
     for (int retained : new int[] {3, 7, 15}) {
-      FileSystemCatalog catalog =
-          new FileSystemCatalog("s3://lake/expiry-" + stream + "-" + retained);
-      catalog.createDatabase("db", true);
-      Schema schema =
-          Schema.newBuilder()
-              .column("id", DataTypes.BIGINT().notNull())
-              .column("v", DataTypes.STRING())
-              .options(
-                  Map.of(
-                      "lock.enabled",
-                      "true",
-                      "lock.jdbc.url",
-                      "jdbc:sqlite:" + dir.resolve("expiry-" + stream + "-" + retained + ".db"),
-                      "snapshot.num-retained.min",
-                      String.valueOf(retained),
-                      "snapshot.num-retained.max",
-                      String.valueOf(retained),
-                      // a few manifests per snapshot, whatever the number of commits
-                      "manifest.merge-min-count",
-                      "3"))
-              .build();
-      Table table = TestTables.create(catalog, "t", schema);
+      Table table =
+          lockedTable(
+              "s3://lake/expiry-" + stream + "-" + retained,
+              "expiry-" + stream + "-" + retained + ".db",
+              Map.of(
+                  "snapshot.num-retained.min",
+                  String.valueOf(retained),
+                  "snapshot.num-retained.max",
+                  String.valueOf(retained),
+                  // a few manifests per snapshot, whatever the number of commits
+                  "manifest.merge-min-count",
+                  "3"));
       for (long id = 1; id <= retained + 2; id++) {
         if (stream) {
           commitOneRow(table, id, true);
@@ -165,6 +145,25 @@ class S3RequestCountTest {
     // kept and the latest (a list or manifest they share checked once), writes and deletes its
     // record, and deletes the snapshot, its data file, the manifests merged away and its lists
     assertThat(byRetained.get(3)).isEqualTo("LIST=4 HEAD=24 GET=9 PUT=8 COPY=2 DELETE=9");
+  }
+
+  /**
+   * Table db.t (id, v) in a new warehouse, with the commit lock in SQLite file {@code lockFile} and
+   * the options {@code more}.
+   */
+  private static Table lockedTable(String warehouse, String lockFile, Map<String, String> more) {
+    FileSystemCatalog catalog = new FileSystemCatalog(warehouse);
+    catalog.createDatabase("db", true);
+    Map<String, String> options = new java.util.HashMap<>(more);
+    options.put("lock.enabled", "true");
+    options.put("lock.jdbc.url", "jdbc:sqlite:" + dir.resolve(lockFile));
+    Schema schema =
+        Schema.newBuilder()
+            .column("id", DataTypes.BIGINT().notNull())
+            .column("v", DataTypes.STRING())
+            .options(options)
+            .build();
+    return TestTables.create(catalog, "t", schema);
   }
 
   /** The requests of the commit of one row, written before it is measured. */
