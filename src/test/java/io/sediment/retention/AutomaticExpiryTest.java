@@ -75,6 +75,39 @@ class AutomaticExpiryTest {
     return t.snapshotManager().listIds();
   }
 
+  /**
+   * What the expiry after a commit reads does not grow with the snapshots it keeps: it reads the
+   * snapshot it retires, the oldest it keeps and the latest, each list and manifest they share
+   * checked once, and no other kept snapshot. Counted on the file system (status requests and
+   * opens) for the commit that expires one snapshot, keeping 3, 6 or 12.
+   */
+  @Test
+  void anExpiryReadsWhatItExpiresNotWhatItKeeps() {
+    Map<Integer, String> byRetained = new java.util.TreeMap<>();
+    for (int retained : new int[] {3, 6, 12}) {
+      Table t =
+          create(
+              FaultyFileSystem.uri(dir.resolve("kept-" + retained)),
+              Map.of(
+                  "snapshot.num-retained.min",
+                  String.valueOf(retained),
+                  "snapshot.num-retained.max",
+                  String.valueOf(retained)));
+      for (long id = 1; id <= retained + 2; id++) {
+        write(t, id);
+      }
+      FaultyFileSystem.reset();
+      write(t, retained + 3); // expires snapshot 3
+      byRetained.put(
+          retained,
+          "status " + FaultyFileSystem.STATUS_CHECKS.get() + ", opens " + FaultyFileSystem.OPENS);
+      assertThat(ids(t)).isEqualTo(range(4, retained + 3));
+    }
+    assertThat(byRetained.values()).as(byRetained.toString()).containsOnly(byRetained.get(3));
+    // at d15716d: status 44 / 56 / 80, opens 14 / 20 / 32 keeping 3 / 6 / 12
+    assertThat(byRetained.get(3)).isEqualTo("status 27, opens 9");
+  }
+
   private static List<Long> range(long from, long to) {
     return LongStream.rangeClosed(from, to).boxed().toList();
   }

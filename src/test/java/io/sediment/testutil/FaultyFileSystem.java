@@ -54,6 +54,12 @@ public final class FaultyFileSystem extends FileSystem {
   /** Deletes attempted since the last {@link #reset}. */
   public static final AtomicInteger DELETES = new AtomicInteger();
 
+  /** File status requests (existence checks among them) since the last {@link #reset}. */
+  public static final AtomicInteger STATUS_CHECKS = new AtomicInteger();
+
+  /** Files opened since the last {@link #reset}. */
+  public static final AtomicInteger OPENS = new AtomicInteger();
+
   /**
    * The directories listed (local paths), in order, since {@link #recordListings} (until the next
    * {@link #reset}).
@@ -142,6 +148,8 @@ public final class FaultyFileSystem extends FileSystem {
     failDelete = p -> false;
     DELETE_FAILURES.set(0);
     DELETES.set(0);
+    STATUS_CHECKS.set(0);
+    OPENS.set(0);
     LISTED.clear();
     recordListings = false;
     deletesBeforeCrash = -1;
@@ -397,6 +405,7 @@ public final class FaultyFileSystem extends FileSystem {
   @Override
   public FileStatus getFileStatus(Path f) throws IOException {
     checkAlive(f);
+    STATUS_CHECKS.incrementAndGet();
     return wrap(local.getFileStatus(toLocal(f)));
   }
 
@@ -414,6 +423,7 @@ public final class FaultyFileSystem extends FileSystem {
   @Override
   public FSDataInputStream open(Path f) throws IOException {
     checkAlive(f);
+    OPENS.incrementAndGet();
     openHook.before(f.toString());
     return local.open(toLocal(f));
   }
