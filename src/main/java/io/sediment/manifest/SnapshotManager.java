@@ -9,10 +9,12 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.Path;
 import org.slf4j.Logger;
@@ -403,14 +405,24 @@ public final class SnapshotManager implements Serializable {
   }
 
   /**
-   * Whether {@code commitUser} has a stream commit among snapshots {@code above + 1} to {@code
-   * from}, searching down from {@code from} (a user that commits often is found among the first
-   * few); also true when one of them is gone: an expiration is retiring them, and it records each
-   * user's newest commit in the user's hint before it deletes anything.
+   * Which of {@code commitUsers} have a stream commit among snapshots {@code above + 1} to {@code
+   * from}: one walk down from {@code from}, which stops once every user is found (users that commit
+   * often are found among the first few). All of them when one of those snapshots is gone: an
+   * expiration is retiring them, and it records each user's newest commit in the user's hint before
+   * it deletes anything.
    */
-  public boolean hasStreamCommitBetween(String commitUser, long above, long from) {
-    Search r = search(commitUser, from, above);
-    return r.found != null || r.expiredBelow >= 0;
+  public Set<String> usersWithStreamCommitBetween(Set<String> commitUsers, long above, long from) {
+    Set<String> found = new HashSet<>();
+    for (long id = from; id > above && found.size() < commitUsers.size(); id--) {
+      Snapshot s = snapshotIfExists(id).orElse(null);
+      if (s == null) {
+        return commitUsers;
+      }
+      if (isStreamCommit(s) && commitUsers.contains(s.commitUser())) {
+        found.add(s.commitUser());
+      }
+    }
+    return found;
   }
 
   /** Result of searching snapshots down from an id. */

@@ -82,10 +82,6 @@ final class RecordedExpiration {
   }
 
   /**
-   * Records the expiration of {@code expired} (oldest first, never the latest), then does it.
-   * Empty, with nothing changed, when another run created its record first.
-   */
-  /**
    * Reads every manifest the {@code expired} snapshots and the oldest kept one need, before
    * anything changes: throws, naming the file and saying nothing was expired, when one cannot be
    * read.
@@ -210,9 +206,13 @@ final class RecordedExpiration {
       return SnapshotExpiration.Result.NONE;
     }
     String range = retired.get(0).id() + ".." + retired.get(retired.size() - 1).id();
-    TableFiles.Reader reader = new TableFiles.Reader(store);
-    Deletions d =
-        planned != null ? planned : plan(retired, listedWithLatestReadable(reader), reader);
+    Deletions d = planned;
+    if (d == null) {
+      TableFiles.Reader reader = new TableFiles.Reader(store);
+      List<Long> listed = store.snapshotManager().listIds();
+      checkLatestReadable(listed, reader);
+      d = plan(retired, listed, reader);
+    }
     retireSnapshotFiles(retired, range);
     deleteStep(d.dataAndVectors(), range);
     deleteStep(d.manifests(), range);
@@ -231,29 +231,30 @@ final class RecordedExpiration {
   }
 
   /**
-   * The snapshot ids listed, after checking that the latest can be read (its lists and manifests
-   * exist): an unfinished record is finished only on a table whose latest snapshot is whole.
+   * Refuses, naming the missing file, when the latest of the snapshots {@code listed} cannot be
+   * read (its snapshot file, a manifest list, manifest or index manifest is gone): an expiration
+   * runs, and an unfinished one is finished, only on a table whose latest snapshot is whole.
    */
-  private List<Long> listedWithLatestReadable(TableFiles.Reader reader) {
-    List<Long> listed = store.snapshotManager().listIds();
-    if (!listed.isEmpty()) {
-      long latest = listed.get(listed.size() - 1);
-      Optional<Path> missing =
-          store
-              .snapshotManager()
-              .snapshotIfExists(latest)
-              .map(s -> TableFiles.missingFile(reader, s))
-              .orElse(Optional.of(paths.snapshot(latest)));
-      if (missing.isPresent()) {
-        throw new IllegalStateException(
-            "The latest snapshot "
-                + latest
-                + " cannot be read: "
-                + missing.get()
-                + " does not exist");
-      }
+  void checkLatestReadable(List<Long> listed, TableFiles.Reader reader) {
+    if (listed.isEmpty()) {
+      return;
     }
-    return listed;
+    long latest = listed.get(listed.size() - 1);
+    Optional<Path> missing =
+        reader
+            .snapshot(latest)
+            .map(s -> TableFiles.missingFile(reader, s))
+            .orElse(Optional.of(paths.snapshot(latest)));
+    if (missing.isPresent()) {
+      throw new IllegalStateException(
+          "The latest snapshot "
+              + latest
+              + " of "
+              + tableName
+              + " cannot be read: "
+              + missing.get()
+              + " does not exist; nothing was expired");
+    }
   }
 
   /**

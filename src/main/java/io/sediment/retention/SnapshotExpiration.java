@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import org.apache.flink.core.fs.Path;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -164,9 +164,9 @@ public final class SnapshotExpiration {
       if (k == 0) {
         return finished;
       }
-      checkReadable(snapshot(sm, ids.get(ids.size() - 1)), reader);
+      expiration.checkLatestReadable(ids, reader);
       for (long id : ids.subList(0, k)) {
-        expired.add(snapshot(sm, id));
+        expired.add(snapshot(reader, id));
       }
       // Every manifest the expired snapshots and the oldest kept one need is read before anything
       // changes.
@@ -207,11 +207,12 @@ public final class SnapshotExpiration {
    * exactly-once check of a restored writer ({@code FileStoreCommit#isCommitted}) must still see
    * its last commit when that snapshot is gone, and the hint written after the commit may be
    * missing (the writer died before writing it). Users with a stream commit among the kept
-   * snapshots are skipped: the check finds that one. They are found by searching the kept snapshots
-   * down from the latest ({@code latest}, as listed), which for a user that commits often stops
-   * after a few (it used to read every kept snapshot); a kept snapshot found gone means another
-   * expiration ran past these snapshots and recorded the hints first. Hints are never deleted. A
-   * failure here stops the expiration before anything is deleted.
+   * snapshots are skipped: the check finds that one. They are found in one walk down the kept
+   * snapshots from the latest ({@code latest}, as listed) that stops once every such user is found,
+   * after a few snapshots for users that commit often (it used to read every kept snapshot; it
+   * still does when a user has no kept commit); a kept snapshot found gone means another expiration
+   * ran past these snapshots and recorded the hints first. Hints are never deleted. A failure here
+   * stops the expiration before anything is deleted.
    */
   private void recordCommits(SnapshotManager sm, List<Snapshot> expired, long latest) {
     long newestExpired = expired.get(expired.size() - 1).id();
@@ -221,8 +222,9 @@ public final class SnapshotExpiration {
         newest.put(s.commitUser(), s); // ascending ids: the last one is the newest
       }
     }
+    Set<String> kept = sm.usersWithStreamCommitBetween(newest.keySet(), newestExpired, latest);
     for (Snapshot s : newest.values()) {
-      if (sm.hasStreamCommitBetween(s.commitUser(), newestExpired, latest)) {
+      if (kept.contains(s.commitUser())) {
         continue;
       }
       Optional<UserCommit> hint;
@@ -262,7 +264,7 @@ public final class SnapshotExpiration {
     int k = Math.min(budget, Math.max(0, n - retainMax));
     while (k < budget
         && k < n - retainMin
-        && snapshot(sm, ids.get(k)).timeMillis() < olderThanMillis) {
+        && snapshot(reader, ids.get(k)).timeMillis() < olderThanMillis) {
       k++;
     }
     k = Math.min(k, heldByConsumers(ids));
@@ -272,7 +274,7 @@ public final class SnapshotExpiration {
     while (lookForGone
         && k < budget
         && k < n - 1
-        && TableFiles.missingFile(reader, snapshot(sm, ids.get(k))).isPresent()) {
+        && TableFiles.missingFile(reader, snapshot(reader, ids.get(k))).isPresent()) {
       k++;
     }
     return k;
@@ -324,8 +326,8 @@ public final class SnapshotExpiration {
   }
 
   /** A listed snapshot, or {@link VanishedSnapshot} when another expiration retired it since. */
-  private static Snapshot snapshot(SnapshotManager sm, long id) {
-    return sm.snapshotIfExists(id).orElseThrow(() -> new VanishedSnapshot(id));
+  private static Snapshot snapshot(TableFiles.Reader reader, long id) {
+    return reader.snapshot(id).orElseThrow(() -> new VanishedSnapshot(id));
   }
 
   /** A snapshot listed a moment ago is gone: only an expiration deletes snapshot files. */
@@ -336,23 +338,6 @@ public final class SnapshotExpiration {
     VanishedSnapshot(long id) {
       super(null, null, false, false);
       this.id = id;
-    }
-  }
-
-  /**
-   * The latest snapshot must stay readable: refuses, naming the missing file, before any change.
-   */
-  private void checkReadable(Snapshot latest, TableFiles.Reader reader) {
-    Optional<Path> missing = TableFiles.missingFile(reader, latest);
-    if (missing.isPresent()) {
-      throw new IllegalStateException(
-          "The latest snapshot "
-              + latest.id()
-              + " of "
-              + tableName
-              + " cannot be read: "
-              + missing.get()
-              + " does not exist; nothing was expired");
     }
   }
 }

@@ -7,7 +7,6 @@ import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.ManifestFileMeta;
 import io.sediment.manifest.Snapshot;
-import io.sediment.manifest.SnapshotManager;
 import io.sediment.manifest.TablePaths;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -95,13 +94,12 @@ public final class TableFiles {
    */
   private static TableFiles collect(Reader reader, List<Long> ids, long stopAfterOneAbove) {
     FileStore store = reader.store;
-    SnapshotManager sm = store.snapshotManager();
     TableFiles out = new TableFiles();
     long previous = -1; // id of the last snapshot added, -1 when the one before was skipped
     for (int i = 0; i < ids.size(); i++) {
       long id = ids.get(i);
       boolean latest = i == ids.size() - 1;
-      Optional<Snapshot> s = sm.snapshotIfExists(id);
+      Optional<Snapshot> s = reader.snapshot(id);
       if (s.isEmpty()) {
         if (latest) {
           throw new IllegalStateException(
@@ -178,11 +176,6 @@ public final class TableFiles {
    * The first metadata file of {@code snapshot} found missing (manifest list, manifest or index
    * manifest), if any: a snapshot with one is expired, or unreadable when it is the latest.
    */
-  public static Optional<Path> missingFile(FileStore store, Snapshot snapshot) {
-    return missingFile(new Reader(store), snapshot);
-  }
-
-  /** The same, through the reader of a pass that reads other snapshots too. */
   static Optional<Path> missingFile(Reader reader, Snapshot snapshot) {
     return Optional.ofNullable(reader.read(Retired.of(snapshot), true).missing);
   }
@@ -266,6 +259,15 @@ public final class TableFiles {
     private final TablePaths paths;
     private final Map<String, Boolean> exists = new HashMap<>();
     private final Map<String, List<IndexManifest.Entry>> indexManifests = new HashMap<>();
+    private final Map<Long, Optional<Snapshot>> snapshots = new HashMap<>();
+
+    /**
+     * Snapshot {@code id}, or empty when its file does not exist; read once in a pass (snapshot
+     * files never change, and one gone stays gone).
+     */
+    Optional<Snapshot> snapshot(long id) {
+      return snapshots.computeIfAbsent(id, store.snapshotManager()::snapshotIfExists);
+    }
 
     Reader(FileStore store) {
       this.store = store;

@@ -105,7 +105,7 @@ class AutomaticExpiryTest {
     }
     assertThat(byRetained.values()).as(byRetained.toString()).containsOnly(byRetained.get(3));
     // at d15716d: status 44 / 56 / 80, opens 14 / 20 / 32 keeping 3 / 6 / 12
-    assertThat(byRetained.get(3)).isEqualTo("status 27, opens 9");
+    assertThat(byRetained.get(3)).isEqualTo("status 27, opens 8");
   }
 
   private static List<Long> range(long from, long to) {
