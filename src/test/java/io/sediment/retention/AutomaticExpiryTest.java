@@ -6,12 +6,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.commit.CommitMessage;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.schema.CommitOptions;
 import io.sediment.schema.CompactionOptions;
 import io.sediment.schema.Schema;
 import io.sediment.schema.TableOptions;
 import io.sediment.table.Table;
+import io.sediment.table.TableCommit;
+import io.sediment.table.TableWrite;
+import io.sediment.table.WriteBuilder;
 import io.sediment.testutil.FaultyFileSystem;
 import io.sediment.testutil.TestTables;
 import java.nio.charset.StandardCharsets;
@@ -32,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
+import org.apache.flink.table.data.RowData;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -276,21 +281,37 @@ class AutomaticExpiryTest {
     }
     FaultyFileSystem.failDelete(p -> p.contains("/manifest/"));
 
-    List<Long> made = TestTables.writeBatch(t, List.of(row(2L, "a"), row(1002L, "b")));
+    WriteBuilder builder = t.newBatchWriteBuilder();
+    TableCommit commit = builder.newCommit();
+    List<Long> made = commit.commit(prepare(builder, List.of(row(2L, "a"), row(1002L, "b"))));
 
     assertThat(made).containsExactly(3L); // the commit landed and reported its snapshot
+    assertThat(commit.expiryFailures()).as("the failed expiry is counted").isEqualTo(1);
     assertThat(FaultyFileSystem.DELETE_FAILURES.get()).isPositive();
     assertThat(record()).exists(); // the expiration stopped half way, recorded
     assertThat(ids(t)).isEqualTo(range(2, 3)); // its snapshot file went first
     assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(expectedRows(3));
 
     FaultyFileSystem.reset();
-    write(t, 3); // snapshot 4: finishes the abandoned expiration of 1, then expires 2
+    TableCommit next = builder.newCommit();
+    // snapshot 4: finishes the abandoned expiration of 1, then expires 2
+    next.commit(prepare(builder, List.of(row(3L, "a"), row(1003L, "b"))));
+    assertThat(next.expiryFailures()).as("an expiry that succeeds is not counted").isZero();
     assertThat(record()).doesNotExist();
     assertThat(ids(t)).isEqualTo(range(3, 4));
     assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(expectedRows(4));
     assertThat(unreferencedDataFiles(t)).isEmpty();
     assertThat(TestTables.unreferencedMetadata(t, tableDir())).isEmpty();
+  }
+
+  private static List<CommitMessage> prepare(WriteBuilder builder, List<RowData> rows)
+      throws Exception {
+    try (TableWrite write = builder.newWrite()) {
+      for (RowData r : rows) {
+        write.write(r);
+      }
+      return write.prepareCommit();
+    }
   }
 
   @Test
@@ -302,6 +323,13 @@ class AutomaticExpiryTest {
     ExpiryRecord other =
         ExpiryRecord.of(List.of(TableFiles.Retired.of(t.snapshotManager().snapshot(1))));
     assertThat(other.create(t.store(), t.store().paths().expiryRecord())).isTrue();
+    String recorded = Files.readString(record());
+    ExpiryRecord second =
+        ExpiryRecord.of(List.of(TableFiles.Retired.of(t.snapshotManager().snapshot(2))));
+    assertThat(second.create(t.store(), t.store().paths().expiryRecord()))
+        .as("one record at a time")
+        .isFalse();
+    assertThat(record()).hasContent(recorded);
 
     write(t, 2); // snapshot 3: its expiry skips, the commit succeeds
     assertThat(ids(t)).isEqualTo(range(1, 3));

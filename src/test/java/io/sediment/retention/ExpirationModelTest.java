@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -48,12 +49,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Expirations against a model, over generated histories of a partitioned append table and a
  * primary-key table with deletion vectors and changelog files: stream commits of two users (now and
- * then losing the hint written after the commit, as a writer that died before writing it), batch
- * commits, compactions that replace files, clock moves, a consumer holding a snapshot, snapshots
- * whose metadata an older version's interrupted expiration deleted, and expirations with settings
- * drawn at and around their boundaries, a third of them after a commit (the automatic expiry's
- * shortcut, which must not list the snapshots when the hint shows it keeps them all) and a quarter
- * killed part way.
+ * then without the hint written after the commit, as a writer that died before writing it: the hint
+ * still names the user's previous commit, or is missing after its first), batch commits,
+ * compactions that replace files, clock moves, a consumer holding a snapshot, snapshots whose
+ * metadata an older version's interrupted expiration deleted, and expirations with settings drawn
+ * at and around their boundaries, a third of them after a commit (the automatic expiry's shortcut,
+ * which must not list the snapshots when the hint shows it keeps them all) and a quarter killed
+ * part way.
  *
  * <p>After every step the model checks what a user relies on: an expiration expires exactly the
  * snapshots the rules name (an unfinished one's first, within the limit), never a file a kept
@@ -195,6 +197,54 @@ class ExpirationModelTest {
         .containsExactlyInAnyOrder("(1)", "(2)");
   }
 
+  /**
+   * A listed snapshot is expired when a file it is read by is gone, a base manifest too: snapshots
+   * 2 and 3 name in their base lists the manifest snapshot 1 wrote, which is gone with snapshot 1's
+   * files (snapshot 4 merged it away), while their own lists and delta manifests are there. An
+   * expiration whose settings keep every snapshot expires those two, deletes what only they
+   * referenced, and keeps the rows.
+   */
+  @Test
+  void aSnapshotMissingOnlyABaseManifestIsExpired() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir.resolve("wh"));
+    Table t =
+        TestTables.create(
+            catalog,
+            "t",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT())
+                .option("manifest.merge-min-count", "3")
+                .build());
+    for (long i = 1; i <= 5; i++) {
+      TestTables.writeBatch(t, List.of(row(i)));
+    }
+    SnapshotManager sm = t.snapshotManager();
+    String written = manifests(t, sm.snapshot(1).deltaManifestList()).get(0);
+    assertThat(manifests(t, sm.snapshot(2).baseManifestList())).containsExactly(written);
+    assertThat(manifests(t, sm.snapshot(3).baseManifestList())).contains(written);
+    assertThat(manifests(t, sm.snapshot(4).baseManifestList())).doesNotContain(written);
+    Path tableDir = dir.resolve("wh").resolve("db.db").resolve("t");
+    Snapshot first = sm.snapshot(1);
+    for (String name : List.of(first.baseManifestList(), first.deltaManifestList(), written)) {
+      Files.delete(tableDir.resolve("manifest").resolve(name));
+    }
+    Files.delete(tableDir.resolve("snapshot").resolve("snapshot-1"));
+
+    SnapshotExpiration.Result result = new SnapshotExpiration(t.store(), "t").execute();
+
+    assertThat(result.expiredSnapshots()).containsExactly(2L, 3L);
+    assertThat(sm.listIds()).containsExactly(4L, 5L);
+    assertThat(metadataOnDisk(tableDir))
+        .as("only what snapshots 4 and 5 reference")
+        .isEqualTo(TableFiles.ofRetainedSnapshots(t.store()).metadataNames());
+    assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
+        .containsExactlyInAnyOrder("(1)", "(2)", "(3)", "(4)", "(5)");
+  }
+
+  private static List<String> manifests(Table t, String list) throws IOException {
+    return t.store().manifestList().read(list).stream().map(m -> m.fileName()).toList();
+  }
+
   private Model runHistory(int seed) throws Exception {
     SplittableRandom r = new SplittableRandom(seed);
     ManualClock clock = new ManualClock();
@@ -236,14 +286,21 @@ class ExpirationModelTest {
         long id = m.nextIdentifier.merge(user, 1L, Long::sum);
         List<String> written = rowsToWrite(r, m, primaryKey, nextRow);
         nextRow += written.size();
+        Path hint = localPath(t.snapshotManager().userHintPath(user));
+        byte[] hintBefore = Files.exists(hint) ? Files.readAllBytes(hint) : null;
         streamCommit(t, user, id, written);
         remember(m, written);
         recordNew(t, m);
         what = "stream commit of " + user;
         if (r.nextInt(4) == 0) {
-          // the writer died before writing the hint that follows the commit
-          Files.deleteIfExists(localPath(t.snapshotManager().userHintPath(user)));
-          what += ", hint lost";
+          // the writer died before writing the hint that follows the commit: the hint still
+          // names its previous commit (or does not exist before its first)
+          if (hintBefore == null) {
+            Files.deleteIfExists(hint);
+          } else {
+            Files.write(hint, hintBefore);
+          }
+          what += hintBefore == null ? ", hint lost" : ", hint stale";
         }
       } else if (op < 40) {
         List<String> written = rowsToWrite(r, m, primaryKey, nextRow);
@@ -392,9 +449,12 @@ class ExpirationModelTest {
   }
 
   /**
-   * What a run of an older version left when it was killed: it deleted the data files only the
-   * oldest snapshot used, then the manifests only it used, and now and then its manifest lists too,
-   * but not the snapshot file.
+   * What a run of an older version left when it was killed expiring the oldest one to three
+   * snapshots: it deleted the data files only they used, then the manifests only they used, now and
+   * then their manifest lists too, and then (with the lists) the snapshot files of some of them,
+   * oldest first, but not all. The snapshots left listed that lost a list, manifest or index
+   * manifest are expired for the new code; a snapshot of the range whose base list names a manifest
+   * an older one of the range wrote is then missing a base manifest only.
    */
   private static String olderVersionRun(SplittableRandom r, Table t, Model m, Path tableDir)
       throws IOException {
@@ -402,39 +462,48 @@ class ExpirationModelTest {
     if (ids.size() < 2 || m.gone.contains(ids.get(0)) || !m.pending.isEmpty()) {
       return "(none)";
     }
-    long oldest = ids.get(0);
-    Made made = m.snapshots.get(oldest);
-    Set<String> dataElsewhere = new HashSet<>();
-    Set<String> metadataElsewhere = new HashSet<>();
-    for (long id : ids.subList(1, ids.size())) {
-      dataElsewhere.addAll(m.snapshots.get(id).data());
-      metadataElsewhere.addAll(m.snapshots.get(id).allMetadata());
-    }
     boolean lists = r.nextBoolean();
-    List<Path> metadata = new ArrayList<>();
-    for (String name : made.allMetadata()) {
-      if (metadataElsewhere.contains(name) || (!lists && name.startsWith("manifest-list-"))) {
-        continue;
+    // the oldest snapshots of the range that lose a file they are read by (a deletion vector is not
+    // read), as many as stay so once only the files of those are deleted
+    List<Long> gone = new ArrayList<>(ids.subList(0, 1 + r.nextInt(Math.min(3, ids.size() - 1))));
+    Set<String> deleted;
+    while (true) {
+      deleted = onlyUsedBy(m, ids, gone, lists);
+      int lose = 0;
+      while (lose < gone.size() && losesARead(m.snapshots.get(gone.get(lose)), deleted)) {
+        lose++;
       }
+      if (lose == gone.size()) {
+        break;
+      }
+      gone = new ArrayList<>(gone.subList(0, lose));
+    }
+    if (gone.isEmpty()) {
+      return "(no metadata of its own)"; // nothing to delete: it stays readable
+    }
+    Set<String> dataElsewhere = new HashSet<>();
+    for (long id : ids) {
+      if (!gone.contains(id)) {
+        dataElsewhere.addAll(m.snapshots.get(id).data());
+      }
+    }
+    Set<String> goneData = new HashSet<>();
+    gone.forEach(id -> goneData.addAll(m.snapshots.get(id).data()));
+    goneData.removeAll(dataElsewhere);
+    try (Stream<Path> files = Files.walk(tableDir)) {
+      for (Path p : files.filter(p -> goneData.contains(p.getFileName().toString())).toList()) {
+        Files.delete(p);
+      }
+    }
+    // manifests before lists, as the older version deleted them
+    List<Path> metadata = new ArrayList<>();
+    for (String name : deleted) {
       for (String sub : List.of("manifest", "index")) {
         if (Files.exists(tableDir.resolve(sub).resolve(name))) {
           metadata.add(tableDir.resolve(sub).resolve(name));
         }
       }
     }
-    if (metadata.isEmpty()) {
-      return "(no metadata of its own)"; // nothing to delete: it stays readable
-    }
-    List<Path> data;
-    try (Stream<Path> files = Files.walk(tableDir)) {
-      data = files.filter(p -> made.data().contains(p.getFileName().toString())).toList();
-    }
-    for (Path p : data) {
-      if (!dataElsewhere.contains(p.getFileName().toString())) {
-        Files.delete(p);
-      }
-    }
-    // manifests before lists, as the older version deleted them
     metadata.sort(
         (a, b) ->
             Boolean.compare(
@@ -443,8 +512,36 @@ class ExpirationModelTest {
     for (Path p : metadata) {
       Files.deleteIfExists(p);
     }
-    m.gone.add(oldest);
-    return "of snapshot " + oldest + (lists ? " (lists too)" : "");
+    int snapshotFiles = lists && gone.size() > 1 ? r.nextInt(gone.size()) : 0;
+    for (long id : gone.subList(0, snapshotFiles)) {
+      Files.delete(tableDir.resolve("snapshot").resolve("snapshot-" + id));
+    }
+    m.gone.addAll(gone);
+    return "of snapshots "
+        + gone
+        + (lists ? " (lists too)" : "")
+        + (snapshotFiles > 0 ? ", the first " + snapshotFiles + " snapshot file(s) too" : "");
+  }
+
+  /** The metadata that the snapshots {@code range} reference and no other listed one does. */
+  private static Set<String> onlyUsedBy(Model m, List<Long> ids, List<Long> range, boolean lists) {
+    Set<String> out = new LinkedHashSet<>();
+    range.forEach(id -> out.addAll(m.snapshots.get(id).allMetadata()));
+    for (long id : ids) {
+      if (!range.contains(id)) {
+        out.removeAll(m.snapshots.get(id).allMetadata());
+      }
+    }
+    if (!lists) {
+      out.removeIf(name -> name.startsWith("manifest-list-"));
+    }
+    return out;
+  }
+
+  /** Whether a file a read of the snapshot opens (not a deletion vector) is among {@code gone}. */
+  private static boolean losesARead(Made made, Set<String> gone) {
+    return made.allMetadata().stream()
+        .anyMatch(name -> gone.contains(name) && !name.startsWith("dv-"));
   }
 
   private String expire(SplittableRandom r, Table t, Model m, Path tableDir) throws IOException {
