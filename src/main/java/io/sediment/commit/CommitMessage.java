@@ -50,6 +50,12 @@ public final class CommitMessage implements Serializable {
    */
   private final List<DataFileMeta> changelogFiles;
 
+  /**
+   * Whether a batch commit took this message and landed or may have (its outcome unknown): see
+   * {@link #claimForBatch}. Not serialized: a copy is a new message to this check.
+   */
+  private transient boolean takenByBatchCommit;
+
   public CommitMessage(
       BinaryRowData partition,
       int bucket,
@@ -244,6 +250,58 @@ public final class CommitMessage implements Serializable {
         && compactAfter.isEmpty()
         && deletionFiles().isEmpty()
         && changelogFiles().isEmpty();
+  }
+
+  /**
+   * Marks the messages as taken by a batch commit, or throws, naming the rule, when one already is:
+   * a batch commit has no identifier by which a second landing of the same messages could be
+   * recognised, so committing them again would reference their files from two separate ranges of
+   * snapshots (duplicate rows, and a file that snapshot expiry may delete while a later snapshot
+   * still reads it, docs/spec.md section 4.4). {@link BatchClaim#releaseUnlessLanded} gives them
+   * back when the commit failed with nothing landed.
+   */
+  static BatchClaim claimForBatch(List<CommitMessage> messages) {
+    synchronized (CommitMessage.class) {
+      for (CommitMessage m : messages) {
+        if (m.takenByBatchCommit) {
+          throw new IllegalStateException(
+              "These commit messages were committed before by a batch commit, which landed or"
+                  + " may have (CommitOutcomeUnknownException); a batch commit cannot recognise"
+                  + " that it landed already, so committing them again would add their files"
+                  + " twice. Look at the table's latest snapshots instead: nothing was committed");
+        }
+      }
+      messages.forEach(m -> m.takenByBatchCommit = true);
+    }
+    return new BatchClaim(messages);
+  }
+
+  /** Messages a batch commit took ({@link #claimForBatch}). */
+  static final class BatchClaim {
+    private final List<CommitMessage> messages;
+    private boolean landed;
+
+    private BatchClaim(List<CommitMessage> messages) {
+      this.messages = List.copyOf(messages);
+    }
+
+    /** A snapshot of the commit landed: the messages stay taken whatever happens next. */
+    void landed() {
+      landed = true;
+    }
+
+    /**
+     * The commit failed with its outcome known: unless a snapshot of it landed, the messages may be
+     * committed again (nothing of them is in the table).
+     */
+    void releaseUnlessLanded() {
+      if (landed) {
+        return;
+      }
+      synchronized (CommitMessage.class) {
+        messages.forEach(m -> m.takenByBatchCommit = false);
+      }
+    }
   }
 
   private void writeObject(ObjectOutputStream out) throws IOException {

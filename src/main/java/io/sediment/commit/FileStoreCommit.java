@@ -127,6 +127,27 @@ public final class FileStoreCommit {
     if (messages.stream().allMatch(CommitMessage::isEmpty)) {
       return List.of();
     }
+    if (identifier != BATCH_IDENTIFIER) {
+      return commitOnce(messages, identifier, checkCommitted, null);
+    }
+    // A batch commit is not recognised when it lands twice: its messages are committed once.
+    CommitMessage.BatchClaim claim = CommitMessage.claimForBatch(messages);
+    try {
+      return commitOnce(messages, identifier, checkCommitted, claim);
+    } catch (CommitOutcomeUnknownException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      claim.releaseUnlessLanded();
+      throw e;
+    }
+  }
+
+  /** {@link #commit}; {@code claim}: a batch commit's, told when its first snapshot lands. */
+  private List<Long> commitOnce(
+      List<CommitMessage> messages,
+      long identifier,
+      boolean checkCommitted,
+      CommitMessage.BatchClaim claim) {
     // Snapshots after this one are looked at by the commit's attempts: one of them may be this
     // very commit, claimed by an earlier attempt under the commit lock and published since.
     checkedAfter = identifier == BATCH_IDENTIFIER ? -1 : snapshots.latestId().orElse(0L);
@@ -168,6 +189,9 @@ public final class FileStoreCommit {
     List<Long> ids = new ArrayList<>();
     if (!appends.isEmpty() || !inputChangelog.isEmpty()) {
       ids.add(tryCommit(appends, inputChangelog, List.of(), CommitKind.APPEND, identifier));
+      if (claim != null) {
+        claim.landed(); // the compaction's failure would not undo the append
+      }
     }
     ids.addAll(commitCompaction(messages, identifier, ids.isEmpty() ? null : ids.get(0), false));
     return ids;

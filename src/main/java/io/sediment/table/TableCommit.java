@@ -47,7 +47,13 @@ public final class TableCommit {
     return commit.commitUser();
   }
 
-  /** Batch commit: all messages in one snapshot. A batch commit can be made only once. */
+  /**
+   * Batch commit: all messages in one snapshot. A batch commit can be made only once, and its
+   * messages are refused by any later batch commit in this process once it landed or its outcome is
+   * unknown ({@link io.sediment.commit.CommitOutcomeUnknownException}): a batch commit cannot tell
+   * that it landed already, so they would be added twice. After a failure with nothing landed they
+   * may be committed again.
+   */
   public List<Long> commit(List<CommitMessage> messages) {
     if (streaming) {
       throw new IllegalStateException(
