@@ -9,7 +9,9 @@ import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.Serializable;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -50,11 +52,15 @@ public final class CommitMessage implements Serializable {
    */
   private final List<DataFileMeta> changelogFiles;
 
+  /** Guards {@link #claimedByBatchCommit} of every message. */
+  private static final Object BATCH_CLAIMS = new Object();
+
   /**
-   * Whether a batch commit took this message and landed or may have (its outcome unknown): see
-   * {@link #claimForBatch}. Not serialized: a copy is a new message to this check.
+   * Whether a batch commit claimed this message: it is running, landed, or may have landed (its
+   * outcome unknown); see {@link #claimForBatch}. Not serialized: only this Java object is
+   * recognised, not a copy (a deserialized one, or one made with a new base snapshot id).
    */
-  private transient boolean takenByBatchCommit;
+  private transient boolean claimedByBatchCommit;
 
   public CommitMessage(
       BinaryRowData partition,
@@ -253,30 +259,42 @@ public final class CommitMessage implements Serializable {
   }
 
   /**
-   * Marks the messages as taken by a batch commit, or throws, naming the rule, when one already is:
-   * a batch commit has no identifier by which a second landing of the same messages could be
-   * recognised, so committing them again would reference their files from two separate ranges of
+   * Claims the messages for a batch commit, or throws, naming the rule, when one of them is claimed
+   * already: a batch commit has no identifier by which a second landing of the same messages could
+   * be recognised, so committing them again would reference their files from two separate ranges of
    * snapshots (duplicate rows, and a file that snapshot expiry may delete while a later snapshot
    * still reads it, docs/spec.md section 4.4). {@link BatchClaim#releaseUnlessLanded} gives them
    * back when the commit failed with nothing landed.
+   *
+   * @throws BatchMessagesCommittedException when a message is claimed by an earlier batch commit
+   * @throws IllegalArgumentException when the list holds one message twice
    */
   static BatchClaim claimForBatch(List<CommitMessage> messages) {
-    synchronized (CommitMessage.class) {
+    Set<CommitMessage> distinct = Collections.newSetFromMap(new IdentityHashMap<>());
+    for (CommitMessage m : messages) {
+      if (!distinct.add(m)) {
+        throw new IllegalArgumentException(
+            "A commit was given the same commit message twice, which would add its files twice: "
+                + m);
+      }
+    }
+    synchronized (BATCH_CLAIMS) {
       for (CommitMessage m : messages) {
-        if (m.takenByBatchCommit) {
-          throw new IllegalStateException(
-              "These commit messages were committed before by a batch commit, which landed or"
-                  + " may have (CommitOutcomeUnknownException); a batch commit cannot recognise"
-                  + " that it landed already, so committing them again would add their files"
-                  + " twice. Look at the table's latest snapshots instead: nothing was committed");
+        if (m.claimedByBatchCommit) {
+          throw new BatchMessagesCommittedException(
+              "These commit messages were committed by an earlier batch commit, which landed,"
+                  + " may have (CommitOutcomeUnknownException) or is running; a batch commit cannot"
+                  + " recognise that it landed already, so committing them again would add their"
+                  + " files twice. Look at the table's latest snapshots instead: nothing was"
+                  + " committed");
         }
       }
-      messages.forEach(m -> m.takenByBatchCommit = true);
+      messages.forEach(m -> m.claimedByBatchCommit = true);
     }
     return new BatchClaim(messages);
   }
 
-  /** Messages a batch commit took ({@link #claimForBatch}). */
+  /** Messages a batch commit claimed ({@link #claimForBatch}). */
   static final class BatchClaim {
     private final List<CommitMessage> messages;
     private boolean landed;
@@ -285,7 +303,7 @@ public final class CommitMessage implements Serializable {
       this.messages = List.copyOf(messages);
     }
 
-    /** A snapshot of the commit landed: the messages stay taken whatever happens next. */
+    /** A snapshot of the commit landed: the messages stay claimed whatever happens next. */
     void landed() {
       landed = true;
     }
@@ -298,8 +316,8 @@ public final class CommitMessage implements Serializable {
       if (landed) {
         return;
       }
-      synchronized (CommitMessage.class) {
-        messages.forEach(m -> m.takenByBatchCommit = false);
+      synchronized (BATCH_CLAIMS) {
+        messages.forEach(m -> m.claimedByBatchCommit = false);
       }
     }
   }

@@ -8,7 +8,8 @@ package io.sediment.commit;
  * identifier and is not recognised: do not commit its messages again (the next commit to the table
  * publishes a snapshot that landed half-way); a file committed twice would be referenced again
  * after a compaction dropped it, which snapshot expiry does not expect (docs/spec.md section 4.4).
- * A later batch commit of the same message objects in this process is refused.
+ * A later batch commit of the same message objects in this process is refused ({@link
+ * BatchMessagesCommittedException}).
  */
 public class CommitOutcomeUnknownException extends RuntimeException {
 

@@ -122,18 +122,23 @@ public final class FileStoreCommit {
    * unreferenced: the compaction lands if its inputs are still live and its outputs exist;
    * otherwise it is dropped and its outputs are deleted, as on a conflict in the first attempt. The
    * rows are the same either way: the compaction only rewrites them.
+   *
+   * <p>A batch commit ({@link #BATCH_IDENTIFIER}) claims its messages: see {@link
+   * CommitMessage#claimForBatch}.
+   *
+   * @throws BatchMessagesCommittedException when an earlier batch commit claimed a message
    */
   public List<Long> commit(List<CommitMessage> messages, long identifier, boolean checkCommitted) {
     if (messages.stream().allMatch(CommitMessage::isEmpty)) {
       return List.of();
     }
     if (identifier != BATCH_IDENTIFIER) {
-      return commitOnce(messages, identifier, checkCommitted, null);
+      return commitMessages(messages, identifier, checkCommitted, null);
     }
     // A batch commit is not recognised when it lands twice: its messages are committed once.
     CommitMessage.BatchClaim claim = CommitMessage.claimForBatch(messages);
     try {
-      return commitOnce(messages, identifier, checkCommitted, claim);
+      return commitMessages(messages, identifier, checkCommitted, claim);
     } catch (CommitOutcomeUnknownException e) {
       throw e;
     } catch (RuntimeException e) {
@@ -143,7 +148,7 @@ public final class FileStoreCommit {
   }
 
   /** {@link #commit}; {@code claim}: a batch commit's, told when its first snapshot lands. */
-  private List<Long> commitOnce(
+  private List<Long> commitMessages(
       List<CommitMessage> messages,
       long identifier,
       boolean checkCommitted,
@@ -315,7 +320,8 @@ public final class FileStoreCommit {
    * <p>Each attempt reads the files to delete from the snapshot it builds on and checks them as
    * compaction does, so a concurrent commit makes the attempt lose the race for the snapshot id and
    * retry on top of it (the new files of a concurrent append into an overwritten partition are then
-   * replaced too). Returns the snapshot id, or empty when the identifier already landed.
+   * replaced too). Returns the snapshot id, or empty when the identifier already landed. A batch
+   * overwrite claims its messages as a batch commit does ({@link CommitMessage#claimForBatch}).
    */
   public List<Long> overwrite(
       List<CommitMessage> messages,
@@ -326,6 +332,26 @@ public final class FileStoreCommit {
       LOG.info("Overwrite {} of user {} already landed; skipping", identifier, commitUser);
       return List.of();
     }
+    if (identifier != BATCH_IDENTIFIER || messages.isEmpty()) {
+      return overwriteMessages(messages, partitionFilter, identifier, null);
+    }
+    CommitMessage.BatchClaim claim = CommitMessage.claimForBatch(messages);
+    try {
+      return overwriteMessages(messages, partitionFilter, identifier, claim);
+    } catch (CommitOutcomeUnknownException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      claim.releaseUnlessLanded();
+      throw e;
+    }
+  }
+
+  /** {@link #overwrite}; {@code claim}: a batch commit's, told when its snapshot lands. */
+  private List<Long> overwriteMessages(
+      List<CommitMessage> messages,
+      Predicate partitionFilter,
+      long identifier,
+      CommitMessage.BatchClaim claim) {
     List<ManifestEntry> adds = new ArrayList<>();
     Set<BinaryRowData> written = new HashSet<>();
     for (CommitMessage m : messages) {
@@ -382,6 +408,9 @@ public final class FileStoreCommit {
       Optional<SnapshotAttempt> landed = retries.run("an overwrite", attempt);
       if (landed.isEmpty()) {
         return List.of();
+      }
+      if (claim != null) {
+        claim.landed();
       }
       Snapshot s = landed.get().snapshot();
       landedCommits.published(s);

@@ -1,5 +1,6 @@
 package io.sediment.compact;
 
+import io.sediment.commit.BatchMessagesCommittedException;
 import io.sediment.commit.CommitConflictException;
 import io.sediment.commit.CommitMessage;
 import io.sediment.commit.CommitOutcomeUnknownException;
@@ -66,7 +67,7 @@ public final class CompactCommit {
       // Refuses outputs that are missing, after skipping an identifier that landed.
       List<Long> ids = commit.commit(nonEmpty, identifier, checkCommitted);
       return ids.isEmpty() ? null : ids.get(ids.size() - 1);
-    } catch (CommitOutcomeUnknownException e) {
+    } catch (CommitOutcomeUnknownException | BatchMessagesCommittedException e) {
       throw e; // the snapshot may have landed: its outputs must stay
     } catch (RuntimeException e) {
       abortInto(nonEmpty, e);

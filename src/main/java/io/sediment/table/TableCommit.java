@@ -1,7 +1,9 @@
 package io.sediment.table;
 
+import io.sediment.commit.BatchMessagesCommittedException;
 import io.sediment.commit.CommitConflictException;
 import io.sediment.commit.CommitMessage;
+import io.sediment.commit.CommitOutcomeUnknownException;
 import io.sediment.commit.FileStoreCommit;
 import io.sediment.predicate.Predicate;
 import io.sediment.retention.SnapshotRetention;
@@ -49,10 +51,11 @@ public final class TableCommit {
 
   /**
    * Batch commit: all messages in one snapshot. A batch commit can be made only once, and its
-   * messages are refused by any later batch commit in this process once it landed or its outcome is
-   * unknown ({@link io.sediment.commit.CommitOutcomeUnknownException}): a batch commit cannot tell
-   * that it landed already, so they would be added twice. After a failure with nothing landed they
-   * may be committed again.
+   * messages (these objects) are refused by any later batch commit or overwrite in this process
+   * while it runs and once it landed or its outcome is unknown ({@link
+   * CommitOutcomeUnknownException}), with {@link BatchMessagesCommittedException}: a batch commit
+   * cannot tell that it landed already, so they would be added twice. After a failure with nothing
+   * landed, other than a conflict (which deletes their files), they may be committed again.
    */
   public List<Long> commit(List<CommitMessage> messages) {
     if (streaming) {
@@ -86,8 +89,10 @@ public final class TableCommit {
   /**
    * Batch overwrite: one OVERWRITE snapshot replacing every live file of the partitions matching
    * {@code partitionFilter} (on the partition row type; null for none) and of the partitions the
-   * messages write to; an unpartitioned table is replaced whole. Can be made only once. On a
-   * failure the new files are deleted before the error is thrown.
+   * messages write to; an unpartitioned table is replaced whole. Can be made only once, and its
+   * messages are claimed as {@link #commit(List)}'s are. On a failure the new files are deleted
+   * before the error is thrown, unless the overwrite may have landed ({@link
+   * CommitOutcomeUnknownException}) or the messages were committed before.
    */
   public List<Long> overwrite(List<CommitMessage> messages, Predicate partitionFilter) {
     if (streaming) {
@@ -100,6 +105,8 @@ public final class TableCommit {
     List<Long> ids;
     try {
       ids = commit.overwrite(messages, partitionFilter, BATCH_IDENTIFIER, false);
+    } catch (CommitOutcomeUnknownException | BatchMessagesCommittedException e) {
+      throw e; // a snapshot may reference the files: they stay
     } catch (RuntimeException e) {
       abortInto(messages, e);
       throw e;

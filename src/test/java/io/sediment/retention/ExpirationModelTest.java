@@ -110,6 +110,9 @@ class ExpirationModelTest {
     int killed;
     int finishedRecords;
     int goneSwept;
+    int staleHints;
+    int olderRunsOfSeveral;
+    int olderRunsWithSnapshotFiles;
     int hintsRecorded;
     int shortcuts;
   }
@@ -131,6 +134,9 @@ class ExpirationModelTest {
       TOTAL.killed += m.killed;
       TOTAL.finishedRecords += m.finishedRecords;
       TOTAL.goneSwept += m.goneSwept;
+      TOTAL.staleHints += m.staleHints;
+      TOTAL.olderRunsOfSeveral += m.olderRunsOfSeveral;
+      TOTAL.olderRunsWithSnapshotFiles += m.olderRunsWithSnapshotFiles;
       TOTAL.hintsRecorded += m.hintsRecorded;
       TOTAL.shortcuts += m.shortcuts;
       seedsRun++;
@@ -148,18 +154,27 @@ class ExpirationModelTest {
     }
     System.out.printf(
         "%d seeds: %d snapshots expired, %d runs killed, %d records finished, %d gone snapshots"
-            + " swept, %d hints written by an expiry, %d runs decided without a listing%n",
+            + " swept, %d hints written by an expiry, %d runs decided without a listing, %d stale"
+            + " hints, %d older runs over several snapshots (%d with snapshot files)%n",
         seedsRun,
         TOTAL.expired,
         TOTAL.killed,
         TOTAL.finishedRecords,
         TOTAL.goneSwept,
         TOTAL.hintsRecorded,
-        TOTAL.shortcuts);
+        TOTAL.shortcuts,
+        TOTAL.staleHints,
+        TOTAL.olderRunsOfSeveral,
+        TOTAL.olderRunsWithSnapshotFiles);
     assertThat(TOTAL.expired).as("snapshots expired").isGreaterThan(100);
     assertThat(TOTAL.killed).as("runs killed part way").isGreaterThan(5);
     assertThat(TOTAL.finishedRecords).as("records finished by a later run").isGreaterThan(5);
     assertThat(TOTAL.goneSwept).as("gone snapshots swept").isGreaterThan(3);
+    assertThat(TOTAL.staleHints).as("hints left naming an older commit").isGreaterThan(3);
+    assertThat(TOTAL.olderRunsOfSeveral).as("older runs over several snapshots").isGreaterThan(3);
+    assertThat(TOTAL.olderRunsWithSnapshotFiles)
+        .as("older runs that deleted snapshot files")
+        .isGreaterThan(0);
     assertThat(TOTAL.hintsRecorded).as("hints the expiry wrote").isGreaterThan(3);
     assertThat(TOTAL.shortcuts).as("runs decided without a listing").isGreaterThan(3);
   }
@@ -301,6 +316,7 @@ class ExpirationModelTest {
             Files.write(hint, hintBefore);
           }
           what += hintBefore == null ? ", hint lost" : ", hint stale";
+          m.staleHints += hintBefore == null ? 0 : 1;
         }
       } else if (op < 40) {
         List<String> written = rowsToWrite(r, m, primaryKey, nextRow);
@@ -463,8 +479,8 @@ class ExpirationModelTest {
       return "(none)";
     }
     boolean lists = r.nextBoolean();
-    // the oldest snapshots of the range that lose a file they are read by (a deletion vector is not
-    // read), as many as stay so once only the files of those are deleted
+    // the oldest snapshots of the range that lose a file an expiration's planning opens (it does
+    // not open deletion vectors), as many as stay so once only the files of those are deleted
     List<Long> gone = new ArrayList<>(ids.subList(0, 1 + r.nextInt(Math.min(3, ids.size() - 1))));
     Set<String> deleted;
     while (true) {
@@ -516,7 +532,9 @@ class ExpirationModelTest {
     for (long id : gone.subList(0, snapshotFiles)) {
       Files.delete(tableDir.resolve("snapshot").resolve("snapshot-" + id));
     }
-    m.gone.addAll(gone);
+    m.gone.addAll(gone.subList(snapshotFiles, gone.size()));
+    m.olderRunsOfSeveral += gone.size() > 1 ? 1 : 0;
+    m.olderRunsWithSnapshotFiles += snapshotFiles > 0 ? 1 : 0;
     return "of snapshots "
         + gone
         + (lists ? " (lists too)" : "")

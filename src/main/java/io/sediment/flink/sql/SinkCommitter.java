@@ -1,5 +1,6 @@
 package io.sediment.flink.sql;
 
+import io.sediment.commit.BatchMessagesCommittedException;
 import io.sediment.commit.CommitConflictException;
 import io.sediment.commit.CommitMessage;
 import io.sediment.commit.CommitOutcomeUnknownException;
@@ -175,7 +176,7 @@ public final class SinkCommitter {
       List<Long> ids;
       try {
         ids = overwrite ? commit.overwrite(all, overwriteFilter) : commit.commit(all);
-      } catch (CommitOutcomeUnknownException e) {
+      } catch (CommitOutcomeUnknownException | BatchMessagesCommittedException e) {
         throw e; // it may have landed: the files stay, a restarted committer finds out
       } catch (RuntimeException e) {
         if (appendLanded(all)) {

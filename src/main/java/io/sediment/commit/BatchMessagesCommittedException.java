@@ -1,0 +1,16 @@
+package io.sediment.commit;
+
+/**
+ * A batch commit was given commit messages that an earlier batch commit in this process took and
+ * that landed, may have landed (its outcome unknown), or are being committed now. Nothing was
+ * committed, and the messages' files must not be deleted: a snapshot may reference them. See {@link
+ * CommitMessage} and docs/spec.md section 4.4.
+ */
+public final class BatchMessagesCommittedException extends IllegalStateException {
+
+  private static final long serialVersionUID = 1L;
+
+  BatchMessagesCommittedException(String message) {
+    super(message);
+  }
+}
