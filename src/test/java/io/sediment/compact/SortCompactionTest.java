@@ -23,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
@@ -170,6 +171,64 @@ class SortCompactionTest {
     SortKeys keys = SortKeys.of(SortOrder.of(strategy, String.join(",", order)), table.rowType());
     for (DataSplit split : table.newReadBuilder().newScan().plan().splits()) {
       assertGloballySorted(table, split, keys);
+    }
+  }
+
+  /**
+   * The ranges a sort plans split the bucket's rows evenly (within the error of a sample of
+   * SAMPLES_PER_RANGE keys per range), also when the input files are in key order and hold many
+   * more rows than the sample, so that a sample of the first rows read would put every bound into
+   * the first files: 4 ranges over 40,000 rows of 10 files, each range within 15% of a quarter.
+   */
+  @Test
+  void aSortSplitsABucketIntoRangesOfEvenShares() throws Exception {
+    Table table =
+        TestTables.create(
+            TestTables.catalog(dir),
+            "even",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT())
+                .column("pad", DataTypes.STRING())
+                .build());
+    int files = 10;
+    int rowsPerFile = 4_000;
+    List<RowData> rows = new ArrayList<>();
+    for (int f = 0; f < files; f++) {
+      List<RowData> batch = new ArrayList<>();
+      for (int i = 0; i < rowsPerFile; i++) {
+        long id = (long) f * rowsPerFile + i;
+        batch.add(GenericRowData.of(id, StringData.fromString("row-" + id)));
+      }
+      TestTables.writeBatch(table, batch);
+      rows.addAll(batch);
+    }
+    long bytes = liveFiles(table).stream().mapToLong(DataFileMeta::fileSize).sum();
+    // four target sizes of input: four ranges
+    long target = (bytes + 3) / 4;
+    List<CompactTask> plan =
+        table
+            .newCompactBuilder()
+            .withSortOrder("order", "id")
+            .withOptions(Map.of("target-file-size", target + " b", "compaction.parallelism", "4"))
+            .plan();
+
+    assertThat(plan).hasSize(4);
+    SortKeys keys = SortKeys.of(SortOrder.of("order", "id"), table.rowType());
+    int[] perRange = new int[plan.size()];
+    for (RowData row : rows) {
+      byte[] key = keys.key(row);
+      for (int i = 0; i < plan.size(); i++) {
+        if (plan.get(i).sortRange().orElseThrow().contains(key)) {
+          perRange[i]++;
+        }
+      }
+    }
+    assertThat(Arrays.stream(perRange).sum()).as("each row in one range").isEqualTo(rows.size());
+    int share = rows.size() / plan.size();
+    for (int i = 0; i < perRange.length; i++) {
+      assertThat(perRange[i])
+          .as("rows of range %d of %s", i, Arrays.toString(perRange))
+          .isBetween(share * 85 / 100, share * 115 / 100);
     }
   }
 
