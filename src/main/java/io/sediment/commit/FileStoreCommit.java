@@ -363,6 +363,8 @@ public final class FileStoreCommit {
         written.add(m.partition());
       }
     }
+    Set<String> addedNames = new HashSet<>();
+    adds.forEach(e -> addedNames.add(e.file().fileName()));
     boolean partitioned = store.partitionType().getFieldCount() > 0;
     SnapshotVectors vectors = new SnapshotVectors(snapshots, indexManifest);
     int[] replaced = {0}; // by the attempt that lands
@@ -371,6 +373,15 @@ public final class FileStoreCommit {
           List<ManifestEntry> changes = new ArrayList<>();
           if (latest.isPresent()) {
             for (ManifestEntry e : store.newScan().plan(latest.get())) {
+              if (addedNames.contains(e.file().fileName())) {
+                // deleting and adding one file in one snapshot would drop its rows
+                throw new IllegalStateException(
+                    "An overwrite adds "
+                        + e.file().fileName()
+                        + ", which the table holds already (snapshot "
+                        + latest.get().id()
+                        + "): its messages were committed before; nothing was committed");
+              }
               boolean overwritten =
                   !partitioned
                       || written.contains(e.partition())

@@ -18,6 +18,7 @@ import java.util.TreeSet;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.util.InstantiationUtil;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -188,6 +189,28 @@ class BatchCommitOnceTest {
     FaultyFileSystem.reset();
     assertThat(t.snapshotManager().listIds()).containsExactly(1L, 2L);
     assertThat(rows(t)).containsExactly("(2,b)");
+  }
+
+  /**
+   * An overwrite of files the table holds already (messages committed before, here copies that the
+   * claim does not recognise) would delete and add each in one snapshot, which drops their rows:
+   * refused, naming the file, nothing committed.
+   */
+  @Test
+  void anOverwriteOfFilesTheTableHoldsIsRefused() throws Exception {
+    Table t = table(false);
+    WriteBuilder builder = t.newBatchWriteBuilder();
+    List<CommitMessage> messages = prepare(builder, List.of(row(2L, "b")));
+    builder.newCommit().commit(messages);
+    List<CommitMessage> copies = InstantiationUtil.clone(new ArrayList<>(messages));
+    List<Long> before = t.snapshotManager().listIds();
+
+    assertThatThrownBy(() -> builder.newCommit().overwrite(copies, null))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining(messages.get(0).newFiles().get(0).fileName())
+        .hasMessageContaining("which the table holds already");
+    assertThat(t.snapshotManager().listIds()).isEqualTo(before);
+    assertThat(rows(t)).containsExactlyInAnyOrder("(1,a)", "(2,b)");
   }
 
   /** One message twice in one commit would add its files twice: refused, nothing committed. */
