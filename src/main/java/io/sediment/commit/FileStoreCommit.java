@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.Function;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.slf4j.Logger;
@@ -135,10 +136,20 @@ public final class FileStoreCommit {
     if (identifier != BATCH_IDENTIFIER) {
       return commitMessages(messages, identifier, checkCommitted, null);
     }
-    // A batch commit is not recognised when it lands twice: its messages are committed once.
+    return claimedForBatch(
+        messages, claim -> commitMessages(messages, identifier, checkCommitted, claim));
+  }
+
+  /**
+   * Runs a batch commit of {@code messages} under their claim: a batch commit is not recognised
+   * when it lands twice, so its messages are committed once ({@link CommitMessage#claimForBatch}).
+   * The claim is given back when the commit fails with its outcome known and nothing landed.
+   */
+  private static List<Long> claimedForBatch(
+      List<CommitMessage> messages, Function<CommitMessage.BatchClaim, List<Long>> commit) {
     CommitMessage.BatchClaim claim = CommitMessage.claimForBatch(messages);
     try {
-      return commitMessages(messages, identifier, checkCommitted, claim);
+      return commit.apply(claim);
     } catch (CommitOutcomeUnknownException e) {
       throw e;
     } catch (RuntimeException e) {
@@ -335,15 +346,8 @@ public final class FileStoreCommit {
     if (identifier != BATCH_IDENTIFIER || messages.isEmpty()) {
       return overwriteMessages(messages, partitionFilter, identifier, null);
     }
-    CommitMessage.BatchClaim claim = CommitMessage.claimForBatch(messages);
-    try {
-      return overwriteMessages(messages, partitionFilter, identifier, claim);
-    } catch (CommitOutcomeUnknownException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      claim.releaseUnlessLanded();
-      throw e;
-    }
+    return claimedForBatch(
+        messages, claim -> overwriteMessages(messages, partitionFilter, identifier, claim));
   }
 
   /** {@link #overwrite}; {@code claim}: a batch commit's, told when its snapshot lands. */

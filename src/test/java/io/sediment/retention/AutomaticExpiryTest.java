@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.sediment.catalog.FileSystemCatalog;
-import io.sediment.commit.CommitMessage;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.schema.CommitOptions;
 import io.sediment.schema.CompactionOptions;
@@ -14,7 +13,6 @@ import io.sediment.schema.Schema;
 import io.sediment.schema.TableOptions;
 import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
-import io.sediment.table.TableWrite;
 import io.sediment.table.WriteBuilder;
 import io.sediment.testutil.FaultyFileSystem;
 import io.sediment.testutil.TestTables;
@@ -36,7 +34,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
-import org.apache.flink.table.data.RowData;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -283,7 +280,8 @@ class AutomaticExpiryTest {
 
     WriteBuilder builder = t.newBatchWriteBuilder();
     TableCommit commit = builder.newCommit();
-    List<Long> made = commit.commit(prepare(builder, List.of(row(2L, "a"), row(1002L, "b"))));
+    List<Long> made =
+        commit.commit(TestTables.prepare(builder, List.of(row(2L, "a"), row(1002L, "b"))));
 
     assertThat(made).containsExactly(3L); // the commit landed and reported its snapshot
     assertThat(commit.expiryFailures()).as("the failed expiry is counted").isEqualTo(1);
@@ -295,23 +293,13 @@ class AutomaticExpiryTest {
     FaultyFileSystem.reset();
     TableCommit next = builder.newCommit();
     // snapshot 4: finishes the abandoned expiration of 1, then expires 2
-    next.commit(prepare(builder, List.of(row(3L, "a"), row(1003L, "b"))));
+    next.commit(TestTables.prepare(builder, List.of(row(3L, "a"), row(1003L, "b"))));
     assertThat(next.expiryFailures()).as("an expiry that succeeds is not counted").isZero();
     assertThat(record()).doesNotExist();
     assertThat(ids(t)).isEqualTo(range(3, 4));
     assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(expectedRows(4));
     assertThat(unreferencedDataFiles(t)).isEmpty();
     assertThat(TestTables.unreferencedMetadata(t, tableDir())).isEmpty();
-  }
-
-  private static List<CommitMessage> prepare(WriteBuilder builder, List<RowData> rows)
-      throws Exception {
-    try (TableWrite write = builder.newWrite()) {
-      for (RowData r : rows) {
-        write.write(r);
-      }
-      return write.prepareCommit();
-    }
   }
 
   @Test

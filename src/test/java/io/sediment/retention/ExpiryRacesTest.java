@@ -72,17 +72,11 @@ class ExpiryRacesTest {
     List<String> before = listing();
     before.remove("snapshot/snapshot-1");
 
-    SnapshotExpiration expiration = expiration(t, automatic);
-    if (automatic) {
-      SnapshotExpiration.Result r = expiration.execute();
-      assertThat(r.skipped()).isTrue();
-      assertThat(r.expiredSnapshots()).isEmpty();
-    } else {
-      assertThatThrownBy(expiration::execute)
-          .isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining("Snapshot 1 of t vanished while planning the expiration")
-          .hasMessageContaining("nothing was expired");
-    }
+    skipsOrRefuses(
+        t,
+        automatic,
+        "Snapshot 1 of t vanished while planning the expiration",
+        "nothing was expired");
     assertThat(retired).isTrue();
     assertThat(listing()).as("nothing deleted").isEqualTo(before);
   }
@@ -105,17 +99,11 @@ class ExpiryRacesTest {
         });
     List<String> before = listing();
 
-    SnapshotExpiration expiration = expiration(t, automatic);
-    if (automatic) {
-      SnapshotExpiration.Result r = expiration.execute();
-      assertThat(r.skipped()).isTrue();
-      assertThat(r.expiredSnapshots()).isEmpty();
-    } else {
-      assertThatThrownBy(expiration::execute)
-          .isInstanceOf(IllegalStateException.class)
-          .hasMessageContaining("Another expiration of t is in progress")
-          .hasMessageContaining("appeared meanwhile; nothing was expired");
-    }
+    skipsOrRefuses(
+        t,
+        automatic,
+        "Another expiration of t is in progress",
+        "appeared meanwhile; nothing was expired");
     assertThat(created).isTrue();
     assertThat(record).as("the other run's record").hasContent(other);
     List<String> after = listing();
@@ -123,10 +111,21 @@ class ExpiryRacesTest {
     assertThat(after).as("nothing deleted").isEqualTo(before);
   }
 
-  /** Expires all but the newest two: after the commit of snapshot 4, or explicitly. */
-  private static SnapshotExpiration expiration(Table t, boolean automatic) {
-    SnapshotExpiration e = new SnapshotExpiration(t.store(), "t").retainMax(2);
-    return automatic ? e.skipLiveExpiration(true).afterCommitOf(4) : e;
+  /**
+   * Expires all but the newest two, after the commit of snapshot 4 ({@code automatic}: it skips) or
+   * explicitly (it refuses, its error containing {@code refusal}).
+   */
+  private static void skipsOrRefuses(Table t, boolean automatic, String... refusal) {
+    SnapshotExpiration expiration = new SnapshotExpiration(t.store(), "t").retainMax(2);
+    if (automatic) {
+      SnapshotExpiration.Result r = expiration.skipLiveExpiration(true).afterCommitOf(4).execute();
+      assertThat(r.skipped()).isTrue();
+      assertThat(r.expiredSnapshots()).isEmpty();
+    } else {
+      assertThatThrownBy(expiration::execute)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContainingAll(refusal);
+    }
   }
 
   /** Every file of the table, relative to its directory, sorted. */

@@ -17,7 +17,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
-import org.apache.flink.table.data.RowData;
 import org.apache.flink.util.InstantiationUtil;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
@@ -90,7 +89,7 @@ class BatchCommitOnceTest {
     Table t =
         table(first == FirstCommit.LANDED || first == FirstCommit.APPEND_LANDED_COMPACTION_FAILED);
     WriteBuilder builder = t.newBatchWriteBuilder();
-    List<CommitMessage> messages = prepare(builder, List.of(row(2L, "b")));
+    List<CommitMessage> messages = TestTables.prepare(builder, List.of(row(2L, "b")));
     Predicate<String> snapshot2 = p -> p.endsWith("/snapshot/snapshot-2");
     switch (first) {
       case LANDED ->
@@ -118,15 +117,7 @@ class BatchCommitOnceTest {
     FaultyFileSystem.reset();
     List<Long> before = t.snapshotManager().listIds();
     Set<String> files = dataFiles();
-    ThrowingCallable commitAgain =
-        () -> {
-          TableCommit commit = builder.newCommit();
-          if (again == Again.COMMIT) {
-            commit.commit(messages);
-          } else {
-            commit.overwrite(messages, null);
-          }
-        };
+    ThrowingCallable commitAgain = () -> commit(builder, again, messages);
 
     if (first == FirstCommit.FAILED_WITH_NOTHING_LANDED) {
       assertThat(before).containsExactly(1L);
@@ -152,19 +143,11 @@ class BatchCommitOnceTest {
   void anOverwritesMessagesAreRefusedLater(Again again) throws Exception {
     Table t = table(false);
     WriteBuilder builder = t.newBatchWriteBuilder();
-    List<CommitMessage> messages = prepare(builder, List.of(row(2L, "b")));
+    List<CommitMessage> messages = TestTables.prepare(builder, List.of(row(2L, "b")));
     builder.newCommit().overwrite(messages, null);
     List<Long> before = t.snapshotManager().listIds();
 
-    assertThatThrownBy(
-            () -> {
-              TableCommit commit = builder.newCommit();
-              if (again == Again.COMMIT) {
-                commit.commit(messages);
-              } else {
-                commit.overwrite(messages, null);
-              }
-            })
+    assertThatThrownBy(() -> commit(builder, again, messages))
         .isInstanceOf(BatchMessagesCommittedException.class);
     assertThat(t.snapshotManager().listIds()).isEqualTo(before);
     assertThat(rows(t)).containsExactly("(2,b)");
@@ -178,7 +161,7 @@ class BatchCommitOnceTest {
   void anOverwriteWhoseOutcomeIsUnknownKeepsItsFiles() throws Exception {
     Table t = table(false);
     WriteBuilder builder = t.newBatchWriteBuilder();
-    List<CommitMessage> messages = prepare(builder, List.of(row(2L, "b")));
+    List<CommitMessage> messages = TestTables.prepare(builder, List.of(row(2L, "b")));
     Predicate<String> snapshot2 = p -> p.endsWith("/snapshot/snapshot-2");
     FaultyFileSystem.failAfterRename(snapshot2);
     FaultyFileSystem.failOpen(snapshot2);
@@ -200,7 +183,7 @@ class BatchCommitOnceTest {
   void anOverwriteOfFilesTheTableHoldsIsRefused() throws Exception {
     Table t = table(false);
     WriteBuilder builder = t.newBatchWriteBuilder();
-    List<CommitMessage> messages = prepare(builder, List.of(row(2L, "b")));
+    List<CommitMessage> messages = TestTables.prepare(builder, List.of(row(2L, "b")));
     builder.newCommit().commit(messages);
     List<CommitMessage> copies = InstantiationUtil.clone(new ArrayList<>(messages));
     List<Long> before = t.snapshotManager().listIds();
@@ -218,7 +201,7 @@ class BatchCommitOnceTest {
   void aMessageGivenTwiceInOneCommitIsRefused() throws Exception {
     Table t = table(false);
     WriteBuilder builder = t.newBatchWriteBuilder();
-    List<CommitMessage> messages = prepare(builder, List.of(row(2L, "b")));
+    List<CommitMessage> messages = TestTables.prepare(builder, List.of(row(2L, "b")));
     List<CommitMessage> twice = new ArrayList<>(messages);
     twice.addAll(messages);
 
@@ -230,6 +213,16 @@ class BatchCommitOnceTest {
     assertThat(rows(t)).containsExactlyInAnyOrder("(1,a)", "(2,b)");
   }
 
+  /** Commits or overwrites (the whole table) with a new committer of {@code builder}. */
+  private static void commit(WriteBuilder builder, Again how, List<CommitMessage> messages) {
+    TableCommit commit = builder.newCommit();
+    if (how == Again.COMMIT) {
+      commit.commit(messages);
+    } else {
+      commit.overwrite(messages, null);
+    }
+  }
+
   private static List<String> rows(Table t) {
     return TestTables.toStrings(t.rowType(), TestTables.readAll(t));
   }
@@ -239,15 +232,5 @@ class BatchCommitOnceTest {
     TestTables.dataFiles(dir.resolve("db.db").resolve("t"))
         .forEach(p -> out.add(p.getFileName().toString()));
     return out;
-  }
-
-  private static List<CommitMessage> prepare(WriteBuilder builder, List<RowData> rows)
-      throws Exception {
-    try (TableWrite write = builder.newWrite()) {
-      for (RowData r : rows) {
-        write.write(r);
-      }
-      return write.prepareCommit();
-    }
   }
 }

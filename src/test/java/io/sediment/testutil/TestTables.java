@@ -8,7 +8,6 @@ import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
-import io.sediment.table.TableCommit;
 import io.sediment.table.TableRead;
 import io.sediment.table.TableWrite;
 import io.sediment.table.WriteBuilder;
@@ -66,13 +65,16 @@ public final class TestTables {
   /** Writes the rows as one batch commit; returns the snapshot ids made. */
   public static List<Long> writeBatch(Table table, List<? extends RowData> rows) {
     WriteBuilder wb = table.newBatchWriteBuilder();
-    try (TableWrite write = wb.newWrite()) {
+    return wb.newCommit().commit(prepare(wb, rows));
+  }
+
+  /** Writes the rows with a new writer of {@code builder}: the messages to commit. */
+  public static List<CommitMessage> prepare(WriteBuilder builder, List<? extends RowData> rows) {
+    try (TableWrite write = builder.newWrite()) {
       for (RowData r : rows) {
         write.write(r);
       }
-      List<CommitMessage> messages = write.prepareCommit();
-      TableCommit commit = wb.newCommit();
-      return commit.commit(messages);
+      return write.prepareCommit();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
