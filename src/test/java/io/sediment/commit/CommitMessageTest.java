@@ -1,6 +1,7 @@
 package io.sediment.commit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.data.BinaryRows;
 import io.sediment.manifest.DataFileMeta;
@@ -21,6 +22,8 @@ import java.util.stream.Stream;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.util.InstantiationUtil;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -189,5 +192,38 @@ class CommitMessageTest {
     } else {
       assertThat(s).contains("changelog=" + m.changelogFiles().size());
     }
+  }
+
+  /**
+   * The claim of a batch commit on its messages: claimed messages are refused by the next claim (of
+   * any list holding one of them), given back by a release unless a snapshot landed, and a list
+   * holding one message twice is refused without claiming any.
+   */
+  @Test
+  void aBatchCommitClaimsItsMessagesOnce() throws Exception {
+    CommitMessage a = message(1);
+    CommitMessage b = message(2);
+    CommitMessage c = message(3);
+
+    CommitMessage.BatchClaim first = CommitMessage.claimForBatch(List.of(a, b));
+    assertThatThrownBy(() -> CommitMessage.claimForBatch(List.of(c, b)))
+        .isInstanceOf(BatchMessagesCommittedException.class)
+        .hasMessageContaining("committed by an earlier batch commit");
+    CommitMessage.claimForBatch(List.of(c)); // the refused claim took nothing
+
+    first.releaseUnlessLanded(); // failed, nothing landed
+    CommitMessage.BatchClaim second = CommitMessage.claimForBatch(List.of(b, a));
+    second.landed();
+    second.releaseUnlessLanded(); // a snapshot landed: they stay claimed
+    assertThatThrownBy(() -> CommitMessage.claimForBatch(List.of(a)))
+        .isInstanceOf(BatchMessagesCommittedException.class);
+
+    CommitMessage d = message(4);
+    assertThatThrownBy(() -> CommitMessage.claimForBatch(List.of(d, d)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("the same commit message twice");
+    CommitMessage.claimForBatch(List.of(d)); // not claimed by the refused list
+    // a copy (serialized and read back) is a new message to the claim
+    CommitMessage.claimForBatch(List.of(InstantiationUtil.clone(d)));
   }
 }

@@ -1,13 +1,13 @@
-package io.sediment.table;
+package io.sediment.commit;
 
 import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
-import io.sediment.commit.BatchMessagesCommittedException;
-import io.sediment.commit.CommitMessage;
-import io.sediment.commit.CommitOutcomeUnknownException;
+import io.sediment.table.Table;
+import io.sediment.table.TableCommit;
+import io.sediment.table.WriteBuilder;
 import io.sediment.testutil.FaultyFileSystem;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
