@@ -378,8 +378,9 @@ public final class FileStoreCommit {
           if (latest.isPresent()) {
             for (ManifestEntry e : store.newScan().plan(latest.get())) {
               if (addedNames.contains(e.file().fileName())) {
-                // deleting and adding one file in one snapshot would drop its rows
-                throw new IllegalStateException(
+                // deleting and adding one file in one snapshot would drop its rows; the files are
+                // the table's: no caller deletes them after this refusal
+                throw new BatchMessagesCommittedException(
                     "An overwrite adds "
                         + e.file().fileName()
                         + ", which the table holds already (snapshot "

@@ -68,8 +68,7 @@ class BatchCommitOnceTest {
    * the bucket too, and its commit makes two snapshots (an overwrite refuses such messages).
    */
   private Table table(boolean writerCompacts) {
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-    catalog.createDatabase("db", true);
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
     Table t =
         TestTables.create(
             catalog,
@@ -189,7 +188,7 @@ class BatchCommitOnceTest {
     List<Long> before = t.snapshotManager().listIds();
 
     assertThatThrownBy(() -> builder.newCommit().overwrite(copies, null))
-        .isInstanceOf(IllegalStateException.class)
+        .isInstanceOf(BatchMessagesCommittedException.class)
         .hasMessageContaining(messages.get(0).newFiles().get(0).fileName())
         .hasMessageContaining("which the table holds already");
     assertThat(t.snapshotManager().listIds()).isEqualTo(before);

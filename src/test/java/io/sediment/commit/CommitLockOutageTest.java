@@ -104,8 +104,7 @@ class CommitLockOutageTest {
 
   @Test
   void aCommitWhoseLockDatabaseStopsAnsweringFailsAsLockLost() throws Exception {
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-    catalog.createDatabase("db", true);
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
     Table t =
         TestTables.create(
             catalog,

@@ -130,8 +130,7 @@ class CommitModelTest {
       if (deletionVectors) {
         schema.option("deletion-vectors.enabled", "true");
       }
-      FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-      catalog.createDatabase("db", true);
+      FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
       this.table = TestTables.create(catalog, "t" + seed, schema.build());
       this.store = table.store();
       this.committer = new FileStoreCommit(store, "u");

@@ -36,8 +36,7 @@ class CommitUserLookupTest {
 
   @BeforeEach
   void setUp() {
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-    catalog.createDatabase("db", true);
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
     t =
         TestTables.create(
             catalog,

@@ -59,8 +59,7 @@ class FileStoreCommitTest {
   }
 
   private FileSystemCatalog catalog() {
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-    catalog.createDatabase("db", true);
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
     return catalog;
   }
 

@@ -208,8 +208,7 @@ class LiveFilesTest {
   /** An append table partitioned by {@code p}. */
   /** The test's table on the fault-injecting file system, compacting from two files. */
   private Table faultyTable() {
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-    catalog.createDatabase("db", true);
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
     return table(catalog, Map.of("compaction.min.file-num", "2"));
   }
 

@@ -655,8 +655,7 @@ class CompactBuilderTest {
   }
 
   private FileSystemCatalog faultyCatalog() {
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-    catalog.createDatabase("db", true);
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
     return catalog;
   }
 

@@ -72,8 +72,7 @@ final class MatrixTable {
   }
 
   private static FileSystemCatalog catalog(Path warehouse) {
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(warehouse));
-    catalog.createDatabase("db", true);
+    FileSystemCatalog catalog = TestTables.faultyCatalog(warehouse);
     return catalog;
   }
 

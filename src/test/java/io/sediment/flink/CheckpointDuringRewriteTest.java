@@ -70,8 +70,7 @@ class CheckpointDuringRewriteTest {
   }
 
   private FileSystemCatalog catalog() {
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-    catalog.createDatabase("db", true);
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
     return catalog;
   }
 

@@ -78,8 +78,7 @@ class CommitterRetentionTest {
 
   @Test
   void failingExpiryAfterTheCompactCommitIsCountedAndFinishedByTheNextCommit() throws Exception {
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-    catalog.createDatabase("db", true);
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
     Table table =
         TestTables.create(
             catalog,
@@ -117,8 +116,7 @@ class CommitterRetentionTest {
 
   @Test
   void sqlInsertCountsAFailingExpiryWithoutFailingTheInsert() throws Exception {
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-    catalog.createDatabase("db", true);
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
     Table table =
         TestTables.create(
             catalog,

@@ -200,8 +200,7 @@ class CompactBatchJobTest {
 
   @Test
   void failingRewriteTaskFailsJobLeavesNoSnapshotAndNoOutput() throws Exception {
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-    catalog.createDatabase("db", true);
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
     Table table = TestTables.create(catalog, "t", FlinkTestSupport.partitioned().build());
     fill(table, 0, 6, 20, "a", "b");
     List<String> before = rows(table);

@@ -82,8 +82,7 @@ class CompactFailureLimitTest {
 
   @Test
   void taskFailingInEveryWindowFailsTheJobAfterTheLimitCommittingNothing() throws Exception {
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-    catalog.createDatabase("db", true);
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
     Table table = table(catalog);
     List<String> before = rows(table);
     int snapshotsBefore = snapshots(table).size();
@@ -118,8 +117,7 @@ class CompactFailureLimitTest {
 
   @Test
   void failureInOneWindowOnlyIsRetriedAndCompactedNextTime() throws Exception {
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-    catalog.createDatabase("db", true);
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
     Table table = table(catalog);
     List<String> before = rows(table);
     String victim = firstInput(table);

@@ -50,8 +50,7 @@ class ExpireCrashSafetyTest {
    * merged, so the first four snapshots own data files, manifests and manifest lists.
    */
   private Table fill(String name) throws Exception {
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-    catalog.createDatabase("db", true);
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
     Table t =
         TestTables.create(
             catalog,
@@ -394,8 +393,7 @@ class ExpireCrashSafetyTest {
   /** Deletion-vector files and index manifests of expired snapshots, with a failing delete. */
   @Test
   void aFailingDeleteOfADeletionVectorFileIsFinishedByTheNextRun() throws Exception {
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-    catalog.createDatabase("db", true);
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
     Table t =
         TestTables.create(
             catalog,

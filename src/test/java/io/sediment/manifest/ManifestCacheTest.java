@@ -50,8 +50,7 @@ class ManifestCacheTest {
 
   @Test
   void aTablePlannedAgainOpensNoManifestItReadBeforeAndPlansTheSameFiles() throws Exception {
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-    catalog.createDatabase("db", true);
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
     Table table = partitionedTable(catalog);
     for (int i = 0; i < 4; i++) {
       TestTables.writeBatch(table, List.of(row((long) i, "a"), row(100L + i, "b")));
@@ -102,8 +101,7 @@ class ManifestCacheTest {
    */
   @Test
   void readsThatMustSeeAFileGoneUseTheCacheOnlyWhileTheFileExists() throws Exception {
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-    catalog.createDatabase("db", true);
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
     Table table = partitionedTable(catalog);
     TestTables.writeBatch(table, List.of(row(1L, "a"), row(2L, "b")));
     Snapshot latest = table.latestSnapshot().orElseThrow();

@@ -260,8 +260,7 @@ class ConcurrentDeletionVectorTest {
   @CsvSource({"true", "false"})
   void aSecondCompactionOfTheBucketFromTheSameBaseIsDroppedAndItsRowsLand(boolean baseKnown)
       throws Exception {
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-    catalog.createDatabase("db", true);
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
     Table t =
         TestTables.create(
             catalog,

@@ -40,8 +40,7 @@ class WriterCompactionRetryTest {
 
   @BeforeEach
   void writeTwoWindowsAndFailTheSecondCompaction() throws Exception {
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-    catalog.createDatabase("db", true);
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
     table =
         TestTables.create(
             catalog,

@@ -42,8 +42,7 @@ class ExpiryRacesTest {
 
   /** Four snapshots, all kept by the table's options (the test runs the expirations). */
   private Table fourSnapshots() {
-    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
-    catalog.createDatabase("db", true);
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
     Table t =
         TestTables.create(
             catalog,

@@ -38,6 +38,16 @@ public final class TestTables {
     return catalog;
   }
 
+  /**
+   * A catalog with database {@code db} on the {@link FaultyFileSystem} over {@code dir}: faults and
+   * counts can be set on what its tables do.
+   */
+  public static FileSystemCatalog faultyCatalog(java.nio.file.Path dir) {
+    FileSystemCatalog catalog = new FileSystemCatalog(FaultyFileSystem.uri(dir));
+    catalog.createDatabase("db", true);
+    return catalog;
+  }
+
   public static Table create(FileSystemCatalog catalog, String name, Schema schema) {
     Identifier id = new Identifier("db", name);
     catalog.createTable(id, schema, false);
