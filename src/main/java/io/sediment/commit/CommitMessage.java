@@ -283,7 +283,8 @@ public final class CommitMessage implements Serializable {
         if (m.claimedByBatchCommit) {
           throw new BatchMessagesCommittedException(
               "These commit messages were committed by an earlier batch commit, which landed,"
-                  + " may have (CommitOutcomeUnknownException) or is running; a batch commit cannot"
+                  + " may have (it ended with CommitOutcomeUnknownException or an Error) or is"
+                  + " running; a batch commit cannot"
                   + " recognise that it landed already, so committing them again would add their"
                   + " files twice. Look at the table's latest snapshots instead: nothing was"
                   + " committed");

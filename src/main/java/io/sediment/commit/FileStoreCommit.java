@@ -143,7 +143,8 @@ public final class FileStoreCommit {
   /**
    * Runs a batch commit of {@code messages} under their claim: a batch commit is not recognised
    * when it lands twice, so its messages are committed once ({@link CommitMessage#claimForBatch}).
-   * The claim is given back when the commit fails with its outcome known and nothing landed.
+   * The claim is given back when the commit fails with its outcome known and nothing landed; an
+   * {@link Error} keeps it, since where it struck is not known.
    */
   private static List<Long> claimedForBatch(
       List<CommitMessage> messages, Function<CommitMessage.BatchClaim, List<Long>> commit) {

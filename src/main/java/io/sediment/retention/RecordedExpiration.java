@@ -207,13 +207,17 @@ final class RecordedExpiration {
     }
     String range = retired.get(0).id() + ".." + retired.get(retired.size() - 1).id();
     Deletions d = planned;
+    List<Long> listed = null;
     if (d == null) {
       TableFiles.Reader reader = new TableFiles.Reader(store);
-      List<Long> listed = store.snapshotManager().listIds();
+      listed = store.snapshotManager().listIds();
       checkLatestReadable(listed, reader);
       d = plan(retired, listed, reader);
     }
-    retireSnapshotFiles(retired, range);
+    // The planning's listing serves the snapshot files' step too (one LIST on an object store):
+    // a listing made earlier only names fewer snapshots, which keeps both of its uses safe.
+    retireSnapshotFiles(
+        retired, range, listed != null ? listed : store.snapshotManager().listIds());
     deleteStep(d.dataAndVectors(), range);
     deleteStep(d.manifests(), range);
     deleteStep(d.lists(), range);
@@ -262,8 +266,8 @@ final class RecordedExpiration {
    * first id of one listing, made before, that is not retired (a snapshot that is gone since makes
    * the hint low, never high, and the next expiry moves it up).
    */
-  private void retireSnapshotFiles(List<TableFiles.Retired> retired, String range) {
-    List<Long> listed = store.snapshotManager().listIds();
+  private void retireSnapshotFiles(
+      List<TableFiles.Retired> retired, String range, List<Long> listed) {
     long latest = listed.isEmpty() ? Long.MIN_VALUE : listed.get(listed.size() - 1);
     Set<Long> ids = new HashSet<>();
     for (TableFiles.Retired r : retired) {
