@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  * The package structure of src/main/java, read from the sources: every {@code import
  * io.sediment...} line and every inline fully-qualified {@code io.sediment.x.Y} reference is an
  * edge from the referring package to the referenced one. Packages must form no cycle, and every
- * edge must point down the layers of docs/architecture.md.
+ * edge must point down the layers of docs/architecture.md. No class is longer than 600 lines.
  */
 class ArchitectureTest {
 
@@ -57,6 +57,9 @@ class ArchitectureTest {
    * entry is a debt with an owner, not a permission.
    */
   private static final Map<String, String> KNOWN_VIOLATIONS = Map.of();
+
+  /** Above this, a class has more than one job: split it along its seams (issue 26). */
+  private static final int MAX_LINES = 600;
 
   private static final Pattern PACKAGE =
       Pattern.compile("^package\\s+([\\w.]+)\\s*;", Pattern.MULTILINE);
@@ -133,6 +136,22 @@ class ArchitectureTest {
       }
     }
     assertThat(inline).isEmpty();
+  }
+
+  /**
+   * No class of the product or the benchmark is longer than {@link #MAX_LINES} lines, so that a
+   * class stays one responsibility a reader can hold (FileStoreCommit grew to 637 unnoticed).
+   */
+  @Test
+  void noClassIsLongerThanSixHundredLines() throws IOException {
+    Map<String, Integer> tooLong = new TreeMap<>();
+    for (Path file : sources()) {
+      int lines = Files.readAllLines(file, StandardCharsets.UTF_8).size();
+      if (lines > MAX_LINES) {
+        tooLong.put(shortPath(file), lines);
+      }
+    }
+    assertThat(tooLong).as("classes over %d lines", MAX_LINES).isEmpty();
   }
 
   @Test

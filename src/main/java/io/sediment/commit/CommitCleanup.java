@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Deletes what commit messages wrote when it is not (or no longer) to be committed: an aborted
  * commit's files, a dropped compaction's outputs, deletion-vector files a published commit replaced
- * by merged ones; and tells which of the files messages add are missing. Never deletes a file the
- * latest snapshot references, nor a changelog file a snapshot lists.
+ * by merged ones; and tells which of the files messages add are missing, dropping from a commit the
+ * compactions whose outputs are gone. Never deletes a file the latest snapshot references, nor a
+ * changelog file a snapshot lists.
  */
 final class CommitCleanup {
 
@@ -225,5 +226,61 @@ final class CommitCleanup {
       throw new UncheckedIOException("Cannot check the files to commit", e);
     }
     return missing;
+  }
+
+  /**
+   * The messages to commit, after checking that every file they add exists. A message whose
+   * compaction outputs are gone had its compaction dropped or aborted by an earlier attempt (a
+   * conflict): a restored window must not fail on it at every restore, and must not replace live
+   * files with missing ones, so that compaction is dropped again (its remaining outputs deleted)
+   * and the message's appended files are kept. A missing appended file holds rows nothing else has:
+   * the commit is refused.
+   */
+  List<CommitMessage> withoutLostCompactions(
+      List<CommitMessage> messages, String commitUser, long identifier) {
+    List<CommitMessage> out = new ArrayList<>();
+    List<String> lostAppends = new ArrayList<>();
+    List<String> dropped = new ArrayList<>();
+    for (CommitMessage m : messages) {
+      List<String> missing = missingOutputs(List.of(m));
+      if (missing.isEmpty()) {
+        out.add(m);
+        continue;
+      }
+      Set<String> appended = new HashSet<>();
+      m.newFiles().forEach(f -> appended.add(f.fileName()));
+      m.inputChangelog().forEach(f -> appended.add(f.fileName()));
+      List<String> lost = new ArrayList<>(missing);
+      lost.retainAll(appended);
+      if (!lost.isEmpty()) {
+        lostAppends.addAll(lost);
+        continue;
+      }
+      LOG.warn(
+          "Commit {} of user {}: outputs {} of the compaction of bucket {} are gone (an earlier"
+              + " attempt dropped it); it is dropped, the bucket's new files are committed",
+          FileStoreCommit.describeIdentifier(identifier),
+          commitUser,
+          missing,
+          m.bucket());
+      dropped.addAll(missing);
+      drop(List.of(m.compactionOutputs()));
+      if (!m.newFiles().isEmpty()) {
+        out.add(m.appendsOnly());
+      }
+    }
+    if (!lostAppends.isEmpty()) {
+      throw new IllegalStateException(
+          "Refusing to commit: new files to add are missing (deleted by an earlier abort?): "
+              + lostAppends);
+    }
+    if (!dropped.isEmpty() && out.stream().allMatch(m -> m.newFiles().isEmpty())) {
+      // Nothing of the commit is left: say so, as a compaction that conflicts does.
+      throw new CommitConflictException(
+          "Commit conflicts: outputs of its compaction are missing (an earlier attempt dropped or"
+              + " aborted it), so it is dropped; its files are planned again",
+          dropped);
+    }
+    return out;
   }
 }

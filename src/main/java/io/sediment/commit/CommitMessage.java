@@ -3,11 +3,14 @@ package io.sediment.commit;
 import io.sediment.data.BinaryRows;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.DeletionFile;
+import io.sediment.manifest.FileKind;
 import io.sediment.manifest.FileSource;
+import io.sediment.manifest.ManifestEntry;
 import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.Serializable;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashSet;
@@ -321,6 +324,54 @@ public final class CommitMessage implements Serializable {
         messages.forEach(m -> m.claimedByBatchCommit = false);
       }
     }
+  }
+
+  /** An entry of {@code kind} for {@code file} in this message's partition and bucket. */
+  ManifestEntry entry(FileKind kind, DataFileMeta file) {
+    return new ManifestEntry(kind, partition, bucket, totalBuckets, file);
+  }
+
+  /** Whether any message replaces files or adds deletion vectors (a compaction's changes). */
+  static boolean anyCompaction(List<CommitMessage> messages) {
+    for (CommitMessage m : messages) {
+      if (!m.compactBefore.isEmpty() || !m.compactAfter.isEmpty() || !m.deletionFiles.isEmpty()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * What dropping this message's compaction deletes: its outputs that are not appended files, and
+   * its new deletion vectors.
+   */
+  CommitMessage compactionOutputs() {
+    List<DataFileMeta> outputs = new ArrayList<>(compactAfter);
+    outputs.removeAll(newFiles);
+    return new CommitMessage(
+        partition,
+        bucket,
+        totalBuckets,
+        List.of(),
+        List.of(),
+        outputs,
+        deletionFiles(),
+        OptionalLong.empty(),
+        compactChangelog());
+  }
+
+  /** The new files with their input changelog, without the compaction. */
+  CommitMessage appendsOnly() {
+    return new CommitMessage(
+        partition,
+        bucket,
+        totalBuckets,
+        newFiles,
+        List.of(),
+        List.of(),
+        List.of(),
+        OptionalLong.empty(),
+        inputChangelog());
   }
 
   private void writeObject(ObjectOutputStream out) throws IOException {

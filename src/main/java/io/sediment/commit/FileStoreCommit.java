@@ -173,7 +173,7 @@ public final class FileStoreCommit {
       if (last.isPresent() && last.get().commitIdentifier() >= identifier) {
         if (last.get().commitIdentifier() == identifier
             && last.get().commitKind() == CommitKind.APPEND
-            && hasCompaction(messages)) {
+            && CommitMessage.anyCompaction(messages)) {
           LOG.info(
               "Commit {} of user {}: snapshot {} appended the new files, the compaction did not"
                   + " land; committing it now",
@@ -186,21 +186,19 @@ public final class FileStoreCommit {
         return List.of();
       }
     }
-    if (checkCommitted || hasCompaction(messages)) {
+    if (checkCommitted || CommitMessage.anyCompaction(messages)) {
       // A restored window, or a compaction: a dropped compaction's outputs may be gone. (Every
       // file a commit adds is checked again right before the publish.)
-      messages = withoutLostCompactions(messages, identifier);
+      messages = cleanup.withoutLostCompactions(messages, commitUser, identifier);
     }
     List<ManifestEntry> appends = new ArrayList<>();
     List<ManifestEntry> inputChangelog = new ArrayList<>();
     for (CommitMessage m : messages) {
       for (DataFileMeta f : m.newFiles()) {
-        appends.add(
-            new ManifestEntry(FileKind.ADD, m.partition(), m.bucket(), m.totalBuckets(), f));
+        appends.add(m.entry(FileKind.ADD, f));
       }
       for (DataFileMeta f : m.inputChangelog()) {
-        inputChangelog.add(
-            new ManifestEntry(FileKind.ADD, m.partition(), m.bucket(), m.totalBuckets(), f));
+        inputChangelog.add(m.entry(FileKind.ADD, f));
       }
     }
     List<Long> ids = new ArrayList<>();
@@ -212,36 +210,6 @@ public final class FileStoreCommit {
     }
     ids.addAll(commitCompaction(messages, identifier, ids.isEmpty() ? null : ids.get(0), false));
     return ids;
-  }
-
-  /**
-   * What dropping the compaction of {@code m} deletes: its outputs that are not appended files, and
-   * its new deletion vectors.
-   */
-  private static CommitMessage compactionOutputs(CommitMessage m) {
-    List<DataFileMeta> outputs = new ArrayList<>(m.compactAfter());
-    outputs.removeAll(m.newFiles());
-    return new CommitMessage(
-        m.partition(),
-        m.bucket(),
-        m.totalBuckets(),
-        List.of(),
-        List.of(),
-        outputs,
-        m.deletionFiles(),
-        OptionalLong.empty(),
-        m.compactChangelog());
-  }
-
-  private static boolean hasCompaction(List<CommitMessage> messages) {
-    for (CommitMessage m : messages) {
-      if (!m.compactBefore().isEmpty()
-          || !m.compactAfter().isEmpty()
-          || !m.deletionFiles().isEmpty()) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /**
@@ -260,18 +228,15 @@ public final class FileStoreCommit {
     for (CommitMessage m : messages) {
       addsVectors |= !m.deletionFiles().isEmpty();
       for (DataFileMeta f : m.compactChangelog()) {
-        changelog.add(
-            new ManifestEntry(FileKind.ADD, m.partition(), m.bucket(), m.totalBuckets(), f));
+        changelog.add(m.entry(FileKind.ADD, f));
       }
       for (DataFileMeta f : m.compactBefore()) {
-        compacts.add(
-            new ManifestEntry(FileKind.DELETE, m.partition(), m.bucket(), m.totalBuckets(), f));
+        compacts.add(m.entry(FileKind.DELETE, f));
       }
       for (DataFileMeta f : m.compactAfter()) {
-        compacts.add(
-            new ManifestEntry(FileKind.ADD, m.partition(), m.bucket(), m.totalBuckets(), f));
+        compacts.add(m.entry(FileKind.ADD, f));
       }
-      compactOnly.add(compactionOutputs(m));
+      compactOnly.add(m.compactionOutputs());
     }
     if (compacts.isEmpty() && !addsVectors) {
       return List.of();
@@ -364,7 +329,7 @@ public final class FileStoreCommit {
         throw new IllegalArgumentException("An overwrite commit takes only new files: " + m);
       }
       for (DataFileMeta f : m.newFiles()) {
-        adds.add(new ManifestEntry(FileKind.ADD, m.partition(), m.bucket(), m.totalBuckets(), f));
+        adds.add(m.entry(FileKind.ADD, f));
         written.add(m.partition());
       }
     }
@@ -553,76 +518,6 @@ public final class FileStoreCommit {
   /** Deletes every file the messages added (new files, compaction outputs, deletion vectors). */
   public List<IOException> abort(List<CommitMessage> messages) {
     return cleanup.abort(messages);
-  }
-
-  /**
-   * The messages to commit, after checking that every file they add exists. A message whose
-   * compaction outputs are gone had its compaction dropped or aborted by an earlier attempt (a
-   * conflict): a restored window must not fail on it at every restore, and must not replace live
-   * files with missing ones, so that compaction is dropped again (its remaining outputs deleted)
-   * and the message's appended files are kept. A missing appended file holds rows nothing else has:
-   * the commit is refused.
-   */
-  private List<CommitMessage> withoutLostCompactions(
-      List<CommitMessage> messages, long identifier) {
-    List<CommitMessage> out = new ArrayList<>();
-    List<String> lostAppends = new ArrayList<>();
-    List<String> dropped = new ArrayList<>();
-    for (CommitMessage m : messages) {
-      List<String> missing = cleanup.missingOutputs(List.of(m));
-      if (missing.isEmpty()) {
-        out.add(m);
-        continue;
-      }
-      Set<String> appended = new HashSet<>();
-      m.newFiles().forEach(f -> appended.add(f.fileName()));
-      m.inputChangelog().forEach(f -> appended.add(f.fileName()));
-      List<String> lost = new ArrayList<>(missing);
-      lost.retainAll(appended);
-      if (!lost.isEmpty()) {
-        lostAppends.addAll(lost);
-        continue;
-      }
-      LOG.warn(
-          "Commit {} of user {}: outputs {} of the compaction of bucket {} are gone (an earlier"
-              + " attempt dropped it); it is dropped, the bucket's new files are committed",
-          describeIdentifier(identifier),
-          commitUser,
-          missing,
-          m.bucket());
-      dropped.addAll(missing);
-      cleanup.drop(List.of(compactionOutputs(m)));
-      if (!m.newFiles().isEmpty()) {
-        out.add(appendsOf(m));
-      }
-    }
-    if (!lostAppends.isEmpty()) {
-      throw new IllegalStateException(
-          "Refusing to commit: new files to add are missing (deleted by an earlier abort?): "
-              + lostAppends);
-    }
-    if (!dropped.isEmpty() && out.stream().allMatch(m -> m.newFiles().isEmpty())) {
-      // Nothing of the commit is left: say so, as a compaction that conflicts does.
-      throw new CommitConflictException(
-          "Commit conflicts: outputs of its compaction are missing (an earlier attempt dropped or"
-              + " aborted it), so it is dropped; its files are planned again",
-          dropped);
-    }
-    return out;
-  }
-
-  /** The new files of {@code m} with their input changelog, without its compaction. */
-  private static CommitMessage appendsOf(CommitMessage m) {
-    return new CommitMessage(
-        m.partition(),
-        m.bucket(),
-        m.totalBuckets(),
-        m.newFiles(),
-        List.of(),
-        List.of(),
-        List.of(),
-        OptionalLong.empty(),
-        m.inputChangelog());
   }
 
   /** The id of the latest snapshot, if any. */
