@@ -285,9 +285,9 @@ public final class CommitMessage implements Serializable {
       for (CommitMessage m : messages) {
         if (m.claimedByBatchCommit) {
           throw new BatchMessagesCommittedException(
-              "These commit messages were committed by an earlier batch commit, which landed,"
-                  + " may have (it ended with CommitOutcomeUnknownException or an Error) or is"
-                  + " running; a batch commit cannot"
+              "These commit messages were committed by an earlier batch commit, which landed, may"
+                  + " have landed (it ended with CommitOutcomeUnknownException or an Error), or is"
+                  + " still running; a batch commit cannot"
                   + " recognise that it landed already, so committing them again would add their"
                   + " files twice. Look at the table's latest snapshots instead: nothing was"
                   + " committed");
@@ -334,7 +334,7 @@ public final class CommitMessage implements Serializable {
   /** Whether any message replaces files or adds deletion vectors (a compaction's changes). */
   static boolean anyCompaction(List<CommitMessage> messages) {
     for (CommitMessage m : messages) {
-      if (!m.compactBefore.isEmpty() || !m.compactAfter.isEmpty() || !m.deletionFiles.isEmpty()) {
+      if (!m.compactBefore.isEmpty() || !m.compactAfter.isEmpty() || !m.deletionFiles().isEmpty()) {
         return true;
       }
     }

@@ -214,8 +214,9 @@ final class RecordedExpiration {
       checkLatestReadable(listed, reader);
       d = plan(retired, listed, reader);
     }
-    // The planning's listing serves the snapshot files' step too (one LIST on an object store):
-    // a listing made earlier only names fewer snapshots, which keeps both of its uses safe.
+    // Finishing a record, this method's own listing serves the snapshot files' step too (one LIST
+    // less on an object store): ids only grow and the latest is never expired, so an earlier
+    // listing's latest is not above today's and its first kept id not too high.
     retireSnapshotFiles(
         retired, range, listed != null ? listed : store.snapshotManager().listIds());
     deleteStep(d.dataAndVectors(), range);

@@ -168,6 +168,7 @@ class CheckpointDuringRewriteTest {
     assertThat(compacts(table)).isEmpty();
 
     release.countDown();
+    // the last: the size-amplification rule merges every run into one top-level run
     await().atMost(Duration.ofSeconds(60)).until(() -> compacts(table).size() == 1);
     StreamingJobs.cancelAndWait(client);
     client = null;

@@ -269,6 +269,7 @@ class CompactStreamingJobTest {
     TestTables.writeBatch(table, List.of(row(2L, "v2")));
     TestTables.writeBatch(table, List.of(row(3L, "v3")));
     go.countDown();
+    // the last: the second merge takes every run by the size ratio and leaves one top-level run
     await().atMost(Duration.ofMinutes(2)).until(() -> compactSnapshots(table) == 2);
     await()
         .atMost(Duration.ofMinutes(1))
@@ -315,6 +316,7 @@ class CompactStreamingJobTest {
         .atMost(Duration.ofSeconds(10))
         .until(() -> compactSnapshots(table) == 0);
     TestTables.writeBatch(table, List.of(row(2L, "v2")));
+    // the last: the three files become one, and one file is never planned again
     await().atMost(Duration.ofMinutes(2)).until(() -> compactSnapshots(table) == 1);
     StreamingJobs.cancelAndWait(client);
     client = null;

@@ -153,6 +153,7 @@ class CompactStrategySqlTest {
                 + " table_options => 'compaction.min.file-num=3,compaction.discovery-interval=100ms')");
     JobID job = JobID.fromHexString(result.get(0).replaceAll(".*, ([0-9a-f]{32}), null]$", "$1"));
     try {
+      // the last: three files become one, and one file is never planned again
       await().atMost(Duration.ofSeconds(60)).until(() -> compactCommits(orders) == 1);
       // Minor, the streaming default: the level-0 file moves up, not merged with the top (a full
       // compaction would merge both into one file and stop there). Its keys mark half the top

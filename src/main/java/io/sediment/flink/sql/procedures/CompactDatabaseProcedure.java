@@ -13,7 +13,6 @@ import org.apache.flink.table.annotation.ArgumentHint;
 import org.apache.flink.table.annotation.DataTypeHint;
 import org.apache.flink.table.annotation.ProcedureHint;
 import org.apache.flink.table.procedure.ProcedureContext;
-import org.apache.flink.table.procedures.Procedure;
 import org.apache.flink.types.Row;
 
 /**
@@ -28,28 +27,19 @@ import org.apache.flink.types.Row;
  * and {@code divided} (its sink layouts) are accepted and run one job, in batch or streaming as the
  * SQL session's {@code execution.runtime-mode} says. Output: one row, as {@code sys.compact}'s.
  */
-public final class CompactDatabaseProcedure implements Procedure {
+public final class CompactDatabaseProcedure extends CompactionProcedure {
 
   public static final String NAME = "compact_database";
-
-  private final FileSystemCatalog catalog;
-  private final CompactionRunner runner;
 
   public CompactDatabaseProcedure(FileSystemCatalog catalog) {
     this(catalog, CompactionRunner.topology(catalog.warehouse().toString()));
   }
 
   public CompactDatabaseProcedure(FileSystemCatalog catalog, CompactionRunner runner) {
-    this.catalog = catalog;
-    this.runner = runner;
+    super(catalog, runner);
   }
 
-  @ProcedureHint(
-      output =
-          @DataTypeHint(
-              "ROW<tasks INT, snapshotId BIGINT, filesBefore BIGINT, filesAfter BIGINT,"
-                  + " bytesBefore BIGINT, bytesAfter BIGINT, rowsRead BIGINT, rowsWritten BIGINT,"
-                  + " durationMs BIGINT, jobId STRING, `table` STRING>"))
+  @ProcedureHint(output = @DataTypeHint(RESULT_FIELDS + "`table` STRING>"))
   public Row[] call(
       ProcedureContext context,
       @ArgumentHint(name = "including_databases", type = @DataTypeHint("STRING"), isOptional = true)
@@ -87,13 +77,11 @@ public final class CompactDatabaseProcedure implements Procedure {
     }
     if (m == ExecutionMode.STREAMING) {
       String jobId = runner.submitStreaming(spec, env);
-      return new Row[] {Row.of(null, null, null, null, null, null, null, null, null, jobId, null)};
+      return new Row[] {jobRow(jobId)};
     }
     // One row per table: a table's own snapshot and numbers (durationMs is the whole job's).
     List<Row> rows = new ArrayList<>();
-    runner
-        .runBatchPerTable(spec, env)
-        .forEach((table, r) -> rows.add(CompactProcedure.resultRow(r, table)));
+    runner.runBatchPerTable(spec, env).forEach((table, r) -> rows.add(resultRow(r, table)));
     return rows.toArray(new Row[0]);
   }
 

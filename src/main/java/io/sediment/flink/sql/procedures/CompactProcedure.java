@@ -14,7 +14,6 @@ import org.apache.flink.table.annotation.ArgumentHint;
 import org.apache.flink.table.annotation.DataTypeHint;
 import org.apache.flink.table.annotation.ProcedureHint;
 import org.apache.flink.table.procedure.ProcedureContext;
-import org.apache.flink.table.procedures.Procedure;
 import org.apache.flink.types.Row;
 
 /**
@@ -36,28 +35,19 @@ import org.apache.flink.types.Row;
  *   <li>streaming: one row with the {@code jobId} of the submitted compaction job.
  * </ul>
  */
-public final class CompactProcedure implements Procedure {
+public final class CompactProcedure extends CompactionProcedure {
 
   public static final String NAME = "compact";
-
-  private final FileSystemCatalog catalog;
-  private final CompactionRunner runner;
 
   public CompactProcedure(FileSystemCatalog catalog) {
     this(catalog, CompactionRunner.topology(catalog.warehouse().toString()));
   }
 
   public CompactProcedure(FileSystemCatalog catalog, CompactionRunner runner) {
-    this.catalog = catalog;
-    this.runner = runner;
+    super(catalog, runner);
   }
 
-  @ProcedureHint(
-      output =
-          @DataTypeHint(
-              "ROW<tasks INT, snapshotId BIGINT, filesBefore BIGINT, filesAfter BIGINT,"
-                  + " bytesBefore BIGINT, bytesAfter BIGINT, rowsRead BIGINT, rowsWritten BIGINT,"
-                  + " durationMs BIGINT, jobId STRING, task STRING>"))
+  @ProcedureHint(output = @DataTypeHint(RESULT_FIELDS + "task STRING>"))
   public Row[] call(
       ProcedureContext context,
       @ArgumentHint(name = "table", type = @DataTypeHint("STRING")) String table,
@@ -115,30 +105,10 @@ public final class CompactProcedure implements Procedure {
     }
     if (m == ExecutionMode.STREAMING) {
       String jobId = runner.submitStreaming(spec, context.getExecutionEnvironment());
-      return new Row[] {Row.of(null, null, null, null, null, null, null, null, null, jobId, null)};
+      return new Row[] {jobRow(jobId)};
     }
     CompactResult r = runner.runBatch(spec, context.getExecutionEnvironment());
     return new Row[] {resultRow(r, null)};
-  }
-
-  /**
-   * A batch compaction's result row: {@code tasks, snapshotId, filesBefore, filesAfter,
-   * bytesBefore, bytesAfter, rowsRead, rowsWritten, durationMs}, no {@code jobId}, then {@code
-   * last} (the {@code task} of {@code sys.compact}, the {@code table} of {@code compact_database}).
-   */
-  static Row resultRow(CompactResult r, String last) {
-    return Row.of(
-        r.tasks(),
-        r.snapshotId(),
-        r.filesBefore(),
-        r.filesAfter(),
-        r.bytesBefore(),
-        r.bytesAfter(),
-        r.rowsRead(),
-        r.rowsWritten(),
-        r.durationMs(),
-        null,
-        last);
   }
 
   /** A planned task as a dry run shows it: where, what it reads, what it writes. */
