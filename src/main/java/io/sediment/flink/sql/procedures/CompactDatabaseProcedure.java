@@ -132,20 +132,7 @@ public final class CompactDatabaseProcedure extends CompactionProcedure {
         throw ProcedureArgs.bad("excluding_tables", e);
       }
     }
-    if (options != null && !options.isBlank()) {
-      try {
-        b.withOptions(ProcedureArgs.keyValues("table_options", options));
-      } catch (IllegalArgumentException e) {
-        throw e.getMessage().startsWith("Argument ") ? e : ProcedureArgs.bad("table_options", e);
-      }
-    }
-    if (commitUser != null) {
-      try {
-        b.withCommitUser(commitUser);
-      } catch (IllegalArgumentException e) {
-        throw ProcedureArgs.bad("commit_user", e);
-      }
-    }
+    ProcedureArgs.optionsAndCommitUser(b, "table_options", options, commitUser);
     ProcedureArgs.strategyArgs(b, compactStrategy, partitionIdleTime);
     return ProcedureArgs.build(b, mode);
   }

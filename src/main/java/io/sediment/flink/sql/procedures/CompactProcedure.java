@@ -161,20 +161,7 @@ public final class CompactProcedure extends CompactionProcedure {
         throw ProcedureArgs.bad("where", e);
       }
     }
-    if (options != null && !options.isBlank()) {
-      try {
-        b.withOptions(ProcedureArgs.keyValues("options", options));
-      } catch (IllegalArgumentException e) {
-        throw e.getMessage().startsWith("Argument ") ? e : ProcedureArgs.bad("options", e);
-      }
-    }
-    if (commitUser != null) {
-      try {
-        b.withCommitUser(commitUser);
-      } catch (IllegalArgumentException e) {
-        throw ProcedureArgs.bad("commit_user", e);
-      }
-    }
+    ProcedureArgs.optionsAndCommitUser(b, "options", options, commitUser);
     ProcedureArgs.strategyArgs(b, compactStrategy, partitionIdleTime);
     if (orderStrategy != null || orderBy != null) {
       if (orderStrategy == null || orderBy == null) {

@@ -71,6 +71,29 @@ public final class ProcedureArgs {
     }
   }
 
+  /**
+   * Applies the table options (argument {@code optionsArg}: {@code options} of {@code sys.compact},
+   * {@code table_options} of {@code compact_database}) when not blank, and {@code commit_user} when
+   * given (not null).
+   */
+  static void optionsAndCommitUser(
+      CompactSpec.Builder spec, String optionsArg, String options, String commitUser) {
+    if (options != null && !options.isBlank()) {
+      try {
+        spec.withOptions(keyValues(optionsArg, options));
+      } catch (IllegalArgumentException e) {
+        throw e.getMessage().startsWith("Argument ") ? e : bad(optionsArg, e);
+      }
+    }
+    if (commitUser != null) {
+      try {
+        spec.withCommitUser(commitUser);
+      } catch (IllegalArgumentException e) {
+        throw bad("commit_user", e);
+      }
+    }
+  }
+
   /** Applies {@code compact_strategy} and {@code partition_idle_time} when given (not null). */
   static void strategyArgs(
       CompactSpec.Builder spec, String compactStrategy, String partitionIdleTime) {
