@@ -23,6 +23,38 @@ public final class MergeFunctions {
 
   private MergeFunctions() {}
 
+  /**
+   * The fields of an aggregation table whose function is {@code count} (a writer stores 1 or 0 for
+   * each row, which the function then sums); none for other engines. {@code options}: the table's,
+   * with any dynamic ones.
+   *
+   * @throws IllegalArgumentException when such a field is not INT or BIGINT
+   */
+  public static int[] countFields(TableSchema schema, TableOptions options) {
+    if (!options.mergeEngine().equals("aggregation")) {
+      return new int[0];
+    }
+    List<Integer> counts = new ArrayList<>();
+    options
+        .aggregateFunctions()
+        .forEach(
+            (f, fn) -> {
+              if (fn.equals("count")) {
+                int i = schema.fieldNames().indexOf(f);
+                switch (schema.rowType().getTypeAt(i).getTypeRoot()) {
+                  case INTEGER:
+                  case BIGINT:
+                    counts.add(i);
+                    break;
+                  default:
+                    throw new IllegalArgumentException(
+                        "Aggregate function count of field '" + f + "' needs type INT or BIGINT");
+                }
+              }
+            });
+    return counts.stream().mapToInt(Integer::intValue).toArray();
+  }
+
   /** A new merge function for the table's {@code merge-engine} (and {@code sequence.field}). */
   public static MergeFunction create(TableSchema schema, KeyValueLayout layout) {
     TableOptions options = schema.tableOptions();

@@ -130,29 +130,11 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     this.lookupChangelog = options.lookupChangelog();
     this.engine = options.mergeEngine();
     this.rowKinds = RowKindPolicy.of(store.paths().root().toString(), schema);
-    List<Integer> counts = new ArrayList<>();
+    this.countFields = MergeFunctions.countFields(schema, options);
     if (engine.equals("aggregation")) {
-      options
-          .aggregateFunctions()
-          .forEach(
-              (f, fn) -> {
-                if (fn.equals("count")) {
-                  int i = schema.fieldNames().indexOf(f);
-                  switch (schema.rowType().getTypeAt(i).getTypeRoot()) {
-                    case INTEGER:
-                    case BIGINT:
-                      counts.add(i);
-                      break;
-                    default:
-                      throw new IllegalArgumentException(
-                          "Aggregate function count of field '" + f + "' needs type INT or BIGINT");
-                  }
-                }
-              });
       // Validate every aggregate function against its column type now.
       MergeFunctions.create(schema, layout);
     }
-    this.countFields = counts.stream().mapToInt(Integer::intValue).toArray();
     this.serializer = new RowDataSerializer(layout.fileType());
     this.inputCopier = new KeyValueLayout.RowCopier(schema.rowType());
     this.reuse = new GenericRowData(layout.fileType().getFieldCount());

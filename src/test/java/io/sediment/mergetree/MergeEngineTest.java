@@ -4,6 +4,7 @@ import static io.sediment.mergetree.PrimaryKeyTableTest.files;
 import static io.sediment.mergetree.PrimaryKeyTableTest.read;
 import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.schema.Schema;
@@ -15,6 +16,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.types.RowKind;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -205,5 +207,22 @@ class MergeEngineTest {
       assertThat(read(t2)).isNotNull();
     }
     assertThat(read(t2)).as("after minor compactions").containsExactlyElementsOf(expected);
+  }
+
+  /** count stores 1 or 0 per written row: only an INT or BIGINT column can hold it. */
+  @Test
+  void countOfANonIntegerColumnIsRefusedNamingTheField() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Schema.Builder b =
+        PrimaryKeyTableTest.schema()
+            .option("merge-engine", "aggregation")
+            .option("fields.name.aggregate-function", "count");
+    assertThatThrownBy(
+            () -> {
+              Table t = TestTables.create(catalog, "t", b.build());
+              TestTables.writeBatch(t, List.of(ins(1L, "a", 1)));
+            })
+        .hasStackTraceContaining("count of field 'name' needs type INT or BIGINT");
+    assertThat(dir.resolve("db.db/t/data")).doesNotExist();
   }
 }
