@@ -515,6 +515,17 @@ public final class FileStoreCommit {
     }
   }
 
+  /**
+   * Whether a commit that failed with {@code failure} may have left snapshots that reference its
+   * messages' files: its outcome is unknown ({@link CommitOutcomeUnknownException}), or its
+   * messages were committed before ({@link BatchMessagesCommittedException}). Then no caller may
+   * {@link #abort} them; after any other failure nothing of the commit is in the table.
+   */
+  public static boolean filesMayBeReferenced(RuntimeException failure) {
+    return failure instanceof CommitOutcomeUnknownException
+        || failure instanceof BatchMessagesCommittedException;
+  }
+
   /** Deletes every file the messages added (new files, compaction outputs, deletion vectors). */
   public List<IOException> abort(List<CommitMessage> messages) {
     return cleanup.abort(messages);

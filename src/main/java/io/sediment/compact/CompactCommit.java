@@ -1,9 +1,7 @@
 package io.sediment.compact;
 
-import io.sediment.commit.BatchMessagesCommittedException;
 import io.sediment.commit.CommitConflictException;
 import io.sediment.commit.CommitMessage;
-import io.sediment.commit.CommitOutcomeUnknownException;
 import io.sediment.commit.FileStoreCommit;
 import io.sediment.manifest.FileStore;
 import java.io.IOException;
@@ -67,10 +65,10 @@ public final class CompactCommit {
       // Refuses outputs that are missing, after skipping an identifier that landed.
       List<Long> ids = commit.commit(nonEmpty, identifier, checkCommitted);
       return ids.isEmpty() ? null : ids.get(ids.size() - 1);
-    } catch (CommitOutcomeUnknownException | BatchMessagesCommittedException e) {
-      throw e; // the snapshot may have landed: its outputs must stay
     } catch (RuntimeException e) {
-      abortInto(nonEmpty, e);
+      if (!FileStoreCommit.filesMayBeReferenced(e)) {
+        abortInto(nonEmpty, e);
+      }
       throw e;
     }
   }

@@ -139,9 +139,18 @@ final class RecordedExpiration {
     }
   }
 
-  /** What an expiration deletes after retiring its snapshot files, and how many data files. */
+  /**
+   * What an expiration deletes after retiring its snapshot files, how many data files, and the
+   * snapshot ids listed for the planning (ascending), which the retiring step uses too: one LIST of
+   * the snapshot directory per expiration. Ids only grow and the latest is never expired, so that
+   * listing's latest is not above today's and its first kept id not too high.
+   */
   record Deletions(
-      List<Path> dataAndVectors, List<Path> manifests, List<Path> lists, int dataFiles) {}
+      List<Path> dataAndVectors,
+      List<Path> manifests,
+      List<Path> lists,
+      int dataFiles,
+      List<Long> listed) {}
 
   /**
    * Reads the metadata of every snapshot the expiration retires and of the oldest one it keeps
@@ -191,7 +200,7 @@ final class RecordedExpiration {
     }
     List<Path> dataAndVectors = new ArrayList<>(data);
     dataAndVectors.addAll(vectors);
-    return new Deletions(dataAndVectors, manifests, lists, data.size());
+    return new Deletions(dataAndVectors, manifests, lists, data.size(), listed);
   }
 
   private SnapshotExpiration.Result finishSteps(ExpiryRecord record) {
@@ -207,18 +216,13 @@ final class RecordedExpiration {
     }
     String range = retired.get(0).id() + ".." + retired.get(retired.size() - 1).id();
     Deletions d = planned;
-    List<Long> listed = null;
     if (d == null) {
       TableFiles.Reader reader = new TableFiles.Reader(store);
-      listed = store.snapshotManager().listIds();
+      List<Long> listed = store.snapshotManager().listIds();
       checkLatestReadable(listed, reader);
       d = plan(retired, listed, reader);
     }
-    // Finishing a record, this method's own listing serves the snapshot files' step too (one LIST
-    // less on an object store): ids only grow and the latest is never expired, so an earlier
-    // listing's latest is not above today's and its first kept id not too high.
-    retireSnapshotFiles(
-        retired, range, listed != null ? listed : store.snapshotManager().listIds());
+    retireSnapshotFiles(retired, range, d.listed());
     deleteStep(d.dataAndVectors(), range);
     deleteStep(d.manifests(), range);
     deleteStep(d.lists(), range);

@@ -105,10 +105,10 @@ public final class TableCommit {
     List<Long> ids;
     try {
       ids = commit.overwrite(messages, partitionFilter, BATCH_IDENTIFIER, false);
-    } catch (CommitOutcomeUnknownException | BatchMessagesCommittedException e) {
-      throw e; // a snapshot may reference the files: they stay
     } catch (RuntimeException e) {
-      abortInto(messages, e);
+      if (!FileStoreCommit.filesMayBeReferenced(e)) {
+        abortInto(messages, e);
+      }
       throw e;
     }
     expireIfCommitted(ids);

@@ -7,6 +7,7 @@ import io.sediment.data.BinaryRows;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.DeletionFile;
 import io.sediment.manifest.FileSource;
+import io.sediment.testutil.DataFiles;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.ObjectInputStream;
@@ -42,22 +43,7 @@ class CommitMessageTest {
   }
 
   private static DataFileMeta file(String name, FileSource source) {
-    return new DataFileMeta(
-        name,
-        100,
-        10,
-        BinaryRows.EMPTY,
-        BinaryRows.EMPTY,
-        BinaryRows.EMPTY,
-        BinaryRows.EMPTY,
-        new long[0],
-        0,
-        9,
-        0,
-        0,
-        0,
-        source,
-        0);
+    return DataFiles.tenRows(name, 100, 0, 0, source);
   }
 
   private static List<DataFileMeta> files(Random r, String prefix, FileSource source) {

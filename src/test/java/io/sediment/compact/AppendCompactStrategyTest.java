@@ -6,6 +6,7 @@ import io.sediment.data.BinaryRows;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileSource;
 import io.sediment.schema.TableOptions;
+import io.sediment.testutil.DataFiles;
 import io.sediment.testutil.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
@@ -423,21 +424,7 @@ class AppendCompactStrategyTest {
   private DataFileMeta file(long size, long writtenMillis) {
     long seq = nextSequence;
     nextSequence += 10;
-    return new DataFileMeta(
-        "data-" + nextName++ + ".parquet",
-        size,
-        10,
-        BinaryRows.EMPTY,
-        BinaryRows.EMPTY,
-        BinaryRows.EMPTY,
-        BinaryRows.EMPTY,
-        new long[0],
-        seq,
-        seq + 9,
-        0,
-        0,
-        writtenMillis,
-        FileSource.APPEND,
-        0);
+    return DataFiles.tenRows(
+        "data-" + nextName++ + ".parquet", size, seq, writtenMillis, FileSource.APPEND);
   }
 }

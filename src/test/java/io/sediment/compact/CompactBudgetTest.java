@@ -7,6 +7,7 @@ import io.sediment.data.BinaryRows;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileSource;
 import io.sediment.schema.TableOptions;
+import io.sediment.testutil.DataFiles;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -201,21 +202,6 @@ class CompactBudgetTest {
   }
 
   private DataFileMeta file(long size) {
-    return new DataFileMeta(
-        "data-" + nextName++ + ".parquet",
-        size,
-        10,
-        BinaryRows.EMPTY,
-        BinaryRows.EMPTY,
-        BinaryRows.EMPTY,
-        BinaryRows.EMPTY,
-        new long[0],
-        0,
-        9,
-        0,
-        0,
-        0,
-        FileSource.APPEND,
-        0);
+    return DataFiles.tenRows("data-" + nextName++ + ".parquet", size, 0, 0, FileSource.APPEND);
   }
 }

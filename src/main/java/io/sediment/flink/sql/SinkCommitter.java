@@ -1,10 +1,9 @@
 package io.sediment.flink.sql;
 
-import io.sediment.commit.BatchMessagesCommittedException;
 import io.sediment.commit.CommitConflictException;
 import io.sediment.commit.CommitMessage;
-import io.sediment.commit.CommitOutcomeUnknownException;
 import io.sediment.commit.CommitUsers;
+import io.sediment.commit.FileStoreCommit;
 import io.sediment.flink.CommitRefusedException;
 import io.sediment.flink.CommitWindows;
 import io.sediment.manifest.ManifestEntry;
@@ -176,9 +175,10 @@ public final class SinkCommitter {
       List<Long> ids;
       try {
         ids = overwrite ? commit.overwrite(all, overwriteFilter) : commit.commit(all);
-      } catch (CommitOutcomeUnknownException | BatchMessagesCommittedException e) {
-        throw e; // it may have landed: the files stay, a restarted committer finds out
       } catch (RuntimeException e) {
+        if (FileStoreCommit.filesMayBeReferenced(e)) {
+          throw e; // it may have landed: the files stay, a restarted committer finds out
+        }
         if (appendLanded(all)) {
           // Its rows landed; only the compaction that followed them failed (its outputs were
           // deleted unless a snapshot references them). A later compaction redoes it.

@@ -25,7 +25,9 @@ import org.apache.flink.types.Row;
  * <p>The regexes match whole names; a table matches by its name or by {@code db.table}. {@code
  * mode} is Sediment's {@code batch} (the default) or {@code streaming}; Paimon's {@code combined}
  * and {@code divided} (its sink layouts) are accepted and run one job, in batch or streaming as the
- * SQL session's {@code execution.runtime-mode} says. Output: one row, as {@code sys.compact}'s.
+ * SQL session's {@code execution.runtime-mode} says. Output: in batch one row per table (its tasks,
+ * its own COMPACT snapshot and counts, its name in {@code table}), in streaming one row with the
+ * {@code jobId}.
  */
 public final class CompactDatabaseProcedure extends CompactionProcedure {
 
