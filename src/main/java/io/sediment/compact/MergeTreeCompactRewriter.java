@@ -150,10 +150,14 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
     // the runs open their first files before the first output file is created (the merge
     // reads one row of every run first), so the output's encodings can follow the inputs'
     EncodingHints hints = new EncodingHints();
+    // Strings into reused buffers: the merge keeps a run's row only while its key's versions are
+    // merged (a run's keys are unique), and the writer copies what it keeps (key range,
+    // statistics).
     List<RowIterator> readers = new ArrayList<>();
     for (SortedRun run : SortedRun.of(task.inputs(), layout.keyRowComparator())) {
       readers.add(
           new RunReader(store, layout, task.partition(), task.bucket(), run.files(), vectors)
+              .reuseValueBuffers()
               .observeEncodings(hints));
     }
     KeyValueFileWriter writer =

@@ -26,6 +26,9 @@ public final class PartitionComputer implements Serializable {
   private final int[] fields;
   private transient RowData.FieldGetter[] getters;
   private transient RowDataSerializer serializer;
+  // projectReused's own: its row must survive project()'s use of the other serializer's buffer
+  private transient RowDataSerializer reusedSerializer;
+  private transient GenericRowData reusedFields;
 
   /**
    * @param rowType the full row type
@@ -49,18 +52,46 @@ public final class PartitionComputer implements Serializable {
     if (fields.length == 0) {
       return BinaryRows.EMPTY;
     }
-    if (getters == null) {
-      getters = new RowData.FieldGetter[fields.length];
-      for (int i = 0; i < fields.length; i++) {
-        getters[i] = RowData.createFieldGetter(projectedType.getTypeAt(i), fields[i]);
-      }
+    if (serializer == null) {
       serializer = new RowDataSerializer(projectedType);
     }
     GenericRowData out = new GenericRowData(fields.length);
+    RowData.FieldGetter[] getters = getters();
     for (int i = 0; i < fields.length; i++) {
       out.setField(i, getters[i].getFieldOrNull(row));
     }
     return serializer.toBinaryRow(out).copy();
+  }
+
+  /**
+   * The projected fields of {@code row} copied into a binary row that the next call of this method
+   * overwrites: the values' bytes (strings included) without a new row per call, for a caller that
+   * keeps only the latest projection but must not keep references into {@code row}.
+   */
+  public BinaryRowData projectReused(RowData row) {
+    if (fields.length == 0) {
+      return BinaryRows.EMPTY;
+    }
+    if (reusedSerializer == null) {
+      reusedSerializer = new RowDataSerializer(projectedType);
+      reusedFields = new GenericRowData(fields.length);
+    }
+    RowData.FieldGetter[] getters = getters();
+    for (int i = 0; i < fields.length; i++) {
+      reusedFields.setField(i, getters[i].getFieldOrNull(row));
+    }
+    return reusedSerializer.toBinaryRow(reusedFields);
+  }
+
+  private RowData.FieldGetter[] getters() {
+    if (getters == null) {
+      RowData.FieldGetter[] g = new RowData.FieldGetter[fields.length];
+      for (int i = 0; i < fields.length; i++) {
+        g[i] = RowData.createFieldGetter(projectedType.getTypeAt(i), fields[i]);
+      }
+      getters = g;
+    }
+    return getters;
   }
 
   /** Partition values as path strings (null stays null), in field order. */

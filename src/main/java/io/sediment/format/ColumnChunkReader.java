@@ -108,11 +108,16 @@ final class ColumnChunkReader implements Closeable {
     this.maxDefinition = maxDefinition;
   }
 
-  /** Decodes the next {@code n} values of the chunk into {@code v[0, n)} (after a reset). */
-  void readBatch(int n, AbstractHeapVector v) throws IOException {
+  /**
+   * Decodes the next {@code n} values of the chunk into {@code v[0, n)} (after a reset).
+   *
+   * @param freshValueBuffer whether a string or byte-array column gets a new byte buffer, so that
+   *     the values of rows already returned stay intact; otherwise the vector's buffer is
+   *     overwritten (see {@link VectorizedFileReader#reuseValueBuffers()})
+   */
+  void readBatch(int n, AbstractHeapVector v, boolean freshValueBuffer) throws IOException {
     v.reset();
-    if (kind == BYTES) {
-      // a fresh buffer per batch: strings of rows already returned stay intact
+    if (kind == BYTES && freshValueBuffer) {
       HeapBytesVector bv = (HeapBytesVector) v;
       bv.buffer = new byte[Math.max(16, bv.buffer.length)];
     }

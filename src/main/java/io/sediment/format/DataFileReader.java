@@ -320,6 +320,18 @@ public final class DataFileReader implements Closeable {
     return out;
   }
 
+  /**
+   * Lets a column-wise reader decode strings and byte arrays into buffers it reuses: a value is
+   * then valid only as long as its row, not for good (see {@link
+   * VectorizedFileReader#reuseValueBuffers()}). Record assembly makes new values anyway.
+   */
+  public DataFileReader reuseValueBuffers() {
+    if (vectorized != null) {
+      vectorized.reuseValueBuffers();
+    }
+    return this;
+  }
+
   /** Whether this file is decoded column-wise (see the class comment). */
   public boolean isColumnar() {
     return vectorized != null;

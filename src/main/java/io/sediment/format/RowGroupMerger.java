@@ -229,6 +229,7 @@ public final class RowGroupMerger {
       return;
     }
     try (reader) {
+      reader.reuseValueBuffers(); // each batch is written before the next is read
       int n;
       while ((n = reader.nextBatch()) > 0) {
         writer.writeBatch(reader.batch(), reader.batchVectors(), n);

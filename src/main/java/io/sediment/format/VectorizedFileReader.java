@@ -50,7 +50,8 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
  *
  * <p><b>Row validity:</b> a row returned by {@link #next()} stays valid until the second {@link
  * #next()} after it (two views over two batches alternate; {@link #skip()} never overwrites the
- * batch of the last returned row). Field values (strings, byte arrays) are never overwritten.
+ * batch of the last returned row). Field values (strings, byte arrays) are never overwritten,
+ * unless {@link #reuseValueBuffers()} was called: then they are valid exactly as long as their row.
  */
 final class VectorizedFileReader implements Closeable {
 
@@ -95,6 +96,7 @@ final class VectorizedFileReader implements Closeable {
   private int rowsInBatch;
   private int nextRow;
   private int view;
+  private boolean valueBuffersReused;
 
   private VectorizedFileReader(
       Path path,
@@ -268,6 +270,17 @@ final class VectorizedFileReader implements Closeable {
         : ((LocalZonedTimestampType) type).getPrecision();
   }
 
+  /**
+   * From the next batch on, decodes strings and byte arrays into each vector's own byte buffer
+   * instead of a new one per batch: a field value is then valid only as long as its row (until the
+   * second {@link #next()} after it), not for good. For a caller that writes or copies every value
+   * it keeps before that (a compaction's merge and writer): W2's rewrite allocated a buffer of a
+   * batch's strings per string column and batch, about a fifth of its garbage.
+   */
+  void reuseValueBuffers() {
+    valueBuffersReused = true;
+  }
+
   /** The next row, or null at the end (see the class comment for how long it stays valid). */
   RowData next() throws IOException {
     if (nextRow >= rowsInBatch && !loadBatch()) {
@@ -340,7 +353,7 @@ final class VectorizedFileReader implements Closeable {
     AbstractHeapVector[] target = vectors[current];
     for (int c = 0; c < chunks.length; c++) {
       try {
-        chunks[c].readBatch(n, target[c]);
+        chunks[c].readBatch(n, target[c], !valueBuffersReused);
       } catch (IOException | RuntimeException e) {
         // a corrupt page without a CRC may fail decoding anywhere (an index out of bounds)
         throw readFailure(c, e);

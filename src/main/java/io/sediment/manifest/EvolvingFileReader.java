@@ -103,6 +103,15 @@ public final class EvolvingFileReader implements Closeable {
     return views[flip ^= 1].replace(row);
   }
 
+  /**
+   * Strings and byte arrays valid only as long as their row, for a caller that keeps none longer
+   * ({@link DataFileReader#reuseValueBuffers()}).
+   */
+  public EvolvingFileReader reuseValueBuffers() {
+    reader.reuseValueBuffers();
+    return this;
+  }
+
   /** Skips the next row; false at the end. Keeps the last returned row valid. */
   public boolean skip() throws IOException {
     return reader.skip();

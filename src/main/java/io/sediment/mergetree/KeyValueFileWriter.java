@@ -42,10 +42,10 @@ public final class KeyValueFileWriter {
   private long maxSeq = Long.MIN_VALUE;
   private long deletes;
   private BinaryRowData minKey;
-  // the key fields of the last row written (the file's max key when it ends), other fields null
-  private final GenericRowData last;
-  private final RowData.FieldGetter[] keyGetters;
-  // a one-column integral key is kept as a primitive and boxed once, when the file ends
+  // The key of the last row written (the file's max key when it ends), copied: the row's values
+  // may be gone by then (a compaction reads strings into reused buffers, see RunReader), and
+  // rewritten in place for every row. A one-column integral key is kept as a primitive instead.
+  private BinaryRowData lastKey;
   private final KeyValueLayout.IntegralKey integralKey;
   private long lastIntegralKey;
   private boolean hasLast;
@@ -100,12 +100,6 @@ public final class KeyValueFileWriter {
       values[i] = i;
     }
     this.valueProjector = new PartitionComputer(layout.fileType(), values);
-    this.last = new GenericRowData(layout.fileType().getFieldCount());
-    int[] keys = layout.keyIndexes();
-    this.keyGetters = new RowData.FieldGetter[keys.length];
-    for (int i = 0; i < keys.length; i++) {
-      keyGetters[i] = RowData.createFieldGetter(layout.fileType().getTypeAt(keys[i]), keys[i]);
-    }
     this.integralKey = layout.integralKey();
   }
 
@@ -134,13 +128,16 @@ public final class KeyValueFileWriter {
       if (integralKey != null) {
         lastIntegralKey = integralKey.get(kv);
       } else {
-        int[] keys = layout.keyIndexes();
-        for (int i = 0; i < keys.length; i++) {
-          last.setField(keys[i], keyGetters[i].getFieldOrNull(kv));
-        }
+        lastKey = keyProjector.projectReused(kv);
       }
       hasLast = true;
     }
+  }
+
+  private BinaryRowData integralMaxKey() {
+    GenericRowData key = new GenericRowData(layout.fileType().getFieldCount());
+    key.setField(layout.keyIndexes()[0], integralKey.box(lastIntegralKey));
+    return keyProjector.project(key);
   }
 
   private void endFile(BinaryRowData maxKey) {
@@ -156,10 +153,7 @@ public final class KeyValueFileWriter {
   /** Closes the last file and describes every file written since the last call. */
   public List<DataFileMeta> finish() throws IOException {
     if (minKey != null && hasLast) {
-      if (integralKey != null) {
-        last.setField(layout.keyIndexes()[0], integralKey.box(lastIntegralKey));
-      }
-      endFile(keyProjector.project(last));
+      endFile(integralKey != null ? integralMaxKey() : lastKey.copy());
     }
     List<WrittenFile> written = writer.finish();
     if (written.size() != fileKeys.size()) {

@@ -31,6 +31,7 @@ public final class RunReader implements RowIterator {
   private int position;
   private DataFileMeta currentFile;
   private EncodingHints encodingHints;
+  private boolean reuseValueBuffers;
 
   public RunReader(
       FileStore store,
@@ -57,6 +58,9 @@ public final class RunReader implements RowIterator {
         currentFile = files.next();
         current =
             EvolvingFileReader.open(store, partition, bucket, currentFile, layout.fileType(), null);
+        if (reuseValueBuffers) {
+          current.reuseValueBuffers();
+        }
         currentDv = deletionVectors.get(currentFile.fileName());
         if (encodingHints != null && !current.isMapped()) {
           encodingHints.observe(current.footer());
@@ -80,6 +84,17 @@ public final class RunReader implements RowIterator {
       position++;
       return row;
     }
+  }
+
+  /**
+   * Reads the strings and byte arrays of every file opened from now on into reused buffers: a
+   * returned row's values are then valid only as long as the row (see {@link
+   * DataFileReader#reuseValueBuffers()}). For a compaction, whose merge and writer copy what they
+   * keep; not for a scan, whose rows go to callers that may keep values.
+   */
+  public RunReader reuseValueBuffers() {
+    this.reuseValueBuffers = true;
+    return this;
   }
 
   /** Reports the footer of every file opened from now on to {@code hints}. */
