@@ -42,7 +42,9 @@ import org.apache.parquet.schema.MessageType;
  * valid until the second {@link #next()} after it (so a merge may hold the previous row of a file
  * while looking at the current one); {@link #skip()} does not invalidate it. Copy it (e.g. {@link
  * #copy(RowData)}) to retain it longer, or use {@link #readAll()}. The field values themselves
- * (strings, decimals, byte arrays, timestamps) are never mutated afterwards. Not thread-safe.
+ * (strings, decimals, byte arrays, timestamps) are never mutated afterwards, unless {@link
+ * #reuseValueBuffers()} was called: then strings are valid only as long as their row. Not
+ * thread-safe.
  */
 public final class DataFileReader implements Closeable {
 

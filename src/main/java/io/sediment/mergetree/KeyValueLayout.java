@@ -283,7 +283,11 @@ public final class KeyValueLayout implements Serializable {
       }
     }
 
-    /** Field values are immutable in Flink's internal format, so sharing them is safe. */
+    /**
+     * Shares the field values (immutable in Flink's internal format): {@code to} is valid as long
+     * as {@code from}'s values are, which for a compaction's reader is as long as {@code from}
+     * itself ({@link RunReader#reuseValueBuffers()}).
+     */
     public void copy(RowData from, GenericRowData to) {
       if (from instanceof GenericRowData) {
         GenericRowData g = (GenericRowData) from;
