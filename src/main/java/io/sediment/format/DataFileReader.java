@@ -323,8 +323,8 @@ public final class DataFileReader implements Closeable {
   }
 
   /**
-   * Lets a column-wise reader decode strings and byte arrays into buffers it reuses: a value is
-   * then valid only as long as its row, not for good (see {@link
+   * Lets a column-wise reader decode strings and byte arrays into buffers it reuses: a string is
+   * then valid only as long as its row, not for good (byte arrays are copied when read) (see {@link
    * VectorizedFileReader#reuseValueBuffers()}). Record assembly makes new values anyway.
    */
   public DataFileReader reuseValueBuffers() {

@@ -272,10 +272,11 @@ final class VectorizedFileReader implements Closeable {
 
   /**
    * From the next batch on, decodes strings and byte arrays into each vector's own byte buffer
-   * instead of a new one per batch: a field value is then valid only as long as its row (until the
-   * second {@link #next()} after it), not for good. For a caller that writes or copies every value
-   * it keeps before that (a compaction's merge and writer): W2's rewrite allocated a buffer of a
-   * batch's strings per string column and batch, about a fifth of its garbage.
+   * instead of a new one per batch: a string read from a row (a view of that buffer; byte arrays
+   * are copied when read) is then valid only as long as its row (until the second {@link #next()}
+   * after it), not for good. For a caller that writes or copies every value it keeps before that (a
+   * compaction's merge and writer): W2's rewrite allocated a buffer of a batch's strings per string
+   * column and batch, about a fifth of its garbage.
    */
   void reuseValueBuffers() {
     valueBuffersReused = true;

@@ -104,8 +104,8 @@ public final class EvolvingFileReader implements Closeable {
   }
 
   /**
-   * Strings and byte arrays valid only as long as their row, for a caller that keeps none longer
-   * ({@link DataFileReader#reuseValueBuffers()}).
+   * Strings valid only as long as their row, for a caller that keeps none longer ({@link
+   * DataFileReader#reuseValueBuffers()}).
    */
   public EvolvingFileReader reuseValueBuffers() {
     reader.reuseValueBuffers();
