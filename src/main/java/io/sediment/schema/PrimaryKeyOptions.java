@@ -1,5 +1,6 @@
 package io.sediment.schema;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.apache.flink.configuration.ConfigOption;
@@ -125,6 +126,17 @@ public final class PrimaryKeyOptions {
                   "Writers stall (compact before writing more) when a bucket has this many sorted"
                       + " runs. Default: compaction-trigger + 3."),
           OptionRule.atLeast(2));
+
+  public static final ConfigOption<Duration> WRITE_ONLY_STOP_TRIGGER_WAIT =
+      OPTIONS.add(
+          ConfigOptions.key("write-only.stop-trigger-wait")
+              .durationType()
+              .defaultValue(Duration.ZERO)
+              .withDescription(
+                  "How long a write-only writer waits, at a checkpoint, for a compaction job to take"
+                      + " a bucket back under num-sorted-run.stop-trigger before it commits more runs"
+                      + " to it. 0: never waits (as Paimon's write-only writers)."),
+          OptionRule.nonNegativeDuration("10 s"));
 
   public static final ConfigOption<Integer> NUM_LEVELS =
       OPTIONS.add(

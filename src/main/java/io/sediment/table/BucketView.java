@@ -78,6 +78,37 @@ final class BucketView {
     return committed.values();
   }
 
+  /** The sorted runs of the view: each level-0 file one, each upper level one. */
+  int committedRuns() {
+    int runs = 0;
+    long upperLevels = 0; // a bit per level: there are fewer than 64
+    for (DataFileMeta f : committed.values()) {
+      if (f.level() == 0) {
+        runs++;
+      } else {
+        upperLevels |= 1L << Math.min(f.level(), 63);
+      }
+    }
+    return runs + Long.bitCount(upperLevels);
+  }
+
+  /**
+   * The level-0 runs this writer sent for the bucket that the view does not show committed yet (the
+   * appended files of its unresolved windows).
+   */
+  int runsInFlight() {
+    int runs = 0;
+    for (SentWindow w : unresolved) {
+      runs += w.appended.size();
+    }
+    return runs;
+  }
+
+  /** How many windows sent for this bucket are not yet seen resolved in the snapshots. */
+  int unresolvedWindows() {
+    return unresolved.size();
+  }
+
   /** Whether a window sent for this bucket is not yet seen resolved in the snapshots. */
   boolean hasUnresolved() {
     return !unresolved.isEmpty();

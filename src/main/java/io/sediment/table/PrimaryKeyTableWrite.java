@@ -6,24 +6,18 @@ import io.sediment.compact.CompactRewriter;
 import io.sediment.compact.CompactTask;
 import io.sediment.compact.CompactTaskResult;
 import io.sediment.compact.TableKind;
-import io.sediment.io.DataFileFactory;
 import io.sediment.io.OutputObserver;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.DeletionFile;
-import io.sediment.manifest.FileSource;
 import io.sediment.manifest.FileStore;
-import io.sediment.mergetree.KeyValueFileWriter;
 import io.sediment.mergetree.KeyValueLayout;
 import io.sediment.mergetree.MergeFunctions;
-import io.sediment.mergetree.RowIterator;
 import io.sediment.mergetree.RowKindPolicy;
-import io.sediment.mergetree.SortMergeReader;
 import io.sediment.schema.PrimaryKeyOptions;
 import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -48,6 +42,10 @@ import org.slf4j.LoggerFactory;
  * the writer compacts its buckets at {@link #prepareCommit()} by the universal rules, and
  * synchronously whenever a bucket reaches {@code num-sorted-run.stop-trigger} runs.
  *
+ * <p>A {@code write-only} writer with {@code write-only.stop-trigger-wait} set waits at {@link
+ * #prepareCommit()} for a compaction job instead ({@link StopTriggerWait}): it keeps the same view
+ * of each bucket it writes, without compacting over it.
+ *
  * <p>The writer's own compaction works on a view of the bucket that is exact: the bucket's files in
  * the latest snapshot (kept up to date from the changes of every snapshot since it was read) plus
  * the files of the window being written. A bucket is not compacted while a compaction this writer
@@ -71,12 +69,18 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
   private final KeyValueLayout layout;
   private final int numBuckets;
   private final RowBuckets buckets;
-  private final DataFileFactory names = new DataFileFactory();
-  private final DataFileFactory changelogNames = DataFileFactory.changelog();
+  private final Level0Writer level0;
   private final Map<BinaryRowData, Map<Integer, BucketWriter>> writers = new LinkedHashMap<>();
   private final long bufferSize;
   private final boolean compactInWriter;
   private final int stopTrigger;
+
+  /** Write-only, {@code write-only.stop-trigger-wait} set: the wait for a compaction job. */
+  private final StopTriggerWait stopTriggerWait;
+
+  /** Whether the buckets' views follow the snapshots (own compaction, or waiting for a job's). */
+  private final boolean viewsKept;
+
   private final boolean deletionVectors;
   private final boolean inputChangelog;
   private final boolean lookupChangelog;
@@ -86,7 +90,6 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
   private final RowDataSerializer serializer;
   private final KeyValueLayout.RowCopier inputCopier;
   private final GenericRowData reuse;
-  private final Comparator<RowData> sortOrder;
   private final OutputObserver observer;
   private CompactPlanner.BucketStrategy strategy;
   private CompactRewriter rewriter;
@@ -95,7 +98,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
   private final SnapshotDeltas deltas;
 
   /** Per bucket, the sequence number its rows must start above (a restored writer's). */
-  private final Map<BinaryRowData, Map<Integer, Long>> sequenceFloors = new HashMap<>();
+  private final BucketSequences sequenceFloors = new BucketSequences();
 
   private long deferredCompactions;
 
@@ -125,6 +128,8 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     this.compactInWriter =
         !options.writeOnly() && (!dv || options.get(PrimaryKeyOptions.LOCAL_CACHE_ENABLED));
     this.stopTrigger = options.numSortedRunStopTrigger();
+    this.stopTriggerWait = new StopTriggerWait(options, store.clock(), !compactInWriter);
+    this.viewsKept = compactInWriter || stopTriggerWait.enabled();
     this.deletionVectors = dv;
     this.inputChangelog = options.changelogProducer().equals("input");
     this.lookupChangelog = options.lookupChangelog();
@@ -138,7 +143,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     this.serializer = new RowDataSerializer(layout.fileType());
     this.inputCopier = new KeyValueLayout.RowCopier(schema.rowType());
     this.reuse = new GenericRowData(layout.fileType().getFieldCount());
-    this.sortOrder = layout.keyAndSequenceComparator();
+    this.level0 = new Level0Writer(store, layout, observer);
   }
 
   public void write(RowData row) throws IOException {
@@ -176,7 +181,8 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
 
   /**
    * Flushes every buffer, compacts (unless write-only, and for each bucket only when every window
-   * it sent before is resolved) and returns the changes since the last call.
+   * it sent before is resolved), or waits for a compaction job ({@link StopTriggerWait}), and
+   * returns the changes since the last call.
    */
   public List<CommitMessage> prepareCommit() throws IOException {
     List<CommitMessage> out = new ArrayList<>();
@@ -197,6 +203,11 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
                   w.partition);
             }
           }
+        }
+      }
+      stopTriggerWait.await(this::writtenBucketsCaughtUp);
+      for (Map<Integer, BucketWriter> byBucket : writers.values()) {
+        for (BucketWriter w : byBucket.values()) {
           CommitMessage m = w.drain();
           if (!m.isEmpty()) {
             out.add(m);
@@ -207,6 +218,41 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       deltas.clear();
     }
     return out;
+  }
+
+  /** The buckets with new files in this window, brought to the latest snapshot. */
+  private List<BucketWriter> writtenBucketsCaughtUp() {
+    long latest = latestId();
+    List<BucketWriter> out = new ArrayList<>();
+    for (Map<Integer, BucketWriter> byBucket : writers.values()) {
+      for (BucketWriter w : byBucket.values()) {
+        if (!w.newFiles.isEmpty()) {
+          w.catchUp(latest);
+          out.add(w);
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Windows this writer sent that its buckets' views do not show resolved yet, over all buckets:
+   * each is a few file names kept until a catch-up sees it committed (or aborted). A writer whose
+   * views do not follow the snapshots keeps none.
+   */
+  int windowsInFlight() {
+    int n = 0;
+    for (Map<Integer, BucketWriter> byBucket : writers.values()) {
+      for (BucketWriter w : byBucket.values()) {
+        n += w.view.unresolvedWindows();
+      }
+    }
+    return n;
+  }
+
+  /** The wait for a compaction job (write-only): what it waited, and the windows it let pass. */
+  public StopTriggerWait stopTriggerWait() {
+    return stopTriggerWait;
   }
 
   /**
@@ -224,13 +270,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
    * writer's. Call before the first write.
    */
   public void restoreSequences(Map<BinaryRowData, Map<Integer, Long>> floors) {
-    floors.forEach(
-        (p, byBucket) ->
-            byBucket.forEach(
-                (b, next) ->
-                    sequenceFloors
-                        .computeIfAbsent(p, k -> new HashMap<>())
-                        .merge(b, next, Math::max)));
+    sequenceFloors.raiseAll(floors);
   }
 
   /**
@@ -249,15 +289,10 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
    * a restored writer passes to {@link #restoreSequences}.
    */
   public Map<BinaryRowData, Map<Integer, Long>> nextSequences() {
-    Map<BinaryRowData, Map<Integer, Long>> out = new LinkedHashMap<>();
-    sequenceFloors.forEach((p, byBucket) -> out.put(p, new HashMap<>(byBucket)));
-    writers.forEach(
-        (p, byBucket) ->
-            byBucket.forEach(
-                (b, w) ->
-                    out.computeIfAbsent(p, k -> new HashMap<>())
-                        .merge(b, w.nextSequence, Math::max)));
-    return out;
+    BucketSequences out = new BucketSequences();
+    out.raiseAll(sequenceFloors.toMap());
+    writers.forEach((p, byBucket) -> byBucket.forEach((b, w) -> out.raise(p, b, w.nextSequence)));
+    return out.toMap();
   }
 
   private long latestId() {
@@ -283,7 +318,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
   }
 
   /** The buffer, files and pending changes of one bucket. */
-  private final class BucketWriter {
+  private final class BucketWriter implements StopTriggerWait.Bucket {
     final BinaryRowData partition;
     final int bucket;
 
@@ -306,8 +341,8 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       this.partition = partition;
       this.bucket = bucket;
       this.view = new BucketView(store, partition, bucket);
-      Long floor = sequenceFloors.getOrDefault(partition, Map.of()).get(bucket);
-      this.nextSequence = Math.max(view.maxSequenceNumber() + 1, floor == null ? 0 : floor);
+      this.nextSequence =
+          Math.max(view.maxSequenceNumber() + 1, sequenceFloors.get(partition, bucket));
       files.addAll(view.committedFiles());
     }
 
@@ -331,6 +366,21 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
      */
     boolean rowsInFlight() {
       return view.hasUnresolved() || restoredWindowsPending;
+    }
+
+    @Override
+    public int committedRuns() {
+      return view.committedRuns();
+    }
+
+    @Override
+    public int runsComing() {
+      return view.runsInFlight() + newFiles.size();
+    }
+
+    @Override
+    public String describe() {
+      return "Bucket " + bucket + " of " + store.partitionPath(partition);
     }
 
     /**
@@ -419,57 +469,14 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       if (buffer.isEmpty()) {
         return;
       }
-      buffer.sort(sortOrder);
-      KeyValueFileWriter w =
-          new KeyValueFileWriter(
-              store, layout, partition, bucket, 0, FileSource.APPEND, names, observer);
-      try {
-        SortMergeReader merged =
-            new SortMergeReader(
-                List.of(RowIterator.of(buffer)),
-                layout,
-                MergeFunctions.create(schema, layout),
-                false);
-        RowData kv;
-        while ((kv = merged.next()) != null) {
-          w.write(kv);
-        }
-        List<DataFileMeta> written = w.finish();
-        newFiles.addAll(written);
-        files.addAll(written);
-      } catch (IOException | RuntimeException e) {
-        for (IOException s : w.abort()) {
-          e.addSuppressed(s);
-        }
-        throw e;
-      }
+      List<DataFileMeta> written = level0.write(partition, bucket, buffer);
+      newFiles.addAll(written);
+      files.addAll(written);
       if (inputChangelog) {
-        writeInputChangelog();
+        changelogFiles.addAll(level0.writeChangelog(partition, bucket, buffer));
       }
       buffer.clear();
       bufferBytes = 0;
-    }
-
-    /**
-     * {@code changelog-producer} = input: every buffered row as it was received (its own kind), in
-     * key order and each key's rows in arrival order, into a changelog file beside the data.
-     */
-    private void writeInputChangelog() throws IOException {
-      KeyValueFileWriter w =
-          new KeyValueFileWriter(
-              store, layout, partition, bucket, 0, FileSource.APPEND, changelogNames, observer);
-      try {
-        for (BinaryRowData b : buffer) {
-          b.setByte(layout.kindIndex(), b.getRowKind().toByteValue());
-          w.write(b);
-        }
-        changelogFiles.addAll(w.finish());
-      } catch (IOException | RuntimeException e) {
-        for (IOException s : w.abort()) {
-          e.addSuppressed(s);
-        }
-        throw e;
-      }
     }
 
     void compact() throws IOException {
@@ -546,8 +553,8 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
               dvs,
               baseKnown ? base : OptionalLong.empty(),
               changelog);
-      if (!m.isEmpty()) {
-        view.sent(m);
+      if (!m.isEmpty() && viewsKept) {
+        view.sent(m); // resolved only by a catch-up: kept only while the view follows
       }
       newFiles.clear();
       compactBefore.clear();

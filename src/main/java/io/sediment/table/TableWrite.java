@@ -151,6 +151,23 @@ public final class TableWrite implements AutoCloseable {
     return primaryKeyWrite == null ? Map.of() : primaryKeyWrite.nextSequences();
   }
 
+  /**
+   * Primary-key tables: milliseconds {@link #prepareCommit()} waited for a compaction job to take
+   * buckets under {@code num-sorted-run.stop-trigger} ({@code write-only.stop-trigger-wait}); 0
+   * otherwise.
+   */
+  public long stopTriggerWaitedMillis() {
+    return primaryKeyWrite == null ? 0 : primaryKeyWrite.stopTriggerWait().waitedMillis();
+  }
+
+  /**
+   * Primary-key tables: windows sent past {@code num-sorted-run.stop-trigger} once the wait for a
+   * compaction job ended; 0 otherwise.
+   */
+  public long stopTriggerPassed() {
+    return primaryKeyWrite == null ? 0 : primaryKeyWrite.stopTriggerWait().passed();
+  }
+
   /** Closes all open files and returns what was written since the last call. */
   public List<CommitMessage> prepareCommit() throws IOException {
     if (primaryKeyWrite != null) {

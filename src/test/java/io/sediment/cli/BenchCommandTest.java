@@ -161,7 +161,12 @@ class BenchCommandTest {
                 + " and W6, and the scale runs W1x10, W2x4 and W3x50");
     r = SedimentCliTest.run("bench", "W1", "--duration", "5");
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err().trim()).isEqualTo("Error: --duration and --tail are options of W5 only");
+    assertThat(r.err().trim())
+        .isEqualTo("Error: --duration, --tail and --table-option are options of W5 only");
+    r = SedimentCliTest.run("bench", "W2", "--table-option", "write-only.stop-trigger-wait=10s");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err().trim())
+        .isEqualTo("Error: --duration, --tail and --table-option are options of W5 only");
     r = SedimentCliTest.run("bench", "W5", "--duration", "0");
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err().trim())
@@ -219,5 +224,44 @@ class BenchCommandTest {
     assertThat(j.get("end_max_files_per_partition").asLong())
         .isLessThan(j.get("append_commits").asLong());
     assertThat(j.get("writer_checkpoint_p99_s").asDouble()).isPositive();
+    assertThat(j.get("writer_commit_gap_max_s").asDouble()).isPositive();
+  }
+
+  /**
+   * W5-PK with a writer that waits for the compaction job ({@code write-only.stop-trigger-wait}):
+   * the SQL writer blocks at a checkpoint barrier until the job's commit made room, so no commit
+   * leaves a bucket past the stop trigger (3 here; one writer checkpoint adds a run per bucket, so
+   * without the wait the fourth commit would pass it).
+   */
+  @Test
+  void w5PkWithTheWriterWaitingNeverPassesTheStopTrigger() throws Exception {
+    SedimentCliTest.Result r =
+        SedimentCliTest.run(
+            "bench",
+            "W5-PK",
+            "--duration",
+            "9",
+            "--tail",
+            "12",
+            "--table-option",
+            "num-sorted-run.compaction-trigger=2",
+            "--table-option",
+            "num-sorted-run.stop-trigger=3",
+            "--table-option",
+            "write-only.stop-trigger-wait=1min",
+            "--option",
+            "compaction.discovery-interval=1s",
+            "--json",
+            "--dir",
+            dir.resolve("w5pk").toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonNode j = JSON.readTree(r.out());
+    assertThat(j.get("verified").asBoolean()).as(j.toString()).isTrue();
+    assertThat(j.get("append_commits").asLong()).as(j.toString()).isGreaterThan(3);
+    assertThat(j.get("compact_commits").asLong()).as(j.toString()).isPositive();
+    assertThat(j.get("max_sorted_runs_any_commit").asLong())
+        .as(j.toString())
+        .isLessThanOrEqualTo(3);
+    assertThat(j.get("table_options").toString()).contains("write-only.stop-trigger-wait");
   }
 }

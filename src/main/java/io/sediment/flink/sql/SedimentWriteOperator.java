@@ -98,6 +98,8 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
   public void open() throws Exception {
     super.open();
     writer = new SinkWriter(table, commitUser, restoredCheckpoint, restoredSequences);
+    getMetricGroup().gauge("stopTriggerWaitMillis", () -> writer.stopTriggerWaitedMillis());
+    getMetricGroup().gauge("stopTriggerPassed", () -> writer.stopTriggerPassed());
   }
 
   @Override

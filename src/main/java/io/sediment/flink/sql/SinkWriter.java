@@ -103,6 +103,16 @@ public final class SinkWriter implements AutoCloseable {
     return messages;
   }
 
+  /** See {@link TableWrite#stopTriggerWaitedMillis()}. */
+  public long stopTriggerWaitedMillis() {
+    return write.stopTriggerWaitedMillis();
+  }
+
+  /** See {@link TableWrite#stopTriggerPassed()}. */
+  public long stopTriggerPassed() {
+    return write.stopTriggerPassed();
+  }
+
   /** The next sequence number of each bucket written: the writer's state. */
   public Map<BinaryRowData, Map<Integer, Long>> sequences() {
     return write.nextSequences();

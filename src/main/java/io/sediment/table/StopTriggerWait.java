@@ -1,0 +1,143 @@
+package io.sediment.table;
+
+import io.sediment.schema.PrimaryKeyOptions;
+import io.sediment.schema.TableOptions;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@code write-only} writer's wait, when it prepares a commit, for a compaction job to make room
+ * under {@code num-sorted-run.stop-trigger} in the buckets it writes to ({@code
+ * write-only.stop-trigger-wait}). The writer counts a bucket's runs in the latest snapshot, those
+ * of its own windows not seen committed yet, and the window's new level-0 files. It waits only
+ * where a compaction job's merge would make room: universal compaction leaves a bucket of more than
+ * {@code num-sorted-run.compaction-trigger} runs with that many, and cannot take the runs in
+ * flight. It looks at the latest snapshot every {@link #POLL_MILLIS}, for at most the wait; then
+ * the window goes anyway, with a warning: the write is never refused.
+ */
+public final class StopTriggerWait {
+
+  private static final Logger LOG = LoggerFactory.getLogger(StopTriggerWait.class);
+
+  /** How often a waiting writer looks at the latest snapshot. */
+  static final long POLL_MILLIS = 100;
+
+  /** A bucket the window writes to, as of the latest snapshot. */
+  interface Bucket {
+    /** Sorted runs in the latest snapshot: each level-0 file one, each upper level one. */
+    int committedRuns();
+
+    /** Level-0 runs still to land: the writer's windows in flight and the window's new files. */
+    int runsComing();
+
+    /** The bucket, for the log. */
+    String describe();
+  }
+
+  private final int stopTrigger;
+  private final int compactionTrigger;
+  private final long waitMillis;
+  private final Clock clock;
+  private Pause pause = Thread::sleep;
+
+  // read by metric reporters
+  private volatile long waitedMillis;
+  private volatile long passed;
+
+  /** The wait {@code options} ask for; {@code enabled}: false for a writer that never waits. */
+  StopTriggerWait(TableOptions options, Clock clock, boolean enabled) {
+    this.stopTrigger = options.numSortedRunStopTrigger();
+    this.compactionTrigger = options.numSortedRunCompactionTrigger();
+    this.waitMillis =
+        enabled ? options.get(PrimaryKeyOptions.WRITE_ONLY_STOP_TRIGGER_WAIT).toMillis() : 0;
+    this.clock = clock;
+  }
+
+  /** Whether the writer waits at all. */
+  boolean enabled() {
+    return waitMillis > 0;
+  }
+
+  /** How a waiting writer passes the time between two looks at the latest snapshot. */
+  @FunctionalInterface
+  public interface Pause {
+    void pause(long millis) throws InterruptedException;
+  }
+
+  /** Tests: a compaction step on a clock they move, instead of a sleep. */
+  public void pauseWith(Pause pause) {
+    this.pause = Objects.requireNonNull(pause, "pause");
+  }
+
+  /**
+   * Waits until none of the buckets {@code latest} returns (each brought to the latest snapshot at
+   * every call) would pass the stop trigger with a merge able to prevent it, or the wait ends.
+   */
+  void await(Supplier<List<? extends Bucket>> latest) throws IOException {
+    if (!enabled()) {
+      return;
+    }
+    List<Bucket> over = past(latest.get());
+    if (over.isEmpty()) {
+      return;
+    }
+    long start = clock.millis();
+    long deadline = start + waitMillis;
+    try {
+      long left;
+      while (!over.isEmpty() && (left = deadline - clock.millis()) > 0) {
+        pause.pause(Math.min(POLL_MILLIS, left));
+        over = past(latest.get());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException(
+          "Interrupted while waiting for a compaction to take a bucket under "
+              + stopTrigger
+              + " sorted runs");
+    } finally {
+      waitedMillis += Math.max(0, clock.millis() - start);
+    }
+    if (!over.isEmpty()) {
+      passed++;
+      Bucket b = over.get(0);
+      LOG.warn(
+          "{} will have {} sorted runs, past num-sorted-run.stop-trigger {}: no compaction took it"
+              + " under in write-only.stop-trigger-wait ({} ms), so the window is committed anyway"
+              + " ({} bucket(s) in all)",
+          b.describe(),
+          b.committedRuns() + b.runsComing(),
+          stopTrigger,
+          waitMillis,
+          over.size());
+    }
+  }
+
+  private List<Bucket> past(List<? extends Bucket> buckets) {
+    List<Bucket> over = new ArrayList<>();
+    for (Bucket b : buckets) {
+      int coming = b.runsComing();
+      if (b.committedRuns() + coming > stopTrigger && compactionTrigger + coming <= stopTrigger) {
+        over.add(b);
+      }
+    }
+    return over;
+  }
+
+  /** Milliseconds waited in all. */
+  public long waitedMillis() {
+    return waitedMillis;
+  }
+
+  /** Windows sent past the stop trigger because the wait ended first. */
+  public long passed() {
+    return passed;
+  }
+}
