@@ -93,6 +93,14 @@ public final class BenchCommand implements ExtraCommand {
   Map<String, String> dynamicOptions = new LinkedHashMap<>();
 
   @Option(
+      names = "--table-option",
+      paramLabel = "KEY=VALUE",
+      description =
+          "W5 only: an option of the table the writer creates (repeatable), e.g."
+              + " write-only.stop-trigger-wait=10s for a writer that waits for the compaction job.")
+  Map<String, String> tableOptions = new LinkedHashMap<>();
+
+  @Option(
       names = "--scan-dir",
       paramLabel = "DIR",
       description =
@@ -155,8 +163,9 @@ public final class BenchCommand implements ExtraCommand {
     if (w.startsWith("W5")) {
       return streaming(w);
     }
-    if (duration != null || tail != null) {
-      throw new IllegalArgumentException("--duration and --tail are options of W5 only");
+    if (duration != null || tail != null || !tableOptions.isEmpty()) {
+      throw new IllegalArgumentException(
+          "--duration, --tail and --table-option are options of W5 only");
     }
     if (!scanDirs.isEmpty()) {
       if (!w.equals("W4")) {
@@ -270,8 +279,8 @@ public final class BenchCommand implements ExtraCommand {
                 + " is not an option of "
                 + w
                 + ": it runs a writer and the dedicated compaction job, each of parallelism 1,"
-                + " on the embedded Flink; its options are --duration, --tail, --option, --dir,"
-                + " --keep and --json");
+                + " on the embedded Flink; its options are --duration, --tail, --option,"
+                + " --table-option, --dir, --keep and --json");
       }
     }
     if (dir != null && FileIO.isObjectStore(dir)) {
@@ -314,7 +323,8 @@ public final class BenchCommand implements ExtraCommand {
               cluster,
               (long) seconds * StreamingBench.ROWS_PER_SECOND,
               Duration.ofSeconds(tailSeconds),
-              dynamicOptions);
+              dynamicOptions,
+              tableOptions);
       print(r, Map.of("maxHeapBytes", Runtime.getRuntime().maxMemory()));
       return verified(r) ? ExitCodes.OK : ExitCodes.FAILED;
     } finally {

@@ -44,6 +44,8 @@ final class SnapshotReplay {
   private long movedBytes;
   private int compactCommits;
   private int appendCommits;
+  private long lastAppendMillis = -1;
+  private long maxAppendGapMillis;
 
   private SnapshotReplay(boolean primaryKey) {
     this.primaryKey = primaryKey;
@@ -74,6 +76,10 @@ final class SnapshotReplay {
       compactCommits++;
     } else {
       appendCommits++;
+      if (lastAppendMillis >= 0) {
+        maxAppendGapMillis = Math.max(maxAppendGapMillis, s.timeMillis() - lastAppendMillis);
+      }
+      lastAppendMillis = s.timeMillis();
     }
     Set<String> deleted = new HashSet<>();
     for (ManifestEntry e : delta) {
@@ -172,6 +178,10 @@ final class SnapshotReplay {
       // the largest of the 5 s samples, as read off the peers' samples
       out.put("max_sorted_runs", maxRuns);
       out.put("max_level0_files", maxLevel0);
+      // and of every commit, sampled or not: what num-sorted-run.stop-trigger bounds
+      out.put(
+          "max_sorted_runs_any_commit",
+          timeline.stream().mapToLong(Point::maxRuns).max().orElse(0));
     }
     Point end = timeline.isEmpty() ? new Point(0, 0, 0, 0, 0) : timeline.get(timeline.size() - 1);
     out.put("end_max_files_per_" + unit, end.maxPerGroup());
@@ -193,6 +203,8 @@ final class SnapshotReplay {
         "write_amplification_rewritten",
         writerBytes == 0 ? null : (double) (compactionBytes - movedBytes) / writerBytes);
     out.put("append_commits", appendCommits);
+    // the writer commits every checkpoint: a longer gap is a stall (or a slow checkpoint)
+    out.put("writer_commit_gap_max_s", maxAppendGapMillis / 1000.0);
     out.put("compact_commits", compactCommits);
   }
 

@@ -42,12 +42,12 @@ import org.apache.flink.table.types.logical.VarCharType;
 
 /**
  * W5 of WORKLOAD.md: a rate-limited streaming writer ({@code INSERT INTO} through Flink SQL,
- * parallelism 1, a checkpoint every 2 s, the table {@code write-only}) and the dedicated compaction
- * job (parallelism 1, a checkpoint every 10 s, the table's default compaction options) side by side
- * on one cluster. When the writer has written every row the compaction job runs {@link #TAIL} more
- * and is cancelled. The figures are replayed from the snapshots afterwards (each one's added and
- * deleted data files and its commit time), with the names the peers' harness gives Paimon's ({@code
- * PaimonW5}), so the two sit side by side.
+ * parallelism 1, a checkpoint every 2 s, the table {@code write-only}, plus any {@code
+ * --table-option}) and the dedicated compaction job (parallelism 1, a checkpoint every 10 s, the
+ * table's default compaction options) side by side on one cluster. When the writer has written
+ * every row the compaction job runs {@link #TAIL} more and is cancelled. The figures are replayed
+ * from the snapshots afterwards (each one's added and deleted data files and its commit time), with
+ * the names the peers' harness gives Paimon's ({@code PaimonW5}), so the two sit side by side.
  */
 public final class StreamingBench {
 
@@ -101,7 +101,7 @@ public final class StreamingBench {
   /**
    * Runs W5 ({@code rows} rows; 6,000,000 in WORKLOAD.md) in {@code warehouse} on {@code cluster}:
    * the compaction job, with the table's options and {@code compactOptions}, runs {@code tail}
-   * after the writer's end.
+   * after the writer's end. {@code tableOptions} are set on the table besides W5's own.
    */
   public static BenchResult run(
       Variant variant,
@@ -109,10 +109,11 @@ public final class StreamingBench {
       Cluster cluster,
       long rows,
       Duration tail,
-      Map<String, String> compactOptions)
+      Map<String, String> compactOptions,
+      Map<String, String> tableOptions)
       throws Exception {
     FileSystemCatalog catalog = new FileSystemCatalog(warehouse.toString());
-    Table table = createTable(catalog, variant);
+    Table table = createTable(catalog, variant, tableOptions);
     long cpu0 = BenchRunner.processCpuNanos();
     long t0 = System.currentTimeMillis();
 
@@ -147,6 +148,7 @@ public final class StreamingBench {
     figures.put("writer_checkpoint_p99_s", cluster.checkpointP99Seconds(writer.getJobID()));
     figures.put("compactor_checkpoint_p99_s", cluster.checkpointP99Seconds(compactor.getJobID()));
     figures.put("compaction_options", compactOptions.isEmpty() ? "table defaults" : compactOptions);
+    figures.put("table_options", tableOptions.isEmpty() ? "W5's" : tableOptions);
     table = catalog.getTable(TABLE);
     SnapshotReplay replay = SnapshotReplay.of(table, variant.primaryKey());
     replay.report(t0, writerEnd, tail.toMillis(), figures);
@@ -187,7 +189,9 @@ public final class StreamingBench {
         .withDetails(figures);
   }
 
-  private static Table createTable(FileSystemCatalog catalog, Variant variant) throws IOException {
+  private static Table createTable(
+      FileSystemCatalog catalog, Variant variant, Map<String, String> tableOptions)
+      throws IOException {
     catalog.createDatabase("bench", true);
     Identifier id = TABLE;
     Schema.Builder schema = Workload.w1Schema().option("write-only", "true");
@@ -199,6 +203,7 @@ public final class StreamingBench {
     } else {
       schema.column("p", DataTypes.STRING()).partitionKeys("p");
     }
+    tableOptions.forEach(schema::option);
     catalog.createTable(id, schema.build(), false);
     return catalog.getTable(id);
   }
