@@ -162,19 +162,7 @@ class WriteOnlyStopTriggerTest {
    */
   @Test
   void aBucketNoCompactionWouldTakeIsNotWaitedFor() throws Exception {
-    ManualClock clock = new ManualClock();
-    Table table =
-        TestTables.create(
-                TestTables.catalog(dir),
-                "t",
-                PrimaryKeyTableTest.schema()
-                    .option("write-only", "true")
-                    .option("write-only.stop-trigger-wait", "1 h")
-                    .option("write-buffer-size", "4 kb")
-                    .option("num-sorted-run.compaction-trigger", "3")
-                    .option("num-sorted-run.stop-trigger", "3")
-                    .build())
-            .withClock(clock);
+    Table table = writeOnlyTable(new ManualClock(), "1 h", 3, 3, "4 kb");
     PrimaryKeyTableWrite write = new PrimaryKeyTableWrite(table.store());
     write
         .stopTriggerWait()
@@ -206,17 +194,7 @@ class WriteOnlyStopTriggerTest {
   @Test
   void theWaitEndsAndTheWindowGoesAnywayOrAnInterruptFailsIt() throws Exception {
     ManualClock clock = new ManualClock();
-    Table table =
-        TestTables.create(
-                TestTables.catalog(dir),
-                "t",
-                PrimaryKeyTableTest.schema()
-                    .option("write-only", "true")
-                    .option("write-only.stop-trigger-wait", "2 s")
-                    .option("num-sorted-run.compaction-trigger", "2")
-                    .option("num-sorted-run.stop-trigger", "3")
-                    .build())
-            .withClock(clock);
+    Table table = writeOnlyTable(clock, "2 s", 2, 3, "64 mb");
     PrimaryKeyTableWrite write = new PrimaryKeyTableWrite(table.store());
     List<Long> pauses = new ArrayList<>();
     write
@@ -252,6 +230,22 @@ class WriteOnlyStopTriggerTest {
     write.close();
     assertThat(keysAndNames(table)).hasSize(4);
     assertThat(TestTables.dataFiles(dir.resolve("db.db/t"))).hasSize(4);
+  }
+
+  /** Table "t" of this test's directory: write-only, waiting {@code wait}, on {@code clock}. */
+  private Table writeOnlyTable(
+      ManualClock clock, String wait, int compactionTrigger, int stopTrigger, String writeBuffer) {
+    return TestTables.create(
+            TestTables.catalog(dir),
+            "t",
+            PrimaryKeyTableTest.schema()
+                .option("write-only", "true")
+                .option("write-only.stop-trigger-wait", wait)
+                .option("write-buffer-size", writeBuffer)
+                .option("num-sorted-run.compaction-trigger", Integer.toString(compactionTrigger))
+                .option("num-sorted-run.stop-trigger", Integer.toString(stopTrigger))
+                .build())
+        .withClock(clock);
   }
 
   /** Minor compaction by the universal rules, as a compaction job's round commits it. */
