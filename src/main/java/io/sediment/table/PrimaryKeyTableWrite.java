@@ -128,7 +128,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     this.compactInWriter =
         !options.writeOnly() && (!dv || options.get(PrimaryKeyOptions.LOCAL_CACHE_ENABLED));
     this.stopTrigger = options.numSortedRunStopTrigger();
-    this.stopTriggerWait = new StopTriggerWait(options, store.clock(), !compactInWriter);
+    this.stopTriggerWait = new StopTriggerWait(options, store.clock(), options.writeOnly());
     this.viewsKept = compactInWriter || stopTriggerWait.enabled();
     this.deletionVectors = dv;
     this.inputChangelog = options.changelogProducer().equals("input");

@@ -16,11 +16,12 @@ import org.slf4j.LoggerFactory;
  * A {@code write-only} writer's wait, when it prepares a commit, for a compaction job to make room
  * under {@code num-sorted-run.stop-trigger} in the buckets it writes to ({@code
  * write-only.stop-trigger-wait}). The writer counts a bucket's runs in the latest snapshot, those
- * of its own windows not seen committed yet, and the window's new level-0 files. It waits only
- * where a compaction job's merge would make room: universal compaction leaves a bucket of more than
- * {@code num-sorted-run.compaction-trigger} runs with that many, and cannot take the runs in
- * flight. It looks at the latest snapshot every {@link #POLL_MILLIS}, for at most the wait; then
- * the window goes anyway, with a warning: the write is never refused.
+ * of its own windows not seen committed yet, and the window's new level-0 files. It waits while a
+ * compaction job's merge would shrink the bucket towards room for the runs coming: universal
+ * compaction leaves a bucket of more than {@code num-sorted-run.compaction-trigger} runs with that
+ * many, and cannot take the runs in flight, so it waits for at most that many committed runs. It
+ * looks at the latest snapshot every {@link #POLL_MILLIS}, for at most the wait; then the window
+ * goes anyway, with a warning: the write is never refused.
  */
 public final class StopTriggerWait {
 
@@ -77,54 +78,66 @@ public final class StopTriggerWait {
   }
 
   /**
-   * Waits until none of the buckets {@code latest} returns (each brought to the latest snapshot at
-   * every call) would pass the stop trigger with a merge able to prevent it, or the wait ends.
+   * Waits until no bucket {@code latest} returns (each brought to the latest snapshot at every
+   * call) holds more committed runs than a merge would leave it room for, or the wait ends.
    */
   void await(Supplier<List<? extends Bucket>> latest) throws IOException {
     if (!enabled()) {
       return;
     }
-    List<Bucket> over = past(latest.get());
-    if (over.isEmpty()) {
-      return;
-    }
-    long start = clock.millis();
-    long deadline = start + waitMillis;
-    try {
-      long left;
-      while (!over.isEmpty() && (left = deadline - clock.millis()) > 0) {
-        pause.pause(Math.min(POLL_MILLIS, left));
-        over = past(latest.get());
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new InterruptedIOException(
-          "Interrupted while waiting for a compaction to take a bucket under "
-              + stopTrigger
-              + " sorted runs");
-    } finally {
-      waitedMillis += Math.max(0, clock.millis() - start);
-    }
+    List<? extends Bucket> buckets = latest.get();
+    List<Bucket> over = waitingFor(buckets);
     if (!over.isEmpty()) {
-      passed++;
-      Bucket b = over.get(0);
-      LOG.warn(
-          "{} will have {} sorted runs, past num-sorted-run.stop-trigger {}: no compaction took it"
-              + " under in write-only.stop-trigger-wait ({} ms), so the window is committed anyway"
-              + " ({} bucket(s) in all)",
-          b.describe(),
-          b.committedRuns() + b.runsComing(),
-          stopTrigger,
-          waitMillis,
-          over.size());
+      long start = clock.millis();
+      long deadline = start + waitMillis;
+      try {
+        long left;
+        while (!over.isEmpty() && (left = deadline - clock.millis()) > 0) {
+          pause.pause(Math.min(POLL_MILLIS, left));
+          buckets = latest.get();
+          over = waitingFor(buckets);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        InterruptedIOException error =
+            new InterruptedIOException(
+                "Interrupted while waiting for a compaction to take a bucket under "
+                    + stopTrigger
+                    + " sorted runs");
+        error.initCause(e);
+        throw error;
+      } finally {
+        waitedMillis += Math.max(0, clock.millis() - start);
+      }
+      if (!over.isEmpty()) {
+        Bucket b = over.get(0);
+        LOG.warn(
+            "{} will have {} sorted runs, past num-sorted-run.stop-trigger {}: no compaction took"
+                + " it under in write-only.stop-trigger-wait ({} ms), so the window is committed"
+                + " anyway ({} bucket(s) in all)",
+            b.describe(),
+            b.committedRuns() + b.runsComing(),
+            stopTrigger,
+            waitMillis,
+            over.size());
+      }
+    }
+    for (Bucket b : buckets) {
+      if (b.committedRuns() + b.runsComing() > stopTrigger) {
+        passed++;
+        return;
+      }
     }
   }
 
-  private List<Bucket> past(List<? extends Bucket> buckets) {
+  /**
+   * The buckets a merge would still shrink towards room for the runs coming: a merge leaves at most
+   * {@code num-sorted-run.compaction-trigger} runs, so the writer waits for at most that.
+   */
+  private List<Bucket> waitingFor(List<? extends Bucket> buckets) {
     List<Bucket> over = new ArrayList<>();
     for (Bucket b : buckets) {
-      int coming = b.runsComing();
-      if (b.committedRuns() + coming > stopTrigger && compactionTrigger + coming <= stopTrigger) {
+      if (b.committedRuns() > Math.max(stopTrigger - b.runsComing(), compactionTrigger)) {
         over.add(b);
       }
     }
@@ -136,7 +149,10 @@ public final class StopTriggerWait {
     return waitedMillis;
   }
 
-  /** Windows sent past the stop trigger because the wait ended first. */
+  /**
+   * Windows sent although a bucket of theirs passes the stop trigger: the wait ended first, or the
+   * runs coming pass it even over a bucket a merge left at the compaction trigger.
+   */
   public long passed() {
     return passed;
   }

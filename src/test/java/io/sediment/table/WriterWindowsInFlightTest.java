@@ -48,8 +48,11 @@ class WriterWindowsInFlightTest {
         write.write(row((long) rnd.nextInt(100), i));
       }
       commit.commit(window, write.prepareCommit());
-      // at most the windows of the last prepareCommit, one per bucket, are not seen yet
-      assertThat(write.windowsInFlight()).as("after window %s", window).isLessThanOrEqualTo(3);
+      // at most the windows of the last prepareCommit, one per bucket, are not seen yet; a writer
+      // that never looks keeps none
+      assertThat(write.windowsInFlight())
+          .as("after window %s", window)
+          .isLessThanOrEqualTo(writeOnly && wait.startsWith("0") ? 0 : 3);
     }
     assertThat(TestTables.readAll(table)).hasSizeLessThanOrEqualTo(100).isNotEmpty();
     write.close();
