@@ -130,6 +130,12 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     this.stopTrigger = options.numSortedRunStopTrigger();
     this.stopTriggerWait = new StopTriggerWait(options, store.clock(), options.writeOnly());
     this.viewsKept = compactInWriter || stopTriggerWait.enabled();
+    if (!options.writeOnly()
+        && !options.get(PrimaryKeyOptions.WRITE_ONLY_STOP_TRIGGER_WAIT).isZero()) {
+      LOG.warn(
+          "{}: write-only.stop-trigger-wait is set but write-only is not: this writer never waits",
+          store.paths().root());
+    }
     this.deletionVectors = dv;
     this.inputChangelog = options.changelogProducer().equals("input");
     this.lookupChangelog = options.lookupChangelog();

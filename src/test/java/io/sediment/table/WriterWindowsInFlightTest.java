@@ -3,11 +3,9 @@ package io.sediment.table;
 import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sediment.schema.Schema;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
 import java.util.Random;
-import org.apache.flink.table.api.DataTypes;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -30,9 +28,7 @@ class WriterWindowsInFlightTest {
         TestTables.create(
             TestTables.catalog(dir),
             "t",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT().notNull())
-                .column("v", DataTypes.INT())
+            TestTables.idValueSchema()
                 .primaryKey("id")
                 .option("bucket", "3")
                 .option("write-only", Boolean.toString(writeOnly))
@@ -45,7 +41,7 @@ class WriterWindowsInFlightTest {
     Random rnd = new Random(42);
     for (long window = 1; window <= 40; window++) {
       for (int i = 0; i < 10; i++) {
-        write.write(row((long) rnd.nextInt(100), i));
+        write.write(row((long) rnd.nextInt(100), "v" + i));
       }
       commit.commit(window, write.prepareCommit());
       // at most the windows of the last prepareCommit, one per bucket, are not seen yet; a writer
