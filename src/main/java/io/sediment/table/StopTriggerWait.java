@@ -44,7 +44,7 @@ public final class StopTriggerWait {
 
   private final int stopTrigger;
   private final int compactionTrigger;
-  private final long waitMillis;
+  private long waitMillis;
   private final Clock clock;
   private Pause pause = Thread::sleep;
 
@@ -64,6 +64,27 @@ public final class StopTriggerWait {
   /** Whether the writer waits at all. */
   boolean enabled() {
     return waitMillis > 0;
+  }
+
+  /**
+   * Waits at most {@code limitMillis} from now on (a Flink writer holds its checkpoint barrier
+   * while it waits, so its wait must end well inside the checkpoint timeout); true when that
+   * lowered the wait.
+   */
+  public boolean limitTo(long limitMillis) {
+    if (limitMillis < 1) {
+      throw new IllegalArgumentException("A wait limit must be at least 1 ms: " + limitMillis);
+    }
+    if (waitMillis > limitMillis) {
+      waitMillis = limitMillis;
+      return true;
+    }
+    return false;
+  }
+
+  /** The longest this writer waits at one commit; 0 when it never waits. */
+  public long maxWaitMillis() {
+    return waitMillis;
   }
 
   /** How a waiting writer passes the time between two looks at the latest snapshot. */

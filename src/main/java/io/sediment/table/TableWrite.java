@@ -15,6 +15,7 @@ import io.sediment.manifest.Snapshot;
 import io.sediment.schema.TableSchema;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -149,6 +150,20 @@ public final class TableWrite implements AutoCloseable {
   /** Primary-key tables: the next sequence number of each bucket written; empty otherwise. */
   public Map<BinaryRowData, Map<Integer, Long>> nextSequences() {
     return primaryKeyWrite == null ? Map.of() : primaryKeyWrite.nextSequences();
+  }
+
+  /**
+   * Lowers this writer's {@code write-only.stop-trigger-wait} to at most {@code limit} (a Flink
+   * writer: half its checkpoint timeout, see {@code SedimentWriteOperator}); true when that changed
+   * the wait. A writer that never waits stays so.
+   */
+  public boolean limitStopTriggerWait(Duration limit) {
+    return primaryKeyWrite != null && primaryKeyWrite.stopTriggerWait().limitTo(limit.toMillis());
+  }
+
+  /** The longest this writer waits at one commit for a compaction job; 0 when it never waits. */
+  public long stopTriggerMaxWaitMillis() {
+    return primaryKeyWrite == null ? 0 : primaryKeyWrite.stopTriggerWait().maxWaitMillis();
   }
 
   /**

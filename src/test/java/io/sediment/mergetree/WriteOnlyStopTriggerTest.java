@@ -9,6 +9,7 @@ import io.sediment.commit.CommitMessage;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.table.DataSplit;
 import io.sediment.table.PrimaryKeyTableWrite;
+import io.sediment.table.StopTriggerWait;
 import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
 import io.sediment.testutil.ManualClock;
@@ -236,6 +237,35 @@ class WriteOnlyStopTriggerTest {
     write.close();
     assertThat(keysAndNames(table)).hasSize(4);
     assertThat(TestTables.dataFiles(dir.resolve("db.db/t"))).hasSize(4);
+  }
+
+  /**
+   * A wait lowered for a Flink writer's checkpoint timeout ends at the lower limit; a higher limit
+   * changes nothing, and a limit under 1 ms is refused.
+   */
+  @Test
+  void aLoweredWaitEndsAtItsLimit() throws Exception {
+    ManualClock clock = new ManualClock();
+    Table table = writeOnlyTable(clock, "1 h", 2, 3, "64 mb");
+    PrimaryKeyTableWrite write = new PrimaryKeyTableWrite(table.store());
+    StopTriggerWait wait = write.stopTriggerWait();
+    assertThat(wait.limitTo(Duration.ofHours(2).toMillis())).isFalse();
+    assertThat(wait.maxWaitMillis()).isEqualTo(Duration.ofHours(1).toMillis());
+    assertThat(wait.limitTo(500)).isTrue();
+    assertThat(wait.maxWaitMillis()).isEqualTo(500);
+    assertThatThrownBy(() -> wait.limitTo(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least 1 ms");
+    wait.pauseWith(millis -> clock.advance(Duration.ofMillis(millis)));
+    TableCommit commit = table.newStreamWriteBuilder().newCommit();
+    for (long w = 1; w <= 4; w++) {
+      write.write(row(w, "n" + w, (int) w));
+      commit.commit(w, write.prepareCommit());
+    }
+    assertThat(wait.waitedMillis()).isEqualTo(500);
+    assertThat(wait.passed()).isEqualTo(1);
+    assertThat(keysAndNames(table)).hasSize(4);
+    write.close();
   }
 
   /** Table "t" of this test's directory: write-only, waiting {@code wait}, on {@code clock}. */

@@ -5,14 +5,20 @@ import io.sediment.flink.serde.CommitMessageListCodec;
 import io.sediment.flink.serde.SequencesCodec;
 import io.sediment.flink.serde.VersionedBytes;
 import io.sediment.table.Table;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -21,6 +27,8 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs a {@link SinkWriter} in Flink: before each checkpoint barrier it flushes and sends the
@@ -33,11 +41,17 @@ import org.apache.flink.table.data.binary.BinaryRowData;
  * number of each primary-key bucket written (union list state {@code sequences}, {@link
  * SequencesCodec}), so that a restored writer's rows stay newer than windows of the earlier attempt
  * that the restored committer commits meanwhile.
+ *
+ * <p>A {@code write-only} writer that waits for a compaction job ({@code
+ * write-only.stop-trigger-wait}) holds its checkpoint barrier meanwhile, so under periodic
+ * checkpoints it waits at most half the checkpoint timeout: a longer wait would fail the checkpoint
+ * (and, with no tolerable failures, the job) instead of committing late.
  */
 public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<Long, byte[]>>
     implements OneInputStreamOperator<RowData, Tuple2<Long, byte[]>>, BoundedOneInput {
 
   private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(SedimentWriteOperator.class);
 
   /** Window id of the messages written after the last checkpoint of a finished input. */
   public static final long END_OF_INPUT = Long.MAX_VALUE;
@@ -98,8 +112,41 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
   public void open() throws Exception {
     super.open();
     writer = new SinkWriter(table, commitUser, restoredCheckpoint, restoredSequences);
+    Configuration job = getContainingTask().getEnvironment().getJobConfiguration();
+    Optional<Duration> limit = stopTriggerWaitLimit(job);
+    long asked = writer.stopTriggerMaxWaitMillis();
+    if (limit.isPresent() && writer.limitStopTriggerWait(limit.get())) {
+      LOG.warn(
+          "{}: write-only.stop-trigger-wait ({} ms) is more than half the checkpoint timeout ({}"
+              + " ms): the writer waits at most {} ms, so that a checkpoint it holds completes",
+          table.fullName(),
+          asked,
+          job.get(CheckpointingOptions.CHECKPOINTING_TIMEOUT).toMillis(),
+          writer.stopTriggerMaxWaitMillis());
+    }
     getMetricGroup().gauge("stopTriggerWaitMillis", () -> writer.stopTriggerWaitedMillis());
     getMetricGroup().gauge("stopTriggerPassed", () -> writer.stopTriggerPassed());
+  }
+
+  /**
+   * The longest a writer may wait at a checkpoint barrier in a job of this configuration: half the
+   * checkpoint timeout when periodic checkpoints are on, else no limit.
+   */
+  static Optional<Duration> stopTriggerWaitLimit(Configuration job) {
+    if (job.get(ExecutionOptions.RUNTIME_MODE) == RuntimeExecutionMode.BATCH) {
+      return Optional.empty();
+    }
+    Optional<Duration> interval = job.getOptional(CheckpointingOptions.CHECKPOINTING_INTERVAL);
+    if (interval.isEmpty() || interval.get().isZero() || interval.get().isNegative()) {
+      return Optional.empty();
+    }
+    long timeout = job.get(CheckpointingOptions.CHECKPOINTING_TIMEOUT).toMillis();
+    return Optional.of(Duration.ofMillis(Math.max(1, timeout / 2)));
+  }
+
+  /** The longest this writer waits at one barrier for a compaction job; 0 when it never waits. */
+  public long stopTriggerMaxWaitMillis() {
+    return writer.stopTriggerMaxWaitMillis();
   }
 
   @Override

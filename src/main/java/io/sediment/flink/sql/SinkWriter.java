@@ -6,6 +6,7 @@ import io.sediment.marker.WriterMarkers;
 import io.sediment.table.Table;
 import io.sediment.table.TableWrite;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -106,6 +107,16 @@ public final class SinkWriter implements AutoCloseable {
   /** See {@link TableWrite#stopTriggerWaitedMillis()}. */
   public long stopTriggerWaitedMillis() {
     return write.stopTriggerWaitedMillis();
+  }
+
+  /** See {@link TableWrite#limitStopTriggerWait(Duration)}. */
+  public boolean limitStopTriggerWait(Duration limit) {
+    return write.limitStopTriggerWait(limit);
+  }
+
+  /** See {@link TableWrite#stopTriggerMaxWaitMillis()}. */
+  public long stopTriggerMaxWaitMillis() {
+    return write.stopTriggerMaxWaitMillis();
   }
 
   /** See {@link TableWrite#stopTriggerPassed()}. */
