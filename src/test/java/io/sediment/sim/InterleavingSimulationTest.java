@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.util.FileUtils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,7 +39,9 @@ class InterleavingSimulationTest {
     } else if (minutes > 0) {
       seeds = Long.MAX_VALUE - first;
     }
-    Map<Long, AssertionError> failures = new TreeMap<>();
+    // the smallest failing seeds, with their directories; a long run keeps no more than this
+    TreeMap<Long, AssertionError> failures = new TreeMap<>();
+    AtomicLong failed = new AtomicLong();
     AtomicLong next = new AtomicLong(first);
     AtomicLong ran = new AtomicLong();
     long last = first + seeds;
@@ -51,15 +54,12 @@ class InterleavingSimulationTest {
             for (long seed = next.getAndIncrement();
                 seed < last && System.nanoTime() < deadline;
                 seed = next.getAndIncrement()) {
+              Path seedDir = dir.resolve("seed-" + seed);
+              AssertionError failure = null;
               try {
-                new Simulation(seed, dir.resolve("seed-" + seed), steps).run();
+                new Simulation(seed, seedDir, steps).run();
               } catch (AssertionError e) {
-                synchronized (failures) {
-                  failures.put(seed, e);
-                  if (!summary && failures.size() >= 20) {
-                    return;
-                  }
-                }
+                failure = e;
                 if (summary) {
                   String m = e.getMessage();
                   System.out.println(
@@ -71,11 +71,17 @@ class InterleavingSimulationTest {
                           + m.substring(m.indexOf("set-up: "), m.indexOf("\n replay")));
                 }
               } catch (Throwable e) {
-                synchronized (failures) {
-                  failures.put(seed, new AssertionError("seed " + seed + ": " + e, e));
-                }
+                failure = new AssertionError("seed " + seed + ": " + e, e);
               }
               ran.incrementAndGet();
+              if (!keep(failures, seed, failure)) {
+                // a passing seed, or a failing one past those kept: its files go now, so that a
+                // long run's disk use does not grow with its seeds (a 35-minute run filled 12 GB)
+                FileUtils.deleteDirectoryQuietly(seedDir.toFile());
+              }
+              if (failure != null && failed.incrementAndGet() >= KEPT_FAILURES && !summary) {
+                return;
+              }
             }
           });
     }
@@ -83,17 +89,45 @@ class InterleavingSimulationTest {
     pool.awaitTermination(7, TimeUnit.DAYS);
     System.out.printf(
         "Simulated %d seed(s) from %d in %.1f s on %d thread(s); %d failed%n",
-        ran.get(), first, (System.nanoTime() - start) / 1e9, threads, failures.size());
+        ran.get(), first, (System.nanoTime() - start) / 1e9, threads, failed.get());
     if (!failures.isEmpty()) {
-      Map.Entry<Long, AssertionError> firstFailure = failures.entrySet().iterator().next();
+      Map.Entry<Long, AssertionError> firstFailure = failures.firstEntry();
       throw new AssertionError(
-          failures.size()
-              + " seed(s) failed: "
+          failed.get()
+              + " seed(s) failed, the smallest: "
               + new ArrayList<>(failures.keySet())
               + "\n"
               + firstFailure.getValue().getMessage(),
           firstFailure.getValue());
     }
+  }
+
+  /** Failing seeds kept with their files (the smallest), and failures that end a run. */
+  private static final int KEPT_FAILURES = 20;
+
+  /**
+   * Keeps {@code seed}'s failure among the {@link #KEPT_FAILURES} smallest failing seeds; false
+   * when its files can go (it passed, or it is not among them). A seed that drops out of them loses
+   * its files too.
+   */
+  private boolean keep(TreeMap<Long, AssertionError> failures, long seed, AssertionError failure) {
+    if (failure == null) {
+      return false;
+    }
+    Long dropped;
+    synchronized (failures) {
+      failures.put(seed, failure);
+      if (failures.size() <= KEPT_FAILURES) {
+        return true;
+      }
+      dropped = failures.lastKey();
+      failures.remove(dropped);
+    }
+    if (dropped == seed) {
+      return false;
+    }
+    FileUtils.deleteDirectoryQuietly(dir.resolve("seed-" + dropped).toFile());
+    return true;
   }
 
   /**
