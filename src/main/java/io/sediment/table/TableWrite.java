@@ -161,6 +161,16 @@ public final class TableWrite implements AutoCloseable {
     return primaryKeyWrite != null && primaryKeyWrite.stopTriggerWait().limitTo(limit.toMillis());
   }
 
+  /**
+   * How this writer passes the time while it waits for a compaction job (tests and the simulation:
+   * a step of the job on a clock they move, instead of a sleep).
+   */
+  public void pauseStopTriggerWaitWith(StopTriggerWait.Pause pause) {
+    if (primaryKeyWrite != null) {
+      primaryKeyWrite.stopTriggerWait().pauseWith(pause);
+    }
+  }
+
   /** The longest this writer waits at one commit for a compaction job; 0 when it never waits. */
   public long stopTriggerMaxWaitMillis() {
     return primaryKeyWrite == null ? 0 : primaryKeyWrite.stopTriggerWait().maxWaitMillis();

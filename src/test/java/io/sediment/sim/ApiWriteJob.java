@@ -6,6 +6,8 @@ import io.sediment.retention.TableFiles;
 import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
 import io.sediment.table.TableWrite;
+import io.sediment.testutil.ManualClock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -41,10 +43,20 @@ final class ApiWriteJob implements StreamWriterActor.WriteJob {
 
   private final Map<String, Long> deadTimes = new HashMap<>();
 
-  ApiWriteJob(SimTable sim, String user, boolean ownCompaction) {
+  /** The writer's clock when it waits for a compaction job: each pause of the wait moves it. */
+  private final ManualClock waitClock = new ManualClock();
+
+  private Runnable whileWaiting = () -> {};
+
+  ApiWriteJob(SimTable sim, String user, boolean ownCompaction, boolean waits) {
     this.sim = sim;
     this.user = user;
-    this.options = ownCompaction ? Map.of() : Map.of("write-only", "true");
+    this.options = SqlWriteJob.writerOptions(sim, ownCompaction, waits);
+  }
+
+  @Override
+  public void whileWaiting(Runnable step) {
+    this.whileWaiting = step;
   }
 
   private Table table() {
@@ -60,6 +72,7 @@ final class ApiWriteJob implements StreamWriterActor.WriteJob {
   public void startWriter() {
     write =
         table()
+            .withClock(waitClock)
             .newStreamWriteBuilder()
             .withCommitUser(user)
             .withOutputObserver(
@@ -68,6 +81,7 @@ final class ApiWriteJob implements StreamWriterActor.WriteJob {
                   createdPaths.put(p.getName(), p);
                 })
             .newWrite();
+    write.pauseStopTriggerWaitWith(this::pause);
   }
 
   @Override
@@ -184,5 +198,10 @@ final class ApiWriteJob implements StreamWriterActor.WriteJob {
       min = Math.min(min, t);
     }
     return min;
+  }
+
+  private void pause(long millis) {
+    waitClock.advance(Duration.ofMillis(millis));
+    whileWaiting.run();
   }
 }

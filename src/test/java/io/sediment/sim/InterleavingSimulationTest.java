@@ -88,8 +88,14 @@ class InterleavingSimulationTest {
     pool.shutdown();
     pool.awaitTermination(7, TimeUnit.DAYS);
     System.out.printf(
-        "Simulated %d seed(s) from %d in %.1f s on %d thread(s); %d failed%n",
-        ran.get(), first, (System.nanoTime() - start) / 1e9, threads, failed.get());
+        "Simulated %d seed(s) from %d in %.1f s on %d thread(s); %d failed; %d step(s) taken while"
+            + " a writer waited for a compaction%n",
+        ran.get(),
+        first,
+        (System.nanoTime() - start) / 1e9,
+        threads,
+        failed.get(),
+        Simulation.STEPS_WHILE_WAITING.get());
     if (!failures.isEmpty()) {
       Map.Entry<Long, AssertionError> firstFailure = failures.firstEntry();
       throw new AssertionError(
@@ -149,6 +155,9 @@ class InterleavingSimulationTest {
       drawn.merge("maintenance " + c.maintenance(), 1, Integer::sum);
       drawn.merge("alters " + c.alters(), 1, Integer::sum);
       drawn.merge("lookup changelog " + c.lookupChangelog(), 1, Integer::sum);
+      if (c.ownCompaction().contains(false) && (c.dedicatedJob() || c.compactBuilder())) {
+        drawn.merge("write-only with compactions, waiting " + c.stopTriggerWait(), 1, Integer::sum);
+      }
     }
     assertThat(drawn)
         .containsKeys(
@@ -174,7 +183,9 @@ class InterleavingSimulationTest {
             "alters true",
             "alters false",
             "lookup changelog true",
-            "lookup changelog false");
+            "lookup changelog false",
+            "write-only with compactions, waiting true",
+            "write-only with compactions, waiting false");
     assertThat(drawn.values()).as("%s", drawn).allSatisfy(n -> assertThat(n).isGreaterThan(100));
   }
 }

@@ -21,6 +21,9 @@ import java.util.Random;
  *     add, drop and move columns, widen {@code a}); the jobs keep the schema they loaded
  * @param lookupChangelog whether the table has {@code changelog-producer} = lookup: a stream that
  *     follows it from the start is then checked after every commit
+ * @param stopTriggerWait whether {@code write-only} writers wait at a barrier for a compaction to
+ *     take their buckets under the stop trigger ({@code write-only.stop-trigger-wait}, 1 s on a
+ *     clock of their own): while one waits, the other actors (not writers) take its pauses' steps
  */
 record SimConfig(
     boolean deletionVectors,
@@ -36,7 +39,8 @@ record SimConfig(
     boolean compactBuilder,
     boolean maintenance,
     boolean alters,
-    boolean lookupChangelog) {
+    boolean lookupChangelog,
+    boolean stopTriggerWait) {
 
   static SimConfig draw(Random rnd) {
     boolean dv = rnd.nextBoolean();
@@ -73,7 +77,9 @@ record SimConfig(
         // drawn last: the set-up of every seed drawn before schema changes were simulated stays
         rnd.nextInt(3) == 0,
         // drawn after alters, for the same reason
-        rnd.nextInt(3) == 0);
+        rnd.nextInt(3) == 0,
+        // write-only writers wait for the compaction job at the stop trigger; drawn last too
+        rnd.nextBoolean());
   }
 
   private static String pick(Random rnd, String... values) {

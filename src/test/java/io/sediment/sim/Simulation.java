@@ -35,6 +35,10 @@ import java.util.TreeSet;
  */
 final class Simulation {
 
+  /** Steps other actors took while a writer waited for a compaction (all seeds of the JVM). */
+  static final java.util.concurrent.atomic.AtomicLong STEPS_WHILE_WAITING =
+      new java.util.concurrent.atomic.AtomicLong();
+
   static final java.util.concurrent.ConcurrentHashMap<String, Long> STEP_NANOS =
       new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -44,6 +48,8 @@ final class Simulation {
   private long checkedSnapshot = -1;
   private long checkedModel = -1;
   private ChangelogFollower follower;
+  // the actors are finishing: a writer's wait then takes no other actor's steps
+  private boolean finishing;
   final Trace trace = new Trace();
 
   Simulation(long seed, Path dir, int steps) {
@@ -103,10 +109,13 @@ final class Simulation {
     int writers = config.ownCompaction().size();
     for (int w = 0; w < writers; w++) {
       boolean sql = config.sqlSink().get(w);
+      boolean own = config.ownCompaction().get(w);
       StreamWriterActor.WriteJob job =
           sql
-              ? new SqlWriteJob(sim, "writer-" + w, config.ownCompaction().get(w))
-              : new ApiWriteJob(sim, "writer-" + w, config.ownCompaction().get(w));
+              ? new SqlWriteJob(sim, "writer-" + w, own, config.stopTriggerWait())
+              : new ApiWriteJob(sim, "writer-" + w, own, config.stopTriggerWait());
+      String waiting = "writer-" + w;
+      job.whileWaiting(() -> stepWhileWaiting(sim, model, actors, rnd, waiting));
       job.startWriter();
       actors.add(
           new StreamWriterActor(
@@ -168,6 +177,7 @@ final class Simulation {
       STEP_NANOS.merge("check", System.nanoTime() - t1, Long::sum);
     }
     long e0 = System.nanoTime();
+    finishing = true;
     for (Actor a : actors) {
       if (!(a instanceof StreamWriterActor)) {
         a.finish();
@@ -191,6 +201,47 @@ final class Simulation {
     STEP_NANOS.merge("final-check1", f1 - f0, Long::sum);
     STEP_NANOS.merge("final-compact", f2 - f1, Long::sum);
     STEP_NANOS.merge("final-check2", System.nanoTime() - f2, Long::sum);
+  }
+
+  /**
+   * A pause of writer {@code waiting}'s wait for a compaction job: one step of another actor than
+   * the writers (the compaction job, in-process compactions, maintenance, schema changes), drawn as
+   * the main loop draws, or nothing when none can step.
+   */
+  private void stepWhileWaiting(
+      SimTable sim, SimModel model, List<Actor> actors, Random rnd, String waiting) {
+    if (finishing) {
+      return;
+    }
+    List<String[]> choices = new ArrayList<>();
+    for (Actor a : actors) {
+      if (!(a instanceof StreamWriterActor)) {
+        for (String s : a.enabled()) {
+          choices.add(new String[] {String.valueOf(actors.indexOf(a)), s});
+        }
+      }
+    }
+    if (choices.isEmpty()) {
+      return;
+    }
+    String[] c = choices.get(rnd.nextInt(choices.size()));
+    Actor a = actors.get(Integer.parseInt(c[0]));
+    STEPS_WHILE_WAITING.incrementAndGet();
+    trace.add(a.name(), c[1] + " while " + waiting + " waits ...");
+    try {
+      trace.replaceLast(a.name(), a.step(c[1]) + " (while " + waiting + " waits)");
+      // checked as the main loop checks after a step (a streaming read follows every commit)
+      long latest = sim.table().snapshotManager().latestId().orElse(0);
+      if (latest != checkedSnapshot || model.version() != checkedModel) {
+        check(sim, model, actors, false);
+        checkedSnapshot = latest;
+        checkedModel = model.version();
+      }
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(a.name() + " failed while " + waiting + " waited", e);
+    }
   }
 
   private static long key(String row) {

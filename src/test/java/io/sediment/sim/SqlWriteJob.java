@@ -6,6 +6,8 @@ import io.sediment.flink.serde.CommitMessageCodec;
 import io.sediment.flink.sql.SinkCommitter;
 import io.sediment.flink.sql.SinkWriter;
 import io.sediment.table.Table;
+import io.sediment.testutil.ManualClock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -37,12 +39,44 @@ final class SqlWriteJob implements StreamWriterActor.WriteJob {
   private Map<BinaryRowData, Map<Integer, Long>> restoredSequences = Map.of();
   private String markerUser;
 
-  SqlWriteJob(SimTable sim, String user, boolean ownCompaction) throws Exception {
+  /** The writer's clock when it waits for a compaction job: each pause of the wait moves it. */
+  private final ManualClock waitClock = new ManualClock();
+
+  private Runnable whileWaiting = () -> {};
+
+  SqlWriteJob(SimTable sim, String user, boolean ownCompaction, boolean waits) throws Exception {
     this.sim = sim;
     this.plannedUser = user;
     this.markerUser = user;
-    this.options = ownCompaction ? Map.of() : Map.of("write-only", "true");
+    this.options = writerOptions(sim, ownCompaction, waits);
     restoreCommitter(0, null);
+  }
+
+  /**
+   * A writer's own options: {@code write-only} unless it compacts; a write-only writer that {@code
+   * waits} waits up to 1 s (on its own clock) for a compaction job to keep its buckets within one
+   * run above the compaction trigger.
+   */
+  static Map<String, String> writerOptions(SimTable sim, boolean ownCompaction, boolean waits) {
+    if (ownCompaction) {
+      return Map.of();
+    }
+    if (!waits) {
+      return Map.of("write-only", "true");
+    }
+    int trigger = sim.config.compactionTrigger();
+    return Map.of(
+        "write-only",
+        "true",
+        "write-only.stop-trigger-wait",
+        "1 s",
+        "num-sorted-run.stop-trigger",
+        String.valueOf(trigger + 1));
+  }
+
+  @Override
+  public void whileWaiting(Runnable step) {
+    this.whileWaiting = step;
   }
 
   private Table table() {
@@ -56,7 +90,10 @@ final class SqlWriteJob implements StreamWriterActor.WriteJob {
 
   @Override
   public void startWriter() {
-    writer = new SinkWriter(table(), markerUser, restoredCheckpoint, restoredSequences);
+    writer =
+        new SinkWriter(
+            table().withClock(waitClock), markerUser, restoredCheckpoint, restoredSequences);
+    writer.pauseStopTriggerWaitWith(this::pause);
   }
 
   @Override
@@ -131,5 +168,10 @@ final class SqlWriteJob implements StreamWriterActor.WriteJob {
   @Override
   public long oldestInFlightMillis() {
     return Long.MAX_VALUE;
+  }
+
+  private void pause(long millis) {
+    waitClock.advance(Duration.ofMillis(millis));
+    whileWaiting.run();
   }
 }

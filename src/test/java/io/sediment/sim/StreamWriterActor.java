@@ -97,6 +97,13 @@ final class StreamWriterActor implements Actor {
     /** Starts the writer (of a new attempt: after {@link #crash}, from the restored state). */
     void startWriter() throws Exception;
 
+    /**
+     * What a {@code write-only} writer that waits for a compaction job does at each pause of its
+     * wait, besides moving its clock: {@code step} runs another actor (the writers of every attempt
+     * of the job).
+     */
+    default void whileWaiting(Runnable step) {}
+
     void write(Change c) throws Exception;
 
     /**

@@ -3,6 +3,7 @@ package io.sediment.flink.sql;
 import io.sediment.commit.CommitMessage;
 import io.sediment.marker.MarkerLayout;
 import io.sediment.marker.WriterMarkers;
+import io.sediment.table.StopTriggerWait;
 import io.sediment.table.Table;
 import io.sediment.table.TableWrite;
 import java.io.IOException;
@@ -112,6 +113,11 @@ public final class SinkWriter implements AutoCloseable {
   /** See {@link TableWrite#limitStopTriggerWait(Duration)}. */
   public boolean limitStopTriggerWait(Duration limit) {
     return write.limitStopTriggerWait(limit);
+  }
+
+  /** See {@link TableWrite#pauseStopTriggerWaitWith}. */
+  public void pauseStopTriggerWaitWith(StopTriggerWait.Pause pause) {
+    write.pauseStopTriggerWaitWith(pause);
   }
 
   /** See {@link TableWrite#stopTriggerMaxWaitMillis()}. */
