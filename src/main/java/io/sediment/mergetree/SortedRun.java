@@ -21,6 +21,20 @@ public record SortedRun(int level, List<DataFileMeta> files) {
     return s;
   }
 
+  /** How many sorted runs a bucket's files make: each level-0 file one, each upper level one. */
+  public static int count(Iterable<DataFileMeta> files) {
+    int runs = 0;
+    long upperLevels = 0; // a bit per level: there are fewer than 64
+    for (DataFileMeta f : files) {
+      if (f.level() == 0) {
+        runs++;
+      } else {
+        upperLevels |= 1L << Math.min(f.level(), 63);
+      }
+    }
+    return runs + Long.bitCount(upperLevels);
+  }
+
   /**
    * The runs of a bucket's files, newest first: level-0 files by descending max sequence number,
    * then levels 1, 2, ... with their files in key order.

@@ -11,6 +11,7 @@ import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.ManifestFileMeta;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
+import io.sediment.mergetree.SortedRun;
 import io.sediment.schema.CompactionOptions;
 import io.sediment.schema.TableSchema;
 import io.sediment.table.Table;
@@ -22,7 +23,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.api.DataTypes;
@@ -405,17 +405,14 @@ public final class SystemTables {
                   int level0 = 0;
                   long level0Bytes = 0;
                   long bytes = 0;
-                  TreeSet<Integer> higher = new TreeSet<>();
                   for (DataFileMeta f : fs) {
                     bytes += f.fileSize();
                     if (f.level() == 0) {
                       level0++;
                       level0Bytes += f.fileSize();
-                    } else {
-                      higher.add(f.level());
                     }
                   }
-                  int runs = level0 + higher.size();
+                  int runs = SortedRun.count(fs);
                   out.add(
                       GenericRowData.of(
                           str(p),

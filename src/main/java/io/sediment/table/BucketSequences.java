@@ -26,6 +26,13 @@ final class BucketSequences {
     return byPartition.getOrDefault(partition, Map.of()).getOrDefault(bucket, 0L);
   }
 
+  /** A copy that raising does not share. */
+  BucketSequences copy() {
+    BucketSequences out = new BucketSequences();
+    out.raiseAll(byPartition);
+    return out;
+  }
+
   /** A copy, as the writer's state. */
   Map<BinaryRowData, Map<Integer, Long>> toMap() {
     Map<BinaryRowData, Map<Integer, Long>> out = new LinkedHashMap<>();

@@ -8,6 +8,7 @@ import io.sediment.manifest.FileKind;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
+import io.sediment.mergetree.SortedRun;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -80,16 +81,7 @@ final class BucketView {
 
   /** The sorted runs of the view: each level-0 file one, each upper level one. */
   int committedRuns() {
-    int runs = 0;
-    long upperLevels = 0; // a bit per level: there are fewer than 64
-    for (DataFileMeta f : committed.values()) {
-      if (f.level() == 0) {
-        runs++;
-      } else {
-        upperLevels |= 1L << Math.min(f.level(), 63);
-      }
-    }
-    return runs + Long.bitCount(upperLevels);
+    return SortedRun.count(committed.values());
   }
 
   /**

@@ -295,8 +295,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
    * a restored writer passes to {@link #restoreSequences}.
    */
   public Map<BinaryRowData, Map<Integer, Long>> nextSequences() {
-    BucketSequences out = new BucketSequences();
-    out.raiseAll(sequenceFloors.toMap());
+    BucketSequences out = sequenceFloors.copy();
     writers.forEach((p, byBucket) -> byBucket.forEach((b, w) -> out.raise(p, b, w.nextSequence)));
     return out.toMap();
   }

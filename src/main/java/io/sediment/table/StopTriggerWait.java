@@ -52,12 +52,24 @@ public final class StopTriggerWait {
   private volatile long waitedMillis;
   private volatile long passed;
 
+  /** The wait of a writer that never waits (an append table's). */
+  static StopTriggerWait never() {
+    return new StopTriggerWait(0, 0, 0, Clock.systemUTC());
+  }
+
   /** The wait {@code options} ask for; {@code enabled}: false for a writer that never waits. */
   StopTriggerWait(TableOptions options, Clock clock, boolean enabled) {
-    this.stopTrigger = options.numSortedRunStopTrigger();
-    this.compactionTrigger = options.numSortedRunCompactionTrigger();
-    this.waitMillis =
-        enabled ? options.get(PrimaryKeyOptions.WRITE_ONLY_STOP_TRIGGER_WAIT).toMillis() : 0;
+    this(
+        options.numSortedRunStopTrigger(),
+        options.numSortedRunCompactionTrigger(),
+        enabled ? options.get(PrimaryKeyOptions.WRITE_ONLY_STOP_TRIGGER_WAIT).toMillis() : 0,
+        clock);
+  }
+
+  private StopTriggerWait(int stopTrigger, int compactionTrigger, long waitMillis, Clock clock) {
+    this.stopTrigger = stopTrigger;
+    this.compactionTrigger = compactionTrigger;
+    this.waitMillis = waitMillis;
     this.clock = clock;
   }
 

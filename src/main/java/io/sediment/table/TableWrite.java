@@ -15,7 +15,6 @@ import io.sediment.manifest.Snapshot;
 import io.sediment.schema.TableSchema;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -46,6 +45,7 @@ public final class TableWrite implements AutoCloseable {
   private final DataFileFactory files = new DataFileFactory();
   private final Map<BinaryRowData, Map<Integer, BucketWriter>> writers = new LinkedHashMap<>();
   private final PrimaryKeyTableWrite primaryKeyWrite;
+  private final StopTriggerWait stopTriggerWait;
   private final OutputObserver observer;
   private boolean closed;
 
@@ -54,6 +54,8 @@ public final class TableWrite implements AutoCloseable {
     // Primary-key tables: LSM writer (sorted buffers, level-0 files, compaction).
     this.primaryKeyWrite =
         schema.hasPrimaryKey() ? new PrimaryKeyTableWrite(store, observer) : null;
+    this.stopTriggerWait =
+        primaryKeyWrite != null ? primaryKeyWrite.stopTriggerWait() : StopTriggerWait.never();
     this.store = store;
     this.observer = observer;
     this.format = DataFileFactory.formatOptions(store.options());
@@ -153,44 +155,12 @@ public final class TableWrite implements AutoCloseable {
   }
 
   /**
-   * Lowers this writer's {@code write-only.stop-trigger-wait} to at most {@code limit} (a Flink
-   * writer: half its checkpoint timeout, see {@code SedimentWriteOperator}); true when that changed
-   * the wait. A writer that never waits stays so.
+   * The writer's wait for a compaction job at {@code num-sorted-run.stop-trigger} ({@code
+   * write-only.stop-trigger-wait}): what it waited and let pass, its limit. A writer of an append
+   * table never waits.
    */
-  public boolean limitStopTriggerWait(Duration limit) {
-    return primaryKeyWrite != null && primaryKeyWrite.stopTriggerWait().limitTo(limit.toMillis());
-  }
-
-  /**
-   * How this writer passes the time while it waits for a compaction job (tests and the simulation:
-   * a step of the job on a clock they move, instead of a sleep).
-   */
-  public void pauseStopTriggerWaitWith(StopTriggerWait.Pause pause) {
-    if (primaryKeyWrite != null) {
-      primaryKeyWrite.stopTriggerWait().pauseWith(pause);
-    }
-  }
-
-  /** The longest this writer waits at one commit for a compaction job; 0 when it never waits. */
-  public long stopTriggerMaxWaitMillis() {
-    return primaryKeyWrite == null ? 0 : primaryKeyWrite.stopTriggerWait().maxWaitMillis();
-  }
-
-  /**
-   * Primary-key tables: milliseconds {@link #prepareCommit()} waited for a compaction job to take
-   * buckets under {@code num-sorted-run.stop-trigger} ({@code write-only.stop-trigger-wait}); 0
-   * otherwise.
-   */
-  public long stopTriggerWaitedMillis() {
-    return primaryKeyWrite == null ? 0 : primaryKeyWrite.stopTriggerWait().waitedMillis();
-  }
-
-  /**
-   * Primary-key tables: windows sent past {@code num-sorted-run.stop-trigger} once the wait for a
-   * compaction job ended; 0 otherwise.
-   */
-  public long stopTriggerPassed() {
-    return primaryKeyWrite == null ? 0 : primaryKeyWrite.stopTriggerWait().passed();
+  public StopTriggerWait stopTriggerWait() {
+    return stopTriggerWait;
   }
 
   /** Closes all open files and returns what was written since the last call. */

@@ -81,7 +81,7 @@ final class ApiWriteJob implements StreamWriterActor.WriteJob {
                   createdPaths.put(p.getName(), p);
                 })
             .newWrite();
-    write.pauseStopTriggerWaitWith(this::pause);
+    write.stopTriggerWait().pauseWith(this::pause);
   }
 
   @Override

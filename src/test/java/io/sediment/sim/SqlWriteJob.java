@@ -93,7 +93,7 @@ final class SqlWriteJob implements StreamWriterActor.WriteJob {
     writer =
         new SinkWriter(
             table().withClock(waitClock), markerUser, restoredCheckpoint, restoredSequences);
-    writer.pauseStopTriggerWaitWith(this::pause);
+    writer.stopTriggerWait().pauseWith(this::pause);
   }
 
   @Override

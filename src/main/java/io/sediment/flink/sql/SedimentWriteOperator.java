@@ -4,6 +4,7 @@ import io.sediment.commit.CommitMessage;
 import io.sediment.flink.serde.CommitMessageListCodec;
 import io.sediment.flink.serde.SequencesCodec;
 import io.sediment.flink.serde.VersionedBytes;
+import io.sediment.table.StopTriggerWait;
 import io.sediment.table.Table;
 import java.time.Duration;
 import java.util.HashMap;
@@ -114,18 +115,19 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
     writer = new SinkWriter(table, commitUser, restoredCheckpoint, restoredSequences);
     Configuration job = getContainingTask().getEnvironment().getJobConfiguration();
     Optional<Duration> limit = stopTriggerWaitLimit(job);
-    long asked = writer.stopTriggerMaxWaitMillis();
-    if (limit.isPresent() && writer.limitStopTriggerWait(limit.get())) {
+    StopTriggerWait wait = writer.stopTriggerWait();
+    long asked = wait.maxWaitMillis();
+    if (limit.isPresent() && wait.limitTo(limit.get().toMillis())) {
       LOG.warn(
           "{}: write-only.stop-trigger-wait ({} ms) is more than half the checkpoint timeout ({}"
               + " ms): the writer waits at most {} ms, so that a checkpoint it holds completes",
           table.fullName(),
           asked,
           job.get(CheckpointingOptions.CHECKPOINTING_TIMEOUT).toMillis(),
-          writer.stopTriggerMaxWaitMillis());
+          wait.maxWaitMillis());
     }
-    getMetricGroup().gauge("stopTriggerWaitMillis", () -> writer.stopTriggerWaitedMillis());
-    getMetricGroup().gauge("stopTriggerPassed", () -> writer.stopTriggerPassed());
+    getMetricGroup().gauge("stopTriggerWaitMillis", wait::waitedMillis);
+    getMetricGroup().gauge("stopTriggerPassed", wait::passed);
   }
 
   /**
@@ -146,7 +148,7 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
 
   /** The longest this writer waits at one barrier for a compaction job; 0 when it never waits. */
   public long stopTriggerMaxWaitMillis() {
-    return writer.stopTriggerMaxWaitMillis();
+    return writer.stopTriggerWait().maxWaitMillis();
   }
 
   @Override

@@ -7,7 +7,6 @@ import io.sediment.table.StopTriggerWait;
 import io.sediment.table.Table;
 import io.sediment.table.TableWrite;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -105,29 +104,9 @@ public final class SinkWriter implements AutoCloseable {
     return messages;
   }
 
-  /** See {@link TableWrite#stopTriggerWaitedMillis()}. */
-  public long stopTriggerWaitedMillis() {
-    return write.stopTriggerWaitedMillis();
-  }
-
-  /** See {@link TableWrite#limitStopTriggerWait(Duration)}. */
-  public boolean limitStopTriggerWait(Duration limit) {
-    return write.limitStopTriggerWait(limit);
-  }
-
-  /** See {@link TableWrite#pauseStopTriggerWaitWith}. */
-  public void pauseStopTriggerWaitWith(StopTriggerWait.Pause pause) {
-    write.pauseStopTriggerWaitWith(pause);
-  }
-
-  /** See {@link TableWrite#stopTriggerMaxWaitMillis()}. */
-  public long stopTriggerMaxWaitMillis() {
-    return write.stopTriggerMaxWaitMillis();
-  }
-
-  /** See {@link TableWrite#stopTriggerPassed()}. */
-  public long stopTriggerPassed() {
-    return write.stopTriggerPassed();
+  /** See {@link TableWrite#stopTriggerWait()}. */
+  public StopTriggerWait stopTriggerWait() {
+    return write.stopTriggerWait();
   }
 
   /** The next sequence number of each bucket written: the writer's state. */
