@@ -20,6 +20,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -303,7 +304,9 @@ public final class BenchCommand implements ExtraCommand {
           default -> StreamingBench.Variant.PK_DV;
         };
     Path wh = scratchWarehouse(w);
-    try (FlinkEnvironments.Embedded flink = FlinkEnvironments.Embedded.start(2)) {
+    Configuration flinkConf = new Configuration();
+    GaugeTotals.addTo(flinkConf, StreamingBench.WRITER_GAUGES);
+    try (FlinkEnvironments.Embedded flink = FlinkEnvironments.Embedded.start(2, flinkConf)) {
       StreamingBench.Cluster cluster =
           new StreamingBench.Cluster() {
             @Override
@@ -314,6 +317,11 @@ public final class BenchCommand implements ExtraCommand {
             @Override
             public double checkpointP99Seconds(JobID job) throws Exception {
               return flink.checkpointP99Seconds(job);
+            }
+
+            @Override
+            public long gaugeTotal(JobID job, String gauge) {
+              return GaugeTotals.total(job, gauge);
             }
           };
       BenchResult r =

@@ -82,7 +82,17 @@ public final class StreamingBench {
 
     /** The 99th percentile of the job's completed checkpoints' durations, in seconds (0: none). */
     double checkpointP99Seconds(JobID job) throws Exception;
+
+    /** A numeric gauge of {@link #WRITER_GAUGES} summed over the job's subtasks (0: none). */
+    long gaugeTotal(JobID job, String gauge);
   }
+
+  /**
+   * The writer's gauges W5 reports: the milliseconds it held a barrier waiting for the compaction
+   * job ({@code write-only.stop-trigger-wait}) and the windows it committed past {@code
+   * num-sorted-run.stop-trigger} anyway.
+   */
+  public static final String[] WRITER_GAUGES = {"stopTriggerWaitMillis", "stopTriggerPassed"};
 
   public static final int ROWS_PER_SECOND = 20_000;
   public static final long ROWS = 6_000_000L;
@@ -147,6 +157,13 @@ public final class StreamingBench {
     figures.put("process_cpu_seconds", cpuSeconds);
     figures.put("writer_checkpoint_p99_s", cluster.checkpointP99Seconds(writer.getJobID()));
     figures.put("compactor_checkpoint_p99_s", cluster.checkpointP99Seconds(compactor.getJobID()));
+    if (variant.primaryKey()) {
+      figures.put(
+          "writer_stop_trigger_wait_s",
+          cluster.gaugeTotal(writer.getJobID(), WRITER_GAUGES[0]) / 1000.0);
+      figures.put(
+          "writer_stop_trigger_passed", cluster.gaugeTotal(writer.getJobID(), WRITER_GAUGES[1]));
+    }
     figures.put("compaction_options", compactOptions.isEmpty() ? "table defaults" : compactOptions);
     figures.put("table_options", tableOptions.isEmpty() ? "W5's" : tableOptions);
     table = catalog.getTable(TABLE);

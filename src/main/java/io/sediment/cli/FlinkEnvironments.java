@@ -152,8 +152,16 @@ public final class FlinkEnvironments {
     }
 
     public static Embedded start(int parallelism) throws Exception {
+      return start(parallelism, new Configuration());
+    }
+
+    /**
+     * As {@link #start(int)}, with {@code extra} set over the configuration (a metric reporter).
+     */
+    public static Embedded start(int parallelism, Configuration extra) throws Exception {
       long t0 = System.nanoTime();
       Configuration conf = configuration();
+      conf.addAll(extra);
       int slots = Math.max(parallelism, conf.get(TaskManagerOptions.NUM_TASK_SLOTS));
       conf.set(TaskManagerOptions.NUM_TASK_SLOTS, slots);
       conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);

@@ -410,14 +410,18 @@ final class CompactTaskEnumerator
             !round.full()
                 && splits.stream().anyMatch(s -> s.task().kind() == CompactTask.Kind.MERGE_TREE);
         alignment.roundPlanned(round.planMillis(), bytes, targets.clock().millis(), mergesBuckets);
+        Long margin = alignment.lastMarginMillis();
         LOG.info(
-            "Planned {} compaction task(s) of {} input bytes for {} (lead {} ms; the last rewrites"
-                + " ended {} ms before the checkpoint after their start)",
+            "Planned {} compaction task(s) of {} input bytes for {} (lead {} ms; {})",
             added,
             bytes,
             targets,
             alignment.lastLeadMillis(),
-            alignment.lastMarginMillis());
+            margin == null
+                ? "no rewrites ended yet"
+                : "the last rewrites ended "
+                    + margin
+                    + " ms before the checkpoint after their start");
       }
     }
     planned = true;
