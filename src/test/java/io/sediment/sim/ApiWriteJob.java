@@ -86,7 +86,7 @@ final class ApiWriteJob implements StreamWriterActor.WriteJob {
 
   @Override
   public void write(Change c) throws Exception {
-    write.write(c.toRow());
+    write.write(c.toRow(sim.config.partitions()));
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.sediment.sim;
 
 import io.sediment.commit.CommitConflictException;
+import io.sediment.compact.CompactBuilder;
 import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactStrategy;
 import java.util.List;
@@ -32,8 +33,18 @@ final class CompactBuilderActor implements Actor {
   public String step(String step) throws Exception {
     CompactStrategy s = rnd.nextBoolean() ? CompactStrategy.FULL : CompactStrategy.MINOR;
     try {
-      CompactResult r = sim.latest().newCompactBuilder().withStrategy(s).execute();
-      return s.value() + ": " + r.tasks() + " task(s), snapshot " + r.snapshotId();
+      CompactBuilder builder = sim.latest().newCompactBuilder().withStrategy(s);
+      String filter = sim.drawPartitionFilter(rnd);
+      if (filter != null) {
+        builder.withPartitionFilter(filter);
+      }
+      CompactResult r = builder.execute();
+      return s.value()
+          + (filter == null ? "" : " of " + filter)
+          + ": "
+          + r.tasks()
+          + " task(s), snapshot "
+          + r.snapshotId();
     } catch (CommitConflictException e) {
       conflicts++;
       return s.value() + ": conflicted, nothing committed: " + e.getMessage();

@@ -7,10 +7,12 @@ import io.sediment.compact.CompactPlanner;
 import io.sediment.compact.CompactRewriter;
 import io.sediment.compact.CompactStrategy;
 import io.sediment.compact.CompactTask;
+import io.sediment.compact.PartitionFilters;
 import io.sediment.compact.TableKind;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.Snapshot;
+import io.sediment.predicate.PredicateJson;
 import java.io.FileNotFoundException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -97,14 +99,28 @@ final class DedicatedJobActor implements Actor {
     for (CommitMessage m : rewritten) {
       m.compactBefore().forEach(f -> held.add(f.fileName()));
     }
+    String filter = sim.drawPartitionFilter(rnd);
     List<CompactTask> tasks =
-        new CompactPlanner(store, "db.t", strategy, null).plan(latest.get(), null, held);
+        new CompactPlanner(store, "db.t", strategy, null)
+            .plan(
+                latest.get(),
+                filter == null
+                    ? null
+                    : PartitionFilters.fromRowFilter(
+                        store.schema(), PredicateJson.parse(filter, store.rowType())),
+                held);
     planned.addAll(tasks);
     List<String> out = new ArrayList<>();
     for (CompactTask t : tasks) {
       out.add(describe(t));
     }
-    return "planned (" + strategy.value() + ", snapshot " + latest.get().id() + ") " + out;
+    return "planned ("
+        + strategy.value()
+        + (filter == null ? "" : ", " + filter)
+        + ", snapshot "
+        + latest.get().id()
+        + ") "
+        + out;
   }
 
   private String rewrite(FileStore store) throws Exception {

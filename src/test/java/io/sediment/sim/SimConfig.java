@@ -24,6 +24,9 @@ import java.util.Random;
  * @param stopTriggerWait whether {@code write-only} writers wait at a barrier for a compaction to
  *     take their buckets under the stop trigger ({@code write-only.stop-trigger-wait}, 1 s on a
  *     clock of their own): while one waits, the other actors (not writers) take its pauses' steps
+ * @param partitions 0 for an unpartitioned table; else the table has a column {@code p INT NOT
+ *     NULL}, its partition key and part of its primary key {@code (k, p)}, with {@code p = k mod
+ *     partitions}, and the compactions sometimes take one partition only (a partition filter)
  */
 record SimConfig(
     boolean deletionVectors,
@@ -40,7 +43,8 @@ record SimConfig(
     boolean maintenance,
     boolean alters,
     boolean lookupChangelog,
-    boolean stopTriggerWait) {
+    boolean stopTriggerWait,
+    int partitions) {
 
   static SimConfig draw(Random rnd) {
     boolean dv = rnd.nextBoolean();
@@ -79,7 +83,9 @@ record SimConfig(
         // drawn after alters, for the same reason
         rnd.nextInt(3) == 0,
         // write-only writers wait for the compaction job at the stop trigger; drawn last too
-        rnd.nextBoolean());
+        rnd.nextBoolean(),
+        // partitioned tables, drawn after the rest for the same reason
+        rnd.nextInt(3) == 0 ? 2 + rnd.nextInt(2) : 0);
   }
 
   private static String pick(Random rnd, String... values) {

@@ -65,16 +65,20 @@ final class SimTable {
         Schema.newBuilder()
             .column("k", DataTypes.BIGINT().notNull())
             .column("a", DataTypes.INT())
-            .column("b", DataTypes.STRING())
-            .primaryKey("k")
-            .option("bucket", String.valueOf(config.buckets()))
-            .option("merge-engine", config.engine().replace("-remove", ""))
-            .option("num-sorted-run.compaction-trigger", String.valueOf(config.compactionTrigger()))
-            .option("local-cache.enabled", "true")
-            .option("local-cache.dir", cache.toString())
-            // every commit's automatic expiry keeps what the expiry actor leaves
-            .option("snapshot.num-retained.min", "1")
-            .option("snapshot.num-retained.max", "1000");
+            .column("b", DataTypes.STRING());
+    if (config.partitions() == 0) {
+      b.primaryKey("k");
+    } else {
+      b.column("p", DataTypes.INT().notNull()).primaryKey("k", "p").partitionKeys("p");
+    }
+    b.option("bucket", String.valueOf(config.buckets()))
+        .option("merge-engine", config.engine().replace("-remove", ""))
+        .option("num-sorted-run.compaction-trigger", String.valueOf(config.compactionTrigger()))
+        .option("local-cache.enabled", "true")
+        .option("local-cache.dir", cache.toString())
+        // every commit's automatic expiry keeps what the expiry actor leaves
+        .option("snapshot.num-retained.min", "1")
+        .option("snapshot.num-retained.max", "1000");
     if (config.deletionVectors()) {
       b.option("deletion-vectors.enabled", "true");
     }
@@ -95,6 +99,24 @@ final class SimTable {
       default -> {}
     }
     catalog().createTable(new Identifier("db", "t"), b.build(), false);
+  }
+
+  /** The partition of key {@code k} in a table of {@code partitions} partitions. */
+  static int partitionOf(long k, int partitions) {
+    return (int) Math.floorMod(k, (long) partitions);
+  }
+
+  /**
+   * A filter for one partition, drawn for a compaction of a partitioned table one time in two (in
+   * the JSON form {@code CALL sys.compact} takes); null: every partition.
+   */
+  String drawPartitionFilter(java.util.Random rnd) {
+    if (config.partitions() == 0 || rnd.nextBoolean()) {
+      return null;
+    }
+    return "{\"method\":\"equal\",\"field\":\"p\",\"literals\":["
+        + rnd.nextInt(config.partitions())
+        + "]}";
   }
 
   FileSystemCatalog catalog() {

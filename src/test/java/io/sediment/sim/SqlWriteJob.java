@@ -98,7 +98,7 @@ final class SqlWriteJob implements StreamWriterActor.WriteJob {
 
   @Override
   public void write(Change c) throws Exception {
-    writer.write(c.toRow());
+    writer.write(c.toRow(sim.config.partitions()));
   }
 
   @Override
