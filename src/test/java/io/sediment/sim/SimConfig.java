@@ -27,6 +27,9 @@ import java.util.Random;
  * @param partitions 0 for an unpartitioned table; else the table has a column {@code p INT NOT
  *     NULL}, its partition key and part of its primary key {@code (k, p)}, with {@code p = k mod
  *     partitions}, and the compactions sometimes take one partition only (a partition filter)
+ * @param appendOnly whether the table is an append table (no primary key; {@code bucket} -1, or 2
+ *     with {@code bucket-key} k): every committed row must be read exactly once, and {@code engine}
+ *     is "append", without deletion vectors, changelog producer or writers' waits
  */
 record SimConfig(
     boolean deletionVectors,
@@ -44,9 +47,38 @@ record SimConfig(
     boolean alters,
     boolean lookupChangelog,
     boolean stopTriggerWait,
-    int partitions) {
+    int partitions,
+    boolean appendOnly) {
 
   static SimConfig draw(Random rnd) {
+    SimConfig c = drawPrimaryKey(rnd);
+    // an append table in a quarter of the seeds, drawn after the rest for the same reason
+    return rnd.nextInt(4) == 0 ? c.appendTable() : c;
+  }
+
+  /** This set-up on an append table: no merge engine, deletion vectors, changelog or waits. */
+  private SimConfig appendTable() {
+    return new SimConfig(
+        false,
+        "append",
+        buckets,
+        compactionTrigger,
+        keys,
+        ownCompaction,
+        sqlSink,
+        smallBuffers,
+        sharedKeys,
+        dedicatedJob,
+        compactBuilder,
+        maintenance,
+        alters,
+        false,
+        false,
+        partitions,
+        true);
+  }
+
+  private static SimConfig drawPrimaryKey(Random rnd) {
     boolean dv = rnd.nextBoolean();
     String engine =
         dv
@@ -85,7 +117,8 @@ record SimConfig(
         // write-only writers wait for the compaction job at the stop trigger; drawn last too
         rnd.nextBoolean(),
         // partitioned tables, drawn after the rest for the same reason
-        rnd.nextInt(3) == 0 ? 2 + rnd.nextInt(2) : 0);
+        rnd.nextInt(3) == 0 ? 2 + rnd.nextInt(2) : 0,
+        false);
   }
 
   private static String pick(Random rnd, String... values) {

@@ -21,12 +21,14 @@ import java.util.TreeMap;
  *       non-null value (a delete leaves it); a key exists once any change of it was committed;
  *   <li>aggregation-remove ({@code aggregation.remove-record-on-delete}): as aggregation, but a
  *       delete removes the row, and a later change starts a new one.
+ *   <li>append (an append table): every committed row once, in any order.
  * </ul>
  */
 final class SimModel {
 
   private final String engine;
   private final TreeMap<Long, Object[]> rows = new TreeMap<>();
+  private final List<String> appended = new ArrayList<>();
   private long version;
   private final Map<Long, Integer> writerOf = new HashMap<>();
   private final Set<Long> shared = new HashSet<>();
@@ -47,6 +49,12 @@ final class SimModel {
    */
   void apply(List<Change> changes, int writer) {
     version++;
+    if (engine.equals("append")) {
+      for (Change c : changes) {
+        appended.add(render(c.k(), c.a(), c.b()));
+      }
+      return;
+    }
     for (Change c : changes) {
       Integer other = writerOf.putIfAbsent(c.k(), writer);
       if (other != null && other != writer) {
@@ -122,6 +130,11 @@ final class SimModel {
 
   /** The rows of keys not {@link #isShared shared}, as the table renders them, sorted. */
   List<String> rows() {
+    if (engine.equals("append")) {
+      List<String> out = new ArrayList<>(appended);
+      out.sort(null);
+      return out;
+    }
     List<String> out = new ArrayList<>();
     for (Map.Entry<Long, Object[]> e : rows.entrySet()) {
       if (shared.contains(e.getKey())) {

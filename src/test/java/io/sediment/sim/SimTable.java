@@ -66,19 +66,37 @@ final class SimTable {
             .column("k", DataTypes.BIGINT().notNull())
             .column("a", DataTypes.INT())
             .column("b", DataTypes.STRING());
-    if (config.partitions() == 0) {
-      b.primaryKey("k");
-    } else {
-      b.column("p", DataTypes.INT().notNull()).primaryKey("k", "p").partitionKeys("p");
+    if (config.partitions() > 0) {
+      b.column("p", DataTypes.INT().notNull()).partitionKeys("p");
     }
-    b.option("bucket", String.valueOf(config.buckets()))
-        .option("merge-engine", config.engine().replace("-remove", ""))
-        .option("num-sorted-run.compaction-trigger", String.valueOf(config.compactionTrigger()))
-        .option("local-cache.enabled", "true")
+    b.option("local-cache.enabled", "true")
         .option("local-cache.dir", cache.toString())
         // every commit's automatic expiry keeps what the expiry actor leaves
         .option("snapshot.num-retained.min", "1")
         .option("snapshot.num-retained.max", "1000");
+    if (config.smallBuffers()) {
+      b.option("write-buffer-size", "600 b");
+    }
+    if (config.appendOnly()) {
+      if (config.buckets() > 1) {
+        b.option("bucket", String.valueOf(config.buckets())).option("bucket-key", "k");
+      }
+      b.option("compaction.min.file-num", String.valueOf(config.compactionTrigger()));
+    } else {
+      primaryKeyOptions(b);
+    }
+    catalog().createTable(new Identifier("db", "t"), b.build(), false);
+  }
+
+  private void primaryKeyOptions(Schema.Builder b) {
+    if (config.partitions() == 0) {
+      b.primaryKey("k");
+    } else {
+      b.primaryKey("k", "p");
+    }
+    b.option("bucket", String.valueOf(config.buckets()))
+        .option("merge-engine", config.engine().replace("-remove", ""))
+        .option("num-sorted-run.compaction-trigger", String.valueOf(config.compactionTrigger()));
     if (config.deletionVectors()) {
       b.option("deletion-vectors.enabled", "true");
     }
@@ -86,7 +104,6 @@ final class SimTable {
       b.option("changelog-producer", "lookup");
     }
     if (config.smallBuffers()) {
-      b.option("write-buffer-size", "600 b");
       b.option("num-sorted-run.stop-trigger", String.valueOf(config.compactionTrigger() + 1));
     }
     switch (config.engine()) {
@@ -98,7 +115,6 @@ final class SimTable {
       case "partial-update" -> b.option("partial-update.remove-record-on-delete", "true");
       default -> {}
     }
-    catalog().createTable(new Identifier("db", "t"), b.build(), false);
   }
 
   /** The partition of key {@code k} in a table of {@code partitions} partitions. */

@@ -51,6 +51,7 @@ final class StreamWriterActor implements Actor {
   private final int keys;
   private final boolean rewinds;
   private final boolean sharedKeys;
+  private final boolean insertsOnly;
 
   private final List<Change> input = new ArrayList<>();
   private int offset;
@@ -73,7 +74,8 @@ final class StreamWriterActor implements Actor {
       int writers,
       int keys,
       boolean sharedKeys,
-      boolean rewinds) {
+      boolean rewinds,
+      boolean insertsOnly) {
     this.name = name;
     this.model = model;
     this.rnd = rnd;
@@ -84,6 +86,7 @@ final class StreamWriterActor implements Actor {
     this.keys = keys;
     this.sharedKeys = sharedKeys;
     this.rewinds = rewinds;
+    this.insertsOnly = insertsOnly;
   }
 
   /** What the simulation drives of a write job: its writer and its committer. */
@@ -207,7 +210,8 @@ final class StreamWriterActor implements Actor {
       int kind = inputRnd.nextInt(6);
       Integer a = inputRnd.nextInt(4) == 0 ? null : inputRnd.nextInt(100);
       String b = inputRnd.nextInt(4) == 0 ? null : "v" + inputRnd.nextInt(1000);
-      input.add(new Change(k, a, b, kind == 0));
+      // an append table takes inserts only; the draw stays, so the inputs' values do too
+      input.add(new Change(k, a, b, kind == 0 && !insertsOnly));
     }
     return input.get(offset++);
   }
