@@ -385,7 +385,8 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
 
     @Override
     public String describe() {
-      return "Bucket " + bucket + " of " + store.partitionPath(partition);
+      String path = store.partitionPath(partition);
+      return "Bucket " + bucket + (path.isEmpty() ? "" : " of partition " + path);
     }
 
     /**

@@ -89,13 +89,14 @@ class InterleavingSimulationTest {
     pool.awaitTermination(7, TimeUnit.DAYS);
     System.out.printf(
         "Simulated %d seed(s) from %d in %.1f s on %d thread(s); %d failed; %d step(s) taken while"
-            + " a writer waited for a compaction%n",
+            + " a writer waited for a compaction; %d sort compaction(s) of append tables%n",
         ran.get(),
         first,
         (System.nanoTime() - start) / 1e9,
         threads,
         failed.get(),
-        Simulation.STEPS_WHILE_WAITING.get());
+        Simulation.STEPS_WHILE_WAITING.get(),
+        CompactBuilderActor.SORTS.get());
     if (!failures.isEmpty()) {
       Map.Entry<Long, AssertionError> firstFailure = failures.firstEntry();
       throw new AssertionError(
