@@ -23,6 +23,8 @@ import java.util.TreeSet;
  *   <li>with {@code changelog-producer} = lookup, a stream following the table from its first
  *       snapshot receives a consistent changelog that, applied, is what users read ({@link
  *       ChangelogFollower}).
+ *   <li>on an append table: users read every committed row exactly once, and so does a streaming
+ *       read following the table from its first snapshot ({@link AppendFollower}).
  * </ul>
  *
  * At the end every actor comes to rest (crashed jobs are restored, everything in flight committed
@@ -48,6 +50,7 @@ final class Simulation {
   private long checkedSnapshot = -1;
   private long checkedModel = -1;
   private ChangelogFollower follower;
+  private AppendFollower appendFollower;
   // the actors are finishing: a writer's wait then takes no other actor's steps
   private boolean finishing;
   final Trace trace = new Trace();
@@ -105,6 +108,7 @@ final class Simulation {
     STEP_NANOS.merge("setup", System.nanoTime() - s0, Long::sum);
     SimModel model = new SimModel(config.engine());
     follower = config.lookupChangelog() ? new ChangelogFollower() : null;
+    appendFollower = config.appendOnly() ? new AppendFollower() : null;
     List<Actor> actors = new ArrayList<>();
     int writers = config.ownCompaction().size();
     for (int w = 0; w < writers; w++) {
@@ -275,6 +279,8 @@ final class Simulation {
                 + "\n   model: "
                 + expected);
       }
+      appendFollower.catchUp(t);
+      appendFollower.check(expected);
     } else {
       checkPrimaryKey(sim, model, t, expected, end);
     }
