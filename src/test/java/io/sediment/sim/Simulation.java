@@ -24,7 +24,9 @@ import java.util.TreeSet;
  *       snapshot receives a consistent changelog that, applied, is what users read ({@link
  *       ChangelogFollower}).
  *   <li>on an append table: users read every committed row exactly once, and so does a streaming
- *       read following the table from its first snapshot ({@link AppendFollower}).
+ *       read following the table from its first snapshot ({@link AppendFollower}); a Flink
+ *       streaming read with a consumer that lags, checkpoints and crashes ({@link StreamReadActor})
+ *       never emits a row more often than it was committed, and all of them once caught up.
  * </ul>
  *
  * At the end every actor comes to rest (crashed jobs are restored, everything in flight committed
@@ -51,6 +53,7 @@ final class Simulation {
   private long checkedModel = -1;
   private ChangelogFollower follower;
   private AppendFollower appendFollower;
+  private StreamReadActor streamRead;
   // the actors are finishing: a writer's wait then takes no other actor's steps
   private boolean finishing;
   final Trace trace = new Trace();
@@ -134,6 +137,10 @@ final class Simulation {
               config.sharedKeys(),
               sql,
               config.appendOnly()));
+    }
+    if (config.appendOnly()) {
+      streamRead = new StreamReadActor(sim, new Random(rnd.nextLong()));
+      actors.add(streamRead);
     }
     if (config.dedicatedJob()) {
       actors.add(new DedicatedJobActor(sim, new Random(rnd.nextLong()), "compaction-job"));
@@ -281,6 +288,7 @@ final class Simulation {
       }
       appendFollower.catchUp(t);
       appendFollower.check(expected);
+      streamRead.check(expected, end);
     } else {
       checkPrimaryKey(sim, model, t, expected, end);
     }

@@ -1,0 +1,249 @@
+package io.sediment.flink.sql;
+
+import io.sediment.table.StreamScan;
+import io.sediment.table.Table;
+import io.sediment.testutil.TestTables;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.connector.source.ReaderInfo;
+import org.apache.flink.api.connector.source.ReaderOutput;
+import org.apache.flink.api.connector.source.SourceEvent;
+import org.apache.flink.api.connector.source.SourceOutput;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitsAssignment;
+import org.apache.flink.api.connector.source.mocks.MockSplitEnumeratorContext;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.io.InputStatus;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.metrics.groups.SourceReaderMetricGroup;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.util.SimpleUserCodeClassLoader;
+import org.apache.flink.util.UserCodeClassLoader;
+
+/**
+ * A streaming read of columns {@code k, a, b} as Flink runs it ({@link SedimentStreamSource}'s
+ * enumerator and one reader), driven step by step outside Flink: planning rounds, polls, and
+ * checkpoints whose state goes through the source's serializers and from which a new attempt is
+ * restored. For the interleaving simulation, which runs it beside writers, compactions and expiry.
+ */
+public final class StreamReadHarness implements AutoCloseable {
+
+  /** A checkpoint of the read: the enumerator's and the reader's state, serialized. */
+  public static final class Checkpoint {
+    private final long id;
+    private final byte[] enumerator;
+    private final List<byte[]> splits;
+
+    private Checkpoint(long id, byte[] enumerator, List<byte[]> splits) {
+      this.id = id;
+      this.enumerator = enumerator;
+      this.splits = splits;
+    }
+
+    public long id() {
+      return id;
+    }
+  }
+
+  private static final int[] PROJECTION = {0, 1, 2};
+
+  private final SedimentStreamSource source;
+  private final MockSplitEnumeratorContext<StreamSplit> context;
+  private final SplitEnumerator<StreamSplit, StreamEnumeratorState> enumerator;
+  private final SourceReader<RowData, StreamSplit> reader;
+  private final RowType rowType;
+  private final List<String> polled = new ArrayList<>();
+  private int assignmentsRouted;
+
+  private StreamReadHarness(Table table, String consumerId, Checkpoint restored) throws Exception {
+    Table read = table.copy(Map.of("consumer-id", consumerId));
+    // from the first snapshot's changes on (a read started before anything was committed)
+    source =
+        new SedimentStreamSource(
+            read,
+            null,
+            PROJECTION,
+            Duration.ofMillis(1),
+            new StreamScan.StartPoint(null, 1, false));
+    rowType = read.newReadBuilder().withProjection(PROJECTION).readType();
+    context = new MockSplitEnumeratorContext<>(1);
+    enumerator =
+        restored == null
+            ? source.createEnumerator(context)
+            : source.restoreEnumerator(
+                context,
+                deserialize(source.getEnumeratorCheckpointSerializer(), restored.enumerator));
+    enumerator.start();
+    reader = source.createReader(new ReaderContext());
+    reader.start();
+    if (restored != null) {
+      List<StreamSplit> splits = new ArrayList<>();
+      for (byte[] b : restored.splits) {
+        splits.add(deserialize(source.getSplitSerializer(), b));
+      }
+      if (!splits.isEmpty()) {
+        reader.addSplits(splits);
+      }
+    }
+    context.registerReader(new ReaderInfo(0, "localhost"));
+    enumerator.addReader(0);
+    routeAssignments();
+  }
+
+  /** A new read of {@code table} (consumer {@code consumerId}) from its first snapshot on. */
+  public static StreamReadHarness start(Table table, String consumerId) throws Exception {
+    return new StreamReadHarness(table, consumerId, null);
+  }
+
+  /** A new attempt of the read restored from {@code checkpoint}, as Flink restores a job. */
+  public static StreamReadHarness restore(Table table, String consumerId, Checkpoint checkpoint)
+      throws Exception {
+    return new StreamReadHarness(table, consumerId, checkpoint);
+  }
+
+  /** One planning round of the enumerator: the changes of snapshots committed since the last. */
+  public void discover() throws Exception {
+    try {
+      context.runPeriodicCallable(0);
+    } catch (Exception | Error e) {
+      throw e;
+    } catch (Throwable e) {
+      throw new IllegalStateException("The enumerator's planning failed", e);
+    }
+    routeAssignments();
+  }
+
+  /** Polls the reader up to {@code max} times; returns the rows it emitted, rendered. */
+  public List<String> poll(int max) throws Exception {
+    Output out = new Output();
+    for (int i = 0; i < max; i++) {
+      if (reader.pollNext(out) != InputStatus.MORE_AVAILABLE) {
+        break;
+      }
+    }
+    List<String> rows = new ArrayList<>(polled);
+    polled.clear();
+    return rows;
+  }
+
+  /** Takes checkpoint {@code id} of the enumerator and the reader (not yet completed). */
+  public Checkpoint checkpoint(long id) throws Exception {
+    byte[] enumeratorState =
+        source.getEnumeratorCheckpointSerializer().serialize(enumerator.snapshotState(id));
+    List<byte[]> splits = new ArrayList<>();
+    for (StreamSplit s : reader.snapshotState(id)) {
+      splits.add(source.getSplitSerializer().serialize(s));
+    }
+    return new Checkpoint(id, enumeratorState, splits);
+  }
+
+  /** Checkpoint {@code id} completed: the enumerator records the consumer's position. */
+  public void complete(long id) throws Exception {
+    enumerator.notifyCheckpointComplete(id);
+    reader.notifyCheckpointComplete(id);
+  }
+
+  @Override
+  public void close() throws Exception {
+    try {
+      reader.close();
+      enumerator.close();
+    } finally {
+      context.close();
+    }
+  }
+
+  private void routeAssignments() throws Exception {
+    List<SplitsAssignment<StreamSplit>> sequence = context.getSplitsAssignmentSequence();
+    while (assignmentsRouted < sequence.size()) {
+      List<StreamSplit> splits =
+          sequence.get(assignmentsRouted++).assignment().getOrDefault(0, List.of());
+      if (!splits.isEmpty()) {
+        reader.addSplits(splits);
+      }
+    }
+  }
+
+  private static <T> T deserialize(SimpleVersionedSerializer<T> serializer, byte[] bytes)
+      throws IOException {
+    return serializer.deserialize(serializer.getVersion(), bytes);
+  }
+
+  private final class Output implements ReaderOutput<RowData> {
+    @Override
+    public void collect(RowData row) {
+      polled.add(row.getRowKind().shortString() + TestTables.render(rowType, row));
+    }
+
+    @Override
+    public void collect(RowData row, long timestamp) {
+      collect(row);
+    }
+
+    @Override
+    public void emitWatermark(Watermark watermark) {}
+
+    @Override
+    public void markIdle() {}
+
+    @Override
+    public void markActive() {}
+
+    @Override
+    public SourceOutput<RowData> createOutputForSplit(String splitId) {
+      return this;
+    }
+
+    @Override
+    public void releaseOutputForSplit(String splitId) {}
+  }
+
+  /** The reader's side of the job: its events go straight to the enumerator. */
+  private final class ReaderContext implements SourceReaderContext {
+    @Override
+    public SourceReaderMetricGroup metricGroup() {
+      return UnregisteredMetricsGroup.createSourceReaderMetricGroup();
+    }
+
+    @Override
+    public Configuration getConfiguration() {
+      return new Configuration();
+    }
+
+    @Override
+    public String getLocalHostName() {
+      return "localhost";
+    }
+
+    @Override
+    public int getIndexOfSubtask() {
+      return 0;
+    }
+
+    @Override
+    public void sendSplitRequest() {}
+
+    @Override
+    public void sendSourceEventToCoordinator(SourceEvent event) {
+      enumerator.handleSourceEvent(0, event);
+    }
+
+    @Override
+    public UserCodeClassLoader getUserCodeClassLoader() {
+      return SimpleUserCodeClassLoader.create(getClass().getClassLoader());
+    }
+
+    @Override
+    public int currentParallelism() {
+      return 1;
+    }
+  }
+}
