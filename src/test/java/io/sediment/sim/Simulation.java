@@ -138,7 +138,7 @@ final class Simulation {
               sql,
               config.appendOnly()));
     }
-    if (config.appendOnly()) {
+    if (config.appendOnly() || config.lookupChangelog()) {
       streamRead = new StreamReadActor(sim, new Random(rnd.nextLong()));
       actors.add(streamRead);
     }
@@ -330,6 +330,7 @@ final class Simulation {
     if (follower != null) {
       follower.catchUp(t, model);
       follower.check(t, read, model, sim.config.deletionVectors(), end);
+      streamRead.checkChangelog(read, model, end);
     }
     if (!sim.config.deletionVectors() || end) {
       List<String> exact = exact(model, read);

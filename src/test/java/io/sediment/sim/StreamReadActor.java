@@ -1,6 +1,7 @@
 package io.sediment.sim;
 
 import io.sediment.flink.sql.StreamReadHarness;
+import io.sediment.table.Table;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -8,13 +9,19 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * A Flink streaming read of an append table with a {@code consumer-id}, as Flink runs its source
- * ({@link StreamReadHarness}): planning rounds, polls of a few rows, checkpoints (completed, or
- * declined) and crashes restored from the last completed checkpoint, which roll back what it
- * emitted since. It lags behind the writers while expiry runs: the consumer's position, recorded at
- * each completed checkpoint, must keep every snapshot it still needs. What it emitted must never
- * hold a row more often than it was committed, and at the end, once it caught up, exactly the
- * committed rows.
+ * A Flink streaming read with a {@code consumer-id}, as Flink runs its source ({@link
+ * StreamReadHarness}): planning rounds, polls of a few rows, checkpoints (completed, or declined)
+ * and crashes restored from the last completed checkpoint, which roll back what it emitted since.
+ * It lags behind the writers while expiry runs: the consumer's position, recorded at each completed
+ * checkpoint, must keep every snapshot it still needs.
+ *
+ * <ul>
+ *   <li>An append table: what it emitted must never hold a row more often than it was committed,
+ *       and at the end, once it caught up, exactly the committed rows.
+ *   <li>A primary-key table with {@code changelog-producer} = lookup: what it emitted, applied in
+ *       order, must be a consistent changelog (a {@code +I}/{@code +U} only for a key it does not
+ *       hold, a {@code -U}/{@code -D} only of the row it holds), and at the end what users read.
+ * </ul>
  */
 final class StreamReadActor implements Actor {
 
@@ -23,17 +30,19 @@ final class StreamReadActor implements Actor {
   private final SimTable sim;
   private final Random rnd;
   private StreamReadHarness read;
+  // the table as the job loaded it: a restart for a newer schema loads the latest
+  private Table table;
   private final List<String> emitted = new ArrayList<>();
   private StreamReadHarness.Checkpoint completed;
   private int emittedAtCompleted;
   private long nextCheckpoint = 1;
-  private int crashes;
 
   /** Starts the read before anything is committed, with a completed first checkpoint. */
   StreamReadActor(SimTable sim, Random rnd) throws Exception {
     this.sim = sim;
     this.rnd = rnd;
-    read = StreamReadHarness.start(sim.table(), CONSUMER);
+    table = sim.table();
+    read = StreamReadHarness.start(table, CONSUMER);
     checkpoint(true);
   }
 
@@ -61,9 +70,13 @@ final class StreamReadActor implements Actor {
         return "planned new snapshots";
       }
       case "poll" -> {
-        List<String> rows = read.poll(1 + rnd.nextInt(3));
-        emitted.addAll(rows);
-        return "emitted " + rows;
+        try {
+          List<String> rows = read.poll(1 + rnd.nextInt(3));
+          emitted.addAll(rows);
+          return "emitted " + rows;
+        } catch (IllegalArgumentException e) {
+          return restartForNewerSchema(e);
+        }
       }
       case "checkpoint" -> {
         boolean complete = rnd.nextInt(6) != 0;
@@ -71,19 +84,44 @@ final class StreamReadActor implements Actor {
         return "checkpoint " + id + (complete ? " (completed)" : " (declined)");
       }
       case "crash" -> {
-        read.close();
-        read = StreamReadHarness.restore(sim.table(), CONSUMER, completed);
-        int lost = emitted.size() - emittedAtCompleted;
-        emitted.subList(emittedAtCompleted, emitted.size()).clear();
-        crashes++;
+        int again = restore();
         return "crashed; restored from checkpoint "
             + completed.id()
             + ", "
-            + lost
+            + again
             + " row(s) again";
       }
       default -> throw new IllegalArgumentException(step);
     }
+  }
+
+  /** A new attempt from the last completed checkpoint; returns the rows it takes back. */
+  private int restore() throws Exception {
+    read.close();
+    read = StreamReadHarness.restore(table, CONSUMER, completed);
+    int again = emitted.size() - emittedAtCompleted;
+    emitted.subList(emittedAtCompleted, emitted.size()).clear();
+    return again;
+  }
+
+  /**
+   * A file of a newer schema than the job loaded (a compaction's, after {@code ALTER TABLE} widened
+   * a column) fails the read with a request to restart it; the user does, and the job loads the
+   * latest schema and goes on from its last completed checkpoint.
+   */
+  private String restartForNewerSchema(IllegalArgumentException e) throws Exception {
+    if (e.getMessage() == null || !e.getMessage().contains("restart it to read")) {
+      throw e;
+    }
+    table = sim.latest();
+    int again = restore();
+    return "failed ("
+        + e.getMessage()
+        + "); restarted on the latest schema from checkpoint "
+        + completed.id()
+        + ", "
+        + again
+        + " row(s) again";
   }
 
   private long checkpoint(boolean complete) throws Exception {
@@ -97,19 +135,97 @@ final class StreamReadActor implements Actor {
     return id;
   }
 
+  /** At the end: reads everything committed. */
+  private void catchUp() throws Exception {
+    for (int quiet = 0; quiet < 3; ) {
+      read.discover();
+      List<String> rows;
+      try {
+        rows = read.poll(Integer.MAX_VALUE);
+      } catch (IllegalArgumentException e) {
+        restartForNewerSchema(e);
+        quiet = 0;
+        continue;
+      }
+      emitted.addAll(rows);
+      quiet = rows.isEmpty() ? quiet + 1 : 0;
+    }
+  }
+
   /**
-   * Fails if the read emitted a row more often than it was committed ({@code committed}: the
-   * model's rows, sorted), or anything but inserts; {@code end}: first reads everything committed,
-   * then fails unless it emitted exactly the committed rows.
+   * A primary-key table's changelog: fails unless what the read emitted, applied in order, is
+   * consistent; {@code end}: first reads everything committed, then fails unless it holds what
+   * users {@code read}. Keys several writers wrote ({@link SimModel#isShared}) are left out, as
+   * {@link ChangelogFollower} leaves them.
+   */
+  void checkChangelog(List<String> read, SimModel model, boolean end) throws Exception {
+    if (end) {
+      catchUp();
+    }
+    Map<Long, String> held = new java.util.TreeMap<>();
+    for (String e : emitted) {
+      String kind = e.substring(0, 2);
+      String value = e.substring(2);
+      long key = key(value);
+      boolean add = kind.equals("+I") || kind.equals("+U");
+      if (model.isShared(key)) {
+        if (add) {
+          held.put(key, value);
+        } else {
+          held.remove(key);
+        }
+      } else if (add) {
+        if (held.containsKey(key)) {
+          throw new AssertionError(
+              "streaming read: " + e + " for a key it holds: " + held.get(key) + " in " + emitted);
+        }
+        held.put(key, value);
+      } else {
+        if (!value.equals(held.get(key))) {
+          throw new AssertionError(
+              "streaming read: " + e + " retracts another row than it holds: " + held.get(key));
+        }
+        held.remove(key);
+      }
+    }
+    if (end) {
+      List<String> stream = new ArrayList<>();
+      held.forEach(
+          (k, v) -> {
+            if (!model.isShared(k)) {
+              stream.add(v);
+            }
+          });
+      List<String> users = new ArrayList<>();
+      for (String r : read) {
+        if (!model.isShared(key(r))) {
+          users.add(r);
+        }
+      }
+      stream.sort(null);
+      users.sort(null);
+      if (!stream.equals(users)) {
+        throw new AssertionError(
+            "the streaming read's changelog, applied, differs from what users read\n   stream: "
+                + stream
+                + "\n   read:   "
+                + users);
+      }
+    }
+  }
+
+  private static long key(String row) {
+    return Long.parseLong(row.substring(1, row.indexOf(',')));
+  }
+
+  /**
+   * An append table: fails if the read emitted a row more often than it was committed ({@code
+   * committed}: the model's rows, sorted), or anything but inserts; {@code end}: first reads
+   * everything committed, then fails unless it emitted exactly the committed rows.
    */
   void check(List<String> committed, boolean end) throws Exception {
     if (end) {
-      for (int quiet = 0; quiet < 3; ) {
-        read.discover();
-        List<String> rows = read.poll(Integer.MAX_VALUE);
-        emitted.addAll(rows);
-        quiet = rows.isEmpty() ? quiet + 1 : 0;
-      }
+      catchUp();
     }
     Map<String, Integer> left = new HashMap<>();
     committed.forEach(r -> left.merge("+I" + r, 1, Integer::sum));

@@ -53,8 +53,6 @@ public final class StreamReadHarness implements AutoCloseable {
     }
   }
 
-  private static final int[] PROJECTION = {0, 1, 2};
-
   private final SedimentStreamSource source;
   private final MockSplitEnumeratorContext<StreamSplit> context;
   private final SplitEnumerator<StreamSplit, StreamEnumeratorState> enumerator;
@@ -65,15 +63,18 @@ public final class StreamReadHarness implements AutoCloseable {
 
   private StreamReadHarness(Table table, String consumerId, Checkpoint restored) throws Exception {
     Table read = table.copy(Map.of("consumer-id", consumerId));
+    // by name: schema changes add and move other columns
+    List<String> names = read.rowType().getFieldNames();
+    int[] projection = {names.indexOf("k"), names.indexOf("a"), names.indexOf("b")};
     // from the first snapshot's changes on (a read started before anything was committed)
     source =
         new SedimentStreamSource(
             read,
             null,
-            PROJECTION,
+            projection,
             Duration.ofMillis(1),
             new StreamScan.StartPoint(null, 1, false));
-    rowType = read.newReadBuilder().withProjection(PROJECTION).readType();
+    rowType = read.newReadBuilder().withProjection(projection).readType();
     context = new MockSplitEnumeratorContext<>(1);
     enumerator =
         restored == null
