@@ -85,7 +85,13 @@ final class Simulation {
   void run() {
     SimConfig config = SimConfig.draw(configRandom(seed));
     try {
-      run(config);
+      try {
+        run(config);
+      } finally {
+        if (streamRead != null) {
+          streamRead.close(); // its enumerator context's threads
+        }
+      }
     } catch (Throwable e) {
       AssertionError failure =
           new AssertionError(

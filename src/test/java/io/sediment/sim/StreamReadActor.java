@@ -23,7 +23,7 @@ import java.util.Random;
  *       hold, a {@code -U}/{@code -D} only of the row it holds), and at the end what users read.
  * </ul>
  */
-final class StreamReadActor implements Actor {
+final class StreamReadActor implements Actor, AutoCloseable {
 
   private static final String CONSUMER = "sim-reader";
 
@@ -251,6 +251,11 @@ final class StreamReadActor implements Actor {
             "the streaming read, caught up, never emitted committed rows " + missing);
       }
     }
+  }
+
+  @Override
+  public void close() throws Exception {
+    read.close();
   }
 
   @Override
