@@ -1,16 +1,9 @@
 package io.sediment.sim;
 
-import io.sediment.table.DataSplit;
-import io.sediment.table.ReadBuilder;
 import io.sediment.table.Table;
-import io.sediment.table.TableRead;
-import io.sediment.testutil.TestTables;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import org.apache.flink.table.data.RowData;
-import org.apache.flink.types.RowKind;
 
 /**
  * A streaming read of an append table, followed from the first snapshot: it must receive every
@@ -25,30 +18,17 @@ final class AppendFollower {
 
   /** Reads the rows of every snapshot committed since the last call. */
   void catchUp(Table latest) throws IOException {
-    ReadBuilder rb = latest.newReadBuilder().withProjection("k", "a", "b");
-    var scan = rb.newStreamScan();
-    TableRead read = rb.newStreamRead();
-    Optional<List<DataSplit>> changes;
-    while ((changes = scan.changes(next)).isPresent()) {
-      for (DataSplit s : changes.get()) {
-        try (TableRead.RecordReader r = read.createReader(s)) {
-          RowData row;
-          while ((row = r.next()) != null) {
-            String value = TestTables.render(rb.readType(), row);
-            if (row.getRowKind() != RowKind.INSERT) {
-              throw new AssertionError(
-                  "stream of an append table: "
-                      + row.getRowKind().shortString()
-                      + value
-                      + " in snapshot "
-                      + next);
-            }
-            received.add(value);
-          }
-        }
-      }
-      next++;
-    }
+    next =
+        ChangelogFollower.readChanges(
+            latest,
+            next,
+            (kind, key, value, snapshot) -> {
+              if (!kind.equals("+I")) {
+                throw new AssertionError(
+                    "stream of an append table: " + kind + value + " in snapshot " + snapshot);
+              }
+              received.add(value);
+            });
   }
 
   /** Fails unless the stream received exactly the committed rows, {@code expected} (sorted). */

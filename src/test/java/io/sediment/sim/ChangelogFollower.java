@@ -34,6 +34,34 @@ final class ChangelogFollower {
    * the runs, and consecutive compactions may see a different "before".
    */
   void catchUp(Table latest, SimModel model) throws IOException {
+    next =
+        readChanges(
+            latest,
+            next,
+            (kind, key, value, snapshot) -> {
+              if (model.isShared(key)) {
+                if (kind.startsWith("+")) {
+                  rows.put(key, value);
+                } else {
+                  rows.remove(key);
+                }
+              } else {
+                apply(kind, key, value, snapshot);
+              }
+            });
+  }
+
+  /** One row of a streaming read: its kind ({@code +I}, ...), key, rendered value and snapshot. */
+  @FunctionalInterface
+  interface ChangeSink {
+    void accept(String kind, long key, String value, long snapshot);
+  }
+
+  /**
+   * Reads columns {@code k, a, b} of the changes of every snapshot from {@code next} on, as a
+   * streaming read does; returns the snapshot after the last one read.
+   */
+  static long readChanges(Table latest, long next, ChangeSink sink) throws IOException {
     ReadBuilder rb = latest.newReadBuilder().withProjection("k", "a", "b");
     var scan = rb.newStreamScan();
     TableRead read = rb.newStreamRead();
@@ -43,26 +71,17 @@ final class ChangelogFollower {
         try (TableRead.RecordReader r = read.createReader(s)) {
           RowData row;
           while ((row = r.next()) != null) {
-            long key = row.getLong(0);
-            String value = render(rb, row);
-            if (model.isShared(key)) {
-              if (row.getRowKind().shortString().startsWith("+")) {
-                rows.put(key, value);
-              } else {
-                rows.remove(key);
-              }
-            } else {
-              apply(row.getRowKind().shortString(), key, value, next);
-            }
+            sink.accept(
+                row.getRowKind().shortString(),
+                row.getLong(0),
+                TestTables.render(rb.readType(), row),
+                next);
           }
         }
       }
       next++;
     }
-  }
-
-  private static String render(ReadBuilder rb, RowData row) {
-    return TestTables.render(rb.readType(), row);
+    return next;
   }
 
   private void apply(String kind, long key, String value, long snapshot) {

@@ -11,22 +11,15 @@ import java.util.Map;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.connector.source.ReaderInfo;
 import org.apache.flink.api.connector.source.ReaderOutput;
-import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SourceOutput;
 import org.apache.flink.api.connector.source.SourceReader;
-import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitsAssignment;
 import org.apache.flink.api.connector.source.mocks.MockSplitEnumeratorContext;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
-import org.apache.flink.metrics.groups.SourceReaderMetricGroup;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.util.SimpleUserCodeClassLoader;
-import org.apache.flink.util.UserCodeClassLoader;
 
 /**
  * A streaming read of columns {@code k, a, b} as Flink runs it ({@link SedimentStreamSource}'s
@@ -83,7 +76,10 @@ public final class StreamReadHarness implements AutoCloseable {
                 context,
                 deserialize(source.getEnumeratorCheckpointSerializer(), restored.enumerator));
     enumerator.start();
-    reader = source.createReader(new ReaderContext());
+    // the reader's events go straight to the enumerator
+    reader =
+        source.createReader(
+            new TestingReaderContext(0, 1, e -> enumerator.handleSourceEvent(0, e)));
     reader.start();
     if (restored != null) {
       List<StreamSplit> splits = new ArrayList<>();
@@ -205,46 +201,5 @@ public final class StreamReadHarness implements AutoCloseable {
 
     @Override
     public void releaseOutputForSplit(String splitId) {}
-  }
-
-  /** The reader's side of the job: its events go straight to the enumerator. */
-  private final class ReaderContext implements SourceReaderContext {
-    @Override
-    public SourceReaderMetricGroup metricGroup() {
-      return UnregisteredMetricsGroup.createSourceReaderMetricGroup();
-    }
-
-    @Override
-    public Configuration getConfiguration() {
-      return new Configuration();
-    }
-
-    @Override
-    public String getLocalHostName() {
-      return "localhost";
-    }
-
-    @Override
-    public int getIndexOfSubtask() {
-      return 0;
-    }
-
-    @Override
-    public void sendSplitRequest() {}
-
-    @Override
-    public void sendSourceEventToCoordinator(SourceEvent event) {
-      enumerator.handleSourceEvent(0, event);
-    }
-
-    @Override
-    public UserCodeClassLoader getUserCodeClassLoader() {
-      return SimpleUserCodeClassLoader.create(getClass().getClassLoader());
-    }
-
-    @Override
-    public int currentParallelism() {
-      return 1;
-    }
   }
 }

@@ -13,13 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.connector.source.SourceEvent;
-import org.apache.flink.api.connector.source.SourceReaderContext;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.metrics.groups.SourceReaderMetricGroup;
-import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.table.api.DataTypes;
-import org.apache.flink.util.SimpleUserCodeClassLoader;
-import org.apache.flink.util.UserCodeClassLoader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,52 +26,13 @@ class StreamSplitReaderTest {
 
   @TempDir Path dir;
 
-  private static final class Context implements SourceReaderContext {
-    final int subtask;
-    final int parallelism;
+  /** A reader's context that keeps the events it sends. */
+  private static final class Context {
     final List<SourceEvent> events = new ArrayList<>();
+    final TestingReaderContext reader;
 
     Context(int subtask, int parallelism) {
-      this.subtask = subtask;
-      this.parallelism = parallelism;
-    }
-
-    @Override
-    public SourceReaderMetricGroup metricGroup() {
-      return UnregisteredMetricsGroup.createSourceReaderMetricGroup();
-    }
-
-    @Override
-    public Configuration getConfiguration() {
-      return new Configuration();
-    }
-
-    @Override
-    public String getLocalHostName() {
-      return "localhost";
-    }
-
-    @Override
-    public int getIndexOfSubtask() {
-      return subtask;
-    }
-
-    @Override
-    public void sendSplitRequest() {}
-
-    @Override
-    public void sendSourceEventToCoordinator(SourceEvent event) {
-      events.add(event);
-    }
-
-    @Override
-    public UserCodeClassLoader getUserCodeClassLoader() {
-      return SimpleUserCodeClassLoader.create(getClass().getClassLoader());
-    }
-
-    @Override
-    public int currentParallelism() {
-      return parallelism;
+      reader = new TestingReaderContext(subtask, parallelism, events::add);
     }
   }
 
@@ -101,7 +56,7 @@ class StreamSplitReaderTest {
       for (int subtask = 0; subtask < parallelism; subtask++) {
         Context context = new Context(subtask, parallelism);
         StreamSplitReader reader =
-            new StreamSplitReader(context, t.newReadBuilder().newRead(), true);
+            new StreamSplitReader(context.reader, t.newReadBuilder().newRead(), true);
         if (subtask == owner) {
           reader.addSplits(List.of(s));
           assertThat(context.events).as("the owner reports the split it holds").hasSize(1);
@@ -116,7 +71,8 @@ class StreamSplitReaderTest {
     }
     // an append table's splits may go to any reader
     StreamSplitReader any =
-        new StreamSplitReader(new Context(1, parallelism), t.newReadBuilder().newRead(), false);
+        new StreamSplitReader(
+            new Context(1, parallelism).reader, t.newReadBuilder().newRead(), false);
     any.addSplits(
         List.of(new StreamSplit("a", new DataSplit(1, BinaryRows.EMPTY, 0, List.of()), 0)));
     any.close();
