@@ -1,10 +1,14 @@
 package io.sediment.sim;
 
+import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
@@ -27,6 +31,7 @@ import java.util.TreeSet;
  *       read following the table from its first snapshot ({@link AppendFollower}); a Flink
  *       streaming read with a consumer that lags, checkpoints and crashes ({@link StreamReadActor})
  *       never emits a row more often than it was committed, and all of them once caught up.
+ *   <li>a retained older snapshot reads as it did when it was the latest ({@link TimeTravelActor}).
  * </ul>
  *
  * At the end every actor comes to rest (crashed jobs are restored, everything in flight committed
@@ -54,6 +59,10 @@ final class Simulation {
   private ChangelogFollower follower;
   private AppendFollower appendFollower;
   private StreamReadActor streamRead;
+
+  /** What users read of each snapshot when it was the latest, by snapshot id. */
+  private final Map<Long, List<String>> readAtSnapshot = new HashMap<>();
+
   // the actors are finishing: a writer's wait then takes no other actor's steps
   private boolean finishing;
   final Trace trace = new Trace();
@@ -157,6 +166,7 @@ final class Simulation {
     if (config.alters()) {
       actors.add(new SchemaActor(sim, new Random(rnd.nextLong())));
     }
+    actors.add(new TimeTravelActor(sim, new Random(rnd.nextLong()), readAtSnapshot));
     if (config.maintenance()) {
       actors.add(
           new MaintenanceActor(
@@ -282,9 +292,10 @@ final class Simulation {
       throws Exception {
     Table t = sim.latest();
     List<String> expected = model.rows();
+    Optional<Snapshot> snapshot = t.latestSnapshot();
+    List<String> read = new ArrayList<>(sim.userRead(t));
+    read.sort(null);
     if (sim.config.appendOnly()) {
-      List<String> read = new ArrayList<>(sim.userRead(t));
-      read.sort(null);
       if (!read.equals(expected)) {
         throw new AssertionError(
             "users read other rows than the committed ones, each once\n   read:  "
@@ -296,8 +307,10 @@ final class Simulation {
       appendFollower.check(expected);
       streamRead.check(expected, end);
     } else {
-      checkPrimaryKey(sim, model, t, expected, end);
+      checkPrimaryKey(sim, model, t, expected, read, end);
     }
+    // what users read of this snapshot, for reads of it later (TimeTravelActor)
+    snapshot.ifPresent(s -> readAtSnapshot.putIfAbsent(s.id(), List.copyOf(read)));
     if (end) {
       Set<String> excused = new HashSet<>();
       for (Actor a : actors) {
@@ -315,7 +328,8 @@ final class Simulation {
   }
 
   private void checkPrimaryKey(
-      SimTable sim, SimModel model, Table t, List<String> expected, boolean end) throws Exception {
+      SimTable sim, SimModel model, Table t, List<String> expected, List<String> read, boolean end)
+      throws Exception {
     List<String> logical = exact(model, sim.logicalRead(t));
     if (!logical.equals(expected)) {
       throw new AssertionError(
@@ -324,8 +338,6 @@ final class Simulation {
               + "\n   model: "
               + expected);
     }
-    List<String> read = new ArrayList<>(sim.userRead(t));
-    read.sort(null);
     Set<Long> keys = new HashSet<>();
     for (String r : read) {
       long k = key(r);
