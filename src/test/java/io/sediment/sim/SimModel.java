@@ -29,6 +29,8 @@ final class SimModel {
   private final String engine;
   private final TreeMap<Long, Object[]> rows = new TreeMap<>();
   private final List<String> appended = new ArrayList<>();
+  // every row the writers' windows committed, overwritten or not: what a streaming read sees
+  private final List<String> streamed = new ArrayList<>();
   private long version;
   private final Map<Long, Integer> writerOf = new HashMap<>();
   private final Set<Long> shared = new HashSet<>();
@@ -52,6 +54,7 @@ final class SimModel {
     if (engine.equals("append")) {
       for (Change c : changes) {
         appended.add(render(c.k(), c.a(), c.b()));
+        streamed.add(render(c.k(), c.a(), c.b()));
       }
       return;
     }
@@ -62,6 +65,29 @@ final class SimModel {
       }
       apply(c);
     }
+  }
+
+  /**
+   * An append table's {@code INSERT OVERWRITE} committed: {@code rows} replace every row of
+   * partition {@code partition} of {@code partitions} (null: of the table).
+   */
+  void overwrite(Integer partition, int partitions, List<Change> rows) {
+    version++;
+    appended.removeIf(
+        r ->
+            partition == null
+                || SimTable.partitionOf(Long.parseLong(r.substring(1, r.indexOf(','))), partitions)
+                    == partition);
+    for (Change c : rows) {
+      appended.add(render(c.k(), c.a(), c.b()));
+    }
+  }
+
+  /** An append table's rows committed by the writers, overwritten or not, sorted. */
+  List<String> streamedRows() {
+    List<String> out = new ArrayList<>(streamed);
+    out.sort(null);
+    return out;
   }
 
   boolean isShared(long k) {
