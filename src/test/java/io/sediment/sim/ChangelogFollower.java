@@ -38,17 +38,8 @@ final class ChangelogFollower {
         readChanges(
             latest,
             next,
-            (kind, key, value, snapshot) -> {
-              if (model.isShared(key)) {
-                if (kind.startsWith("+")) {
-                  rows.put(key, value);
-                } else {
-                  rows.remove(key);
-                }
-              } else {
-                apply(kind, key, value, snapshot);
-              }
-            });
+            (kind, key, value, snapshot) ->
+                apply(rows, model, kind, key, value, "snapshot " + snapshot));
   }
 
   /** One row of a streaming read: its kind ({@code +I}, ...), key, rendered value and snapshot. */
@@ -84,23 +75,36 @@ final class ChangelogFollower {
     return next;
   }
 
-  private void apply(String kind, long key, String value, long snapshot) {
-    String at = kind + value + " in snapshot " + snapshot;
-    switch (kind) {
-      case "+I", "+U" -> {
-        if (rows.containsKey(key)) {
-          throw new AssertionError(
-              "changelog: " + at + " for a key the stream holds: " + rows.get(key));
-        }
+  /**
+   * Applies one change of a changelog to what a stream holds ({@code rows}, by key): a {@code
+   * +I}/{@code +U} only for a key it does not hold, a {@code -U}/{@code -D} only of the row it
+   * holds; keys several writers wrote ({@link SimModel#isShared}) are followed without the checks.
+   * {@code where} says where the change came from, for the failure.
+   */
+  static void apply(
+      Map<Long, String> rows, SimModel model, String kind, long key, String value, String where) {
+    boolean add = kind.equals("+I") || kind.equals("+U");
+    if (model.isShared(key)) {
+      if (add) {
         rows.put(key, value);
-      }
-      default -> {
-        if (!value.equals(rows.get(key))) {
-          throw new AssertionError(
-              "changelog: " + at + " retracts another row than the stream holds: " + rows.get(key));
-        }
+      } else {
         rows.remove(key);
       }
+      return;
+    }
+    String at = kind + value + " in " + where;
+    if (add) {
+      if (rows.containsKey(key)) {
+        throw new AssertionError(
+            "changelog: " + at + " for a key the stream holds: " + rows.get(key));
+      }
+      rows.put(key, value);
+    } else {
+      if (!value.equals(rows.get(key))) {
+        throw new AssertionError(
+            "changelog: " + at + " retracts another row than the stream holds: " + rows.get(key));
+      }
+      rows.remove(key);
     }
   }
 
@@ -114,9 +118,16 @@ final class ChangelogFollower {
     if (!end && !deletionVectors && hasLevel0(latest)) {
       return;
     }
-    // Keys several writers wrote have no defined last version (their sequence numbers interleave,
-    // so an order-sensitive engine's result depends on how runs were grouped): compared only by
-    // the strict checks of each change above.
+    compare(rows, read, model);
+  }
+
+  /**
+   * Fails unless what a stream holds ({@code rows}, by key) is what users {@code read}. Keys
+   * several writers wrote have no defined last version (their sequence numbers interleave, so an
+   * order-sensitive engine's result depends on how runs were grouped): compared only by the strict
+   * checks of {@link #apply}.
+   */
+  static void compare(Map<Long, String> rows, List<String> read, SimModel model) {
     List<String> held = new ArrayList<>();
     rows.forEach(
         (k, v) -> {

@@ -162,55 +162,13 @@ final class StreamReadActor implements Actor, AutoCloseable {
     if (end) {
       catchUp();
     }
-    Map<Long, String> held = new java.util.TreeMap<>();
+    Map<Long, String> held = new HashMap<>();
     for (String e : emitted) {
-      String kind = e.substring(0, 2);
       String value = e.substring(2);
-      long key = key(value);
-      boolean add = kind.equals("+I") || kind.equals("+U");
-      if (model.isShared(key)) {
-        if (add) {
-          held.put(key, value);
-        } else {
-          held.remove(key);
-        }
-      } else if (add) {
-        if (held.containsKey(key)) {
-          throw new AssertionError(
-              "streaming read: " + e + " for a key it holds: " + held.get(key) + " in " + emitted);
-        }
-        held.put(key, value);
-      } else {
-        if (!value.equals(held.get(key))) {
-          throw new AssertionError(
-              "streaming read: " + e + " retracts another row than it holds: " + held.get(key));
-        }
-        held.remove(key);
-      }
+      ChangelogFollower.apply(held, model, e.substring(0, 2), key(value), value, "the stream read");
     }
     if (end) {
-      List<String> stream = new ArrayList<>();
-      held.forEach(
-          (k, v) -> {
-            if (!model.isShared(k)) {
-              stream.add(v);
-            }
-          });
-      List<String> users = new ArrayList<>();
-      for (String r : read) {
-        if (!model.isShared(key(r))) {
-          users.add(r);
-        }
-      }
-      stream.sort(null);
-      users.sort(null);
-      if (!stream.equals(users)) {
-        throw new AssertionError(
-            "the streaming read's changelog, applied, differs from what users read\n   stream: "
-                + stream
-                + "\n   read:   "
-                + users);
-      }
+      ChangelogFollower.compare(held, read, model);
     }
   }
 
