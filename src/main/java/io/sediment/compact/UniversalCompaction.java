@@ -26,21 +26,33 @@ import org.apache.flink.table.data.RowData;
  *       the newest (runs - trigger + 1) runs (and more by the size ratio).
  * </ol>
  *
- * Rules 1 and 2 apply only when the bucket has at least {@code num-sorted-run.compaction-trigger}
- * runs. The output goes one level below the first run not picked (never level 0), or to the top
- * level {@code num-levels - 1} when all runs are picked. A full compaction merges all runs into the
- * top level. Deletes are dropped when the output holds the oldest data of the bucket.
- * Deletion-vector tables and tables with {@code changelog-producer} = lookup always move every
- * level-0 file up; deletion-vector tables also rewrite a file whose deletion vector covers more
- * than {@code compaction.delete-ratio-threshold} of its rows when nothing else is planned for the
- * bucket. A minor compaction that these rules leave idle still moves the level-0 runs up when a
- * trigger fired for them: they add up to {@code compaction.trigger.min-bytes}, or the oldest was
- * written {@code compaction.trigger.max-delay} ago.
+ * <p>Room for the writer: on a table whose {@code write-only} writers wait at the stop trigger
+ * ({@code write-only.stop-trigger-wait} set), rule 3 leaves a bucket room under {@code
+ * num-sorted-run.stop-trigger} for as many new runs as it gathered at level 0 since its last merge
+ * (the writer's runs of about one interval of the compaction job): its trigger is then {@code
+ * min(compaction-trigger, max(2, stop-trigger - level-0 runs))}. With the defaults and a writer
+ * that adds five runs per interval, the merge leaves three runs instead of five, so the five that
+ * arrive before the next merge fit under the stop trigger of eight and the writer does not wait.
+ *
+ * <p>Rules 1 and 2 apply only when the bucket has at least {@code
+ * num-sorted-run.compaction-trigger} runs. The output goes one level below the first run not picked
+ * (never level 0), or to the top level {@code num-levels - 1} when all runs are picked. A full
+ * compaction merges all runs into the top level. Deletes are dropped when the output holds the
+ * oldest data of the bucket. Deletion-vector tables and tables with {@code changelog-producer} =
+ * lookup always move every level-0 file up; deletion-vector tables also rewrite a file whose
+ * deletion vector covers more than {@code compaction.delete-ratio-threshold} of its rows when
+ * nothing else is planned for the bucket. A minor compaction that these rules leave idle still
+ * moves the level-0 runs up when a trigger fired for them: they add up to {@code
+ * compaction.trigger.min-bytes}, or the oldest was written {@code compaction.trigger.max-delay}
+ * ago.
  */
 public final class UniversalCompaction implements CompactPlanner.BucketStrategy {
 
   private final int maxLevel;
   private final int trigger;
+  private final int stopTrigger;
+  // write-only.stop-trigger-wait set: rule 3 leaves room for the writer's next runs
+  private final boolean roomForWriter;
   private final int maxSizeAmp;
   private final int sizeRatio;
   private final boolean full;
@@ -60,6 +72,8 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
     TableOptions o = store.options();
     this.maxLevel = Math.max(1, o.numLevels() - 1);
     this.trigger = o.numSortedRunCompactionTrigger();
+    this.stopTrigger = o.numSortedRunStopTrigger();
+    this.roomForWriter = !o.get(PrimaryKeyOptions.WRITE_ONLY_STOP_TRIGGER_WAIT).isZero();
     this.maxSizeAmp = o.get(CompactionOptions.COMPACTION_MAX_SIZE_AMPLIFICATION_PERCENT);
     this.sizeRatio = o.get(CompactionOptions.COMPACTION_SIZE_RATIO);
     this.full = full;
@@ -160,17 +174,19 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
         p = pickForSizeRatio(runs, 1, false);
       }
     }
-    if (p == null && runs.size() > trigger) {
-      p = pickForSizeRatio(runs, runs.size() - trigger + 1, true);
+    int level0 = level0Runs(runs);
+    int countTrigger = runCountTrigger(level0);
+    // Rule 3; with room for the writer also when rules 1 and 2 would leave more runs than that.
+    if ((p == null || (roomForWriter && runs.size() - p.count + 1 > countTrigger))
+        && runs.size() > countTrigger) {
+      p = pickForSizeRatio(runs, runs.size() - countTrigger + 1, true);
     }
-    if (p == null) {
-      int level0 = 0;
+    if (p == null && level0 > 0) {
       List<DataFileMeta> level0Files = new ArrayList<>();
-      while (level0 < runs.size() && runs.get(level0).level() == 0) {
-        level0Files.addAll(runs.get(level0).files());
-        level0++;
+      for (int i = 0; i < level0; i++) {
+        level0Files.addAll(runs.get(i).files());
       }
-      if (level0 > 0 && level0Trigger.fired(level0Files)) {
+      if (level0Trigger.fired(level0Files)) {
         p = unit(runs, level0);
       }
     }
@@ -178,15 +194,29 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
     // change is computed when it moves up, against the levels above) move every level-0 run up
     // whenever any is compacted: a newer level-0 run never leaves before an older one.
     if (deletionVectors || lookupChangelog) {
-      int level0 = 0;
-      while (level0 < runs.size() && runs.get(level0).level() == 0) {
-        level0++;
-      }
       if (level0 > 0 && (p == null || p.count < level0)) {
         p = unit(runs, level0);
       }
     }
     return p;
+  }
+
+  /**
+   * Rule 3's trigger: {@code num-sorted-run.compaction-trigger}, or lower where the writer waits at
+   * the stop trigger, so that a merge leaves room under it for as many runs as reached level 0
+   * since the bucket's last merge.
+   */
+  private int runCountTrigger(int level0Runs) {
+    return roomForWriter ? Math.min(trigger, Math.max(2, stopTrigger - level0Runs)) : trigger;
+  }
+
+  /** The newest runs that are at level 0 (each a file): how many. */
+  private static int level0Runs(List<SortedRun> runs) {
+    int level0 = 0;
+    while (level0 < runs.size() && runs.get(level0).level() == 0) {
+      level0++;
+    }
+    return level0;
   }
 
   private Pick pickForSizeAmp(List<SortedRun> runs) {

@@ -409,6 +409,130 @@ class UniversalCompactionTest {
     assertThat(merges).isGreaterThan(50);
   }
 
+  // ---- room for a waiting writer --------------------------------------------------------------
+
+  @Test
+  void withTheWriterWaitingAMergeLeavesRoomForTheRunsThatReachedLevel0() {
+    // Upper levels 5, 4, 3, 2 of fast-growing sizes and five level-0 runs of one interval.
+    List<DataFileMeta> files = new ArrayList<>();
+    files.add(file(5, 1_000_000, 0, 9));
+    files.add(file(4, 10_000, 0, 9));
+    files.add(file(3, 1_000, 0, 9));
+    files.add(file(2, 100, 0, 9));
+    List<DataFileMeta> level0 = withSizes(1, 1, 1, 1, 1);
+    files.addAll(level0);
+
+    // Without the wait: the size ratio takes the five level-0 runs, and five runs are left, so
+    // the next five fill the bucket past the stop trigger (8).
+    CompactTask paimonLike = single(plan(files));
+    assertThat(paimonLike.inputs()).containsExactlyInAnyOrderElementsOf(level0);
+    assertThat(paimonLike.outputLevel()).isEqualTo(1);
+
+    // With it: 8 - 5 level-0 runs = a trigger of 3, so the merge also takes levels 2 and 3 and
+    // leaves three runs (levels 5, 4 and its output at 3).
+    options.put("write-only.stop-trigger-wait", "10 s");
+    CompactTask roomy = single(plan(files));
+    assertThat(roomy.inputs()).hasSize(7).containsAll(level0).doesNotContain(files.get(0));
+    assertThat(roomy.inputs()).doesNotContain(files.get(1));
+    assertThat(roomy.outputLevel()).isEqualTo(3);
+    assertThat(roomy.dropDeletes()).isFalse();
+
+    // The configured trigger still bounds it: never more runs left than the compaction trigger.
+    options.put("num-sorted-run.compaction-trigger", "2");
+    options.put("num-sorted-run.stop-trigger", "20");
+    assertThat(single(plan(files)).inputs()).hasSize(8);
+  }
+
+  @Test
+  void roomForTheWriterLeavesAtLeastTwoRunsAndNothingBelowTheTrigger() {
+    options.put("write-only.stop-trigger-wait", "10 s");
+    // Seven level-0 runs against a stop trigger of 8: room for seven would leave one run, so the
+    // merge leaves two, the oldest run and its own output (without the wait: levels 5, 4 and 2).
+    List<DataFileMeta> files = new ArrayList<>();
+    DataFileMeta oldest = file(5, 1_000_000, 0, 9);
+    files.add(oldest);
+    files.add(file(4, 10_000, 0, 9));
+    files.add(file(3, 1_000, 0, 9));
+    files.addAll(withSizes(1, 2, 4, 8, 16, 32, 64));
+    CompactTask task = single(plan(files));
+    assertThat(task.inputs()).hasSize(9).doesNotContain(oldest);
+    assertThat(task.outputLevel()).isEqualTo(4);
+
+    // Two level-0 runs over three upper levels: five runs, no more than the trigger, nothing to
+    // merge (room for two is there).
+    files.clear();
+    files.add(file(5, 1_000_000, 0, 9));
+    files.add(file(4, 10_000, 0, 9));
+    files.add(file(3, 1_000, 0, 9));
+    files.addAll(withSizes(1, 10));
+    assertThat(plan(files)).isEmpty();
+  }
+
+  /**
+   * Generated: a write-only writer adds {@code k} runs per interval of the compaction job, which
+   * merges once per interval and commits before the writer's next run. With {@code
+   * write-only.stop-trigger-wait} set, whatever the triggers, sizes and {@code k <= stop - 2}, the
+   * writer never finds its next run past {@code num-sorted-run.stop-trigger}, so it never waits.
+   * Without it (the compaction trigger's rule alone) some of the same cases pass the trigger.
+   */
+  @Test
+  void withTheWriterWaitingItsRunsOfOneIntervalAlwaysFitUnderTheStopTrigger() {
+    java.util.SplittableRandom r = new java.util.SplittableRandom(7);
+    int casesPastTheTriggerWithoutRoom = 0;
+    for (int c = 0; c < 200; c++) {
+      int trigger = 2 + r.nextInt(5);
+      int stop = trigger + 1 + r.nextInt(5);
+      int levels = trigger + 1 + r.nextInt(3);
+      int perInterval = 1 + r.nextInt(stop - 2);
+      long seed = r.nextLong();
+      String label =
+          "trigger " + trigger + ", stop " + stop + ", levels " + levels + ", runs " + perInterval;
+      assertThat(passesOfTheStopTrigger(trigger, stop, levels, perInterval, seed, true))
+          .as("with room for the writer: %s", label)
+          .isZero();
+      if (passesOfTheStopTrigger(trigger, stop, levels, perInterval, seed, false) > 0) {
+        casesPastTheTriggerWithoutRoom++;
+      }
+    }
+    assertThat(casesPastTheTriggerWithoutRoom).as("the cases reach the stop trigger").isPositive();
+  }
+
+  /** 200 intervals of the loop above: how often the writer's next run passed the stop trigger. */
+  private int passesOfTheStopTrigger(
+      int trigger, int stop, int levels, int perInterval, long seed, boolean room) {
+    reset();
+    options.put("num-sorted-run.compaction-trigger", String.valueOf(trigger));
+    options.put("num-sorted-run.stop-trigger", String.valueOf(stop));
+    options.put("num-levels", String.valueOf(levels));
+    if (room) {
+      options.put("write-only.stop-trigger-wait", "10 s");
+    }
+    UniversalCompaction strategy = strategy();
+    KeyValueLayout layout = new KeyValueLayout(store().schema());
+    Random random = new Random(seed);
+    List<DataFileMeta> files = new ArrayList<>();
+    int passes = 0;
+    for (int interval = 0; interval < 200; interval++) {
+      for (int i = 0; i < perInterval; i++) {
+        if (SortedRun.of(files, layout.keyRowComparator()).size() + 1 > stop) {
+          passes++;
+        }
+        files.add(level0(1 + random.nextInt(100)));
+      }
+      List<CompactTask> tasks =
+          strategy.plan(new CompactPlanner.Bucket("db.t", BinaryRows.EMPTY, "", 0, 1, files));
+      for (CompactTask task : tasks) {
+        long size = 0;
+        for (DataFileMeta f : task.inputs()) {
+          size += f.fileSize();
+        }
+        files.removeAll(task.inputs());
+        files.add(file(task.outputLevel(), size, 0, 99));
+      }
+    }
+    return passes;
+  }
+
   // ---- deletion-ratio rewrites ----------------------------------------------------------------
 
   @Test

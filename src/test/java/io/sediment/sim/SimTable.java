@@ -103,8 +103,13 @@ final class SimTable {
     if (config.lookupChangelog()) {
       b.option("changelog-producer", "lookup");
     }
-    if (config.smallBuffers()) {
+    if (config.smallBuffers() || config.stopTriggerWait()) {
       b.option("num-sorted-run.stop-trigger", String.valueOf(config.compactionTrigger() + 1));
+    }
+    if (config.stopTriggerWait()) {
+      // on the table, as a dedicated job's users set it: the job's merges then leave the waiting
+      // writers room (UniversalCompaction); the writers set it again with write-only
+      b.option("write-only.stop-trigger-wait", "1 s");
     }
     switch (config.engine()) {
       case "aggregation" -> b.option("fields.a.aggregate-function", "sum");
