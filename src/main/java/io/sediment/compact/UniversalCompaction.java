@@ -176,10 +176,16 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
     }
     int level0 = level0Runs(runs);
     int countTrigger = runCountTrigger(level0);
-    // Rule 3; with room for the writer also when rules 1 and 2 would leave more runs than that.
+    // Rule 3; with room for the writer also when rules 1 and 2 would leave more runs than that,
+    // and never fewer runs than rule 3 alone would take (unit() takes in level-0 runs up to the
+    // next upper run, so a larger count can end with fewer runs).
     if ((p == null || (roomForWriter && runs.size() - p.count + 1 > countTrigger))
         && runs.size() > countTrigger) {
       p = pickForSizeRatio(runs, runs.size() - countTrigger + 1, true);
+      if (countTrigger < trigger && runs.size() > trigger) {
+        Pick byTrigger = pickForSizeRatio(runs, runs.size() - trigger + 1, true);
+        p = byTrigger.count > p.count ? byTrigger : p;
+      }
     }
     if (p == null && level0 > 0) {
       List<DataFileMeta> level0Files = new ArrayList<>();

@@ -18,10 +18,13 @@ import org.slf4j.LoggerFactory;
  * write-only.stop-trigger-wait}). The writer counts a bucket's runs in the latest snapshot, those
  * of its own windows not seen committed yet, and the window's new level-0 files. It waits while a
  * compaction job's merge would shrink the bucket towards room for the runs coming: universal
- * compaction leaves a bucket of more than {@code num-sorted-run.compaction-trigger} runs with that
- * many, and cannot take the runs in flight, so it waits for at most that many committed runs. It
- * looks at the latest snapshot every {@link #POLL_MILLIS}, for at most the wait; then the window
- * goes anyway, with a warning: the write is never refused.
+ * compaction leaves a bucket of more than {@code num-sorted-run.compaction-trigger} runs with at
+ * most that many, and cannot take the runs in flight, so it waits for at most that many committed
+ * runs. (A job that plans with this option leaves fewer, room for the writer; the wait does not
+ * count on that, since the option may be the writer's own: it never waits for a merge that may not
+ * come, and may pass the trigger where such a job would have made room.) It looks at the latest
+ * snapshot every {@link #POLL_MILLIS}, for at most the wait; then the window goes anyway, with a
+ * warning: the write is never refused.
  */
 public final class StopTriggerWait {
 
@@ -165,7 +168,8 @@ public final class StopTriggerWait {
 
   /**
    * The buckets a merge would still shrink towards room for the runs coming: a merge leaves at most
-   * {@code num-sorted-run.compaction-trigger} runs, so the writer waits for at most that.
+   * {@code num-sorted-run.compaction-trigger} runs (fewer only where the job leaves room for the
+   * writer), so the writer waits for at most that.
    */
   private List<Bucket> waitingFor(List<? extends Bucket> buckets) {
     List<Bucket> over = new ArrayList<>();

@@ -440,6 +440,7 @@ class UniversalCompactionTest {
     // The configured trigger still bounds it: never more runs left than the compaction trigger.
     options.put("num-sorted-run.compaction-trigger", "2");
     options.put("num-sorted-run.stop-trigger", "20");
+    options.put("num-levels", "6");
     assertThat(single(plan(files)).inputs()).hasSize(8);
   }
 
@@ -447,7 +448,7 @@ class UniversalCompactionTest {
   void roomForTheWriterLeavesAtLeastTwoRunsAndNothingBelowTheTrigger() {
     options.put("write-only.stop-trigger-wait", "10 s");
     // Seven level-0 runs against a stop trigger of 8: room for seven would leave one run, so the
-    // merge leaves two, the oldest run and its own output (without the wait: levels 5, 4 and 2).
+    // merge leaves two, the oldest run and its own output (without the wait: levels 5, 4 and 3).
     List<DataFileMeta> files = new ArrayList<>();
     DataFileMeta oldest = file(5, 1_000_000, 0, 9);
     files.add(oldest);
@@ -466,6 +467,42 @@ class UniversalCompactionTest {
     files.add(file(3, 1_000, 0, 9));
     files.addAll(withSizes(1, 10));
     assertThat(plan(files)).isEmpty();
+  }
+
+  /**
+   * Generated: room for the writer only ever adds runs to a merge. Over random buckets (level-0
+   * runs over some of the upper levels, sizes spread over four orders of magnitude), a bucket
+   * merged without the option is merged with it, taking at least the same newest runs.
+   */
+  @Test
+  void roomForTheWriterNeverMergesFewerRunsThanWithoutIt() {
+    java.util.SplittableRandom r = new java.util.SplittableRandom(11);
+    for (int c = 0; c < 2_000; c++) {
+      reset();
+      options.put("num-levels", "6");
+      List<DataFileMeta> files = new ArrayList<>();
+      for (int level = 5; level >= 1; level--) {
+        if (r.nextInt(3) != 0) {
+          files.add(file(level, (long) Math.pow(10, 1 + r.nextDouble() * 4), 0, 9));
+        }
+      }
+      int level0 = r.nextInt(9);
+      for (int i = 0; i < level0; i++) {
+        files.add(level0((long) Math.pow(10, r.nextDouble() * 3)));
+      }
+      List<CompactTask> without = plan(files);
+      options.put("write-only.stop-trigger-wait", "10 s");
+      List<CompactTask> with = plan(files);
+      String label = "case " + c + ": " + files;
+      if (without.isEmpty()) {
+        continue;
+      }
+      assertThat(with).as(label).hasSize(1);
+      assertThat(with.get(0).inputs())
+          .as(label)
+          .hasSizeGreaterThanOrEqualTo(without.get(0).inputs().size())
+          .containsAll(without.get(0).inputs());
+    }
   }
 
   /**
