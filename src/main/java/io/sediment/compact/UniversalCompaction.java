@@ -26,13 +26,15 @@ import org.apache.flink.table.data.RowData;
  *       the newest (runs - trigger + 1) runs (and more by the size ratio).
  * </ol>
  *
- * <p>Room for the writer: on a table whose {@code write-only} writers wait at the stop trigger
- * ({@code write-only.stop-trigger-wait} set), rule 3 leaves a bucket room under {@code
- * num-sorted-run.stop-trigger} for as many new runs as it gathered at level 0 since its last merge
- * (the writer's runs of about one interval of the compaction job): its trigger is then {@code
- * min(compaction-trigger, max(2, stop-trigger - level-0 runs))}. With the defaults and a writer
- * that adds five runs per interval, the merge leaves three runs instead of five, so the five that
- * arrive before the next merge fit under the stop trigger of eight and the writer does not wait.
+ * <p>Room for the writer: where {@code write-only} writers wait at the stop trigger ({@code
+ * write-only.stop-trigger-wait} set in the options planned with), rule 3 leaves a bucket room under
+ * {@code num-sorted-run.stop-trigger} for as many new runs as it gathered at level 0 since its last
+ * merge (about one interval of a compaction job that merges it every interval): its trigger is then
+ * {@code min(compaction-trigger, max(2, stop-trigger - level-0 runs))}, also over a smaller pick of
+ * rules 1 and 2, and the merge is never smaller than rule 3's without the option. With the defaults
+ * and a writer that adds five runs per interval, the merge leaves three runs instead of five, so
+ * the five that arrive before the next merge fit under the stop trigger of eight and the writer
+ * does not wait.
  *
  * <p>Rules 1 and 2 apply only when the bucket has at least {@code
  * num-sorted-run.compaction-trigger} runs. The output goes one level below the first run not picked
