@@ -48,10 +48,10 @@ final class ApiWriteJob implements StreamWriterActor.WriteJob {
 
   private Runnable whileWaiting = () -> {};
 
-  ApiWriteJob(SimTable sim, String user, boolean ownCompaction, boolean waits) {
+  ApiWriteJob(SimTable sim, String user, boolean ownCompaction) {
     this.sim = sim;
     this.user = user;
-    this.options = SqlWriteJob.writerOptions(sim, ownCompaction, waits);
+    this.options = SqlWriteJob.writerOptions(ownCompaction);
   }
 
   @Override

@@ -138,7 +138,7 @@ final class ChangelogFollower {
     held.sort(null);
     List<String> sorted = new ArrayList<>();
     for (String r : read) {
-      if (!model.isShared(Long.parseLong(r.substring(1, r.indexOf(','))))) {
+      if (!model.isShared(SimModel.keyOf(r))) {
         sorted.add(r);
       }
     }

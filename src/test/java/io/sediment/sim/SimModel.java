@@ -74,10 +74,7 @@ final class SimModel {
   void overwrite(Integer partition, int partitions, List<Change> rows) {
     version++;
     appended.removeIf(
-        r ->
-            partition == null
-                || SimTable.partitionOf(Long.parseLong(r.substring(1, r.indexOf(','))), partitions)
-                    == partition);
+        r -> partition == null || SimTable.partitionOf(keyOf(r), partitions) == partition);
     for (Change c : rows) {
       appended.add(render(c.k(), c.a(), c.b()));
     }
@@ -174,5 +171,10 @@ final class SimModel {
 
   static String render(long k, Object a, Object b) {
     return "(" + k + "," + a + "," + b + ")";
+  }
+
+  /** The key of a row {@link #render rendered}. */
+  static long keyOf(String row) {
+    return Long.parseLong(row.substring(1, row.indexOf(',')));
   }
 }

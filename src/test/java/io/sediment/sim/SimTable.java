@@ -107,8 +107,9 @@ final class SimTable {
       b.option("num-sorted-run.stop-trigger", String.valueOf(config.compactionTrigger() + 1));
     }
     if (config.stopTriggerWait()) {
-      // on the table, as a dedicated job's users set it: the job's merges then leave the waiting
-      // writers room (UniversalCompaction); the writers set it again with write-only
+      // write-only writers wait up to 1 s (on their own clocks) for the compaction job to keep
+      // their buckets within one run above the compaction trigger; on the table, as a dedicated
+      // job's users set it, so the job's merges leave them room (UniversalCompaction)
       b.option("write-only.stop-trigger-wait", "1 s");
     }
     switch (config.engine()) {

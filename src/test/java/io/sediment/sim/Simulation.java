@@ -133,9 +133,7 @@ final class Simulation {
       boolean sql = config.sqlSink().get(w);
       boolean own = config.ownCompaction().get(w);
       StreamWriterActor.WriteJob job =
-          sql
-              ? new SqlWriteJob(sim, "writer-" + w, own, config.stopTriggerWait())
-              : new ApiWriteJob(sim, "writer-" + w, own, config.stopTriggerWait());
+          sql ? new SqlWriteJob(sim, "writer-" + w, own) : new ApiWriteJob(sim, "writer-" + w, own);
       String waiting = "writer-" + w;
       job.whileWaiting(() -> stepWhileWaiting(sim, model, actors, rnd, waiting));
       job.startWriter();
@@ -275,15 +273,11 @@ final class Simulation {
     }
   }
 
-  private static long key(String row) {
-    return Long.parseLong(row.substring(1, row.indexOf(',')));
-  }
-
   /** The rows of keys with a defined last version (see {@link SimModel#isShared}), sorted. */
   private static List<String> exact(SimModel model, List<String> rows) {
     List<String> out = new ArrayList<>();
     for (String r : rows) {
-      if (!model.isShared(key(r))) {
+      if (!model.isShared(SimModel.keyOf(r))) {
         out.add(r);
       }
     }
@@ -344,7 +338,7 @@ final class Simulation {
     }
     Set<Long> keys = new HashSet<>();
     for (String r : read) {
-      long k = key(r);
+      long k = SimModel.keyOf(r);
       if (!keys.add(k)) {
         throw new AssertionError("key " + k + " is read twice: " + read);
       }

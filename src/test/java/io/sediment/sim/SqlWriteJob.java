@@ -44,34 +44,20 @@ final class SqlWriteJob implements StreamWriterActor.WriteJob {
 
   private Runnable whileWaiting = () -> {};
 
-  SqlWriteJob(SimTable sim, String user, boolean ownCompaction, boolean waits) throws Exception {
+  SqlWriteJob(SimTable sim, String user, boolean ownCompaction) throws Exception {
     this.sim = sim;
     this.plannedUser = user;
     this.markerUser = user;
-    this.options = writerOptions(sim, ownCompaction, waits);
+    this.options = writerOptions(ownCompaction);
     restoreCommitter(0, null);
   }
 
   /**
-   * A writer's own options: {@code write-only} unless it compacts; a write-only writer that {@code
-   * waits} waits up to 1 s (on its own clock) for a compaction job to keep its buckets within one
-   * run above the compaction trigger.
+   * A writer's own options: {@code write-only} unless it compacts. Where write-only writers wait
+   * for a compaction job at the stop trigger, the table holds that ({@link SimTable}).
    */
-  static Map<String, String> writerOptions(SimTable sim, boolean ownCompaction, boolean waits) {
-    if (ownCompaction) {
-      return Map.of();
-    }
-    if (!waits) {
-      return Map.of("write-only", "true");
-    }
-    int trigger = sim.config.compactionTrigger();
-    return Map.of(
-        "write-only",
-        "true",
-        "write-only.stop-trigger-wait",
-        "1 s",
-        "num-sorted-run.stop-trigger",
-        String.valueOf(trigger + 1));
+  static Map<String, String> writerOptions(boolean ownCompaction) {
+    return ownCompaction ? Map.of() : Map.of("write-only", "true");
   }
 
   @Override

@@ -165,15 +165,12 @@ final class StreamReadActor implements Actor, AutoCloseable {
     Map<Long, String> held = new HashMap<>();
     for (String e : emitted) {
       String value = e.substring(2);
-      ChangelogFollower.apply(held, model, e.substring(0, 2), key(value), value, "the stream read");
+      ChangelogFollower.apply(
+          held, model, e.substring(0, 2), SimModel.keyOf(value), value, "the stream read");
     }
     if (end) {
       ChangelogFollower.compare(held, read, model);
     }
-  }
-
-  private static long key(String row) {
-    return Long.parseLong(row.substring(1, row.indexOf(',')));
   }
 
   /**
