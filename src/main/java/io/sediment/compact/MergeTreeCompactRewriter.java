@@ -171,6 +171,11 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
             names,
             observer);
     writer.useEncodingHints(hints);
+    if (dv && task.outputLevel() > 0) {
+      // later compactions look keys up in this level (deletion vectors): its lookup files are
+      // made as it is written, not read back from it by the first of them
+      writer.writeLookupFilesTo(new LocalKeyCache(store, layout));
+    }
     List<DataFileMeta> after;
     long rows = 0;
     Map<String, RoaringBitmap> changed = new LinkedHashMap<>();

@@ -22,12 +22,16 @@ import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.types.logical.RowType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Writes key-ordered file-layout rows of one bucket into files of one level, rolling at {@code
  * target-file-size}, and describes each file: key range, sequence range, delete-row count.
  */
 public final class KeyValueFileWriter {
+
+  private static final Logger LOG = LoggerFactory.getLogger(KeyValueFileWriter.class);
 
   private final FileStore store;
   private final KeyValueLayout layout;
@@ -50,6 +54,7 @@ public final class KeyValueFileWriter {
   private long lastIntegralKey;
   private boolean hasLast;
   private EncodingHints encodingHints;
+  private LocalKeyCache.Builder lookups; // null: no lookup files written along
 
   public KeyValueFileWriter(
       FileStore store,
@@ -111,7 +116,25 @@ public final class KeyValueFileWriter {
     this.encodingHints = hints;
   }
 
+  /**
+   * Writes the lookup file of each data file into {@code cache} along with it, published when
+   * {@link #finish()} describes the files: for a level that later compactions look keys up in
+   * (deletion vectors), which would otherwise read each file back to build it.
+   */
+  public void writeLookupFilesTo(LocalKeyCache cache) {
+    if (lookups == null) {
+      lookups = cache.builder();
+    }
+  }
+
   public void write(RowData kv) throws IOException {
+    if (lookups != null) {
+      try {
+        lookups.add(kv);
+      } catch (IOException e) {
+        dropLookups(e);
+      }
+    }
     if (minKey == null) {
       minKey = keyProjector.project(kv);
     }
@@ -141,6 +164,13 @@ public final class KeyValueFileWriter {
   }
 
   private void endFile(BinaryRowData maxKey) {
+    if (lookups != null) {
+      try {
+        lookups.endFile();
+      } catch (IOException e) {
+        dropLookups(e);
+      }
+    }
     fileKeys.add(new BinaryRowData[] {minKey, maxKey});
     fileCounters.add(new long[] {minSeq, maxSeq, deletes});
     minKey = null;
@@ -166,6 +196,13 @@ public final class KeyValueFileWriter {
     }
     fileKeys.clear();
     fileCounters.clear();
+    if (lookups != null) {
+      try {
+        lookups.publish(out.stream().map(DataFileMeta::fileName).toList());
+      } catch (IOException e) {
+        dropLookups(e);
+      }
+    }
     return out;
   }
 
@@ -192,11 +229,32 @@ public final class KeyValueFileWriter {
         counters[2]);
   }
 
+  /**
+   * Stops writing lookup files and deletes those not published: they are a cache, so a failure to
+   * write one leaves it to be built when a compaction needs it, and never fails the data files.
+   */
+  private void dropLookups(IOException cause) {
+    if (lookups == null) {
+      return;
+    }
+    if (cause != null) {
+      LOG.warn(
+          "Could not write a lookup file into the local cache; it is built when needed", cause);
+    }
+    try {
+      lookups.close();
+    } catch (IOException e) {
+      LOG.warn("Could not delete an unfinished lookup file of the local cache", e);
+    }
+    lookups = null;
+  }
+
   /** Deletes every file not yet handed out by {@link #finish()}. */
   public List<IOException> abort() {
     fileKeys.clear();
     fileCounters.clear();
     minKey = null;
+    dropLookups(null);
     return writer.abort();
   }
 }

@@ -17,9 +17,12 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.List;
 import java.util.UUID;
+import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
@@ -61,42 +64,130 @@ public final class LocalKeyCache {
   /** The lookup file of a data file, built now if it is not cached. */
   public File lookupFile(BinaryRowData partition, int bucket, DataFileMeta file)
       throws IOException {
-    // rows are cached in the reading schema's layout: another schema version builds its own
-    String name = file.fileName() + ".s" + store.schema().id();
-    File f = new File(dir, name + ".keys");
+    File f = fileOf(file.fileName());
     if (f.exists()) {
       f.setLastModified(store.clock().millis());
       return f;
     }
-    Files.createDirectories(dir.toPath());
-    File tmp = new File(dir, name + ".keys." + UUID.randomUUID() + ".tmp");
-    RowDataSerializer ser = new RowDataSerializer(layout.fileType());
     try (EvolvingFileReader reader =
             EvolvingFileReader.open(store, partition, bucket, file, layout.fileType(), null);
-        DataOutputStream out =
-            new DataOutputStream(new BufferedOutputStream(new FileOutputStream(tmp), 1 << 16))) {
+        Builder builder = new Builder()) {
       RowData row;
-      int pos = 0;
       while ((row = reader.next()) != null) {
-        BinaryRowData b = ser.toBinaryRow(row);
-        out.writeInt(pos++);
-        out.writeInt(b.getSizeInBytes());
-        byte[] bytes = new byte[b.getSizeInBytes()];
-        b.getSegments()[0].get(b.getOffset(), bytes, 0, bytes.length);
-        if (b.getSegments().length > 1) {
-          bytes = BinaryRows.toBytes(b);
-        }
-        out.write(bytes);
+        builder.add(row);
       }
-    } catch (IOException | RuntimeException e) {
-      tmp.delete();
-      throw e;
+      builder.endFile();
+      builder.publish(List.of(file.fileName()));
     }
-    Files.move(tmp.toPath(), f.toPath(), StandardCopyOption.ATOMIC_MOVE);
-    // Recency is the table's clock, for built files as for used ones (least recently used first).
-    f.setLastModified(store.clock().millis());
-    evict(f);
     return f;
+  }
+
+  /**
+   * A builder of the lookup files of data files being written now, fed the same rows in the same
+   * order, so that the compaction that writes a level's files leaves their lookups in the cache and
+   * the next compaction does not read them back to build them (see {@link #lookupFile}, whose files
+   * are made the same way).
+   */
+  public Builder builder() {
+    return new Builder();
+  }
+
+  // rows are cached in the reading schema's layout: another schema version builds its own
+  private File fileOf(String dataFileName) {
+    return new File(dir, dataFileName + ".s" + store.schema().id() + ".keys");
+  }
+
+  /**
+   * Writes lookup files as (int position, int length, binary row), one per data file: {@link #add}
+   * the file's rows in order, {@link #endFile} after its last, {@link #publish} once the data files
+   * are complete (until then nothing is in the cache), {@link #close} deletes what was not
+   * published.
+   */
+  public final class Builder implements AutoCloseable {
+    private final RowDataSerializer serializer = new RowDataSerializer(layout.fileType());
+    private final List<File> ended = new ArrayList<>();
+    private File tmp;
+    private DataOutputStream out;
+    private int position;
+
+    private Builder() {}
+
+    public void add(RowData row) throws IOException {
+      if (out == null) {
+        Files.createDirectories(dir.toPath());
+        tmp = new File(dir, "build-" + UUID.randomUUID() + ".keys.tmp");
+        out = new DataOutputStream(new BufferedOutputStream(new FileOutputStream(tmp), 1 << 16));
+        position = 0;
+      }
+      BinaryRowData b = serializer.toBinaryRow(row);
+      int size = b.getSizeInBytes();
+      out.writeInt(position++);
+      out.writeInt(size);
+      MemorySegment[] segments = b.getSegments();
+      if (segments.length == 1 && !segments[0].isOffHeap()) {
+        out.write(segments[0].getArray(), b.getOffset(), size);
+      } else {
+        out.write(BinaryRows.toBytes(b));
+      }
+    }
+
+    /** The data file the rows went to has ended (a data file without rows has no lookup file). */
+    public void endFile() throws IOException {
+      if (out == null) {
+        tmp = new File(dir, "build-" + UUID.randomUUID() + ".keys.tmp");
+        Files.createDirectories(dir.toPath());
+        new FileOutputStream(tmp).close();
+      } else {
+        out.close();
+        out = null;
+      }
+      ended.add(tmp);
+      tmp = null;
+    }
+
+    /**
+     * Puts the lookup files of the ended data files into the cache under their names, in the order
+     * they ended.
+     */
+    public void publish(List<String> dataFileNames) throws IOException {
+      if (dataFileNames.size() != ended.size()) {
+        throw new IllegalStateException(
+            "Internal error: "
+                + ended.size()
+                + " lookup files for "
+                + dataFileNames.size()
+                + " data files");
+      }
+      File last = null;
+      for (int i = 0; i < ended.size(); i++) {
+        last = fileOf(dataFileNames.get(i));
+        Files.move(ended.get(i).toPath(), last.toPath(), StandardCopyOption.ATOMIC_MOVE);
+        // Recency is the table's clock, for built files as for used ones (least recently used
+        // first).
+        last.setLastModified(store.clock().millis());
+      }
+      ended.clear();
+      if (last != null) {
+        evict(last);
+      }
+    }
+
+    /** Deletes the lookup files not published. */
+    @Override
+    public void close() throws IOException {
+      if (out != null) {
+        out.close();
+        out = null;
+      }
+      if (tmp != null) {
+        tmp.delete();
+        tmp = null;
+      }
+      for (File f : ended) {
+        f.delete();
+      }
+      ended.clear();
+    }
   }
 
   /** Removes least recently used lookup files while the cache is larger than its limit. */

@@ -49,11 +49,11 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-class DataFileRoundTripTest {
+public class DataFileRoundTripTest {
 
   @TempDir java.nio.file.Path tempDir;
 
-  static final RowType ALL =
+  public static final RowType ALL =
       RowType.of(
           new LogicalType[] {
             new BooleanType(),
@@ -122,7 +122,7 @@ class DataFileRoundTripTest {
     return DecimalData.fromBigDecimal(new BigDecimal(v), p, s);
   }
 
-  static List<RowData> sampleRows() {
+  public static List<RowData> sampleRows() {
     List<RowData> rows = new ArrayList<>();
     // maxima
     rows.add(

@@ -32,6 +32,13 @@ class DeletionVectorTest {
     return Map.of("local-cache.enabled", "true", "local-cache.dir", cache.toString());
   }
 
+  /** Every file in the local cache (of any table), by name. */
+  private List<String> lookupFiles() throws Exception {
+    try (Stream<Path> s = Files.walk(cache)) {
+      return s.filter(Files::isRegularFile).map(p -> p.getFileName().toString()).sorted().toList();
+    }
+  }
+
   private static List<String> dvFiles(Path tableDir) throws Exception {
     Path index = tableDir.resolve("index");
     if (!Files.exists(index)) {
@@ -76,7 +83,9 @@ class DeletionVectorTest {
     DataFileMeta base = first.get(0);
     assertThat(base.level()).isGreaterThan(0);
     assertThat(dvFiles(tableDir)).isEmpty();
-    assertThat(cache.toFile().list()).as("lookups are built only when needed").isEmpty();
+    assertThat(lookupFiles())
+        .as("the compaction wrote the lookup of its output along with it")
+        .containsExactly(base.fileName() + ".s0.keys");
 
     // Updates and a delete: invisible until the next compaction.
     TestTables.writeBatch(
@@ -90,9 +99,10 @@ class DeletionVectorTest {
     assertThat(now).extracting(DataFileMeta::fileName).contains(base.fileName());
     assertThat(now).hasSize(2);
     assertThat(dvFiles(tableDir)).hasSize(1);
-    assertThat(cache.toFile().list())
-        .as("the lookup of the old file is kept on local disk")
-        .hasSize(1);
+    assertThat(lookupFiles())
+        .as("the lookup of the old file is kept on local disk, the new file's written with it")
+        .hasSize(2)
+        .contains(base.fileName() + ".s0.keys");
     Snapshot s = t.latestSnapshot().get();
     assertThat(s.indexManifest()).isNotNull();
     assertThat(t.newReadBuilder().newScan().plan().splits().get(0).deletionFiles())
