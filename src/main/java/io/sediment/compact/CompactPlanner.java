@@ -6,6 +6,7 @@ import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.predicate.Predicate;
+import io.sediment.schema.PrimaryKeyOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -175,6 +176,7 @@ public final class CompactPlanner {
       runFiles.add(e.file());
     }
     Map<String, Long> deletedRows = deletedRows(snapshot);
+    boolean deletionVectors = store.options().get(PrimaryKeyOptions.DELETION_VECTORS_ENABLED);
     List<CompactTask> tasks = new ArrayList<>();
     long waiting = 0;
     for (Map.Entry<ManifestEntry.Identifier, List<DataFileMeta>> g : files.entrySet()) {
@@ -194,7 +196,12 @@ public final class CompactPlanner {
               deletedRows);
       List<CompactTask> planned = new ArrayList<>();
       for (CompactTask t : strategy.plan(bucket)) {
-        planned.add(t.withBaseSnapshotId(snapshot.id()));
+        CompactTask task = t.withBaseSnapshotId(snapshot.id());
+        if (deletionVectors && task.kind() == CompactTask.Kind.MERGE_TREE) {
+          // its rewrite reads the bucket's other levels too, to mark older versions deleted
+          task = task.withLookupBytes(bytes(task.lookupFiles(bucket.files())));
+        }
+        planned.add(task);
       }
       tasks.addAll(planned);
       waiting += strategy.waitingFiles(bucket, planned);
@@ -206,6 +213,14 @@ public final class CompactPlanner {
       }
     }
     return new Plan(tasks, waiting, blockedBuckets);
+  }
+
+  private static long bytes(List<DataFileMeta> files) {
+    long sum = 0;
+    for (DataFileMeta f : files) {
+      sum += f.fileSize();
+    }
+    return sum;
   }
 
   /** Rows marked deleted per data file, from the snapshot's deletion vectors (none: empty). */

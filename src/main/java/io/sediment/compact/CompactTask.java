@@ -6,9 +6,13 @@ import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.apache.flink.table.data.binary.BinaryRowData;
 
 /**
@@ -61,6 +65,12 @@ public final class CompactTask implements Serializable {
 
   /** The share of a sort compaction ({@link Kind#SORT_REWRITE} only); in state by the codec. */
   private final transient SortRange sortRange;
+
+  /**
+   * Bytes of the files outside its inputs that the task's rewrite reads, as planned ({@link
+   * #withLookupBytes}); 0 when not known. Only its planner uses it; never in state.
+   */
+  private final transient long lookupBytes;
 
   /** A task whose base snapshot is not known (yet): see {@link #withBaseSnapshotId}. */
   public CompactTask(
@@ -140,6 +150,7 @@ public final class CompactTask implements Serializable {
     this.dropDeletes = dropDeletes;
     this.keepRetracts = false;
     this.baseSnapshotId = baseSnapshotId.isPresent() ? baseSnapshotId.getAsLong() : null;
+    this.lookupBytes = 0;
   }
 
   /** The same task, planned from snapshot {@code id}. */
@@ -165,10 +176,21 @@ public final class CompactTask implements Serializable {
    * must meet the delete when they are compacted.
    */
   public CompactTask keepingDeletes() {
-    return new CompactTask(this);
+    return new CompactTask(this, false, true, lookupBytes);
   }
 
-  private CompactTask(CompactTask t) {
+  /**
+   * The same task, reading {@code bytes} of the bucket's files besides its inputs: on a
+   * deletion-vector table, the {@linkplain #lookupFiles files its keys are looked up in}.
+   */
+  public CompactTask withLookupBytes(long bytes) {
+    if (bytes < 0) {
+      throw new IllegalArgumentException("Lookup bytes must not be negative: " + bytes);
+    }
+    return new CompactTask(this, dropDeletes, keepRetracts, bytes);
+  }
+
+  private CompactTask(CompactTask t, boolean dropDeletes, boolean keepRetracts, long lookupBytes) {
     this.table = t.table;
     this.partition = t.partition;
     this.partitionPath = t.partitionPath;
@@ -177,10 +199,11 @@ public final class CompactTask implements Serializable {
     this.inputs = t.inputs;
     this.outputLevel = t.outputLevel;
     this.kind = t.kind;
-    this.dropDeletes = false;
-    this.keepRetracts = true;
+    this.dropDeletes = dropDeletes;
+    this.keepRetracts = keepRetracts;
     this.baseSnapshotId = t.baseSnapshotId;
     this.sortRange = t.sortRange;
+    this.lookupBytes = lookupBytes;
   }
 
   /** Whether retractions are written even where older versions were found (see above). */
@@ -261,6 +284,38 @@ public final class CompactTask implements Serializable {
       sum += f.fileSize();
     }
     return sum;
+  }
+
+  /**
+   * Of a bucket's files, those a deletion-vector merge of this task looks its keys up in, to mark
+   * older versions deleted: the files at levels >= 1 that are not its inputs. Its planner counts
+   * them from the bucket it planned from, its rewriter reads them from the snapshot it runs on.
+   */
+  public List<DataFileMeta> lookupFiles(Collection<DataFileMeta> bucketFiles) {
+    Set<String> names = new HashSet<>();
+    for (DataFileMeta f : inputs) {
+      names.add(f.fileName());
+    }
+    List<DataFileMeta> out = new ArrayList<>();
+    for (DataFileMeta f : bucketFiles) {
+      if (f.level() > 0 && !names.contains(f.fileName())) {
+        out.add(f);
+      }
+    }
+    return out;
+  }
+
+  /** Bytes of the bucket's files outside the inputs the rewrite reads, as planned; 0: unknown. */
+  public long lookupBytes() {
+    return lookupBytes;
+  }
+
+  /**
+   * What the rewrite reads, as far as its planner knew: {@link #inputBytes()} and {@link
+   * #lookupBytes()}.
+   */
+  public long readBytes() {
+    return inputBytes() + lookupBytes;
   }
 
   public long inputRows() {

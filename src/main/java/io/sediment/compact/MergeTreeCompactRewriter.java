@@ -29,7 +29,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -113,9 +112,7 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
                   .read(latest.get().indexManifest(), task.partition(), task.bucket());
           vectors = new HashMap<>(DeletionVectors.read(store, vectorFiles.values()));
         }
-        Set<String> inputs = new HashSet<>();
-        task.inputs().forEach(f -> inputs.add(f.fileName()));
-        List<DataFileMeta> rest = new ArrayList<>();
+        List<DataFileMeta> bucketFiles = new ArrayList<>();
         for (ManifestEntry e :
             store
                 .newScan()
@@ -123,10 +120,9 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
                     PartitionPredicates.in(store.partitionType(), Set.of(task.partition())))
                 .withBucket(task.bucket())
                 .plan(latest.get())) {
-          if (e.file().level() > 0 && !inputs.contains(e.file().fileName())) {
-            rest.add(e.file());
-          }
+          bucketFiles.add(e.file());
         }
+        List<DataFileMeta> rest = task.lookupFiles(bucketFiles);
         List<DataFileMeta> all = new ArrayList<>(rest);
         all.addAll(task.inputs());
         if (store.forRewriteOf(all) != store) {

@@ -13,12 +13,14 @@ package io.sediment.flink;
  *
  * <p>The lead is the round's own: one polling period (rounds run on a timer) plus twice its
  * planning time (or the longest of the last {@value #REMEMBERED}, if longer) and its estimated
- * rewriting time, its input bytes at the rewriting throughput of the last {@value #REMEMBERED}
- * periods of rewriting (the bytes handed over, over the time from a plan until no task was pending
- * or running). So a round that merges several times the bytes of the rounds before it (under a
- * streaming writer, size tiers filling up together, larger every time they do) hands over early
- * enough to make the checkpoint, and the rounds between keep a short lead. Before the first period
- * of rewriting ended the estimate is zero.
+ * rewriting time, the bytes its tasks read at the rewriting throughput of the last {@value
+ * #REMEMBERED} periods of rewriting (the bytes handed over, over the time from a plan until no task
+ * was pending or running). The bytes a task reads are its inputs and, on a deletion-vector table,
+ * the bucket's other levels its merge looks its keys up in ({@code CompactTask#readBytes}): a small
+ * merge under a large level reads the whole level. So a round that merges several times the bytes
+ * of the rounds before it (under a streaming writer, size tiers filling up together, larger every
+ * time they do) hands over early enough to make the checkpoint, and the rounds between keep a short
+ * lead. Before the first period of rewriting ended the estimate is zero.
  *
  * <p>Rounds before the last half of the interval (or before the lead of a plan as long as the
  * longest of the last ones, if earlier) wait without planning. The window opens earlier still, up
@@ -91,7 +93,7 @@ final class CheckpointAlignment {
   }
 
   /**
-   * A round that took {@code tookMillis} to plan handed over tasks of {@code bytes} input bytes at
+   * A round that took {@code tookMillis} to plan handed over tasks reading {@code bytes} bytes at
    * {@code millis}, merging primary-key buckets or not ({@code mergesBuckets}): a period of
    * rewriting starts, unless one runs.
    */
@@ -183,7 +185,7 @@ final class CheckpointAlignment {
 
   /**
    * How long before the expected checkpoint a round that took {@code tookMillis} to plan {@code
-   * bytes} input bytes hands them over.
+   * bytes} bytes to read hands them over.
    */
   long leadMillis(long tookMillis, long bytes) {
     double throughput = bytesPerMilli;
@@ -253,9 +255,9 @@ final class CheckpointAlignment {
   }
 
   /**
-   * Whether a round that finished planning {@code bytes} input bytes at {@code now}, taking {@code
-   * tookMillis}, hands them over now: outside the window, or once its lead is as long as the time
-   * left before the expected checkpoint. If not, a later round plans again.
+   * Whether a round that finished planning tasks reading {@code bytes} bytes at {@code now}, taking
+   * {@code tookMillis}, hands them over now: outside the window, or once its lead is as long as the
+   * time left before the expected checkpoint. If not, a later round plans again.
    */
   boolean handsOver(long now, long tookMillis, long bytes) {
     if (!inWindow(now)) {

@@ -265,7 +265,7 @@ final class CompactTaskEnumerator
     groupsDueInLastStretch.retainAll(names); // a dropped table's would keep every round planning
     waitingFiles = waitingByTable.values().stream().mapToLong(Long::longValue).sum();
     long end = targets.clock().millis();
-    long bytes = inputBytes(tasks);
+    long bytes = readBytes(tasks);
     // A full round hands over at once: its trigger was counted (deltaCommits), not seen again.
     boolean handOver = mode.isBounded() || anyFull || alignment.handsOver(end, end - now, bytes);
     if (!handOver || (tasks.isEmpty() && inWindow && alignment.inWindow(end))) {
@@ -280,10 +280,11 @@ final class CompactTaskEnumerator
     return new PlanRound(released, handOver ? tasks : List.of(), end - now, anyFull);
   }
 
-  private static long inputBytes(List<CompactTask> tasks) {
+  /** What the tasks' rewrites read: their inputs, and the lookups their planner counted. */
+  private static long readBytes(List<CompactTask> tasks) {
     long bytes = 0;
     for (CompactTask t : tasks) {
-      bytes += t.inputBytes();
+      bytes += t.readBytes();
     }
     return bytes;
   }
@@ -404,7 +405,9 @@ final class CompactTaskEnumerator
       if (mode.isBounded()) {
         LOG.info("Planned {} compaction task(s) for {}", added, targets);
       } else {
-        long bytes = inputBytes(splits.stream().map(CompactTaskSplit::task).toList());
+        List<CompactTask> tasks = splits.stream().map(CompactTaskSplit::task).toList();
+        long bytes = readBytes(tasks);
+        long lookups = tasks.stream().mapToLong(CompactTask::lookupBytes).sum();
         // a full round hands over at once, whatever its lead: it does not widen the window
         boolean mergesBuckets =
             !round.full()
@@ -412,9 +415,11 @@ final class CompactTaskEnumerator
         alignment.roundPlanned(round.planMillis(), bytes, targets.clock().millis(), mergesBuckets);
         Long margin = alignment.lastMarginMillis();
         LOG.info(
-            "Planned {} compaction task(s) of {} input bytes for {} (lead {} ms; {})",
+            "Planned {} compaction task(s) reading {} bytes ({} of them lookups) for {} (lead {}"
+                + " ms; {})",
             added,
             bytes,
+            lookups,
             targets,
             alignment.lastLeadMillis(),
             margin == null
