@@ -22,6 +22,8 @@ public final class LevelLookup implements Closeable {
   private final Comparator<RowData> keyComparator;
   private final Comparator<RowData> keyRowComparator;
   private final ProjectedRowData keyView;
+  // a one-column integral key compared as a long, not through the key comparator
+  private final KeyValueLayout.IntegralKey integralKey;
   private int index;
   private LocalKeyCache.Cursor cursor;
   private BinaryRowData current;
@@ -39,6 +41,7 @@ public final class LevelLookup implements Closeable {
     this.keyComparator = layout.keyComparator();
     this.keyRowComparator = layout.keyRowComparator();
     this.keyView = ProjectedRowData.from(layout.keyIndexes());
+    this.integralKey = layout.integralKey();
   }
 
   /** The file holding {@code kv}'s key, with {@link #position()} and {@link #row()}; or null. */
@@ -59,6 +62,13 @@ public final class LevelLookup implements Closeable {
     if (cursor == null) {
       cursor = cache.open(cache.lookupFile(partition, bucket, file));
       current = cursor.next();
+    }
+    if (integralKey != null) {
+      long key = integralKey.get(kv);
+      while (current != null && integralKey.get(current) < key) {
+        current = cursor.next();
+      }
+      return current != null && integralKey.get(current) == key ? file : null;
     }
     while (current != null && keyComparator.compare(current, kv) < 0) {
       current = cursor.next();

@@ -1,19 +1,17 @@
 package io.sediment.mergetree;
 
-import io.sediment.data.BinaryRows;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.EvolvingFileReader;
 import io.sediment.manifest.FileStore;
 import io.sediment.schema.PrimaryKeyOptions;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
@@ -26,6 +24,7 @@ import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 
 /**
@@ -37,6 +36,11 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
  * local-cache.max-size}.
  */
 public final class LocalKeyCache {
+
+  private static final int BUFFER_SIZE = 1 << 16;
+  // the format's ints are big-endian (as DataOutputStream wrote them before)
+  private static final VarHandle INT =
+      MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
 
   private final FileStore store;
   private final KeyValueLayout layout;
@@ -107,7 +111,10 @@ public final class LocalKeyCache {
     private final RowDataSerializer serializer = new RowDataSerializer(layout.fileType());
     private final List<File> ended = new ArrayList<>();
     private File tmp;
-    private DataOutputStream out;
+    private FileOutputStream out;
+    // the bytes not yet written to out: ints put in place, no stream call per value
+    private byte[] buffer = new byte[BUFFER_SIZE];
+    private int buffered;
     private int position;
 
     private Builder() {}
@@ -116,19 +123,27 @@ public final class LocalKeyCache {
       if (out == null) {
         Files.createDirectories(dir.toPath());
         tmp = new File(dir, "build-" + UUID.randomUUID() + ".keys.tmp");
-        out = new DataOutputStream(new BufferedOutputStream(new FileOutputStream(tmp), 1 << 16));
+        out = new FileOutputStream(tmp);
+        buffered = 0;
         position = 0;
       }
       BinaryRowData b = serializer.toBinaryRow(row);
       int size = b.getSizeInBytes();
-      out.writeInt(position++);
-      out.writeInt(size);
-      MemorySegment[] segments = b.getSegments();
-      if (segments.length == 1 && !segments[0].isOffHeap()) {
-        out.write(segments[0].getArray(), b.getOffset(), size);
-      } else {
-        out.write(BinaryRows.toBytes(b));
+      if (buffer.length - buffered < 8 + size) {
+        flush();
+        if (buffer.length < 8 + size) {
+          buffer = new byte[Math.max(8 + size, 2 * buffer.length)];
+        }
       }
+      INT.set(buffer, buffered, position++);
+      INT.set(buffer, buffered + 4, size);
+      BinarySegmentUtils.copyToBytes(b.getSegments(), b.getOffset(), buffer, buffered + 8, size);
+      buffered += 8 + size;
+    }
+
+    private void flush() throws IOException {
+      out.write(buffer, 0, buffered);
+      buffered = 0;
     }
 
     /** The data file the rows went to has ended (a data file without rows has no lookup file). */
@@ -138,6 +153,7 @@ public final class LocalKeyCache {
         Files.createDirectories(dir.toPath());
         new FileOutputStream(tmp).close();
       } else {
+        flush();
         out.close();
         out = null;
       }
@@ -215,37 +231,73 @@ public final class LocalKeyCache {
     }
   }
 
-  /** Sequential reader of a lookup file; {@link #next()} reuses its row. */
+  /**
+   * Sequential reader of a lookup file; {@link #next()} reuses its row, which points into the
+   * reader's buffer (valid until the next call). The file is read in large blocks and parsed in
+   * place: a lookup reads a level's files whole, most of their rows only to pass them.
+   */
   public final class Cursor implements AutoCloseable {
     private final File file;
-    private final DataInputStream in;
+    private final FileInputStream in;
     private final BinaryRowData row = new BinaryRowData(layout.fileType().getFieldCount());
-    private byte[] buf = new byte[64];
+    private byte[] buffer = new byte[BUFFER_SIZE];
+    private MemorySegment segment = MemorySegmentFactory.wrap(buffer);
+    private int start; // the next unread byte in buffer
+    private int limit; // the end of the bytes read into buffer
     private int position;
 
     Cursor(File f) throws IOException {
       file = f;
-      in = new DataInputStream(new BufferedInputStream(new FileInputStream(f), 1 << 16));
+      in = new FileInputStream(f);
     }
 
     /** The next row, or null at the end. */
     public BinaryRowData next() throws IOException {
-      try {
-        position = in.readInt();
-      } catch (EOFException e) {
-        return null;
-      }
-      try {
-        int len = in.readInt();
-        if (buf.length < len) {
-          buf = new byte[Math.max(len, buf.length * 2)];
+      if (!fill(8)) {
+        if (start == limit) {
+          return null;
         }
-        in.readFully(buf, 0, len);
-        row.pointTo(MemorySegmentFactory.wrap(buf), 0, len);
-      } catch (EOFException e) {
-        throw new EOFException("Lookup file " + file + " ends inside a row (truncated?)");
+        throw truncated();
       }
+      position = (int) INT.get(buffer, start);
+      int len = (int) INT.get(buffer, start + 4);
+      start += 8;
+      if (len < 0 || !fill(len)) {
+        throw truncated();
+      }
+      row.pointTo(segment, start, len);
+      start += len;
       return row;
+    }
+
+    /** Makes {@code n} bytes available from {@code start}; false when the file ends first. */
+    private boolean fill(int n) throws IOException {
+      if (limit - start >= n) {
+        return true;
+      }
+      int left = limit - start;
+      if (n > buffer.length) {
+        byte[] larger = new byte[Math.max(n, 2 * buffer.length)];
+        System.arraycopy(buffer, start, larger, 0, left);
+        buffer = larger;
+        segment = MemorySegmentFactory.wrap(buffer);
+      } else {
+        System.arraycopy(buffer, start, buffer, 0, left);
+      }
+      start = 0;
+      limit = left;
+      while (limit < n) {
+        int read = in.read(buffer, limit, buffer.length - limit);
+        if (read < 0) {
+          return false;
+        }
+        limit += read;
+      }
+      return true;
+    }
+
+    private EOFException truncated() {
+      return new EOFException("Lookup file " + file + " ends inside a row (truncated?)");
     }
 
     public int position() {

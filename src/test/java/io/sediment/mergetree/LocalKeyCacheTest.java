@@ -1,0 +1,154 @@
+package io.sediment.mergetree;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sediment.data.BinaryRows;
+import io.sediment.schema.Schema;
+import io.sediment.table.Table;
+import io.sediment.testutil.TestTables;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.RowType;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The lookup files' format, (int position, int length, binary row) with big-endian ints, is what
+ * {@link LocalKeyCache.Builder} writes and {@link LocalKeyCache.Cursor} reads, whatever the rows'
+ * sizes against the reader's and writer's buffers: generated rows from a few bytes to several
+ * buffers long, checked against the format written with {@link DataOutputStream} (the way lookup
+ * files were written before, so files already in a cache read the same).
+ */
+class LocalKeyCacheTest {
+
+  @TempDir Path dir;
+  @TempDir Path cache;
+
+  @ParameterizedTest(name = "seed {0}")
+  @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8})
+  void rowsOfAnySizeReadBackAsWrittenInTheFormat(int seed) throws Exception {
+    Table t =
+        TestTables.create(
+            TestTables.catalog(dir),
+            "t",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT().notNull())
+                .column("v", DataTypes.STRING())
+                .primaryKey("id")
+                .option("bucket", "1")
+                .option("deletion-vectors.enabled", "true")
+                .option("local-cache.dir", cache.toString())
+                .build());
+    KeyValueLayout layout = new KeyValueLayout(t.store().schema());
+    LocalKeyCache keys = new LocalKeyCache(t.store(), layout);
+    RowType type = layout.fileType();
+    RowDataSerializer serializer = new RowDataSerializer(type);
+    Random rnd = new Random(seed);
+
+    // three data files' rows, the last of none
+    List<List<byte[]>> files = new ArrayList<>();
+    try (LocalKeyCache.Builder builder = keys.builder()) {
+      for (int file = 0; file < 3; file++) {
+        List<byte[]> rows = new ArrayList<>();
+        for (int i = 0, n = file == 2 ? 0 : rnd.nextInt(300); i < n; i++) {
+          GenericRowData row = new GenericRowData(type.getFieldCount());
+          for (int c = 0; c < row.getArity(); c++) {
+            row.setField(c, value(type, c, rnd));
+          }
+          rows.add(BinaryRows.toBytes(serializer.toBinaryRow(row).copy()));
+          builder.add(row);
+        }
+        builder.endFile();
+        files.add(rows);
+      }
+      builder.publish(List.of("a.parquet", "b.parquet", "c.parquet"));
+    }
+    String[] names = {"a", "b", "c"};
+    for (int file = 0; file < 3; file++) {
+      File written = new File(keys.directory(), names[file] + ".parquet.s0.keys");
+      List<byte[]> rows = files.get(file);
+      assertThat(Files.readAllBytes(written.toPath()))
+          .as("file %d in the format", file)
+          .isEqualTo(format(rows));
+      try (LocalKeyCache.Cursor cursor = keys.open(written)) {
+        for (int i = 0; i < rows.size(); i++) {
+          BinaryRowData row = cursor.next();
+          assertThat(row).as("row %d of %d", i, rows.size()).isNotNull();
+          assertThat(cursor.position()).isEqualTo(i);
+          assertThat(BinaryRows.toBytes(row)).isEqualTo(rows.get(i));
+        }
+        assertThat(cursor.next()).isNull();
+        assertThat(cursor.next()).as("still at the end").isNull();
+      }
+      if (!rows.isEmpty()) {
+        // cut inside the last row, or inside its position and length
+        byte[] whole = format(rows);
+        int cut = whole.length - 1 - rnd.nextInt(Math.min(whole.length - 1, 8 + 4));
+        Files.write(written.toPath(), Arrays.copyOf(whole, cut));
+        try (LocalKeyCache.Cursor cursor = keys.open(written)) {
+          assertThatThrownBy(
+                  () -> {
+                    while (cursor.next() != null) {}
+                  })
+              .isInstanceOf(EOFException.class)
+              .hasMessageContaining(written.getName())
+              .hasMessageContaining("truncated");
+        }
+      }
+    }
+  }
+
+  /** A field value: mostly short strings, a few several times the 64 KiB buffers long. */
+  private static Object value(RowType type, int pos, Random rnd) {
+    switch (type.getTypeAt(pos).getTypeRoot()) {
+      case BIGINT:
+        return rnd.nextLong();
+      case INTEGER:
+        return rnd.nextInt();
+      case TINYINT:
+        return (byte) rnd.nextInt(4);
+      case SMALLINT:
+        return (short) rnd.nextInt();
+      case BOOLEAN:
+        return rnd.nextBoolean();
+      case VARCHAR:
+        if (rnd.nextInt(10) == 0) {
+          return null;
+        }
+        int length = rnd.nextInt(60) == 0 ? 70_000 + rnd.nextInt(200_000) : rnd.nextInt(40);
+        char[] chars = new char[length];
+        Arrays.fill(chars, (char) ('a' + rnd.nextInt(26)));
+        return StringData.fromString(new String(chars));
+      default:
+        throw new IllegalArgumentException("No generator for " + type.getTypeAt(pos));
+    }
+  }
+
+  /** The format, written as {@link DataOutputStream} writes it. */
+  private static byte[] format(List<byte[]> rows) throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      for (int i = 0; i < rows.size(); i++) {
+        out.writeInt(i);
+        out.writeInt(rows.get(i).length);
+        out.write(rows.get(i));
+      }
+    }
+    return bytes.toByteArray();
+  }
+}
