@@ -6,7 +6,6 @@ import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.predicate.Predicate;
-import io.sediment.schema.PrimaryKeyOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -176,7 +175,6 @@ public final class CompactPlanner {
       runFiles.add(e.file());
     }
     Map<String, Long> deletedRows = deletedRows(snapshot);
-    boolean deletionVectors = store.options().get(PrimaryKeyOptions.DELETION_VECTORS_ENABLED);
     List<CompactTask> tasks = new ArrayList<>();
     long waiting = 0;
     for (Map.Entry<ManifestEntry.Identifier, List<DataFileMeta>> g : files.entrySet()) {
@@ -197,9 +195,8 @@ public final class CompactPlanner {
       List<CompactTask> planned = new ArrayList<>();
       for (CompactTask t : strategy.plan(bucket)) {
         CompactTask task = t.withBaseSnapshotId(snapshot.id());
-        if (deletionVectors && task.kind() == CompactTask.Kind.MERGE_TREE) {
-          // its rewrite reads the bucket's other levels too, to mark older versions deleted
-          task = task.withLookupBytes(bytes(task.lookupFiles(bucket.files())));
+        if (MergeTreeCompactRewriter.looksUp(store.options(), task)) {
+          task = task.lookingUpIn(bucket.files()); // its rewrite reads the other levels too
         }
         planned.add(task);
       }
@@ -213,14 +210,6 @@ public final class CompactPlanner {
       }
     }
     return new Plan(tasks, waiting, blockedBuckets);
-  }
-
-  private static long bytes(List<DataFileMeta> files) {
-    long sum = 0;
-    for (DataFileMeta f : files) {
-      sum += f.fileSize();
-    }
-    return sum;
   }
 
   /** Rows marked deleted per data file, from the snapshot's deletion vectors (none: empty). */

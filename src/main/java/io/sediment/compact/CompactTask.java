@@ -68,7 +68,7 @@ public final class CompactTask implements Serializable {
 
   /**
    * Bytes of the files outside its inputs that the task's rewrite reads, as planned ({@link
-   * #withLookupBytes}); 0 when not known. Only its planner uses it; never in state.
+   * #lookingUpIn}); 0 when not known. Only its planner uses it; never in state.
    */
   private final transient long lookupBytes;
 
@@ -180,12 +180,13 @@ public final class CompactTask implements Serializable {
   }
 
   /**
-   * The same task, reading {@code bytes} of the bucket's files besides its inputs: on a
-   * deletion-vector table, the {@linkplain #lookupFiles files its keys are looked up in}.
+   * The same task, knowing that its rewrite also reads the {@linkplain #lookupFiles files it looks
+   * its keys up in} among {@code bucketFiles} (the bucket it was planned from).
    */
-  public CompactTask withLookupBytes(long bytes) {
-    if (bytes < 0) {
-      throw new IllegalArgumentException("Lookup bytes must not be negative: " + bytes);
+  public CompactTask lookingUpIn(Collection<DataFileMeta> bucketFiles) {
+    long bytes = 0;
+    for (DataFileMeta f : lookupFiles(bucketFiles)) {
+      bytes += f.fileSize();
     }
     return new CompactTask(this, dropDeletes, keepRetracts, bytes);
   }
@@ -287,9 +288,10 @@ public final class CompactTask implements Serializable {
   }
 
   /**
-   * Of a bucket's files, those a deletion-vector merge of this task looks its keys up in, to mark
-   * older versions deleted: the files at levels >= 1 that are not its inputs. Its planner counts
-   * them from the bucket it planned from, its rewriter reads them from the snapshot it runs on.
+   * Of a bucket's files, those a merge of this task looks its keys up in (deletion vectors: to mark
+   * older versions deleted; the lookup changelog producer: to find the values before): the files at
+   * levels >= 1 that are not its inputs. Its planner counts them from the bucket it planned from,
+   * its rewriter reads them from the snapshot it runs on.
    */
   public List<DataFileMeta> lookupFiles(Collection<DataFileMeta> bucketFiles) {
     Set<String> names = new HashSet<>();

@@ -25,6 +25,7 @@ import io.sediment.mergetree.RunReader;
 import io.sediment.mergetree.SortMergeReader;
 import io.sediment.mergetree.SortedRun;
 import io.sediment.schema.PrimaryKeyOptions;
+import io.sediment.schema.TableOptions;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -60,6 +61,17 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
     this.store = store;
     this.observer = observer;
     this.layout = new KeyValueLayout(store.schema());
+  }
+
+  /**
+   * Whether a merge of {@code task} also reads its bucket's {@linkplain CompactTask#lookupFiles
+   * other levels}: on a deletion-vector table always, with the lookup changelog producer when it
+   * moves level-0 files up.
+   */
+  static boolean looksUp(TableOptions options, CompactTask task) {
+    return task.kind() == CompactTask.Kind.MERGE_TREE
+        && (options.get(PrimaryKeyOptions.DELETION_VECTORS_ENABLED)
+            || (options.lookupChangelog() && task.inputs().stream().anyMatch(f -> f.level() == 0)));
   }
 
   @Override
@@ -102,7 +114,7 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
       task.inputs().stream().filter(f -> f.level() == 0).forEach(level0::add);
     }
     List<DataFileMeta> upper = new ArrayList<>();
-    if (dv || !level0.isEmpty()) {
+    if (looksUp(store.options(), task)) {
       Optional<Snapshot> latest = store.snapshotManager().latest();
       base = OptionalLong.of(latest.map(Snapshot::id).orElse(0L));
       if (latest.isPresent()) {
@@ -167,10 +179,11 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
             names,
             observer);
     writer.useEncodingHints(hints);
+    LocalKeyCache cache = dv ? new LocalKeyCache(store, layout) : null;
     if (dv && task.outputLevel() > 0) {
       // later compactions look keys up in this level (deletion vectors): its lookup files are
       // made as it is written, not read back from it by the first of them
-      writer.writeLookupFilesTo(new LocalKeyCache(store, layout));
+      writer.writeLookupFilesTo(cache);
     }
     List<DataFileMeta> after;
     long rows = 0;
@@ -183,7 +196,6 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
             layout,
             MergeFunctions.create(store.schema(), layout),
             task.dropDeletes() && others.isEmpty())) {
-      LocalKeyCache cache = others.isEmpty() ? null : new LocalKeyCache(store, layout);
       for (SortedRun r : others) {
         lookups.add(new LevelLookup(cache, layout, task.partition(), task.bucket(), r.files()));
       }

@@ -15,12 +15,13 @@ package io.sediment.flink;
  * planning time (or the longest of the last {@value #REMEMBERED}, if longer) and its estimated
  * rewriting time, the bytes its tasks read at the rewriting throughput of the last {@value
  * #REMEMBERED} periods of rewriting (the bytes handed over, over the time from a plan until no task
- * was pending or running). The bytes a task reads are its inputs and, on a deletion-vector table,
- * the bucket's other levels its merge looks its keys up in ({@code CompactTask#readBytes}): a small
- * merge under a large level reads the whole level. So a round that merges several times the bytes
- * of the rounds before it (under a streaming writer, size tiers filling up together, larger every
- * time they do) hands over early enough to make the checkpoint, and the rounds between keep a short
- * lead. Before the first period of rewriting ended the estimate is zero.
+ * was pending or running). The bytes a task reads are its inputs and the bucket's other levels its
+ * merge looks its keys up in, on a deletion-vector table or with the lookup changelog producer
+ * ({@code CompactTask#readBytes}): a small merge under a large level reads the whole level. So a
+ * round that merges several times the bytes of the rounds before it (under a streaming writer, size
+ * tiers filling up together, larger every time they do) hands over early enough to make the
+ * checkpoint, and the rounds between keep a short lead. Before the first period of rewriting ended
+ * the estimate is zero.
  *
  * <p>Rounds before the last half of the interval (or before the lead of a plan as long as the
  * longest of the last ones, if earlier) wait without planning. The window opens earlier still, up

@@ -121,11 +121,7 @@ public final class LocalKeyCache {
 
     public void add(RowData row) throws IOException {
       if (out == null) {
-        Files.createDirectories(dir.toPath());
-        tmp = new File(dir, "build-" + UUID.randomUUID() + ".keys.tmp");
-        out = new FileOutputStream(tmp);
-        buffered = 0;
-        position = 0;
+        open();
       }
       BinaryRowData b = serializer.toBinaryRow(row);
       int size = b.getSizeInBytes();
@@ -141,6 +137,14 @@ public final class LocalKeyCache {
       buffered += 8 + size;
     }
 
+    private void open() throws IOException {
+      Files.createDirectories(dir.toPath());
+      tmp = new File(dir, "build-" + UUID.randomUUID() + ".keys.tmp");
+      out = new FileOutputStream(tmp);
+      buffered = 0;
+      position = 0;
+    }
+
     private void flush() throws IOException {
       out.write(buffer, 0, buffered);
       buffered = 0;
@@ -149,14 +153,11 @@ public final class LocalKeyCache {
     /** The data file the rows went to has ended (a data file without rows has no lookup file). */
     public void endFile() throws IOException {
       if (out == null) {
-        tmp = new File(dir, "build-" + UUID.randomUUID() + ".keys.tmp");
-        Files.createDirectories(dir.toPath());
-        new FileOutputStream(tmp).close();
-      } else {
-        flush();
-        out.close();
-        out = null;
+        open();
       }
+      flush();
+      out.close();
+      out = null;
       ended.add(tmp);
       tmp = null;
     }

@@ -22,20 +22,27 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A merge of a deletion-vector bucket reads more than its inputs: it looks its keys up in the
- * bucket's other levels. Its planner counts those bytes, so that a continuous job's round hands its
- * tasks over early enough for the reading too (the lead, {@code CheckpointAlignment}). Generated
- * tables: random commits and compactions, then every planned task's count against the bucket's
- * files as the snapshot lists them.
+ * bucket's other levels (as does the lookup changelog producer's, when it moves level-0 files up).
+ * Its planner counts those bytes, so that a continuous job's round hands its tasks over early
+ * enough for the reading too (the lead, {@code CheckpointAlignment}). Generated tables: random
+ * commits and compactions, then every planned task's count against the bucket's files as the
+ * snapshot lists them.
  */
 class LookupBytesTest {
 
   @TempDir Path dir;
   @TempDir Path cache;
 
-  @ParameterizedTest(name = "deletion vectors {0}, seed {1}")
-  @CsvSource({"true, 1", "true, 2", "true, 3", "true, 4", "false, 1", "false, 2"})
-  void aPlannedMergeCountsTheLevelsItLooksItsKeysUpIn(boolean deletionVectors, int seed)
-      throws Exception {
+  @ParameterizedTest(name = "{0}, seed {1}")
+  @CsvSource({
+    "deletion-vectors, 1",
+    "deletion-vectors, 2",
+    "deletion-vectors, 3",
+    "lookup-changelog, 1",
+    "lookup-changelog, 2",
+    "neither, 1"
+  })
+  void aPlannedMergeCountsTheLevelsItLooksItsKeysUpIn(String kind, int seed) throws Exception {
     Schema.Builder schema =
         Schema.newBuilder()
             .column("id", DataTypes.BIGINT().notNull())
@@ -44,8 +51,12 @@ class LookupBytesTest {
             .option("bucket", "2")
             .option("write-only", "true")
             .option("local-cache.dir", cache.toString());
+    boolean deletionVectors = kind.equals("deletion-vectors");
+    boolean lookupChangelog = kind.equals("lookup-changelog");
     if (deletionVectors) {
       schema.option("deletion-vectors.enabled", "true");
+    } else if (lookupChangelog) {
+      schema.option("changelog-producer", "lookup");
     }
     Table t = TestTables.create(TestTables.catalog(dir), "t", schema.build());
     Random rnd = new Random(seed);
@@ -73,7 +84,8 @@ class LookupBytesTest {
             expected += f.fileSize();
           }
         }
-        long lookups = deletionVectors ? expected : 0;
+        boolean movesLevel0 = task.inputs().stream().anyMatch(f -> f.level() == 0);
+        long lookups = deletionVectors || (lookupChangelog && movesLevel0) ? expected : 0;
         assertThat(task.lookupBytes()).as("commit %d, %s", commit, task).isEqualTo(lookups);
         assertThat(task.readBytes()).isEqualTo(task.inputBytes() + lookups);
         if (lookups > 0) {
@@ -84,7 +96,7 @@ class LookupBytesTest {
         compact.execute();
       }
     }
-    if (deletionVectors) {
+    if (deletionVectors || lookupChangelog) {
       assertThat(tasksWithLookups).as("merges under other levels were planned").isPositive();
     }
   }

@@ -42,18 +42,7 @@ class LocalKeyCacheTest {
   @ParameterizedTest(name = "seed {0}")
   @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 8})
   void rowsOfAnySizeReadBackAsWrittenInTheFormat(int seed) throws Exception {
-    Table t =
-        TestTables.create(
-            TestTables.catalog(dir),
-            "t",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT().notNull())
-                .column("v", DataTypes.STRING())
-                .primaryKey("id")
-                .option("bucket", "1")
-                .option("deletion-vectors.enabled", "true")
-                .option("local-cache.dir", cache.toString())
-                .build());
+    Table t = table();
     KeyValueLayout layout = new KeyValueLayout(t.store().schema());
     LocalKeyCache keys = new LocalKeyCache(t.store(), layout);
     RowType type = layout.fileType();
@@ -111,6 +100,50 @@ class LocalKeyCacheTest {
         }
       }
     }
+  }
+
+  /**
+   * A builder closed before it published (a compaction that failed: {@code
+   * KeyValueFileWriter#abort}) leaves nothing in the cache, neither ended files nor the open one.
+   */
+  @ParameterizedTest(name = "seed {0}")
+  @ValueSource(ints = {1, 2, 3})
+  void aBuilderClosedBeforeItPublishedLeavesNothing(int seed) throws Exception {
+    Table t = table();
+    KeyValueLayout layout = new KeyValueLayout(t.store().schema());
+    LocalKeyCache keys = new LocalKeyCache(t.store(), layout);
+    RowType type = layout.fileType();
+    Random rnd = new Random(seed);
+    try (LocalKeyCache.Builder builder = keys.builder()) {
+      for (int file = 0, files = 1 + rnd.nextInt(3); file < files; file++) {
+        for (int i = 0, n = 1 + rnd.nextInt(200); i < n; i++) {
+          GenericRowData row = new GenericRowData(type.getFieldCount());
+          for (int c = 0; c < row.getArity(); c++) {
+            row.setField(c, value(type, c, rnd));
+          }
+          builder.add(row);
+        }
+        if (file < files - 1 || rnd.nextBoolean()) {
+          builder.endFile(); // else the last file is still open
+        }
+      }
+      assertThat(keys.directory().list()).as("files being built").isNotEmpty();
+    }
+    assertThat(keys.directory().list()).as("after close without publish").isEmpty();
+  }
+
+  private Table table() {
+    return TestTables.create(
+        TestTables.catalog(dir),
+        "t",
+        Schema.newBuilder()
+            .column("id", DataTypes.BIGINT().notNull())
+            .column("v", DataTypes.STRING())
+            .primaryKey("id")
+            .option("bucket", "1")
+            .option("deletion-vectors.enabled", "true")
+            .option("local-cache.dir", cache.toString())
+            .build());
   }
 
   /** A field value: mostly short strings, a few several times the 64 KiB buffers long. */
