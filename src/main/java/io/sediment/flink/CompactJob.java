@@ -62,6 +62,7 @@ public final class CompactJob {
   private final Integer parallelism;
   private final long discoveryIntervalMs;
   private final int maxConsecutiveFailures;
+  private final Duration checkpointWait;
   private final CompactListener listener;
 
   private CompactJob(CompactTargets targets, Configuration opts, CompactListener listener) {
@@ -80,6 +81,7 @@ public final class CompactJob {
     this.parallelism = p;
     this.discoveryIntervalMs = opts.get(CompactionOptions.COMPACTION_DISCOVERY_INTERVAL).toMillis();
     this.maxConsecutiveFailures = opts.get(CompactionOptions.COMPACTION_MAX_CONSECUTIVE_FAILURES);
+    this.checkpointWait = opts.get(CompactionOptions.COMPACTION_CHECKPOINT_WAIT);
   }
 
   /** The same job on {@code targets}, under a commit user of its own (a round of a batch run). */
@@ -91,6 +93,7 @@ public final class CompactJob {
     this.parallelism = job.parallelism;
     this.discoveryIntervalMs = job.discoveryIntervalMs;
     this.maxConsecutiveFailures = job.maxConsecutiveFailures;
+    this.checkpointWait = job.checkpointWait;
   }
 
   /**
@@ -174,7 +177,7 @@ public final class CompactJob {
             .transform(
                 "Compact rewrite",
                 new LayoutTypeInfo<>(CompactMessage.class, CompactMessageSerializer.INSTANCE),
-                new CompactRewriteOperator(targets, listener, mode))
+                new CompactRewriteOperator(targets, listener, mode, checkpointWait))
             .setParallelism(p)
             .uid("sediment-compact-rewrite");
     messages

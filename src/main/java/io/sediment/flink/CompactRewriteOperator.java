@@ -7,15 +7,18 @@ import io.sediment.compact.TableKind;
 import io.sediment.fs.FileIO;
 import io.sediment.marker.OutputMarkers;
 import io.sediment.table.Table;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.flink.api.common.accumulators.IntCounter;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.metrics.Counter;
@@ -29,11 +32,19 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs the shared {@link CompactRewriter} on each task, on a rewrite thread of its own, so that a
- * checkpoint barrier never waits for a rewrite: the task thread stays free for barriers, and a
- * finished rewrite's {@link CompactMessage} is emitted through the task's mailbox (before the next
- * barrier, once it finished). Before each output file (data file or deletion-vector file) the
+ * checkpoint barrier does not wait for a whole rewrite: the task thread stays free for barriers,
+ * and a finished rewrite's {@link CompactMessage} is emitted through the task's mailbox (before the
+ * next barrier, once it finished). Before each output file (data file or deletion-vector file) the
  * rewrite writes a marker ({@link OutputMarkers}). The message carries the result, or the error
  * after the rewriter deleted its partial output.
+ *
+ * <p>A streaming job's barrier may wait a little ({@code compaction.checkpoint-wait}, at most half
+ * the checkpoint timeout) for the rewrite running when it arrives: one that ends meanwhile is
+ * emitted before the barrier, so its output is committed at this checkpoint rather than a whole
+ * interval later, while writers' runs pile up in its buckets. The job's rounds hand their tasks
+ * over shortly before the checkpoint (CheckpointAlignment), so a round that misses it mostly misses
+ * it by a little. Each rewrite is waited for at one barrier at most: a long one (a full compaction)
+ * delays one checkpoint by the wait, not every checkpoint it spans.
  *
  * <p>One rewrite runs at a time: the chained {@link CompactTaskReader} asks for the next task only
  * when this operator's {@link RewriteSlot} is free. A task still rewriting at a checkpoint is in no
@@ -53,6 +64,7 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
   private final CompactTargets targets;
   private final CompactListener listener;
   private final ExecutionMode mode;
+  private final Duration checkpointWait;
 
   private transient Map<String, Table> tables;
   private transient volatile boolean cancelled;
@@ -61,24 +73,39 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
   private transient ExecutorService rewriteThread;
   // Which rewrites run, ended, were emitted since the last barrier.
   private transient RewriteLedger<Rewrite> ledger;
+  // The rewrite running on the rewrite thread, until it is emitted; task thread only.
+  private transient Rewrite inFlight;
+  private transient long checkpointWaitMillis; // the option, bounded by the checkpoint timeout
   private transient Counter tasksFailed;
   private transient Counter tasksDone;
   private transient Counter filesRead;
   private transient Counter filesWritten;
   private transient Counter bytesRead;
   private transient Counter bytesWritten;
+  private transient Counter checkpointWaits;
+  private transient Counter rewritesEndedInWait;
   private transient IntCounter doneAccumulator;
 
   /**
    * Output markers go under each task's commit user ({@link CompactTaskSplit#commitUser()}); {@code
    * listener} is told about each finished rewrite before its result is emitted. {@code mode} batch:
-   * the batch job, whose committer commits every message at the end of input.
+   * the batch job, whose committer commits every message at the end of input. {@code
+   * checkpointWait}: how long a streaming job's barrier waits for the rewrite running when it comes
+   * ({@code compaction.checkpoint-wait}; zero: it never waits).
    */
   public CompactRewriteOperator(
-      CompactTargets targets, CompactListener listener, ExecutionMode mode) {
+      CompactTargets targets,
+      CompactListener listener,
+      ExecutionMode mode,
+      Duration checkpointWait) {
+    if (checkpointWait == null || checkpointWait.isNegative()) {
+      throw new IllegalArgumentException(
+          "The checkpoint wait must be zero or positive, got " + checkpointWait);
+    }
     this.targets = targets;
     this.listener = listener;
     this.mode = mode;
+    this.checkpointWait = checkpointWait;
   }
 
   @Override
@@ -102,8 +129,20 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
     filesWritten = g.counter("filesWritten");
     bytesRead = g.counter("bytesRead");
     bytesWritten = g.counter("bytesWritten");
+    checkpointWaits = g.counter("checkpointWaits");
+    rewritesEndedInWait = g.counter("rewritesEndedInCheckpointWait");
     doneAccumulator = new IntCounter();
     getRuntimeContext().addAccumulator(TASKS_DONE_ACCUMULATOR, doneAccumulator);
+    checkpointWaitMillis = checkpointWait.toMillis();
+    var limit = BarrierHold.limit(getContainingTask().getEnvironment().getJobConfiguration());
+    if (limit.isPresent() && limit.get().toMillis() < checkpointWaitMillis) {
+      LOG.warn(
+          "compaction.checkpoint-wait ({} ms) is more than half the checkpoint timeout: a barrier"
+              + " waits at most {} ms for a rewrite",
+          checkpointWaitMillis,
+          limit.get().toMillis());
+      checkpointWaitMillis = limit.get().toMillis();
+    }
   }
 
   @Override
@@ -124,6 +163,7 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
       rewriteThread = Executors.newSingleThreadExecutor(r -> new Thread(r, name));
     }
     slot.started();
+    inFlight = rewrite;
     rewriteThread.execute(
         () -> {
           rewrite.run();
@@ -143,6 +183,9 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
   private void emitEnded(Rewrite rewrite) throws Exception {
     if (!ledger.takeEnded(rewrite)) {
       return;
+    }
+    if (inFlight == rewrite) {
+      inFlight = null;
     }
     try {
       emit(rewrite);
@@ -177,6 +220,42 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
     }
     doneAccumulator.add(1);
     output.collect(new StreamRecord<>(message));
+  }
+
+  /**
+   * Before a streaming barrier: waits up to the checkpoint wait for the rewrite running now, unless
+   * an earlier barrier waited for it already, and emits it if it ended (its message then goes
+   * before the barrier). The task thread blocks meanwhile, as a writer's flush would; a cancel
+   * interrupts it.
+   */
+  @Override
+  public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+    super.prepareSnapshotPreBarrier(checkpointId);
+    Rewrite running = inFlight;
+    if (mode.isBounded() || checkpointWaitMillis == 0 || running == null || running.waitedFor) {
+      return;
+    }
+    running.waitedFor = true;
+    checkpointWaits.inc();
+    long start = System.nanoTime();
+    try {
+      running.ended.get(checkpointWaitMillis, TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      LOG.info(
+          "Compaction task {} still rewriting after a wait of {} ms at checkpoint {}: its output"
+              + " goes to the next checkpoint",
+          running.split,
+          checkpointWaitMillis,
+          checkpointId);
+      return;
+    }
+    rewritesEndedInWait.inc();
+    LOG.debug(
+        "Checkpoint {} waited {} ms for compaction task {}",
+        checkpointId,
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
+        running.split);
+    emitEnded(running); // the mail the rewrite sent then finds nothing to emit
   }
 
   @Override
@@ -266,8 +345,11 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
     final CompactTaskSplit split;
     final Table table;
     final List<String> markers = Collections.synchronizedList(new ArrayList<>());
+    // completed once result or error is set (and the ledger knows it ended)
+    final CompletableFuture<Void> ended = new CompletableFuture<>();
     CompactTaskResult result;
     Throwable error;
+    boolean waitedFor; // a barrier waited for it; task thread only
 
     Rewrite(CompactTaskSplit split, Table table) {
       this.split = split;
@@ -292,6 +374,7 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
         error = e;
       } finally {
         ledger.ended(this);
+        ended.complete(null);
       }
     }
   }

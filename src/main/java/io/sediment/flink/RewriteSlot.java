@@ -6,13 +6,13 @@ import java.util.concurrent.CompletableFuture;
  * The hand-over between a {@link CompactTaskReader} and the {@link CompactRewriteOperator} chained
  * to it in the same Flink task: whether a rewrite is running, and a future completed when none is.
  *
- * <p>The operator rewrites off the task thread, so that a checkpoint barrier never waits for a
- * rewrite. The reader must then not ask the enumerator for the next task as soon as it emitted one,
- * or one subtask would take every task (pull-based balancing needs "ask when free"). Flink gives a
- * source reader no handle on the operator chained after it; both are opened and run on the task's
- * own thread, so the operator publishes its slot in a thread local when it opens and the reader
- * picks it up on that thread. A reader that finds no slot (chaining disabled) asks after each emit,
- * and an operator whose slot no reader attached to rewrites synchronously, as before.
+ * <p>The operator rewrites off the task thread, so that a checkpoint barrier does not wait for a
+ * whole rewrite. The reader must then not ask the enumerator for the next task as soon as it
+ * emitted one, or one subtask would take every task (pull-based balancing needs "ask when free").
+ * Flink gives a source reader no handle on the operator chained after it; both are opened and run
+ * on the task's own thread, so the operator publishes its slot in a thread local when it opens and
+ * the reader picks it up on that thread. A reader that finds no slot (chaining disabled) asks after
+ * each emit, and an operator whose slot no reader attached to rewrites synchronously, as before.
  *
  * <p>Only the task thread calls these methods.
  */

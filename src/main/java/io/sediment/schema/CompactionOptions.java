@@ -77,6 +77,18 @@ public final class CompactionOptions {
                   "How often the dedicated streaming compaction job looks for new snapshots."),
           OptionRule.positiveDuration("10 s"));
 
+  public static final ConfigOption<Duration> COMPACTION_CHECKPOINT_WAIT =
+      OPTIONS.add(
+          ConfigOptions.key("compaction.checkpoint-wait")
+              .durationType()
+              .defaultValue(Duration.ofSeconds(2))
+              .withDescription(
+                  "How long a checkpoint of the dedicated streaming compaction job waits for a"
+                      + " rewrite still running at its barrier, so that the rewrite's output is"
+                      + " committed at this checkpoint instead of the next; each rewrite is waited"
+                      + " for once at most. 0: a checkpoint never waits."),
+          OptionRule.nonNegativeDuration("2 s"));
+
   public static final ConfigOption<Integer> COMPACTION_MAX_CONSECUTIVE_FAILURES =
       OPTIONS.add(
           ConfigOptions.key("compaction.max-consecutive-failures")

@@ -14,6 +14,7 @@ import io.sediment.compact.ExecutionMode;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.Snapshot;
+import io.sediment.schema.CompactionOptions;
 import io.sediment.schema.SchemaChange;
 import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
@@ -37,6 +38,8 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
@@ -67,6 +70,9 @@ import org.junit.jupiter.api.io.TempDir;
 class CompactOperatorHarnessTest {
 
   private static final String USER = "harness-user";
+
+  private static final Duration DEFAULT_WAIT =
+      CompactionOptions.COMPACTION_CHECKPOINT_WAIT.defaultValue();
 
   /** What the error of {@link #failedMessage} says of the input it broke. */
   private static final String INJECTED = "Cannot read the Parquet footer of data file";
@@ -110,7 +116,7 @@ class CompactOperatorHarnessTest {
       ExecutionMode mode) throws Exception {
     var harness =
         new OneInputStreamOperatorTestHarness<>(
-            new CompactRewriteOperator(targets, listener, mode),
+            new CompactRewriteOperator(targets, listener, mode, DEFAULT_WAIT),
             environment(CompactRewriteOperator.class));
     harness.open();
     return harness;
@@ -890,6 +896,129 @@ class CompactOperatorHarnessTest {
    * the test's thread is the task thread.
    */
   /**
+   * Blocks the rewrite of the table's tasks when it creates its data file (after its marker) until
+   * {@code release} counts down; counts {@code blocked} down when it does.
+   */
+  private void blockRewritesUntil(CountDownLatch blocked, CountDownLatch release) {
+    targets = onFaultyFileSystem();
+    FaultyFileSystem.onCreate(
+        p -> {
+          if (p.contains("/bucket-") && p.contains("/data-")) {
+            blocked.countDown();
+            try {
+              release.await();
+            } catch (InterruptedException e) {
+              throw new InterruptedIOException("stopped while creating " + p);
+            }
+          }
+        });
+  }
+
+  /**
+   * A streaming barrier waits for the rewrite running when it comes: a rewrite that ends during the
+   * wait is emitted before the barrier, so its output is in this checkpoint's window (kept when the
+   * operator closes), and the mail it sent emits nothing more. Likewise a rewrite that ended before
+   * the barrier but whose mail has not run yet.
+   */
+  @Test
+  void aBarrierWaitsForTheRunningRewriteAndEmitsItBeforeItself() throws Exception {
+    for (boolean endsDuringTheWait : new boolean[] {true, false}) {
+      List<CompactTaskSplit> splits = splits();
+      int markersBefore = markerNames().size();
+      CountDownLatch blocked = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      blockRewritesUntil(blocked, release);
+      Thread releaser = null;
+      CompactMessage message;
+      try (var harness =
+          chainedRewriter(ExecutionMode.STREAMING, Duration.ofHours(1), new Configuration())) {
+        RewriteSlot slot = RewriteSlot.attachToTaskThread();
+        harness.processElement(new StreamRecord<>(splits.get(0)));
+        blocked.await();
+        if (endsDuringTheWait) {
+          // lets the rewrite go once the barrier waits for it
+          releaser =
+              new Thread(
+                  () -> {
+                    Awaitility.await()
+                        .until(() -> counter(CompactRewriteOperator.class, "checkpointWaits") == 1);
+                    release.countDown();
+                  });
+          releaser.start();
+        } else {
+          release.countDown();
+          awaitMail(harness);
+        }
+        harness.prepareSnapshotPreBarrier(1);
+        assertThat(harness.extractOutputValues()).hasSize(1).noneMatch(CompactMessage::failed);
+        assertThat(slot.isFree()).isTrue();
+        assertThat(counter(CompactRewriteOperator.class, "rewritesEndedInCheckpointWait"))
+            .isEqualTo(1);
+        harness.snapshot(1, 1);
+        // the rewrite's own mail finds it emitted already
+        awaitMail(harness);
+        harness.getTaskMailbox().take(TaskMailbox.MIN_PRIORITY).run();
+        assertThat(harness.extractOutputValues()).hasSize(1);
+        message = harness.extractOutputValues().get(0);
+      } finally {
+        release.countDown();
+        if (releaser != null) {
+          releaser.join();
+        }
+      }
+      assertThat(output(message)).as("in checkpoint 1's window: kept at close").exists();
+      assertThat(markerNames()).hasSize(markersBefore + 1);
+      FaultyFileSystem.reset();
+    }
+  }
+
+  /**
+   * A barrier waits no longer than the wait (or half the checkpoint timeout, if shorter), and for a
+   * rewrite once: the rewrite that did not end meanwhile is emitted by its mail after the barrier,
+   * and the next barrier does not wait for it again. With no wait, or in a batch job, a barrier
+   * never waits.
+   */
+  @Test
+  void aBarrierWaitsForARewriteOnceAndNoLongerThanTheWait() throws Exception {
+    Configuration shortTimeout = new Configuration();
+    shortTimeout.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(10));
+    shortTimeout.set(CheckpointingOptions.CHECKPOINTING_TIMEOUT, Duration.ofMillis(40));
+    record Case(ExecutionMode mode, Duration checkpointWait, Configuration job, int waits) {}
+    List<Case> cases =
+        List.of(
+            new Case(ExecutionMode.STREAMING, Duration.ofMillis(20), new Configuration(), 1),
+            new Case(ExecutionMode.STREAMING, Duration.ofHours(1), shortTimeout, 1),
+            new Case(ExecutionMode.STREAMING, Duration.ZERO, new Configuration(), 0),
+            new Case(ExecutionMode.BATCH, Duration.ofHours(1), new Configuration(), 0));
+    for (Case c : cases) {
+      CountDownLatch blocked = new CountDownLatch(1);
+      CountDownLatch release = new CountDownLatch(1);
+      blockRewritesUntil(blocked, release);
+      try (var harness = chainedRewriter(c.mode(), c.checkpointWait(), c.job())) {
+        RewriteSlot slot = RewriteSlot.attachToTaskThread();
+        harness.processElement(new StreamRecord<>(splits().get(0)));
+        blocked.await();
+        harness.prepareSnapshotPreBarrier(1);
+        harness.prepareSnapshotPreBarrier(2);
+        assertThat(harness.extractOutputValues()).as(c.toString()).isEmpty();
+        assertThat(counter(CompactRewriteOperator.class, "checkpointWaits"))
+            .as(c.toString())
+            .isEqualTo(c.waits());
+        assertThat(counter(CompactRewriteOperator.class, "rewritesEndedInCheckpointWait")).isZero();
+        release.countDown();
+        awaitMail(harness);
+        harness.getTaskMailbox().take(TaskMailbox.MIN_PRIORITY).run();
+        assertThat(harness.extractOutputValues()).hasSize(1).noneMatch(CompactMessage::failed);
+        assertThat(slot.isFree()).isTrue();
+        harness.endInput();
+      } finally {
+        release.countDown();
+      }
+      FaultyFileSystem.reset();
+    }
+  }
+
+  /**
    * Closing a chained rewriter (a cancel, a failover) while its rewrite runs stops the rewrite and
    * waits for it: the rewrite, blocked creating its output after it wrote the output's marker, is
    * interrupted, and once the operator is closed neither an output nor a marker is left.
@@ -926,10 +1055,17 @@ class CompactOperatorHarnessTest {
 
   private OneInputStreamOperatorTestHarness<CompactTaskSplit, CompactMessage> chainedRewriter(
       ExecutionMode mode) throws Exception {
-    CompactRewriteOperator operator = new CompactRewriteOperator(targets, listener, mode);
-    var harness =
-        new OneInputStreamOperatorTestHarness<>(
-            operator, environment(CompactRewriteOperator.class));
+    return chainedRewriter(mode, DEFAULT_WAIT, new Configuration());
+  }
+
+  /** {@code job}: the job's configuration (checkpointing) the operator sees. */
+  private OneInputStreamOperatorTestHarness<CompactTaskSplit, CompactMessage> chainedRewriter(
+      ExecutionMode mode, Duration checkpointWait, Configuration job) throws Exception {
+    CompactRewriteOperator operator =
+        new CompactRewriteOperator(targets, listener, mode, checkpointWait);
+    MockEnvironment environment = environment(CompactRewriteOperator.class);
+    environment.getJobConfiguration().addAll(job);
+    var harness = new OneInputStreamOperatorTestHarness<>(operator, environment);
     harness.setup();
     operator.setMailboxExecutor(
         new MailboxExecutorImpl(harness.getTaskMailbox(), 0, StreamTaskActionExecutor.IMMEDIATE));

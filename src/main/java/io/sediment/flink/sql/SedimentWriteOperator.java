@@ -1,6 +1,7 @@
 package io.sediment.flink.sql;
 
 import io.sediment.commit.CommitMessage;
+import io.sediment.flink.BarrierHold;
 import io.sediment.flink.serde.CommitMessageListCodec;
 import io.sediment.flink.serde.SequencesCodec;
 import io.sediment.flink.serde.VersionedBytes;
@@ -11,7 +12,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
@@ -19,7 +19,6 @@ import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerial
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
@@ -114,7 +113,7 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
     super.open();
     writer = new SinkWriter(table, commitUser, restoredCheckpoint, restoredSequences);
     Configuration job = getContainingTask().getEnvironment().getJobConfiguration();
-    Optional<Duration> limit = stopTriggerWaitLimit(job);
+    Optional<Duration> limit = BarrierHold.limit(job);
     StopTriggerWait wait = writer.stopTriggerWait();
     long asked = wait.maxWaitMillis();
     if (limit.isPresent() && wait.limitTo(limit.get().toMillis())) {
@@ -128,22 +127,6 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
     }
     getMetricGroup().gauge("stopTriggerWaitMillis", wait::waitedMillis);
     getMetricGroup().gauge("stopTriggerPassed", wait::passed);
-  }
-
-  /**
-   * The longest a writer may wait at a checkpoint barrier in a job of this configuration: half the
-   * checkpoint timeout when periodic checkpoints are on, else no limit.
-   */
-  static Optional<Duration> stopTriggerWaitLimit(Configuration job) {
-    if (job.get(ExecutionOptions.RUNTIME_MODE) == RuntimeExecutionMode.BATCH) {
-      return Optional.empty();
-    }
-    Optional<Duration> interval = job.getOptional(CheckpointingOptions.CHECKPOINTING_INTERVAL);
-    if (interval.isEmpty() || interval.get().isZero() || interval.get().isNegative()) {
-      return Optional.empty();
-    }
-    long timeout = job.get(CheckpointingOptions.CHECKPOINTING_TIMEOUT).toMillis();
-    return Optional.of(Duration.ofMillis(Math.max(1, timeout / 2)));
   }
 
   /** The longest this writer waits at one barrier for a compaction job; 0 when it never waits. */
