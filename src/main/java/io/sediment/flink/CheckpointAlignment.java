@@ -39,8 +39,11 @@ package io.sediment.flink;
  * {@linkplain #inLastStretch last stretch} (the window as it would be without the widening) may be
  * the last whose output that checkpoint commits: the enumerator lets it take an append partition's
  * group of two small files; a round in the window keeps its discovery due when it finds nothing.
- * Nothing waits when the checkpoints are not known to be regular yet (fewer than two seen), once
- * the expected checkpoint is overdue, or when a plan's lead alone is as long as the interval.
+ * Nothing waits when the checkpoints are not known to be regular yet (fewer than two seen: {@link
+ * #intervalKnown}, until which the enumerator discovers every round), once the expected checkpoint
+ * is overdue, or when a plan's lead alone is as long as the interval. A rewrite that ends while its
+ * barrier waits for it ({@code compaction.checkpoint-wait}) makes the checkpoint, but the readers
+ * go idle after it: its margin reads negative.
  *
  * <p>What happened is kept for the job's metrics: the {@linkplain #lastLeadMillis lead} of the last
  * round handed over, the {@linkplain #lastMarginMillis margin} by which the last period of
@@ -79,6 +82,11 @@ final class CheckpointAlignment {
   /** {@code pollMillis}: how often the planning rounds run. */
   CheckpointAlignment(long pollMillis) {
     this.pollMillis = pollMillis;
+  }
+
+  /** Whether the checkpoints are known to be regular: two seen, their interval known. */
+  boolean intervalKnown() {
+    return intervalMillis > 0 && lastCheckpointMillis >= 0;
   }
 
   /** A checkpoint was triggered at {@code millis}. */

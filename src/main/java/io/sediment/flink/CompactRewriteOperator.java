@@ -250,8 +250,8 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
       return;
     }
     rewritesEndedInWait.inc();
-    LOG.debug(
-        "Checkpoint {} waited {} ms for compaction task {}",
+    LOG.info(
+        "Checkpoint {} waited {} ms for compaction task {} to end: its output is in this checkpoint",
         checkpointId,
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start),
         running.split);

@@ -169,7 +169,13 @@ final class CompactTaskEnumerator
       return PlanRound.NONE; // its output would be committed at the same checkpoint as later
     }
     Set<String> excluded = ledger.excluded();
-    boolean discovery = mode.isBounded() || now - lastDiscoveryMillis >= discoveryIntervalMs;
+    // Until two checkpoints were seen every round discovers: rounds cannot aim at a checkpoint
+    // yet, so a bucket is planned once it qualifies, not at a discovery that may fall just before
+    // the checkpoint (a writer started with the job fills its buckets meanwhile).
+    boolean discovery =
+        mode.isBounded()
+            || now - lastDiscoveryMillis >= discoveryIntervalMs
+            || !alignment.intervalKnown();
     // the last stretch before the checkpoint (not the part a recent long lead added in front)
     boolean lastStretch = !mode.isBounded() && alignment.inLastStretch(now);
     boolean groupsDue = lastStretch && !groupsDueInLastStretch.isEmpty();

@@ -424,10 +424,11 @@ class CompactTaskEnumeratorTest {
   }
 
   /**
-   * Between discoveries (every {@code compaction.discovery-interval}) a continuous source plans
-   * only when tasks were released, or in the round after one that took releases (it planned with
-   * their files still held). Generated histories of appends, clock moves, hand-outs, releases and
-   * rounds: no round outside those plans a new task, and every task is handed out once.
+   * Between discoveries (every {@code compaction.discovery-interval}, and every round until two
+   * checkpoints were seen) a continuous source plans only when tasks were released, or in the round
+   * after one that took releases (it planned with their files still held). Generated histories of
+   * appends, clock moves, hand-outs, releases and rounds: no round outside those plans a new task,
+   * and every task is handed out once.
    */
   @ParameterizedTest
   @ValueSource(longs = {1, 2, 3, 4, 5, 6})
@@ -445,6 +446,8 @@ class CompactTaskEnumeratorTest {
       e.start();
       e.snapshotState(1);
       e.notifyCheckpointComplete(1);
+      long lastCheckpoint = clock.millis();
+      boolean intervalKnown = false; // two checkpoints at different times seen
       long lastDiscovery = Long.MIN_VALUE / 2;
       boolean replan = true; // the first round plans
       boolean released = false; // records written since the last round
@@ -484,13 +487,16 @@ class CompactTaskEnumeratorTest {
           if (e.roundWaits(now)) {
             // a round that waits for a time nearer the expected checkpoint takes nothing
             context.runPeriodicCallable(0);
+            intervalKnown |= now > lastCheckpoint;
+            lastCheckpoint = now;
             assertThat(e.snapshotState(step + 2).pending())
                 .as("seed %d, step %d: a waiting round planned", seed, step)
                 .extracting(CompactTaskSplit::splitId)
                 .isSubsetOf(known);
             continue;
           }
-          boolean discovery = now - lastDiscovery >= interval;
+          // until the checkpoints are known every round discovers
+          boolean discovery = now - lastDiscovery >= interval || !intervalKnown;
           if (discovery) {
             lastDiscovery = now;
           }
@@ -498,6 +504,8 @@ class CompactTaskEnumeratorTest {
           replan = released;
           released = false;
           context.runPeriodicCallable(0);
+          intervalKnown |= now > lastCheckpoint;
+          lastCheckpoint = now;
           CompactEnumeratorState state = e.snapshotState(step + 2);
           Set<String> planned = new HashSet<>();
           state.pending().forEach(t -> planned.add(t.splitId()));
@@ -655,6 +663,29 @@ class CompactTaskEnumeratorTest {
       context.runPeriodicCallable(0);
       assertThat(assigned(context)).as("the next discovery").hasSize(2);
       assertThat(assigned(context).get(1).inputFileNames()).hasSize(5);
+    }
+  }
+
+  /**
+   * Until two checkpoints were seen (a job's start, with a writer started beside it) every round
+   * looks for new snapshots: a bucket is planned once its runs qualify, not at the next discovery,
+   * which may fall just before the checkpoint. Afterwards discoveries are every interval again.
+   */
+  @Test
+  void untilTheCheckpointsAreKnownEveryRoundDiscovers() throws Throwable {
+    Table table = oneKeyBucketTable();
+    ManualClock clock = new ManualClock();
+    try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
+      CompactTaskEnumerator e = continuousOnClock(context, table, clock, 10_000);
+      e.snapshotState(1);
+      e.notifyCheckpointComplete(1);
+      e.handleSplitRequest(0, "localhost");
+      context.runPeriodicCallable(0); // the first discovery: an empty table
+      oneRunPerKey(table, 0, 5);
+      clock.advance(Duration.ofSeconds(1));
+      context.runPeriodicCallable(0);
+      assertThat(assigned(context)).as("five runs, a second later").hasSize(1);
+      assertThat(assigned(context).get(0).inputFileNames()).hasSize(5);
     }
   }
 
