@@ -21,7 +21,7 @@ package io.sediment.flink;
  * round that merges several times the bytes of the rounds before it (under a streaming writer, size
  * tiers filling up together, larger every time they do) hands over early enough to make the
  * checkpoint, and the rounds between keep a short lead. Before the first period of rewriting ended
- * the estimate is zero.
+ * the estimate is at a cold JVM's throughput (a job's), or zero.
  *
  * <p>Rounds before the last half of the interval (or before the lead of a plan as long as the
  * longest of the last ones, if earlier) wait without planning. The window opens earlier still, up
@@ -39,11 +39,12 @@ package io.sediment.flink;
  * {@linkplain #inLastStretch last stretch} (the window as it would be without the widening) may be
  * the last whose output that checkpoint commits: the enumerator lets it take an append partition's
  * group of two small files; a round in the window keeps its discovery due when it finds nothing.
- * Nothing waits when the checkpoints are not known to be regular yet (fewer than two seen: {@link
- * #intervalKnown}, until which the enumerator discovers every round), once the expected checkpoint
- * is overdue, or when a plan's lead alone is as long as the interval. A rewrite that ends while its
- * barrier waits for it ({@code compaction.checkpoint-wait}) makes the checkpoint, but the readers
- * go idle after it: its margin reads negative.
+ * Nothing waits when the checkpoints are not known to be regular yet (fewer than two seen, or none
+ * with the job's interval configured: {@link #intervalKnown}, until which the enumerator discovers
+ * every round), once the expected checkpoint is overdue, or when a plan's lead alone is as long as
+ * the interval; with the interval configured, rounds before the first checkpoint wait. A rewrite
+ * that ends while its barrier waits for it ({@code compaction.checkpoint-wait}) makes the
+ * checkpoint, but the readers go idle after it: its margin reads negative.
  *
  * <p>What happened is kept for the job's metrics: the {@linkplain #lastLeadMillis lead} of the last
  * round handed over, the {@linkplain #lastMarginMillis margin} by which the last period of
@@ -59,6 +60,8 @@ final class CheckpointAlignment {
   static final int REMEMBERED = 5;
 
   private final long pollMillis;
+  private final long configuredIntervalMillis; // the job's checkpoint interval; -1: not known
+  private final double coldBytesPerMilli; // assumed before a period of rewriting was measured
   private volatile long lastCheckpointMillis = -1;
   private volatile long intervalMillis = -1;
   private volatile long planMillis; // the longest of the last plans
@@ -81,10 +84,28 @@ final class CheckpointAlignment {
 
   /** {@code pollMillis}: how often the planning rounds run. */
   CheckpointAlignment(long pollMillis) {
-    this.pollMillis = pollMillis;
+    this(pollMillis, -1, 0);
   }
 
-  /** Whether the checkpoints are known to be regular: two seen, their interval known. */
+  /**
+   * A job's alignment. {@code configuredIntervalMillis}: the job's checkpoint interval as
+   * configured (-1: not known), taken as the interval from the first checkpoint on until two were
+   * seen, and before which rounds wait (what they hand over then is committed only at the second
+   * checkpoint, an interval after its plan). {@code coldBytesPerSecond}: the rewriting throughput
+   * assumed until a period of rewriting was measured (0: the estimate is zero), so that the first
+   * rounds of a job, in a cold JVM, hand over early rather than late.
+   */
+  CheckpointAlignment(long pollMillis, long configuredIntervalMillis, long coldBytesPerSecond) {
+    this.pollMillis = pollMillis;
+    this.configuredIntervalMillis = configuredIntervalMillis > 0 ? configuredIntervalMillis : -1;
+    this.intervalMillis = this.configuredIntervalMillis;
+    this.coldBytesPerMilli = Math.max(0, coldBytesPerSecond) / 1000.0;
+  }
+
+  /**
+   * Whether the checkpoints are known to be regular: two seen (or one, with the interval
+   * configured).
+   */
   boolean intervalKnown() {
     return intervalMillis > 0 && lastCheckpointMillis >= 0;
   }
@@ -197,7 +218,7 @@ final class CheckpointAlignment {
    * bytes} bytes to read hands them over.
    */
   long leadMillis(long tookMillis, long bytes) {
-    double throughput = bytesPerMilli;
+    double throughput = bytesPerMilli > 0 ? bytesPerMilli : coldBytesPerMilli;
     long rewrite = throughput > 0 ? (long) Math.ceil(bytes / throughput) : 0;
     return pollMillis + 2 * (Math.max(planMillis, tookMillis) + rewrite);
   }
@@ -235,8 +256,14 @@ final class CheckpointAlignment {
     return stretch < interval ? stretch : -1;
   }
 
-  /** Whether a round at {@code now} waits without planning: before the window. */
+  /**
+   * Whether a round at {@code now} waits without planning: before the window, or with the interval
+   * configured, before the first checkpoint.
+   */
   boolean waits(long now) {
+    if (configuredIntervalMillis > 0 && lastCheckpointMillis < 0) {
+      return true;
+    }
     long window = windowMillis();
     long last = lastCheckpointMillis;
     return window >= 0 && now >= last && now < last + intervalMillis - window;

@@ -166,8 +166,10 @@ public final class CompactJob {
   public void buildTopology(StreamExecutionEnvironment env, ExecutionMode mode) {
     targets.spec().checkMode(mode);
     int p = parallelism != null ? parallelism : env.getParallelism();
+    long checkpointInterval =
+        mode.isBounded() ? -1 : env.getCheckpointConfig().getCheckpointInterval();
     CompactTaskSource source =
-        new CompactTaskSource(targets, mode, discoveryIntervalMs, commitUser);
+        new CompactTaskSource(targets, mode, discoveryIntervalMs, checkpointInterval, commitUser);
     DataStream<CompactTaskSplit> tasks =
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "Compact tasks: " + name)
             .setParallelism(p)

@@ -28,13 +28,28 @@ public final class CompactTaskSource
   private final CompactTargets targets;
   private final ExecutionMode mode;
   private final long discoveryIntervalMs;
+  private final long checkpointIntervalMs;
   private final String commitUser;
 
   public CompactTaskSource(
       CompactTargets targets, ExecutionMode mode, long discoveryIntervalMs, String commitUser) {
+    this(targets, mode, discoveryIntervalMs, -1, commitUser);
+  }
+
+  /**
+   * {@code checkpointIntervalMs}: the job's checkpoint interval as configured (-1: not known),
+   * which a continuous job's planning rounds aim at from its first checkpoint on.
+   */
+  public CompactTaskSource(
+      CompactTargets targets,
+      ExecutionMode mode,
+      long discoveryIntervalMs,
+      long checkpointIntervalMs,
+      String commitUser) {
     this.targets = targets;
     this.mode = mode;
     this.discoveryIntervalMs = discoveryIntervalMs;
+    this.checkpointIntervalMs = checkpointIntervalMs;
     this.commitUser = commitUser;
   }
 
@@ -46,14 +61,15 @@ public final class CompactTaskSource
   @Override
   public SplitEnumerator<CompactTaskSplit, CompactEnumeratorState> createEnumerator(
       SplitEnumeratorContext<CompactTaskSplit> context) {
-    return new CompactTaskEnumerator(context, targets, mode, discoveryIntervalMs, commitUser, null);
+    return new CompactTaskEnumerator(
+        context, targets, mode, discoveryIntervalMs, checkpointIntervalMs, commitUser, null);
   }
 
   @Override
   public SplitEnumerator<CompactTaskSplit, CompactEnumeratorState> restoreEnumerator(
       SplitEnumeratorContext<CompactTaskSplit> context, CompactEnumeratorState state) {
     return new CompactTaskEnumerator(
-        context, targets, mode, discoveryIntervalMs, commitUser, state);
+        context, targets, mode, discoveryIntervalMs, checkpointIntervalMs, commitUser, state);
   }
 
   @Override

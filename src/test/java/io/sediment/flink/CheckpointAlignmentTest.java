@@ -26,6 +26,35 @@ class CheckpointAlignmentTest {
     assertThat(a.handsOver(19_500, 0, 1_000)).isTrue();
   }
 
+  /**
+   * A job's alignment knows its configured interval: rounds wait for the first checkpoint, aim at
+   * it plus the interval, and until a period of rewriting was measured estimate the rewrite at a
+   * cold JVM's pace; what is measured then replaces both.
+   */
+  @Test
+  void aConfiguredIntervalAimsTheFirstRoundsAndTheyAssumeAColdPace() {
+    CheckpointAlignment a = new CheckpointAlignment(POLL, 10_000, 4_000_000);
+    assertThat(a.intervalKnown()).isFalse();
+    assertThat(a.waits(0)).as("before the first checkpoint").isTrue();
+    assertThat(a.waits(50_000)).isTrue();
+    a.checkpointTriggered(3_000);
+    assertThat(a.intervalKnown()).isTrue();
+    assertThat(a.waits(7_999)).isTrue();
+    assertThat(a.waits(8_000)).as("the last half of the configured interval").isFalse();
+    assertThat(a.leadMillis(100, 4_000_000))
+        .as("4,000 bytes per ms")
+        .isEqualTo(POLL + 2 * (100 + 1_000));
+    assertThat(a.handsOver(8_000, 100, 4_000_000)).as("lead 3.2 s, 5 s left").isFalse();
+    assertThat(a.handsOver(9_799, 100, 4_000_000)).isFalse();
+    assertThat(a.handsOver(9_800, 100, 4_000_000)).isTrue();
+    a.roundPlanned(0, 1_000_000, 9_800, false);
+    a.readersIdle(10_800); // measured: 1,000 bytes per ms
+    assertThat(a.leadMillis(0, 1_000_000)).isEqualTo(POLL + 2 * 1_000);
+    a.checkpointTriggered(16_000); // measured: 13 s
+    assertThat(a.waits(22_499)).isTrue();
+    assertThat(a.waits(22_500)).isFalse();
+  }
+
   @Test
   void roundsWaitUntilTheLastHalfOfTheIntervalThenHandOverAtTheirLead() {
     CheckpointAlignment a = new CheckpointAlignment(POLL);
