@@ -225,14 +225,17 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
   /**
    * Before a streaming barrier: waits up to the checkpoint wait for the rewrite running now, unless
    * an earlier barrier waited for it already, and emits it if it ended (its message then goes
-   * before the barrier). The task thread blocks meanwhile, as a writer's flush would; a cancel
-   * interrupts it.
+   * before the barrier). A rewrite that ended but whose mail has not run yet is emitted at once.
+   * The task thread blocks meanwhile, as a writer's flush would; a cancel interrupts it.
    */
   @Override
   public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
     super.prepareSnapshotPreBarrier(checkpointId);
     Rewrite running = inFlight;
-    if (mode.isBounded() || checkpointWaitMillis == 0 || running == null || running.waitedFor) {
+    if (mode.isBounded() || checkpointWaitMillis == 0 || running == null) {
+      return;
+    }
+    if (running.waitedFor && !running.ended.isDone()) {
       return;
     }
     running.waitedFor = true;
@@ -361,14 +364,16 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
     }
 
     void run() {
-      CompactRewriter rewriter =
-          TableKind.of(table.store())
-              .rewriter(
-                  table.store(),
-                  path ->
-                      markers.add(OutputMarkers.write(table.store(), split.commitUser(), path)));
       ledger.started();
       try {
+        // in the try: a table that refuses compaction (ALTER TABLE since the task was planned)
+        // fails the task, where an exception out of run() would leave the slot busy for good
+        CompactRewriter rewriter =
+            TableKind.of(table.store())
+                .rewriter(
+                    table.store(),
+                    path ->
+                        markers.add(OutputMarkers.write(table.store(), split.commitUser(), path)));
         result = rewriter.rewrite(split.task(), () -> cancelled);
       } catch (Throwable e) {
         error = e;

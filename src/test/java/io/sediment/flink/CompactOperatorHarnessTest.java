@@ -55,6 +55,8 @@ import org.apache.flink.streaming.runtime.tasks.mailbox.MailboxExecutorImpl;
 import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.StringData;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -892,10 +894,6 @@ class CompactOperatorHarnessTest {
   }
 
   /**
-   * A rewrite operator with the task's mailbox, as Flink gives it in a job (the harness does not);
-   * the test's thread is the task thread.
-   */
-  /**
    * Blocks the rewrite of the table's tasks when it creates its data file (after its marker) until
    * {@code release} counts down; counts {@code blocked} down when it does.
    */
@@ -931,17 +929,22 @@ class CompactOperatorHarnessTest {
       Thread releaser = null;
       CompactMessage message;
       try (var harness =
-          chainedRewriter(ExecutionMode.STREAMING, Duration.ofHours(1), new Configuration())) {
+          chainedRewriter(ExecutionMode.STREAMING, Duration.ofMinutes(1), new Configuration())) {
         RewriteSlot slot = RewriteSlot.attachToTaskThread();
         harness.processElement(new StreamRecord<>(splits.get(0)));
         blocked.await();
         if (endsDuringTheWait) {
-          // lets the rewrite go once the barrier waits for it
+          // lets the rewrite go once the barrier waits for it (the task thread in a timed wait)
+          Thread taskThread = Thread.currentThread();
           releaser =
               new Thread(
                   () -> {
                     Awaitility.await()
-                        .until(() -> counter(CompactRewriteOperator.class, "checkpointWaits") == 1);
+                        .until(
+                            () ->
+                                taskThread.getState() == Thread.State.TIMED_WAITING
+                                    && counter(CompactRewriteOperator.class, "checkpointWaits")
+                                        == 1);
                     release.countDown();
                   });
           releaser.start();
@@ -973,10 +976,47 @@ class CompactOperatorHarnessTest {
   }
 
   /**
+   * A rewrite whose table refuses compaction by the time it runs (here: a deletion-vector table
+   * whose local cache was turned off after the task was planned) fails as a task: its failure is
+   * emitted and the slot freed, where the rewrite thread ended without a message and the subtask
+   * waited for its slot for good.
+   */
+  @Test
+  void aRewriteOfATableThatRefusesCompactionByNowFailsAsATask() throws Exception {
+    Identifier id = new Identifier("db", "dv");
+    Table dv =
+        TestTables.create(
+            TestTables.catalog(dir),
+            "dv",
+            FlinkTestSupport.oneKeyBucket().option("deletion-vectors.enabled", "true").build());
+    for (long k = 0; k < 5; k++) {
+      TestTables.writeBatch(dv, List.of(GenericRowData.of(k, StringData.fromString("v"))));
+    }
+    List<CompactTask> tasks =
+        new CompactPlanner(dv.store(), "db.dv")
+            .plan(dv.latestSnapshot().orElseThrow(), null, Set.of());
+    assertThat(tasks).isNotEmpty();
+    TestTables.catalog(dir)
+        .alterTable(id, List.of(SchemaChange.setOption("local-cache.enabled", "false")));
+    targets = new CompactTargets(dir.toString(), CompactSpec.forTable("db.dv", dv.store()).build());
+    try (var harness = chainedRewriter(ExecutionMode.STREAMING)) {
+      RewriteSlot slot = RewriteSlot.attachToTaskThread();
+      harness.processElement(new StreamRecord<>(new CompactTaskSplit("dv-0", tasks.get(0), USER)));
+      awaitMail(harness);
+      harness.getTaskMailbox().take(TaskMailbox.MIN_PRIORITY).run();
+      assertThat(slot.isFree()).isTrue();
+      List<CompactMessage> messages = harness.extractOutputValues();
+      assertThat(messages).hasSize(1);
+      assertThat(messages.get(0).failed()).isTrue();
+      assertThat(messages.get(0).failureCause()).hasMessageContaining("local-cache.enabled");
+    }
+  }
+
+  /**
    * A barrier waits no longer than the wait (or half the checkpoint timeout, if shorter), and for a
-   * rewrite once: the rewrite that did not end meanwhile is emitted by its mail after the barrier,
-   * and the next barrier does not wait for it again. With no wait, or in a batch job, a barrier
-   * never waits.
+   * rewrite once: the rewrite that did not end meanwhile is emitted after the barrier, and the next
+   * barrier does not wait for it again, though one after it ended emits it. With no wait, or in a
+   * batch job, a barrier never waits.
    */
   @Test
   void aBarrierWaitsForARewriteOnceAndNoLongerThanTheWait() throws Exception {
@@ -987,9 +1027,9 @@ class CompactOperatorHarnessTest {
     List<Case> cases =
         List.of(
             new Case(ExecutionMode.STREAMING, Duration.ofMillis(20), new Configuration(), 1),
-            new Case(ExecutionMode.STREAMING, Duration.ofHours(1), shortTimeout, 1),
+            new Case(ExecutionMode.STREAMING, Duration.ofMinutes(1), shortTimeout, 1),
             new Case(ExecutionMode.STREAMING, Duration.ZERO, new Configuration(), 0),
-            new Case(ExecutionMode.BATCH, Duration.ofHours(1), new Configuration(), 0));
+            new Case(ExecutionMode.BATCH, Duration.ofMinutes(1), new Configuration(), 0));
     for (Case c : cases) {
       CountDownLatch blocked = new CountDownLatch(1);
       CountDownLatch release = new CountDownLatch(1);
@@ -1007,6 +1047,9 @@ class CompactOperatorHarnessTest {
         assertThat(counter(CompactRewriteOperator.class, "rewritesEndedInCheckpointWait")).isZero();
         release.countDown();
         awaitMail(harness);
+        // ended, its mail not run yet: a later barrier with a wait emits it at once
+        harness.prepareSnapshotPreBarrier(3);
+        assertThat(harness.extractOutputValues()).as(c.toString()).hasSize(c.waits());
         harness.getTaskMailbox().take(TaskMailbox.MIN_PRIORITY).run();
         assertThat(harness.extractOutputValues()).hasSize(1).noneMatch(CompactMessage::failed);
         assertThat(slot.isFree()).isTrue();
@@ -1053,6 +1096,10 @@ class CompactOperatorHarnessTest {
     assertThat(markerNames()).isEmpty();
   }
 
+  /**
+   * A rewrite operator with the task's mailbox, as Flink gives it in a job (the harness does not);
+   * the test's thread is the task thread.
+   */
   private OneInputStreamOperatorTestHarness<CompactTaskSplit, CompactMessage> chainedRewriter(
       ExecutionMode mode) throws Exception {
     return chainedRewriter(mode, DEFAULT_WAIT, new Configuration());

@@ -690,6 +690,49 @@ class CompactTaskEnumeratorTest {
   }
 
   /**
+   * A job's enumerator knows the checkpoint interval it was given: no round plans before the first
+   * checkpoint (what it handed over would be committed only at the second), and the rounds after it
+   * wait for the last half of the interval, then hand over before the checkpoint expected one
+   * interval after the first.
+   */
+  @Test
+  void withTheIntervalGivenRoundsWaitForTheFirstCheckpointAndAimAtTheNext() throws Throwable {
+    Table table = oneKeyBucketTable();
+    ManualClock clock = new ManualClock();
+    RecordingMetrics metrics = new RecordingMetrics();
+    try (var context = contextWithMetrics(1, metrics)) {
+      readers(context, 1);
+      CompactTargets onClock = FlinkTestSupport.targets(dir.resolve("d"), table).withClock(clock);
+      CompactTaskEnumerator e =
+          new CompactTaskEnumerator(
+              context, onClock, ExecutionMode.STREAMING, 10_000, 10_000, USER, null);
+      e.start();
+      e.handleSplitRequest(0, "localhost");
+      oneRunPerKey(table, 0, 5);
+      context.runPeriodicCallable(0);
+      clock.advance(Duration.ofSeconds(30));
+      context.runPeriodicCallable(0);
+      assertThat(metrics.registered("tasksPlanned").getCount())
+          .as("before the first checkpoint")
+          .isZero();
+      long first = clock.millis();
+      e.snapshotState(1);
+      e.notifyCheckpointComplete(1);
+      clock.advance(Duration.ofMillis(4_999));
+      context.runPeriodicCallable(0);
+      assertThat(metrics.registered("tasksPlanned").getCount())
+          .as("the first half of the interval")
+          .isZero();
+      clock.advance(Duration.ofMillis(1));
+      long handedOver = roundsUntilHandedOver(context, clock, first + 9_999);
+      assertThat(handedOver)
+          .as("handed over in the last half, before the checkpoint expected 10 s after the first")
+          .isBetween(first + 5_000, first + 9_999);
+      assertThat(assigned(context).get(0).inputFileNames()).hasSize(5);
+    }
+  }
+
+  /**
    * A primary-key bucket's level-0 runs are not moved up early in the window (each round would add
    * a sorted run until universal compaction merges them): they wait for {@code
    * num-sorted-run.compaction-trigger}, and the round that finds nothing keeps its discovery due.
