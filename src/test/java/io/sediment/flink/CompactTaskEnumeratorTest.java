@@ -701,12 +701,7 @@ class CompactTaskEnumeratorTest {
     ManualClock clock = new ManualClock();
     RecordingMetrics metrics = new RecordingMetrics();
     try (var context = contextWithMetrics(1, metrics)) {
-      readers(context, 1);
-      CompactTargets onClock = FlinkTestSupport.targets(dir.resolve("d"), table).withClock(clock);
-      CompactTaskEnumerator e =
-          new CompactTaskEnumerator(
-              context, onClock, ExecutionMode.STREAMING, 10_000, 10_000, USER, null);
-      e.start();
+      CompactTaskEnumerator e = continuousOnClock(context, table, clock, 10_000, 10_000);
       e.handleSplitRequest(0, "localhost");
       oneRunPerKey(table, 0, 5);
       context.runPeriodicCallable(0);
@@ -982,11 +977,27 @@ class CompactTaskEnumeratorTest {
       Table table,
       ManualClock clock,
       long intervalMillis) {
+    return continuousOnClock(context, table, clock, intervalMillis, -1);
+  }
+
+  /** The same, given the job's checkpoint interval {@code checkpointIntervalMillis}. */
+  private CompactTaskEnumerator continuousOnClock(
+      MockSplitEnumeratorContext<CompactTaskSplit> context,
+      Table table,
+      ManualClock clock,
+      long intervalMillis,
+      long checkpointIntervalMillis) {
     readers(context, 1);
     CompactTargets onClock = FlinkTestSupport.targets(dir.resolve("d"), table).withClock(clock);
     CompactTaskEnumerator e =
         new CompactTaskEnumerator(
-            context, onClock, ExecutionMode.STREAMING, intervalMillis, USER, null);
+            context,
+            onClock,
+            ExecutionMode.STREAMING,
+            intervalMillis,
+            checkpointIntervalMillis,
+            USER,
+            null);
     e.start();
     return e;
   }
