@@ -15,8 +15,8 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
@@ -33,11 +33,20 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
  * <table-hash>/<data-file>.s<schema-id>.keys} holding its rows in key order as (int position, int
  * length, binary row). Data files never change, so a lookup file, once built, is reused by every
  * later compaction; the least recently used files are removed when the cache grows beyond {@code
- * local-cache.max-size}.
+ * local-cache.max-size}, and temporary files of builds a dead process left are removed after a day.
  */
 public final class LocalKeyCache {
 
   private static final int BUFFER_SIZE = 1 << 16;
+  private static final String BUILD_PREFIX = "build-";
+  private static final String BUILD_SUFFIX = ".keys.tmp";
+
+  /**
+   * The age, by the table's clock, past which a build's temporary file is taken for one a dead
+   * process left: far longer than any rewrite writes one output's lookup.
+   */
+  static final Duration STALE_BUILD = Duration.ofDays(1);
+
   // the format's ints are big-endian (as DataOutputStream wrote them before)
   private static final VarHandle INT =
       MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
@@ -139,7 +148,7 @@ public final class LocalKeyCache {
 
     private void open() throws IOException {
       Files.createDirectories(dir.toPath());
-      tmp = new File(dir, "build-" + UUID.randomUUID() + ".keys.tmp");
+      tmp = new File(dir, BUILD_PREFIX + UUID.randomUUID() + BUILD_SUFFIX);
       out = new FileOutputStream(tmp);
       buffered = 0;
       position = 0;
@@ -207,21 +216,38 @@ public final class LocalKeyCache {
     }
   }
 
-  /** Removes least recently used lookup files while the cache is larger than its limit. */
+  /**
+   * Removes least recently used lookup files while the cache, the lookups being built included, is
+   * larger than its limit, and every build's temporary file older than {@link #STALE_BUILD}: one a
+   * process left when it died (a closed builder deletes its own), which nothing else would ever
+   * remove or count.
+   */
   private void evict(File keep) {
-    File[] all = dir.listFiles((d, n) -> n.endsWith(".keys"));
+    File[] all = dir.listFiles();
     if (all == null) {
       return;
     }
+    long now = store.clock().millis();
+    List<File> lookups = new ArrayList<>();
     long total = 0;
     for (File f : all) {
-      total += f.length();
+      String name = f.getName();
+      if (name.endsWith(".keys")) {
+        lookups.add(f);
+        total += f.length();
+      } else if (name.startsWith(BUILD_PREFIX) && name.endsWith(BUILD_SUFFIX)) {
+        if (now - f.lastModified() > STALE_BUILD.toMillis()) {
+          f.delete();
+        } else {
+          total += f.length(); // a build in progress, here or in another process
+        }
+      }
     }
     if (total <= maxSize) {
       return;
     }
-    Arrays.sort(all, Comparator.comparingLong(File::lastModified));
-    for (File f : all) {
+    lookups.sort(Comparator.comparingLong(File::lastModified));
+    for (File f : lookups) {
       if (total <= maxSize) {
         break;
       }

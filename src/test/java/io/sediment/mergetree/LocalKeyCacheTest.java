@@ -13,6 +13,9 @@ import java.io.EOFException;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -132,7 +135,98 @@ class LocalKeyCacheTest {
     assertThat(keys.directory().list()).as("after close without publish").isEmpty();
   }
 
+  /**
+   * A build's temporary file that a dead process left (a closed builder deletes its own) is removed
+   * by the next lookup the cache publishes once it is older than a day by the table's clock, and
+   * only then: generated ages on both sides of the day, the boundary included. A younger one is a
+   * build in progress (here or in another process) and stays.
+   */
+  @ParameterizedTest(name = "seed {0}")
+  @ValueSource(ints = {1, 2, 3, 4})
+  void buildsADeadProcessLeftAreRemovedAfterADay(int seed) throws Exception {
+    Instant now = Instant.parse("2026-12-06T00:00:00Z");
+    Table t = table();
+    LocalKeyCache keys =
+        new LocalKeyCache(
+            t.store().withClock(Clock.fixed(now, ZoneOffset.UTC)),
+            new KeyValueLayout(t.store().schema()));
+    Random rnd = new Random(seed);
+    long day = LocalKeyCache.STALE_BUILD.toMillis();
+    Files.createDirectories(keys.directory().toPath());
+    List<String> stale = new ArrayList<>();
+    List<String> young = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      long age =
+          switch (i) {
+            case 0 -> day; // exactly a day: not yet
+            case 1 -> day + 1;
+            default -> (long) (rnd.nextDouble() * 2 * day);
+          };
+      File f = new File(keys.directory(), "build-" + seed + "-" + i + ".keys.tmp");
+      Files.write(f.toPath(), new byte[1 + rnd.nextInt(100)]);
+      assertThat(f.setLastModified(now.toEpochMilli() - age)).isTrue();
+      (age > day ? stale : young).add(f.getName());
+    }
+    publishOneRow(keys, "a.parquet");
+
+    assertThat(keys.directory().list())
+        .containsExactlyInAnyOrderElementsOf(
+            concat(young, List.of("a.parquet.s" + t.store().schema().id() + ".keys")));
+    assertThat(stale).as("generated on both sides").isNotEmpty();
+  }
+
+  /**
+   * {@code local-cache.max-size} bounds the cache's disk with the lookups being built: a build in
+   * progress counts, so publishing a lookup removes the least recently used published one sooner.
+   */
+  @ParameterizedTest(name = "seed {0}")
+  @ValueSource(ints = {1, 2, 3})
+  void buildsInProgressCountAgainstTheLimit(int seed) throws Exception {
+    Instant now = Instant.parse("2026-12-06T00:00:00Z");
+    Table t = table("local-cache.max-size", "4 kb");
+    LocalKeyCache keys =
+        new LocalKeyCache(
+            t.store().withClock(Clock.fixed(now, ZoneOffset.UTC)),
+            new KeyValueLayout(t.store().schema()));
+    publishOneRow(keys, "old.parquet");
+    File old = new File(keys.directory(), "old.parquet.s0.keys");
+    assertThat(old.setLastModified(now.toEpochMilli() - 60_000)).isTrue();
+    publishOneRow(keys, "a.parquet");
+    assertThat(old).as("both far under the limit").exists();
+
+    // another process's build in progress: with the two lookups at most the limit, over it with
+    // the next one
+    File a = new File(keys.directory(), "a.parquet.s0.keys");
+    File building = new File(keys.directory(), "build-other.keys.tmp");
+    int room = (int) (4096 - old.length() - a.length());
+    Files.write(building.toPath(), new byte[room - new Random(seed).nextInt(8)]);
+    publishOneRow(keys, "b.parquet");
+
+    assertThat(old).as("least recently used, evicted for the build's bytes").doesNotExist();
+    assertThat(a).exists();
+    assertThat(new File(keys.directory(), "b.parquet.s0.keys")).exists();
+    assertThat(building).as("a build in progress is never removed for room").exists();
+  }
+
+  private static void publishOneRow(LocalKeyCache keys, String dataFile) throws Exception {
+    try (LocalKeyCache.Builder builder = keys.builder()) {
+      builder.add(GenericRowData.of(1L, StringData.fromString("v"), 1L, (byte) 0));
+      builder.endFile();
+      builder.publish(List.of(dataFile));
+    }
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> all = new ArrayList<>(a);
+    all.addAll(b);
+    return all;
+  }
+
   private Table table() {
+    return table("local-cache.max-size", "1 gb");
+  }
+
+  private Table table(String key, String value) {
     return TestTables.create(
         TestTables.catalog(dir),
         "t",
@@ -143,6 +237,7 @@ class LocalKeyCacheTest {
             .option("bucket", "1")
             .option("deletion-vectors.enabled", "true")
             .option("local-cache.dir", cache.toString())
+            .option(key, value)
             .build());
   }
 
