@@ -277,6 +277,68 @@ class CheckpointAlignmentTest {
     assertThat(checked).as("seed %d: large rounds after a recent one", seed).isPositive();
   }
 
+  /**
+   * Time 0 is an instant like any other (a test's clock starts there) and every limit is where the
+   * rules put it: a window is half-open, a round at the expected checkpoint not yet triggered aims
+   * at the next, a period of rewriting started at 0 gathers every round until the readers idle, a
+   * last stretch as long as the interval means no window, and a round that merged buckets widens
+   * the window for exactly {@value CheckpointAlignment#REMEMBERED} intervals.
+   */
+  @Test
+  void everyLimitIsExactFromTimeZeroOn() {
+    CheckpointAlignment a = new CheckpointAlignment(POLL);
+    a.checkpointTriggered(0);
+    a.checkpointTriggered(0);
+    assertThat(a.intervalKnown()).as("one instant tells no interval").isFalse();
+    a.checkpointTriggered(10_000);
+    assertThat(a.intervalKnown()).isTrue();
+    assertThat(a.waits(9_999)).as("before the last checkpoint").isFalse();
+    assertThat(a.waits(10_000)).isTrue();
+    assertThat(a.waits(14_999)).isTrue();
+    assertThat(a.waits(15_000)).as("the last half").isFalse();
+    assertThat(a.inWindow(14_999)).isFalse();
+    assertThat(a.inWindow(15_000)).isTrue();
+    assertThat(a.inWindow(19_999)).isTrue();
+    assertThat(a.inWindow(20_000)).isFalse();
+
+    CheckpointAlignment b = new CheckpointAlignment(POLL, 10_000, 0);
+    b.checkpointTriggered(0);
+    assertThat(b.intervalKnown()).as("configured, one checkpoint at 0").isTrue();
+    b.roundPlanned(0, 500_000, 0, false);
+    b.roundPlanned(0, 500_000, 0, false); // the same period
+    b.readersIdle(1_000);
+    assertThat(b.bytesPerSecond()).isEqualTo(1_000_000);
+    assertThat(b.lastMarginMillis()).as("aimed at 10,000").isEqualTo(9_000);
+    b.roundPlanned(0, 1_000, 10_000, false); // the checkpoint of 10,000 is late
+    b.readersIdle(10_500);
+    assertThat(b.lastMarginMillis()).as("aimed at 20,000").isEqualTo(9_500);
+
+    CheckpointAlignment c = new CheckpointAlignment(POLL, 10_000, 0);
+    c.roundPlanned(0, 1_000, 0, false);
+    c.checkpointTriggered(0); // in the period that started at 0
+    c.readersIdle(500);
+    assertThat(c.lastMarginMillis()).as("ended after the checkpoint of its start").isEqualTo(-500);
+
+    CheckpointAlignment d = new CheckpointAlignment(10_000, 10_000, 0); // a poll as long as it
+    d.checkpointTriggered(0);
+    assertThat(d.waits(1)).isFalse();
+    assertThat(d.inWindow(5_000)).as("the stretch is the whole interval: no window").isFalse();
+
+    CheckpointAlignment e = new CheckpointAlignment(POLL, 10_000, 1_000_000);
+    e.checkpointTriggered(0);
+    e.roundPlanned(0, 3_000_000, 0, true); // merged buckets at 0: lead 1 s + 2 * 3 s at 1 MB/s
+    for (int k = 1; k <= CheckpointAlignment.REMEMBERED; k++) {
+      long last = k * 10_000L;
+      e.checkpointTriggered(last);
+      assertThat(e.waits(last + 2_999)).as("interval %d", k).isTrue();
+      assertThat(e.waits(last + 3_000)).as("interval %d: a window of 7 s", k).isFalse();
+    }
+    e.checkpointTriggered((CheckpointAlignment.REMEMBERED + 1) * 10_000L);
+    long last = (CheckpointAlignment.REMEMBERED + 1) * 10_000L;
+    assertThat(e.waits(last + 4_999)).as("no longer recent: the last half").isTrue();
+    assertThat(e.waits(last + 5_000)).isFalse();
+  }
+
   @Test
   void plansAsLongAsTheIntervalNeverWait() {
     CheckpointAlignment a = new CheckpointAlignment(POLL);

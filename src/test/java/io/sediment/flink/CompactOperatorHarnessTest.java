@@ -1015,8 +1015,8 @@ class CompactOperatorHarnessTest {
   /**
    * A barrier waits no longer than the wait (or half the checkpoint timeout, if shorter), and for a
    * rewrite once: the rewrite that did not end meanwhile is emitted after the barrier, and the next
-   * barrier does not wait for it again, though one after it ended emits it. With no wait, or in a
-   * batch job, a barrier never waits.
+   * barrier does not wait for it again, though one after it ended emits it; once it is emitted, a
+   * barrier has nothing to wait for. With no wait, or in a batch job, a barrier never waits.
    */
   @Test
   void aBarrierWaitsForARewriteOnceAndNoLongerThanTheWait() throws Exception {
@@ -1053,6 +1053,13 @@ class CompactOperatorHarnessTest {
         harness.getTaskMailbox().take(TaskMailbox.MIN_PRIORITY).run();
         assertThat(harness.extractOutputValues()).hasSize(1).noneMatch(CompactMessage::failed);
         assertThat(slot.isFree()).isTrue();
+        // emitted: no rewrite runs, so the next barrier has nothing to wait for
+        long waits = counter(CompactRewriteOperator.class, "checkpointWaits");
+        harness.prepareSnapshotPreBarrier(4);
+        assertThat(counter(CompactRewriteOperator.class, "checkpointWaits"))
+            .as(c.toString())
+            .isEqualTo(waits);
+        assertThat(harness.extractOutputValues()).hasSize(1);
         harness.endInput();
       } finally {
         release.countDown();
