@@ -12,16 +12,22 @@ package io.sediment.flink;
  * at the same checkpoint, and it takes the files that arrived while it waited.
  *
  * <p>The lead is the round's own: one polling period (rounds run on a timer) plus twice its
- * planning time (or the longest of the last {@value #REMEMBERED}, if longer) and its estimated
- * rewriting time, the bytes its tasks read at the rewriting throughput of the last {@value
- * #REMEMBERED} periods of rewriting (the bytes handed over, over the time from a plan until no task
- * was pending or running). The bytes a task reads are its inputs and the bucket's other levels its
- * merge looks its keys up in, on a deletion-vector table or with the lookup changelog producer
- * ({@code CompactTask#readBytes}): a small merge under a large level reads the whole level. So a
- * round that merges several times the bytes of the rounds before it (under a streaming writer, size
- * tiers filling up together, larger every time they do) hands over early enough to make the
- * checkpoint, and the rounds between keep a short lead. Before the first period of rewriting ended
- * the estimate is at a cold JVM's throughput (a job's), or zero.
+ * <em>work</em>, its planning time (or the longest of the last {@value #REMEMBERED}, if longer) and
+ * its estimated rewriting time, the bytes its tasks read at the rewriting throughput of the last
+ * {@value #REMEMBERED} periods of rewriting (the bytes handed over, over the time from a plan until
+ * no task was pending or running); less the job's barrier wait ({@code
+ * compaction.checkpoint-wait}), up to the work: a rewrite that runs late by less than the wait
+ * still makes the checkpoint, so the margin the second half of the lead gives need not cover that
+ * much again (a shorter lead: fewer of a writer's runs arrive between a merge's plan and its
+ * commit, on top of the room the merge leaves; W5-PK-DV in docs/performance.md). With several tasks
+ * of a round on fewer slots, the wait covers only the rewrite running at the barrier. The bytes a
+ * task reads are its inputs and the bucket's other levels its merge looks its keys up in, on a
+ * deletion-vector table or with the lookup changelog producer ({@code CompactTask#readBytes}): a
+ * small merge under a large level reads the whole level. So a round that merges several times the
+ * bytes of the rounds before it (under a streaming writer, size tiers filling up together, larger
+ * every time they do) hands over early enough to make the checkpoint, and the rounds between keep a
+ * short lead. Before the first period of rewriting ended the estimate is at a cold JVM's throughput
+ * (a job's), or zero.
  *
  * <p>Rounds before the last half of the interval (or before the lead of a plan as long as the
  * longest of the last ones, if earlier) wait without planning. The window opens earlier still, up
@@ -62,6 +68,7 @@ final class CheckpointAlignment {
   private final long pollMillis;
   private final long configuredIntervalMillis; // the job's checkpoint interval; -1: not known
   private final double coldBytesPerMilli; // assumed before a period of rewriting was measured
+  private final long barrierWaitMillis; // how long a barrier waits for a running rewrite; 0: never
   private volatile long lastCheckpointMillis = -1;
   private volatile long intervalMillis = -1;
   private volatile long planMillis; // the longest of the last plans
@@ -84,21 +91,23 @@ final class CheckpointAlignment {
 
   /** {@code pollMillis}: how often the planning rounds run. */
   CheckpointAlignment(long pollMillis) {
-    this(pollMillis, -1, 0);
+    this(pollMillis, JobCheckpoints.UNKNOWN, 0);
   }
 
   /**
-   * A job's alignment. {@code configuredIntervalMillis}: the job's checkpoint interval as
-   * configured (-1: not known), taken as the interval from the first checkpoint on until two were
-   * seen, and before which rounds wait (what they hand over then is committed only at the second
-   * checkpoint, an interval after its plan). {@code coldBytesPerSecond}: the rewriting throughput
-   * assumed until a period of rewriting was measured (0: the estimate is zero), so that the first
-   * rounds of a job, in a cold JVM, hand over early rather than late.
+   * A job's alignment. {@code job}: its checkpoint interval as configured (-1: not known), taken as
+   * the interval from the first checkpoint on until two were seen, and before which rounds wait
+   * (what they hand over then is committed only at the second checkpoint, an interval after its
+   * plan); and its barrier wait, a lateness the leads need not leave room for. {@code
+   * coldBytesPerSecond}: the rewriting throughput assumed until a period of rewriting was measured
+   * (0: the estimate is zero), so that the first rounds of a job, in a cold JVM, hand over early
+   * rather than late.
    */
-  CheckpointAlignment(long pollMillis, long configuredIntervalMillis, long coldBytesPerSecond) {
+  CheckpointAlignment(long pollMillis, JobCheckpoints job, long coldBytesPerSecond) {
     this.pollMillis = pollMillis;
-    this.configuredIntervalMillis = configuredIntervalMillis > 0 ? configuredIntervalMillis : -1;
+    this.configuredIntervalMillis = job.intervalMillis();
     this.intervalMillis = this.configuredIntervalMillis;
+    this.barrierWaitMillis = job.barrierWaitMillis();
     this.coldBytesPerMilli = Math.max(0, coldBytesPerSecond) / 1000.0;
   }
 
@@ -215,12 +224,14 @@ final class CheckpointAlignment {
 
   /**
    * How long before the expected checkpoint a round that took {@code tookMillis} to plan {@code
-   * bytes} bytes to read hands them over.
+   * bytes} bytes to read hands them over: a poll, and its work (plan and rewrite) with as much
+   * again to spare, less what the barrier's wait for a rewrite about to end covers of that.
    */
   long leadMillis(long tookMillis, long bytes) {
     double throughput = bytesPerMilli > 0 ? bytesPerMilli : coldBytesPerMilli;
     long rewrite = throughput > 0 ? (long) Math.ceil(bytes / throughput) : 0;
-    return pollMillis + 2 * (Math.max(planMillis, tookMillis) + rewrite);
+    long work = Math.max(planMillis, tookMillis) + rewrite;
+    return pollMillis + 2 * work - Math.min(barrierWaitMillis, work);
   }
 
   /**

@@ -166,10 +166,12 @@ public final class CompactJob {
   public void buildTopology(StreamExecutionEnvironment env, ExecutionMode mode) {
     targets.spec().checkMode(mode);
     int p = parallelism != null ? parallelism : env.getParallelism();
-    long checkpointInterval =
-        mode.isBounded() ? -1 : env.getCheckpointConfig().getCheckpointInterval();
+    JobCheckpoints checkpoints =
+        mode.isBounded()
+            ? JobCheckpoints.UNKNOWN
+            : JobCheckpoints.of(env.getCheckpointConfig(), checkpointWait);
     CompactTaskSource source =
-        new CompactTaskSource(targets, mode, discoveryIntervalMs, checkpointInterval, commitUser);
+        new CompactTaskSource(targets, mode, discoveryIntervalMs, checkpoints, commitUser);
     DataStream<CompactTaskSplit> tasks =
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "Compact tasks: " + name)
             .setParallelism(p)

@@ -111,19 +111,19 @@ final class CompactTaskEnumerator
       long discoveryIntervalMs,
       String commitUser,
       CompactEnumeratorState restored) {
-    this(context, targets, mode, discoveryIntervalMs, -1, commitUser, restored);
+    this(context, targets, mode, discoveryIntervalMs, JobCheckpoints.UNKNOWN, commitUser, restored);
   }
 
   /**
-   * {@code checkpointIntervalMs}: the job's checkpoint interval as configured (-1: not known; then
-   * the rounds learn it from two checkpoints).
+   * {@code checkpoints}: the job's checkpoint settings (the interval not known: the rounds learn it
+   * from two checkpoints).
    */
   CompactTaskEnumerator(
       SplitEnumeratorContext<CompactTaskSplit> context,
       CompactTargets targets,
       ExecutionMode mode,
       long discoveryIntervalMs,
-      long checkpointIntervalMs,
+      JobCheckpoints checkpoints,
       String commitUser,
       CompactEnumeratorState restored) {
     this.context = context;
@@ -131,9 +131,9 @@ final class CompactTaskEnumerator
     this.mode = mode;
     this.discoveryIntervalMs = discoveryIntervalMs;
     this.alignment =
-        checkpointIntervalMs > 0
+        checkpoints.intervalMillis() > 0
             ? new CheckpointAlignment(
-                roundPeriodMillis(), checkpointIntervalMs, COLD_REWRITE_BYTES_PER_SECOND)
+                roundPeriodMillis(), checkpoints, COLD_REWRITE_BYTES_PER_SECOND)
             : new CheckpointAlignment(roundPeriodMillis());
     this.commitUser = commitUser;
     this.gateOpen = mode.isBounded();

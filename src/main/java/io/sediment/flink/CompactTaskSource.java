@@ -28,28 +28,28 @@ public final class CompactTaskSource
   private final CompactTargets targets;
   private final ExecutionMode mode;
   private final long discoveryIntervalMs;
-  private final long checkpointIntervalMs;
+  private final JobCheckpoints checkpoints;
   private final String commitUser;
 
   public CompactTaskSource(
       CompactTargets targets, ExecutionMode mode, long discoveryIntervalMs, String commitUser) {
-    this(targets, mode, discoveryIntervalMs, -1, commitUser);
+    this(targets, mode, discoveryIntervalMs, JobCheckpoints.UNKNOWN, commitUser);
   }
 
   /**
-   * {@code checkpointIntervalMs}: the job's checkpoint interval as configured (-1: not known),
-   * which a continuous job's planning rounds aim at from its first checkpoint on.
+   * {@code checkpoints}: the job's checkpoint settings, which a continuous job's planning rounds
+   * aim with from its first checkpoint on.
    */
   public CompactTaskSource(
       CompactTargets targets,
       ExecutionMode mode,
       long discoveryIntervalMs,
-      long checkpointIntervalMs,
+      JobCheckpoints checkpoints,
       String commitUser) {
     this.targets = targets;
     this.mode = mode;
     this.discoveryIntervalMs = discoveryIntervalMs;
-    this.checkpointIntervalMs = checkpointIntervalMs;
+    this.checkpoints = checkpoints;
     this.commitUser = commitUser;
   }
 
@@ -62,14 +62,14 @@ public final class CompactTaskSource
   public SplitEnumerator<CompactTaskSplit, CompactEnumeratorState> createEnumerator(
       SplitEnumeratorContext<CompactTaskSplit> context) {
     return new CompactTaskEnumerator(
-        context, targets, mode, discoveryIntervalMs, checkpointIntervalMs, commitUser, null);
+        context, targets, mode, discoveryIntervalMs, checkpoints, commitUser, null);
   }
 
   @Override
   public SplitEnumerator<CompactTaskSplit, CompactEnumeratorState> restoreEnumerator(
       SplitEnumeratorContext<CompactTaskSplit> context, CompactEnumeratorState state) {
     return new CompactTaskEnumerator(
-        context, targets, mode, discoveryIntervalMs, checkpointIntervalMs, commitUser, state);
+        context, targets, mode, discoveryIntervalMs, checkpoints, commitUser, state);
   }
 
   @Override

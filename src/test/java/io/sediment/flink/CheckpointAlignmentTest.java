@@ -2,7 +2,9 @@ package io.sediment.flink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.Random;
+import org.apache.flink.streaming.api.environment.CheckpointConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -33,7 +35,7 @@ class CheckpointAlignmentTest {
    */
   @Test
   void aConfiguredIntervalAimsTheFirstRoundsAndTheyAssumeAColdPace() {
-    CheckpointAlignment a = new CheckpointAlignment(POLL, 10_000, 4_000_000);
+    CheckpointAlignment a = new CheckpointAlignment(POLL, new JobCheckpoints(10_000, 0), 4_000_000);
     assertThat(a.intervalKnown()).isFalse();
     assertThat(a.waits(0)).as("before the first checkpoint").isTrue();
     assertThat(a.waits(50_000)).isTrue();
@@ -301,7 +303,7 @@ class CheckpointAlignmentTest {
     assertThat(a.inWindow(19_999)).isTrue();
     assertThat(a.inWindow(20_000)).isFalse();
 
-    CheckpointAlignment b = new CheckpointAlignment(POLL, 10_000, 0);
+    CheckpointAlignment b = new CheckpointAlignment(POLL, new JobCheckpoints(10_000, 0), 0);
     b.checkpointTriggered(0);
     assertThat(b.intervalKnown()).as("configured, one checkpoint at 0").isTrue();
     b.roundPlanned(0, 500_000, 0, false);
@@ -313,18 +315,19 @@ class CheckpointAlignmentTest {
     b.readersIdle(10_500);
     assertThat(b.lastMarginMillis()).as("aimed at 20,000").isEqualTo(9_500);
 
-    CheckpointAlignment c = new CheckpointAlignment(POLL, 10_000, 0);
+    CheckpointAlignment c = new CheckpointAlignment(POLL, new JobCheckpoints(10_000, 0), 0);
     c.roundPlanned(0, 1_000, 0, false);
     c.checkpointTriggered(0); // in the period that started at 0
     c.readersIdle(500);
     assertThat(c.lastMarginMillis()).as("ended after the checkpoint of its start").isEqualTo(-500);
 
-    CheckpointAlignment d = new CheckpointAlignment(10_000, 10_000, 0); // a poll as long as it
+    CheckpointAlignment d =
+        new CheckpointAlignment(10_000, new JobCheckpoints(10_000, 0), 0); // a poll as long as it
     d.checkpointTriggered(0);
     assertThat(d.waits(1)).isFalse();
     assertThat(d.inWindow(5_000)).as("the stretch is the whole interval: no window").isFalse();
 
-    CheckpointAlignment e = new CheckpointAlignment(POLL, 10_000, 1_000_000);
+    CheckpointAlignment e = new CheckpointAlignment(POLL, new JobCheckpoints(10_000, 0), 1_000_000);
     e.checkpointTriggered(0);
     e.roundPlanned(0, 3_000_000, 0, true); // merged buckets at 0: lead 1 s + 2 * 3 s at 1 MB/s
     for (int k = 1; k <= CheckpointAlignment.REMEMBERED; k++) {
@@ -337,6 +340,44 @@ class CheckpointAlignmentTest {
     long last = (CheckpointAlignment.REMEMBERED + 1) * 10_000L;
     assertThat(e.waits(last + 4_999)).as("no longer recent: the last half").isTrue();
     assertThat(e.waits(last + 5_000)).isFalse();
+  }
+
+  /**
+   * A barrier that waits for a rewrite about to end ({@code compaction.checkpoint-wait}) takes the
+   * place of the lead's margin up to the wait: the lead is a poll plus twice the work (plan and
+   * rewrite) less the wait, and never less than a poll plus the work. The wait counts only with
+   * checkpoints (an interval), at most half the checkpoint timeout, as the rewrite operator caps
+   * it.
+   */
+  @Test
+  void theBarrierWaitTakesThePlaceOfTheLeadsMarginUpToTheWork() {
+    CheckpointAlignment a =
+        new CheckpointAlignment(POLL, new JobCheckpoints(10_000, 2_000), 1_000_000);
+    assertThat(a.leadMillis(100, 1_000_000)).as("work 1.1 s").isEqualTo(POLL + 1_100);
+    assertThat(a.leadMillis(100, 1_900_000)).as("work 2 s: the wait").isEqualTo(POLL + 2_000);
+    assertThat(a.leadMillis(100, 4_000_000)).as("work 4.1 s").isEqualTo(POLL + 2 * 4_100 - 2_000);
+    assertThat(a.leadMillis(0, 0)).isEqualTo(POLL);
+    CheckpointAlignment none = new CheckpointAlignment(POLL, new JobCheckpoints(10_000, 0), 0);
+    none.roundPlanned(0, 1_000_000, 0, false);
+    none.readersIdle(1_000);
+    assertThat(none.leadMillis(100, 1_000_000)).as("no wait").isEqualTo(POLL + 2 * 1_100);
+
+    assertThat(new JobCheckpoints(0, 2_000)).isEqualTo(JobCheckpoints.UNKNOWN);
+    assertThat(new JobCheckpoints(-1, 2_000)).isEqualTo(JobCheckpoints.UNKNOWN);
+    assertThat(new JobCheckpoints(10_000, -1).barrierWaitMillis()).isZero();
+    CheckpointConfig config = new CheckpointConfig();
+    config.setCheckpointInterval(10_000);
+    config.setCheckpointTimeout(3_000);
+    assertThat(JobCheckpoints.of(config, Duration.ofSeconds(2)))
+        .as("half the timeout")
+        .isEqualTo(new JobCheckpoints(10_000, 1_500));
+    config.setCheckpointTimeout(600_000);
+    assertThat(JobCheckpoints.of(config, Duration.ofSeconds(2)))
+        .isEqualTo(new JobCheckpoints(10_000, 2_000));
+    assertThat(JobCheckpoints.of(config, Duration.ZERO)).isEqualTo(new JobCheckpoints(10_000, 0));
+    assertThat(JobCheckpoints.of(new CheckpointConfig(), Duration.ofSeconds(2)))
+        .as("no checkpoints")
+        .isEqualTo(JobCheckpoints.UNKNOWN);
   }
 
   @Test
@@ -358,13 +399,20 @@ class CheckpointAlignmentTest {
    * filling up together). In every interval one round hands over: within a poll and a plan after
    * its lead before the checkpoint (not earlier than it needs to), or at the first round of the
    * interval's last half when its lead is longer; and every output whose rewrite fits in half the
-   * interval makes the checkpoint, the large rounds' too.
+   * interval makes the checkpoint, the large rounds' too. In half the runs the job's barriers wait
+   * for a rewrite about to end (0.2 to 3 s), so the leads are shorter by up to that: an output then
+   * makes the checkpoint when its rewrite ends by the end of the barrier's wait.
    */
   @ParameterizedTest
   @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
   void everyRoundHandsOverAsLateAsItCanAndMakesTheCheckpoint(long seed) {
     GeneratedRun run = GeneratedRun.of(seed, 2_000, 58_000);
-    CheckpointAlignment a = new CheckpointAlignment(POLL);
+    // odd seeds: the job's barriers wait up to 0.2-3 s for a rewrite about to end
+    long wait = seed % 2 == 0 ? 0 : 200 + new Random(seed * 31).nextInt(2_801);
+    CheckpointAlignment a =
+        wait == 0
+            ? new CheckpointAlignment(POLL)
+            : new CheckpointAlignment(POLL, new JobCheckpoints(run.interval(), wait), 0);
     long bytes = run.bytes();
     int made = 0;
     int large = 0;
@@ -412,9 +460,10 @@ class CheckpointAlignmentTest {
       if (k > 0 && rewrite <= run.interval() / 2) {
         assertThat(handedOver + rewrite)
             .as(
-                "seed %d, interval %d: the output of %d bytes makes the checkpoint",
-                seed, k, roundBytes)
-            .isLessThanOrEqualTo(next);
+                "seed %d, interval %d: the output of %d bytes makes the checkpoint (its barrier"
+                    + " waits %d ms)",
+                seed, k, roundBytes, wait)
+            .isLessThanOrEqualTo(next + wait);
         made++;
         large += isLarge ? 1 : 0;
       }

@@ -995,7 +995,7 @@ class CompactTaskEnumeratorTest {
             onClock,
             ExecutionMode.STREAMING,
             intervalMillis,
-            checkpointIntervalMillis,
+            new JobCheckpoints(checkpointIntervalMillis, 0),
             USER,
             null);
     e.start();
