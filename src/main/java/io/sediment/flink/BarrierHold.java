@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.Optional;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.CheckpointingOptions;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.configuration.ReadableConfig;
 
 /**
  * How long an operator may hold a checkpoint barrier (a writer waiting for a compaction job, the
@@ -20,7 +20,7 @@ public final class BarrierHold {
    * The longest an operator may hold a barrier in a job of this configuration: half the checkpoint
    * timeout when periodic checkpoints are on; empty (no limit) in batch or without checkpoints.
    */
-  public static Optional<Duration> limit(Configuration job) {
+  public static Optional<Duration> limit(ReadableConfig job) {
     if (job.get(ExecutionOptions.RUNTIME_MODE) == RuntimeExecutionMode.BATCH) {
       return Optional.empty();
     }

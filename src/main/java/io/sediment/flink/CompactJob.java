@@ -169,7 +169,7 @@ public final class CompactJob {
     JobCheckpoints checkpoints =
         mode.isBounded()
             ? JobCheckpoints.UNKNOWN
-            : JobCheckpoints.of(env.getCheckpointConfig(), checkpointWait);
+            : JobCheckpoints.of(env.getConfiguration(), checkpointWait);
     CompactTaskSource source =
         new CompactTaskSource(targets, mode, discoveryIntervalMs, checkpoints, commitUser);
     DataStream<CompactTaskSplit> tasks =

@@ -2,7 +2,8 @@ package io.sediment.flink;
 
 import java.io.Serializable;
 import java.time.Duration;
-import org.apache.flink.streaming.api.environment.CheckpointConfig;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.ReadableConfig;
 
 /**
  * What a continuous compaction job's planning rounds know of its checkpoints from its
@@ -22,12 +23,18 @@ public record JobCheckpoints(long intervalMillis, long barrierWaitMillis) implem
   }
 
   /**
-   * A streaming job's: its checkpoint interval and timeout, and its rewrite operator's barrier wait
-   * ({@link BarrierHold}: at most half the timeout).
+   * A streaming job's, from its configuration: the checkpoint interval, and the rewrite operator's
+   * barrier wait as that operator caps it ({@link BarrierHold#limit}, the same configuration).
    */
-  static JobCheckpoints of(CheckpointConfig config, Duration checkpointWait) {
-    long interval = config.getCheckpointInterval();
-    long halfTimeout = Math.max(1, config.getCheckpointTimeout() / 2);
-    return new JobCheckpoints(interval, Math.min(checkpointWait.toMillis(), halfTimeout));
+  static JobCheckpoints of(ReadableConfig job, Duration checkpointWait) {
+    long interval =
+        job.getOptional(CheckpointingOptions.CHECKPOINTING_INTERVAL)
+            .map(Duration::toMillis)
+            .orElse(-1L);
+    long wait =
+        BarrierHold.limit(job)
+            .map(limit -> Math.min(limit.toMillis(), checkpointWait.toMillis()))
+            .orElse(0L);
+    return new JobCheckpoints(interval, wait);
   }
 }

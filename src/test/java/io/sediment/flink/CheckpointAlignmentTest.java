@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.Random;
-import org.apache.flink.streaming.api.environment.CheckpointConfig;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -365,19 +367,24 @@ class CheckpointAlignmentTest {
     assertThat(new JobCheckpoints(0, 2_000)).isEqualTo(JobCheckpoints.UNKNOWN);
     assertThat(new JobCheckpoints(-1, 2_000)).isEqualTo(JobCheckpoints.UNKNOWN);
     assertThat(new JobCheckpoints(10_000, -1).barrierWaitMillis()).isZero();
-    CheckpointConfig config = new CheckpointConfig();
-    config.setCheckpointInterval(10_000);
-    config.setCheckpointTimeout(3_000);
-    assertThat(JobCheckpoints.of(config, Duration.ofSeconds(2)))
+    Configuration job = new Configuration();
+    job.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(10));
+    job.set(CheckpointingOptions.CHECKPOINTING_TIMEOUT, Duration.ofSeconds(3));
+    assertThat(JobCheckpoints.of(job, Duration.ofSeconds(2)))
         .as("half the timeout")
         .isEqualTo(new JobCheckpoints(10_000, 1_500));
-    config.setCheckpointTimeout(600_000);
-    assertThat(JobCheckpoints.of(config, Duration.ofSeconds(2)))
+    job.set(CheckpointingOptions.CHECKPOINTING_TIMEOUT, Duration.ofMinutes(10));
+    assertThat(JobCheckpoints.of(job, Duration.ofSeconds(2)))
         .isEqualTo(new JobCheckpoints(10_000, 2_000));
-    assertThat(JobCheckpoints.of(config, Duration.ZERO)).isEqualTo(new JobCheckpoints(10_000, 0));
-    assertThat(JobCheckpoints.of(new CheckpointConfig(), Duration.ofSeconds(2)))
+    assertThat(JobCheckpoints.of(job, Duration.ZERO)).isEqualTo(new JobCheckpoints(10_000, 0));
+    assertThat(JobCheckpoints.of(new Configuration(), Duration.ofSeconds(2)))
         .as("no checkpoints")
         .isEqualTo(JobCheckpoints.UNKNOWN);
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.enableCheckpointing(7_000);
+    assertThat(JobCheckpoints.of(env.getConfiguration(), Duration.ofSeconds(2)))
+        .as("what CompactJob reads: an environment's checkpointing")
+        .isEqualTo(new JobCheckpoints(7_000, 2_000));
   }
 
   @Test

@@ -705,17 +705,13 @@ class CompactTaskEnumeratorTest {
       e.handleSplitRequest(0, "localhost");
       oneRunPerKey(table, 0, 5);
       context.runPeriodicCallable(0);
-      clock.advance(Duration.ofSeconds(30));
-      context.runPeriodicCallable(0);
-      assertThat(metrics.registered("tasksPlanned").getCount())
+      assertThat(plannedAfter(context, clock, metrics, Duration.ofSeconds(30)))
           .as("before the first checkpoint")
           .isZero();
       long first = clock.millis();
       e.snapshotState(1);
       e.notifyCheckpointComplete(1);
-      clock.advance(Duration.ofMillis(4_999));
-      context.runPeriodicCallable(0);
-      assertThat(metrics.registered("tasksPlanned").getCount())
+      assertThat(plannedAfter(context, clock, metrics, Duration.ofMillis(4_999)))
           .as("the first half of the interval")
           .isZero();
       clock.advance(Duration.ofMillis(1));
@@ -1040,6 +1036,18 @@ class CompactTaskEnumeratorTest {
    * Rounds every 500 ms from now until one hands a task to the waiting reader, the last at {@code
    * untilMillis}: when one did, or -1.
    */
+  /** The tasks planned so far, after a round {@code wait} later. */
+  private static long plannedAfter(
+      MockSplitEnumeratorContext<CompactTaskSplit> context,
+      ManualClock clock,
+      RecordingMetrics metrics,
+      Duration wait)
+      throws Throwable {
+    clock.advance(wait);
+    context.runPeriodicCallable(0);
+    return metrics.registered("tasksPlanned").getCount();
+  }
+
   private static long roundsUntilHandedOver(
       MockSplitEnumeratorContext<CompactTaskSplit> context, ManualClock clock, long untilMillis)
       throws Throwable {
