@@ -19,9 +19,8 @@ package io.sediment.flink;
  * compaction.checkpoint-wait}), up to the work: a rewrite that runs late by less than the wait
  * still makes the checkpoint, so the margin the second half of the lead gives need not cover that
  * much again (a shorter lead: fewer of a writer's runs arrive between a merge's plan and its
- * commit, on top of the room the merge leaves; W5-PK-DV in docs/performance.md). With more tasks in
- * a round than slots, a slot's tasks run one after another and the wait covers only the one running
- * at the barrier, so only the rewrite of the round's smallest task counts against it. The bytes a
+ * commit, on top of the room the merge leaves; W5-PK-DV in docs/performance.md). With several tasks
+ * of a round on fewer slots, the wait covers only the rewrite running at the barrier. The bytes a
  * task reads are its inputs and the bucket's other levels its merge looks its keys up in, on a
  * deletion-vector table or with the lookup changelog producer ({@code CompactTask#readBytes}): a
  * small merge under a large level reads the whole level. So a round that merges several times the
@@ -138,16 +137,7 @@ final class CheckpointAlignment {
    * rewriting starts, unless one runs.
    */
   void roundPlanned(long tookMillis, long bytes, long millis, boolean mergesBuckets) {
-    roundPlanned(tookMillis, bytes, bytes, millis, mergesBuckets);
-  }
-
-  /**
-   * {@link #roundPlanned(long, long, long, boolean)} of a round whose tasks may outnumber the
-   * slots: {@code lastTaskBytes} as in {@link #leadMillis(long, long, long)}.
-   */
-  void roundPlanned(
-      long tookMillis, long bytes, long lastTaskBytes, long millis, boolean mergesBuckets) {
-    lastLeadMillis = leadMillis(tookMillis, bytes, lastTaskBytes);
+    lastLeadMillis = leadMillis(tookMillis, bytes);
     if (mergesBuckets) {
       bucketLeads[nextBucketLead] = lastLeadMillis;
       nextBucketLead = (nextBucketLead + 1) % REMEMBERED;
@@ -232,30 +222,16 @@ final class CheckpointAlignment {
     return max;
   }
 
-  /** {@link #leadMillis(long, long, long)} of a round whose every task has a slot of its own. */
-  long leadMillis(long tookMillis, long bytes) {
-    return leadMillis(tookMillis, bytes, bytes);
-  }
-
   /**
    * How long before the expected checkpoint a round that took {@code tookMillis} to plan {@code
    * bytes} bytes to read hands them over: a poll, and its work (plan and rewrite) with as much
-   * again to spare, less what the barrier's wait for a rewrite about to end covers of that. The
-   * wait covers only the rewrite running at the barrier: all of the work when every task has a slot
-   * of its own ({@code lastTaskBytes == bytes}), else at most the rewrite of the last task a slot
-   * runs, at least {@code lastTaskBytes} (the round's smallest task), since the tasks a slot has
-   * not started by the barrier go to the next checkpoint.
+   * again to spare, less what the barrier's wait for a rewrite about to end covers of that.
    */
-  long leadMillis(long tookMillis, long bytes, long lastTaskBytes) {
+  long leadMillis(long tookMillis, long bytes) {
     double throughput = bytesPerMilli > 0 ? bytesPerMilli : coldBytesPerMilli;
-    long rewrite = rewriteMillis(bytes, throughput);
+    long rewrite = throughput > 0 ? (long) Math.ceil(bytes / throughput) : 0;
     long work = Math.max(planMillis, tookMillis) + rewrite;
-    long waitable = lastTaskBytes >= bytes ? work : rewriteMillis(lastTaskBytes, throughput);
-    return pollMillis + 2 * work - Math.min(barrierWaitMillis, waitable);
-  }
-
-  private static long rewriteMillis(long bytes, double throughput) {
-    return throughput > 0 ? (long) Math.ceil(Math.max(0, bytes) / throughput) : 0;
+    return pollMillis + 2 * work - Math.min(barrierWaitMillis, work);
   }
 
   /**
@@ -331,18 +307,10 @@ final class CheckpointAlignment {
    * time left before the expected checkpoint. If not, a later round plans again.
    */
   boolean handsOver(long now, long tookMillis, long bytes) {
-    return handsOver(now, tookMillis, bytes, bytes);
-  }
-
-  /**
-   * {@link #handsOver(long, long, long)} of a round whose tasks outnumber the slots: {@code
-   * lastTaskBytes} as in {@link #leadMillis(long, long, long)}.
-   */
-  boolean handsOver(long now, long tookMillis, long bytes, long lastTaskBytes) {
     if (!inWindow(now)) {
       return true;
     }
     long left = lastCheckpointMillis + intervalMillis - now;
-    return leadMillis(tookMillis, bytes, lastTaskBytes) >= left;
+    return leadMillis(tookMillis, bytes) >= left;
   }
 }

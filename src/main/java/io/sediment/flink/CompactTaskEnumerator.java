@@ -298,10 +298,7 @@ final class CompactTaskEnumerator
     long end = targets.clock().millis();
     long bytes = readBytes(tasks);
     // A full round hands over at once: its trigger was counted (deltaCommits), not seen again.
-    boolean handOver =
-        mode.isBounded()
-            || anyFull
-            || alignment.handsOver(end, end - now, bytes, lastTaskBytes(tasks, bytes));
+    boolean handOver = mode.isBounded() || anyFull || alignment.handsOver(end, end - now, bytes);
     if (!handOver || (tasks.isEmpty() && inWindow && alignment.inWindow(end))) {
       // Not yet, or nothing yet: the next round plans again, with what a writer adds before the
       // checkpoint (a discovery stays due; a table whose tasks are dropped here is planned then
@@ -312,18 +309,6 @@ final class CompactTaskEnumerator
       }
     }
     return new PlanRound(released, handOver ? tasks : List.of(), end - now, anyFull);
-  }
-
-  /**
-   * What the last rewrite a slot runs reads at least, for the barrier's wait ({@link
-   * CheckpointAlignment#leadMillis(long, long, long)}): all of {@code bytes} when every task has a
-   * slot of its own, else the smallest task's.
-   */
-  private long lastTaskBytes(List<CompactTask> tasks, long bytes) {
-    if (tasks.size() <= context.currentParallelism()) {
-      return bytes;
-    }
-    return tasks.stream().mapToLong(CompactTask::readBytes).min().orElse(0);
   }
 
   /** What the tasks' rewrites read: their inputs, and the lookups their planner counted. */
@@ -458,12 +443,7 @@ final class CompactTaskEnumerator
         boolean mergesBuckets =
             !round.full()
                 && splits.stream().anyMatch(s -> s.task().kind() == CompactTask.Kind.MERGE_TREE);
-        alignment.roundPlanned(
-            round.planMillis(),
-            bytes,
-            lastTaskBytes(tasks, bytes),
-            targets.clock().millis(),
-            mergesBuckets);
+        alignment.roundPlanned(round.planMillis(), bytes, targets.clock().millis(), mergesBuckets);
         Long margin = alignment.lastMarginMillis();
         LOG.info(
             "Planned {} compaction task(s) reading {} bytes ({} of them lookups) for {} (lead {}"

@@ -3,7 +3,6 @@ package io.sediment.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Random;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -360,15 +359,6 @@ class CheckpointAlignmentTest {
     assertThat(a.leadMillis(100, 1_900_000)).as("work 2 s: the wait").isEqualTo(POLL + 2_000);
     assertThat(a.leadMillis(100, 4_000_000)).as("work 4.1 s").isEqualTo(POLL + 2 * 4_100 - 2_000);
     assertThat(a.leadMillis(0, 0)).isEqualTo(POLL);
-    // more tasks than slots: only the smallest task's rewrite counts against the wait
-    assertThat(a.leadMillis(100, 4_000_000, 500_000))
-        .as("work 4.1 s, the smallest task 0.5 s")
-        .isEqualTo(POLL + 2 * 4_100 - 500);
-    assertThat(a.leadMillis(100, 4_000_000, 3_000_000))
-        .as("the smallest task 3 s: the wait")
-        .isEqualTo(POLL + 2 * 4_100 - 2_000);
-    assertThat(a.leadMillis(100, 1_000_000, 1_000_000)).isEqualTo(a.leadMillis(100, 1_000_000));
-    assertThat(a.handsOver(0, 100, 4_000_000, 500_000)).isTrue(); // no checkpoint yet
     CheckpointAlignment none = new CheckpointAlignment(POLL, new JobCheckpoints(10_000, 0), 0);
     none.roundPlanned(0, 1_000_000, 0, false);
     none.readersIdle(1_000);
@@ -488,104 +478,6 @@ class CheckpointAlignmentTest {
     }
     assertThat(made).as("seed %d: rounds whose output made the checkpoint", seed).isPositive();
     assertThat(large).as("seed %d: large rounds among them", seed).isPositive();
-  }
-
-  /**
-   * Generated runs of a job whose round has more tasks than slots (parallelism 1, 2 to 4 tasks of
-   * random shares of the round's bytes, run one after another), as {@link
-   * #everyRoundHandsOverAsLateAsItCanAndMakesTheCheckpoint} draws them otherwise, with barriers
-   * that wait 0.2 to 3 s, rounds every 20 ms (a round hands over at its lead, not up to a poll
-   * before it: the least room a lead leaves), a task's rewrite up to 40% slower than the throughput
-   * says, and the smallest task last. The barrier waits only for the task running when it comes,
-   * and a task not started by then goes to the next checkpoint. So in every interval whose round's
-   * rewrites fit in half of it, every task but the last ends before the checkpoint, and the last by
-   * the end of the barrier's wait.
-   */
-  @ParameterizedTest
-  @ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
-  void aRoundOfMoreTasksThanSlotsStartsItsLastTaskBeforeTheCheckpoint(long seed) {
-    GeneratedRun run = GeneratedRun.of(seed, 2_000, 58_000);
-    long wait = 200 + new Random(seed * 31).nextInt(2_801);
-    long poll = 20;
-    CheckpointAlignment a =
-        new CheckpointAlignment(poll, new JobCheckpoints(run.interval(), wait), 0);
-    long bytes = run.bytes();
-    int made = 0;
-    for (int k = 0; k < 40; k++) {
-      long checkpoint = k * run.interval();
-      long next = checkpoint + run.interval();
-      a.checkpointTriggered(checkpoint);
-      long roundBytes = k > 1 && run.random().nextInt(4) == 0 ? bytes * 4 : bytes;
-      // the smallest task last: what the barrier's wait can take in is then the least
-      long[] tasks = shares(run.random(), roundBytes, 2 + run.random().nextInt(3));
-      Arrays.sort(tasks);
-      reverse(tasks);
-      long smallest = tasks[tasks.length - 1];
-      long plan = run.random().nextInt(201);
-      long round = checkpoint + Math.floorMod(run.phase() - checkpoint, poll);
-      long handedOver = -1;
-      for (; round < next; round += poll) {
-        if (!a.waits(round) && a.handsOver(round + plan, plan, roundBytes, smallest)) {
-          handedOver = round + plan;
-          break;
-        }
-      }
-      assertThat(handedOver).as("seed %d, interval %d: a round hands over", seed, k).isPositive();
-      a.roundPlanned(plan, roundBytes, smallest, handedOver, false);
-      long end = handedOver;
-      long overhead = run.random().nextInt(101); // the round's, spread over its tasks
-      long[] ends = new long[tasks.length];
-      for (int t = 0; t < tasks.length; t++) {
-        end +=
-            (long) (tasks[t] / run.bytesPerMilli() * (0.8 + 0.6 * run.random().nextDouble()))
-                + overhead / tasks.length;
-        ends[t] = end;
-      }
-      a.readersIdle(end);
-      if (k > 0 && end - handedOver <= run.interval() / 2) {
-        for (int t = 0; t < tasks.length - 1; t++) {
-          assertThat(ends[t])
-              .as(
-                  "seed %d, interval %d: task %d of %s ends before the barrier",
-                  seed, k, t, Arrays.toString(ends))
-              .isLessThanOrEqualTo(next);
-        }
-        assertThat(end)
-            .as(
-                "seed %d, interval %d: the last task ends in the barrier's wait of %d ms",
-                seed, k, wait)
-            .isLessThanOrEqualTo(next + wait);
-        made++;
-      }
-      bytes = (long) (bytes * (0.9 + 0.2 * run.random().nextDouble()));
-    }
-    assertThat(made).as("seed %d: rounds whose output made the checkpoint", seed).isPositive();
-  }
-
-  private static void reverse(long[] values) {
-    for (int i = 0, j = values.length - 1; i < j; i++, j--) {
-      long v = values[i];
-      values[i] = values[j];
-      values[j] = v;
-    }
-  }
-
-  /** {@code total} split in {@code n} random shares, each at least a twentieth of an even one. */
-  private static long[] shares(Random random, long total, int n) {
-    double[] weights = new double[n];
-    double sum = 0;
-    for (int i = 0; i < n; i++) {
-      weights[i] = 0.05 + random.nextDouble();
-      sum += weights[i];
-    }
-    long[] shares = new long[n];
-    long left = total;
-    for (int i = 0; i < n - 1; i++) {
-      shares[i] = (long) (total * weights[i] / sum);
-      left -= shares[i];
-    }
-    shares[n - 1] = left;
-    return shares;
   }
 
   /**

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.compact.CompactSpec;
-import io.sediment.compact.CompactTask;
 import io.sediment.compact.ExecutionMode;
 import io.sediment.manifest.ManifestCache;
 import io.sediment.marker.ReleaseRecords;
@@ -368,57 +367,6 @@ class CompactTaskEnumeratorTest {
         context.runPeriodicCallable(0); // no discovery due (the clock stands): the retry
         assertThat(e.snapshotState(2).pending()).hasSize(3);
       }
-    } finally {
-      FaultyFileSystem.reset();
-    }
-  }
-
-  /**
-   * The barrier's wait shortens a round's lead only by what it can take in: all of the round's work
-   * when each task has a slot of its own (parallelism 2, two tasks), only the smallest task's
-   * rewrite when a slot runs them one after another (parallelism 1), since a task a slot has not
-   * started by the barrier goes to the next checkpoint.
-   */
-  @ParameterizedTest
-  @ValueSource(ints = {1, 2})
-  void theBarrierWaitShortensTheLeadByTheLastTaskASlotRuns(int parallelism) throws Throwable {
-    Table table = FlinkTestSupport.threePartitionsOfFourFiles(dir.resolve("d"));
-    ManualClock clock = new ManualClock();
-    RecordingMetrics metrics = new RecordingMetrics();
-    try (var context = contextWithMetrics(parallelism, metrics)) {
-      CompactTaskEnumerator e =
-          continuousOnClock(context, table, clock, 1_000, new JobCheckpoints(10_000, 60_000));
-      e.handleSplitRequest(0, "localhost");
-      e.snapshotState(1);
-      e.notifyCheckpointComplete(1);
-      long first = clock.millis();
-      assertThat(roundsUntilHandedOver(context, clock, first + 9_999)).isPositive();
-      for (int i = 0; i < 3; i++) { // one reader rewrites the three tasks in 3 s: the throughput
-        clock.advance(Duration.ofSeconds(1));
-        e.handleSplitRequest(0, "localhost");
-      }
-      List<CompactTaskSplit> firstRound = assigned(context);
-      assertThat(firstRound).hasSize(3);
-      double bytesPerMilli =
-          firstRound.stream().mapToLong(t -> t.task().readBytes()).sum() / 3_000.0;
-
-      clock.advance(Duration.ofMillis(first + 10_000 - clock.millis()));
-      e.snapshotState(2); // new files in a and b: a task each in the next round
-      FlinkTestSupport.fill(table, 100, 4, 1, "a");
-      FlinkTestSupport.fill(table, 200, 4, 1, "b");
-      assertThat(roundsUntilHandedOver(context, clock, first + 19_999)).isPositive();
-      e.handleSplitRequest(0, "localhost"); // the reader takes the round's other task
-      List<CompactTask> tasks =
-          assigned(context).stream().skip(3).map(CompactTaskSplit::task).toList();
-      assertThat(tasks).as("a task for a and one for b").hasSize(2);
-      long work =
-          (long) Math.ceil(tasks.stream().mapToLong(CompactTask::readBytes).sum() / bytesPerMilli);
-      long smallest = tasks.stream().mapToLong(CompactTask::readBytes).min().orElseThrow();
-      long waited = parallelism == 2 ? work : (long) Math.ceil(smallest / bytesPerMilli);
-      assertThat(waited).isPositive().isLessThanOrEqualTo(work);
-      assertThat(metrics.gauge("handOverLeadMs"))
-          .as("a poll and twice the work, less what the barrier's wait takes in")
-          .isEqualTo(1_000 + 2 * work - waited);
     } finally {
       FaultyFileSystem.reset();
     }
@@ -1035,22 +983,17 @@ class CompactTaskEnumeratorTest {
       ManualClock clock,
       long intervalMillis,
       long checkpointIntervalMillis) {
-    return continuousOnClock(
-        context, table, clock, intervalMillis, new JobCheckpoints(checkpointIntervalMillis, 0));
-  }
-
-  /** The same, given the job's checkpoints (their interval and the barrier's wait). */
-  private CompactTaskEnumerator continuousOnClock(
-      MockSplitEnumeratorContext<CompactTaskSplit> context,
-      Table table,
-      ManualClock clock,
-      long intervalMillis,
-      JobCheckpoints checkpoints) {
     readers(context, 1);
     CompactTargets onClock = FlinkTestSupport.targets(dir.resolve("d"), table).withClock(clock);
     CompactTaskEnumerator e =
         new CompactTaskEnumerator(
-            context, onClock, ExecutionMode.STREAMING, intervalMillis, checkpoints, USER, null);
+            context,
+            onClock,
+            ExecutionMode.STREAMING,
+            intervalMillis,
+            new JobCheckpoints(checkpointIntervalMillis, 0),
+            USER,
+            null);
     e.start();
     return e;
   }
