@@ -19,7 +19,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.RowData;
@@ -33,7 +36,8 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
  * <table-hash>/<data-file>.s<schema-id>.keys} holding its rows in key order as (int position, int
  * length, binary row). Data files never change, so a lookup file, once built, is reused by every
  * later compaction; the least recently used files are removed when the cache grows beyond {@code
- * local-cache.max-size}, and temporary files of builds a dead process left are removed after a day.
+ * local-cache.max-size}, and temporary files of builds a dead process left, in any table's
+ * directory of the cache, are removed after a day.
  */
 public final class LocalKeyCache {
 
@@ -46,6 +50,15 @@ public final class LocalKeyCache {
    * process left: far longer than any rewrite writes one output's lookup.
    */
   static final Duration STALE_BUILD = Duration.ofDays(1);
+
+  /**
+   * How often, by the table's clock, a process looks for dead builds in the other tables'
+   * directories of its cache: a table this host never compacts again publishes nothing that would.
+   */
+  static final Duration SWEEP_INTERVAL = Duration.ofHours(1);
+
+  /** When this process last looked in each cache directory's other tables, by a table's clock. */
+  private static final Map<File, Long> SWEPT = new ConcurrentHashMap<>();
 
   // the format's ints are big-endian (as DataOutputStream wrote them before)
   private static final VarHandle INT =
@@ -223,11 +236,12 @@ public final class LocalKeyCache {
    * remove or count.
    */
   private void evict(File keep) {
+    long now = store.clock().millis();
+    sweepOtherTables(now);
     File[] all = dir.listFiles();
     if (all == null) {
       return;
     }
-    long now = store.clock().millis();
     List<File> lookups = new ArrayList<>();
     long total = 0;
     for (File f : all) {
@@ -235,8 +249,8 @@ public final class LocalKeyCache {
       if (name.endsWith(".keys")) {
         lookups.add(f);
         total += f.length();
-      } else if (name.startsWith(BUILD_PREFIX) && name.endsWith(BUILD_SUFFIX)) {
-        if (now - f.lastModified() > STALE_BUILD.toMillis()) {
+      } else if (isBuild(f)) {
+        if (isStale(f, now)) {
           f.delete();
         } else {
           total += f.length(); // a build in progress, here or in another process
@@ -256,6 +270,38 @@ public final class LocalKeyCache {
         f.delete();
       }
     }
+  }
+
+  /**
+   * Removes the dead builds ({@link #STALE_BUILD}) in the directories of the cache's other tables,
+   * at most once per {@link #SWEEP_INTERVAL} in a process; their lookups are their tables' own.
+   */
+  private void sweepOtherTables(long now) {
+    File base = dir.getParentFile();
+    Long last = SWEPT.get(base);
+    if (base == null
+        || (last != null && now >= last && now - last < SWEEP_INTERVAL.toMillis())
+        || !Objects.equals(SWEPT.put(base, now), last)) {
+      return; // swept lately, or another thread sweeps now
+    }
+    File[] tables = base.listFiles(File::isDirectory);
+    for (File table : tables == null ? new File[0] : tables) {
+      File[] files = table.equals(dir) ? null : table.listFiles();
+      for (File f : files == null ? new File[0] : files) {
+        if (isBuild(f) && isStale(f, now)) {
+          f.delete();
+        }
+      }
+    }
+  }
+
+  private static boolean isBuild(File f) {
+    String name = f.getName();
+    return name.startsWith(BUILD_PREFIX) && name.endsWith(BUILD_SUFFIX);
+  }
+
+  private static boolean isStale(File build, long now) {
+    return now - build.lastModified() > STALE_BUILD.toMillis();
   }
 
   /**

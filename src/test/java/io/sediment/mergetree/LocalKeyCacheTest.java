@@ -139,7 +139,8 @@ class LocalKeyCacheTest {
    * A build's temporary file that a dead process left (a closed builder deletes its own) is removed
    * by the next lookup the cache publishes once it is older than a day by the table's clock, and
    * only then: generated ages on both sides of the day, the boundary included. A younger one is a
-   * build in progress (here or in another process) and stays.
+   * build in progress (here or in another process) and stays. The same holds in the directory of
+   * another table of the cache, one this host may never compact again, whose lookups stay.
    */
   @ParameterizedTest(name = "seed {0}")
   @ValueSource(ints = {1, 2, 3, 4})
@@ -152,26 +153,34 @@ class LocalKeyCacheTest {
             new KeyValueLayout(t.store().schema()));
     Random rnd = new Random(seed);
     long day = LocalKeyCache.STALE_BUILD.toMillis();
-    Files.createDirectories(keys.directory().toPath());
+    File other = new File(keys.directory().getParentFile(), "another-table");
     List<String> stale = new ArrayList<>();
     List<String> young = new ArrayList<>();
-    for (int i = 0; i < 12; i++) {
-      long age =
-          switch (i) {
-            case 0 -> day; // exactly a day: not yet
-            case 1 -> day + 1;
-            default -> (long) (rnd.nextDouble() * 2 * day);
-          };
-      File f = new File(keys.directory(), "build-" + seed + "-" + i + ".keys.tmp");
-      Files.write(f.toPath(), new byte[1 + rnd.nextInt(100)]);
-      assertThat(f.setLastModified(now.toEpochMilli() - age)).isTrue();
-      (age > day ? stale : young).add(f.getName());
+    List<String> otherYoung = new ArrayList<>(List.of("x.parquet.s0.keys"));
+    for (File d : List.of(keys.directory(), other)) {
+      Files.createDirectories(d.toPath());
+      for (int i = 0; i < 12; i++) {
+        long age =
+            switch (i) {
+              case 0 -> day; // exactly a day: not yet
+              case 1 -> day + 1;
+              default -> (long) (rnd.nextDouble() * 2 * day);
+            };
+        File f = new File(d, "build-" + seed + "-" + i + ".keys.tmp");
+        Files.write(f.toPath(), new byte[1 + rnd.nextInt(100)]);
+        assertThat(f.setLastModified(now.toEpochMilli() - age)).isTrue();
+        (age > day ? stale : d.equals(other) ? otherYoung : young).add(f.getName());
+      }
     }
+    File otherLookup = new File(other, "x.parquet.s0.keys");
+    Files.write(otherLookup.toPath(), new byte[10]);
+    assertThat(otherLookup.setLastModified(now.toEpochMilli() - 2 * day)).isTrue();
     publishOneRow(keys, "a.parquet");
 
     assertThat(keys.directory().list())
         .containsExactlyInAnyOrderElementsOf(
             concat(young, List.of("a.parquet.s" + t.store().schema().id() + ".keys")));
+    assertThat(other.list()).containsExactlyInAnyOrderElementsOf(otherYoung);
     assertThat(stale).as("generated on both sides").isNotEmpty();
   }
 
