@@ -131,10 +131,10 @@ final class CompactTaskEnumerator
     this.mode = mode;
     this.discoveryIntervalMs = discoveryIntervalMs;
     this.alignment =
-        checkpoints.intervalMillis() > 0
-            ? new CheckpointAlignment(
-                roundPeriodMillis(), checkpoints, COLD_REWRITE_BYTES_PER_SECOND)
-            : new CheckpointAlignment(roundPeriodMillis());
+        new CheckpointAlignment(
+            roundPeriodMillis(),
+            checkpoints,
+            checkpoints.intervalMillis() > 0 ? COLD_REWRITE_BYTES_PER_SECOND : 0);
     this.commitUser = commitUser;
     this.gateOpen = mode.isBounded();
     if (restored != null) {

@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.flink.core.memory.MemorySegment;
@@ -277,22 +276,31 @@ public final class LocalKeyCache {
    * at most once per {@link #SWEEP_INTERVAL} in a process; their lookups are their tables' own.
    */
   private void sweepOtherTables(long now) {
-    File base = dir.getParentFile();
+    File base = dir.getParentFile(); // dir is <base>/<table-hash>
     Long last = SWEPT.get(base);
-    if (base == null
-        || (last != null && now >= last && now - last < SWEEP_INTERVAL.toMillis())
-        || !Objects.equals(SWEPT.put(base, now), last)) {
-      return; // swept lately, or another thread sweeps now
+    if (last != null && now >= last && now - last < SWEEP_INTERVAL.toMillis()) {
+      return;
     }
-    File[] tables = base.listFiles(File::isDirectory);
-    for (File table : tables == null ? new File[0] : tables) {
-      File[] files = table.equals(dir) ? null : table.listFiles();
-      for (File f : files == null ? new File[0] : files) {
+    boolean claimed =
+        last == null ? SWEPT.putIfAbsent(base, now) == null : SWEPT.replace(base, last, now);
+    if (!claimed) {
+      return; // another thread sweeps now
+    }
+    for (File table : listed(base.listFiles(File::isDirectory))) {
+      if (table.equals(dir)) {
+        continue;
+      }
+      for (File f : listed(table.listFiles())) {
         if (isBuild(f) && isStale(f, now)) {
           f.delete();
         }
       }
     }
+  }
+
+  /** {@code files} of a listing, none if the directory is gone. */
+  private static File[] listed(File[] files) {
+    return files == null ? new File[0] : files;
   }
 
   private static boolean isBuild(File f) {

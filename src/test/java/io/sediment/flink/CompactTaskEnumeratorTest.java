@@ -1032,10 +1032,6 @@ class CompactTaskEnumeratorTest {
     }
   }
 
-  /**
-   * Rounds every 500 ms from now until one hands a task to the waiting reader, the last at {@code
-   * untilMillis}: when one did, or -1.
-   */
   /** The tasks planned so far, after a round {@code wait} later. */
   private static long plannedAfter(
       MockSplitEnumeratorContext<CompactTaskSplit> context,
@@ -1048,6 +1044,10 @@ class CompactTaskEnumeratorTest {
     return metrics.registered("tasksPlanned").getCount();
   }
 
+  /**
+   * Rounds every 500 ms from now until one hands a task to the waiting reader, the last at {@code
+   * untilMillis}: when one did, or -1.
+   */
   private static long roundsUntilHandedOver(
       MockSplitEnumeratorContext<CompactTaskSplit> context, ManualClock clock, long untilMillis)
       throws Throwable {

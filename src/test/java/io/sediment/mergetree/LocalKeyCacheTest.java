@@ -26,6 +26,7 @@ import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -182,6 +183,38 @@ class LocalKeyCacheTest {
             concat(young, List.of("a.parquet.s" + t.store().schema().id() + ".keys")));
     assertThat(other.list()).containsExactlyInAnyOrderElementsOf(otherYoung);
     assertThat(stale).as("generated on both sides").isNotEmpty();
+  }
+
+  /**
+   * A process looks in the other tables' directories at most once per {@link
+   * LocalKeyCache#SWEEP_INTERVAL} by the table's clock: a dead build that appears there after a
+   * look stays through publishes within the interval, and goes at the first publish after it.
+   */
+  @Test
+  void theOtherTablesAreLookedAtOnceAnHour() throws Exception {
+    Instant now = Instant.parse("2026-12-06T00:00:00Z");
+    Table t = table();
+    KeyValueLayout layout = new KeyValueLayout(t.store().schema());
+    LocalKeyCache keys =
+        new LocalKeyCache(t.store().withClock(Clock.fixed(now, ZoneOffset.UTC)), layout);
+    publishOneRow(keys, "a.parquet"); // the first look
+    File other = new File(keys.directory().getParentFile(), "another-table");
+    Files.createDirectories(other.toPath());
+    File dead = new File(other, "build-dead.keys.tmp");
+    Files.write(dead.toPath(), new byte[10]);
+    assertThat(dead.setLastModified(now.toEpochMilli() - 2 * LocalKeyCache.STALE_BUILD.toMillis()))
+        .isTrue();
+
+    Instant later = now.plus(LocalKeyCache.SWEEP_INTERVAL).minusMillis(1);
+    publishOneRow(
+        new LocalKeyCache(t.store().withClock(Clock.fixed(later, ZoneOffset.UTC)), layout),
+        "b.parquet");
+    assertThat(dead).as("within the hour").exists();
+    Instant hourLater = now.plus(LocalKeyCache.SWEEP_INTERVAL);
+    publishOneRow(
+        new LocalKeyCache(t.store().withClock(Clock.fixed(hourLater, ZoneOffset.UTC)), layout),
+        "c.parquet");
+    assertThat(dead).as("an hour after the last look").doesNotExist();
   }
 
   /**
