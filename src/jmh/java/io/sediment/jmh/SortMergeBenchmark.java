@@ -51,7 +51,8 @@ public class SortMergeBenchmark {
 
   @Setup(Level.Trial)
   public void createRuns() {
-    schema = TableSchema.create(Workload.w1Schema().primaryKey("id").option("bucket", "2").build());
+    schema =
+        TableSchema.create(Workload.w1Schema().primaryKey("id").option("bucket", "2").build(), 0L);
     layout = new KeyValueLayout(schema);
     int keySpace = rowsPerRun * 5 / 2;
     if (keySpace % 3 == 0) {

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
@@ -39,6 +40,12 @@ public final class ManifestList {
             "min_partition", "max_partition", "partition_null_counts", "schema_id"
           });
 
+  /**
+   * The Parquet options of manifest lists: as {@link ManifestFile#FORMAT}, names and sizes plain.
+   */
+  static final FileFormatOptions FORMAT =
+      FileFormatOptions.defaults().withPlainColumns(Set.of("file_name", "file_size"));
+
   private final FileIO fileIO;
   private final TablePaths paths;
   private final int partitionArity;
@@ -64,8 +71,7 @@ public final class ManifestList {
     String name = ManifestFile.newName("manifest-list");
     Path path = paths.manifest(name);
     List<ManifestFileMeta> written = new ArrayList<>(metas.size());
-    try (DataFileWriter writer =
-        DataFileWriter.create(path, META_TYPE, FileFormatOptions.defaults())) {
+    try (DataFileWriter writer = DataFileWriter.create(path, META_TYPE, FORMAT)) {
       for (ManifestFileMeta m : metas) {
         RowData row = toRow(m);
         writer.write(row);

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.data.BinaryRows;
+import io.sediment.format.DataFileReader;
+import io.sediment.format.FileFormatOptions;
 import io.sediment.fs.FileIO;
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.PredicateBuilder;
@@ -24,6 +26,8 @@ import org.apache.flink.table.types.logical.IntType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.parquet.column.Encoding;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -146,6 +150,55 @@ class ManifestFileTest {
   void writingNothingWritesNoManifest() throws Exception {
     assertThat(manifestFile(root()).write(List.of())).isEmpty();
     assertThat(localManifestDir()).doesNotExist();
+  }
+
+  /**
+   * The columns of manifests and manifest lists that differ in every entry (file names, sizes,
+   * keys, statistics) are written plain: a dictionary there only cost time (its id list, then a
+   * fall-back once the dictionary page filled) for no smaller file.
+   */
+  @Test
+  void theColumnsThatDifferPerEntryHaveNoDictionary() throws Exception {
+    ManifestFile mf = manifestFile(root());
+    List<ManifestFileMeta> metas = mf.write(entriesOfPartitions(1, 1, 1, 2, 2, 2));
+    String list =
+        new ManifestList(FileIO.of(root()), new TablePaths(root()), 1, NO_CACHE).write(metas);
+
+    assertThat(ManifestFile.FORMAT.plainColumns())
+        .contains("file_name", "min_key", "max_key", "min_values", "max_values");
+    assertPlain(localManifest(metas.get(0)), ManifestFile.ENTRY_TYPE, ManifestFile.FORMAT);
+    // the columns that repeat keep their dictionary, which reads faster
+    assertThat(hasDictionary(localManifest(metas.get(0)), ManifestFile.ENTRY_TYPE, "bucket"))
+        .isTrue();
+    assertThat(ManifestList.FORMAT.plainColumns()).contains("file_name");
+    assertPlain(localManifestDir().resolve(list), ManifestList.META_TYPE, ManifestList.FORMAT);
+  }
+
+  /** The columns {@code format} names plain have no dictionary page. */
+  private static void assertPlain(java.nio.file.Path file, RowType type, FileFormatOptions format)
+      throws IOException {
+    try (DataFileReader reader =
+        DataFileReader.open(new Path(file.toUri()), type, null, Files.size(file))) {
+      List<ColumnChunkMetaData> chunks = reader.footer().getBlocks().get(0).getColumns();
+      assertThat(chunks).hasSize(type.getFieldCount());
+      for (ColumnChunkMetaData chunk : chunks) {
+        if (format.plainColumns().contains(chunk.getPath().toDotString())) {
+          assertThat(chunk.getEncodings())
+              .as("%s of %s", chunk.getPath(), file.getFileName())
+              .doesNotContain(Encoding.PLAIN_DICTIONARY);
+        }
+      }
+    }
+  }
+
+  private static boolean hasDictionary(java.nio.file.Path file, RowType type, String column)
+      throws IOException {
+    try (DataFileReader reader =
+        DataFileReader.open(new Path(file.toUri()), type, null, Files.size(file))) {
+      return reader.footer().getBlocks().get(0).getColumns().stream()
+          .filter(c -> c.getPath().toDotString().equals(column))
+          .anyMatch(c -> c.getEncodings().contains(Encoding.PLAIN_DICTIONARY));
+    }
   }
 
   // ---- partition statistics and pruning -------------------------------------------------------
