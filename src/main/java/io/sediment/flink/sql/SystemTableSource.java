@@ -11,8 +11,10 @@ import org.apache.flink.table.connector.ProviderContext;
 import org.apache.flink.table.connector.source.DataStreamScanProvider;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.RowType;
 
 /**
  * Reads a system table ({@code t$snapshots}, ... see {@link SystemTables}): its rows, computed from
@@ -36,11 +38,19 @@ final class SystemTableSource implements ScanTableSource {
   @Override
   public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
     List<RowData> rows = systemTable.rows(table);
-    TypeInformation<RowData> type = InternalTypeInfo.of(SystemTables.rowType(systemTable));
+    RowType rowType = SystemTables.rowType(systemTable);
+    TypeInformation<RowData> type = InternalTypeInfo.of(rowType);
     return new DataStreamScanProvider() {
       @Override
       public DataStream<RowData> produceDataStream(
           ProviderContext provider, StreamExecutionEnvironment env) {
+        if (rows.isEmpty()) {
+          // Flink's fromData of an empty collection fails at run time ("Reached the end of the
+          // collection"): one row of nulls, dropped before anything reads it
+          return env.fromData(List.<RowData>of(new GenericRowData(rowType.getFieldCount())), type)
+              .filter(row -> false)
+              .name(asSummaryString());
+        }
         return env.fromData(rows, type).name(asSummaryString());
       }
 

@@ -8,6 +8,7 @@ import io.sediment.cli.SedimentCli;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.ConsumerManager;
 import io.sediment.manifest.DataFileMeta;
+import io.sediment.systable.SystemTables;
 import io.sediment.table.DataSplit;
 import io.sediment.table.Table;
 import io.sediment.testutil.SharedMiniCluster;
@@ -497,6 +498,28 @@ class SedimentSqlTest {
     assertThatThrownBy(() -> exec("INSERT INTO db.`k$options` VALUES ('a', 'b')"))
         .hasStackTraceContaining("System table k$options is read-only");
     assertThatThrownBy(() -> query("SELECT * FROM db.`k$nope`")).hasStackTraceContaining("k$nope");
+  }
+
+  /**
+   * Every system table of a table with nothing in it (no snapshot, option or consumer) answers with
+   * no rows but its schema, and so do those of a table emptied by TRUNCATE (a system table without
+   * rows failed after ten restarts).
+   */
+  @Test
+  void systemTablesOfAnEmptyTableHaveNoRows() throws Exception {
+    exec("CREATE TABLE db.blank (id BIGINT, v STRING)");
+    exec("CREATE TABLE db.emptied (id BIGINT, v STRING) WITH ('bucket' = '1')");
+    exec("INSERT INTO db.emptied VALUES (1, 'a')");
+    exec("TRUNCATE TABLE db.emptied");
+    for (String name : SystemTables.names()) {
+      // the table's first schema is there from its creation on
+      assertThat(query("SELECT * FROM db.`blank$" + name + "`"))
+          .as(name)
+          .hasSize(name.equals("schemas") ? 1 : 0);
+    }
+    for (String name : List.of("files", "partitions", "buckets", "consumers")) {
+      assertThat(query("SELECT * FROM db.`emptied$" + name + "`")).as(name).isEmpty();
+    }
   }
 
   /** ALTER TABLE ... RENAME TO moves the table whole; clashes are refused. */
