@@ -1,6 +1,7 @@
 package io.sediment.cli;
 
 import java.io.EOFException;
+import java.nio.file.FileSystemException;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -24,7 +25,13 @@ final class ErrorMessage {
     for (Throwable t : chain) {
       // "SQL parse failed. <Calcite's reason>": the reason alone does not say it is the syntax.
       if (t instanceof SqlParserException && message(t) != null) {
-        return firstLine(message(t));
+        String line = firstLine(message(t));
+        // CALL sys.compact(table => ...): Calcite stops at the keyword's "=>"
+        return line.contains("Encountered \"=>\"")
+            ? line
+                + " (an argument named by a SQL keyword, such as table or where, is written in"
+                + " back-quotes: `table` => ...)"
+            : line;
       }
     }
     Throwable root = chain.get(chain.size() - 1);
@@ -86,6 +93,17 @@ final class ErrorMessage {
     if (t.getCause() != null && m.equals(t.getCause().toString())) {
       return null;
     }
+    if (t instanceof FileSystemException f && f.getReason() == null && m.equals(f.getFile())) {
+      // java.nio's exceptions of a file say only its name
+      return switch (t.getClass().getSimpleName()) {
+        case "NoSuchFileException" -> "No such file: " + m;
+        case "AccessDeniedException" -> "Permission denied: " + m;
+        case "FileAlreadyExistsException" -> "Already exists: " + m;
+        case "NotDirectoryException" -> "Not a directory: " + m;
+        case "DirectoryNotEmptyException" -> "Directory not empty: " + m;
+        default -> t.getClass().getSimpleName() + ": " + m;
+      };
+    }
     return m.strip();
   }
 
@@ -125,8 +143,16 @@ final class ErrorMessage {
     return describe(root);
   }
 
+  /**
+   * The first line of a message; with the next one when the first only says which statement failed
+   * (Flink's "Failed to execute ALTER TABLE statement.", its reason on the next line).
+   */
   private static String firstLine(String s) {
-    int nl = s.indexOf('\n');
-    return nl < 0 ? s : s.substring(0, nl).strip();
+    String[] lines = s.strip().split("\\R+");
+    String first = lines[0].strip();
+    if (lines.length > 1 && first.matches("Failed to execute .* statement\\.?")) {
+      return first.replaceFirst("\\.$", "") + ": " + lines[1].strip();
+    }
+    return first;
   }
 }

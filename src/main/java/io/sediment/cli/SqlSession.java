@@ -2,7 +2,6 @@ package io.sediment.cli;
 
 import io.sediment.flink.sql.procedures.ProcedureArgs;
 import java.io.PrintWriter;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -18,6 +17,7 @@ import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.api.internal.TableEnvironmentInternal;
 import org.apache.flink.table.api.internal.TableResultInternal;
 import org.apache.flink.table.catalog.Catalog;
+import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.catalog.ObjectPath;
 import org.apache.flink.table.catalog.exceptions.ProcedureNotExistException;
 import org.apache.flink.table.operations.CallProcedureOperation;
@@ -26,6 +26,7 @@ import org.apache.flink.table.operations.Operation;
 import org.apache.flink.table.operations.StatementSetOperation;
 import org.apache.flink.table.operations.command.ResetOperation;
 import org.apache.flink.table.operations.command.SetOperation;
+import org.apache.flink.table.operations.ddl.AlterTableRenameOperation;
 import org.apache.flink.table.procedures.Procedure;
 
 /**
@@ -118,12 +119,8 @@ final class SqlSession implements AutoCloseable {
       return; // Flink reports it
     }
     List<String> known = ProcedureArgs.declaredArguments(procedure);
-    List<String> unknown = new ArrayList<>();
-    for (String name : call.get().namedArguments()) {
-      if (!known.contains(name)) {
-        unknown.add(name);
-      }
-    }
+    List<String> named = call.get().namedArguments();
+    List<String> unknown = named.stream().filter(name -> !known.contains(name)).toList();
     if (!unknown.isEmpty()) {
       throw new ValidationException(
           "Unknown argument"
@@ -134,11 +131,53 @@ final class SqlSession implements AutoCloseable {
               + String.join(", ", known)
               + "; nothing was run");
     }
+    List<String> missing =
+        ProcedureArgs.requiredArguments(procedure).stream()
+            .filter(name -> !named.contains(name))
+            .toList();
+    if (!missing.isEmpty()) {
+      throw new ValidationException(
+          "Missing argument"
+              + (missing.size() == 1 ? " '" + missing.get(0) + "'" : "s " + missing)
+              + " of sys."
+              + call.get().procedure()
+              + " (required); its arguments are "
+              + String.join(", ", known)
+              + "; nothing was run");
+    }
+  }
+
+  /**
+   * Refuses {@code ALTER TABLE a.t RENAME TO b.u} across databases or catalogs: Flink hands a
+   * catalog only the new table name, so the table would be renamed to {@code a.u} (in every Flink
+   * catalog, Paimon's too).
+   */
+  private static void checkRename(AlterTableRenameOperation rename) {
+    ObjectIdentifier from = rename.getTableIdentifier();
+    ObjectIdentifier to = rename.getNewTableIdentifier();
+    if (!from.getCatalogName().equals(to.getCatalogName())
+        || !from.getDatabaseName().equals(to.getDatabaseName())) {
+      throw new ValidationException(
+          "ALTER TABLE ... RENAME TO cannot move table '"
+              + from.getDatabaseName()
+              + "."
+              + from.getObjectName()
+              + "' to database '"
+              + to.getDatabaseName()
+              + "': a table is renamed within its database (RENAME TO "
+              + from.getDatabaseName()
+              + "."
+              + to.getObjectName()
+              + "); nothing was changed");
+    }
   }
 
   /** Runs one statement (without its {@code ;}) and prints its result; errors are thrown. */
   void execute(String statement, PrintWriter out) throws Exception {
     cancelled = false;
+    // before Flink parses it: Flink reports a misspelt required argument as "DEFAULT is only
+    // allowed for optional parameters"
+    checkNamedArguments(statement);
     List<Operation> operations = tEnv.getParser().parse(statement);
     if (operations.size() != 1) {
       throw new TableException("Expected one statement, got " + operations.size());
@@ -150,9 +189,12 @@ final class SqlSession implements AutoCloseable {
       reset(reset.getKey().orElse(null));
       out.println("OK");
     } else if (operation instanceof CallProcedureOperation) {
-      checkNamedArguments(statement);
       SqlResultPrinter.print(
           flink.call(() -> tEnv.executeInternal(operation)), operation, streaming, out);
+    } else if (operation instanceof AlterTableRenameOperation rename) {
+      checkRename(rename);
+      tEnv.executeInternal(operation);
+      out.println("OK");
     } else if (operation instanceof ModifyOperation || operation instanceof StatementSetOperation) {
       // INSERT: the result is the job; wait for its commit.
       tEnv.executeInternal(operation).await();

@@ -198,7 +198,7 @@ public final class CompactSpec implements Serializable {
   /** The error of partitions and a where given together. */
   public static final String PARTITIONS_OR_WHERE =
       "partitions and where cannot be used together (as in Paimon): select the partitions with"
-          + " one of them; partitions p=a and p=b are the where \"p = 'a' OR p = 'b'\"";
+          + " one of them (for example, partitions p=a and p=b are the where \"p = 'a' OR p = 'b'\")";
 
   /** The error of a sort compaction asked of the streaming (dedicated) job. */
   public static final String SORT_IS_BATCH_ONLY =

@@ -520,8 +520,9 @@ public final class CompactJob {
       } else {
         if (!partitions.isEmpty() || !wheres.isEmpty() || !filters.isEmpty()) {
           throw new IllegalArgumentException(
-              "Partition filters need a single table; they cannot be used with"
-                  + " --including-tables");
+              "Partition filters need a single table (--table), not the tables of database '"
+                  + database
+                  + "'");
         }
         spec = CompactSpec.forDatabase(database, includingTables).withOptions(options);
         if (excludingTables != null) {

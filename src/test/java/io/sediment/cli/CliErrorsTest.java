@@ -106,6 +106,23 @@ class CliErrorsTest {
   }
 
   @Test
+  void partitionFiltersOfADatabaseAndAMissingScriptAreSaid() {
+    table();
+    for (String[] filter : new String[][] {{"--partition", "p=a"}, {"--where", "p = 'a'"}}) {
+      Result r = run("compact", "--warehouse", w(), "--database", "db", filter[0], filter[1]);
+      assertThat(r.code()).isEqualTo(2);
+      assertThat(r.errorLine())
+          .isEqualTo(
+              "Error: Partition filters need a single table (--table), not the tables of"
+                  + " database 'db'");
+    }
+    Path script = dir.resolve("nope.sql");
+    Result missing = run("sql", "--warehouse", w(), "-f", script.toString());
+    assertThat(missing.code()).isEqualTo(1);
+    assertThat(missing.errorLine()).isEqualTo("Error: No such file: " + script);
+  }
+
+  @Test
   void wrongWarehouseOrDatabaseIsSaid() {
     Result warehouse =
         run("inspect", "--warehouse", dir.resolve("nope").toString(), "--table", "db.t");

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.NoSuchFileException;
 import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.Test;
 
@@ -28,6 +30,33 @@ class ErrorMessageTest {
 
     assertThat(ErrorMessage.of(wrapped))
         .isEqualTo("Cannot read manifest file m-1: the file ends early (truncated?)");
+  }
+
+  @Test
+  void aFileExceptionOfJavaNioSaysWhatIsWrongWithTheFile() {
+    assertThat(ErrorMessage.of(foreign(new NoSuchFileException("/nope.sql"))))
+        .isEqualTo("No such file: /nope.sql");
+    assertThat(
+            ErrorMessage.of(
+                new UncheckedIOException(foreign(new AccessDeniedException("/root/x.sql")))))
+        .isEqualTo("Permission denied: /root/x.sql");
+    assertThat(ErrorMessage.of(foreign(new NoSuchFileException("/a", null, "gone in a race"))))
+        .isEqualTo("/a: gone in a race");
+  }
+
+  @Test
+  void aStatementThatFailedIsFollowedByItsReason() {
+    Throwable flink =
+        foreign(
+            new IllegalStateException(
+                "Failed to execute ALTER TABLE statement.\nThe column `p` is used as the"
+                    + " partition keys.\n\tat somewhere"));
+    assertThat(ErrorMessage.of(flink))
+        .isEqualTo(
+            "Failed to execute ALTER TABLE statement: The column `p` is used as the partition"
+                + " keys.");
+    assertThat(ErrorMessage.of(foreign(new IllegalStateException("One line.\nAnother"))))
+        .isEqualTo("One line.");
   }
 
   @Test

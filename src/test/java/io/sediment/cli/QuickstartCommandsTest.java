@@ -53,6 +53,9 @@ class QuickstartCommandsTest {
       if (!command.get(1).equals("sql")) { // sql prints to System.out, not the given stream
         assertThat(out.toString(StandardCharsets.UTF_8)).as(what).isNotBlank();
       }
+      if (command.equals(List.of("bin/sediment", "demo"))) {
+        assertDemoCountsAsShown(doc, out.toString(StandardCharsets.UTF_8));
+      }
       if (example.shown() != null) {
         String shown = example.shown();
         int elided = shown.indexOf("...");
@@ -61,6 +64,28 @@ class QuickstartCommandsTest {
             .startsWith(elided < 0 ? shown : shown.substring(0, elided));
       }
     }
+  }
+
+  /**
+   * The lines of the demo's output in the doc that count files, rows and bytes are the ones the
+   * demo prints, in order (its data are the same at every run; the compaction's time is left out).
+   */
+  private static void assertDemoCountsAsShown(String doc, String printed) {
+    int start = doc.indexOf("```\nWarehouse: ") + 4;
+    List<String> shown =
+        doc.substring(start, doc.indexOf("```", start))
+            .lines()
+            .filter(line -> line.contains(" bytes"))
+            .map(QuickstartCommandsTest::withoutTime)
+            .toList();
+    assertThat(shown).hasSizeGreaterThanOrEqualTo(7);
+    assertThat(printed.lines().map(QuickstartCommandsTest::withoutTime).toList())
+        .as("the demo's output in docs/quickstart.md")
+        .containsSubsequence(shown);
+  }
+
+  private static String withoutTime(String line) {
+    return line.replaceAll(" \\(\\d+ ms\\)$", "");
   }
 
   /** A command of the doc and the output a {@code # ...} line after it shows, or null. */

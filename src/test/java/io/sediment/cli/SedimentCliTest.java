@@ -274,8 +274,8 @@ class SedimentCliTest {
     assertThat(both.err().strip())
         .isEqualTo(
             "Error: --where: partitions and where cannot be used together (as in Paimon): select"
-                + " the partitions with one of them; partitions p=a and p=b are the where \"p ="
-                + " 'a' OR p = 'b'\"");
+                + " the partitions with one of them (for example, partitions p=a and p=b are the"
+                + " where \"p = 'a' OR p = 'b'\")");
   }
 
   @Test

@@ -17,6 +17,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.apache.flink.table.annotation.ArgumentHint;
 import org.apache.flink.table.procedures.Procedure;
 import org.apache.flink.util.TimeUtils;
@@ -31,6 +32,18 @@ public final class ProcedureArgs {
    * methods), in declaration order: what a {@code CALL} may name.
    */
   public static List<String> declaredArguments(Procedure procedure) {
+    return arguments(procedure, hint -> true);
+  }
+
+  /**
+   * The arguments of {@link #declaredArguments} that are not optional: a {@code CALL} must name
+   * them.
+   */
+  public static List<String> requiredArguments(Procedure procedure) {
+    return arguments(procedure, hint -> !hint.isOptional());
+  }
+
+  private static List<String> arguments(Procedure procedure, Predicate<ArgumentHint> which) {
     Set<String> names = new LinkedHashSet<>();
     for (Method m : procedure.getClass().getMethods()) {
       if (!m.getName().equals("call")) {
@@ -38,7 +51,7 @@ public final class ProcedureArgs {
       }
       for (Parameter p : m.getParameters()) {
         ArgumentHint hint = p.getAnnotation(ArgumentHint.class);
-        if (hint != null) {
+        if (hint != null && which.test(hint)) {
           names.add(hint.name());
         }
       }

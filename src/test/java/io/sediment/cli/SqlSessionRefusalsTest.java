@@ -1,0 +1,94 @@
+package io.sediment.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Statements of {@code sediment sql} that Flink would run wrongly or report badly, on one session:
+ * each is refused with the line a user reads ({@link ErrorMessage}) and changes nothing.
+ */
+class SqlSessionRefusalsTest {
+
+  @TempDir static Path dir;
+
+  private static SqlSession session;
+
+  /** The procedures with a required argument, and one of their optional ones. */
+  private static final Map<String, String> OPTIONAL_ARGUMENT =
+      Map.of("compact", "mode", "expire_snapshots", "retain_max", "remove_orphan_files", "dry_run");
+
+  @BeforeAll
+  static void open() throws Exception {
+    session = SqlSession.open(dir.toString(), false);
+    run("CREATE DATABASE db");
+    run("CREATE DATABASE other");
+    run("CREATE TABLE db.t (id INT, p STRING) PARTITIONED BY (p)");
+  }
+
+  @AfterAll
+  static void close() throws Exception {
+    session.close();
+  }
+
+  private static String run(String statement) throws Exception {
+    StringWriter out = new StringWriter();
+    session.execute(statement, new PrintWriter(out));
+    return out.toString();
+  }
+
+  /** The error line of a statement that must fail. */
+  private static String refused(String statement) {
+    Throwable error = catchThrowable(() -> run(statement));
+    assertThat(error).as(statement).isNotNull();
+    return ErrorMessage.of(error);
+  }
+
+  @Test
+  void aMisspeltOrMissingRequiredArgumentIsNamed() {
+    OPTIONAL_ARGUMENT.forEach(
+        (procedure, optional) -> {
+          assertThat(refused("CALL sys." + procedure + "(`tabel` => 'db.t')"))
+              .startsWith("Unknown argument 'tabel' of sys." + procedure + "; its arguments are")
+              .endsWith("; nothing was run");
+          assertThat(refused("CALL sediment.sys." + procedure + "(" + optional + " => NULL)"))
+              .startsWith(
+                  "Missing argument 'table' of sys."
+                      + procedure
+                      + " (required); its arguments are table, ");
+        });
+  }
+
+  @Test
+  void anArgumentNamedByAKeywordWithoutBackQuotesGetsAHint() {
+    assertThat(refused("CALL sys.compact(table => 'db.t')"))
+        .startsWith("SQL parse failed. Encountered \"=>\"")
+        .endsWith("is written in back-quotes: `table` => ...)");
+  }
+
+  @Test
+  void aRenameIntoAnotherDatabaseIsRefused() throws Exception {
+    assertThat(refused("ALTER TABLE db.t RENAME TO other.u"))
+        .isEqualTo(
+            "ALTER TABLE ... RENAME TO cannot move table 'db.t' to database 'other': a table is"
+                + " renamed within its database (RENAME TO db.u); nothing was changed");
+    assertThat(run("SHOW TABLES FROM db")).contains(" t |");
+    assertThat(run("SHOW TABLES FROM other")).doesNotContain(" u |");
+  }
+
+  @Test
+  void aPartitionColumnThatCannotBeDroppedSaysWhy() {
+    assertThat(refused("ALTER TABLE db.t DROP p"))
+        .startsWith("Failed to execute ALTER TABLE statement: ")
+        .contains("`p`")
+        .contains("partition");
+  }
+}
