@@ -122,29 +122,29 @@ final class SqlSession implements AutoCloseable {
     List<String> named = call.get().namedArguments();
     List<String> unknown = named.stream().filter(name -> !known.contains(name)).toList();
     if (!unknown.isEmpty()) {
-      throw new ValidationException(
-          "Unknown argument"
-              + (unknown.size() == 1 ? " '" + unknown.get(0) + "'" : "s " + unknown)
-              + " of sys."
-              + call.get().procedure()
-              + "; its arguments are "
-              + String.join(", ", known)
-              + "; nothing was run");
+      throw argumentError("Unknown", unknown, call.get().procedure(), "", known);
     }
     List<String> missing =
         ProcedureArgs.requiredArguments(procedure).stream()
             .filter(name -> !named.contains(name))
             .toList();
     if (!missing.isEmpty()) {
-      throw new ValidationException(
-          "Missing argument"
-              + (missing.size() == 1 ? " '" + missing.get(0) + "'" : "s " + missing)
-              + " of sys."
-              + call.get().procedure()
-              + " (required); its arguments are "
-              + String.join(", ", known)
-              + "; nothing was run");
+      throw argumentError("Missing", missing, call.get().procedure(), " (required)", known);
     }
+  }
+
+  private static ValidationException argumentError(
+      String what, List<String> names, String procedure, String why, List<String> known) {
+    return new ValidationException(
+        what
+            + " argument"
+            + (names.size() == 1 ? " '" + names.get(0) + "'" : "s " + names)
+            + " of sys."
+            + procedure
+            + why
+            + "; its arguments are "
+            + String.join(", ", known)
+            + "; nothing was run");
   }
 
   /**

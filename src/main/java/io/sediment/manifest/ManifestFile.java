@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
@@ -82,29 +83,33 @@ public final class ManifestFile {
             "delete_row_count"
           });
 
+  /** The columns of a manifest whose values repeat from entry to entry. */
+  private static final Set<String> REPEATING_COLUMNS =
+      Set.of(
+          "kind",
+          "partition",
+          "bucket",
+          "total_buckets",
+          "schema_id",
+          "level",
+          "source",
+          "delete_row_count");
+
   /**
-   * The Parquet options of manifests: the defaults, with the columns that differ in every entry
-   * (names, sizes, keys, statistics, sequence numbers, times) written plain. A dictionary there
-   * only costs: a 16 KB id list per column and file, and a dictionary page that grows to the page
-   * size before the writer falls back; writing a manifest of 1,000 entries took three times as long
-   * with them ({@code ManifestWriteBenchmark}). The columns that repeat (kind, partition, bucket,
-   * level, schema) keep their dictionaries, which read faster.
+   * The Parquet options of manifests: the defaults, with every column but those that repeat from
+   * entry to entry (kind, partition, bucket, level, schema, source) written plain. Names, sizes,
+   * keys, statistics, sequence numbers and times differ in every entry, where a dictionary only
+   * costs: a 16 KB id list per column and file, and a dictionary page that grows to the page size
+   * before the writer falls back; writing a manifest of 1,000 entries took 2.5 times as long with
+   * them ({@code ManifestWriteBenchmark}). The repeating columns keep dictionaries, which read
+   * faster.
    */
   public static final FileFormatOptions FORMAT =
       FileFormatOptions.defaults()
           .withPlainColumns(
-              Set.of(
-                  "file_name",
-                  "file_size",
-                  "row_count",
-                  "min_key",
-                  "max_key",
-                  "min_values",
-                  "max_values",
-                  "null_counts",
-                  "min_sequence_number",
-                  "max_sequence_number",
-                  "creation_time_millis"));
+              ENTRY_TYPE.getFieldNames().stream()
+                  .filter(column -> !REPEATING_COLUMNS.contains(column))
+                  .collect(Collectors.toSet()));
 
   private final FileIO fileIO;
   private final TablePaths paths;
