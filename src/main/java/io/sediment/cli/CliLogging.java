@@ -22,14 +22,16 @@ import org.apache.logging.log4j.core.config.builder.api.ConfigurationBuilder;
 import org.apache.logging.log4j.core.config.builder.api.ConfigurationBuilderFactory;
 import org.apache.logging.log4j.core.config.builder.impl.BuiltConfiguration;
 import org.apache.logging.log4j.core.layout.PatternLayout;
+import org.apache.logging.log4j.jul.Log4jBridgeHandler;
 
 /**
  * Where the CLI's logs go: to a log file, so that a successful command prints its result and
  * nothing else (Flink and Hadoop warn about missing Hadoop configuration, native libraries and
- * delegation tokens on every run), and with {@code --verbose} to the terminal too. Each run has a
- * file of its own, {@code sediment-<yyyyMMdd-HHmmss>-<pid>.log} in {@code $SEDIMENT_LOG_DIR}, else
- * in {@code ~/.sediment/log} (so runs at the same time do not interleave); the newest {@value
- * #KEPT} are kept, older ones deleted when a run starts. The first line names the command.
+ * delegation tokens on every run; {@code java.util.logging}'s records go there too), and with
+ * {@code --verbose} to the terminal too. Each run has a file of its own, {@code
+ * sediment-<yyyyMMdd-HHmmss>-<pid>.log} in {@code $SEDIMENT_LOG_DIR}, else in {@code
+ * ~/.sediment/log} (so runs at the same time do not interleave); the newest {@value #KEPT} are
+ * kept, older ones deleted when a run starts. The first line names the command.
  */
 final class CliLogging {
 
@@ -98,6 +100,9 @@ final class CliLogging {
     b.add(b.newRootLogger(Level.WARN).add(b.newAppenderRef("file")));
     b.add(b.newLogger("io.sediment", Level.INFO));
     Configurator.reconfigure(b.build());
+    // java.util.logging too (the AWS SDK 1.x of Flink's S3 plugin prints a deprecation notice on
+    // every run), instead of its console handler on stderr
+    Log4jBridgeHandler.install(true, null, true);
     LoggerContext context = LoggerContext.getContext(false);
     if (console != null) {
       Configuration config = context.getConfiguration();

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.logging.ConsoleHandler;
 import org.apache.logging.log4j.core.config.Configurator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -41,6 +42,23 @@ class CliLoggingTest {
         .contains("WARN  HadoopUtils - Could not find Hadoop configuration")
         .contains("INFO  CompactJob - Compacted db.t")
         .doesNotContain("Starting Flink Mini Cluster");
+  }
+
+  /** The AWS SDK 1.x in Flink's S3 plugin logs through java.util.logging, to stderr by default. */
+  @Test
+  void recordsOfJavaUtilLoggingGoToTheFileNotToStderr() throws Exception {
+    Path file = dir.resolve("sediment.log");
+    CliLogging.configure(file, null);
+
+    java.util.logging.Logger.getLogger("com.amazonaws.util.VersionInfoUtils")
+        .warning("The AWS SDK for Java 1.x entered maintenance mode");
+    java.util.logging.Logger.getLogger("com.amazonaws.http.AmazonHttpClient").info("request");
+
+    assertThat(java.util.logging.Logger.getLogger("").getHandlers())
+        .noneMatch(h -> h instanceof ConsoleHandler);
+    assertThat(Files.readString(file, StandardCharsets.UTF_8))
+        .contains("WARN  VersionInfoUtils - The AWS SDK for Java 1.x entered maintenance mode")
+        .doesNotContain("request");
   }
 
   @Test
