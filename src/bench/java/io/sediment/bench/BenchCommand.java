@@ -38,7 +38,7 @@ import picocli.CommandLine.Spec;
     name = "bench",
     mixinStandardHelpOptions = true,
     description =
-        "Run a canonical compaction workload (shared/bench/WORKLOAD.md): generate it (not"
+        "Run a canonical compaction workload (docs/performance.md, \"The workloads\"): generate it (not"
             + " timed), compact it with the batch topology on the embedded Flink (or in-process),"
             + " verify, print the figures. W4 compacts W1 and then times full and one-column"
             + " scans of the output with Sediment's and parquet-mr's readers; W4 --scan-dir scans"
@@ -52,7 +52,7 @@ public final class BenchCommand implements ExtraCommand {
       paramLabel = "W1|W2|W3|W4|W5|W5-PK|W5-PK-DV|W6|W1x10|W2x4|W3x50",
       description =
           "Workload; W1x10, W2x4 and W3x50 are the scale runs (W1, W2, W3 larger; run them"
-              + " with SEDIMENT_JAVA_OPTS=-Xmx1g as WORKLOAD.md says).")
+              + " with SEDIMENT_JAVA_OPTS=-Xmx1g, their heap by definition).")
   String workload;
 
   @Option(
