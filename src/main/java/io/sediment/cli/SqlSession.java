@@ -183,6 +183,9 @@ final class SqlSession implements AutoCloseable {
       throw new TableException("Expected one statement, got " + operations.size());
     }
     Operation operation = operations.get(0);
+    if (operation instanceof AlterTableRenameOperation rename) {
+      checkRename(rename);
+    }
     if (operation instanceof SetOperation set) {
       set(set, out);
     } else if (operation instanceof ResetOperation reset) {
@@ -191,10 +194,6 @@ final class SqlSession implements AutoCloseable {
     } else if (operation instanceof CallProcedureOperation) {
       SqlResultPrinter.print(
           flink.call(() -> tEnv.executeInternal(operation)), operation, streaming, out);
-    } else if (operation instanceof AlterTableRenameOperation rename) {
-      checkRename(rename);
-      tEnv.executeInternal(operation);
-      out.println("OK");
     } else if (operation instanceof ModifyOperation || operation instanceof StatementSetOperation) {
       // INSERT: the result is the job; wait for its commit.
       tEnv.executeInternal(operation).await();
