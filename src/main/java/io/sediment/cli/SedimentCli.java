@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
+import org.apache.commons.text.similarity.LevenshteinDistance;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -39,6 +40,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
       InspectCommand.class,
       ExpireSnapshotsCommand.class,
       RemoveOrphanFilesCommand.class,
+      ConsumerCommands.Reset.class,
+      ConsumerCommands.Clear.class,
       DemoCommand.class,
       SqlCommand.class
     })
@@ -98,11 +101,13 @@ public final class SedimentCli implements Callable<Integer> {
           }
           ex.getCommandLine().getErr().println("Error: " + usageMessage(ex));
           // A mistyped command or option: picocli knows the close ones.
-          if (ex instanceof UnmatchedArgumentException unmatched
-              && !unmatched.getSuggestions().isEmpty()) {
-            ex.getCommandLine()
-                .getErr()
-                .println("Did you mean: " + String.join(" or ", unmatched.getSuggestions()) + "?");
+          if (ex instanceof UnmatchedArgumentException unmatched) {
+            List<String> close = closeSuggestions(unmatched);
+            if (!close.isEmpty()) {
+              ex.getCommandLine()
+                  .getErr()
+                  .println("Did you mean: " + String.join(" or ", close) + "?");
+            }
           }
           ex.getCommandLine()
               .getErr()
@@ -124,6 +129,41 @@ public final class SedimentCli implements Callable<Integer> {
    * Picocli's message without its own doubled words: some messages already start with "Error: ",
    * and "Value for option %s" names the option as "option '--x'".
    */
+  /**
+   * The commands (or, for a word starting with {@code -}, the options) of the command a mistyped
+   * word was given to that are close to it: those that start with it, else the fewest edits away
+   * (at most a third of its length, at least 2). Picocli's own suggestions took any name sharing
+   * letter pairs ({@code compcat} got {@code reset-consumer} too) and none for some one-swap typos
+   * ({@code --wraehouse}).
+   */
+  static List<String> closeSuggestions(UnmatchedArgumentException ex) {
+    if (ex.getUnmatched().isEmpty()) {
+      return List.of();
+    }
+    String typed = ex.getUnmatched().get(0);
+    int eq = typed.indexOf('=');
+    String word = eq > 0 ? typed.substring(0, eq) : typed;
+    CommandSpec spec = ex.getCommandLine().getCommandSpec();
+    Iterable<String> names =
+        word.startsWith("-") ? spec.optionsMap().keySet() : spec.subcommands().keySet();
+    List<String> close = new ArrayList<>();
+    int fewest = Math.max(2, word.length() / 3);
+    for (String name : names) {
+      if (word.length() > 1 && name.startsWith(word) && !name.equals(word)) {
+        return List.of(name);
+      }
+      int edits = LevenshteinDistance.getDefaultInstance().apply(word, name);
+      if (edits < fewest) {
+        close.clear();
+        fewest = edits;
+      }
+      if (edits == fewest) {
+        close.add(name);
+      }
+    }
+    return close;
+  }
+
   static String usageMessage(ParameterException ex) {
     String m = String.valueOf(ex.getMessage()).strip();
     while (m.startsWith("Error: ")) {

@@ -63,6 +63,15 @@ public final class ConsumerManager {
     fileIO.overwriteHint(paths.consumer(id), "{\"nextSnapshot\":" + nextSnapshot + "}");
   }
 
+  /** Deletes consumer {@code id}'s record; false when there was none. */
+  public boolean delete(String id) {
+    try {
+      return fileIO.delete(paths.consumer(id), false);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot delete consumer " + id, e);
+    }
+  }
+
   /** Every consumer of the table, by id. */
   public Map<String, Consumer> all() {
     Map<String, Consumer> out = new TreeMap<>();

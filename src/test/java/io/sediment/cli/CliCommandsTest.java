@@ -138,6 +138,97 @@ class CliCommandsTest {
     assertThat(n.get("consumers").get("orders-reader").get("nextSnapshot").asLong()).isEqualTo(2);
   }
 
+  /** reset-consumer and clear-consumers say what they changed; bad input is one line, no change. */
+  @Test
+  void resetConsumerAndClearConsumersSayWhatTheyChanged() throws Exception {
+    Table t = table();
+    long latest = t.snapshotManager().latestId().orElseThrow();
+    String w = dir.toString();
+    Result r =
+        run(
+            "reset-consumer",
+            "--warehouse",
+            w,
+            "--table",
+            "db.t",
+            "--consumer-id",
+            "etl",
+            "--next-snapshot-id",
+            String.valueOf(latest));
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out())
+        .isEqualTo("Created consumer 'etl' of db.t resumes at snapshot " + latest + "\n");
+    r =
+        run(
+            "reset-consumer",
+            "--warehouse",
+            w,
+            "--table",
+            "db.t",
+            "--consumer-id",
+            "etl",
+            "--next-snapshot-id",
+            String.valueOf(latest + 1));
+    assertThat(r.out())
+        .isEqualTo(
+            "Consumer 'etl' of db.t resumes at snapshot "
+                + (latest + 1)
+                + " (it was at snapshot "
+                + latest
+                + ")\n");
+    r =
+        run(
+            "reset-consumer",
+            "--warehouse",
+            w,
+            "--table",
+            "db.t",
+            "--consumer-id",
+            "etl",
+            "--next-snapshot-id",
+            String.valueOf(latest + 2));
+    assertThat(r.code()).isNotZero();
+    assertThat(r.err().strip())
+        .startsWith("Error: --next-snapshot-id: Snapshot " + (latest + 2) + " is not one a read");
+    r = run("reset-consumer", "--warehouse", w, "--table", "db.t", "--consumer-id", "nobody");
+    assertThat(r.err().strip())
+        .isEqualTo("Error: --consumer-id: db.t has no consumer 'nobody'; its consumers are [etl]");
+    r = run("clear-consumers", "--warehouse", w, "--table", "db.t", "--including-consumers", "(");
+    assertThat(r.err().strip())
+        .startsWith("Error: --including-consumers: '(' is not a regular expression");
+    assertThat(consumers(t).all()).containsOnlyKeys("etl");
+    assertThat(consumers(t).nextSnapshot("etl")).hasValue(latest + 1);
+
+    run(
+        "reset-consumer",
+        "--warehouse",
+        w,
+        "--table",
+        "db.t",
+        "--consumer-id",
+        "app",
+        "--next-snapshot-id",
+        String.valueOf(latest));
+    r = run("clear-consumers", "--warehouse", w, "--table", "db.t", "--excluding-consumers", "app");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out())
+        .isEqualTo(
+            "Deleted consumer 'etl' of db.t (it was at snapshot "
+                + (latest + 1)
+                + ")\n"
+                + "Deleted 1 consumer of db.t\n");
+    r = run("reset-consumer", "--warehouse", w, "--table", "db.t", "--consumer-id", "app");
+    assertThat(r.out())
+        .isEqualTo("Deleted consumer 'app' of db.t (it was at snapshot " + latest + ")\n");
+    r = run("clear-consumers", "--warehouse", w, "--table", "db.t");
+    assertThat(r.out()).isEqualTo("Deleted 0 consumers of db.t\n");
+    assertThat(consumers(t).all()).isEmpty();
+  }
+
+  private static ConsumerManager consumers(Table t) {
+    return new ConsumerManager(t.store().fileIO(), t.store().paths());
+  }
+
   @Test
   void flinkConfNextToTheJarOrOneLevelUpIsFound() throws Exception {
     Path checkout = dir.resolve("checkout");

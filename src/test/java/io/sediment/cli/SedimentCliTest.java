@@ -377,6 +377,51 @@ class SedimentCliTest {
     assertThat(option.err()).contains("Did you mean: --warehouse?");
   }
 
+  /**
+   * Generated typos (two neighbouring letters swapped, one left out) of every command and of the
+   * table and warehouse options: the suggestion is the command or option meant, and only that one.
+   */
+  @Test
+  void aTypoIsSuggestedTheOneCommandOrOptionMeant() {
+    List<String> commands =
+        List.of(
+            "compact",
+            "inspect",
+            "expire-snapshots",
+            "remove-orphan-files",
+            "reset-consumer",
+            "clear-consumers");
+    for (String name : commands) {
+      for (String typo : typos(name)) {
+        Result r = run(typo, "--warehouse", dir.toString());
+        assertThat(r.err()).as(typo).contains("Did you mean: " + name + "?\n");
+      }
+    }
+    for (String name : List.of("--warehouse", "--table")) {
+      for (String typo : typos(name.substring(2))) {
+        Result r =
+            run(
+                "inspect",
+                "--" + typo,
+                "x",
+                name.equals("--table") ? "--warehouse" : "--table",
+                "x");
+        assertThat(r.err()).as(typo).contains("Did you mean: " + name + "?\n");
+      }
+    }
+  }
+
+  private static List<String> typos(String word) {
+    List<String> out = new ArrayList<>();
+    for (int i = 1; i + 1 < word.length(); i++) {
+      if (word.charAt(i) != word.charAt(i + 1)) {
+        out.add(word.substring(0, i) + word.charAt(i + 1) + word.charAt(i) + word.substring(i + 2));
+      }
+      out.add(word.substring(0, i) + word.substring(i + 1));
+    }
+    return out;
+  }
+
   /** A CLI without the bench jar says where the benchmark is instead of "Unmatched arguments". */
   @Test
   void benchWithoutTheBenchJarSaysWhereItIs() {

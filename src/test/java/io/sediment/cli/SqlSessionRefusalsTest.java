@@ -7,6 +7,10 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,7 +28,15 @@ class SqlSessionRefusalsTest {
 
   /** The procedures with a required argument, and one of their optional ones. */
   private static final Map<String, String> OPTIONAL_ARGUMENT =
-      Map.of("compact", "mode", "expire_snapshots", "retain_max", "remove_orphan_files", "dry_run");
+      Map.of(
+          "compact", "mode",
+          "expire_snapshots", "retain_max",
+          "remove_orphan_files", "dry_run",
+          "reset_consumer", "next_snapshot_id",
+          "clear_consumers", "including_consumers");
+
+  /** The procedures whose arguments are all optional. */
+  private static final Set<String> NO_REQUIRED_ARGUMENT = Set.of("compact_database");
 
   @BeforeAll
   static void open() throws Exception {
@@ -55,17 +67,30 @@ class SqlSessionRefusalsTest {
   }
 
   @Test
-  void aMisspeltOrMissingRequiredArgumentIsNamed() {
+  void aMisspeltOrMissingRequiredArgumentIsNamed() throws Exception {
+    // every procedure is checked: one added to the catalog must be added here
+    Set<String> listed = new TreeSet<>();
+    for (String line : run("SHOW PROCEDURES").split("\n")) {
+      Matcher m = Pattern.compile("^\\|\\s+([a-z_]+) \\|$").matcher(line);
+      if (m.matches() && !m.group(1).equals("procedure_name")) {
+        listed.add(m.group(1));
+      }
+    }
+    Set<String> covered = new TreeSet<>(OPTIONAL_ARGUMENT.keySet());
+    covered.addAll(NO_REQUIRED_ARGUMENT);
+    assertThat(listed).isEqualTo(covered);
     OPTIONAL_ARGUMENT.forEach(
         (procedure, optional) -> {
           assertThat(refused("CALL sys." + procedure + "(`tabel` => 'db.t')"))
               .startsWith("Unknown argument 'tabel' of sys." + procedure + "; its arguments are")
               .endsWith("; nothing was run");
+          // reset_consumer requires consumer_id as well
+          String missing =
+              procedure.equals("reset_consumer")
+                  ? "Missing arguments [table, consumer_id] of sys."
+                  : "Missing argument 'table' of sys.";
           assertThat(refused("CALL sediment.sys." + procedure + "(" + optional + " => NULL)"))
-              .startsWith(
-                  "Missing argument 'table' of sys."
-                      + procedure
-                      + " (required); its arguments are table, ");
+              .startsWith(missing + procedure + " (required); its arguments are table, ");
         });
   }
 

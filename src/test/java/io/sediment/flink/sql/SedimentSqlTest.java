@@ -869,6 +869,58 @@ class SedimentSqlTest {
     assertThat(table("t").latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.APPEND);
   }
 
+  /**
+   * Paimon's consumer procedures: {@code reset_consumer} creates, moves and (without a snapshot)
+   * deletes a consumer, {@code clear_consumers} deletes those its patterns select; each returns a
+   * row per consumer changed, {@code t$consumers} shows the result, and bad arguments name the
+   * argument and change nothing.
+   */
+  @Test
+  void consumerProceduresResetDeleteAndClear() throws Exception {
+    createAndFill(); // snapshots 1 to 4
+    String reset = "CALL c.sys.reset_consumer(`table` => 'db.t', consumer_id => ";
+    assertThat(query(reset + "'etl-1', next_snapshot_id => 2)"))
+        .containsExactly("+I[etl-1, null, 2, created]");
+    assertThat(query(reset + "'etl-1', next_snapshot_id => 5)"))
+        .containsExactly("+I[etl-1, 2, 5, reset]");
+    assertThat(query(reset + "'etl-2', next_snapshot_id => 3)"))
+        .containsExactly("+I[etl-2, null, 3, created]");
+    assertThat(query(reset + "'app', next_snapshot_id => 4)"))
+        .containsExactly("+I[app, null, 4, created]");
+    assertThat(query("SELECT consumer_id, next_snapshot_id FROM db.`t$consumers`"))
+        .containsExactly("+I[app, 4]", "+I[etl-1, 5]", "+I[etl-2, 3]");
+
+    assertThatThrownBy(() -> query(reset + "'app', next_snapshot_id => 9)"))
+        .hasStackTraceContaining(
+            "Argument 'next_snapshot_id': Snapshot 9 is not one a read can resume at; db.t has"
+                + " snapshots 1 to 4: give one of them, or 5 to read only later commits");
+    assertThatThrownBy(() -> query(reset + "'nobody')"))
+        .hasStackTraceContaining(
+            "Argument 'consumer_id': db.t has no consumer 'nobody'; its consumers are [app, etl-1,"
+                + " etl-2]");
+    assertThatThrownBy(() -> query(reset + "'../x', next_snapshot_id => 1)"))
+        .hasStackTraceContaining("Argument 'consumer_id': Invalid consumer-id '../x'");
+    assertThatThrownBy(
+            () ->
+                query(
+                    "CALL c.sys.clear_consumers(`table` => 'db.t', including_consumers =>"
+                        + " 'etl[')"))
+        .hasStackTraceContaining(
+            "Argument 'including_consumers': 'etl[' is not a regular expression");
+    assertThat(query("SELECT consumer_id, next_snapshot_id FROM db.`t$consumers`"))
+        .containsExactly("+I[app, 4]", "+I[etl-1, 5]", "+I[etl-2, 3]");
+
+    assertThat(
+            query(
+                "CALL c.sys.clear_consumers(`table` => 'db.t', including_consumers => 'etl.*',"
+                    + " excluding_consumers => 'etl-2')"))
+        .containsExactly("+I[etl-1, 5, null, deleted]");
+    assertThat(query(reset + "'app')")).containsExactly("+I[app, 4, null, deleted]");
+    assertThat(query("CALL c.sys.clear_consumers(`table` => 'db.t')"))
+        .containsExactly("+I[etl-2, 3, null, deleted]");
+    assertThat(query("SELECT * FROM db.`t$consumers`")).isEmpty();
+  }
+
   /** A real orphan removal says it deleted; its dry run says it kept. */
   @Test
   void removeOrphanFilesSaysWhatItDid() throws Exception {
