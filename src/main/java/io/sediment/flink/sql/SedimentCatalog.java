@@ -2,13 +2,11 @@ package io.sediment.flink.sql;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.catalog.Identifier;
-import io.sediment.data.PartitionComputer;
 import io.sediment.flink.sql.procedures.CompactDatabaseProcedure;
 import io.sediment.flink.sql.procedures.CompactProcedure;
 import io.sediment.flink.sql.procedures.ConsumerProcedures;
 import io.sediment.flink.sql.procedures.ExpireSnapshotsProcedure;
 import io.sediment.flink.sql.procedures.RemoveOrphanFilesProcedure;
-import io.sediment.manifest.ManifestEntry;
 import io.sediment.schema.ScanOptions;
 import io.sediment.schema.SchemaChange;
 import io.sediment.systable.SystemTables;
@@ -364,7 +362,7 @@ public final class SedimentCatalog extends AbstractCatalog {
     return p.apply(catalog);
   }
 
-  // ---- partitions, functions, statistics: not kept by Sediment ----------------------------
+  // ---- partitions (listed and dropped through TablePartitions); no functions or statistics ----
 
   @Override
   public List<CatalogPartitionSpec> listPartitions(ObjectPath path)
@@ -377,26 +375,7 @@ public final class SedimentCatalog extends AbstractCatalog {
     if (keys.isEmpty()) {
       throw new TableNotPartitionedException(getName(), path);
     }
-    java.util.Set<Map<String, String>> seen = new java.util.LinkedHashSet<>();
-    table
-        .latestSnapshot()
-        .ifPresent(
-            s -> {
-              for (ManifestEntry e : table.store().newScan().plan(s)) {
-                List<String> values =
-                    PartitionComputer.toStrings(table.schema().partitionType(), e.partition());
-                Map<String, String> spec = new LinkedHashMap<>();
-                for (int i = 0; i < keys.size(); i++) {
-                  spec.put(keys.get(i), values.get(i));
-                }
-                seen.add(spec);
-              }
-            });
-    List<CatalogPartitionSpec> out = new ArrayList<>();
-    for (Map<String, String> spec : seen) {
-      out.add(new CatalogPartitionSpec(spec));
-    }
-    return out;
+    return TablePartitions.of(table);
   }
 
   @Override
@@ -404,7 +383,7 @@ public final class SedimentCatalog extends AbstractCatalog {
       throws TableNotExistException, TableNotPartitionedException {
     List<CatalogPartitionSpec> out = new ArrayList<>();
     for (CatalogPartitionSpec s : listPartitions(path)) {
-      if (s.getPartitionSpec().entrySet().containsAll(spec.getPartitionSpec().entrySet())) {
+      if (TablePartitions.matches(s, spec)) {
         out.add(s);
       }
     }
@@ -446,10 +425,20 @@ public final class SedimentCatalog extends AbstractCatalog {
     throw new UnsupportedOperationException("Partitions are created by writing rows");
   }
 
+  /**
+   * {@code ALTER TABLE t DROP [IF EXISTS] PARTITION (k = v, ...)}, as in Paimon: one OVERWRITE
+   * snapshot that removes every live file of the partitions the spec matches (a spec of some of the
+   * partition columns matches every partition with those values). Flink calls it once per {@code
+   * PARTITION (...)} of the statement.
+   */
   @Override
   public void dropPartition(ObjectPath path, CatalogPartitionSpec spec, boolean ignoreIfNotExists) {
-    throw new UnsupportedOperationException(
-        "Dropping partitions is not supported; use INSERT OVERWRITE ... PARTITION");
+    try {
+      TablePartitions.drop(
+          catalog.getTable(toIdentifier(path)), spec, listPartitions(path), ignoreIfNotExists);
+    } catch (TableNotExistException | TableNotPartitionedException e) {
+      throw new CatalogException(e.getMessage(), e);
+    }
   }
 
   @Override

@@ -8,6 +8,7 @@ import io.sediment.cli.SedimentCli;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.ConsumerManager;
 import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.Snapshot;
 import io.sediment.systable.SystemTables;
 import io.sediment.table.DataSplit;
 import io.sediment.table.Table;
@@ -867,6 +868,64 @@ class SedimentSqlTest {
                         "CALL c.sys.remove_orphan_files(`table` => 'db.t', older_than => 'yesterday')")))
         .hasStackTraceContaining("Argument 'older_than'");
     assertThat(table("t").latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.APPEND);
+  }
+
+  /**
+   * {@code ALTER TABLE ... DROP PARTITION}, as in Paimon: one OVERWRITE snapshot per {@code
+   * PARTITION (...)} removing the files of every partition the spec matches (a spec of the first
+   * partition column matches all its sub-partitions); other partitions keep their files; a
+   * partition that is not there fails unless {@code IF EXISTS}, and a column that is not a
+   * partition column is named; neither makes a snapshot.
+   */
+  @Test
+  void alterTableDropPartition() throws Exception {
+    createAndFillDtHh(); // partitions 2024-01-01/10, 2024-01-02/10, 2024-01-02/21, two files each
+    exec(
+        "CREATE TABLE db.k (id BIGINT, dt STRING, v STRING, PRIMARY KEY (id, dt) NOT ENFORCED)"
+            + " PARTITIONED BY (dt) WITH ('bucket' = '1', 'deletion-vectors.enabled' = 'true')");
+    exec("INSERT INTO db.k VALUES (1, 'a', 'x'), (2, 'b', 'x')");
+    exec("INSERT INTO db.k VALUES (1, 'a', 'y'), (3, 'c', 'x')");
+    Map<String, Long> before = liveFilesOfW();
+    long snapshot = table("w").latestSnapshot().orElseThrow().id();
+
+    exec("ALTER TABLE db.w DROP PARTITION (dt = '2024-01-02', hh = 21)");
+    assertThat(query("SELECT id, dt, hh FROM db.w"))
+        .containsExactly(
+            "+I[1, 2024-01-01, 10]",
+            "+I[1, 2024-01-01, 10]",
+            "+I[2, 2024-01-02, 10]",
+            "+I[2, 2024-01-02, 10]");
+    Snapshot dropped = table("w").latestSnapshot().orElseThrow();
+    assertThat(dropped.id()).isEqualTo(snapshot + 1);
+    assertThat(dropped.commitKind()).isEqualTo(CommitKind.OVERWRITE);
+    Map<String, Long> expected = new TreeMap<>(before);
+    expected.remove("2024-01-02/21");
+    assertThat(liveFilesOfW()).isEqualTo(expected);
+
+    // a spec of the first partition column only; two PARTITION clauses, one snapshot each
+    exec(
+        "ALTER TABLE db.w DROP PARTITION (dt = '2024-01-02'), PARTITION (dt = '2024-01-01', hh = 10)");
+    assertThat(query("SELECT * FROM db.w")).isEmpty();
+    assertThat(query("SHOW PARTITIONS db.w")).isEmpty();
+    assertThat(table("w").latestSnapshot().orElseThrow().id()).isEqualTo(snapshot + 3);
+
+    assertThatThrownBy(() -> exec("ALTER TABLE db.w DROP PARTITION (dt = '2024-01-01')"))
+        .hasStackTraceContaining(
+            "Partition dt=2024-01-01 of db.w does not exist; the table has no partition (DROP IF"
+                + " EXISTS PARTITION ignores a partition that is not there)");
+    assertThatThrownBy(() -> exec("ALTER TABLE db.k DROP PARTITION (dt = 'z')"))
+        .hasStackTraceContaining(
+            "Partition dt=z of db.k does not exist; its partitions are [dt=a, dt=b, dt=c] (DROP IF");
+    exec("ALTER TABLE db.w DROP IF EXISTS PARTITION (dt = '2024-01-01')");
+    assertThatThrownBy(() -> exec("ALTER TABLE db.w DROP PARTITION (v = 'x')"))
+        .hasStackTraceContaining(
+            "'v' is not a partition column of db.w; partition columns are [dt, hh]");
+    assertThat(table("w").latestSnapshot().orElseThrow().id()).isEqualTo(snapshot + 3);
+
+    // a primary-key table with deletion vectors: the partition's rows are gone, others merged
+    exec("ALTER TABLE db.k DROP PARTITION (dt = 'a')");
+    assertThat(query("SELECT * FROM db.k")).containsExactly("+I[2, b, x]", "+I[3, c, x]");
+    assertThat(query("SHOW PARTITIONS db.k")).containsExactly("+I[dt=b]", "+I[dt=c]");
   }
 
   /**
