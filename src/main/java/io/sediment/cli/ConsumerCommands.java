@@ -54,16 +54,18 @@ final class ConsumerCommands {
       Consumers consumers = new Consumers(t);
       Consumers.Change c;
       try {
-        c =
-            nextSnapshotId == null
-                ? consumers.delete(consumerId)
-                : consumers.reset(consumerId, nextSnapshotId);
+        Consumers.checkId(consumerId);
+        c = nextSnapshotId == null ? consumers.delete(consumerId) : null;
       } catch (IllegalArgumentException e) {
-        String option =
-            nextSnapshotId != null && e.getMessage().startsWith("Snapshot ")
-                ? "--next-snapshot-id"
-                : "--consumer-id";
-        throw new IllegalArgumentException(option + ": " + e.getMessage(), e);
+        throw new IllegalArgumentException("--consumer-id: " + e.getMessage(), e);
+      }
+      if (c == null) {
+        try {
+          consumers.checkNextSnapshot(nextSnapshotId);
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("--next-snapshot-id: " + e.getMessage(), e);
+        }
+        c = consumers.reset(consumerId, nextSnapshotId);
       }
       PrintWriter out = spec.commandLine().getOut();
       out.println(describe(c, t));

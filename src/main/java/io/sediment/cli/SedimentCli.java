@@ -8,7 +8,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
-import org.apache.commons.text.similarity.LevenshteinDistance;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -126,15 +125,11 @@ public final class SedimentCli implements Callable<Integer> {
   }
 
   /**
-   * Picocli's message without its own doubled words: some messages already start with "Error: ",
-   * and "Value for option %s" names the option as "option '--x'".
-   */
-  /**
    * The commands (or, for a word starting with {@code -}, the options) of the command a mistyped
-   * word was given to that are close to it: those that start with it, else the fewest edits away
-   * (at most a third of its length, at least 2). Picocli's own suggestions took any name sharing
-   * letter pairs ({@code compcat} got {@code reset-consumer} too) and none for some one-swap typos
-   * ({@code --wraehouse}).
+   * word was given to that are close to it: those that start with it, else those the fewest edits
+   * away (at most a third of its length, at least 2). Picocli's own suggestions took any name
+   * sharing letter pairs ({@code compcat} got {@code reset-consumer} too) and none for some
+   * one-swap typos ({@code --wraehouse}).
    */
   static List<String> closeSuggestions(UnmatchedArgumentException ex) {
     if (ex.getUnmatched().isEmpty()) {
@@ -146,13 +141,19 @@ public final class SedimentCli implements Callable<Integer> {
     CommandSpec spec = ex.getCommandLine().getCommandSpec();
     Iterable<String> names =
         word.startsWith("-") ? spec.optionsMap().keySet() : spec.subcommands().keySet();
+    List<String> prefixed = new ArrayList<>();
+    for (String name : names) {
+      if (word.length() > 1 && name.startsWith(word) && !name.equals(word)) {
+        prefixed.add(name);
+      }
+    }
+    if (!prefixed.isEmpty()) {
+      return prefixed;
+    }
     List<String> close = new ArrayList<>();
     int fewest = Math.max(2, word.length() / 3);
     for (String name : names) {
-      if (word.length() > 1 && name.startsWith(word) && !name.equals(word)) {
-        return List.of(name);
-      }
-      int edits = LevenshteinDistance.getDefaultInstance().apply(word, name);
+      int edits = edits(word, name);
       if (edits < fewest) {
         close.clear();
         fewest = edits;
@@ -164,6 +165,30 @@ public final class SedimentCli implements Callable<Integer> {
     return close;
   }
 
+  /** Levenshtein distance: the fewest one-character insertions, deletions and substitutions. */
+  static int edits(String a, String b) {
+    int[] previous = new int[b.length() + 1];
+    int[] current = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      previous[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      current[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+      }
+      int[] t = previous;
+      previous = current;
+      current = t;
+    }
+    return previous[b.length()];
+  }
+
+  /**
+   * Picocli's message without its own doubled words: some messages already start with "Error: ",
+   * and "Value for option %s" names the option as "option '--x'".
+   */
   static String usageMessage(ParameterException ex) {
     String m = String.valueOf(ex.getMessage()).strip();
     while (m.startsWith("Error: ")) {

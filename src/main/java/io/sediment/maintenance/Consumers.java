@@ -7,8 +7,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
@@ -46,15 +46,12 @@ public final class Consumers {
   }
 
   /**
-   * Makes consumer {@code id} resume at snapshot {@code nextSnapshot}, creating the consumer when
-   * there is none: a snapshot still there, or the one after the latest (only later commits).
+   * Refuses a snapshot a read cannot resume at: one still there, or the one after the latest (only
+   * later commits), are the ones it can.
    *
-   * @throws IllegalArgumentException for an id that cannot name a consumer or another snapshot;
-   *     nothing is changed then
-   * @throws IllegalStateException when an expiry deleted the snapshot while it was being set
+   * @throws IllegalArgumentException naming the snapshots there are
    */
-  public Change reset(String id, long nextSnapshot) {
-    checkId(id);
+  public void checkNextSnapshot(long nextSnapshot) {
     OptionalLong latest = snapshots.latestId();
     long first = snapshots.earliestId().orElse(latest.orElse(0) + 1);
     long last = latest.orElse(0) + 1;
@@ -73,15 +70,35 @@ public final class Consumers {
       throw new IllegalArgumentException(
           "Snapshot " + nextSnapshot + " is not one a read can resume at; " + have);
     }
-    OptionalLong before = consumers.nextSnapshot(id);
-    try {
-      consumers.record(id, nextSnapshot);
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot write consumer " + id + " of " + table.fullName(), e);
-    }
-    // An expiry that read the consumers before this write may have deleted the snapshot since.
+  }
+
+  /**
+   * Makes consumer {@code id} resume at snapshot {@code nextSnapshot} ({@link #checkNextSnapshot}),
+   * creating the consumer when there is none.
+   *
+   * <p>An expiry that read the consumers before the write may retire the snapshot: when it is gone
+   * once written, the consumer is put back as it was and the reset fails. An expiry that planned
+   * before the write and deletes after that check is not seen; resetting to the earliest snapshot
+   * while expiries run can so leave the consumer below the earliest, which its read then reports
+   * (naming the earliest snapshot there is).
+   *
+   * @throws IllegalArgumentException for an id that cannot name a consumer or another snapshot;
+   *     nothing is changed then
+   * @throws IllegalStateException when an expiry retired the snapshot while it was being set
+   */
+  public Change reset(String id, long nextSnapshot) {
+    checkId(id);
+    checkNextSnapshot(nextSnapshot);
+    OptionalLong before = readable(id);
+    boolean existed = consumers.ids().contains(id);
+    record(id, nextSnapshot);
     OptionalLong earliest = snapshots.earliestId();
     if (earliest.isPresent() && earliest.getAsLong() > nextSnapshot) {
+      if (before.isPresent()) {
+        record(id, before.getAsLong());
+      } else if (!existed) {
+        consumers.delete(id);
+      }
       throw new IllegalStateException(
           "Snapshot "
               + nextSnapshot
@@ -91,48 +108,65 @@ public final class Consumers {
               + id
               + "' was reset to it (the earliest is now "
               + earliest.getAsLong()
-              + "): reset it again");
+              + "); the consumer is as it was");
     }
     return new Change(id, before, OptionalLong.of(nextSnapshot));
   }
 
   /**
-   * Deletes consumer {@code id}.
+   * Deletes consumer {@code id}, also when its file does not parse.
    *
    * @throws IllegalArgumentException when the table has no such consumer (naming those it has)
    */
   public Change delete(String id) {
     checkId(id);
-    Map<String, ConsumerManager.Consumer> all = consumers.all();
-    ConsumerManager.Consumer c = all.get(id);
-    if (c == null) {
+    Set<String> ids = consumers.ids();
+    if (!ids.contains(id)) {
       throw new IllegalArgumentException(
           table.fullName()
               + " has no consumer '"
               + id
               + "'; "
-              + (all.isEmpty() ? "it has none" : "its consumers are " + all.keySet()));
+              + (ids.isEmpty() ? "it has none" : "its consumers are " + ids));
     }
+    OptionalLong before = readable(id);
     consumers.delete(id);
-    return new Change(id, OptionalLong.of(c.nextSnapshot()), OptionalLong.empty());
+    return new Change(id, before, OptionalLong.empty());
   }
 
   /**
    * Deletes every consumer whose id matches {@code including} (the whole id; null: every consumer)
-   * and not {@code excluding} (null: none excluded); what each had, by id.
+   * and not {@code excluding} (null: none excluded), also those whose file does not parse; what
+   * each had, by id.
    */
   public List<Change> clear(Pattern including, Pattern excluding) {
     List<Change> cleared = new ArrayList<>();
-    for (Map.Entry<String, ConsumerManager.Consumer> e : consumers.all().entrySet()) {
-      String id = e.getKey();
+    for (String id : consumers.ids()) {
       if ((including == null || including.matcher(id).matches())
           && (excluding == null || !excluding.matcher(id).matches())) {
+        OptionalLong before = readable(id);
         consumers.delete(id);
-        cleared.add(
-            new Change(id, OptionalLong.of(e.getValue().nextSnapshot()), OptionalLong.empty()));
+        cleared.add(new Change(id, before, OptionalLong.empty()));
       }
     }
     return cleared;
+  }
+
+  /** Where consumer {@code id} resumes; empty when there is none or its file does not parse. */
+  private OptionalLong readable(String id) {
+    try {
+      return consumers.nextSnapshot(id);
+    } catch (UncheckedIOException e) {
+      return OptionalLong.empty();
+    }
+  }
+
+  private void record(String id, long nextSnapshot) {
+    try {
+      consumers.record(id, nextSnapshot);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write consumer " + id + " of " + table.fullName(), e);
+    }
   }
 
   /**
@@ -153,7 +187,12 @@ public final class Consumers {
     }
   }
 
-  private static void checkId(String id) {
+  /**
+   * Refuses an id that cannot name a consumer.
+   *
+   * @throws IllegalArgumentException saying what an id may hold
+   */
+  public static void checkId(String id) {
     ConsumerManager.checkId(id)
         .ifPresent(
             m -> {

@@ -10,7 +10,9 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 import org.apache.flink.core.fs.FileStatus;
 
@@ -70,6 +72,22 @@ public final class ConsumerManager {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot delete consumer " + id, e);
     }
+  }
+
+  /** The ids of the table's consumers, sorted; their files are not read. */
+  public Set<String> ids() {
+    Set<String> out = new TreeSet<>();
+    try {
+      for (FileStatus st : fileIO.list(paths.consumerDir())) {
+        String name = st.getPath().getName();
+        if (!st.isDir() && name.startsWith("consumer-")) {
+          out.add(name.substring("consumer-".length()));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list the consumers under " + paths.consumerDir(), e);
+    }
+    return out;
   }
 
   /** Every consumer of the table, by id. */

@@ -397,6 +397,9 @@ class SedimentCliTest {
         assertThat(r.err()).as(typo).contains("Did you mean: " + name + "?\n");
       }
     }
+    // a prefix names every command it starts
+    assertThat(run("re", "--warehouse", dir.toString()).err())
+        .contains("Did you mean: remove-orphan-files or reset-consumer?\n");
     for (String name : List.of("--warehouse", "--table")) {
       for (String typo : typos(name.substring(2))) {
         Result r =

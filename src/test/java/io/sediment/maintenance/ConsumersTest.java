@@ -182,6 +182,30 @@ class ConsumersTest {
     }
   }
 
+  /** A consumer file that does not parse does not stop an operator from deleting consumers. */
+  @Test
+  void aConsumerWhoseFileDoesNotParseCanBeDeletedAndCleared() throws Exception {
+    Table t = table("t");
+    commits(t, 0, 2);
+    Path consumerDir = dir.resolve("db.db/t/consumer");
+    java.nio.file.Files.createDirectories(consumerDir);
+    java.nio.file.Files.writeString(consumerDir.resolve("consumer-bad"), "{not json");
+    Consumers c = new Consumers(t);
+    c.reset("good", 2);
+    assertThat(c.delete("bad").before()).isEmpty();
+    assertThat(consumers(t).all()).containsOnlyKeys("good");
+
+    java.nio.file.Files.writeString(consumerDir.resolve("consumer-bad"), "{not json");
+    assertThat(c.clear(null, null))
+        .extracting(Consumers.Change::consumerId)
+        .containsExactly("bad", "good");
+    assertThat(consumerDir).isEmptyDirectory();
+
+    java.nio.file.Files.writeString(consumerDir.resolve("consumer-bad"), "{not json");
+    c.reset("bad", 1);
+    assertThat(consumers(t).nextSnapshot("bad")).hasValue(1);
+  }
+
   @Test
   void aPatternThatIsNotARegularExpressionIsRefused() {
     assertThat(Consumers.idPattern(null)).isNull();

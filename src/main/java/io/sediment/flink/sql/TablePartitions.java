@@ -3,7 +3,10 @@ package io.sediment.flink.sql;
 import io.sediment.compact.PartitionFilters;
 import io.sediment.data.PartitionComputer;
 import io.sediment.manifest.ManifestEntry;
+import io.sediment.manifest.TablePaths;
 import io.sediment.predicate.Predicate;
+import io.sediment.predicate.PredicateBuilder;
+import io.sediment.predicate.Predicates;
 import io.sediment.table.Table;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -12,6 +15,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 import org.apache.flink.table.catalog.CatalogPartitionSpec;
 import org.apache.flink.table.catalog.exceptions.CatalogException;
 
@@ -53,27 +57,43 @@ final class TablePartitions {
   /**
    * {@code ALTER TABLE t DROP [IF EXISTS] PARTITION (k = v, ...)}, as in Paimon: one OVERWRITE
    * snapshot that removes every live file of the partitions {@code spec} matches ({@code all} is
-   * the table's partitions). Flink calls the catalog once per {@code PARTITION (...)} of the
-   * statement. A column that is not a partition column, and a spec no partition matches (unless
-   * {@code ifExists}), are refused with nothing committed.
+   * the table's partitions, for the error). Flink calls the catalog once per {@code PARTITION
+   * (...)} of the statement. A column that is not a partition column, a value that is not one of
+   * its column's type, and a spec no partition matches (unless {@code ifExists}) are refused with
+   * nothing committed.
    */
   static void drop(
       Table table, CatalogPartitionSpec spec, List<CatalogPartitionSpec> all, boolean ifExists) {
-    // a column that is not a partition column is named before the partitions are looked at
-    Predicate filter =
-        PartitionFilters.ofPartition(table.fullName(), table.schema(), spec.getPartitionSpec());
-    if (all.stream().noneMatch(p -> matches(p, spec))) {
+    Predicate filter = filter(table, spec.getPartitionSpec());
+    // the typed filter decides both whether the partition is there and what is dropped: '03' of
+    // an INT column is 3, a timestamp may be written with a space or a 'T'
+    boolean there =
+        table
+            .latestSnapshot()
+            .map(
+                s ->
+                    table.store().newScan().plan(s).stream()
+                        .anyMatch(e -> filter.test(e.partition())))
+            .orElse(false);
+    if (!there) {
       if (ifExists) {
         return;
       }
+      List<String> keys = table.schema().partitionKeys();
       List<String> names = new ArrayList<>();
       for (CatalogPartitionSpec p : all) {
-        names.add(name(p));
+        List<String> values = new ArrayList<>();
+        for (String k : keys) {
+          values.add(p.getPartitionSpec().get(k));
+        }
+        names.add(TablePaths.partitionPath(keys, values));
       }
       Collections.sort(names);
       throw new CatalogException(
           "Partition "
-              + name(spec)
+              + spec.getPartitionSpec().entrySet().stream()
+                  .map(e -> e.getKey() + "=" + e.getValue())
+                  .collect(Collectors.joining("/"))
               + " of "
               + table.fullName()
               + " does not exist; "
@@ -87,11 +107,28 @@ final class TablePartitions {
     table.newBatchWriteBuilder().newCommit().overwrite(List.of(), filter);
   }
 
-  /** {@code k1=v1/k2=v2}, as SHOW PARTITIONS prints it. */
-  private static String name(CatalogPartitionSpec spec) {
-    StringBuilder sb = new StringBuilder();
-    spec.getPartitionSpec()
-        .forEach((k, v) -> sb.append(sb.length() == 0 ? "" : "/").append(k).append('=').append(v));
-    return sb.toString();
+  /**
+   * The partitions a spec names: an equality per column, parsed to the column's type; {@value
+   * TablePaths#DEFAULT_PARTITION} (the directory name of a null value, as in Paimon; Flink's parser
+   * takes no NULL in a partition spec) or a null is the null value.
+   */
+  private static Predicate filter(Table table, Map<String, String> spec) {
+    List<String> keys = table.schema().partitionKeys();
+    PredicateBuilder builder = new PredicateBuilder(table.schema().partitionType());
+    List<Predicate> parts = new ArrayList<>();
+    Map<String, String> valued = new LinkedHashMap<>();
+    for (Map.Entry<String, String> e : spec.entrySet()) {
+      if (!keys.contains(e.getKey())) {
+        valued.put(e.getKey(), e.getValue()); // refused below, naming the partition columns
+      } else if (e.getValue() == null || TablePaths.DEFAULT_PARTITION.equals(e.getValue())) {
+        parts.add(builder.isNull(e.getKey()));
+      } else {
+        valued.put(e.getKey(), e.getValue());
+      }
+    }
+    if (!valued.isEmpty()) {
+      parts.add(PartitionFilters.ofPartition(table.fullName(), table.schema(), valued));
+    }
+    return Predicates.and(parts);
   }
 }

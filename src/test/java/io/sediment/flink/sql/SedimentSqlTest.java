@@ -921,6 +921,21 @@ class SedimentSqlTest {
         .hasStackTraceContaining(
             "'v' is not a partition column of db.w; partition columns are [dt, hh]");
     assertThat(table("w").latestSnapshot().orElseThrow().id()).isEqualTo(snapshot + 3);
+    assertThatThrownBy(() -> exec("ALTER TABLE db.w DROP PARTITION (hh = 'x')"))
+        .hasStackTraceContaining("'x'");
+    assertThat(table("w").latestSnapshot().orElseThrow().id()).isEqualTo(snapshot + 3);
+
+    // values are read as their column's type ('021' of an INT is 21); a null value's partition is
+    // named by its directory name, as in Paimon (Flink's parser takes no NULL in a partition spec)
+    exec(
+        "INSERT INTO db.w VALUES (4, '2024-02-01', 21, 'x'), (5, '2024-02-01', CAST(NULL AS INT), 'x'),"
+            + " (6, '2024-02-02', CAST(NULL AS INT), 'x')");
+    exec("ALTER TABLE db.w DROP PARTITION (dt = '2024-02-01', hh = '021')");
+    assertThat(query("SELECT id FROM db.w")).containsExactly("+I[5]", "+I[6]");
+    exec("ALTER TABLE db.w DROP PARTITION (dt = '2024-02-01', hh = '__DEFAULT_PARTITION__')");
+    assertThat(query("SELECT id FROM db.w")).containsExactly("+I[6]");
+    exec("ALTER TABLE db.w DROP PARTITION (hh = '__DEFAULT_PARTITION__')");
+    assertThat(query("SELECT id FROM db.w")).isEmpty();
 
     // a primary-key table with deletion vectors: the partition's rows are gone, others merged
     exec("ALTER TABLE db.k DROP PARTITION (dt = 'a')");

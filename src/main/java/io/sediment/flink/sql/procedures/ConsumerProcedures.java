@@ -58,19 +58,19 @@ public final class ConsumerProcedures {
             Long nextSnapshotId) {
       Consumers consumers = new Consumers(ProcedureArgs.table(catalog, table));
       try {
-        return new Row[] {
-          row(
-              nextSnapshotId == null
-                  ? consumers.delete(consumerId)
-                  : consumers.reset(consumerId, nextSnapshotId))
-        };
+        Consumers.checkId(consumerId);
+        if (nextSnapshotId == null) {
+          return new Row[] {row(consumers.delete(consumerId))};
+        }
       } catch (IllegalArgumentException e) {
-        throw ProcedureArgs.bad(
-            nextSnapshotId != null && e.getMessage().startsWith("Snapshot ")
-                ? "next_snapshot_id"
-                : "consumer_id",
-            e);
+        throw ProcedureArgs.bad("consumer_id", e);
       }
+      try {
+        consumers.checkNextSnapshot(nextSnapshotId);
+      } catch (IllegalArgumentException e) {
+        throw ProcedureArgs.bad("next_snapshot_id", e);
+      }
+      return new Row[] {row(consumers.reset(consumerId, nextSnapshotId))};
     }
   }
 
