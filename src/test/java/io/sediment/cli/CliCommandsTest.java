@@ -144,31 +144,11 @@ class CliCommandsTest {
     Table t = table();
     long latest = t.snapshotManager().latestId().orElseThrow();
     String w = dir.toString();
-    Result r =
-        run(
-            "reset-consumer",
-            "--warehouse",
-            w,
-            "--table",
-            "db.t",
-            "--consumer-id",
-            "etl",
-            "--next-snapshot-id",
-            String.valueOf(latest));
+    Result r = resetConsumer(w, "etl", latest);
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out())
         .isEqualTo("Created consumer 'etl' of db.t resumes at snapshot " + latest + "\n");
-    r =
-        run(
-            "reset-consumer",
-            "--warehouse",
-            w,
-            "--table",
-            "db.t",
-            "--consumer-id",
-            "etl",
-            "--next-snapshot-id",
-            String.valueOf(latest + 1));
+    r = resetConsumer(w, "etl", latest + 1);
     assertThat(r.out())
         .isEqualTo(
             "Consumer 'etl' of db.t resumes at snapshot "
@@ -176,17 +156,7 @@ class CliCommandsTest {
                 + " (it was at snapshot "
                 + latest
                 + ")\n");
-    r =
-        run(
-            "reset-consumer",
-            "--warehouse",
-            w,
-            "--table",
-            "db.t",
-            "--consumer-id",
-            "etl",
-            "--next-snapshot-id",
-            String.valueOf(latest + 2));
+    r = resetConsumer(w, "etl", latest + 2);
     assertThat(r.code()).isNotZero();
     assertThat(r.err().strip())
         .startsWith("Error: --next-snapshot-id: Snapshot " + (latest + 2) + " is not one a read");
@@ -199,16 +169,7 @@ class CliCommandsTest {
     assertThat(consumers(t).all()).containsOnlyKeys("etl");
     assertThat(consumers(t).nextSnapshot("etl")).hasValue(latest + 1);
 
-    run(
-        "reset-consumer",
-        "--warehouse",
-        w,
-        "--table",
-        "db.t",
-        "--consumer-id",
-        "app",
-        "--next-snapshot-id",
-        String.valueOf(latest));
+    resetConsumer(w, "app", latest);
     r = run("clear-consumers", "--warehouse", w, "--table", "db.t", "--excluding-consumers", "app");
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out())
@@ -223,6 +184,19 @@ class CliCommandsTest {
     r = run("clear-consumers", "--warehouse", w, "--table", "db.t");
     assertThat(r.out()).isEqualTo("Deleted 0 consumers of db.t\n");
     assertThat(consumers(t).all()).isEmpty();
+  }
+
+  private static Result resetConsumer(String warehouse, String id, long next) {
+    return run(
+        "reset-consumer",
+        "--warehouse",
+        warehouse,
+        "--table",
+        "db.t",
+        "--consumer-id",
+        id,
+        "--next-snapshot-id",
+        String.valueOf(next));
   }
 
   private static ConsumerManager consumers(Table t) {
