@@ -10,6 +10,7 @@ import io.sediment.compact.CompactTask;
 import io.sediment.compact.CompactTaskResult;
 import io.sediment.flink.CompactJob;
 import io.sediment.flink.CompactListener;
+import io.sediment.maintenance.Consumers;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.ConsumerManager;
 import io.sediment.manifest.Snapshot;
@@ -138,6 +139,18 @@ class StreamingReadTest {
     assertThat(second)
         .as("only what was committed after the first read")
         .containsExactlyInAnyOrder(4L, 5L);
+
+    // a consumer an operator set (sys.reset_consumer) at the latest snapshot: a read with its id
+    // starts there, with that snapshot's rows, then the later commits
+    long latest = r.snapshotManager().latestId().getAsLong();
+    new Consumers(r).reset("reader2", latest);
+    List<Long> third = new ArrayList<>();
+    try (WatchedRows it = stream(tEnv, "r", ", 'consumer-id' = 'reader2'")) {
+      third.add((Long) it.next().getField(0));
+      TestTables.writeBatch(r, List.of(row(6L)));
+      third.add((Long) it.next().getField(0));
+    }
+    assertThat(third).as("from snapshot %s on", latest).containsExactly(5L, 6L);
   }
 
   private static void compactFully(Table table) throws Exception {
