@@ -24,7 +24,10 @@ final class TablePartitions {
 
   private TablePartitions() {}
 
-  /** The partitions holding live files in the latest snapshot, as {@code key -> value} specs. */
+  /**
+   * The partitions holding live files in the latest snapshot, as {@code key -> value} specs; a null
+   * value is {@value TablePaths#DEFAULT_PARTITION}.
+   */
   static List<CatalogPartitionSpec> of(Table table) {
     List<String> keys = table.schema().partitionKeys();
     Set<Map<String, String>> seen = new LinkedHashSet<>();
@@ -37,7 +40,9 @@ final class TablePartitions {
                     PartitionComputer.toStrings(table.schema().partitionType(), e.partition());
                 Map<String, String> spec = new LinkedHashMap<>();
                 for (int i = 0; i < keys.size(); i++) {
-                  spec.put(keys.get(i), values.get(i));
+                  // a null value as its directory name, the name DROP PARTITION takes (Paimon's)
+                  String v = values.get(i);
+                  spec.put(keys.get(i), v == null ? TablePaths.DEFAULT_PARTITION : v);
                 }
                 seen.add(spec);
               }

@@ -930,6 +930,11 @@ class SedimentSqlTest {
     exec(
         "INSERT INTO db.w VALUES (4, '2024-02-01', 21, 'x'), (5, '2024-02-01', CAST(NULL AS INT), 'x'),"
             + " (6, '2024-02-02', CAST(NULL AS INT), 'x')");
+    assertThat(query("SHOW PARTITIONS db.w"))
+        .containsExactly(
+            "+I[dt=2024-02-01/hh=21]",
+            "+I[dt=2024-02-01/hh=__DEFAULT_PARTITION__]",
+            "+I[dt=2024-02-02/hh=__DEFAULT_PARTITION__]");
     exec("ALTER TABLE db.w DROP PARTITION (dt = '2024-02-01', hh = '021')");
     assertThat(query("SELECT id FROM db.w")).containsExactly("+I[5]", "+I[6]");
     exec("ALTER TABLE db.w DROP PARTITION (dt = '2024-02-01', hh = '__DEFAULT_PARTITION__')");
