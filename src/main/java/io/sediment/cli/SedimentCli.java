@@ -38,6 +38,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
       CompactCommand.class,
       InspectCommand.class,
       ExpireSnapshotsCommand.class,
+      ExpirePartitionsCommand.class,
       RemoveOrphanFilesCommand.class,
       ConsumerCommands.Reset.class,
       ConsumerCommands.Clear.class,

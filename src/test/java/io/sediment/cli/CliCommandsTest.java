@@ -17,6 +17,8 @@ import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.List;
 import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.StringData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -184,6 +186,56 @@ class CliCommandsTest {
     r = run("clear-consumers", "--warehouse", w, "--table", "db.t");
     assertThat(r.out()).isEqualTo("Deleted 0 consumers of db.t\n");
     assertThat(consumers(t).all()).isEmpty();
+  }
+
+  /** expire-partitions prints what it dropped; a bad option is named and changes nothing. */
+  @Test
+  void expirePartitionsPrintsThePartitionsItDropped() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table t =
+        TestTables.create(
+            catalog,
+            "p",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT())
+                .column("dt", DataTypes.STRING())
+                .partitionKeys("dt")
+                .build());
+    TestTables.writeBatch(
+        t,
+        List.of(
+            GenericRowData.of(1L, StringData.fromString("20000101")),
+            GenericRowData.of(2L, StringData.fromString("29990101"))));
+    String w = dir.toString();
+    Result bad =
+        run(
+            "expire-partitions",
+            "--warehouse",
+            w,
+            "--table",
+            "db.p",
+            "--expiration-time",
+            "1 d",
+            "--timestamp-pattern",
+            "$day");
+    assertThat(bad.err().strip())
+        .isEqualTo(
+            "Error: --timestamp-pattern: '$day' names a column that is not a partition column;"
+                + " partition columns are [dt]");
+    Result r =
+        run(
+            "expire-partitions",
+            "--warehouse",
+            w,
+            "--table",
+            "db.p",
+            "--expiration-time",
+            "1 d",
+            "--timestamp-formatter",
+            "yyyyMMdd");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).isEqualTo("dt=20000101\nExpired 1 partition of db.p\n");
+    assertThat(TestTables.readAll(t)).hasSize(1);
   }
 
   private static Result resetConsumer(String warehouse, String id, long next) {

@@ -388,6 +388,7 @@ class SedimentCliTest {
             "compact",
             "inspect",
             "expire-snapshots",
+            "expire-partitions",
             "remove-orphan-files",
             "reset-consumer",
             "clear-consumers");

@@ -33,7 +33,12 @@ class SqlSessionRefusalsTest {
           "expire_snapshots", "retain_max",
           "remove_orphan_files", "dry_run",
           "reset_consumer", "next_snapshot_id",
-          "clear_consumers", "including_consumers");
+          "clear_consumers", "including_consumers",
+          "expire_partitions", "max_expires");
+
+  /** The procedures that require an argument besides table, and that argument. */
+  private static final Map<String, String> SECOND_REQUIRED =
+      Map.of("reset_consumer", "consumer_id", "expire_partitions", "expiration_time");
 
   /** The procedures whose arguments are all optional. */
   private static final Set<String> NO_REQUIRED_ARGUMENT = Set.of("compact_database");
@@ -84,10 +89,11 @@ class SqlSessionRefusalsTest {
           assertThat(refused("CALL sys." + procedure + "(`tabel` => 'db.t')"))
               .startsWith("Unknown argument 'tabel' of sys." + procedure + "; its arguments are")
               .endsWith("; nothing was run");
-          // reset_consumer requires consumer_id as well
+          // reset_consumer and expire_partitions require a second argument
+          String second = SECOND_REQUIRED.get(procedure);
           String missing =
-              procedure.equals("reset_consumer")
-                  ? "Missing arguments [table, consumer_id] of sys."
+              second != null
+                  ? "Missing arguments [table, " + second + "] of sys."
                   : "Missing argument 'table' of sys.";
           assertThat(refused("CALL sediment.sys." + procedure + "(" + optional + " => NULL)"))
               .startsWith(missing + procedure + " (required); its arguments are table, ");

@@ -5,6 +5,7 @@ import io.sediment.catalog.Identifier;
 import io.sediment.flink.sql.procedures.CompactDatabaseProcedure;
 import io.sediment.flink.sql.procedures.CompactProcedure;
 import io.sediment.flink.sql.procedures.ConsumerProcedures;
+import io.sediment.flink.sql.procedures.ExpirePartitionsProcedure;
 import io.sediment.flink.sql.procedures.ExpireSnapshotsProcedure;
 import io.sediment.flink.sql.procedures.RemoveOrphanFilesProcedure;
 import io.sediment.schema.ScanOptions;
@@ -71,6 +72,7 @@ public final class SedimentCatalog extends AbstractCatalog {
     p.put(CompactProcedure.NAME, CompactProcedure::new);
     p.put(CompactDatabaseProcedure.NAME, CompactDatabaseProcedure::new);
     p.put(ExpireSnapshotsProcedure.NAME, ExpireSnapshotsProcedure::new);
+    p.put(ExpirePartitionsProcedure.NAME, ExpirePartitionsProcedure::new);
     p.put(RemoveOrphanFilesProcedure.NAME, RemoveOrphanFilesProcedure::new);
     p.put(ConsumerProcedures.Reset.NAME, ConsumerProcedures.Reset::new);
     p.put(ConsumerProcedures.Clear.NAME, ConsumerProcedures.Clear::new);

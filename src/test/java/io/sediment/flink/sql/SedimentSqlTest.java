@@ -949,6 +949,37 @@ class SedimentSqlTest {
   }
 
   /**
+   * {@code sys.expire_partitions}, Paimon's procedure: the partitions whose time is older than the
+   * expiration go in one OVERWRITE snapshot, a row each; bad arguments name the argument.
+   */
+  @Test
+  void expirePartitionsDropsTheOldOnes() throws Exception {
+    String today = java.time.LocalDate.now().toString();
+    exec("CREATE TABLE db.e (id BIGINT, dt STRING) PARTITIONED BY (dt)");
+    exec(
+        "INSERT INTO db.e VALUES (1, '2000-01-01'), (2, '2000-01-02'), (3, '"
+            + today
+            + "'),"
+            + " (4, 'no-date')");
+    String call = "CALL c.sys.expire_partitions(`table` => 'db.e', expiration_time => ";
+    assertThat(query(call + "'1 d', timestamp_formatter => 'yyyy-MM-dd')"))
+        .containsExactly("+I[dt=2000-01-01]", "+I[dt=2000-01-02]");
+    assertThat(query("SELECT id FROM db.e")).containsExactly("+I[3]", "+I[4]");
+    assertThat(table("e").latestSnapshot().orElseThrow().commitKind())
+        .isEqualTo(CommitKind.OVERWRITE);
+    assertThat(query(call + "'1 d')")).isEmpty();
+
+    assertThatThrownBy(() -> query(call + "'soon')"))
+        .hasStackTraceContaining(
+            "Argument 'expiration_time': 'soon' is not a duration like '7 d', '12 h' or '30 min'");
+    assertThatThrownBy(() -> query(call + "'1 d', expire_strategy => 'x')"))
+        .hasStackTraceContaining("Argument 'expire_strategy': Unknown expire strategy 'x'");
+    assertThatThrownBy(() -> query(call + "'1 d', timestamp_pattern => '$day')"))
+        .hasStackTraceContaining("Argument 'timestamp_pattern': '$day' names a column");
+    assertThat(query("SELECT id FROM db.e")).containsExactly("+I[3]", "+I[4]");
+  }
+
+  /**
    * Paimon's consumer procedures: {@code reset_consumer} creates, moves and (without a snapshot)
    * deletes a consumer, {@code clear_consumers} deletes those its patterns select; each returns a
    * row per consumer changed, {@code t$consumers} shows the result, and bad arguments name the
