@@ -76,9 +76,10 @@ final class ExpirePartitionsCommand implements Callable<Integer> {
     Table t = new FileSystemCatalog(warehouseOption.warehouse).getTable(table);
     ExpirePartitions expire = new ExpirePartitions(t);
     set("--expiration-time", () -> expire.expirationTime(expiration));
-    set("--timestamp-formatter", () -> expire.timestampFormatter(formatter));
-    set("--timestamp-pattern", () -> expire.timestampPattern(pattern));
-    if (strategy != null) {
+    // blank is left out, as in the procedure
+    set("--timestamp-formatter", () -> expire.timestampFormatter(blankToNull(formatter)));
+    set("--timestamp-pattern", () -> expire.timestampPattern(blankToNull(pattern)));
+    if (blankToNull(strategy) != null) {
       set("--expire-strategy", () -> expire.strategy(strategy));
     }
     if (maxExpires != null) {
@@ -92,6 +93,10 @@ final class ExpirePartitionsCommand implements Callable<Integer> {
     out.println("Expired " + Plurals.of(expired.size(), "partition") + " of " + t.fullName());
     out.flush();
     return ExitCodes.OK;
+  }
+
+  private static String blankToNull(String s) {
+    return s == null || s.isBlank() ? null : s;
   }
 
   private static void set(String option, Runnable setter) {

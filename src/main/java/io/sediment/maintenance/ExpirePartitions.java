@@ -7,7 +7,6 @@ import io.sediment.manifest.ManifestEntry;
 import io.sediment.table.Table;
 import java.time.DateTimeException;
 import java.time.Duration;
-import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
@@ -15,11 +14,14 @@ import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoField;
 import java.time.temporal.TemporalAccessor;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.flink.table.data.binary.BinaryRowData;
 
 /**
@@ -37,12 +39,18 @@ import org.apache.flink.table.data.binary.BinaryRowData;
  */
 public final class ExpirePartitions {
 
+  /** A {@code $column} of a timestamp pattern. */
+  private static final Pattern COLUMN = Pattern.compile("\\$(\\w+)");
+
   /** The strategies, by the names Paimon gives them. */
   public static final List<String> STRATEGIES = List.of("values-time", "update-time");
 
   private final Table table;
   private Duration expiration;
-  private String formatter;
+  private List<DateTimeFormatter> formats =
+      List.of(
+          DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", Locale.ROOT),
+          DateTimeFormatter.ofPattern("yyyy-MM-dd", Locale.ROOT));
   private String pattern;
   private String strategy = "values-time";
   private int maxExpires = Integer.MAX_VALUE;
@@ -69,13 +77,12 @@ public final class ExpirePartitions {
   public ExpirePartitions timestampFormatter(String formatter) {
     if (formatter != null) {
       try {
-        DateTimeFormatter.ofPattern(formatter, Locale.ROOT);
+        this.formats = List.of(DateTimeFormatter.ofPattern(formatter, Locale.ROOT));
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(
             "'" + formatter + "' is not a date-time pattern: " + e.getMessage(), e);
       }
     }
-    this.formatter = formatter;
     return this;
   }
 
@@ -85,16 +92,17 @@ public final class ExpirePartitions {
    */
   public ExpirePartitions timestampPattern(String pattern) {
     if (pattern != null) {
-      String rest = pattern;
-      for (String key : keysByLength()) {
-        rest = rest.replace("$" + key, "");
-      }
-      if (rest.contains("$")) {
-        throw new IllegalArgumentException(
-            "'"
-                + pattern
-                + "' names a column that is not a partition column; partition columns are "
-                + table.schema().partitionKeys());
+      Matcher m = COLUMN.matcher(pattern);
+      while (m.find()) {
+        if (!table.schema().partitionKeys().contains(m.group(1))) {
+          throw new IllegalArgumentException(
+              "'"
+                  + pattern
+                  + "' names $"
+                  + m.group(1)
+                  + ", which is not a partition column; partition columns are "
+                  + table.schema().partitionKeys());
+        }
       }
     }
     this.pattern = pattern;
@@ -130,30 +138,40 @@ public final class ExpirePartitions {
       throw new IllegalArgumentException("An expiration time is required");
     }
     FileStore store = table.store();
-    LocalDateTime now = LocalDateTime.ofInstant(store.clock().instant(), ZoneId.systemDefault());
-    LocalDateTime cutoff = now.minus(expiration);
-    Map<BinaryRowData, LocalDateTime> times = new LinkedHashMap<>();
+    long now = store.clock().millis();
+    long cutoff = now - Math.min(expiration.toMillis(), now - Long.MIN_VALUE / 2);
+    // each partition's time, in epoch millis: parsed once per partition (values-time), or its
+    // newest file's creation time (update-time)
+    Map<BinaryRowData, Long> times = new LinkedHashMap<>();
+    Set<BinaryRowData> unparsed = new HashSet<>();
     table
         .latestSnapshot()
         .ifPresent(
             s -> {
               for (ManifestEntry e : store.newScan().plan(s)) {
-                LocalDateTime t = time(store, e);
-                if (t != null) {
-                  times.merge(e.partition().copy(), t, (a, b) -> a.isAfter(b) ? a : b);
+                BinaryRowData partition = e.partition();
+                if (strategy.equals("update-time")) {
+                  times.merge(partition.copy(), e.file().creationTimeMillis(), Math::max);
+                } else if (!times.containsKey(partition) && !unparsed.contains(partition)) {
+                  Long t = valuesTime(store, partition);
+                  if (t == null) {
+                    unparsed.add(partition.copy());
+                  } else {
+                    times.put(partition.copy(), t);
+                  }
                 }
               }
             });
-    List<Map.Entry<BinaryRowData, LocalDateTime>> expired = new ArrayList<>();
-    for (Map.Entry<BinaryRowData, LocalDateTime> e : times.entrySet()) {
-      if (e.getValue().isBefore(cutoff)) {
+    List<Map.Entry<BinaryRowData, Long>> expired = new ArrayList<>();
+    for (Map.Entry<BinaryRowData, Long> e : times.entrySet()) {
+      if (e.getValue() < cutoff) {
         expired.add(e);
       }
     }
-    expired.sort(Map.Entry.comparingByValue(Comparator.naturalOrder()));
+    expired.sort(Map.Entry.comparingByValue());
     List<BinaryRowData> drop = new ArrayList<>();
     List<String> names = new ArrayList<>();
-    for (Map.Entry<BinaryRowData, LocalDateTime> e :
+    for (Map.Entry<BinaryRowData, Long> e :
         expired.subList(0, Math.min(maxExpires, expired.size()))) {
       drop.add(e.getKey());
       names.add(store.partitionPath(e.getKey()));
@@ -167,34 +185,28 @@ public final class ExpirePartitions {
     return names;
   }
 
-  /** The time of the file's partition by the strategy; null when its values do not parse. */
-  private LocalDateTime time(FileStore store, ManifestEntry e) {
-    if (strategy.equals("update-time")) {
-      return LocalDateTime.ofInstant(
-          Instant.ofEpochMilli(e.file().creationTimeMillis()), ZoneId.systemDefault());
-    }
+  /** The time a partition's values give, in the local zone; null when they do not parse. */
+  private Long valuesTime(FileStore store, BinaryRowData partition) {
     List<String> keys = table.schema().partitionKeys();
-    List<String> values = PartitionComputer.toStrings(store.partitionType(), e.partition());
+    List<String> values = PartitionComputer.toStrings(store.partitionType(), partition);
     String text;
     if (pattern == null) {
       text = values.get(0);
     } else {
-      text = pattern;
-      for (String key : keysByLength()) {
-        String v = values.get(keys.indexOf(key));
-        text = text.replace("$" + key, v == null ? "" : v);
+      Matcher m = COLUMN.matcher(pattern);
+      StringBuilder sb = new StringBuilder();
+      while (m.find()) {
+        String v = values.get(keys.indexOf(m.group(1)));
+        m.appendReplacement(sb, Matcher.quoteReplacement(v == null ? "" : v));
       }
+      m.appendTail(sb);
+      text = sb.toString();
     }
-    return text == null ? null : parse(text);
+    LocalDateTime t = text == null ? null : parse(text);
+    return t == null ? null : t.atZone(ZoneId.systemDefault()).toInstant().toEpochMilli();
   }
 
   private LocalDateTime parse(String text) {
-    List<DateTimeFormatter> formats =
-        formatter != null
-            ? List.of(DateTimeFormatter.ofPattern(formatter, Locale.ROOT))
-            : List.of(
-                DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss", Locale.ROOT),
-                DateTimeFormatter.ofPattern("yyyy-MM-dd", Locale.ROOT));
     for (DateTimeFormatter f : formats) {
       try {
         TemporalAccessor t = f.parse(text);
@@ -206,14 +218,5 @@ public final class ExpirePartitions {
       }
     }
     return null;
-  }
-
-  /**
-   * The partition keys, longest first, so that {@code $dt} does not eat the start of {@code $dtx}.
-   */
-  private List<String> keysByLength() {
-    List<String> keys = new ArrayList<>(table.schema().partitionKeys());
-    keys.sort(Comparator.comparingInt(String::length).reversed());
-    return keys;
   }
 }

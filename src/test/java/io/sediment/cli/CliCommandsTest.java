@@ -220,7 +220,7 @@ class CliCommandsTest {
             "$day");
     assertThat(bad.err().strip())
         .isEqualTo(
-            "Error: --timestamp-pattern: '$day' names a column that is not a partition column;"
+            "Error: --timestamp-pattern: '$day' names $day, which is not a partition column;"
                 + " partition columns are [dt]");
     Result r =
         run(

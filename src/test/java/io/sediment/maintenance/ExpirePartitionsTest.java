@@ -157,7 +157,9 @@ class ExpirePartitionsTest {
         .hasMessageStartingWith("'yyyy-MM-dd'' is not a date-time pattern");
     assertThatThrownBy(() -> e.timestampPattern("$day"))
         .hasMessage(
-            "'$day' names a column that is not a partition column; partition columns are [dt, hh]");
+            "'$day' names $day, which is not a partition column; partition columns are [dt, hh]");
+    assertThatThrownBy(() -> e.timestampPattern("$dtx $hh"))
+        .hasMessageStartingWith("'$dtx $hh' names $dtx, which is not a partition column");
     assertThatThrownBy(() -> e.strategy("sometimes"))
         .hasMessage(
             "Unknown expire strategy 'sometimes': allowed are 'values-time', 'update-time'");

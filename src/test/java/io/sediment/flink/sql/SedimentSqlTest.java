@@ -975,7 +975,7 @@ class SedimentSqlTest {
     assertThatThrownBy(() -> query(call + "'1 d', expire_strategy => 'x')"))
         .hasStackTraceContaining("Argument 'expire_strategy': Unknown expire strategy 'x'");
     assertThatThrownBy(() -> query(call + "'1 d', timestamp_pattern => '$day')"))
-        .hasStackTraceContaining("Argument 'timestamp_pattern': '$day' names a column");
+        .hasStackTraceContaining("Argument 'timestamp_pattern': '$day' names $day, which is not");
     assertThat(query("SELECT id FROM db.e")).containsExactly("+I[3]", "+I[4]");
   }
 

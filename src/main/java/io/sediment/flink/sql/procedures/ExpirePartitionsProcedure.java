@@ -64,7 +64,7 @@ public final class ExpirePartitionsProcedure implements Procedure {
     if (timestampPattern != null && !timestampPattern.isBlank()) {
       apply("timestamp_pattern", () -> expire.timestampPattern(timestampPattern));
     }
-    if (expireStrategy != null) {
+    if (expireStrategy != null && !expireStrategy.isBlank()) {
       apply("expire_strategy", () -> expire.strategy(expireStrategy.strip()));
     }
     if (maxExpires != null) {
