@@ -7,7 +7,6 @@ import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
-import org.apache.flink.util.TimeUtils;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -64,15 +63,7 @@ final class ExpirePartitionsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    Duration expiration;
-    try {
-      expiration = TimeUtils.parseDuration(expirationTime.strip());
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException(
-          "--expiration-time: '"
-              + expirationTime
-              + "' is not a duration like '7 d', '12 h' or '30 min'");
-    }
+    Duration expiration = CompactCommand.parseDuration("--expiration-time", expirationTime.strip());
     Table t = new FileSystemCatalog(warehouseOption.warehouse).getTable(table);
     ExpirePartitions expire = new ExpirePartitions(t);
     set("--expiration-time", () -> expire.expirationTime(expiration));

@@ -970,8 +970,7 @@ class SedimentSqlTest {
     assertThat(query(call + "'1 d')")).isEmpty();
 
     assertThatThrownBy(() -> query(call + "'soon')"))
-        .hasStackTraceContaining(
-            "Argument 'expiration_time': 'soon' is not a duration like '7 d', '12 h' or '30 min'");
+        .hasStackTraceContaining("Argument 'expiration_time': 'soon' is not a duration like ");
     assertThatThrownBy(() -> query(call + "'1 d', expire_strategy => 'x')"))
         .hasStackTraceContaining("Argument 'expire_strategy': Unknown expire strategy 'x'");
     assertThatThrownBy(() -> query(call + "'1 d', timestamp_pattern => '$day')"))

@@ -11,7 +11,6 @@ import org.apache.flink.table.annotation.ProcedureHint;
 import org.apache.flink.table.procedure.ProcedureContext;
 import org.apache.flink.table.procedures.Procedure;
 import org.apache.flink.types.Row;
-import org.apache.flink.util.TimeUtils;
 
 /**
  * {@code CALL c.sys.expire_partitions(`table` => 'db.t', expiration_time => '7 d',
@@ -49,14 +48,7 @@ public final class ExpirePartitionsProcedure implements Procedure {
     } catch (IllegalArgumentException e) {
       throw ProcedureArgs.bad("table", e);
     }
-    Duration expiration;
-    try {
-      expiration = TimeUtils.parseDuration(expirationTime == null ? "" : expirationTime.strip());
-    } catch (RuntimeException e) {
-      throw ProcedureArgs.bad(
-          "expiration_time",
-          "'" + expirationTime + "' is not a duration like '7 d', '12 h' or '30 min'");
-    }
+    Duration expiration = ProcedureArgs.duration("expiration_time", expirationTime);
     apply("expiration_time", () -> expire.expirationTime(expiration));
     if (timestampFormatter != null && !timestampFormatter.isBlank()) {
       apply("timestamp_formatter", () -> expire.timestampFormatter(timestampFormatter));

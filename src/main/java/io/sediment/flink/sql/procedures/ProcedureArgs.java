@@ -68,6 +68,15 @@ public final class ProcedureArgs {
         "Argument '" + argument + "': " + cause.getMessage(), cause);
   }
 
+  /** Argument {@code argument} as a duration ({@code '1 d'}, {@code '12 h'}, {@code '30 min'}). */
+  static Duration duration(String argument, String text) {
+    try {
+      return TimeUtils.parseDuration(text == null ? "" : text.strip());
+    } catch (RuntimeException e) {
+      throw bad(argument, "'" + text + "' is not a duration like '1 d', '12 h' or '30 min'");
+    }
+  }
+
   /** Loads {@code db.table}. */
   static Table table(FileSystemCatalog catalog, String name) {
     if (name == null || name.isBlank()) {
@@ -118,14 +127,7 @@ public final class ProcedureArgs {
       }
     }
     if (partitionIdleTime != null) {
-      Duration idle;
-      try {
-        idle = TimeUtils.parseDuration(partitionIdleTime.strip());
-      } catch (RuntimeException e) {
-        throw bad(
-            "partition_idle_time",
-            "'" + partitionIdleTime + "' is not a duration like '1 d', '12 h' or '30 min'");
-      }
+      Duration idle = duration("partition_idle_time", partitionIdleTime);
       try {
         spec.withPartitionIdleTime(idle);
       } catch (IllegalArgumentException e) {
