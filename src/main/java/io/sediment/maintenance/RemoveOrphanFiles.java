@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * the threshold) protect nothing and are deleted once their outputs are deleted or committed
  * ({@link MarkedOutputs}). Metadata (manifests, manifest lists, files under {@code index/}, staged
  * snapshot files) is removed only once it is older than the threshold and one day: an in-flight
- * commit writes it before it waits for the commit lock. Never touched: {@code schema/}, snapshot
- * files and hints.
+ * commit writes it before it waits for the commit lock. Never touched: {@code schema/}, {@code
+ * tag/}, snapshot files and hints. What a tag's snapshot references is in use, also after its
+ * snapshot expired.
  */
 public final class RemoveOrphanFiles {
 
@@ -161,8 +162,9 @@ public final class RemoveOrphanFiles {
         if (top
             && (name.equals("schema")
                 || name.equals("consumer")
+                || name.equals("tag")
                 || name.equals(TablePaths.MARKERS_DIR))) {
-          continue; // schemas; consumers; the compaction jobs' markers and release records
+          continue; // schemas; consumers; tags; the compaction jobs' markers and release records
         }
         collect(store, st.getPath(), paths, out, false);
       } else if (top) {

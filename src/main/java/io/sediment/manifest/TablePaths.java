@@ -15,6 +15,7 @@ import org.apache.flink.core.fs.Path;
  * &lt;table&gt;/snapshot/snapshot-&lt;id&gt;, LATEST, EARLIEST, user-&lt;user&gt;, EXPIRING
  * &lt;table&gt;/manifest/manifest-list-&lt;uuid&gt;, manifest-&lt;uuid&gt;
  * &lt;table&gt;/index/dv-&lt;uuid&gt;, index-manifest-&lt;uuid&gt;
+ * &lt;table&gt;/tag/tag-&lt;name&gt;
  * &lt;table&gt;/&lt;k1=v1&gt;/&lt;k2=v2&gt;/bucket-&lt;n&gt;/data-&lt;uuid&gt;-&lt;n&gt;.parquet
  * &lt;table&gt;/.markers/&lt;commit-user&gt;/...   (io.sediment.marker.MarkerLayout)
  * </pre>
@@ -79,6 +80,15 @@ public final class TablePaths implements Serializable {
 
   public Path consumer(String consumerId) {
     return child(consumerDir(), "consumer-" + consumerId);
+  }
+
+  /** Directory of the table's tags ({@link TagManager}). */
+  public Path tagDir() {
+    return dirs().tag;
+  }
+
+  public Path tag(String name) {
+    return child(tagDir(), "tag-" + name);
   }
 
   public Path manifestDir() {
@@ -150,6 +160,7 @@ public final class TablePaths implements Serializable {
     final Path manifest;
     final Path index;
     final Path markers;
+    final Path tag;
 
     Dirs(Path root) {
       this.root = root;
@@ -159,6 +170,7 @@ public final class TablePaths implements Serializable {
       this.manifest = child(root, "manifest");
       this.index = child(root, "index");
       this.markers = child(root, MARKERS_DIR);
+      this.tag = child(root, "tag");
     }
   }
 

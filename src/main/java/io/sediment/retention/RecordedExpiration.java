@@ -142,15 +142,17 @@ final class RecordedExpiration {
   /**
    * What an expiration deletes after retiring its snapshot files, how many data files, and the
    * snapshot ids listed for the planning (ascending), which the retiring step uses too: one LIST of
-   * the snapshot directory per expiration. Ids only grow and the latest is never expired, so that
-   * listing's latest is not above today's and its first kept id not too high.
+   * the snapshot directory per expiration; and the tags of retired snapshots whose files it keeps.
+   * Ids only grow and the latest is never expired, so that listing's latest is not above today's
+   * and its first kept id not too high.
    */
   record Deletions(
       List<Path> dataAndVectors,
       List<Path> manifests,
       List<Path> lists,
       int dataFiles,
-      List<Long> listed) {}
+      List<Long> listed,
+      Map<String, Long> tags) {}
 
   /**
    * Reads the metadata of every snapshot the expiration retires and of the oldest one it keeps
@@ -200,7 +202,7 @@ final class RecordedExpiration {
     }
     List<Path> dataAndVectors = new ArrayList<>(data);
     dataAndVectors.addAll(vectors);
-    return new Deletions(dataAndVectors, manifests, lists, data.size(), listed);
+    return new Deletions(dataAndVectors, manifests, lists, data.size(), listed, kept.tags);
   }
 
   private SnapshotExpiration.Result finishSteps(ExpiryRecord record) {
@@ -216,6 +218,13 @@ final class RecordedExpiration {
     }
     String range = retired.get(0).id() + ".." + retired.get(retired.size() - 1).id();
     Deletions d = planned;
+    if (d != null
+        && !TableFiles.tagsUpTo(store, retired.get(retired.size() - 1).id()).equals(d.tags())) {
+      // A tag of a retired snapshot made between the planning and the record: its creation did
+      // not see the record, so this run must see the tag (Tags#create checks after writing).
+      LOG.info("Tags of {} changed while planning its expiration; planning again", tableName);
+      d = null;
+    }
     if (d == null) {
       TableFiles.Reader reader = new TableFiles.Reader(store);
       List<Long> listed = store.snapshotManager().listIds();

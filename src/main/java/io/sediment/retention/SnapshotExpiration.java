@@ -128,6 +128,18 @@ public final class SnapshotExpiration {
     }
   }
 
+  /**
+   * Whether an expiration in progress retires snapshot {@code id}: its record names it. What makes
+   * a new tag safe ({@code maintenance.Tags}): a tag written before the record is created is seen
+   * by that expiration ({@link RecordedExpiration} reads the tags again once it holds the record),
+   * and a tag written after it sees the record.
+   */
+  public static boolean isRetiring(FileStore store, long id) {
+    return ExpiryRecord.read(store.fileIO(), store.paths().expiryRecord())
+        .map(r -> r.retired().stream().anyMatch(s -> s.id() == id))
+        .orElse(false);
+  }
+
   public Result execute() {
     if (retainMin < 1 || retainMax < 1 || limit < 1) {
       throw new IllegalArgumentException(

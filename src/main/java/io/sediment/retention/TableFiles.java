@@ -8,6 +8,7 @@ import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.ManifestFileMeta;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.TablePaths;
+import io.sediment.manifest.TagManager;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import org.apache.flink.core.fs.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,6 +54,9 @@ public final class TableFiles {
    */
   final Map<String, ManifestEntry> dataFiles = new HashMap<>();
 
+  /** The tags whose files were added, by name: the snapshot id of each. */
+  final Map<String, Long> tags = new TreeMap<>();
+
   private TableFiles() {}
 
   /**
@@ -62,7 +67,10 @@ public final class TableFiles {
    * @throws IllegalStateException when the latest snapshot cannot be read, naming the missing file
    */
   public static TableFiles ofRetainedSnapshots(FileStore store) {
-    return collect(new Reader(store), store.snapshotManager().listIds(), Long.MAX_VALUE);
+    Reader reader = new Reader(store);
+    TableFiles out = collect(reader, store.snapshotManager().listIds(), Long.MAX_VALUE);
+    addTags(reader, out, Long.MAX_VALUE);
+    return out;
   }
 
   /**
@@ -76,7 +84,9 @@ public final class TableFiles {
    * histories of ExpirationModelTest). Paimon's expiry relies on the same. Reads one kept
    * snapshot's metadata instead of every kept one's: on an object store, a GET of each snapshot
    * file and a HEAD of each of its lists and manifests fewer per kept snapshot. The latest snapshot
-   * is not read unless it is the first kept one: the caller checks that it is readable.
+   * is not read unless it is the first kept one: the caller checks that it is readable. Tags of
+   * retiring (or older) snapshots keep their files too ({@link #addTags}); a tag of a kept snapshot
+   * needs nothing more, by the same rule.
    *
    * @param listed the snapshot ids listed, ascending
    */
@@ -84,7 +94,89 @@ public final class TableFiles {
     long newestRetiring = retiring.stream().mapToLong(Long::longValue).max().orElse(-1);
     List<Long> ids = new ArrayList<>(listed);
     ids.removeAll(retiring);
-    return collect(reader, ids, newestRetiring);
+    TableFiles out = collect(reader, ids, newestRetiring);
+    addTags(reader, out, newestRetiring);
+    return out;
+  }
+
+  /**
+   * The tags of snapshots up to {@code upTo} (their names and snapshot ids): what an expiration
+   * retiring snapshots up to {@code upTo} must keep the files of ({@link #keptAfterRetiring}).
+   */
+  static Map<String, Long> tagsUpTo(FileStore store, long upTo) {
+    Map<String, Long> out = new TreeMap<>();
+    new TagManager(store.fileIO(), store.paths())
+        .all()
+        .forEach(
+            (name, tag) -> {
+              if (tag.snapshot().id() <= upTo) {
+                out.put(name, tag.snapshot().id());
+              }
+            });
+    return out;
+  }
+
+  /**
+   * Adds the files of every tag of a snapshot up to {@code upTo}: its snapshot's live data files
+   * and metadata. A tag whose metadata is gone fails, naming it: its data files cannot be known, so
+   * nothing may be taken for unreferenced.
+   */
+  private static void addTags(Reader reader, TableFiles out, long upTo) {
+    TagManager tags = new TagManager(reader.store.fileIO(), reader.store.paths());
+    for (TagManager.Tag tag : tags.all().values()) {
+      if (tag.snapshot().id() > upTo) {
+        continue;
+      }
+      SnapshotFiles f = reader.read(Retired.of(tag.snapshot()), false);
+      if (f.missing != null) {
+        throw new IllegalStateException(
+            "Tag '"
+                + tag.name()
+                + "' (snapshot "
+                + tag.snapshot().id()
+                + ") cannot be read: "
+                + f.missing
+                + " does not exist; delete the tag (CALL sys.delete_tag) so that its files are"
+                + " no longer needed");
+      }
+      out.addAll(f);
+      out.tags.put(tag.name(), tag.snapshot().id());
+    }
+  }
+
+  /**
+   * The files the tags {@code deleted} referenced that nothing else does: not the oldest readable
+   * snapshot newer than all of them, not another tag, not a staged snapshot. A tag of a snapshot
+   * still there has none (its snapshot keeps them; the expiration that retires it deletes them).
+   * Safe while others commit, expire and tag: a file of an older snapshot that the oldest readable
+   * one does not reference is referenced by no later snapshot (one unbroken range, see {@link
+   * #keptAfterRetiring}), and a new tag is made only of a snapshot that is still there.
+   */
+  static TableFiles onlyTagged(Reader reader, List<TagManager.Tag> deleted, List<Long> listed) {
+    TableFiles gone = new TableFiles();
+    long oldestListed = listed.isEmpty() ? Long.MAX_VALUE : listed.get(0);
+    long newest = -1;
+    for (TagManager.Tag t : deleted) {
+      if (t.snapshot().id() >= oldestListed) {
+        continue; // its snapshot is there (or expiring, and its expiration keeps what it needs)
+      }
+      SnapshotFiles f = reader.read(Retired.of(t.snapshot()), false);
+      gone.metadataNames.addAll(f.metadata);
+      gone.indexNames.addAll(f.index);
+      if (f.dataComplete) {
+        gone.dataFiles.putAll(f.data);
+      }
+      newest = Math.max(newest, t.snapshot().id());
+    }
+    if (newest < 0) {
+      return gone;
+    }
+    TableFiles kept = collect(reader, listed, newest);
+    addTags(reader, kept, Long.MAX_VALUE);
+    gone.metadataNames.removeAll(kept.metadataNames);
+    gone.indexNames.removeAll(kept.indexNames);
+    gone.dataFiles.keySet().removeAll(kept.dataFiles.keySet());
+    return gone;
   }
 
   /**
@@ -178,6 +270,14 @@ public final class TableFiles {
    */
   static Optional<Path> missingFile(Reader reader, Snapshot snapshot) {
     return Optional.ofNullable(reader.read(Retired.of(snapshot), true).missing);
+  }
+
+  /**
+   * The first metadata file of {@code snapshot} found missing (manifest list, manifest or index
+   * manifest), if any: such a snapshot cannot be read, nor kept by a tag.
+   */
+  public static Optional<Path> missingFileOf(FileStore store, Snapshot snapshot) {
+    return missingFile(new Reader(store), snapshot);
   }
 
   /** Names under {@code manifest/} referenced: manifest lists and manifests. */

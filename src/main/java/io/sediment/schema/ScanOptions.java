@@ -52,6 +52,19 @@ public final class ScanOptions {
                       + " this time, in milliseconds since the epoch."),
           OptionRule.atLeast(0));
 
+  public static final ConfigOption<String> SCAN_TAG_NAME =
+      OPTIONS.add(
+          ConfigOptions.key("scan.tag-name")
+              .stringType()
+              .noDefaultValue()
+              .withDescription(
+                  "The tag a batch read reads (time travel): the snapshot it keeps, also after"
+                      + " snapshot expiry retired that snapshot."),
+          OptionRule.matching(
+              "[A-Za-z0-9_.-]+",
+              "letters, digits, `_`, `.`, `-`",
+              "use letters, digits, '_', '.' and '-' only"));
+
   public static final ConfigOption<Duration> CONTINUOUS_DISCOVERY_INTERVAL =
       OPTIONS.add(
           ConfigOptions.key("continuous.discovery-interval")

@@ -153,21 +153,33 @@ public final class TableOptions implements Serializable {
     }
   }
 
-  /** scan.snapshot-id and scan.timestamp-millis go with the scan.mode that uses them. */
+  /**
+   * scan.snapshot-id, scan.timestamp-millis and scan.tag-name go with the scan.mode that uses them,
+   * one at a time.
+   */
   private static void checkScanStart(Configuration conf, Map<String, String> options) {
     if (!options.containsKey(ScanOptions.SCAN_MODE.key())
         && !options.containsKey(ScanOptions.SCAN_SNAPSHOT_ID.key())
-        && !options.containsKey(ScanOptions.SCAN_TIMESTAMP_MILLIS.key())) {
+        && !options.containsKey(ScanOptions.SCAN_TIMESTAMP_MILLIS.key())
+        && !options.containsKey(ScanOptions.SCAN_TAG_NAME.key())) {
       return;
     }
     String mode = conf.get(ScanOptions.SCAN_MODE).toLowerCase(Locale.ROOT);
     boolean id = options.containsKey(ScanOptions.SCAN_SNAPSHOT_ID.key());
     boolean ts = options.containsKey(ScanOptions.SCAN_TIMESTAMP_MILLIS.key());
+    boolean tag = options.containsKey(ScanOptions.SCAN_TAG_NAME.key());
     String problem = null;
-    if (id && ts) {
-      problem = "give 'scan.snapshot-id' or 'scan.timestamp-millis', not both";
-    } else if (mode.startsWith("from-snapshot") && !id) {
-      problem = "scan.mode '" + mode + "' needs 'scan.snapshot-id'";
+    if ((id ? 1 : 0) + (ts ? 1 : 0) + (tag ? 1 : 0) > 1) {
+      problem = "give one of 'scan.snapshot-id', 'scan.timestamp-millis' and 'scan.tag-name'";
+    } else if (tag && !mode.equals("default") && !mode.equals("from-snapshot")) {
+      problem =
+          "'scan.tag-name' goes with scan.mode 'from-snapshot' (or 'default'), not '" + mode + "'";
+    } else if (mode.startsWith("from-snapshot") && !id && !tag) {
+      problem =
+          "scan.mode '"
+              + mode
+              + "' needs 'scan.snapshot-id'"
+              + (mode.equals("from-snapshot") ? " or 'scan.tag-name'" : "");
     } else if (mode.equals("from-timestamp") && !ts) {
       problem = "scan.mode 'from-timestamp' needs 'scan.timestamp-millis'";
     } else if (id && !mode.equals("default") && !mode.startsWith("from-snapshot")) {

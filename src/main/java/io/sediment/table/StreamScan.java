@@ -70,6 +70,12 @@ public final class StreamScan {
     String mode = options.get(ScanOptions.SCAN_MODE).toLowerCase(Locale.ROOT);
     Long id = options.get(ScanOptions.SCAN_SNAPSHOT_ID);
     Long timestamp = options.get(ScanOptions.SCAN_TIMESTAMP_MILLIS);
+    if (options.get(ScanOptions.SCAN_TAG_NAME) != null) {
+      // a tag's snapshot may be expired, and the changes after it with it
+      throw new IllegalArgumentException(
+          "'scan.tag-name' is for batch reads: a streaming read follows snapshots that are"
+              + " there; start it at a snapshot with 'scan.snapshot-id' instead");
+    }
     if (mode.equals("default")) {
       mode = id != null ? "from-snapshot" : timestamp != null ? "from-timestamp" : "latest-full";
     }

@@ -8,6 +8,7 @@ import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
+import io.sediment.manifest.TagManager;
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.Predicates;
 import io.sediment.schema.FieldMapping;
@@ -25,6 +26,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Plans a read of the latest snapshot (or a given one): partitions pruned by manifest statistics,
@@ -55,9 +57,9 @@ public final class TableScan {
   }
 
   /**
-   * The snapshot a read starts from: {@code scan.snapshot-id}, the newest committed at or before
-   * {@code scan.timestamp-millis}, or the latest; empty when the table has no snapshot and no
-   * particular one was asked for.
+   * The snapshot a read starts from: {@code scan.tag-name}'s, {@code scan.snapshot-id}, the newest
+   * committed at or before {@code scan.timestamp-millis}, or the latest; empty when the table has
+   * no snapshot and no particular one was asked for.
    *
    * @throws IllegalArgumentException when the snapshot asked for is not there (expired, not yet
    *     committed, or no snapshot that old), naming the earliest and latest snapshots still there
@@ -66,7 +68,23 @@ public final class TableScan {
     TableOptions options = store.options();
     Long id = options.get(ScanOptions.SCAN_SNAPSHOT_ID);
     Long timestamp = options.get(ScanOptions.SCAN_TIMESTAMP_MILLIS);
+    String tag = options.get(ScanOptions.SCAN_TAG_NAME);
     SnapshotManager snapshots = store.snapshotManager();
+    if (tag != null) {
+      TagManager tags = new TagManager(store.fileIO(), store.paths());
+      Optional<TagManager.Tag> t = tags.get(tag);
+      if (t.isEmpty()) {
+        Set<String> names = tags.names();
+        throw new IllegalArgumentException(
+            "Tag '"
+                + tag
+                + "' (scan.tag-name) of "
+                + tableName()
+                + " is not there; "
+                + (names.isEmpty() ? "the table has no tag" : "its tags are " + names));
+      }
+      return Optional.of(t.get().snapshot());
+    }
     if (id != null) {
       Optional<Snapshot> s = snapshots.snapshotIfExists(id);
       if (s.isEmpty()) {

@@ -7,11 +7,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.commit.CommitMessage;
 import io.sediment.io.DataFileFactory;
+import io.sediment.maintenance.Tags;
 import io.sediment.manifest.ConsumerManager;
 import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
+import io.sediment.manifest.TagManager;
 import io.sediment.manifest.UserCommit;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
@@ -32,6 +34,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
@@ -103,6 +106,9 @@ class ExpirationModelTest {
     final Map<String, Long> nextIdentifier = new HashMap<>();
     // the rows of the latest snapshot by key (an append table's keys never repeat)
     final Map<String, String> rows = new HashMap<>();
+    // tags by name: the snapshot each keeps, and that snapshot's rows
+    final Map<String, Long> tags = new TreeMap<>();
+    final Map<String, List<String>> tagRows = new HashMap<>();
     // the snapshots of the record a killed run left
     List<Long> pending = List.of();
     long lastSeen = -1;
@@ -115,6 +121,8 @@ class ExpirationModelTest {
     int olderRunsWithSnapshotFiles;
     int hintsRecorded;
     int shortcuts;
+    int tagsOfExpired;
+    int tagFilesDeleted;
   }
 
   // what the histories reached, over the seeds of one run of the class
@@ -139,6 +147,8 @@ class ExpirationModelTest {
       TOTAL.olderRunsWithSnapshotFiles += m.olderRunsWithSnapshotFiles;
       TOTAL.hintsRecorded += m.hintsRecorded;
       TOTAL.shortcuts += m.shortcuts;
+      TOTAL.tagsOfExpired += m.tagsOfExpired;
+      TOTAL.tagFilesDeleted += m.tagFilesDeleted;
       seedsRun++;
     }
   }
@@ -155,7 +165,8 @@ class ExpirationModelTest {
     System.out.printf(
         "%d seeds: %d snapshots expired, %d runs killed, %d records finished, %d gone snapshots"
             + " swept, %d hints written by an expiry, %d runs decided without a listing, %d stale"
-            + " hints, %d older runs over several snapshots (%d with snapshot files)%n",
+            + " hints, %d older runs over several snapshots (%d with snapshot files), %d tags of"
+            + " expired snapshots, %d files deleted with a tag%n",
         seedsRun,
         TOTAL.expired,
         TOTAL.killed,
@@ -165,7 +176,9 @@ class ExpirationModelTest {
         TOTAL.shortcuts,
         TOTAL.staleHints,
         TOTAL.olderRunsOfSeveral,
-        TOTAL.olderRunsWithSnapshotFiles);
+        TOTAL.olderRunsWithSnapshotFiles,
+        TOTAL.tagsOfExpired,
+        TOTAL.tagFilesDeleted);
     assertThat(TOTAL.expired).as("snapshots expired").isGreaterThan(100);
     assertThat(TOTAL.killed).as("runs killed part way").isGreaterThan(5);
     assertThat(TOTAL.finishedRecords).as("records finished by a later run").isGreaterThan(5);
@@ -177,6 +190,8 @@ class ExpirationModelTest {
         .isGreaterThan(0);
     assertThat(TOTAL.hintsRecorded).as("hints the expiry wrote").isGreaterThan(3);
     assertThat(TOTAL.shortcuts).as("runs decided without a listing").isGreaterThan(3);
+    assertThat(TOTAL.tagsOfExpired).as("tags whose snapshot expired").isGreaterThan(3);
+    assertThat(TOTAL.tagFilesDeleted).as("files only a deleted tag kept").isGreaterThan(0);
   }
 
   /**
@@ -343,6 +358,8 @@ class ExpirationModelTest {
         what = "consumer";
       } else if (op < 71) {
         what = "older version's interrupted expiration " + olderVersionRun(r, t, m, tableDir);
+      } else if (op < 79) {
+        what = tag(r, t, m, tableDir);
       } else {
         what = expire(r, t, m, tableDir);
       }
@@ -351,7 +368,7 @@ class ExpirationModelTest {
           t,
           m,
           tableDir,
-          op >= 67 || step == STEPS - 1,
+          op >= 67 || step == STEPS - 1 || !m.tags.isEmpty() && r.nextInt(4) == 0,
           "seed " + seed + " step " + step + " (" + what + ")");
     }
     return m;
@@ -465,6 +482,56 @@ class ExpirationModelTest {
   }
 
   /**
+   * Tags a snapshot that is there (now and then one that an older version's run half expired, which
+   * is refused) with the rows a read of it finds, or deletes a tag; a deletion deletes the files
+   * only that tag referenced, which {@link #check} sees (nothing no kept snapshot or tag needs is
+   * left).
+   */
+  private static String tag(SplittableRandom r, Table t, Model m, Path tableDir)
+      throws IOException {
+    Tags tags = new Tags(t);
+    List<Long> ids = t.snapshotManager().listIds();
+    if (!m.tags.isEmpty() && (ids.isEmpty() || r.nextBoolean())) {
+      List<String> names = new ArrayList<>(m.tags.keySet());
+      String name = names.get(r.nextInt(names.size()));
+      long id = m.tags.get(name);
+      boolean ofExpired = !ids.contains(id);
+      Set<String> before = dataOnDisk(tableDir);
+      Tags.Deleted deleted = tags.delete(List.of(name));
+      assertThat(deleted.tags()).extracting(TagManager.Tag::name).containsExactly(name);
+      m.tags.remove(name);
+      m.tagRows.remove(name);
+      before.removeAll(dataOnDisk(tableDir));
+      assertThat(deleted.dataFiles())
+          .as("data files the deletion of " + name + " deleted")
+          .isEqualTo(before.size());
+      m.tagFilesDeleted += deleted.dataFiles();
+      return "delete tag " + name + " of snapshot " + id + (ofExpired ? " (expired)" : "");
+    }
+    if (ids.isEmpty()) {
+      return "tag (no snapshot yet)";
+    }
+    long id = ids.get(r.nextInt(ids.size()));
+    String name = "tag" + m.tags.size() + "-" + id;
+    if (m.gone.contains(id) || !m.pending.isEmpty() && m.pending.contains(id)) {
+      assertThatThrownBy(() -> tags.create(name, OptionalLong.of(id)))
+          .as("a tag of snapshot " + id + ", which is half expired")
+          .isInstanceOfAny(IllegalArgumentException.class, IllegalStateException.class);
+      assertThat(new TagManager(t.store().fileIO(), t.store().paths()).names())
+          .doesNotContain(name);
+      return "tag of half-expired snapshot " + id + " refused";
+    }
+    List<String> rows =
+        TestTables.toStrings(
+            t.rowType(), TestTables.readAll(t.copy(Map.of("scan.snapshot-id", Long.toString(id)))));
+    TagManager.Tag made = tags.create(name, OptionalLong.of(id));
+    assertThat(made.snapshot().id()).isEqualTo(id);
+    m.tags.put(name, id);
+    m.tagRows.put(name, rows);
+    return "tag " + name;
+  }
+
+  /**
    * What a run of an older version left when it was killed expiring the oldest one to three
    * snapshots: it deleted the data files only they used, then the manifests only they used, now and
    * then their manifest lists too, and then (with the lists) the snapshot files of some of them,
@@ -477,6 +544,9 @@ class ExpirationModelTest {
     List<Long> ids = t.snapshotManager().listIds();
     if (ids.size() < 2 || m.gone.contains(ids.get(0)) || !m.pending.isEmpty()) {
       return "(none)";
+    }
+    if (!m.tags.isEmpty()) {
+      return "(none: the table has tags, which an older version does not know)";
     }
     boolean lists = r.nextBoolean();
     // the oldest snapshots of the range that lose a file an expiration's planning opens (it does
@@ -717,6 +787,7 @@ class ExpirationModelTest {
       }
     }
     m.expired += expected.size();
+    m.tagsOfExpired += (int) m.tags.values().stream().filter(expected::contains).count();
     m.gone.removeAll(expected);
     m.pending = List.of();
     return settings;
@@ -781,6 +852,15 @@ class ExpirationModelTest {
         neededIndex.addAll(made.index());
       }
     }
+    for (long id : m.tags.values()) {
+      // a tag keeps what its snapshot referenced, after the snapshot expired too
+      Made made = m.snapshots.get(id);
+      needed.addAll(made.data());
+      neededMetadata.addAll(made.metadata());
+      neededIndex.addAll(made.index());
+      mayStay.addAll(made.data());
+      mayStayMetadata.addAll(made.allMetadata());
+    }
     Set<String> data = dataOnDisk(tableDir);
     Set<String> metadata = metadataOnDisk(tableDir);
     assertThat(data).as(at + ": data files the kept snapshots need").containsAll(needed);
@@ -809,6 +889,13 @@ class ExpirationModelTest {
       assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
           .as(at + ": the rows of the latest snapshot")
           .containsExactlyInAnyOrderElementsOf(m.rows.values());
+      m.tagRows.forEach(
+          (name, tagged) ->
+              assertThat(
+                      TestTables.toStrings(
+                          t.rowType(), TestTables.readAll(t.copy(Map.of("scan.tag-name", name)))))
+                  .as(at + ": the rows of tag " + name)
+                  .containsExactlyInAnyOrderElementsOf(tagged));
     }
   }
 

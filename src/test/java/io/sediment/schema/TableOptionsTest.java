@@ -348,9 +348,29 @@ class TableOptionsTest {
 
   @Test
   void scanOptionsThatDoNotGoTogetherAreRefusedNamingThem() {
-    assertThatThrownBy(
-            () -> TableOptions.of(Map.of("scan.snapshot-id", "3", "scan.timestamp-millis", "5")))
-        .hasMessageContaining("'scan.snapshot-id' or 'scan.timestamp-millis', not both");
+    Map<String, String> starts =
+        Map.of("scan.snapshot-id", "3", "scan.timestamp-millis", "5", "scan.tag-name", "t1");
+    for (String a : starts.keySet()) {
+      for (String b : starts.keySet()) {
+        if (a.compareTo(b) < 0) {
+          assertThatThrownBy(() -> TableOptions.of(Map.of(a, starts.get(a), b, starts.get(b))))
+              .as(a + " with " + b)
+              .hasMessageContaining(
+                  "give one of 'scan.snapshot-id', 'scan.timestamp-millis' and 'scan.tag-name'");
+        }
+      }
+    }
+    for (String mode : List.of("latest", "latest-full", "from-snapshot-full", "from-timestamp")) {
+      assertThatThrownBy(() -> TableOptions.of(Map.of("scan.mode", mode, "scan.tag-name", "t1")))
+          .hasMessageContaining("'scan.tag-name' goes with scan.mode 'from-snapshot'");
+    }
+    assertThat(
+            TableOptions.of(Map.of("scan.mode", "from-snapshot", "scan.tag-name", "t1"))
+                .get(ScanOptions.SCAN_TAG_NAME))
+        .isEqualTo("t1");
+    assertThatThrownBy(() -> TableOptions.of(Map.of("scan.mode", "from-snapshot")))
+        .hasMessageContaining(
+            "scan.mode 'from-snapshot' needs 'scan.snapshot-id' or 'scan.tag-name'");
     assertThatThrownBy(
             () -> TableOptions.of(Map.of("scan.mode", "latest", "scan.snapshot-id", "3")))
         .hasMessageContaining("'scan.snapshot-id' goes with scan.mode 'from-snapshot'")

@@ -11,6 +11,7 @@ import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.ManifestFileMeta;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
+import io.sediment.manifest.TagManager;
 import io.sediment.mergetree.DeletionVectors;
 import io.sediment.mergetree.KeyValueLayout;
 import io.sediment.mergetree.MergeFunctions;
@@ -250,9 +251,21 @@ final class SimTable {
     SnapshotManager sm = t.snapshotManager();
     IndexManifest index = new IndexManifest(t.store().fileIO(), t.store().paths());
     Map<String, List<ManifestEntry>> manifests = new HashMap<>();
+    List<Snapshot> kept = new ArrayList<>();
     for (long id : sm.listIds()) {
       try {
-        Snapshot s = sm.snapshot(id);
+        kept.add(sm.snapshot(id));
+      } catch (RuntimeException e) {
+        throw new AssertionError("listed snapshot " + id + " is not readable: " + e, e);
+      }
+    }
+    // a tag keeps what its snapshot referenced, also after that snapshot expired
+    new TagManager(t.store().fileIO(), t.store().paths())
+        .all()
+        .values()
+        .forEach(tag -> kept.add(tag.snapshot()));
+    for (Snapshot s : kept) {
+      try {
         // each manifest read once: consecutive snapshots share most of them
         Set<String> live = new LinkedHashSet<>();
         Set<String> deleted = new HashSet<>();
@@ -278,7 +291,8 @@ final class SimTable {
           }
         }
       } catch (IOException | RuntimeException e) {
-        throw new AssertionError("listed snapshot " + id + " is not readable: " + e, e);
+        throw new AssertionError(
+            "snapshot " + s.id() + " (listed or tagged) is not readable: " + e, e);
       }
     }
     return referenced;

@@ -1,0 +1,193 @@
+package io.sediment.maintenance;
+
+import io.sediment.commit.SnapshotCommits;
+import io.sediment.manifest.FileStore;
+import io.sediment.manifest.Snapshot;
+import io.sediment.manifest.SnapshotManager;
+import io.sediment.manifest.TagManager;
+import io.sediment.retention.SnapshotExpiration;
+import io.sediment.retention.TableFiles;
+import io.sediment.retention.TagDeletion;
+import io.sediment.table.Table;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.apache.flink.core.fs.Path;
+
+/**
+ * The tags of a table as an operator makes and deletes them ({@code CALL sys.create_tag} and {@code
+ * sys.delete_tag}, Paimon's procedures): a tag keeps one snapshot readable ({@code scan.tag-name})
+ * after snapshot expiry has retired it, and keeps its files from expiry and orphan removal until
+ * the tag is deleted.
+ *
+ * <p>A tag is made only of a snapshot that is there and that no expiration in progress retires,
+ * checked after the tag file is written: an expiration that created its record before that check is
+ * seen by it (the tag is deleted again and the creation fails), one that creates its record later
+ * reads the tags once it holds the record and keeps the tag's files.
+ */
+public final class Tags {
+
+  private final Table table;
+  private final FileStore store;
+  private final TagManager tags;
+  private final SnapshotManager snapshots;
+
+  public Tags(Table table) {
+    this.table = table;
+    this.store = table.store();
+    this.tags = new TagManager(store.fileIO(), store.paths());
+    this.snapshots = table.snapshotManager();
+  }
+
+  /**
+   * What a deletion did: the tags deleted (those whose file parsed) and the files only they
+   * referenced.
+   */
+  public record Deleted(List<TagManager.Tag> tags, int dataFiles, int metadataFiles) {}
+
+  /** Every tag of the table, by name. */
+  public Map<String, TagManager.Tag> all() {
+    return tags.all();
+  }
+
+  /**
+   * Makes tag {@code name} of snapshot {@code snapshotId} (empty: the latest).
+   *
+   * @throws IllegalArgumentException for a name that cannot name a tag ({@link #checkName}), a
+   *     snapshot a tag cannot keep ({@link #checkSnapshot}) or a tag of that name that exists;
+   *     nothing is changed then
+   * @throws IllegalStateException when the snapshot expired while the tag was being made; the tag
+   *     is not there then
+   */
+  public TagManager.Tag create(String name, OptionalLong snapshotId) {
+    checkName(name);
+    Snapshot snapshot = checkSnapshot(snapshotId);
+    if (tags.names().contains(name)) {
+      throw new IllegalArgumentException(
+          "Tag '" + name + "' of " + table.fullName() + " exists already; delete it first");
+    }
+    boolean created;
+    try {
+      created =
+          SnapshotCommits.tryCreateExclusive(
+              store, store.paths().tag(name), snapshot.toJson().getBytes(StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write tag " + name + " of " + table.fullName(), e);
+    }
+    if (!created) {
+      throw new IllegalArgumentException(
+          "Tag '" + name + "' of " + table.fullName() + " was made by another run meanwhile");
+    }
+    if (SnapshotExpiration.isRetiring(store, snapshot.id())
+        || snapshots.snapshotIfExists(snapshot.id()).isEmpty()) {
+      tags.delete(name);
+      throw new IllegalStateException(
+          "Snapshot "
+              + snapshot.id()
+              + " of "
+              + table.fullName()
+              + " expired while tag '"
+              + name
+              + "' was being made; the tag was not made");
+    }
+    return tags.get(name).orElseThrow();
+  }
+
+  /**
+   * Deletes the tags {@code names}, then the files only they referenced (those of snapshots that
+   * expired meanwhile).
+   *
+   * @throws IllegalArgumentException when a name is not a tag of the table (naming those it has);
+   *     nothing is deleted then
+   */
+  public Deleted delete(List<String> names) {
+    Set<String> unique = new LinkedHashSet<>(names);
+    if (unique.isEmpty()) {
+      throw new IllegalArgumentException("Give the name of a tag to delete");
+    }
+    Set<String> there = tags.names();
+    for (String name : unique) {
+      checkName(name);
+      if (!there.contains(name)) {
+        throw new IllegalArgumentException(
+            table.fullName()
+                + " has no tag '"
+                + name
+                + "'; "
+                + (there.isEmpty() ? "it has none" : "its tags are " + there));
+      }
+    }
+    List<TagManager.Tag> deleted = new ArrayList<>();
+    for (String name : unique) {
+      readable(name).ifPresent(deleted::add); // a tag that does not parse is deleted all the same
+      tags.delete(name);
+    }
+    TagDeletion.Result files = TagDeletion.deleteFilesOf(store, deleted);
+    return new Deleted(List.copyOf(deleted), files.dataFiles(), files.metadataFiles());
+  }
+
+  private Optional<TagManager.Tag> readable(String name) {
+    try {
+      return tags.get(name);
+    } catch (UncheckedIOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * The snapshot a tag of {@code id} (empty: the latest) would keep.
+   *
+   * @throws IllegalArgumentException when it is not there, naming the snapshots there are, or
+   *     cannot be read (an interrupted expiration retired it)
+   */
+  public Snapshot checkSnapshot(OptionalLong id) {
+    Optional<Snapshot> s =
+        id.isPresent() ? snapshots.snapshotIfExists(id.getAsLong()) : snapshots.latest();
+    if (s.isPresent()) {
+      Optional<Path> missing = TableFiles.missingFileOf(store, s.get());
+      if (missing.isPresent()) {
+        throw new IllegalArgumentException(
+            "Snapshot "
+                + s.get().id()
+                + " of "
+                + table.fullName()
+                + " cannot be read ("
+                + missing.get()
+                + " does not exist): it is expired; tag a later snapshot");
+      }
+      return s.get();
+    }
+    OptionalLong earliest = snapshots.earliestId();
+    OptionalLong latest = snapshots.latestId();
+    String have =
+        latest.isEmpty()
+            ? table.fullName() + " has no snapshot yet"
+            : table.fullName()
+                + " has snapshots "
+                + earliest.orElse(latest.getAsLong())
+                + " to "
+                + latest.getAsLong();
+    throw new IllegalArgumentException(
+        id.isPresent() ? "Snapshot " + id.getAsLong() + " is not there; " + have : have);
+  }
+
+  /**
+   * Refuses a name that cannot name a tag.
+   *
+   * @throws IllegalArgumentException saying what a name may hold
+   */
+  public static void checkName(String name) {
+    TagManager.checkName(name)
+        .ifPresent(
+            m -> {
+              throw new IllegalArgumentException(m);
+            });
+  }
+}

@@ -1,0 +1,121 @@
+package io.sediment.manifest;
+
+import io.sediment.fs.FileIO;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import org.apache.flink.core.fs.FileStatus;
+
+/**
+ * The tags of a table: named snapshots kept after snapshot expiry, each a copy of its snapshot's
+ * file in {@code tag/tag-<name>} (Paimon's layout), written once. Expiry and orphan removal keep
+ * every file a tag's snapshot references ({@code retention.TableFiles}); a read with {@code
+ * scan.tag-name} reads it. When a tag was made is its file's modification time.
+ */
+public final class TagManager {
+
+  /** What a tag name may be: it names a file, and all digits would read as a snapshot id. */
+  private static final Pattern VALID_NAME = Pattern.compile("[A-Za-z0-9_.-]+");
+
+  private static final String PREFIX = "tag-";
+
+  private final FileIO fileIO;
+  private final TablePaths paths;
+
+  public TagManager(FileIO fileIO, TablePaths paths) {
+    this.fileIO = fileIO;
+    this.paths = paths;
+  }
+
+  /** One tag: its name, the snapshot it keeps, and when it was made. */
+  public record Tag(String name, Snapshot snapshot, long createdMillis) {}
+
+  /** The refusal of a tag name that cannot name a tag, or empty when it is fine. */
+  public static Optional<String> checkName(String name) {
+    if (name == null || name.isBlank()) {
+      return Optional.of("A tag name must not be empty");
+    }
+    if (!VALID_NAME.matcher(name).matches()) {
+      return Optional.of(
+          "Invalid tag name '" + name + "': use letters, digits, '_', '.' and '-' only");
+    }
+    if (name.chars().allMatch(Character::isDigit)) {
+      return Optional.of(
+          "Invalid tag name '" + name + "': a tag name of digits only reads as a snapshot id");
+    }
+    return Optional.empty();
+  }
+
+  /** Tag {@code name}, if there is one. */
+  public Optional<Tag> get(String name) {
+    try {
+      return Optional.of(read(fileIO.fs(paths.tag(name)).getFileStatus(paths.tag(name)), name));
+    } catch (FileNotFoundException e) {
+      return Optional.empty();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read tag " + name + " at " + paths.tag(name), e);
+    }
+  }
+
+  /** Deletes tag {@code name}; false when there was none. */
+  public boolean delete(String name) {
+    try {
+      return fileIO.delete(paths.tag(name), false);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot delete tag " + name, e);
+    }
+  }
+
+  /** The names of the table's tags, sorted; their files are not read. */
+  public Set<String> names() {
+    Set<String> out = new TreeSet<>();
+    try {
+      for (FileStatus st : fileIO.list(paths.tagDir())) {
+        String file = st.getPath().getName();
+        if (!st.isDir() && file.startsWith(PREFIX)) {
+          out.add(file.substring(PREFIX.length()));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list the tags under " + paths.tagDir(), e);
+    }
+    return out;
+  }
+
+  /** Every tag of the table, by name. A tag file that does not parse fails, naming the file. */
+  public Map<String, Tag> all() {
+    Map<String, Tag> out = new TreeMap<>();
+    try {
+      for (FileStatus st : fileIO.list(paths.tagDir())) {
+        String file = st.getPath().getName();
+        if (st.isDir() || !file.startsWith(PREFIX)) {
+          continue; // such as a temporary file of a creation in progress
+        }
+        String name = file.substring(PREFIX.length());
+        try {
+          out.put(name, read(st, name));
+        } catch (FileNotFoundException gone) {
+          // deleted meanwhile
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot list the tags under " + paths.tagDir(), e);
+    }
+    return out;
+  }
+
+  private Tag read(FileStatus st, String name) throws IOException {
+    String json = fileIO.readUtf8(st.getPath());
+    try {
+      return new Tag(name, Snapshot.fromJson(json), st.getModificationTime());
+    } catch (IllegalArgumentException e) {
+      throw new IOException("Tag file " + st.getPath() + " is not a valid snapshot: " + e, e);
+    }
+  }
+}

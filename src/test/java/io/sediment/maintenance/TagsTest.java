@@ -1,0 +1,277 @@
+package io.sediment.maintenance;
+
+import static io.sediment.testutil.TestTables.row;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.manifest.TagManager;
+import io.sediment.retention.SnapshotExpiration;
+import io.sediment.schema.Schema;
+import io.sediment.table.Table;
+import io.sediment.testutil.FaultyFileSystem;
+import io.sediment.testutil.TestTables;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Tags as an operator uses them: a tag keeps its snapshot readable ({@code scan.tag-name}) and its
+ * files on disk after expiry and orphan removal, deleting it deletes the files only it kept, bad
+ * input changes nothing, and a tag made while an expiration runs is either refused or kept.
+ * Generated histories of commits, compactions, expirations and tags: {@code
+ * retention.ExpirationModelTest}.
+ */
+class TagsTest {
+
+  @TempDir Path dir;
+
+  @AfterEach
+  void reset() {
+    FaultyFileSystem.reset();
+  }
+
+  /**
+   * db.name: an append table, or a primary-key table with deletion vectors; no automatic expiry.
+   */
+  private Table table(String name, boolean primaryKey) {
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
+    Schema.Builder schema =
+        TestTables.idValueSchema()
+            .option("snapshot.num-retained.max", "100000")
+            .option("compaction.min.file-num", "2");
+    if (primaryKey) {
+      schema.primaryKey("id").option("bucket", "1").option("deletion-vectors.enabled", "true");
+    }
+    return TestTables.create(catalog, name, schema.build());
+  }
+
+  private Path tableDir(String name) {
+    return dir.resolve("db.db").resolve(name);
+  }
+
+  private static List<String> rows(Table t) {
+    return TestTables.toStrings(t.rowType(), TestTables.readAll(t));
+  }
+
+  private static List<String> rowsOfTag(Table t, String tag) {
+    return rows(t.copy(Map.of("scan.tag-name", tag)));
+  }
+
+  private Set<String> dataFiles(String name) throws Exception {
+    try (Stream<Path> files = Files.walk(tableDir(name))) {
+      return files
+          .map(p -> p.getFileName().toString())
+          .filter(n -> n.startsWith("data-"))
+          .collect(Collectors.toSet());
+    }
+  }
+
+  @ParameterizedTest(name = "primary key {0}")
+  @ValueSource(booleans = {false, true})
+  void aTagKeepsItsSnapshotAfterExpiryAndOrphanRemovalAndItsDeletionFreesItsFiles(
+      boolean primaryKey) throws Exception {
+    Table t = table("t", primaryKey);
+    for (long i = 0; i < 3; i++) {
+      TestTables.writeBatch(t, List.of(row(i, "v" + i)));
+    }
+    List<String> atThree = rows(t);
+    Tags tags = new Tags(t);
+    long tagged = t.snapshotManager().latestId().getAsLong();
+    TagManager.Tag tag = tags.create("before-compaction", OptionalLong.empty());
+    assertThat(tag.snapshot().id()).as("the latest").isEqualTo(tagged);
+    Set<String> filesAtThree =
+        t.store().newScan().plan(tag.snapshot()).stream()
+            .map(e -> e.file().fileName())
+            .collect(Collectors.toSet());
+
+    TestTables.writeBatch(t, List.of(row(0L, "changed")));
+    t.newCompactBuilder().execute();
+    long latest = t.snapshotManager().latestId().getAsLong();
+    new ExpireSnapshots(t).retainMax(1).execute();
+    assertThat(t.snapshotManager().listIds()).containsExactly(latest);
+    new RemoveOrphanFiles(t).olderThan(Long.MAX_VALUE).execute();
+
+    assertThat(rowsOfTag(t, "before-compaction")).containsExactlyInAnyOrderElementsOf(atThree);
+    assertThat(dataFiles("t")).containsAll(filesAtThree);
+    List<String> now = rows(t);
+    assertThat(now).hasSize(primaryKey ? 3 : 4);
+
+    Tags.Deleted deleted = tags.delete(List.of("before-compaction"));
+    assertThat(deleted.tags())
+        .extracting(TagManager.Tag::name)
+        .containsExactly("before-compaction");
+    assertThat(deleted.dataFiles()).isEqualTo(filesAtThree.size());
+    assertThat(dataFiles("t")).doesNotContainAnyElementsOf(filesAtThree);
+    assertThat(deleted.metadataFiles()).isPositive();
+    assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(now);
+    // nothing is left that orphan removal would take: the deletion took what only the tag kept
+    assertThat(new RemoveOrphanFiles(t).olderThan(Long.MAX_VALUE).dryRun(true).execute()).isEmpty();
+  }
+
+  @Test
+  void deletingATagOfASnapshotStillThereDeletesNoFileAndExpiryLaterDoes() throws Exception {
+    Table t = table("t", false);
+    TestTables.writeBatch(t, List.of(row(1L, "a")));
+    TestTables.writeBatch(t, List.of(row(2L, "b")));
+    Tags tags = new Tags(t);
+    tags.create("one", OptionalLong.of(1));
+    tags.create("two", OptionalLong.of(1));
+    t.newCompactBuilder().execute();
+    Set<String> before = dataFiles("t");
+
+    Tags.Deleted deleted = tags.delete(List.of("one"));
+    assertThat(deleted.dataFiles()).isZero();
+    assertThat(dataFiles("t")).isEqualTo(before);
+    // tag two still keeps snapshot 1's file
+    new ExpireSnapshots(t).retainMax(1).execute();
+    assertThat(rowsOfTag(t, "two")).containsExactly("(1,a)");
+    tags.delete(List.of("two"));
+    assertThat(dataFiles("t")).hasSize(1);
+    assertThat(rows(t)).containsExactlyInAnyOrder("(1,a)", "(2,b)");
+  }
+
+  @Test
+  void badInputIsRefusedAndChangesNothing() throws Exception {
+    Table empty = table("empty", false);
+    assertThatThrownBy(() -> new Tags(empty).create("t1", OptionalLong.empty()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("db.empty has no snapshot yet");
+
+    Table t = table("t", false);
+    TestTables.writeBatch(t, List.of(row(1L, "a")));
+    TestTables.writeBatch(t, List.of(row(2L, "b")));
+    Tags tags = new Tags(t);
+    tags.create("kept", OptionalLong.of(1));
+    for (String bad : new String[] {"", " ", "a/b", "../x", "a b", "12", null}) {
+      assertThatThrownBy(() -> tags.create(bad, OptionalLong.empty()))
+          .as(bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageMatching("(Invalid tag name '.*': .*|A tag name must not be empty)");
+      assertThatThrownBy(() -> tags.delete(java.util.Arrays.asList(bad)))
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+    assertThatThrownBy(() -> tags.create("kept", OptionalLong.of(2)))
+        .hasMessage("Tag 'kept' of db.t exists already; delete it first");
+    for (long id : new long[] {0, 3, -1, Long.MAX_VALUE}) {
+      assertThatThrownBy(() -> tags.create("x", OptionalLong.of(id)))
+          .hasMessage("Snapshot " + id + " is not there; db.t has snapshots 1 to 2");
+    }
+    assertThatThrownBy(() -> tags.delete(List.of("kept", "nope")))
+        .hasMessage("db.t has no tag 'nope'; its tags are [kept]");
+    assertThatThrownBy(() -> tags.delete(List.of())).hasMessage("Give the name of a tag to delete");
+    assertThat(tags.all()).containsOnlyKeys("kept");
+    assertThat(tags.all().get("kept").snapshot().id()).isEqualTo(1);
+
+    // reads: a tag that is not there, and a tag with another start
+    assertThatThrownBy(() -> rowsOfTag(t, "nope"))
+        .hasMessageContaining("Tag 'nope' (scan.tag-name) of table ")
+        .hasMessageEndingWith("is not there; its tags are [kept]");
+    assertThatThrownBy(
+            () -> t.copy(Map.of("scan.tag-name", "kept", "scan.snapshot-id", "1")).options())
+        .hasMessageContaining(
+            "give one of 'scan.snapshot-id', 'scan.timestamp-millis' and 'scan.tag-name'");
+    assertThatThrownBy(() -> t.copy(Map.of("scan.tag-name", "kept", "scan.mode", "latest")))
+        .hasMessageContaining("'scan.tag-name' goes with scan.mode 'from-snapshot'");
+    assertThatThrownBy(
+            () ->
+                t.copy(Map.of("scan.tag-name", "kept"))
+                    .newReadBuilder()
+                    .newStreamScan()
+                    .resolveStart())
+        .hasMessageContaining("'scan.tag-name' is for batch reads");
+    assertThat(rows(t.copy(Map.of("scan.tag-name", "kept", "scan.mode", "from-snapshot"))))
+        .containsExactly("(1,a)");
+  }
+
+  /**
+   * An expiration in progress retires the snapshot: its record is there (a run killed part way left
+   * it), so the tag is refused and not left behind; the next run finishes the expiration.
+   */
+  @Test
+  void aTagOfASnapshotAnExpirationInProgressRetiresIsRefused() throws Exception {
+    Table t = table("t", false);
+    for (long i = 0; i < 3; i++) {
+      TestTables.writeBatch(t, List.of(row(i, "v" + i)));
+    }
+    FaultyFileSystem.failDeletesAfter(0); // killed at its first delete, after its record
+    assertThatThrownBy(() -> new ExpireSnapshots(t).retainMax(1).execute())
+        .isInstanceOf(RuntimeException.class);
+    FaultyFileSystem.reset();
+    assertThat(SnapshotExpiration.isRetiring(t.store(), 1)).isTrue();
+
+    assertThatThrownBy(() -> new Tags(t).create("late", OptionalLong.of(1)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "Snapshot 1 of db.t expired while tag 'late' was being made; the tag was not made");
+    assertThat(new Tags(t).all()).isEmpty();
+    new ExpireSnapshots(t).retainMax(1).execute();
+    assertThat(t.snapshotManager().listIds()).containsExactly(3L);
+    assertThat(rows(t)).hasSize(3);
+  }
+
+  /**
+   * The other order: the tag is made after the expiration planned (without it) and before it
+   * creates its record, so the tag's check finds no record. The expiration reads the tags again
+   * once it holds the record and keeps the tag's files. Fails without that second read: the tagged
+   * snapshot's files are deleted under the tag.
+   */
+  @Test
+  void aTagMadeBetweenAnExpirationsPlanningAndItsRecordIsKept() throws Exception {
+    Table t = table("t", false);
+    for (long i = 0; i < 3; i++) {
+      TestTables.writeBatch(t, List.of(row(i, "v" + i)));
+    }
+    t.newCompactBuilder().execute(); // snapshot 4 replaces the three files
+    AtomicBoolean tagged = new AtomicBoolean();
+    FaultyFileSystem.onCreate(
+        p -> {
+          if (p.contains("/snapshot/.EXPIRING.") && tagged.compareAndSet(false, true)) {
+            new Tags(t).create("racing", OptionalLong.of(3));
+          }
+        });
+    new ExpireSnapshots(t).retainMax(1).execute();
+    assertThat(tagged).isTrue();
+    assertThat(t.snapshotManager().listIds()).containsExactly(4L);
+    assertThat(rowsOfTag(t, "racing")).containsExactlyInAnyOrder("(0,v0)", "(1,v1)", "(2,v2)");
+  }
+
+  /**
+   * A tag whose metadata is gone blocks expiry and orphan removal, naming itself, until deleted.
+   */
+  @Test
+  void anUnreadableTagIsNamedAndCanBeDeleted() throws Exception {
+    Table t = table("t", false);
+    TestTables.writeBatch(t, List.of(row(1L, "a")));
+    TestTables.writeBatch(t, List.of(row(2L, "b")));
+    new Tags(t).create("broken", OptionalLong.of(1));
+    String list = new Tags(t).all().get("broken").snapshot().baseManifestList();
+    TestTables.writeBatch(t, List.of(row(3L, "c")));
+    // a tag file naming a list that is not there (as if copied from another table)
+    Path tagFile = tableDir("t").resolve("tag").resolve("tag-broken");
+    Files.writeString(tagFile, Files.readString(tagFile).replace(list, "manifest-list-gone"));
+
+    assertThatThrownBy(() -> new ExpireSnapshots(t).retainMax(1).execute())
+        .hasMessageContaining("Tag 'broken' (snapshot 1) cannot be read")
+        .hasMessageContaining("nothing was expired");
+    assertThat(t.snapshotManager().listIds()).containsExactly(1L, 2L, 3L);
+    assertThatThrownBy(() -> new RemoveOrphanFiles(t).olderThan(Long.MAX_VALUE).execute())
+        .hasMessageContaining("Tag 'broken' (snapshot 1) cannot be read");
+
+    new Tags(t).delete(List.of("broken"));
+    new ExpireSnapshots(t).retainMax(1).execute();
+    assertThat(t.snapshotManager().listIds()).containsExactly(3L);
+    assertThat(rows(t)).containsExactlyInAnyOrder("(1,a)", "(2,b)", "(3,c)");
+  }
+}
