@@ -52,12 +52,13 @@ final class ConsumerCommands {
     public Integer call() {
       Table t = new FileSystemCatalog(warehouseOption.warehouse).getTable(table);
       Consumers consumers = new Consumers(t);
-      named("--consumer-id", () -> Consumers.checkId(consumerId));
+      OptionRefusals.check("--consumer-id", () -> Consumers.checkId(consumerId));
       Consumers.Change c;
       if (nextSnapshotId == null) {
-        c = named("--consumer-id", () -> consumers.delete(consumerId));
+        c = OptionRefusals.named("--consumer-id", () -> consumers.delete(consumerId));
       } else {
-        named("--next-snapshot-id", () -> consumers.checkNextSnapshot(nextSnapshotId));
+        OptionRefusals.check(
+            "--next-snapshot-id", () -> consumers.checkNextSnapshot(nextSnapshotId));
         c = consumers.reset(consumerId, nextSnapshotId);
       }
       PrintWriter out = spec.commandLine().getOut();
@@ -116,24 +117,6 @@ final class ConsumerCommands {
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(option + ": " + e.getMessage(), e);
       }
-    }
-  }
-
-  /** Runs {@code check}; its refusal names {@code option}. */
-  private static void named(String option, Runnable check) {
-    named(
-        option,
-        () -> {
-          check.run();
-          return null;
-        });
-  }
-
-  private static <T> T named(String option, java.util.function.Supplier<T> action) {
-    try {
-      return action.get();
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(option + ": " + e.getMessage(), e);
     }
   }
 

@@ -17,11 +17,12 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * The {@code sediment} command: {@code compact}, {@code inspect}, {@code expire-snapshots}, {@code
- * remove-orphan-files}, {@code demo}, {@code sql}, {@code bench}, one class each. Jobs run on an
- * embedded Flink (configured by {@code flink-conf/}) or, under {@code flink run}, on the cluster.
- * {@link #run} returns the exit code ({@link ExitCodes}: 0 success, 2 bad arguments, 1 any other
- * failure such as a missing table or a failed job); errors are one line unless {@code --verbose}.
+ * The {@code sediment} command: {@code compact}, {@code inspect}, the maintenance commands
+ * (snapshots, orphan files, partitions, consumers, tags), {@code demo}, {@code sql}, {@code bench},
+ * a class each or one per kind. Jobs run on an embedded Flink (configured by {@code flink-conf/})
+ * or, under {@code flink run}, on the cluster. {@link #run} returns the exit code ({@link
+ * ExitCodes}: 0 success, 2 bad arguments, 1 any other failure such as a missing table or a failed
+ * job); errors are one line unless {@code --verbose}.
  */
 @Command(
     name = "sediment",
@@ -42,6 +43,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
       RemoveOrphanFilesCommand.class,
       ConsumerCommands.Reset.class,
       ConsumerCommands.Clear.class,
+      TagCommands.Create.class,
+      TagCommands.Delete.class,
       DemoCommand.class,
       SqlCommand.class
     })

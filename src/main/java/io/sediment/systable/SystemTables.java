@@ -11,6 +11,7 @@ import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.ManifestFileMeta;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
+import io.sediment.manifest.TagManager;
 import io.sediment.mergetree.SortedRun;
 import io.sediment.schema.CompactionOptions;
 import io.sediment.schema.TableSchema;
@@ -36,9 +37,10 @@ import org.apache.flink.table.types.logical.RowType;
 /**
  * The system tables of a table, read as {@code t$<name>} (Paimon's names and columns where Paimon
  * has the table): {@code snapshots}, {@code schemas}, {@code options}, {@code files}, {@code
- * manifests}, {@code partitions}, {@code consumers}, and {@code buckets}, which answers "what needs
- * compaction" per primary-key bucket. Each is computed from the table's metadata when it is read
- * (the latest snapshot for files, partitions and buckets); none can be written.
+ * manifests}, {@code partitions}, {@code consumers}, {@code tags}, and {@code buckets}, which
+ * answers "what needs compaction" per primary-key bucket. Each is computed from the table's
+ * metadata when it is read (the latest snapshot for files, partitions and buckets); none can be
+ * written.
  */
 public final class SystemTables {
 
@@ -163,6 +165,16 @@ public final class SystemTables {
             DataTypes.FIELD("next_snapshot_id", DataTypes.BIGINT()),
             DataTypes.FIELD("update_time", DataTypes.TIMESTAMP(3))),
         SystemTables::consumers);
+    register(
+        "tags",
+        DataTypes.ROW(
+            DataTypes.FIELD("tag_name", DataTypes.STRING().notNull()),
+            DataTypes.FIELD("snapshot_id", DataTypes.BIGINT().notNull()),
+            DataTypes.FIELD("schema_id", DataTypes.BIGINT().notNull()),
+            DataTypes.FIELD("commit_time", DataTypes.TIMESTAMP(3)),
+            DataTypes.FIELD("record_count", DataTypes.BIGINT()),
+            DataTypes.FIELD("create_time", DataTypes.TIMESTAMP(3))),
+        SystemTables::tags);
   }
 
   private interface Rows {
@@ -435,6 +447,25 @@ public final class SystemTables {
         .forEach(
             (id, c) ->
                 out.add(GenericRowData.of(str(id), c.nextSnapshot(), time(c.modifiedMillis()))));
+    return out;
+  }
+
+  private static List<RowData> tags(Table table) {
+    List<RowData> out = new ArrayList<>();
+    new TagManager(table.store().fileIO(), table.store().paths())
+        .all()
+        .forEach(
+            (name, t) -> {
+              Snapshot s = t.snapshot();
+              out.add(
+                  GenericRowData.of(
+                      str(name),
+                      s.id(),
+                      s.schemaId(),
+                      time(s.timeMillis()),
+                      s.totalRecordCount(),
+                      time(t.createdMillis())));
+            });
     return out;
   }
 }

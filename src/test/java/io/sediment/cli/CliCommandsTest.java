@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.cli.SedimentCliTest.Result;
 import io.sediment.manifest.ConsumerManager;
+import io.sediment.manifest.TagManager;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.TestTables;
@@ -186,6 +187,76 @@ class CliCommandsTest {
     r = run("clear-consumers", "--warehouse", w, "--table", "db.t");
     assertThat(r.out()).isEqualTo("Deleted 0 consumers of db.t\n");
     assertThat(consumers(t).all()).isEmpty();
+  }
+
+  /**
+   * create-tag and delete-tag say what they did; delete-tag deletes the files only the deleted tags
+   * held; bad input is one line naming the option, and changes nothing.
+   */
+  @Test
+  void createTagAndDeleteTagSayWhatTheyDid() throws Exception {
+    Table t = table(); // snapshots 1 to 3
+    String w = dir.toString();
+    Result r =
+        run(
+            "create-tag",
+            "--warehouse",
+            w,
+            "--table",
+            "db.t",
+            "--tag",
+            "first",
+            "--snapshot-id",
+            "1");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).isEqualTo("Created tag 'first' of db.t at snapshot 1\n");
+    r = run("create-tag", "--warehouse", w, "--table", "db.t", "--tag", "last");
+    assertThat(r.out()).isEqualTo("Created tag 'last' of db.t at snapshot 3\n");
+
+    r = run("create-tag", "--warehouse", w, "--table", "db.t", "--tag", "last");
+    assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err().strip())
+        .isEqualTo("Error: --tag: Tag 'last' of db.t exists already; delete it first");
+    r = run("create-tag", "--warehouse", w, "--table", "db.t", "--tag", "x", "--snapshot-id", "7");
+    assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err().strip())
+        .isEqualTo("Error: --snapshot-id: Snapshot 7 is not there; db.t has snapshots 1 to 3");
+    r = run("create-tag", "--warehouse", w, "--table", "db.t", "--tag", "a b");
+    assertThat(r.err().strip()).startsWith("Error: --tag: Invalid tag name 'a b'");
+    r = run("delete-tag", "--warehouse", w, "--table", "db.t", "--tag", "first,nope");
+    assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err().strip())
+        .isEqualTo("Error: --tag: db.t has no tag 'nope'; its tags are [first, last]");
+    assertThat(tags(t).names()).containsExactly("first", "last");
+
+    // a new version of row 0 in a new file; snapshot 1's file is then held by tag 'first' only
+    TestTables.writeBatch(t, List.of(TestTables.row(0L, "new")));
+    r = run("compact", "--warehouse", w, "--table", "db.t");
+    assertThat(r.code()).as(r.err()).isZero();
+    r = run("expire-snapshots", "--warehouse", w, "--table", "db.t", "--retain-max", "1");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(dataFiles()).as("the tags' three, and the compacted one").hasSize(4);
+    r = run("delete-tag", "--warehouse", w, "--table", "db.t", "--tag", "first, last");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out())
+        .startsWith(
+            "Deleted tag 'first' of db.t (snapshot 1)\n"
+                + "Deleted tag 'last' of db.t (snapshot 3)\n"
+                + "Deleted 2 tags of db.t; deleted 3 data files and ");
+    assertThat(r.out()).endsWith(" metadata files only they referenced\n");
+    assertThat(tags(t).names()).isEmpty();
+    assertThat(dataFiles()).hasSize(1);
+    assertThat(TestTables.readAll(t)).hasSize(3);
+  }
+
+  private static TagManager tags(Table t) {
+    return new TagManager(t.store().fileIO(), t.store().paths());
+  }
+
+  private List<Path> dataFiles() throws Exception {
+    try (var files = Files.walk(dir)) {
+      return files.filter(f -> f.getFileName().toString().startsWith("data-")).toList();
+    }
   }
 
   /** expire-partitions prints what it dropped; a bad option is named and changes nothing. */

@@ -34,11 +34,18 @@ class SqlSessionRefusalsTest {
           "remove_orphan_files", "dry_run",
           "reset_consumer", "next_snapshot_id",
           "clear_consumers", "including_consumers",
-          "expire_partitions", "max_expires");
+          "expire_partitions", "max_expires",
+          "create_tag", "snapshot_id");
 
   /** The procedures that require an argument besides table, and that argument. */
   private static final Map<String, String> SECOND_REQUIRED =
-      Map.of("reset_consumer", "consumer_id", "expire_partitions", "expiration_time");
+      Map.of(
+          "reset_consumer", "consumer_id",
+          "expire_partitions", "expiration_time",
+          "create_tag", "tag");
+
+  /** The procedures whose arguments are all required, and the one besides table. */
+  private static final Map<String, String> NO_OPTIONAL_ARGUMENT = Map.of("delete_tag", "tag");
 
   /** The procedures whose arguments are all optional. */
   private static final Set<String> NO_REQUIRED_ARGUMENT = Set.of("compact_database");
@@ -82,6 +89,7 @@ class SqlSessionRefusalsTest {
       }
     }
     Set<String> covered = new TreeSet<>(OPTIONAL_ARGUMENT.keySet());
+    covered.addAll(NO_OPTIONAL_ARGUMENT.keySet());
     covered.addAll(NO_REQUIRED_ARGUMENT);
     assertThat(listed).isEqualTo(covered);
     OPTIONAL_ARGUMENT.forEach(
@@ -89,7 +97,7 @@ class SqlSessionRefusalsTest {
           assertThat(refused("CALL sys." + procedure + "(`tabel` => 'db.t')"))
               .startsWith("Unknown argument 'tabel' of sys." + procedure + "; its arguments are")
               .endsWith("; nothing was run");
-          // reset_consumer and expire_partitions require a second argument
+          // those of SECOND_REQUIRED require a second argument
           String second = SECOND_REQUIRED.get(procedure);
           String missing =
               second != null
@@ -98,6 +106,45 @@ class SqlSessionRefusalsTest {
           assertThat(refused("CALL sediment.sys." + procedure + "(" + optional + " => NULL)"))
               .startsWith(missing + procedure + " (required); its arguments are table, ");
         });
+    NO_OPTIONAL_ARGUMENT.forEach(
+        (procedure, second) -> {
+          assertThat(
+                  refused("CALL sys." + procedure + "(`tabel` => 'db.t', " + second + " => 'x')"))
+              .isEqualTo(
+                  "Unknown argument 'tabel' of sys."
+                      + procedure
+                      + "; its arguments are table, "
+                      + second
+                      + "; nothing was run");
+          assertThat(refused("CALL sediment.sys." + procedure + "(" + second + " => NULL)"))
+              .isEqualTo(
+                  "Missing argument 'table' of sys."
+                      + procedure
+                      + " (required); its arguments are table, "
+                      + second
+                      + "; nothing was run");
+        });
+  }
+
+  /**
+   * Paimon's {@code time_retained} of {@code create_tag} is not supported: the procedure declares
+   * it so that Flink passes it on (it drops an argument a procedure does not declare, and a tag
+   * kept for ever would be made), and refuses it, making no tag.
+   */
+  @Test
+  void createTagRefusesTimeRetained() throws Exception {
+    run("CREATE TABLE db.tagged (id INT)");
+    run("INSERT INTO db.tagged VALUES (1)");
+    assertThat(
+            refused(
+                "CALL sys.create_tag(`table` => 'db.tagged', tag => 'x', time_retained => '1 d')"))
+        .isEqualTo(
+            "Argument 'time_retained': is not supported: a tag is kept until delete_tag deletes"
+                + " it; nothing was run");
+    assertThat(run("SELECT * FROM db.`tagged$tags`")).doesNotContain(" x |");
+    assertThat(run("CALL sys.create_tag(`table` => 'db.tagged', tag => 'x')"))
+        .contains(" x |")
+        .contains(" created |");
   }
 
   @Test

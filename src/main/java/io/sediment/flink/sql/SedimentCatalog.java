@@ -8,6 +8,7 @@ import io.sediment.flink.sql.procedures.ConsumerProcedures;
 import io.sediment.flink.sql.procedures.ExpirePartitionsProcedure;
 import io.sediment.flink.sql.procedures.ExpireSnapshotsProcedure;
 import io.sediment.flink.sql.procedures.RemoveOrphanFilesProcedure;
+import io.sediment.flink.sql.procedures.TagProcedures;
 import io.sediment.schema.ScanOptions;
 import io.sediment.schema.SchemaChange;
 import io.sediment.systable.SystemTables;
@@ -52,8 +53,8 @@ import org.apache.flink.table.procedures.Procedure;
  * FileSystemCatalog}. Tables are created from Flink DDL (physical columns, {@code PRIMARY KEY ...
  * NOT ENFORCED}, {@code PARTITIONED BY}, options in {@code WITH} validated like {@link
  * io.sediment.schema.TableOptions}); reads and writes go through {@link SedimentTableFactory}. The
- * virtual database {@code sys} holds the procedures {@code compact}, {@code expire_snapshots} and
- * {@code remove_orphan_files}.
+ * virtual database {@code sys} holds the procedures (compaction, expiry of snapshots and
+ * partitions, orphan removal, consumers, tags; {@code SHOW PROCEDURES} lists them).
  */
 public final class SedimentCatalog extends AbstractCatalog {
 
@@ -76,6 +77,8 @@ public final class SedimentCatalog extends AbstractCatalog {
     p.put(RemoveOrphanFilesProcedure.NAME, RemoveOrphanFilesProcedure::new);
     p.put(ConsumerProcedures.Reset.NAME, ConsumerProcedures.Reset::new);
     p.put(ConsumerProcedures.Clear.NAME, ConsumerProcedures.Clear::new);
+    p.put(TagProcedures.Create.NAME, TagProcedures.Create::new);
+    p.put(TagProcedures.Delete.NAME, TagProcedures.Delete::new);
     this.procedures = Collections.unmodifiableMap(p);
   }
 

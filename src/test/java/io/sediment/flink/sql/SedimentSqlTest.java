@@ -9,6 +9,7 @@ import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.ConsumerManager;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.Snapshot;
+import io.sediment.manifest.TagManager;
 import io.sediment.systable.SystemTables;
 import io.sediment.table.DataSplit;
 import io.sediment.table.Table;
@@ -1028,6 +1029,113 @@ class SedimentSqlTest {
     assertThat(query("CALL c.sys.clear_consumers(`table` => 'db.t')"))
         .containsExactly("+I[etl-2, 3, null, deleted]");
     assertThat(query("SELECT * FROM db.`t$consumers`")).isEmpty();
+  }
+
+  /**
+   * Paimon's tag procedures: {@code create_tag} tags the latest or a given snapshot, {@code t$tags}
+   * lists the tags by name, a batch read with {@code scan.tag-name} reads the tag's snapshot after
+   * later commits and after expiry retired it, and {@code delete_tag} deletes a list of tags and
+   * the files only they held; bad arguments name the argument and change nothing.
+   */
+  @Test
+  void tagProceduresCreateListReadAndDelete() throws Exception {
+    createAndFill(); // snapshots 1 to 4, two rows each
+    String create = "CALL c.sys.create_tag(`table` => 'db.t', tag => ";
+    assertThat(query(create + "'v2', snapshot_id => 2)")).containsExactly("+I[v2, 2, created]");
+    assertThat(query(create + "'latest')")).containsExactly("+I[latest, 4, created]");
+    Table t = table("t");
+    TagManager tags = new TagManager(t.store().fileIO(), t.store().paths());
+    List<String> expected = new ArrayList<>();
+    for (String name : List.of("latest", "v2")) {
+      TagManager.Tag tag = tags.get(name).orElseThrow();
+      Snapshot s = t.snapshotManager().snapshot(tag.snapshot().id());
+      expected.add(
+          "+I["
+              + name
+              + ", "
+              + s.id()
+              + ", 0, "
+              + utc(s.timeMillis())
+              + ", "
+              + s.totalRecordCount()
+              + ", "
+              + utc(tag.createdMillis())
+              + "]");
+    }
+    assertThat(rows(tEnv.executeSql("SELECT * FROM db.`t$tags`")))
+        .as("sorted by name")
+        .containsExactlyElementsOf(expected);
+    assertThat(query("SELECT tag_name, snapshot_id, record_count FROM db.`t$tags`"))
+        .containsExactly("+I[latest, 4, 8]", "+I[v2, 2, 4]");
+
+    String v2 = "SELECT * FROM db.t /*+ OPTIONS('scan.tag-name' = 'v2') */";
+    String latest = "SELECT * FROM db.t /*+ OPTIONS('scan.tag-name' = 'latest') */";
+    List<String> asOf2 = query("SELECT * FROM db.t /*+ OPTIONS('scan.snapshot-id' = '2') */");
+    List<String> asOf4 = query("SELECT * FROM db.t");
+    assertThat(asOf2).hasSize(4);
+    exec("INSERT OVERWRITE db.t VALUES (100, 'a', 'z'), (200, 'b', 'w')"); // snapshot 5
+    assertThat(query(v2)).isEqualTo(asOf2);
+    assertThat(query(latest)).isEqualTo(asOf4).hasSize(8);
+    query("CALL c.sys.expire_snapshots(`table` => 'db.t', retain_max => 1)");
+    assertThat(t.snapshotManager().listIds()).containsExactly(5L);
+    assertThat(query(v2)).as("the tag keeps its files from expiry").isEqualTo(asOf2);
+    assertThat(query(latest)).isEqualTo(asOf4);
+
+    assertThatThrownBy(() -> query(create + "'latest')"))
+        .hasStackTraceContaining(
+            "Argument 'tag': Tag 'latest' of db.t exists already; delete it first");
+    assertThatThrownBy(() -> query(create + "'../x')"))
+        .hasStackTraceContaining("Argument 'tag': Invalid tag name '../x': use letters, digits");
+    assertThatThrownBy(() -> query(create + "'12')"))
+        .hasStackTraceContaining("Argument 'tag': Invalid tag name '12': a tag name of digits");
+    assertThatThrownBy(() -> query(create + "'v3', snapshot_id => 3)"))
+        .hasStackTraceContaining(
+            "Argument 'snapshot_id': Snapshot 3 is not there; db.t has snapshots 5 to 5");
+    assertThatThrownBy(() -> query(create + "'v9', snapshot_id => 9)"))
+        .hasStackTraceContaining("Argument 'snapshot_id': Snapshot 9 is not there");
+    // Paimon's time_retained: refused, not dropped (Flink drops undeclared arguments)
+    assertThatThrownBy(() -> query(create + "'v5', time_retained => '1 d')"))
+        .hasStackTraceContaining("Argument 'time_retained': is not supported");
+    String delete = "CALL c.sys.delete_tag(`table` => 'db.t', tag => ";
+    assertThatThrownBy(() -> query(delete + "'v2,nope')"))
+        .hasStackTraceContaining(
+            "Argument 'tag': db.t has no tag 'nope'; its tags are [latest, v2]");
+    assertThatThrownBy(() -> query(delete + "'v2,a/b')"))
+        .hasStackTraceContaining("Argument 'tag': Invalid tag name 'a/b'");
+    assertThatThrownBy(() -> query(delete + "' , ')"))
+        .hasStackTraceContaining("Argument 'tag': Give the name of a tag to delete");
+    assertThat(query("SELECT tag_name, snapshot_id FROM db.`t$tags`"))
+        .as("nothing changed")
+        .containsExactly("+I[latest, 4]", "+I[v2, 2]");
+
+    assertThat(dataFiles()).hasSizeGreaterThan(2);
+    assertThat(rows(tEnv.executeSql(delete + "' latest , v2,')")))
+        .containsExactly("+I[latest, 4, deleted]", "+I[v2, 2, deleted]");
+    assertThat(query("SELECT * FROM db.`t$tags`")).isEmpty();
+    assertThat(dataFiles())
+        .as("the files only the tags held are deleted")
+        .containsExactlyInAnyOrderElementsOf(
+            query("SELECT file_path FROM db.`t$files`").stream()
+                .map(r -> r.substring(r.lastIndexOf('/') + 1, r.length() - 1))
+                .toList());
+    assertThat(query("SELECT id FROM db.t")).containsExactly("+I[100]", "+I[200]");
+    assertThatThrownBy(() -> query(v2))
+        .hasStackTraceContaining("Tag 'v2' (scan.tag-name) of table ")
+        .hasStackTraceContaining("db.db/t is not there; the table has no tag");
+  }
+
+  private static String utc(long millis) {
+    return Instant.ofEpochMilli(millis).atZone(ZoneOffset.UTC).toLocalDateTime().toString();
+  }
+
+  /** The names of the data files under db.t's directory. */
+  private List<String> dataFiles() throws Exception {
+    try (var files = Files.walk(warehouse.resolve("db.db/t"))) {
+      return files
+          .map(f -> f.getFileName().toString())
+          .filter(n -> n.startsWith("data-") && n.endsWith(".parquet"))
+          .toList();
+    }
   }
 
   /** A real orphan removal says it deleted; its dry run says it kept. */

@@ -1,0 +1,126 @@
+package io.sediment.cli;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.flink.sql.procedures.TagProcedures;
+import io.sediment.maintenance.Tags;
+import io.sediment.manifest.TagManager;
+import io.sediment.table.Table;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** The tag commands: {@link Tags} with the arguments of Paimon's procedures. */
+final class TagCommands {
+
+  private TagCommands() {}
+
+  /** {@code sediment create-tag}: as {@code CALL sys.create_tag}. */
+  @Command(
+      name = "create-tag",
+      mixinStandardHelpOptions = true,
+      description =
+          "Make a tag of a snapshot (as CALL sys.create_tag): a batch read with scan.tag-name"
+              + " reads it, and its files are kept from expiry until the tag is deleted.")
+  static final class Create implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Mixin WarehouseOption warehouseOption;
+
+    @Option(names = "--table", required = true, description = "Table as DB.TABLE.")
+    String table;
+
+    @Option(names = "--tag", required = true, description = "The tag's name.")
+    String tag;
+
+    @Option(
+        names = "--snapshot-id",
+        description = "The snapshot to tag, one still there (default: the latest).")
+    Long snapshotId;
+
+    @Mixin VerboseOption verbose;
+
+    @Override
+    public Integer call() {
+      OptionRefusals.check("--tag", () -> Tags.checkName(tag));
+      Table t = new FileSystemCatalog(warehouseOption.warehouse).getTable(table);
+      OptionalLong id = snapshotId == null ? OptionalLong.empty() : OptionalLong.of(snapshotId);
+      Tags tags = new Tags(t);
+      OptionRefusals.named("--snapshot-id", () -> tags.checkSnapshot(id));
+      TagManager.Tag created = OptionRefusals.named("--tag", () -> tags.create(tag, id));
+      PrintWriter out = spec.commandLine().getOut();
+      out.println(
+          "Created tag '"
+              + created.name()
+              + "' of "
+              + t.fullName()
+              + " at snapshot "
+              + created.snapshot().id());
+      out.flush();
+      return ExitCodes.OK;
+    }
+  }
+
+  /** {@code sediment delete-tag}: as {@code CALL sys.delete_tag}. */
+  @Command(
+      name = "delete-tag",
+      mixinStandardHelpOptions = true,
+      description =
+          "Delete tags (as CALL sys.delete_tag), then the files only they referenced: those of"
+              + " snapshots that expired meanwhile.")
+  static final class Delete implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Mixin WarehouseOption warehouseOption;
+
+    @Option(names = "--table", required = true, description = "Table as DB.TABLE.")
+    String table;
+
+    @Option(
+        names = "--tag",
+        required = true,
+        description = "The tag to delete, or several separated by commas: a,b.")
+    String tag;
+
+    @Mixin VerboseOption verbose;
+
+    @Override
+    public Integer call() {
+      List<String> names = TagProcedures.names(tag);
+      OptionRefusals.check("--tag", () -> names.forEach(Tags::checkName));
+      Table t = new FileSystemCatalog(warehouseOption.warehouse).getTable(table);
+      Tags.Deleted deleted = OptionRefusals.named("--tag", () -> new Tags(t).delete(names));
+      PrintWriter out = spec.commandLine().getOut();
+      for (String name : names) {
+        String snapshot =
+            deleted.tags().stream()
+                .filter(d -> d.name().equals(name))
+                .findFirst()
+                .map(d -> "snapshot " + d.snapshot().id())
+                .orElse("its file did not parse");
+        out.println("Deleted tag '" + name + "' of " + t.fullName() + " (" + snapshot + ")");
+      }
+      out.println(
+          "Deleted "
+              + Plurals.of(names.size(), "tag")
+              + " of "
+              + t.fullName()
+              + "; deleted "
+              + Plurals.of(deleted.dataFiles(), "data file")
+              + " and "
+              + Plurals.of(deleted.metadataFiles(), "metadata file")
+              + " only "
+              + (names.size() == 1 ? "it" : "they")
+              + " referenced");
+      out.flush();
+      return ExitCodes.OK;
+    }
+  }
+}

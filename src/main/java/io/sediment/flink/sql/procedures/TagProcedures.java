@@ -1,0 +1,140 @@
+package io.sediment.flink.sql.procedures;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.maintenance.Tags;
+import io.sediment.manifest.TagManager;
+import io.sediment.table.Table;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.apache.flink.table.annotation.ArgumentHint;
+import org.apache.flink.table.annotation.DataTypeHint;
+import org.apache.flink.table.annotation.ProcedureHint;
+import org.apache.flink.table.procedure.ProcedureContext;
+import org.apache.flink.table.procedures.Procedure;
+import org.apache.flink.types.Row;
+
+/**
+ * Paimon's tag procedures, on {@link Tags}. Both return one row per tag: its name, the snapshot it
+ * keeps (null for a deleted tag whose file did not parse), and {@code created} or {@code deleted}.
+ */
+public final class TagProcedures {
+
+  private TagProcedures() {}
+
+  static final String ROW = "ROW<tag_name STRING, snapshot_id BIGINT, action STRING>";
+
+  /**
+   * The tag names of a {@code tag} argument: a comma-separated list, as in Paimon's {@code
+   * delete_tag}; each name trimmed, empty parts and repeats dropped.
+   */
+  public static List<String> names(String list) {
+    Set<String> out = new LinkedHashSet<>();
+    if (list != null) {
+      for (String part : list.split(",")) {
+        if (!part.isBlank()) {
+          out.add(part.strip());
+        }
+      }
+    }
+    return new ArrayList<>(out);
+  }
+
+  /**
+   * {@code CALL c.sys.create_tag(`table` => 'db.t', tag => 'nightly', snapshot_id => 12)}: makes a
+   * tag of that snapshot (without {@code snapshot_id}, of the latest).
+   */
+  public static final class Create implements Procedure {
+
+    public static final String NAME = "create_tag";
+
+    private final FileSystemCatalog catalog;
+
+    public Create(FileSystemCatalog catalog) {
+      this.catalog = catalog;
+    }
+
+    @ProcedureHint(output = @DataTypeHint(ROW))
+    public Row[] call(
+        ProcedureContext context,
+        @ArgumentHint(name = "table", type = @DataTypeHint("STRING")) String table,
+        @ArgumentHint(name = "tag", type = @DataTypeHint("STRING")) String tag,
+        @ArgumentHint(name = "snapshot_id", type = @DataTypeHint("BIGINT"), isOptional = true)
+            Long snapshotId,
+        @ArgumentHint(name = "time_retained", type = @DataTypeHint("STRING"), isOptional = true)
+            String timeRetained) {
+      if (timeRetained != null) {
+        // declared so that it is refused: Flink drops an argument a procedure does not declare
+        throw ProcedureArgs.bad(
+            "time_retained",
+            "is not supported: a tag is kept until delete_tag deletes it; nothing was run");
+      }
+      Table t = ProcedureArgs.table(catalog, table);
+      Tags tags = new Tags(t);
+      OptionalLong id = snapshotId == null ? OptionalLong.empty() : OptionalLong.of(snapshotId);
+      try {
+        Tags.checkName(tag);
+      } catch (IllegalArgumentException e) {
+        throw ProcedureArgs.bad("tag", e);
+      }
+      try {
+        tags.checkSnapshot(id);
+      } catch (IllegalArgumentException e) {
+        throw ProcedureArgs.bad("snapshot_id", e);
+      }
+      TagManager.Tag created;
+      try {
+        created = tags.create(tag, id);
+      } catch (IllegalArgumentException e) {
+        throw ProcedureArgs.bad("tag", e);
+      }
+      return new Row[] {Row.of(created.name(), created.snapshot().id(), "created")};
+    }
+  }
+
+  /**
+   * {@code CALL c.sys.delete_tag(`table` => 'db.t', tag => 'a,b')}: deletes the tags named (a
+   * comma-separated list), then the files only they referenced.
+   */
+  public static final class Delete implements Procedure {
+
+    public static final String NAME = "delete_tag";
+
+    private final FileSystemCatalog catalog;
+
+    public Delete(FileSystemCatalog catalog) {
+      this.catalog = catalog;
+    }
+
+    @ProcedureHint(output = @DataTypeHint(ROW))
+    public Row[] call(
+        ProcedureContext context,
+        @ArgumentHint(name = "table", type = @DataTypeHint("STRING")) String table,
+        @ArgumentHint(name = "tag", type = @DataTypeHint("STRING")) String tag) {
+      Table t = ProcedureArgs.table(catalog, table);
+      List<String> names = names(tag);
+      Tags.Deleted deleted;
+      try {
+        names.forEach(Tags::checkName);
+        deleted = new Tags(t).delete(names);
+      } catch (IllegalArgumentException e) {
+        throw ProcedureArgs.bad("tag", e);
+      }
+      Map<String, TagManager.Tag> read =
+          deleted.tags().stream()
+              .collect(Collectors.toMap(TagManager.Tag::name, Function.identity()));
+      return names.stream()
+          .map(
+              n -> {
+                TagManager.Tag d = read.get(n);
+                return Row.of(n, d == null ? null : d.snapshot().id(), "deleted");
+              })
+          .toArray(Row[]::new);
+    }
+  }
+}
