@@ -109,7 +109,8 @@ public final class RemoveOrphanFiles {
       boolean metadata =
           parent.equals(TableFiles.key(paths.manifestDir()))
               || parent.equals(TableFiles.key(paths.indexDir()))
-              || parent.equals(TableFiles.key(paths.snapshotDir()));
+              || parent.equals(TableFiles.key(paths.snapshotDir()))
+              || parent.equals(TableFiles.key(paths.tagDir()));
       if (st.getModificationTime() >= (metadata ? metadataOlderThan : olderThanMillis)) {
         young.add(name);
         continue;
@@ -162,9 +163,16 @@ public final class RemoveOrphanFiles {
         if (top
             && (name.equals("schema")
                 || name.equals("consumer")
-                || name.equals("tag")
                 || name.equals(TablePaths.MARKERS_DIR))) {
-          continue; // schemas; consumers; tags; the compaction jobs' markers and release records
+          continue; // schemas; consumers; the compaction jobs' markers and release records
+        }
+        if (top && name.equals("tag")) {
+          for (FileStatus t : store.fileIO().list(st.getPath())) {
+            if (t.getPath().getName().startsWith(".") && t.getPath().getName().endsWith(".tmp")) {
+              out.add(t); // an interrupted tag creation; tags themselves are never orphans
+            }
+          }
+          continue;
         }
         collect(store, st.getPath(), paths, out, false);
       } else if (top) {

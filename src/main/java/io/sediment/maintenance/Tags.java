@@ -63,8 +63,8 @@ public final class Tags {
    * @throws IllegalArgumentException for a name that cannot name a tag ({@link #checkName}), a
    *     snapshot a tag cannot keep ({@link #checkSnapshot}) or a tag of that name that exists;
    *     nothing is changed then
-   * @throws IllegalStateException when the snapshot expired while the tag was being made; the tag
-   *     is not there then
+   * @throws IllegalStateException when an expiration retires the snapshot while the tag is being
+   *     made; the tag is not there then
    */
   public TagManager.Tag create(String name, OptionalLong snapshotId) {
     checkName(name);
@@ -85,19 +85,31 @@ public final class Tags {
       throw new IllegalArgumentException(
           "Tag '" + name + "' of " + table.fullName() + " was made by another run meanwhile");
     }
-    if (SnapshotExpiration.isRetiring(store, snapshot.id())
-        || snapshots.snapshotIfExists(snapshot.id()).isEmpty()) {
+    String refusal;
+    try {
+      refusal =
+          SnapshotExpiration.isRetiring(store, snapshot.id())
+              ? "an expiration in progress retires snapshot " + snapshot.id()
+              : snapshots.snapshotIfExists(snapshot.id()).isEmpty()
+                  ? "snapshot " + snapshot.id() + " expired meanwhile"
+                  : null;
+    } catch (RuntimeException e) {
+      // unchecked, the tag must not stay: an expiration may retire its snapshot
+      tags.delete(name);
+      throw e;
+    }
+    if (refusal != null) {
       tags.delete(name);
       throw new IllegalStateException(
-          "Snapshot "
-              + snapshot.id()
-              + " of "
-              + table.fullName()
-              + " expired while tag '"
+          "Tag '"
               + name
-              + "' was being made; the tag was not made");
+              + "' of "
+              + table.fullName()
+              + " was not made: "
+              + refusal
+              + "; tag a later snapshot");
     }
-    return tags.get(name).orElseThrow();
+    return tags.get(name).orElse(new TagManager.Tag(name, snapshot, store.clock().millis()));
   }
 
   /**
@@ -168,7 +180,7 @@ public final class Tags {
     OptionalLong latest = snapshots.latestId();
     String have =
         latest.isEmpty()
-            ? table.fullName() + " has no snapshot yet"
+            ? table.fullName() + " has no snapshot yet: there is nothing to tag"
             : table.fullName()
                 + " has snapshots "
                 + earliest.orElse(latest.getAsLong())

@@ -4,13 +4,17 @@ import io.sediment.fs.FileIO;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import org.apache.flink.core.fs.FileStatus;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The tags of a table: named snapshots kept after snapshot expiry, each a copy of its snapshot's
@@ -24,6 +28,13 @@ public final class TagManager {
   private static final Pattern VALID_NAME = Pattern.compile("[A-Za-z0-9_.-]+");
 
   private static final String PREFIX = "tag-";
+
+  private static final Logger LOG = LoggerFactory.getLogger(TagManager.class);
+
+  /** Tags read in this process, by path and modification time ({@link #read}). */
+  private static final Map<String, Tag> CACHE = new ConcurrentHashMap<>();
+
+  private static final int CACHE_ENTRIES = 10_000;
 
   private final FileIO fileIO;
   private final TablePaths paths;
@@ -88,34 +99,68 @@ public final class TagManager {
     return out;
   }
 
-  /** Every tag of the table, by name. A tag file that does not parse fails, naming the file. */
+  /**
+   * Every tag of the table, by name. A tag file that does not parse is left out, with a warning
+   * naming it: it is no tag anything can read ({@link #get} names it).
+   */
   public Map<String, Tag> all() {
     Map<String, Tag> out = new TreeMap<>();
+    List<FileStatus> files;
     try {
-      for (FileStatus st : fileIO.list(paths.tagDir())) {
-        String file = st.getPath().getName();
-        if (st.isDir() || !file.startsWith(PREFIX)) {
-          continue; // such as a temporary file of a creation in progress
-        }
-        String name = file.substring(PREFIX.length());
-        try {
-          out.put(name, read(st, name));
-        } catch (FileNotFoundException gone) {
-          // deleted meanwhile
-        }
-      }
+      files = fileIO.list(paths.tagDir());
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot list the tags under " + paths.tagDir(), e);
+    }
+    for (FileStatus st : files) {
+      String file = st.getPath().getName();
+      if (st.isDir() || !file.startsWith(PREFIX)) {
+        continue; // such as a temporary file of a creation in progress
+      }
+      String name = file.substring(PREFIX.length());
+      try {
+        out.put(name, read(st, name));
+      } catch (FileNotFoundException gone) {
+        // deleted meanwhile
+      } catch (InvalidTagFile e) {
+        LOG.warn("{}; it is no tag (delete it with CALL sys.delete_tag)", e.getMessage());
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot read tag " + name + " at " + st.getPath(), e);
+      }
     }
     return out;
   }
 
+  /**
+   * A tag file, through a cache of those read in this process: a tag file is written once, so its
+   * path and modification time name its content (a deleted and re-made tag has a new time).
+   */
   private Tag read(FileStatus st, String name) throws IOException {
+    String key = st.getPath() + "@" + st.getModificationTime();
+    Tag cached = CACHE.get(key);
+    if (cached != null) {
+      return cached;
+    }
     String json = fileIO.readUtf8(st.getPath());
+    Tag tag;
     try {
-      return new Tag(name, Snapshot.fromJson(json), st.getModificationTime());
+      tag = new Tag(name, Snapshot.fromJson(json), st.getModificationTime());
     } catch (IllegalArgumentException e) {
-      throw new IOException("Tag file " + st.getPath() + " is not a valid snapshot: " + e, e);
+      throw new InvalidTagFile(
+          "Tag file " + st.getPath() + " is not a valid snapshot: " + e.getMessage(), e);
+    }
+    if (CACHE.size() >= CACHE_ENTRIES) {
+      CACHE.clear(); // crude, and rare: tags are few
+    }
+    CACHE.put(key, tag);
+    return tag;
+  }
+
+  /** A tag file whose content is not a snapshot. */
+  private static final class InvalidTagFile extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    InvalidTagFile(String message, Throwable cause) {
+      super(message, cause);
     }
   }
 }

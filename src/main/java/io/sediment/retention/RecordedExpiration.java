@@ -115,7 +115,28 @@ final class RecordedExpiration {
       throw new UncheckedIOException(
           "Could not write the expiry record " + paths.expiryRecord() + "; nothing was expired", e);
     }
-    return Optional.of(finish(record, planned));
+    Deletions d;
+    try {
+      // Tags are read once the record exists: a tag made before it is seen here, and one made
+      // after it sees the record (Tags#create) and is refused.
+      d = planned.without(taggedFiles(record.retired(), new TableFiles.Reader(store)));
+    } catch (RuntimeException e) {
+      IOException undo = io.deleteQuietly(paths.expiryRecord());
+      if (undo != null) {
+        e.addSuppressed(undo);
+      }
+      throw new IllegalStateException(
+          "Cannot read the tags of " + tableName + ": " + e.getMessage() + "; nothing was expired",
+          e);
+    }
+    return Optional.of(finish(record, d));
+  }
+
+  /** What the tags keep of the files of the snapshots {@code retired} (oldest first). */
+  private static TableFiles taggedFiles(
+      List<TableFiles.Retired> retired, TableFiles.Reader reader) {
+    return TableFiles.ofTagsKeeping(
+        reader, retired.get(0).id(), retired.get(retired.size() - 1).id());
   }
 
   /**
@@ -142,17 +163,44 @@ final class RecordedExpiration {
   /**
    * What an expiration deletes after retiring its snapshot files, how many data files, and the
    * snapshot ids listed for the planning (ascending), which the retiring step uses too: one LIST of
-   * the snapshot directory per expiration; and the tags of retired snapshots whose files it keeps.
-   * Ids only grow and the latest is never expired, so that listing's latest is not above today's
-   * and its first kept id not too high.
+   * the snapshot directory per expiration. Ids only grow and the latest is never expired, so that
+   * listing's latest is not above today's and its first kept id not too high.
    */
   record Deletions(
       List<Path> dataAndVectors,
       List<Path> manifests,
       List<Path> lists,
       int dataFiles,
-      List<Long> listed,
-      Map<String, Long> tags) {}
+      List<Long> listed) {
+
+    /** These deletions without the files {@code kept} references (by name: unique in a table). */
+    Deletions without(TableFiles kept) {
+      List<Path> data = new ArrayList<>();
+      int dataCount = 0;
+      for (int i = 0; i < dataAndVectors.size(); i++) {
+        Path p = dataAndVectors.get(i);
+        String name = p.getName();
+        boolean isData = i < dataFiles;
+        if (isData ? !kept.dataFiles.containsKey(name) : !kept.indexNames.contains(name)) {
+          data.add(p);
+          dataCount += isData ? 1 : 0;
+        }
+      }
+      List<Path> m = new ArrayList<>();
+      for (Path p : manifests) {
+        if (!kept.metadataNames.contains(p.getName()) && !kept.indexNames.contains(p.getName())) {
+          m.add(p);
+        }
+      }
+      List<Path> l = new ArrayList<>();
+      for (Path p : lists) {
+        if (!kept.metadataNames.contains(p.getName())) {
+          l.add(p);
+        }
+      }
+      return new Deletions(data, m, l, dataCount, listed);
+    }
+  }
 
   /**
    * Reads the metadata of every snapshot the expiration retires and of the oldest one it keeps
@@ -202,7 +250,7 @@ final class RecordedExpiration {
     }
     List<Path> dataAndVectors = new ArrayList<>(data);
     dataAndVectors.addAll(vectors);
-    return new Deletions(dataAndVectors, manifests, lists, data.size(), listed, kept.tags);
+    return new Deletions(dataAndVectors, manifests, lists, data.size(), listed);
   }
 
   private SnapshotExpiration.Result finishSteps(ExpiryRecord record) {
@@ -218,18 +266,11 @@ final class RecordedExpiration {
     }
     String range = retired.get(0).id() + ".." + retired.get(retired.size() - 1).id();
     Deletions d = planned;
-    if (d != null
-        && !TableFiles.tagsUpTo(store, retired.get(retired.size() - 1).id()).equals(d.tags())) {
-      // A tag of a retired snapshot made between the planning and the record: its creation did
-      // not see the record, so this run must see the tag (Tags#create checks after writing).
-      LOG.info("Tags of {} changed while planning its expiration; planning again", tableName);
-      d = null;
-    }
     if (d == null) {
       TableFiles.Reader reader = new TableFiles.Reader(store);
       List<Long> listed = store.snapshotManager().listIds();
       checkLatestReadable(listed, reader);
-      d = plan(retired, listed, reader);
+      d = plan(retired, listed, reader).without(taggedFiles(retired, reader));
     }
     retireSnapshotFiles(retired, range, d.listed());
     deleteStep(d.dataAndVectors(), range);

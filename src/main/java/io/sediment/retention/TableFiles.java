@@ -12,6 +12,7 @@ import io.sediment.manifest.TagManager;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -20,7 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import org.apache.flink.core.fs.Path;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,9 +54,6 @@ public final class TableFiles {
    */
   final Map<String, ManifestEntry> dataFiles = new HashMap<>();
 
-  /** The tags whose files were added, by name: the snapshot id of each. */
-  final Map<String, Long> tags = new TreeMap<>();
-
   private TableFiles() {}
 
   /**
@@ -69,7 +66,7 @@ public final class TableFiles {
   public static TableFiles ofRetainedSnapshots(FileStore store) {
     Reader reader = new Reader(store);
     TableFiles out = collect(reader, store.snapshotManager().listIds(), Long.MAX_VALUE);
-    addTags(reader, out, Long.MAX_VALUE);
+    addTags(reader, out, tags(store).values());
     return out;
   }
 
@@ -84,9 +81,8 @@ public final class TableFiles {
    * histories of ExpirationModelTest). Paimon's expiry relies on the same. Reads one kept
    * snapshot's metadata instead of every kept one's: on an object store, a GET of each snapshot
    * file and a HEAD of each of its lists and manifests fewer per kept snapshot. The latest snapshot
-   * is not read unless it is the first kept one: the caller checks that it is readable. Tags of
-   * retiring (or older) snapshots keep their files too ({@link #addTags}); a tag of a kept snapshot
-   * needs nothing more, by the same rule.
+   * is not read unless it is the first kept one: the caller checks that it is readable. Tags are
+   * not read here: an expiration reads them once it holds its record ({@link #ofTagsKeeping}).
    *
    * @param listed the snapshot ids listed, ascending
    */
@@ -94,54 +90,66 @@ public final class TableFiles {
     long newestRetiring = retiring.stream().mapToLong(Long::longValue).max().orElse(-1);
     List<Long> ids = new ArrayList<>(listed);
     ids.removeAll(retiring);
-    TableFiles out = collect(reader, ids, newestRetiring);
-    addTags(reader, out, newestRetiring);
-    return out;
+    return collect(reader, ids, newestRetiring);
   }
 
   /**
-   * The tags of snapshots up to {@code upTo} (their names and snapshot ids): what an expiration
-   * retiring snapshots up to {@code upTo} must keep the files of ({@link #keptAfterRetiring}).
+   * What the tags keep of the files of the snapshots {@code oldest..newest} that an expiration
+   * retires: the files of each tag of one of them, and of the newest readable tag older than all of
+   * them. Older tags need not be read: a file an older tag and a retired snapshot both reference is
+   * referenced by every snapshot made between them (the rule of {@link #keptAfterRetiring}), the
+   * newer tag's included. One LIST of {@code tag/}; each tag file is read once per process.
    */
-  static Map<String, Long> tagsUpTo(FileStore store, long upTo) {
-    Map<String, Long> out = new TreeMap<>();
-    new TagManager(store.fileIO(), store.paths())
-        .all()
-        .forEach(
-            (name, tag) -> {
-              if (tag.snapshot().id() <= upTo) {
-                out.put(name, tag.snapshot().id());
-              }
-            });
-    return out;
-  }
-
-  /**
-   * Adds the files of every tag of a snapshot up to {@code upTo}: its snapshot's live data files
-   * and metadata. A tag whose metadata is gone fails, naming it: its data files cannot be known, so
-   * nothing may be taken for unreferenced.
-   */
-  private static void addTags(Reader reader, TableFiles out, long upTo) {
-    TagManager tags = new TagManager(reader.store.fileIO(), reader.store.paths());
-    for (TagManager.Tag tag : tags.all().values()) {
-      if (tag.snapshot().id() > upTo) {
-        continue;
+  static TableFiles ofTagsKeeping(Reader reader, long oldest, long newest) {
+    TableFiles out = new TableFiles();
+    List<TagManager.Tag> within = new ArrayList<>();
+    List<TagManager.Tag> older = new ArrayList<>();
+    for (TagManager.Tag tag : tags(reader.store).values()) {
+      long id = tag.snapshot().id();
+      if (id >= oldest && id <= newest) {
+        within.add(tag);
+      } else if (id < oldest) {
+        older.add(tag);
       }
+    }
+    addTags(reader, out, within);
+    older.sort((a, b) -> Long.compare(b.snapshot().id(), a.snapshot().id()));
+    for (TagManager.Tag tag : older) {
+      if (addTags(reader, out, List.of(tag)) == 1) {
+        break;
+      }
+    }
+    return out;
+  }
+
+  private static Map<String, TagManager.Tag> tags(FileStore store) {
+    return new TagManager(store.fileIO(), store.paths()).all();
+  }
+
+  /**
+   * Adds the files of {@code tags}: each tag's snapshot's live data files and metadata. A tag whose
+   * manifest list, manifest or index manifest does not exist cannot be read whatever is kept (it
+   * was deleted meanwhile, or its creation was interrupted while an expiration retired its
+   * snapshot): it is skipped, with a warning. Returns how many tags were added.
+   */
+  private static int addTags(Reader reader, TableFiles out, Collection<TagManager.Tag> tags) {
+    int added = 0;
+    for (TagManager.Tag tag : tags) {
       SnapshotFiles f = reader.read(Retired.of(tag.snapshot()), false);
       if (f.missing != null) {
-        throw new IllegalStateException(
-            "Tag '"
-                + tag.name()
-                + "' (snapshot "
-                + tag.snapshot().id()
-                + ") cannot be read: "
-                + f.missing
-                + " does not exist; delete the tag (CALL sys.delete_tag) so that its files are"
-                + " no longer needed");
+        LOG.warn(
+            "Tag '{}' (snapshot {}) of {} cannot be read: {} does not exist; it keeps no files"
+                + " (delete it with CALL sys.delete_tag)",
+            tag.name(),
+            tag.snapshot().id(),
+            reader.store.paths().root(),
+            f.missing);
+        continue;
       }
       out.addAll(f);
-      out.tags.put(tag.name(), tag.snapshot().id());
+      added++;
     }
+    return added;
   }
 
   /**
@@ -172,7 +180,7 @@ public final class TableFiles {
       return gone;
     }
     TableFiles kept = collect(reader, listed, newest);
-    addTags(reader, kept, Long.MAX_VALUE);
+    addTags(reader, kept, tags(reader.store).values());
     gone.metadataNames.removeAll(kept.metadataNames);
     gone.indexNames.removeAll(kept.indexNames);
     gone.dataFiles.keySet().removeAll(kept.dataFiles.keySet());

@@ -147,7 +147,7 @@ class TagsTest {
     Table empty = table("empty", false);
     assertThatThrownBy(() -> new Tags(empty).create("t1", OptionalLong.empty()))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("db.empty has no snapshot yet");
+        .hasMessage("db.empty has no snapshot yet: there is nothing to tag");
 
     Table t = table("t", false);
     TestTables.writeBatch(t, List.of(row(1L, "a")));
@@ -214,7 +214,8 @@ class TagsTest {
     assertThatThrownBy(() -> new Tags(t).create("late", OptionalLong.of(1)))
         .isInstanceOf(IllegalStateException.class)
         .hasMessage(
-            "Snapshot 1 of db.t expired while tag 'late' was being made; the tag was not made");
+            "Tag 'late' of db.t was not made: an expiration in progress retires snapshot 1; tag a"
+                + " later snapshot");
     assertThat(new Tags(t).all()).isEmpty();
     new ExpireSnapshots(t).retainMax(1).execute();
     assertThat(t.snapshotManager().listIds()).containsExactly(3L);
@@ -248,30 +249,66 @@ class TagsTest {
   }
 
   /**
-   * A tag whose metadata is gone blocks expiry and orphan removal, naming itself, until deleted.
+   * A tag whose metadata is gone (its creation was killed while an expiration retired its snapshot,
+   * or a file was deleted by hand) cannot be read whatever is kept: it keeps nothing and blocks
+   * neither expiry nor orphan removal, its read names the missing file, and it can be deleted. A
+   * tag file that is no snapshot is no tag.
    */
   @Test
-  void anUnreadableTagIsNamedAndCanBeDeleted() throws Exception {
+  void aTagThatCannotBeReadKeepsNothingAndBlocksNothing() throws Exception {
     Table t = table("t", false);
     TestTables.writeBatch(t, List.of(row(1L, "a")));
     TestTables.writeBatch(t, List.of(row(2L, "b")));
     new Tags(t).create("broken", OptionalLong.of(1));
     String list = new Tags(t).all().get("broken").snapshot().baseManifestList();
     TestTables.writeBatch(t, List.of(row(3L, "c")));
-    // a tag file naming a list that is not there (as if copied from another table)
     Path tagFile = tableDir("t").resolve("tag").resolve("tag-broken");
     Files.writeString(tagFile, Files.readString(tagFile).replace(list, "manifest-list-gone"));
+    Files.writeString(tableDir("t").resolve("tag").resolve("tag-garbage"), "{not json");
 
-    assertThatThrownBy(() -> new ExpireSnapshots(t).retainMax(1).execute())
-        .hasMessageContaining("Tag 'broken' (snapshot 1) cannot be read")
-        .hasMessageContaining("nothing was expired");
-    assertThat(t.snapshotManager().listIds()).containsExactly(1L, 2L, 3L);
-    assertThatThrownBy(() -> new RemoveOrphanFiles(t).olderThan(Long.MAX_VALUE).execute())
-        .hasMessageContaining("Tag 'broken' (snapshot 1) cannot be read");
-
-    new Tags(t).delete(List.of("broken"));
     new ExpireSnapshots(t).retainMax(1).execute();
     assertThat(t.snapshotManager().listIds()).containsExactly(3L);
+    assertThat(new RemoveOrphanFiles(t).olderThan(Long.MAX_VALUE).execute()).isEmpty();
     assertThat(rows(t)).containsExactlyInAnyOrder("(1,a)", "(2,b)", "(3,c)");
+    assertThatThrownBy(() -> rowsOfTag(t, "broken")).hasStackTraceContaining("manifest-list-gone");
+    assertThatThrownBy(() -> rowsOfTag(t, "garbage"))
+        .hasStackTraceContaining("tag-garbage is not a valid snapshot");
+    assertThat(new Tags(t).all()).containsOnlyKeys("broken");
+
+    new Tags(t).delete(List.of("broken", "garbage"));
+    assertThat(new TagManager(t.store().fileIO(), t.store().paths()).names()).isEmpty();
+  }
+
+  /**
+   * The check after the tag file is written fails (the expiry record cannot be read): the tag is
+   * deleted again, since an expiration may retire its snapshot unseen.
+   */
+  @Test
+  void aTagWhoseCheckFailsIsNotLeftBehind() throws Exception {
+    Table t = table("t", false);
+    TestTables.writeBatch(t, List.of(row(1L, "a")));
+    Files.writeString(tableDir("t").resolve("snapshot").resolve("EXPIRING"), "{damaged");
+    assertThatThrownBy(() -> new Tags(t).create("v1", OptionalLong.empty()))
+        .hasMessageContaining("EXPIRING");
+    assertThat(new TagManager(t.store().fileIO(), t.store().paths()).names()).isEmpty();
+  }
+
+  /** What an interrupted tag creation leaves in tag/ goes with orphan removal; tags stay. */
+  @Test
+  void orphanRemovalTakesTemporaryTagFilesOnly() throws Exception {
+    Table t = table("t", false);
+    TestTables.writeBatch(t, List.of(row(1L, "a")));
+    new Tags(t).create("v1", OptionalLong.empty());
+    Path tmp = tableDir("t").resolve("tag").resolve(".tag-v2.1234.tmp");
+    Files.writeString(tmp, "{");
+    // metadata is an orphan only once older than a day (a creation may be in progress)
+    Files.setLastModifiedTime(
+        tmp,
+        java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 172_800_000L));
+    assertThat(new RemoveOrphanFiles(t).olderThan(Long.MAX_VALUE).execute())
+        .extracting(p -> p.getName())
+        .containsExactly(".tag-v2.1234.tmp");
+    assertThat(tmp).doesNotExist();
+    assertThat(new Tags(t).all()).containsOnlyKeys("v1");
   }
 }
