@@ -391,6 +391,11 @@ public final class TableFiles {
       SnapshotFiles f = new SnapshotFiles();
       f.metadata.add(s.baseManifestList());
       f.metadata.add(s.deltaManifestList());
+      if (s.changelogManifestList() != null) {
+        // named whatever else is gone: an expiration deletes it beside the base and delta lists,
+        // and one that stopped among them must find it when it is finished
+        f.metadata.add(s.changelogManifestList());
+      }
       List<ManifestFileMeta> base = readList(s.baseManifestList(), f);
       List<ManifestFileMeta> delta = readList(s.deltaManifestList(), f);
       if (s.indexManifest() != null) {
@@ -408,7 +413,6 @@ public final class TableFiles {
       // Changelog files belong to their snapshot only (never carried to the next one).
       List<ManifestFileMeta> changelog = List.of();
       if (s.changelogManifestList() != null) {
-        f.metadata.add(s.changelogManifestList());
         changelog = readList(s.changelogManifestList(), f);
         if (changelog == null) {
           return f;

@@ -455,4 +455,43 @@ class ExpireCrashSafetyTest {
     assertThat(unreferencedFiles(t)).isEmpty();
     assertThat(rows(t)).containsExactlyInAnyOrderElementsOf(before);
   }
+
+  /**
+   * An expiration that stopped among the manifest lists of a snapshot with changelog files, its
+   * base list deleted and its changelog list not: the run that finishes it reads the snapshot as
+   * far as its metadata goes and deletes the changelog list and its manifests too (they stayed for
+   * ever when the snapshot's base list was gone, as ExpirationModelTest found with a kill there).
+   */
+  @Test
+  void aFinishedExpirationDeletesTheChangelogListOfAHalfDeletedSnapshot() throws Exception {
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir);
+    Table t =
+        TestTables.create(
+            catalog,
+            "cl",
+            TestTables.idValueSchema()
+                .primaryKey("id")
+                .option("bucket", "1")
+                .option("changelog-producer", "input")
+                .option("write-only", "true")
+                .build());
+    TestTables.writeBatch(t, List.of(row(1L, "a")));
+    TestTables.writeBatch(t, List.of(row(2L, "b")));
+    Snapshot first = t.snapshotManager().snapshot(1);
+    assertThat(first.changelogManifestList()).isNotNull();
+    String changelogList = first.changelogManifestList();
+    FaultyFileSystem.failDelete(p -> p.endsWith(changelogList));
+    assertThatThrownBy(() -> new ExpireSnapshots(t).retainMax(1).execute())
+        .isInstanceOf(RuntimeException.class);
+    FaultyFileSystem.reset();
+    Path manifests = tableDir(t).resolve("manifest");
+    assertThat(manifests.resolve(first.baseManifestList())).doesNotExist();
+    assertThat(manifests.resolve(changelogList)).exists();
+
+    new ExpireSnapshots(t).retainMax(1).execute();
+    assertThat(t.snapshotManager().listIds()).containsExactly(2L);
+    assertThat(manifests.resolve(changelogList)).doesNotExist();
+    assertThat(new RemoveOrphanFiles(t).olderThan(Long.MAX_VALUE).dryRun(true).execute()).isEmpty();
+    assertThat(rows(t)).containsExactlyInAnyOrder("(1,a)", "(2,b)");
+  }
 }
