@@ -12,6 +12,7 @@ import io.sediment.flink.CompactJob;
 import io.sediment.fs.FileIO;
 import io.sediment.maintenance.ExpireSnapshots;
 import io.sediment.maintenance.RemoveOrphanFiles;
+import io.sediment.maintenance.Tags;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.schema.Schema;
@@ -27,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -142,6 +144,9 @@ class S3MaintenanceTest {
     Table t = lockedTable(catalog, "locks.db", "compaction.full", "true");
 
     writeBatches(t, 0, 4);
+    // a tag (created under the commit lock) keeps the four small files through what follows
+    List<String> tagged = liveFiles(t);
+    new Tags(t).create("before", OptionalLong.empty());
     CompactResult inProcess = t.newCompactBuilder().execute();
     assertThat(inProcess.snapshotId()).isNotNull();
     assertThat(liveFiles(t)).hasSize(1);
@@ -165,6 +170,12 @@ class S3MaintenanceTest {
 
     assertThat(removed).extracting(Path::getName).contains("data-orphan.parquet");
     assertThat(t.store().fileIO().exists(orphan)).isFalse();
+    assertThat(storedDataFiles(t)).containsAll(tagged).containsAll(liveFiles(t)).hasSize(5);
+    assertThat(ids(t.copy(Map.of("scan.tag-name", "before"))))
+        .containsExactlyInAnyOrder(0L, 1L, 2L, 3L);
+
+    Tags.Deleted deleted = new Tags(t).delete(List.of("before"));
+    assertThat(deleted.dataFiles()).isEqualTo(4);
     assertThat(storedDataFiles(t)).containsExactlyInAnyOrderElementsOf(liveFiles(t));
     assertThat(ids(t)).containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L, 5L, 6L);
   }
