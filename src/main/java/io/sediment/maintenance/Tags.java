@@ -95,7 +95,11 @@ public final class Tags {
                   : null;
     } catch (RuntimeException e) {
       // unchecked, the tag must not stay: an expiration may retire its snapshot
-      tags.delete(name);
+      try {
+        tags.delete(name);
+      } catch (RuntimeException undo) {
+        e.addSuppressed(undo);
+      }
       throw e;
     }
     if (refusal != null) {
