@@ -65,6 +65,9 @@ final class TimeTravelActor implements Actor {
           String name = pick(new ArrayList<>(tags.keySet()));
           Tags.Deleted d = new Tags(sim.table()).delete(List.of(name));
           long id = tags.remove(name);
+          if (new Tags(sim.table()).all().containsKey(name)) {
+            throw new AssertionError("tag " + name + " is still there after its deletion");
+          }
           return "deleted tag "
               + name
               + " of snapshot "
