@@ -4,6 +4,7 @@ import io.sediment.manifest.ConsumerManager;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
+import io.sediment.manifest.TagManager;
 import io.sediment.schema.TableSchema;
 import io.sediment.table.Table;
 import java.time.Instant;
@@ -60,6 +61,17 @@ final class TableInspector {
               consumers.put(id, consumer);
             });
     out.put("consumers", consumers);
+    Map<String, Object> tags = new TreeMap<>();
+    new TagManager(table.store().fileIO(), table.store().paths())
+        .all()
+        .forEach(
+            (name, t) -> {
+              Map<String, Object> tag = new LinkedHashMap<>();
+              tag.put("snapshot", t.snapshot().id());
+              tag.put("created", Instant.ofEpochMilli(t.createdMillis()).toString());
+              tags.put(name, tag);
+            });
+    out.put("tags", tags);
     Optional<Snapshot> latest = table.latestSnapshot();
     if (latest.isEmpty()) {
       out.put("latestSnapshot", null);
@@ -203,6 +215,12 @@ final class TableInspector {
       List<String> cs = new ArrayList<>();
       consumers.forEach((id, c) -> cs.add(id + " (next snapshot " + c.get("nextSnapshot") + ")"));
       sb.append("  consumers: ").append(String.join(", ", cs)).append('\n');
+    }
+    Map<String, Map<String, Object>> tags = (Map<String, Map<String, Object>>) info.get("tags");
+    if (!tags.isEmpty()) {
+      List<String> ts = new ArrayList<>();
+      tags.forEach((name, t) -> ts.add(name + " (snapshot " + t.get("snapshot") + ")"));
+      sb.append("  tags: ").append(String.join(", ", ts)).append('\n');
     }
     sb.append("  snapshots: ").append(info.get("snapshotCount"));
     if (snap == null) {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.cli.SedimentCliTest.Result;
+import io.sediment.maintenance.Tags;
 import io.sediment.manifest.ConsumerManager;
 import io.sediment.manifest.TagManager;
 import io.sediment.schema.Schema;
@@ -17,6 +18,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.List;
+import java.util.OptionalLong;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
@@ -139,6 +141,20 @@ class CliCommandsTest {
     Result json = run("inspect", "--warehouse", dir.toString(), "--table", "db.t", "--json");
     JsonNode n = new ObjectMapper().readTree(json.out());
     assertThat(n.get("consumers").get("orders-reader").get("nextSnapshot").asLong()).isEqualTo(2);
+    assertThat(n.get("tags")).isEmpty();
+  }
+
+  @Test
+  void inspectListsTheTags() throws Exception {
+    Table t = table();
+    new Tags(t).create("nightly", OptionalLong.of(2));
+    new Tags(t).create("before-fix", OptionalLong.empty());
+    Result text = run("inspect", "--warehouse", dir.toString(), "--table", "db.t");
+    assertThat(text.out()).contains("  tags: before-fix (snapshot 3), nightly (snapshot 2)\n");
+    Result json = run("inspect", "--warehouse", dir.toString(), "--table", "db.t", "--json");
+    JsonNode n = new ObjectMapper().readTree(json.out());
+    assertThat(n.get("tags").get("nightly").get("snapshot").asLong()).isEqualTo(2);
+    assertThat(n.get("tags").get("before-fix").get("created").asText()).endsWith("Z");
   }
 
   /** reset-consumer and clear-consumers say what they changed; bad input is one line, no change. */
