@@ -44,15 +44,32 @@ final class TagCommands {
         description = "The snapshot to tag, one still there (default: the latest).")
     Long snapshotId;
 
+    @Option(
+        names = "--timestamp",
+        description =
+            "Tag the oldest snapshot still there committed at or after this time, in milliseconds"
+                + " since the epoch (as CALL sys.create_tag_from_timestamp); not with"
+                + " --snapshot-id.")
+    Long timestamp;
+
     @Mixin VerboseOption verbose;
 
     @Override
     public Integer call() {
       OptionRefusals.check("--tag", () -> Tags.checkName(tag));
+      if (snapshotId != null && timestamp != null) {
+        throw new IllegalArgumentException(
+            "--timestamp: give --snapshot-id or --timestamp, not both");
+      }
       Table t = new FileSystemCatalog(warehouseOption.warehouse).getTable(table);
-      OptionalLong id = snapshotId == null ? OptionalLong.empty() : OptionalLong.of(snapshotId);
       Tags tags = new Tags(t);
-      OptionRefusals.named("--snapshot-id", () -> tags.checkSnapshot(id));
+      OptionalLong id =
+          timestamp != null
+              ? OptionalLong.of(
+                  OptionRefusals.named("--timestamp", () -> tags.snapshotAtOrAfter(timestamp)))
+              : snapshotId == null ? OptionalLong.empty() : OptionalLong.of(snapshotId);
+      OptionRefusals.named(
+          timestamp != null ? "--timestamp" : "--snapshot-id", () -> tags.checkSnapshot(id));
       TagManager.Tag created = OptionRefusals.named("--tag", () -> tags.create(tag, id));
       PrintWriter out = spec.commandLine().getOut();
       out.println(

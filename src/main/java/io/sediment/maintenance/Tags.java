@@ -12,6 +12,7 @@ import io.sediment.table.Table;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -155,6 +156,49 @@ public final class Tags {
     } catch (UncheckedIOException e) {
       return Optional.empty();
     }
+  }
+
+  /**
+   * The id of the oldest snapshot still there committed at or after {@code millis} (epoch
+   * milliseconds): what {@code CALL sys.create_tag_from_timestamp} tags, as in Paimon.
+   *
+   * @throws IllegalArgumentException when no snapshot there was committed that late, naming the
+   *     latest snapshot's time
+   */
+  public long snapshotAtOrAfter(long millis) {
+    List<Long> ids = snapshots.listIds();
+    // binary search over the ids: commit times grow with them
+    int lo = 0;
+    int hi = ids.size() - 1;
+    Snapshot found = null;
+    while (lo <= hi) {
+      int mid = (lo + hi) >>> 1;
+      Optional<Snapshot> s = snapshots.snapshotIfExists(ids.get(mid));
+      if (s.isEmpty() || s.get().timeMillis() < millis) {
+        lo = mid + 1; // expired while searching: only newer ones can be the answer
+      } else {
+        found = s.get();
+        hi = mid - 1;
+      }
+    }
+    if (found != null) {
+      return found.id();
+    }
+    Optional<Snapshot> latest = snapshots.latest();
+    throw new IllegalArgumentException(
+        "No snapshot of "
+            + table.fullName()
+            + " was committed at or after "
+            + Instant.ofEpochMilli(millis)
+            + " ("
+            + millis
+            + "); "
+            + (latest.isEmpty()
+                ? "it has no snapshot yet"
+                : "the latest, "
+                    + latest.get().id()
+                    + ", was committed "
+                    + Instant.ofEpochMilli(latest.get().timeMillis())));
   }
 
   /**

@@ -239,6 +239,51 @@ class CliCommandsTest {
         .isEqualTo("Error: --snapshot-id: Snapshot 7 is not there; db.t has snapshots 1 to 3");
     r = run("create-tag", "--warehouse", w, "--table", "db.t", "--tag", "a b");
     assertThat(r.err().strip()).startsWith("Error: --tag: Invalid tag name 'a b'");
+    // --timestamp: the oldest snapshot committed at or after it (create_tag_from_timestamp)
+    long second = t.snapshotManager().snapshot(2).timeMillis();
+    r =
+        run(
+            "create-tag",
+            "--warehouse",
+            w,
+            "--table",
+            "db.t",
+            "--tag",
+            "t2",
+            "--timestamp",
+            "" + second);
+    assertThat(r.out()).as(r.err()).isEqualTo("Created tag 't2' of db.t at snapshot 2\n");
+    r =
+        run(
+            "create-tag",
+            "--warehouse",
+            w,
+            "--table",
+            "db.t",
+            "--tag",
+            "t9",
+            "--timestamp",
+            "9999999999999");
+    assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err().strip())
+        .startsWith("Error: --timestamp: No snapshot of db.t was committed at or after ");
+    r =
+        run(
+            "create-tag",
+            "--warehouse",
+            w,
+            "--table",
+            "db.t",
+            "--tag",
+            "t9",
+            "--timestamp",
+            "0",
+            "--snapshot-id",
+            "1");
+    assertThat(r.err().strip())
+        .isEqualTo("Error: --timestamp: give --snapshot-id or --timestamp, not both");
+    r = run("delete-tag", "--warehouse", w, "--table", "db.t", "--tag", "t2");
+    assertThat(r.code()).as(r.err()).isZero();
     r = run("delete-tag", "--warehouse", w, "--table", "db.t", "--tag", "first,nope");
     assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.err().strip())

@@ -35,14 +35,16 @@ class SqlSessionRefusalsTest {
           "reset_consumer", "next_snapshot_id",
           "clear_consumers", "including_consumers",
           "expire_partitions", "max_expires",
-          "create_tag", "snapshot_id");
+          "create_tag", "snapshot_id",
+          "create_tag_from_timestamp", "time_retained");
 
   /** The procedures that require an argument besides table, and that argument. */
   private static final Map<String, String> SECOND_REQUIRED =
       Map.of(
           "reset_consumer", "consumer_id",
           "expire_partitions", "expiration_time",
-          "create_tag", "tag");
+          "create_tag", "tag",
+          "create_tag_from_timestamp", "tag, timestamp");
 
   /** The procedures whose arguments are all required, and the one besides table. */
   private static final Map<String, String> NO_OPTIONAL_ARGUMENT = Map.of("delete_tag", "tag");

@@ -10,6 +10,7 @@ import io.sediment.retention.SnapshotExpiration;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.FaultyFileSystem;
+import io.sediment.testutil.ManualClock;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -310,5 +311,53 @@ class TagsTest {
         .containsExactly(".tag-v2.1234.tmp");
     assertThat(tmp).doesNotExist();
     assertThat(new Tags(t).all()).containsOnlyKeys("v1");
+  }
+
+  /**
+   * create_tag_from_timestamp's snapshot: the oldest still there committed at or after the time,
+   * for times just before, at and after every commit (and before the oldest kept one once older
+   * ones expired); none after the latest.
+   */
+  @Test
+  void theSnapshotAtOrAfterATimeIsTheOldestCommittedThen() throws Exception {
+    ManualClock clock = new ManualClock(java.time.Instant.parse("2026-06-01T00:00:00Z"));
+    FileSystemCatalog catalog = TestTables.catalog(dir).withClock(clock);
+    Table t =
+        TestTables.create(
+            catalog,
+            "timed",
+            TestTables.idValueSchema().option("snapshot.num-retained.max", "100000").build());
+    java.util.Random r = new java.util.Random(7);
+    Map<Long, Long> committed = new java.util.TreeMap<>();
+    for (long i = 1; i <= 12; i++) {
+      clock.advance(java.time.Duration.ofMillis(1 + r.nextInt(3000)));
+      TestTables.writeBatch(t, List.of(row(i, "v")));
+      committed.put(i, t.snapshotManager().snapshot(i).timeMillis());
+    }
+    Tags tags = new Tags(t);
+    for (int expired = 0; expired <= 6; expired += 6) {
+      if (expired > 0) {
+        new ExpireSnapshots(t).retainMax(12 - expired).execute();
+      }
+      long oldest = t.snapshotManager().earliestId().getAsLong();
+      for (Map.Entry<Long, Long> c : committed.entrySet()) {
+        for (long delta = -1; delta <= 1; delta++) {
+          long time = c.getValue() + delta;
+          long expected =
+              committed.entrySet().stream()
+                  .filter(e -> e.getKey() >= oldest && e.getValue() >= time)
+                  .mapToLong(Map.Entry::getKey)
+                  .min()
+                  .orElse(-1);
+          if (expected < 0) {
+            assertThatThrownBy(() -> tags.snapshotAtOrAfter(time))
+                .hasMessageStartingWith("No snapshot of db.timed was committed at or after ")
+                .hasMessageContaining("the latest, 12, was committed ");
+          } else {
+            assertThat(tags.snapshotAtOrAfter(time)).as("at %d", time).isEqualTo(expected);
+          }
+        }
+      }
+    }
   }
 }

@@ -78,6 +78,7 @@ public final class SedimentCatalog extends AbstractCatalog {
     p.put(ConsumerProcedures.Reset.NAME, ConsumerProcedures.Reset::new);
     p.put(ConsumerProcedures.Clear.NAME, ConsumerProcedures.Clear::new);
     p.put(TagProcedures.Create.NAME, TagProcedures.Create::new);
+    p.put(TagProcedures.CreateFromTimestamp.NAME, TagProcedures.CreateFromTimestamp::new);
     p.put(TagProcedures.Delete.NAME, TagProcedures.Delete::new);
     this.procedures = Collections.unmodifiableMap(p);
   }

@@ -1044,6 +1044,19 @@ class SedimentSqlTest {
     assertThat(query(create + "'v2', snapshot_id => 2)")).containsExactly("+I[v2, 2, created]");
     assertThat(query(create + "'latest')")).containsExactly("+I[latest, 4, created]");
     Table t = table("t");
+    // Paimon's create_tag_from_timestamp: the oldest snapshot committed at or after the time
+    String fromTime = "CALL c.sys.create_tag_from_timestamp(`table` => 'db.t', tag => ";
+    long third = t.snapshotManager().snapshot(3).timeMillis();
+    assertThat(query(fromTime + "'at3', `timestamp` => " + third + ")"))
+        .containsExactly("+I[at3, 3, created]");
+    assertThat(query(fromTime + "'from0', `timestamp` => 0)"))
+        .containsExactly("+I[from0, 1, created]");
+    assertThatThrownBy(() -> query(fromTime + "'late', `timestamp` => 9999999999999)"))
+        .hasStackTraceContaining(
+            "Argument 'timestamp': No snapshot of db.t was committed at or after");
+    assertThatThrownBy(() -> query(fromTime + "'x', `timestamp` => 0, time_retained => '1 d')"))
+        .hasStackTraceContaining("Argument 'time_retained': is not supported");
+    query("CALL c.sys.delete_tag(`table` => 'db.t', tag => 'at3,from0')");
     TagManager tags = new TagManager(t.store().fileIO(), t.store().paths());
     List<String> expected = new ArrayList<>();
     for (String name : List.of("latest", "v2")) {

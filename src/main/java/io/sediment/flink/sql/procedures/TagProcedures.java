@@ -68,33 +68,94 @@ public final class TagProcedures {
             Long snapshotId,
         @ArgumentHint(name = "time_retained", type = @DataTypeHint("STRING"), isOptional = true)
             String timeRetained) {
-      if (timeRetained != null) {
-        // declared so that it is refused: Flink drops an argument a procedure does not declare
-        throw ProcedureArgs.bad(
-            "time_retained",
-            "is not supported: a tag is kept until delete_tag deletes it; nothing was run");
-      }
+      refuseTimeRetained(timeRetained);
       Table t = ProcedureArgs.table(catalog, table);
       Tags tags = new Tags(t);
-      OptionalLong id = snapshotId == null ? OptionalLong.empty() : OptionalLong.of(snapshotId);
       try {
         Tags.checkName(tag);
       } catch (IllegalArgumentException e) {
         throw ProcedureArgs.bad("tag", e);
       }
+      return create(
+          tags,
+          tag,
+          snapshotId == null ? OptionalLong.empty() : OptionalLong.of(snapshotId),
+          "snapshot_id");
+    }
+  }
+
+  /**
+   * {@code CALL c.sys.create_tag_from_timestamp(`table` => 'db.t', tag => 'day-1', timestamp =>
+   * 1767225600000)}: makes a tag of the oldest snapshot still there committed at or after the
+   * timestamp (epoch milliseconds), as Paimon's procedure.
+   */
+  public static final class CreateFromTimestamp implements Procedure {
+
+    public static final String NAME = "create_tag_from_timestamp";
+
+    private final FileSystemCatalog catalog;
+
+    public CreateFromTimestamp(FileSystemCatalog catalog) {
+      this.catalog = catalog;
+    }
+
+    @ProcedureHint(output = @DataTypeHint(ROW))
+    public Row[] call(
+        ProcedureContext context,
+        @ArgumentHint(name = "table", type = @DataTypeHint("STRING")) String table,
+        @ArgumentHint(name = "tag", type = @DataTypeHint("STRING")) String tag,
+        @ArgumentHint(name = "timestamp", type = @DataTypeHint("BIGINT")) Long timestamp,
+        @ArgumentHint(name = "time_retained", type = @DataTypeHint("STRING"), isOptional = true)
+            String timeRetained) {
+      refuseTimeRetained(timeRetained);
+      Table t = ProcedureArgs.table(catalog, table);
+      Tags tags = new Tags(t);
       try {
-        tags.checkSnapshot(id);
-      } catch (IllegalArgumentException e) {
-        throw ProcedureArgs.bad("snapshot_id", e);
-      }
-      TagManager.Tag created;
-      try {
-        created = tags.create(tag, id);
+        Tags.checkName(tag);
       } catch (IllegalArgumentException e) {
         throw ProcedureArgs.bad("tag", e);
       }
-      return new Row[] {Row.of(created.name(), created.snapshot().id(), "created")};
+      if (timestamp == null) {
+        throw ProcedureArgs.bad("timestamp", "give the time in milliseconds since the epoch");
+      }
+      long id;
+      try {
+        id = tags.snapshotAtOrAfter(timestamp);
+      } catch (IllegalArgumentException e) {
+        throw ProcedureArgs.bad("timestamp", e);
+      }
+      return create(tags, tag, OptionalLong.of(id), "timestamp");
     }
+  }
+
+  /**
+   * Paimon's {@code time_retained}, declared so that it is refused: Flink drops undeclared ones.
+   */
+  private static void refuseTimeRetained(String timeRetained) {
+    if (timeRetained != null) {
+      throw ProcedureArgs.bad(
+          "time_retained",
+          "is not supported: a tag is kept until delete_tag deletes it; nothing was run");
+    }
+  }
+
+  /**
+   * Makes the tag; a refusal names {@code snapshotArgument} (the argument that chose the snapshot)
+   * or {@code tag}.
+   */
+  private static Row[] create(Tags tags, String tag, OptionalLong id, String snapshotArgument) {
+    try {
+      tags.checkSnapshot(id);
+    } catch (IllegalArgumentException e) {
+      throw ProcedureArgs.bad(snapshotArgument, e);
+    }
+    TagManager.Tag created;
+    try {
+      created = tags.create(tag, id);
+    } catch (IllegalArgumentException e) {
+      throw ProcedureArgs.bad("tag", e);
+    }
+    return new Row[] {Row.of(created.name(), created.snapshot().id(), "created")};
   }
 
   /**
