@@ -190,7 +190,8 @@ class SqlCommandTest {
         .containsPattern("\\|\\s+procedure name \\|\n")
         .containsPattern("\\|\\s+compact \\|\n")
         .containsPattern("\\|\\s+expire_snapshots \\|\n")
-        .contains("| remove_orphan_files |");
+        .containsPattern("\\|\\s+remove_orphan_files \\|\n")
+        .contains("| create_tag_from_timestamp |");
   }
 
   @Test
