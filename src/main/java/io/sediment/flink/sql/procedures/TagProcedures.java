@@ -68,14 +68,7 @@ public final class TagProcedures {
             Long snapshotId,
         @ArgumentHint(name = "time_retained", type = @DataTypeHint("STRING"), isOptional = true)
             String timeRetained) {
-      refuseTimeRetained(timeRetained);
-      Table t = ProcedureArgs.table(catalog, table);
-      Tags tags = new Tags(t);
-      try {
-        Tags.checkName(tag);
-      } catch (IllegalArgumentException e) {
-        throw ProcedureArgs.bad("tag", e);
-      }
+      Tags tags = tagsOf(catalog, table, tag, timeRetained);
       return create(
           tags,
           tag,
@@ -107,14 +100,7 @@ public final class TagProcedures {
         @ArgumentHint(name = "timestamp", type = @DataTypeHint("BIGINT")) Long timestamp,
         @ArgumentHint(name = "time_retained", type = @DataTypeHint("STRING"), isOptional = true)
             String timeRetained) {
-      refuseTimeRetained(timeRetained);
-      Table t = ProcedureArgs.table(catalog, table);
-      Tags tags = new Tags(t);
-      try {
-        Tags.checkName(tag);
-      } catch (IllegalArgumentException e) {
-        throw ProcedureArgs.bad("tag", e);
-      }
+      Tags tags = tagsOf(catalog, table, tag, timeRetained);
       if (timestamp == null) {
         throw ProcedureArgs.bad("timestamp", "give the time in milliseconds since the epoch");
       }
@@ -129,14 +115,24 @@ public final class TagProcedures {
   }
 
   /**
-   * Paimon's {@code time_retained}, declared so that it is refused: Flink drops undeclared ones.
+   * The tags of {@code table}, after the checks the creating procedures share: Paimon's {@code
+   * time_retained}, declared so that it is refused (Flink drops an argument a procedure does not
+   * declare), and the tag's name.
    */
-  private static void refuseTimeRetained(String timeRetained) {
+  private static Tags tagsOf(
+      FileSystemCatalog catalog, String table, String tag, String timeRetained) {
     if (timeRetained != null) {
       throw ProcedureArgs.bad(
           "time_retained",
           "is not supported: a tag is kept until delete_tag deletes it; nothing was run");
     }
+    Table t = ProcedureArgs.table(catalog, table);
+    try {
+      Tags.checkName(tag);
+    } catch (IllegalArgumentException e) {
+      throw ProcedureArgs.bad("tag", e);
+    }
+    return new Tags(t);
   }
 
   /**
