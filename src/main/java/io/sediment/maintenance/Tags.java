@@ -9,6 +9,7 @@ import io.sediment.retention.SnapshotExpiration;
 import io.sediment.retention.TableFiles;
 import io.sediment.retention.TagDeletion;
 import io.sediment.table.Table;
+import io.sediment.table.TableScan;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -166,23 +167,13 @@ public final class Tags {
    *     latest snapshot's time
    */
   public long snapshotAtOrAfter(long millis) {
-    List<Long> ids = snapshots.listIds();
-    // binary search over the ids: commit times grow with them
-    int lo = 0;
-    int hi = ids.size() - 1;
-    Snapshot found = null;
-    while (lo <= hi) {
-      int mid = (lo + hi) >>> 1;
-      Optional<Snapshot> s = snapshots.snapshotIfExists(ids.get(mid));
-      if (s.isEmpty() || s.get().timeMillis() < millis) {
-        lo = mid + 1; // expired while searching: only newer ones can be the answer
-      } else {
-        found = s.get();
-        hi = mid - 1;
-      }
-    }
-    if (found != null) {
-      return found.id();
+    // the one after the newest committed before it (TableScan's search), else the earliest
+    Optional<Snapshot> before =
+        millis == Long.MIN_VALUE ? Optional.empty() : TableScan.atOrBefore(snapshots, millis - 1);
+    OptionalLong next =
+        before.isPresent() ? OptionalLong.of(before.get().id() + 1) : snapshots.earliestId();
+    if (next.isPresent() && snapshots.snapshotIfExists(next.getAsLong()).isPresent()) {
+      return next.getAsLong();
     }
     Optional<Snapshot> latest = snapshots.latest();
     throw new IllegalArgumentException(

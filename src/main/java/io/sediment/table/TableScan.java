@@ -117,7 +117,7 @@ public final class TableScan {
   }
 
   /** The newest snapshot committed at or before {@code millis}: a binary search over the ids. */
-  static Optional<Snapshot> atOrBefore(SnapshotManager snapshots, long millis) {
+  public static Optional<Snapshot> atOrBefore(SnapshotManager snapshots, long millis) {
     List<Long> ids = snapshots.listIds();
     int lo = 0;
     int hi = ids.size() - 1;
