@@ -5,6 +5,7 @@ import io.sediment.commit.FileStoreCommit;
 import io.sediment.io.OutputObserver;
 import io.sediment.manifest.FileStore;
 import io.sediment.predicate.Predicate;
+import io.sediment.retention.PartitionRetention;
 import io.sediment.retention.SnapshotRetention;
 import io.sediment.schema.CompactionOptions;
 import java.time.Duration;
@@ -252,9 +253,13 @@ public final class CompactBuilder {
         uninterruptibly(
             () -> {
               Long id = commit.commit(messages, FileStoreCommit.BATCH_IDENTIFIER, false);
-              // Like a writer's commit: expire what the retention options no longer keep; never
-              // throws.
-              new SnapshotRetention(effective, tableName).expireAfterCommit(id == null ? -1 : id);
+              // Like a batch writer's commit: expire the partitions and snapshots the options no
+              // longer keep; never throws.
+              long latest =
+                  new PartitionRetention(effective, tableName)
+                      .expireAfterCommit(effective, true)
+                      .lastSnapshotId(id == null ? -1 : id);
+              new SnapshotRetention(effective, tableName).expireAfterCommit(latest);
               return id;
             });
     CompactResult result =

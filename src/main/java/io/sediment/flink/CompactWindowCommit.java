@@ -7,9 +7,11 @@ import io.sediment.compact.CompactCommit;
 import io.sediment.compact.ExecutionMode;
 import io.sediment.marker.OutputMarkers;
 import io.sediment.marker.ReleaseRecords;
+import io.sediment.retention.PartitionRetention;
 import io.sediment.retention.SnapshotRetention;
 import io.sediment.table.Table;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,10 +28,11 @@ import org.slf4j.LoggerFactory;
  * finished. What follows from an outcome (metrics, results, the failure limit) is the operator's
  * {@link Outcomes}.
  *
- * <p>After a table's commit, its snapshots that the retention options no longer keep are expired
- * ({@link SnapshotRetention}) and, in the streaming job, its orphan files are removed when {@code
- * compaction.remove-orphans.interval} says so; either failing is reported, never failing the
- * window, and retried after the next commit.
+ * <p>After a table's commit, its partitions that {@code partition.expiration-time} no longer keeps
+ * are dropped when a check is due ({@link PartitionRetention}), its snapshots that the retention
+ * options no longer keep are expired ({@link SnapshotRetention}) and, in the streaming job, its
+ * orphan files are removed when {@code compaction.remove-orphans.interval} says so; either failing
+ * is reported, never failing the window, and retried after the next commit.
  */
 final class CompactWindowCommit {
 
@@ -75,6 +78,9 @@ final class CompactWindowCommit {
   // whether the task source re-plans released tasks' files (the streaming job)
   private final boolean writeReleases;
   private final OrphanRemovalSchedule orphanRemoval;
+
+  /** Each table's partition expiry schedule, from the job's start. */
+  private final Map<String, PartitionRetention> partitionRetention = new HashMap<>();
 
   CompactWindowCommit(Function<String, Table> tables, String commitUser, ExecutionMode mode) {
     this.tables = tables;
@@ -170,13 +176,23 @@ final class CompactWindowCommit {
       }
       // Committed now, or by an earlier attempt (a restored window): every output is referenced.
       finishMessages(table, window, t.getValue(), outputNames(t.getValue()));
-      maintain(table, outcomes);
+      maintain(table, window == FileStoreCommit.BATCH_IDENTIFIER, outcomes);
     }
     return !anyFailed;
   }
 
-  /** Expiry and (streaming) scheduled orphan removal after a commit; failures only reported. */
-  private void maintain(Table table, Outcomes outcomes) {
+  /**
+   * Partition and snapshot expiry and (streaming) scheduled orphan removal after a commit; failures
+   * only reported.
+   */
+  private void maintain(Table table, boolean endOfInput, Outcomes outcomes) {
+    PartitionRetention.Outcome dropped =
+        partitionRetention
+            .computeIfAbsent(table.fullName(), n -> new PartitionRetention(table.store(), n))
+            .expireAfterCommit(table.store(), endOfInput);
+    if (dropped.failed()) {
+      outcomes.expiryFailed(table.fullName(), dropped.failure());
+    }
     SnapshotRetention.Outcome expiry =
         new SnapshotRetention(table.store(), table.fullName()).expireAfterCommit();
     if (expiry.failed()) {

@@ -148,5 +148,77 @@ public final class CommitOptions {
                   "Snapshots expired at most by the automatic expiry after one commit."),
           OptionRule.atLeast(1));
 
+  // Partition expiry after commits (Paimon's names and defaults); the time of a partition is read
+  // by PartitionTimeExtractor, checked against the partition keys when the schema is made.
+
+  public static final ConfigOption<Duration> PARTITION_EXPIRATION_TIME =
+      OPTIONS.add(
+          ConfigOptions.key("partition.expiration-time")
+              .durationType()
+              .noDefaultValue()
+              .withDescription(
+                  "Partitions older than this are dropped by the table's writers (or, for a"
+                      + " write-only table, its compaction) after their commits, at most once per"
+                      + " partition.expiration-check-interval. Partitioned tables only. Not set:"
+                      + " partitions never expire on their own."),
+          OptionRule.positiveDuration("7 d"));
+
+  public static final ConfigOption<Duration> PARTITION_EXPIRATION_CHECK_INTERVAL =
+      OPTIONS.add(
+          ConfigOptions.key("partition.expiration-check-interval")
+              .durationType()
+              .defaultValue(Duration.ofHours(1))
+              .withDescription(
+                  "How often a committer looks for expired partitions, counted from its start; 0:"
+                      + " after every commit."),
+          OptionRule.nonNegativeDuration("1 h"));
+
+  public static final ConfigOption<String> PARTITION_EXPIRATION_STRATEGY =
+      OPTIONS.add(
+          ConfigOptions.key("partition.expiration-strategy")
+              .stringType()
+              .defaultValue("values-time")
+              .withDescription(
+                  "What a partition's time is: values-time, read from its values"
+                      + " (partition.timestamp-pattern and partition.timestamp-formatter);"
+                      + " update-time, the creation time of its newest live file."),
+          OptionRule.oneOf(List.of("values-time", "update-time")));
+
+  public static final ConfigOption<Integer> PARTITION_EXPIRATION_MAX_NUM =
+      OPTIONS.add(
+          ConfigOptions.key("partition.expiration-max-num")
+              .intType()
+              .defaultValue(100)
+              .withDescription("Partitions dropped at most by one check, the oldest first."),
+          OptionRule.atLeast(1));
+
+  public static final ConfigOption<String> PARTITION_TIMESTAMP_FORMATTER =
+      OPTIONS.add(
+          ConfigOptions.key("partition.timestamp-formatter")
+              .stringType()
+              .noDefaultValue()
+              .withDescription(
+                  "A java.time DateTimeFormatter pattern (yyyyMMdd) that parses a partition's"
+                      + " time. Not set: yyyy-MM-dd HH:mm:ss, then yyyy-MM-dd."));
+
+  public static final ConfigOption<String> PARTITION_TIMESTAMP_PATTERN =
+      OPTIONS.add(
+          ConfigOptions.key("partition.timestamp-pattern")
+              .stringType()
+              .noDefaultValue()
+              .withDescription(
+                  "How a partition's values make its time, each $column replaced by that"
+                      + " partition column's value ('$dt $hh:00:00'). Not set: the first"
+                      + " partition column's value."));
+
+  public static final ConfigOption<Boolean> END_INPUT_CHECK_PARTITION_EXPIRE =
+      OPTIONS.add(
+          ConfigOptions.key("end-input.check-partition-expire")
+              .booleanType()
+              .defaultValue(false)
+              .withDescription(
+                  "Whether a batch write (or batch compaction) looks for expired partitions when"
+                      + " it commits, however short it ran."));
+
   private CommitOptions() {}
 }

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.utils.LogicalTypeParser;
@@ -86,6 +87,7 @@ public final class TableSchema implements Serializable {
     checkKeys("Primary key", schema.primaryKeys(), names);
     Map<String, String> options = new LinkedHashMap<>(schema.options());
     TableOptions opts = TableOptions.of(options);
+    checkPartitionTime(options, schema.partitionKeys());
 
     if (!schema.primaryKeys().isEmpty()) {
       for (String p : schema.partitionKeys()) {
@@ -203,6 +205,37 @@ public final class TableSchema implements Serializable {
         schema.comment(),
         timeMillis,
         null);
+  }
+
+  /**
+   * The partition-expiry options that describe a partition's time: only partitioned tables expire
+   * partitions, and the pattern's {@code $column}s must be partition columns.
+   */
+  private static void checkPartitionTime(Map<String, String> options, List<String> partitionKeys) {
+    String pattern = options.get(CommitOptions.PARTITION_TIMESTAMP_PATTERN.key());
+    String formatter = options.get(CommitOptions.PARTITION_TIMESTAMP_FORMATTER.key());
+    for (ConfigOption<?> o :
+        List.of(
+            CommitOptions.PARTITION_EXPIRATION_TIME, CommitOptions.PARTITION_TIMESTAMP_PATTERN)) {
+      if (partitionKeys.isEmpty() && options.containsKey(o.key())) {
+        throw new IllegalArgumentException(
+            "Option '" + o.key() + "' applies only to partitioned tables; this table has none");
+      }
+    }
+    List<String> keys = partitionKeys.isEmpty() ? List.of("") : partitionKeys;
+    try {
+      new PartitionTimeExtractor(pattern, null, keys);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "Option '" + CommitOptions.PARTITION_TIMESTAMP_PATTERN.key() + "': " + e.getMessage(), e);
+    }
+    try {
+      new PartitionTimeExtractor(null, formatter, keys);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "Option '" + CommitOptions.PARTITION_TIMESTAMP_FORMATTER.key() + "': " + e.getMessage(),
+          e);
+    }
   }
 
   private static void checkKeys(String what, List<String> keys, List<String> columns) {

@@ -5,7 +5,9 @@ import io.sediment.commit.CommitConflictException;
 import io.sediment.commit.CommitMessage;
 import io.sediment.commit.CommitOutcomeUnknownException;
 import io.sediment.commit.FileStoreCommit;
+import io.sediment.manifest.FileStore;
 import io.sediment.predicate.Predicate;
+import io.sediment.retention.PartitionRetention;
 import io.sediment.retention.SnapshotRetention;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -20,11 +22,13 @@ import org.slf4j.LoggerFactory;
  * same (commit user, identifier) already landed. When a commit fails on a conflict, the files the
  * messages added are deleted before the error is thrown.
  *
- * <p>After each commit that made a snapshot, snapshots the table's retention options no longer keep
- * are expired ({@link SnapshotRetention}, bounded by {@code snapshot.expire.limit}); a failing
- * expiry is logged, counted in {@link #expiryFailures()} and retried by the next commit, never
- * failing the commit that landed. A {@code write-only} table's writers skip this, as Paimon's do:
- * its compaction (job, procedure or builder) expires instead.
+ * <p>After each commit that made a snapshot, the partitions {@code partition.expiration-time} no
+ * longer keeps are dropped when a check is due ({@link PartitionRetention}), and snapshots the
+ * table's retention options no longer keep are expired ({@link SnapshotRetention}, bounded by
+ * {@code snapshot.expire.limit}); a failing expiry is logged, counted in {@link #expiryFailures()}
+ * and retried by the next commit, never failing the commit that landed. A {@code write-only}
+ * table's writers skip this, as Paimon's do: its compaction (job, procedure or builder) expires
+ * instead.
  */
 public final class TableCommit {
 
@@ -35,14 +39,20 @@ public final class TableCommit {
 
   private final FileStoreCommit commit;
   private final boolean streaming;
+  private final FileStore store;
   private final SnapshotRetention retention; // null: write-only, the compaction expires
+  private final PartitionRetention partitions; // null: write-only
   private boolean batchCommitted;
   private long expiryFailures;
 
-  TableCommit(FileStoreCommit commit, boolean streaming, SnapshotRetention retention) {
-    this.commit = commit;
+  TableCommit(FileStore store, String commitUser, boolean streaming) {
+    this.store = store;
+    this.commit = new FileStoreCommit(store, commitUser);
     this.streaming = streaming;
-    this.retention = retention;
+    boolean expires = !store.options().writeOnly();
+    String name = store.paths().root().toString();
+    this.retention = expires ? new SnapshotRetention(store, name) : null;
+    this.partitions = expires ? new PartitionRetention(store, name) : null;
   }
 
   public String commitUser() {
@@ -152,16 +162,28 @@ public final class TableCommit {
         .orElse(OptionalLong.empty());
   }
 
-  /** After a commit that made a snapshot; never throws: the commit has landed. */
+  /**
+   * After a commit that made a snapshot: partitions, then snapshots (after the partitions' drop, if
+   * any); never throws: the commit has landed. A batch commit is the end of its input.
+   */
   private void expireIfCommitted(List<Long> snapshotIds) {
-    if (!snapshotIds.isEmpty()
-        && retention != null
-        && retention.expireAfterCommit(snapshotIds.get(snapshotIds.size() - 1)).failed()) {
+    if (snapshotIds.isEmpty() || retention == null) {
+      return;
+    }
+    long latest = snapshotIds.get(snapshotIds.size() - 1);
+    PartitionRetention.Outcome dropped = partitions.expireAfterCommit(store, !streaming);
+    if (dropped.failed()) {
+      expiryFailures++;
+    }
+    if (retention.expireAfterCommit(dropped.lastSnapshotId(latest)).failed()) {
       expiryFailures++;
     }
   }
 
-  /** How many automatic expiries after this object's commits failed (each was logged). */
+  /**
+   * How many automatic expiries (of snapshots or partitions) after this object's commits failed
+   * (each was logged).
+   */
   public long expiryFailures() {
     return expiryFailures;
   }

@@ -1,10 +1,8 @@
 package io.sediment.table;
 
 import io.sediment.commit.CommitUsers;
-import io.sediment.commit.FileStoreCommit;
 import io.sediment.io.OutputObserver;
 import io.sediment.manifest.FileStore;
-import io.sediment.retention.SnapshotRetention;
 
 /**
  * Creates a {@link TableWrite} and the matching {@link TableCommit}. A batch builder makes one
@@ -52,11 +50,6 @@ public final class WriteBuilder {
   }
 
   public TableCommit newCommit() {
-    return new TableCommit(
-        new FileStoreCommit(store, commitUser),
-        streaming,
-        store.options().writeOnly()
-            ? null
-            : new SnapshotRetention(store, store.paths().root().toString()));
+    return new TableCommit(store, commitUser, streaming);
   }
 }

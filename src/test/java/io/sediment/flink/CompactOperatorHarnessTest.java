@@ -685,6 +685,43 @@ class CompactOperatorHarnessTest {
   }
 
   /**
+   * After a window's commit the committer drops the partitions {@code partition.expiration-time} no
+   * longer keeps, options set by ALTER TABLE while the job runs: a streaming committer when its
+   * check interval has passed (0: every commit), a batch one at the end of its input with {@code
+   * end-input.check-partition-expire}. The other partitions keep their rows.
+   */
+  @Test
+  void aCommittedWindowDropsThePartitionsTheTableExpires() throws Exception {
+    FlinkTestSupport.fill(table, 1000, 1, 2, "2000-01-01");
+    List<CompactTaskSplit> splits = splits();
+    alter(
+        SchemaChange.setOption("partition.expiration-time", "1 d"),
+        SchemaChange.setOption("partition.expiration-check-interval", "0 s"));
+    try (var harness = committer(ExecutionMode.STREAMING, null)) {
+      harness.processElement(new StreamRecord<>(rewritten(splits).get(0)));
+      harness.snapshot(1, 1);
+      harness.notifyOfCompletedCheckpoint(1);
+    }
+    assertThat(table.latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.OVERWRITE);
+    assertThat(FlinkTestSupport.filesPerPartition(table)).doesNotContainKey("p=2000-01-01");
+    assertThat(FlinkTestSupport.rows(table)).containsExactlyInAnyOrderElementsOf(rowsBefore);
+
+    alter(SchemaChange.setOption("partition.expiration-check-interval", "1 h"));
+    FlinkTestSupport.fill(table, 2000, 1, 2, "2000-01-02"); // a batch writer: not checked
+    assertThat(FlinkTestSupport.filesPerPartition(table)).containsKey("p=2000-01-02");
+    alter(SchemaChange.setOption("end-input.check-partition-expire", "true"));
+    try (var harness = committer(ExecutionMode.BATCH, null)) {
+      for (CompactMessage m : rewritten(splitsOf(table.latestSnapshot().orElseThrow()))) {
+        harness.processElement(new StreamRecord<>(m));
+      }
+      harness.endInput();
+    }
+    assertThat(table.latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.OVERWRITE);
+    assertThat(FlinkTestSupport.filesPerPartition(table)).doesNotContainKey("p=2000-01-02");
+    assertThat(FlinkTestSupport.rows(table)).containsExactlyInAnyOrderElementsOf(rowsBefore);
+  }
+
+  /**
    * A long-running rewrite operator loads its tables again after each barrier: a task after ALTER
    * TABLE writes with the table's new schema.
    */

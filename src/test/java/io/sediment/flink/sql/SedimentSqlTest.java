@@ -951,7 +951,8 @@ class SedimentSqlTest {
 
   /**
    * {@code sys.expire_partitions}, Paimon's procedure: the partitions whose time is older than the
-   * expiration go in one OVERWRITE snapshot, a row each; bad arguments name the argument.
+   * expiration go in one OVERWRITE snapshot, a row each; bad arguments name the argument. Then the
+   * table option {@code partition.expiration-time}: a write's commit drops them.
    */
   @Test
   void expirePartitionsDropsTheOldOnes() throws Exception {
@@ -977,6 +978,19 @@ class SedimentSqlTest {
     assertThatThrownBy(() -> query(call + "'1 d', timestamp_pattern => '$day')"))
         .hasStackTraceContaining("Argument 'timestamp_pattern': '$day' names $day, which is not");
     assertThat(query("SELECT id FROM db.e")).containsExactly("+I[3]", "+I[4]");
+
+    // Paimon's partition.expiration-time: the writers drop them (here at every commit's check)
+    exec(
+        "ALTER TABLE db.e SET ('partition.expiration-time' = '1 d',"
+            + " 'partition.expiration-check-interval' = '0 s')");
+    exec("INSERT INTO db.e VALUES (5, '2000-01-03'), (6, '" + today + "')");
+    assertThat(query("SELECT id FROM db.e")).containsExactly("+I[3]", "+I[4]", "+I[6]");
+    assertThat(table("e").latestSnapshot().orElseThrow().commitKind())
+        .isEqualTo(CommitKind.OVERWRITE);
+    assertThatThrownBy(() -> exec("ALTER TABLE db.e SET ('partition.timestamp-pattern' = '$day')"))
+        .hasStackTraceContaining(
+            "Option 'partition.timestamp-pattern': '$day' names $day, which is not a partition"
+                + " column");
   }
 
   /**
