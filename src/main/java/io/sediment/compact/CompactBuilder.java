@@ -5,8 +5,7 @@ import io.sediment.commit.FileStoreCommit;
 import io.sediment.io.OutputObserver;
 import io.sediment.manifest.FileStore;
 import io.sediment.predicate.Predicate;
-import io.sediment.retention.PartitionRetention;
-import io.sediment.retention.SnapshotRetention;
+import io.sediment.retention.AfterCommitExpiry;
 import io.sediment.schema.CompactionOptions;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -253,13 +252,10 @@ public final class CompactBuilder {
         uninterruptibly(
             () -> {
               Long id = commit.commit(messages, FileStoreCommit.BATCH_IDENTIFIER, false);
-              // Like a batch writer's commit: expire the partitions and snapshots the options no
-              // longer keep; never throws.
-              long latest =
-                  new PartitionRetention(effective, tableName)
-                      .expireAfterCommit(effective, true)
-                      .lastSnapshotId(id == null ? -1 : id);
-              new SnapshotRetention(effective, tableName).expireAfterCommit(latest);
+              // Like a batch writer's commit: expire the partitions (when it made a snapshot) and
+              // snapshots the options no longer keep; never throws.
+              new AfterCommitExpiry(effective, tableName)
+                  .run(effective, id == null ? -1 : id, id != null, true);
               return id;
             });
     CompactResult result =

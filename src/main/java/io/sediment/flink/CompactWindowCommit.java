@@ -7,6 +7,7 @@ import io.sediment.compact.CompactCommit;
 import io.sediment.compact.ExecutionMode;
 import io.sediment.marker.OutputMarkers;
 import io.sediment.marker.ReleaseRecords;
+import io.sediment.retention.AfterCommitExpiry;
 import io.sediment.retention.PartitionRetention;
 import io.sediment.retention.SnapshotRetention;
 import io.sediment.table.Table;
@@ -79,8 +80,10 @@ final class CompactWindowCommit {
   private final boolean writeReleases;
   private final OrphanRemovalSchedule orphanRemoval;
 
-  /** Each table's partition expiry schedule, from the job's start. */
-  private final Map<String, PartitionRetention> partitionRetention = new HashMap<>();
+  /**
+   * Each table's expiry after commits (its partition check's schedule runs from the job's start).
+   */
+  private final Map<String, AfterCommitExpiry> expiries = new HashMap<>();
 
   CompactWindowCommit(Function<String, Table> tables, String commitUser, ExecutionMode mode) {
     this.tables = tables;
@@ -186,17 +189,15 @@ final class CompactWindowCommit {
    * only reported.
    */
   private void maintain(Table table, boolean endOfInput, Outcomes outcomes) {
-    PartitionRetention.Outcome dropped =
-        partitionRetention
-            .computeIfAbsent(table.fullName(), n -> new PartitionRetention(table.store(), n))
-            .expireAfterCommit(table.store(), endOfInput);
-    if (dropped.failed()) {
-      outcomes.expiryFailed(table.fullName(), dropped.failure());
+    AfterCommitExpiry.Outcome expiry =
+        expiries
+            .computeIfAbsent(table.fullName(), n -> new AfterCommitExpiry(table.store(), n))
+            .run(table.store(), -1, true, endOfInput);
+    if (expiry.partitions().failed()) {
+      outcomes.expiryFailed(table.fullName(), expiry.partitions().failure());
     }
-    SnapshotRetention.Outcome expiry =
-        new SnapshotRetention(table.store(), table.fullName()).expireAfterCommit();
-    if (expiry.failed()) {
-      outcomes.expiryFailed(table.fullName(), expiry.failure());
+    if (expiry.snapshots().failed()) {
+      outcomes.expiryFailed(table.fullName(), expiry.snapshots().failure());
     }
     if (!writeReleases) {
       return; // a batch job is not dedicated: orphans are removed on a schedule by streaming jobs

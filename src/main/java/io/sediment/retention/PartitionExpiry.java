@@ -88,7 +88,7 @@ public final class PartitionExpiry {
 
   /** The expired partitions of the latest snapshot at {@code nowMillis}, oldest first. */
   public List<BinaryRowData> expired(FileStore store, long nowMillis) {
-    long cutoff = nowMillis - Math.min(expiration.toMillis(), nowMillis - Long.MIN_VALUE / 2);
+    long cutoff = nowMillis - Math.min(saturatedMillis(expiration), nowMillis - Long.MIN_VALUE / 2);
     Snapshot latest = store.snapshotManager().latest().orElse(null);
     if (latest == null) {
       return List.of();
@@ -102,12 +102,11 @@ public final class PartitionExpiry {
       if (updateTime) {
         times.merge(partition.copy(), e.file().creationTimeMillis(), Math::max);
       } else if (!times.containsKey(partition) && !untimed.contains(partition)) {
-        LocalDateTime t =
-            extractor.extract(PartitionComputer.toStrings(store.partitionType(), partition));
+        Long t = valuesTime(PartitionComputer.toStrings(store.partitionType(), partition));
         if (t == null) {
           untimed.add(partition.copy());
         } else {
-          times.put(partition.copy(), t.atZone(ZoneId.systemDefault()).toInstant().toEpochMilli());
+          times.put(partition.copy(), t);
         }
       }
     }
@@ -124,6 +123,25 @@ public final class PartitionExpiry {
       out.add(e.getKey());
     }
     return out;
+  }
+
+  /** A partition's time in epoch millis, in the local zone; null when its values make none. */
+  private Long valuesTime(List<String> values) {
+    LocalDateTime t = extractor.extract(values);
+    try {
+      return t == null ? null : t.atZone(ZoneId.systemDefault()).toInstant().toEpochMilli();
+    } catch (ArithmeticException e) {
+      return null; // a year beyond epoch millis: no time, kept
+    }
+  }
+
+  /** {@code d} in milliseconds, saturated at the range of a long instead of overflowing. */
+  static long saturatedMillis(Duration d) {
+    try {
+      return d.toMillis();
+    } catch (ArithmeticException e) {
+      return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
   }
 
   /**

@@ -3,7 +3,6 @@ package io.sediment.retention;
 import io.sediment.manifest.FileStore;
 import io.sediment.schema.CommitOptions;
 import io.sediment.schema.TableOptions;
-import java.time.Duration;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -17,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * that reloads its table.
  *
  * <p>The commit has landed when this runs, so it never throws: a failure is logged and returned for
- * the caller's metrics, and the next commit checks again.
+ * the caller's metrics, and the next check (an interval later) retries. Paimon's failing check
+ * fails the commit instead.
  */
 public final class PartitionRetention {
 
@@ -25,7 +25,7 @@ public final class PartitionRetention {
 
   /** What one check did: the partitions dropped and the snapshot that dropped them. */
   public record Outcome(PartitionExpiry.Dropped dropped, RuntimeException failure) {
-    static final Outcome NOTHING = new Outcome(PartitionExpiry.Dropped.NONE, null);
+    public static final Outcome NOTHING = new Outcome(PartitionExpiry.Dropped.NONE, null);
 
     public boolean failed() {
       return failure != null;
@@ -54,24 +54,27 @@ public final class PartitionRetention {
    * @param endOfInput whether this was a batch input's commit
    */
   public Outcome expireAfterCommit(FileStore store, boolean endOfInput) {
-    TableOptions options = store.options();
-    if (options.get(CommitOptions.PARTITION_EXPIRATION_TIME) == null) {
-      return Outcome.NOTHING;
-    }
     long now = store.clock().millis();
-    Duration interval = options.get(CommitOptions.PARTITION_EXPIRATION_CHECK_INTERVAL);
-    boolean due =
-        interval.isZero()
-            || now - lastCheckMillis > interval.toMillis()
-            || (endOfInput && options.get(CommitOptions.END_INPUT_CHECK_PARTITION_EXPIRE));
-    if (!due) {
-      return Outcome.NOTHING;
-    }
     try {
+      TableOptions options = store.options();
+      if (options.get(CommitOptions.PARTITION_EXPIRATION_TIME) == null) {
+        return Outcome.NOTHING;
+      }
+      long interval =
+          PartitionExpiry.saturatedMillis(
+              options.get(CommitOptions.PARTITION_EXPIRATION_CHECK_INTERVAL));
+      boolean due =
+          interval == 0
+              || now - lastCheckMillis > interval
+              || (endOfInput && options.get(CommitOptions.END_INPUT_CHECK_PARTITION_EXPIRE));
+      if (!due) {
+        return Outcome.NOTHING;
+      }
+      // a failing check waits for the next interval too: it scans the table
+      lastCheckMillis = now;
       PartitionExpiry expiry = PartitionExpiry.fromOptions(store);
       PartitionExpiry.Dropped dropped =
           expiry == null ? PartitionExpiry.Dropped.NONE : expiry.dropExpired(store);
-      lastCheckMillis = now;
       if (!dropped.partitions().isEmpty()) {
         LOG.info(
             "Expired partition(s) {} of {} in snapshot(s) {}",
@@ -82,7 +85,7 @@ public final class PartitionRetention {
       return new Outcome(dropped, null);
     } catch (RuntimeException e) {
       LOG.warn(
-          "Automatic partition expiry of {} failed after a successful commit; the next commit"
+          "Automatic partition expiry of {} failed after a successful commit; the next check"
               + " retries it",
           tableName,
           e);

@@ -157,10 +157,10 @@ public final class CommitOptions {
               .durationType()
               .noDefaultValue()
               .withDescription(
-                  "Partitions older than this are dropped by the table's writers (or, for a"
-                      + " write-only table, its compaction) after their commits, at most once per"
-                      + " partition.expiration-check-interval. Partitioned tables only. Not set:"
-                      + " partitions never expire on their own."),
+                  "Partitions older than this are dropped by the table's committers (writers"
+                      + " unless write-only, and compactions) after their commits, at most once"
+                      + " per partition.expiration-check-interval. Partitioned tables only. Not"
+                      + " set: partitions never expire on their own."),
           OptionRule.positiveDuration("7 d"));
 
   public static final ConfigOption<Duration> PARTITION_EXPIRATION_CHECK_INTERVAL =

@@ -209,9 +209,12 @@ public final class TableSchema implements Serializable {
 
   /**
    * The partition-expiry options that describe a partition's time: only partitioned tables expire
-   * partitions, and the pattern's {@code $column}s must be partition columns.
+   * partitions, the pattern's {@code $column}s must be partition columns and the formatter must be
+   * a pattern (at creation, {@code ALTER TABLE} and for dynamic options).
+   *
+   * @throws IllegalArgumentException naming the option
    */
-  private static void checkPartitionTime(Map<String, String> options, List<String> partitionKeys) {
+  public static void checkPartitionTime(Map<String, String> options, List<String> partitionKeys) {
     String pattern = options.get(CommitOptions.PARTITION_TIMESTAMP_PATTERN.key());
     String formatter = options.get(CommitOptions.PARTITION_TIMESTAMP_FORMATTER.key());
     for (ConfigOption<?> o :

@@ -61,7 +61,9 @@ public final class Table implements Serializable {
 
   /** This table with dynamic options laid over its own; validated like table options. */
   public Table copy(Map<String, String> dynamicOptions) {
-    return new Table(fullName, store.withOptions(store.options().with(dynamicOptions)));
+    TableOptions options = store.options().with(dynamicOptions);
+    TableSchema.checkPartitionTime(options.toMap(), schema().partitionKeys());
+    return new Table(fullName, store.withOptions(options));
   }
 
   /**

@@ -7,6 +7,7 @@ import io.sediment.commit.CommitOutcomeUnknownException;
 import io.sediment.commit.FileStoreCommit;
 import io.sediment.manifest.FileStore;
 import io.sediment.predicate.Predicate;
+import io.sediment.retention.AfterCommitExpiry;
 import io.sediment.retention.PartitionRetention;
 import io.sediment.retention.SnapshotRetention;
 import java.io.IOException;
@@ -40,8 +41,7 @@ public final class TableCommit {
   private final FileStoreCommit commit;
   private final boolean streaming;
   private final FileStore store;
-  private final SnapshotRetention retention; // null: write-only, the compaction expires
-  private final PartitionRetention partitions; // null: write-only
+  private final AfterCommitExpiry expiry; // null: write-only, the compaction expires
   private boolean batchCommitted;
   private long expiryFailures;
 
@@ -49,10 +49,10 @@ public final class TableCommit {
     this.store = store;
     this.commit = new FileStoreCommit(store, commitUser);
     this.streaming = streaming;
-    boolean expires = !store.options().writeOnly();
-    String name = store.paths().root().toString();
-    this.retention = expires ? new SnapshotRetention(store, name) : null;
-    this.partitions = expires ? new PartitionRetention(store, name) : null;
+    this.expiry =
+        store.options().writeOnly()
+            ? null
+            : new AfterCommitExpiry(store, store.paths().root().toString());
   }
 
   public String commitUser() {
@@ -92,7 +92,7 @@ public final class TableCommit {
     }
     batchCommitted = true;
     List<Long> ids = commit.truncate(BATCH_IDENTIFIER);
-    expireIfCommitted(ids);
+    expireIfCommitted(ids, false, true);
     return ids;
   }
 
@@ -121,7 +121,7 @@ public final class TableCommit {
       }
       throw e;
     }
-    expireIfCommitted(ids);
+    expireIfCommitted(ids, !messages.isEmpty(), true); // no messages: a drop of partitions
     return ids;
   }
 
@@ -146,7 +146,8 @@ public final class TableCommit {
       abortInto(messages, e);
       throw e;
     }
-    expireIfCommitted(ids);
+    // a bounded streaming input ends with the batch identifier too (its end-of-input window)
+    expireIfCommitted(ids, true, !streaming || identifier == BATCH_IDENTIFIER);
     return ids;
   }
 
@@ -163,20 +164,14 @@ public final class TableCommit {
   }
 
   /**
-   * After a commit that made a snapshot: partitions, then snapshots (after the partitions' drop, if
-   * any); never throws: the commit has landed. A batch commit is the end of its input.
+   * After a commit that made a snapshot: partitions when {@code checkPartitions} (the commit wrote
+   * rows), then snapshots; never throws: the commit has landed.
    */
-  private void expireIfCommitted(List<Long> snapshotIds) {
-    if (snapshotIds.isEmpty() || retention == null) {
-      return;
-    }
-    long latest = snapshotIds.get(snapshotIds.size() - 1);
-    PartitionRetention.Outcome dropped = partitions.expireAfterCommit(store, !streaming);
-    if (dropped.failed()) {
-      expiryFailures++;
-    }
-    if (retention.expireAfterCommit(dropped.lastSnapshotId(latest)).failed()) {
-      expiryFailures++;
+  private void expireIfCommitted(
+      List<Long> snapshotIds, boolean checkPartitions, boolean endOfInput) {
+    if (!snapshotIds.isEmpty() && expiry != null) {
+      long latest = snapshotIds.get(snapshotIds.size() - 1);
+      expiryFailures += expiry.run(store, latest, checkPartitions, endOfInput).failures();
     }
   }
 

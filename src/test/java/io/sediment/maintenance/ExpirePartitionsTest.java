@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.catalog.Identifier;
 import io.sediment.manifest.CommitKind;
 import io.sediment.schema.Schema;
+import io.sediment.schema.SchemaChange;
 import io.sediment.table.Table;
 import io.sediment.testutil.ManualClock;
 import io.sediment.testutil.TestTables;
@@ -174,5 +176,33 @@ class ExpirePartitionsTest {
             Schema.newBuilder().column("id", DataTypes.BIGINT()).build());
     assertThatThrownBy(() -> new ExpirePartitions(flat))
         .hasMessage("db.flat is not partitioned: it has no partition to expire");
+  }
+
+  /**
+   * The procedure drops what its arguments choose and nothing more, also on a table whose writers
+   * expire partitions after every commit ({@code partition.expiration-time}): its drop is no commit
+   * of rows, so it runs no automatic check. Formatter and pattern not given are the table's.
+   */
+  @Test
+  void theProcedureDropsOnlyWhatItsArgumentsChoose() throws Exception {
+    ManualClock clock = clock();
+    Table t = table("auto", clock);
+    List<GenericRowData> rows = new ArrayList<>();
+    for (int d = 1; d <= 4; d++) {
+      rows.add(row(d, "202405" + (10 + d), 1));
+    }
+    TestTables.writeBatch(t, rows);
+    FileSystemCatalog catalog = TestTables.catalog(dir).withClock(clock);
+    catalog.alterTable(
+        new Identifier("db", "auto"),
+        List.of(
+            SchemaChange.setOption("partition.expiration-time", "1 d"),
+            SchemaChange.setOption("partition.expiration-check-interval", "0 s"),
+            SchemaChange.setOption("partition.timestamp-formatter", "yyyyMMdd")));
+    t = catalog.getTable(new Identifier("db", "auto"));
+
+    assertThat(new ExpirePartitions(t).expirationTime(Duration.ofDays(30)).maxExpires(1).execute())
+        .containsExactly("dt=20240511/hh=1");
+    assertThat(rows(t)).containsExactly("20240512/1", "20240513/1", "20240514/1");
   }
 }

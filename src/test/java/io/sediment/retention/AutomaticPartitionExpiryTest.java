@@ -226,11 +226,12 @@ class AutomaticPartitionExpiryTest {
   }
 
   /**
-   * A check that fails (here: the drop's snapshot cannot be written) leaves the commit standing,
-   * counts as an expiry failure, and the next commit's check drops the partition.
+   * A check that fails (here: the drop's snapshot cannot be written) leaves the commit standing and
+   * counts as an expiry failure; like any check it waits for the next interval, whose check drops
+   * the partition.
    */
   @Test
-  void aFailedCheckNeverFailsTheCommitAndIsRetried() {
+  void aFailedCheckNeverFailsTheCommitAndIsRetriedAnIntervalLater() {
     ManualClock clock = clock();
     FileSystemCatalog catalog = TestTables.faultyCatalog(dir).withClock(clock);
     Table t =
@@ -241,9 +242,10 @@ class AutomaticPartitionExpiryTest {
                 false,
                 Map.of(
                     "partition.expiration-time", "1 d",
-                    "partition.expiration-check-interval", "0 s")));
+                    "partition.expiration-check-interval", "1 h")));
     WriteBuilder stream = t.newStreamWriteBuilder();
     TableCommit commit = stream.newCommit();
+    clock.advance(Duration.ofHours(2));
     FaultyFileSystem.failCreate(p -> p.contains("/snapshot/.snapshot-2."));
     List<Long> ids = commit.commit(1, TestTables.prepare(stream, List.of(row(1, "2024-06-01", 1))));
     assertThat(ids).containsExactly(1L);
@@ -252,14 +254,85 @@ class AutomaticPartitionExpiryTest {
 
     FaultyFileSystem.reset();
     commit.commit(2, TestTables.prepare(stream, List.of(row(2, "2024-06-15", 2))));
-    assertThat(rows(t)).containsExactly("2@2024-06-15=2");
+    assertThat(rows(t)).as("not due yet").containsExactly("1@2024-06-01=1", "2@2024-06-15=2");
+
+    clock.advance(Duration.ofHours(2));
+    commit.commit(3, TestTables.prepare(stream, List.of(row(3, "2024-06-15", 3))));
+    assertThat(rows(t)).containsExactly("2@2024-06-15=2", "3@2024-06-15=3");
     assertThat(overwrites(t)).isEqualTo(1);
     assertThat(commit.expiryFailures()).isEqualTo(1);
   }
 
   /**
+   * A bounded streaming input ends with a commit of the batch identifier: with {@code
+   * end-input.check-partition-expire} it checks then, as a batch commit does, not before.
+   */
+  @Test
+  void theEndOfABoundedStreamingInputChecksWithTheEndOfInputOption() {
+    Table t =
+        TestTables.create(
+            TestTables.catalog(dir).withClock(clock()),
+            "t",
+            schema(
+                false,
+                Map.of(
+                    "partition.expiration-time", "1 d",
+                    "end-input.check-partition-expire", "true")));
+    WriteBuilder stream = t.newStreamWriteBuilder();
+    TableCommit commit = stream.newCommit();
+    commit.commit(1, TestTables.prepare(stream, List.of(row(1, "2024-06-01", 1))));
+    assertThat(rows(t)).containsExactly("1@2024-06-01=1");
+    commit.commit(
+        TableCommit.BATCH_IDENTIFIER, TestTables.prepare(stream, List.of(row(2, "2024-06-15", 2))));
+    assertThat(rows(t)).containsExactly("2@2024-06-15=2");
+  }
+
+  /**
+   * Durations and partition times beyond what epoch milliseconds hold never fail a commit: an
+   * interval or expiration that large never comes, a partition of year 999999999 has no time and is
+   * kept, and the others expire as usual.
+   */
+  @Test
+  void durationsAndTimesBeyondTheRangeOfMillisAreNeverReached() {
+    ManualClock clock = clock();
+    FileSystemCatalog catalog = TestTables.catalog(dir).withClock(clock);
+    Table huge =
+        TestTables.create(
+            catalog,
+            "huge",
+            schema(
+                false,
+                Map.of(
+                    "partition.expiration-time", "200000000000 d",
+                    "partition.expiration-check-interval", "200000000000 d",
+                    "end-input.check-partition-expire", "true")));
+    WriteBuilder wb = huge.newBatchWriteBuilder();
+    TableCommit commit = wb.newCommit();
+    commit.commit(TestTables.prepare(wb, List.of(row(1, "2000-01-01", 1))));
+    assertThat(commit.expiryFailures()).isZero();
+    assertThat(rows(huge)).containsExactly("1@2000-01-01=1");
+
+    Table far =
+        TestTables.create(
+            catalog,
+            "far",
+            schema(
+                false,
+                Map.of(
+                    "partition.expiration-time", "1 d",
+                    "partition.expiration-check-interval", "0 s")));
+    wb = far.newBatchWriteBuilder();
+    commit = wb.newCommit();
+    commit.commit(
+        TestTables.prepare(wb, List.of(row(1, "999999999-01-01", 1), row(2, "2000-01-01", 2))));
+    assertThat(commit.expiryFailures()).isZero();
+    assertThat(rows(far)).containsExactly("1@999999999-01-01=1");
+  }
+
+  /**
    * A write-only table's writers leave expiry to its compaction, as Paimon's do: the batch
-   * compaction drops the expired partition (end-of-input check), its writers never do.
+   * compaction drops the expired partition (its end-of-input check; the hourly interval has not
+   * passed), its writers never do.
    */
   @Test
   void aWriteOnlyTablesCompactionExpiresItsPartitions() throws Exception {
@@ -273,7 +346,6 @@ class AutomaticPartitionExpiryTest {
                 Map.of(
                     "write-only", "true",
                     "partition.expiration-time", "1 d",
-                    "partition.expiration-check-interval", "0 s",
                     "end-input.check-partition-expire", "true",
                     "compaction.min.file-num", "2")));
     for (int i = 0; i < 3; i++) {
@@ -285,7 +357,10 @@ class AutomaticPartitionExpiryTest {
     assertThat(overwrites(t)).isEqualTo(1);
   }
 
-  /** Bad options are refused when a table is created or altered, naming the option. */
+  /**
+   * Bad options are refused when a table is created or altered and as dynamic options, naming the
+   * option.
+   */
   @Test
   void badOptionsAreRefusedNamingTheOption() {
     FileSystemCatalog catalog = TestTables.catalog(dir);
@@ -326,5 +401,8 @@ class AutomaticPartitionExpiryTest {
               .hasMessageContaining(message);
         });
     assertThat(catalog.getTable(id).schema().id()).isEqualTo(t.schema().id());
+    // dynamic options are checked alike
+    assertThatThrownBy(() -> t.copy(Map.of("partition.timestamp-pattern", "$hh")))
+        .hasMessageContaining("Option 'partition.timestamp-pattern': '$hh' names $hh");
   }
 }
