@@ -5,7 +5,7 @@ import io.sediment.commit.FileStoreCommit;
 import io.sediment.io.OutputObserver;
 import io.sediment.manifest.FileStore;
 import io.sediment.predicate.Predicate;
-import io.sediment.retention.AfterCommitExpiry;
+import io.sediment.retention.AfterCommitMaintenance;
 import io.sediment.schema.CompactionOptions;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -254,7 +254,7 @@ public final class CompactBuilder {
               Long id = commit.commit(messages, FileStoreCommit.BATCH_IDENTIFIER, false);
               // Like a batch writer's commit: expire the partitions (when it made a snapshot) and
               // snapshots the options no longer keep; never throws.
-              new AfterCommitExpiry(effective, tableName)
+              new AfterCommitMaintenance(effective, tableName)
                   .run(effective, id == null ? -1 : id, id != null, true);
               return id;
             });

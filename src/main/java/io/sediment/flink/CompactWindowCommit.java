@@ -7,9 +7,7 @@ import io.sediment.compact.CompactCommit;
 import io.sediment.compact.ExecutionMode;
 import io.sediment.marker.OutputMarkers;
 import io.sediment.marker.ReleaseRecords;
-import io.sediment.retention.AfterCommitExpiry;
-import io.sediment.retention.PartitionRetention;
-import io.sediment.retention.SnapshotRetention;
+import io.sediment.retention.AfterCommitMaintenance;
 import io.sediment.table.Table;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,10 +28,10 @@ import org.slf4j.LoggerFactory;
  * {@link Outcomes}.
  *
  * <p>After a table's commit, its partitions that {@code partition.expiration-time} no longer keeps
- * are dropped when a check is due ({@link PartitionRetention}), its snapshots that the retention
- * options no longer keep are expired ({@link SnapshotRetention}) and, in the streaming job, its
- * orphan files are removed when {@code compaction.remove-orphans.interval} says so; either failing
- * is reported, never failing the window, and retried after the next commit.
+ * are dropped when a check is due, its automatic tags are made and its snapshots that the retention
+ * options no longer keep are expired ({@link AfterCommitMaintenance}) and, in the streaming job,
+ * its orphan files are removed when {@code compaction.remove-orphans.interval} says so; either
+ * failing is reported, never failing the window, and retried after the next commit.
  */
 final class CompactWindowCommit {
 
@@ -83,7 +81,7 @@ final class CompactWindowCommit {
   /**
    * Each table's expiry after commits (its partition check's schedule runs from the job's start).
    */
-  private final Map<String, AfterCommitExpiry> expiries = new HashMap<>();
+  private final Map<String, AfterCommitMaintenance> maintenance = new HashMap<>();
 
   CompactWindowCommit(Function<String, Table> tables, String commitUser, ExecutionMode mode) {
     this.tables = tables;
@@ -185,19 +183,16 @@ final class CompactWindowCommit {
   }
 
   /**
-   * Partition and snapshot expiry and (streaming) scheduled orphan removal after a commit; failures
-   * only reported.
+   * Partition expiry, automatic tags, snapshot expiry and (streaming) scheduled orphan removal
+   * after a commit; failures only reported.
    */
   private void maintain(Table table, boolean endOfInput, Outcomes outcomes) {
-    AfterCommitExpiry.Outcome expiry =
-        expiries
-            .computeIfAbsent(table.fullName(), n -> new AfterCommitExpiry(table.store(), n))
+    AfterCommitMaintenance.Outcome expiry =
+        maintenance
+            .computeIfAbsent(table.fullName(), n -> new AfterCommitMaintenance(table.store(), n))
             .run(table.store(), -1, true, endOfInput);
-    if (expiry.partitions().failed()) {
-      outcomes.expiryFailed(table.fullName(), expiry.partitions().failure());
-    }
-    if (expiry.snapshots().failed()) {
-      outcomes.expiryFailed(table.fullName(), expiry.snapshots().failure());
+    for (RuntimeException failure : expiry.failures()) {
+      outcomes.expiryFailed(table.fullName(), failure);
     }
     if (!writeReleases) {
       return; // a batch job is not dedicated: orphans are removed on a schedule by streaming jobs

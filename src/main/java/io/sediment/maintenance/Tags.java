@@ -1,18 +1,15 @@
 package io.sediment.maintenance;
 
-import io.sediment.commit.SnapshotCommits;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.manifest.TagManager;
-import io.sediment.retention.SnapshotExpiration;
 import io.sediment.retention.TableFiles;
+import io.sediment.retention.TagCreation;
 import io.sediment.retention.TagDeletion;
 import io.sediment.table.Table;
 import io.sediment.table.TableScan;
-import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -75,47 +72,7 @@ public final class Tags {
       throw new IllegalArgumentException(
           "Tag '" + name + "' of " + table.fullName() + " exists already; delete it first");
     }
-    boolean created;
-    try {
-      created =
-          SnapshotCommits.tryCreateExclusive(
-              store, store.paths().tag(name), snapshot.toJson().getBytes(StandardCharsets.UTF_8));
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot write tag " + name + " of " + table.fullName(), e);
-    }
-    if (!created) {
-      throw new IllegalArgumentException(
-          "Tag '" + name + "' of " + table.fullName() + " was made by another run meanwhile");
-    }
-    String refusal;
-    try {
-      refusal =
-          SnapshotExpiration.isRetiring(store, snapshot.id())
-              ? "an expiration in progress retires snapshot " + snapshot.id()
-              : snapshots.snapshotIfExists(snapshot.id()).isEmpty()
-                  ? "snapshot " + snapshot.id() + " expired meanwhile"
-                  : null;
-    } catch (RuntimeException e) {
-      // unchecked, the tag must not stay: an expiration may retire its snapshot
-      try {
-        tags.delete(name);
-      } catch (RuntimeException undo) {
-        e.addSuppressed(undo);
-      }
-      throw e;
-    }
-    if (refusal != null) {
-      tags.delete(name);
-      throw new IllegalStateException(
-          "Tag '"
-              + name
-              + "' of "
-              + table.fullName()
-              + " was not made: "
-              + refusal
-              + "; tag a later snapshot");
-    }
-    return tags.get(name).orElse(new TagManager.Tag(name, snapshot, store.clock().millis()));
+    return TagCreation.create(store, table.fullName(), name, snapshot);
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.sediment.manifest;
 
 import io.sediment.fs.FileIO;
+import io.sediment.schema.ScanOptions;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -25,7 +26,7 @@ import org.slf4j.LoggerFactory;
 public final class TagManager {
 
   /** What a tag name may be: it names a file, and all digits would read as a snapshot id. */
-  private static final Pattern VALID_NAME = Pattern.compile("[A-Za-z0-9_.-]+");
+  private static final Pattern VALID_NAME = Pattern.compile(ScanOptions.TAG_NAME);
 
   private static final String PREFIX = "tag-";
 
@@ -54,7 +55,9 @@ public final class TagManager {
     }
     if (!VALID_NAME.matcher(name).matches()) {
       return Optional.of(
-          "Invalid tag name '" + name + "': use letters, digits, '_', '.' and '-' only");
+          "Invalid tag name '"
+              + name
+              + "': use letters, digits, '_', '.', '-' and single spaces between them only");
     }
     if (name.chars().allMatch(Character::isDigit)) {
       return Optional.of(

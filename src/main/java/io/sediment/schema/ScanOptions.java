@@ -52,6 +52,12 @@ public final class ScanOptions {
                       + " this time, in milliseconds since the epoch."),
           OptionRule.atLeast(0));
 
+  /**
+   * What a tag name may be (it names a file): letters, digits, '_', '.', '-', and single spaces
+   * between them, as in Paimon's hourly automatic tags ({@code 2024-06-15 10}).
+   */
+  public static final String TAG_NAME = "[A-Za-z0-9_.-]+( [A-Za-z0-9_.-]+)*";
+
   public static final ConfigOption<String> SCAN_TAG_NAME =
       OPTIONS.add(
           ConfigOptions.key("scan.tag-name")
@@ -61,9 +67,9 @@ public final class ScanOptions {
                   "The tag a batch read reads (time travel): the snapshot it keeps, also after"
                       + " snapshot expiry retired that snapshot."),
           OptionRule.matching(
-              "[A-Za-z0-9_.-]+",
-              "letters, digits, `_`, `.`, `-`",
-              "use letters, digits, '_', '.' and '-' only"));
+              TAG_NAME,
+              "letters, digits, `_`, `.`, `-`, single spaces between them",
+              "use letters, digits, '_', '.', '-' and single spaces between them only"));
 
   public static final ConfigOption<Duration> CONTINUOUS_DISCOVERY_INTERVAL =
       OPTIONS.add(

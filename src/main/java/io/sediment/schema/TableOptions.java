@@ -2,6 +2,7 @@ package io.sediment.schema;
 
 import io.sediment.schema.OptionSet.Declared;
 import java.io.Serializable;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -34,7 +35,8 @@ public final class TableOptions implements Serializable {
           CompactionOptions.OPTIONS,
           PrimaryKeyOptions.OPTIONS,
           ScanOptions.OPTIONS,
-          CommitOptions.OPTIONS);
+          CommitOptions.OPTIONS,
+          TagOptions.OPTIONS);
 
   private static final Map<String, ConfigOption<?>> ALL = options(DECLARED);
 
@@ -113,6 +115,7 @@ public final class TableOptions implements Serializable {
     }
     checkRetainedRange(conf, options);
     checkScanStart(conf, options);
+    checkTagDelay(conf, options);
     if (!unknown.isEmpty()) {
       throw new IllegalArgumentException(
           "Unknown table option(s) "
@@ -157,6 +160,22 @@ public final class TableOptions implements Serializable {
    * scan.snapshot-id, scan.timestamp-millis and scan.tag-name go with the scan.mode that uses them,
    * one at a time.
    */
+  /** An automatic tag's delay must end before the next period does (Paimon's rule). */
+  private static void checkTagDelay(Configuration conf, Map<String, String> options) {
+    if (!options.containsKey(TagOptions.TAG_CREATION_DELAY.key())) {
+      return;
+    }
+    Duration period = TagOptions.periodLength(conf.get(TagOptions.TAG_CREATION_PERIOD));
+    if (conf.get(TagOptions.TAG_CREATION_DELAY).compareTo(period) >= 0) {
+      throw new IllegalArgumentException(
+          "Invalid value '"
+              + options.get(TagOptions.TAG_CREATION_DELAY.key())
+              + "' for option 'tag.creation-delay': must be shorter than one tag.creation-period ("
+              + conf.get(TagOptions.TAG_CREATION_PERIOD)
+              + ")");
+    }
+  }
+
   private static void checkScanStart(Configuration conf, Map<String, String> options) {
     if (!options.containsKey(ScanOptions.SCAN_MODE.key())
         && !options.containsKey(ScanOptions.SCAN_SNAPSHOT_ID.key())

@@ -7,9 +7,7 @@ import io.sediment.commit.CommitOutcomeUnknownException;
 import io.sediment.commit.FileStoreCommit;
 import io.sediment.manifest.FileStore;
 import io.sediment.predicate.Predicate;
-import io.sediment.retention.AfterCommitExpiry;
-import io.sediment.retention.PartitionRetention;
-import io.sediment.retention.SnapshotRetention;
+import io.sediment.retention.AfterCommitMaintenance;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
@@ -23,12 +21,12 @@ import org.slf4j.LoggerFactory;
  * same (commit user, identifier) already landed. When a commit fails on a conflict, the files the
  * messages added are deleted before the error is thrown.
  *
- * <p>After each commit that made a snapshot, the partitions {@code partition.expiration-time} no
- * longer keeps are dropped when a check is due ({@link PartitionRetention}), and snapshots the
- * table's retention options no longer keep are expired ({@link SnapshotRetention}, bounded by
- * {@code snapshot.expire.limit}); a failing expiry is logged, counted in {@link #expiryFailures()}
- * and retried by the next commit, never failing the commit that landed. A {@code write-only}
- * table's writers skip this, as Paimon's do: its compaction (job, procedure or builder) expires
+ * <p>After each commit that made a snapshot ({@link AfterCommitMaintenance}): the partitions {@code
+ * partition.expiration-time} no longer keeps are dropped when a check is due, automatic tags are
+ * made ({@code tag.automatic-creation}), and snapshots the table's retention options no longer keep
+ * are expired (bounded by {@code snapshot.expire.limit}); a failure is logged, counted in {@link
+ * #expiryFailures()} and retried later, never failing the commit that landed. A {@code write-only}
+ * table's writers skip this, as Paimon's do: its compaction (job, procedure or builder) does it
  * instead.
  */
 public final class TableCommit {
@@ -41,7 +39,7 @@ public final class TableCommit {
   private final FileStoreCommit commit;
   private final boolean streaming;
   private final FileStore store;
-  private final AfterCommitExpiry expiry; // null: write-only, the compaction expires
+  private final AfterCommitMaintenance maintenance; // null: write-only, the compaction does it
   private boolean batchCommitted;
   private long expiryFailures;
 
@@ -49,10 +47,10 @@ public final class TableCommit {
     this.store = store;
     this.commit = new FileStoreCommit(store, commitUser);
     this.streaming = streaming;
-    this.expiry =
+    this.maintenance =
         store.options().writeOnly()
             ? null
-            : new AfterCommitExpiry(store, store.paths().root().toString());
+            : new AfterCommitMaintenance(store, store.paths().root().toString());
   }
 
   public String commitUser() {
@@ -169,9 +167,10 @@ public final class TableCommit {
    */
   private void expireIfCommitted(
       List<Long> snapshotIds, boolean checkPartitions, boolean endOfInput) {
-    if (!snapshotIds.isEmpty() && expiry != null) {
+    if (!snapshotIds.isEmpty() && maintenance != null) {
       long latest = snapshotIds.get(snapshotIds.size() - 1);
-      expiryFailures += expiry.run(store, latest, checkPartitions, endOfInput).failures();
+      expiryFailures +=
+          maintenance.run(store, latest, checkPartitions, endOfInput).failures().size();
     }
   }
 

@@ -237,8 +237,8 @@ class CliCommandsTest {
     assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.err().strip())
         .isEqualTo("Error: --snapshot-id: Snapshot 7 is not there; db.t has snapshots 1 to 3");
-    r = run("create-tag", "--warehouse", w, "--table", "db.t", "--tag", "a b");
-    assertThat(r.err().strip()).startsWith("Error: --tag: Invalid tag name 'a b'");
+    r = run("create-tag", "--warehouse", w, "--table", "db.t", "--tag", "a  b");
+    assertThat(r.err().strip()).startsWith("Error: --tag: Invalid tag name 'a  b'");
     // --timestamp: the oldest snapshot committed at or after it (create_tag_from_timestamp)
     long second = t.snapshotManager().snapshot(2).timeMillis();
     r =

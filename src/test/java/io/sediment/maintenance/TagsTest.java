@@ -155,7 +155,7 @@ class TagsTest {
     TestTables.writeBatch(t, List.of(row(2L, "b")));
     Tags tags = new Tags(t);
     tags.create("kept", OptionalLong.of(1));
-    for (String bad : new String[] {"", " ", "a/b", "../x", "a b", "12", null}) {
+    for (String bad : new String[] {"", " ", "a/b", "../x", "a  b", " a", "a ", "12", null}) {
       assertThatThrownBy(() -> tags.create(bad, OptionalLong.empty()))
           .as(bad)
           .isInstanceOf(IllegalArgumentException.class)

@@ -123,6 +123,7 @@ class TableOptionsTest {
             PrimaryKeyOptions.class,
             ScanOptions.class,
             CommitOptions.class,
+            TagOptions.class,
             TableOptions.class)) {
       for (Field f : holder.getDeclaredFields()) {
         if (f.getType() == ConfigOption.class && Modifier.isStatic(f.getModifiers())) {

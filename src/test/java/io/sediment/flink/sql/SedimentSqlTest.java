@@ -1046,10 +1046,11 @@ class SedimentSqlTest {
   }
 
   /**
-   * Paimon's tag procedures: {@code create_tag} tags the latest or a given snapshot, {@code t$tags}
-   * lists the tags by name, a batch read with {@code scan.tag-name} reads the tag's snapshot after
-   * later commits and after expiry retired it, and {@code delete_tag} deletes a list of tags and
-   * the files only they held; bad arguments name the argument and change nothing.
+   * Paimon's tag procedures (and, last, its automatic tags): {@code create_tag} tags the latest or
+   * a given snapshot, {@code t$tags} lists the tags by name, a batch read with {@code
+   * scan.tag-name} reads the tag's snapshot after later commits and after expiry retired it, and
+   * {@code delete_tag} deletes a list of tags and the files only they held; bad arguments name the
+   * argument and change nothing.
    */
   @Test
   void tagProceduresCreateListReadAndDelete() throws Exception {
@@ -1149,6 +1150,22 @@ class SedimentSqlTest {
     assertThatThrownBy(() -> query(v2))
         .hasStackTraceContaining("Tag 'v2' (scan.tag-name) of table ")
         .hasStackTraceContaining("db.db/t is not there; the table has no tag");
+
+    // Paimon's automatic tags: on a table without one, the next commit tags the earliest snapshot
+    // with the day before it was committed
+    exec("ALTER TABLE db.t SET ('tag.automatic-creation' = 'process-time')");
+    exec("INSERT INTO db.t VALUES (300, 'a', 'y')");
+    Snapshot last = table("t").snapshotManager().snapshot(5);
+    String yesterday =
+        java.time.LocalDateTime.ofInstant(
+                Instant.ofEpochMilli(last.timeMillis()), java.time.ZoneId.systemDefault())
+            .toLocalDate()
+            .minusDays(1)
+            .toString();
+    assertThat(query("SELECT tag_name, snapshot_id FROM db.`t$tags`"))
+        .containsExactly("+I[" + yesterday + ", " + last.id() + "]");
+    assertThatThrownBy(() -> exec("ALTER TABLE db.t SET ('tag.automatic-creation' = 'watermark')"))
+        .hasStackTraceContaining("watermark and batch are not supported");
   }
 
   private static String utc(long millis) {

@@ -1,0 +1,69 @@
+package io.sediment.retention;
+
+import io.sediment.manifest.FileStore;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * What every committer runs after a commit that made a snapshot: the partition expiry when a check
+ * is due ({@link PartitionRetention}), the automatic tags ({@link TagAutoCreation}), then the
+ * snapshot expiry ({@link SnapshotRetention}) after the last snapshot, the partitions' drop
+ * included. One instance per committer, which keeps the partition check's schedule and the next
+ * tag's period. Never throws: the commit has landed.
+ */
+public final class AfterCommitMaintenance {
+
+  /** What one run did; each part failed or not on its own. */
+  public record Outcome(
+      PartitionRetention.Outcome partitions,
+      TagAutoCreation.Outcome tags,
+      SnapshotRetention.Outcome snapshots) {
+    /** The failures of the three (each was logged). */
+    public List<RuntimeException> failures() {
+      List<RuntimeException> out = new ArrayList<>();
+      for (RuntimeException e :
+          Arrays.asList(partitions.failure(), tags.failure(), snapshots.failure())) {
+        if (e != null) {
+          out.add(e);
+        }
+      }
+      return out;
+    }
+  }
+
+  private final String tableName;
+  private final PartitionRetention partitions;
+  private final TagAutoCreation tags;
+
+  /** A committer's maintenance; the partition check's interval starts now. */
+  public AfterCommitMaintenance(FileStore store, String tableName) {
+    this.tableName = tableName;
+    this.partitions = new PartitionRetention(store, tableName);
+    this.tags = new TagAutoCreation(tableName);
+  }
+
+  /**
+   * After a commit to {@code store}.
+   *
+   * @param committedSnapshotId the commit's last snapshot; negative: unknown (snapshot expiry
+   *     lists)
+   * @param wroteRows whether the commit wrote rows (a writer's or a compaction's commit), so
+   *     partitions and tags are checked; not after a drop of partitions or a truncation, as in
+   *     Paimon
+   * @param endOfInput whether it was the commit at the end of a bounded input
+   */
+  public Outcome run(
+      FileStore store, long committedSnapshotId, boolean wroteRows, boolean endOfInput) {
+    PartitionRetention.Outcome dropped =
+        wroteRows
+            ? partitions.expireAfterCommit(store, endOfInput)
+            : PartitionRetention.Outcome.NOTHING;
+    TagAutoCreation.Outcome tagged =
+        wroteRows ? tags.run(store, committedSnapshotId) : TagAutoCreation.Outcome.NOTHING;
+    SnapshotRetention.Outcome expired =
+        new SnapshotRetention(store, tableName)
+            .expireAfterCommit(dropped.lastSnapshotId(committedSnapshotId));
+    return new Outcome(dropped, tagged, expired);
+  }
+}

@@ -1,0 +1,192 @@
+package io.sediment.retention;
+
+import io.sediment.manifest.FileStore;
+import io.sediment.manifest.Snapshot;
+import io.sediment.manifest.SnapshotManager;
+import io.sediment.manifest.TagManager;
+import io.sediment.schema.TableOptions;
+import io.sediment.schema.TagOptions;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A committer's automatic tags (Paimon's {@code tag.automatic-creation = process-time}): after a
+ * commit, the first snapshot committed once a period has ended (plus {@code tag.creation-delay}) is
+ * tagged with the name of the period before the one it was committed in ({@link TagPeriod}); a
+ * committer that finds no automatic tag yet tags the first snapshot it sees. Then, with {@code
+ * tag.num-retained-max}, the oldest automatic tags beyond it are deleted with the files only they
+ * kept. Tags are made as {@code sys.create_tag} makes them ({@link TagCreation}); a tag another
+ * committer made first is taken as made.
+ *
+ * <p>It keeps the next period and the next snapshot to look at; between periods a run reads nothing
+ * (the committed snapshot is older than the period's end). The commit has landed when this runs, so
+ * it never throws: a failure is logged and returned, and the next commit retries.
+ */
+public final class TagAutoCreation {
+
+  private static final Logger LOG = LoggerFactory.getLogger(TagAutoCreation.class);
+
+  /** What one run did. */
+  public record Outcome(List<String> created, List<String> deleted, RuntimeException failure) {
+    public static final Outcome NOTHING = new Outcome(List.of(), List.of(), null);
+
+    public boolean failed() {
+      return failure != null;
+    }
+  }
+
+  private final String tableName;
+  private boolean started;
+  private LocalDateTime nextTag; // the start of the period tagged next; null: no automatic tag yet
+  private long nextSnapshot;
+
+  public TagAutoCreation(String tableName) {
+    this.tableName = tableName;
+  }
+
+  /**
+   * After a commit to {@code store}.
+   *
+   * @param committedSnapshotId the commit's last snapshot; negative: unknown
+   */
+  public Outcome run(FileStore store, long committedSnapshotId) {
+    TableOptions options = store.options();
+    if (!options.get(TagOptions.TAG_AUTOMATIC_CREATION).equalsIgnoreCase("process-time")) {
+      return Outcome.NOTHING;
+    }
+    List<String> created = new ArrayList<>();
+    List<String> deleted = new ArrayList<>();
+    try {
+      TagPeriod period = TagPeriod.of(options);
+      Duration delay = options.get(TagOptions.TAG_CREATION_DELAY);
+      TagManager tags = new TagManager(store.fileIO(), store.paths());
+      SnapshotManager snapshots = store.snapshotManager();
+      if (!started) {
+        start(tags, snapshots, period);
+      }
+      LocalDateTime now = localTime(store.clock().millis());
+      if (nextTag != null && !due(now, delay, period) && committedSnapshotId >= 0) {
+        // no snapshot up to the committed one is due (none is younger than now): read nothing
+        nextSnapshot = Math.max(nextSnapshot, committedSnapshotId + 1);
+        return Outcome.NOTHING;
+      }
+      long latest = snapshots.latestId().orElse(0);
+      for (long id = nextSnapshot; id <= latest; ) {
+        Optional<Snapshot> s = snapshots.snapshotIfExists(id);
+        if (s.isEmpty()) {
+          OptionalLong earliest = snapshots.earliestId(); // expired meanwhile: go on from there
+          if (earliest.isPresent() && earliest.getAsLong() > id) {
+            id = earliest.getAsLong();
+            continue;
+          }
+          break;
+        }
+        tag(store, tags, s.get(), period, delay, created, deleted);
+        nextSnapshot = ++id;
+      }
+      if (!created.isEmpty() || !deleted.isEmpty()) {
+        LOG.info("Automatic tags of {}: made {}, deleted {}", tableName, created, deleted);
+      }
+      return new Outcome(created, deleted, null);
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "Automatic tag creation of {} failed after a successful commit; the next commit retries"
+              + " it",
+          tableName,
+          e);
+      return new Outcome(created, deleted, e);
+    }
+  }
+
+  /** From the newest automatic tag, or (none yet) from the earliest snapshot. */
+  private void start(TagManager tags, SnapshotManager snapshots, TagPeriod period) {
+    TagManager.Tag newest = null;
+    for (TagManager.Tag t : tags.all().values()) {
+      if (period.start(t.name()) != null
+          && (newest == null
+              || t.snapshot().id() > newest.snapshot().id()
+              || (t.snapshot().id() == newest.snapshot().id()
+                  && period.start(t.name()).isAfter(period.start(newest.name()))))) {
+        newest = t;
+      }
+    }
+    if (newest == null) {
+      nextSnapshot = snapshots.earliestId().orElse(1);
+      nextTag = null;
+    } else {
+      nextSnapshot = newest.snapshot().id() + 1;
+      nextTag = period.start(newest.name()).plus(period.length());
+    }
+    started = true;
+  }
+
+  /** Whether a snapshot committed at {@code time} is the period {@link #nextTag}'s to tag. */
+  private boolean due(LocalDateTime time, Duration delay, TagPeriod period) {
+    return !time.minus(delay).isBefore(nextTag.plus(period.length()));
+  }
+
+  private void tag(
+      FileStore store,
+      TagManager tags,
+      Snapshot snapshot,
+      TagPeriod period,
+      Duration delay,
+      List<String> created,
+      List<String> deleted) {
+    LocalDateTime time = localTime(snapshot.timeMillis());
+    if (nextTag != null && !due(time, delay, period)) {
+      return;
+    }
+    LocalDateTime start = period.previousPeriodStart(time);
+    String name = period.name(start);
+    try {
+      TagCreation.create(store, tableName, name, snapshot);
+      created.add(name);
+    } catch (TagCreation.TagExistsException e) {
+      // another committer made it first
+    }
+    nextTag = start.plus(period.length());
+    Integer max = store.options().get(TagOptions.TAG_NUM_RETAINED_MAX);
+    if (max != null) {
+      deleted.addAll(deleteOldest(store, tags, period, max));
+    }
+  }
+
+  /** Deletes the oldest automatic tags beyond {@code max}, then the files only they kept. */
+  private static List<String> deleteOldest(
+      FileStore store, TagManager tags, TagPeriod period, int max) {
+    List<TagManager.Tag> auto = new ArrayList<>();
+    for (TagManager.Tag t : tags.all().values()) {
+      if (period.start(t.name()) != null) {
+        auto.add(t);
+      }
+    }
+    if (auto.size() <= max) {
+      return List.of();
+    }
+    auto.sort(
+        Comparator.comparingLong((TagManager.Tag t) -> t.snapshot().id())
+            .thenComparing(t -> period.start(t.name())));
+    List<TagManager.Tag> oldest = auto.subList(0, auto.size() - max);
+    List<String> names = new ArrayList<>();
+    for (TagManager.Tag t : oldest) {
+      tags.delete(t.name());
+      names.add(t.name());
+    }
+    TagDeletion.deleteFilesOf(store, oldest);
+    return names;
+  }
+
+  private static LocalDateTime localTime(long millis) {
+    return LocalDateTime.ofInstant(Instant.ofEpochMilli(millis), ZoneId.systemDefault());
+  }
+}

@@ -1,0 +1,81 @@
+package io.sediment.retention;
+
+import io.sediment.commit.SnapshotCommits;
+import io.sediment.manifest.FileStore;
+import io.sediment.manifest.Snapshot;
+import io.sediment.manifest.TagManager;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Writes a tag of a snapshot the way every tag is made (by {@code sys.create_tag} and by the
+ * automatic tags after commits, docs/spec.md section 4.5): the tag file by exclusive create, then a
+ * check that no expiration retires the snapshot. An expiration that created its record before the
+ * check is seen by it (the tag is deleted again); one that creates its record later reads the tags
+ * once it holds the record and keeps the tag's files.
+ */
+public final class TagCreation {
+
+  /** Tag {@code name} exists already (made by another run). */
+  public static final class TagExistsException extends IllegalArgumentException {
+    TagExistsException(String message) {
+      super(message);
+    }
+  }
+
+  private TagCreation() {}
+
+  /**
+   * Makes tag {@code name} of {@code snapshot}, a snapshot that is there and readable.
+   *
+   * @throws TagExistsException when a tag of that name exists (nothing is changed)
+   * @throws IllegalStateException when an expiration retires the snapshot meanwhile; the tag is not
+   *     there then
+   */
+  public static TagManager.Tag create(
+      FileStore store, String tableName, String name, Snapshot snapshot) {
+    TagManager tags = new TagManager(store.fileIO(), store.paths());
+    boolean created;
+    try {
+      created =
+          SnapshotCommits.tryCreateExclusive(
+              store, store.paths().tag(name), snapshot.toJson().getBytes(StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write tag " + name + " of " + tableName, e);
+    }
+    if (!created) {
+      throw new TagExistsException(
+          "Tag '" + name + "' of " + tableName + " exists already; delete it first");
+    }
+    String refusal;
+    try {
+      refusal =
+          SnapshotExpiration.isRetiring(store, snapshot.id())
+              ? "an expiration in progress retires snapshot " + snapshot.id()
+              : store.snapshotManager().snapshotIfExists(snapshot.id()).isEmpty()
+                  ? "snapshot " + snapshot.id() + " expired meanwhile"
+                  : null;
+    } catch (RuntimeException e) {
+      // unchecked, the tag must not stay: an expiration may retire its snapshot
+      try {
+        tags.delete(name);
+      } catch (RuntimeException undo) {
+        e.addSuppressed(undo);
+      }
+      throw e;
+    }
+    if (refusal != null) {
+      tags.delete(name);
+      throw new IllegalStateException(
+          "Tag '"
+              + name
+              + "' of "
+              + tableName
+              + " was not made: "
+              + refusal
+              + "; tag a later snapshot");
+    }
+    return tags.get(name).orElse(new TagManager.Tag(name, snapshot, store.clock().millis()));
+  }
+}

@@ -1,0 +1,238 @@
+package io.sediment.retention;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sediment.catalog.FileSystemCatalog;
+import io.sediment.maintenance.Tags;
+import io.sediment.manifest.TagManager;
+import io.sediment.schema.Schema;
+import io.sediment.table.Table;
+import io.sediment.table.TableCommit;
+import io.sediment.table.WriteBuilder;
+import io.sediment.testutil.ManualClock;
+import io.sediment.testutil.TestTables;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code tag.automatic-creation = process-time} (Paimon's option): the committers tag, once a
+ * period has ended (plus {@code tag.creation-delay}), the first snapshot committed after it with
+ * the name of the period before the snapshot's own; a table without automatic tags gets one on its
+ * first snapshot; {@code tag.num-retained-max} deletes the oldest automatic tags, never the others.
+ */
+class AutomaticTagsTest {
+
+  private static final LocalDateTime NOW = LocalDateTime.of(2024, 6, 15, 12, 0);
+  private static final ZoneId ZONE = ZoneId.systemDefault();
+
+  @TempDir Path dir;
+
+  private static ManualClock clock() {
+    return new ManualClock(NOW.atZone(ZONE).toInstant());
+  }
+
+  private static Schema schema(Map<String, String> options) {
+    Schema.Builder b =
+        Schema.newBuilder().column("id", DataTypes.BIGINT()).column("s", DataTypes.STRING());
+    options.forEach(b::option);
+    return b.build();
+  }
+
+  private static RowData row(long id) {
+    return GenericRowData.of(id, StringData.fromString("r" + id));
+  }
+
+  /** The model's period start of {@code t}: midnight, the hour, or the even hour. */
+  private static LocalDateTime periodStart(LocalDateTime t, String period) {
+    return switch (period) {
+      case "daily" -> t.truncatedTo(ChronoUnit.DAYS);
+      case "hourly" -> t.truncatedTo(ChronoUnit.HOURS);
+      default -> t.truncatedTo(ChronoUnit.HOURS).minusHours(t.getHour() % 2);
+    };
+  }
+
+  private static Duration length(String period) {
+    return switch (period) {
+      case "daily" -> Duration.ofDays(1);
+      case "hourly" -> Duration.ofHours(1);
+      default -> Duration.ofHours(2);
+    };
+  }
+
+  private static DateTimeFormatter names(String period, String formatter) {
+    if (period.equals("daily")) {
+      return DateTimeFormatter.ofPattern(
+          formatter.equals("with_dashes") ? "yyyy-MM-dd" : "yyyyMMdd");
+    }
+    if (period.equals("two-hours") || formatter.equals("with_dashes")) {
+      return DateTimeFormatter.ofPattern("yyyy-MM-dd HH");
+    }
+    return DateTimeFormatter.ofPattern(
+        formatter.equals("without_dashes") ? "yyyyMMdd HH" : "yyyyMMddHH");
+  }
+
+  /**
+   * Generated histories (seeds): a streaming writer and, now and then, a new batch writer commit
+   * while the clock moves by minutes to a day, for each period, several delays and formatters, with
+   * and without {@code tag.num-retained-max}, and a tag made by hand. A model of the rules, run
+   * over the snapshots in order, says after every commit which tags exist and which snapshot each
+   * keeps; at the end every tag reads the rows its snapshot had, although snapshot expiry retired
+   * most of those snapshots.
+   */
+  @Test
+  void committersTagTheFirstSnapshotAfterEachPeriodAsTheRulesSay() {
+    int made = 0;
+    int deleted = 0;
+    for (int seed = 0; seed < 12; seed++) {
+      int[] counts = history(seed);
+      made += counts[0];
+      deleted += counts[1];
+    }
+    assertThat(made).isGreaterThan(60);
+    assertThat(deleted).isGreaterThan(10);
+  }
+
+  /** One history; returns {tags made, tags deleted by the maximum}. */
+  private int[] history(int seed) {
+    Random rnd = new Random(seed);
+    String period = List.of("daily", "hourly", "two-hours").get(rnd.nextInt(3));
+    String formatter =
+        List.of("with_dashes", "without_dashes", "without_dashes_and_spaces").get(rnd.nextInt(3));
+    Duration delay = rnd.nextBoolean() ? Duration.ZERO : Duration.ofMinutes(10 + rnd.nextInt(40));
+    Integer max = rnd.nextBoolean() ? null : 1 + rnd.nextInt(3);
+    Map<String, String> options = new HashMap<>();
+    options.put("tag.automatic-creation", "process-time");
+    options.put("tag.creation-period", period);
+    options.put("tag.period-formatter", formatter);
+    options.put("tag.creation-delay", delay.toMinutes() + " min");
+    options.put("snapshot.num-retained.min", "2");
+    if (max != null) {
+      options.put("tag.num-retained-max", String.valueOf(max));
+    }
+    String what = "seed " + seed + ": " + options;
+    ManualClock clock = clock();
+    FileSystemCatalog catalog = TestTables.catalog(dir.resolve("s" + seed)).withClock(clock);
+    Table t = TestTables.create(catalog, "t", schema(options));
+    DateTimeFormatter names = names(period, formatter);
+    long minutes = length(period).toMinutes();
+
+    WriteBuilder stream = t.newStreamWriteBuilder();
+    TableCommit streamCommit = stream.newCommit();
+    Map<String, Long> expected = new LinkedHashMap<>(); // automatic tag -> snapshot
+    Map<Long, Integer> rowsAt = new HashMap<>();
+    LocalDateTime nextTag = null;
+    int rows = 0;
+    int made = 0;
+    int deleted = 0;
+    for (int step = 0; step < 24; step++) {
+      clock.advance(
+          Duration.ofMinutes(
+              rnd.nextInt(4) == 0 ? rnd.nextInt(3 * (int) minutes) : rnd.nextInt(40)));
+      LocalDateTime now = LocalDateTime.ofInstant(clock.instant(), ZONE);
+      List<RowData> batch = List.of(row(step * 2L), row(step * 2L + 1));
+      List<Long> ids;
+      if (rnd.nextInt(4) == 0) {
+        WriteBuilder wb = t.newBatchWriteBuilder();
+        ids = wb.newCommit().commit(TestTables.prepare(wb, batch));
+      } else {
+        ids = streamCommit.commit(step, TestTables.prepare(stream, batch));
+      }
+      rows += batch.size();
+      for (long id : ids) {
+        rowsAt.put(id, rows);
+        // the model: is the snapshot (committed now) the next period's?
+        if (nextTag == null || !now.minus(delay).isBefore(nextTag.plus(length(period)))) {
+          LocalDateTime tagStart = periodStart(now, period).minus(length(period));
+          String name = tagStart.format(names);
+          if (!expected.containsKey(name)) {
+            expected.put(name, id);
+            made++;
+          }
+          nextTag = tagStart.plus(length(period));
+          while (max != null && expected.size() > max) {
+            expected.remove(expected.keySet().iterator().next());
+            deleted++;
+          }
+        }
+      }
+      if (step == 5) {
+        new Tags(t).create("by-hand", java.util.OptionalLong.empty()); // never counted or deleted
+      }
+      Map<String, Long> actual = new TreeMap<>();
+      for (TagManager.Tag tag : new Tags(t).all().values()) {
+        actual.put(tag.name(), tag.snapshot().id());
+      }
+      Map<String, Long> want = new TreeMap<>(expected);
+      if (step >= 5) {
+        want.put("by-hand", actual.get("by-hand"));
+        assertThat(actual).as(what + ", step " + step).containsKey("by-hand");
+      }
+      assertThat(actual).as(what + ", step " + step + " at " + now).isEqualTo(want);
+    }
+    assertThat(streamCommit.expiryFailures()).as(what).isZero();
+    for (Map.Entry<String, Long> tag : expected.entrySet()) {
+      Table atTag = t.copy(Map.of("scan.tag-name", tag.getKey()));
+      assertThat(TestTables.readAll(atTag))
+          .as(what + ", tag " + tag.getKey())
+          .hasSize(rowsAt.get(tag.getValue()));
+    }
+    return new int[] {made, deleted};
+  }
+
+  /**
+   * An hourly tag is named with a space ({@code 2024-06-15 11}), as in Paimon: it reads and deletes
+   * like any tag. Paimon's watermark and batch creation and a delay of a whole period are refused,
+   * naming the option.
+   */
+  @Test
+  void hourlyTagsHaveASpaceAndBadOptionsAreRefused() {
+    ManualClock clock = clock();
+    FileSystemCatalog catalog = TestTables.catalog(dir).withClock(clock);
+    Table t =
+        TestTables.create(
+            catalog,
+            "t",
+            schema(
+                Map.of("tag.automatic-creation", "process-time", "tag.creation-period", "hourly")));
+    TestTables.writeBatch(t, List.of(row(1)));
+    clock.advance(Duration.ofMinutes(61));
+    TestTables.writeBatch(t, List.of(row(2)));
+    assertThat(new Tags(t).all().keySet()).containsExactly("2024-06-15 11", "2024-06-15 12");
+    assertThat(TestTables.readAll(t.copy(Map.of("scan.tag-name", "2024-06-15 12")))).hasSize(2);
+    new Tags(t).delete(List.of("2024-06-15 11"));
+    assertThat(new Tags(t).all().keySet()).containsExactly("2024-06-15 12");
+
+    assertThatThrownBy(
+            () ->
+                TestTables.create(
+                    catalog, "w", schema(Map.of("tag.automatic-creation", "watermark"))))
+        .hasMessageContaining("'tag.automatic-creation'")
+        .hasMessageContaining("watermark and batch are not supported");
+    assertThatThrownBy(
+            () ->
+                TestTables.create(
+                    catalog,
+                    "d",
+                    schema(
+                        Map.of("tag.creation-period", "hourly", "tag.creation-delay", "60 min"))))
+        .hasMessageContaining(
+            "'tag.creation-delay': must be shorter than one tag.creation-period (hourly)");
+  }
+}
