@@ -56,7 +56,7 @@ final class TagCommands {
 
     @Override
     public Integer call() {
-      OptionRefusals.check("--tag", () -> Tags.checkName(tag));
+      OptionRefusals.check("--tag", () -> Tags.checkNewName(tag));
       if (snapshotId != null && timestamp != null) {
         throw new IllegalArgumentException(
             "--timestamp: give --snapshot-id or --timestamp, not both");

@@ -141,8 +141,9 @@ final class CompactWindowCommit {
       Table table = tables.apply(t.getKey());
       CompactCommit commit = new CompactCommit(table.store(), snapshotUser);
       long start = System.currentTimeMillis();
+      Long snapshotId;
       try {
-        Long snapshotId = commit.commit(commitMessages(t.getValue()), window, restored);
+        snapshotId = commit.commit(commitMessages(t.getValue()), window, restored);
         outcomes.committed(
             t.getKey(), t.getValue(), snapshotId, System.currentTimeMillis() - start);
         LOG.info(
@@ -177,7 +178,11 @@ final class CompactWindowCommit {
       }
       // Committed now, or by an earlier attempt (a restored window): every output is referenced.
       finishMessages(table, window, t.getValue(), outputNames(t.getValue()));
-      maintain(table, window == FileStoreCommit.BATCH_IDENTIFIER, outcomes);
+      maintain(
+          table,
+          snapshotId == null ? -1 : snapshotId,
+          window == FileStoreCommit.BATCH_IDENTIFIER,
+          outcomes);
     }
     return !anyFailed;
   }
@@ -186,11 +191,11 @@ final class CompactWindowCommit {
    * Partition expiry, automatic tags, snapshot expiry and (streaming) scheduled orphan removal
    * after a commit; failures only reported.
    */
-  private void maintain(Table table, boolean endOfInput, Outcomes outcomes) {
+  private void maintain(Table table, long snapshotId, boolean endOfInput, Outcomes outcomes) {
     AfterCommitMaintenance.Outcome expiry =
         maintenance
             .computeIfAbsent(table.fullName(), n -> new AfterCommitMaintenance(table.store(), n))
-            .run(table.store(), -1, true, endOfInput);
+            .run(table.store(), snapshotId, true, endOfInput);
     for (RuntimeException failure : expiry.failures()) {
       outcomes.expiryFailed(table.fullName(), failure);
     }

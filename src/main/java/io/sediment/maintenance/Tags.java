@@ -59,14 +59,14 @@ public final class Tags {
   /**
    * Makes tag {@code name} of snapshot {@code snapshotId} (empty: the latest).
    *
-   * @throws IllegalArgumentException for a name that cannot name a tag ({@link #checkName}), a
+   * @throws IllegalArgumentException for a name that a tag cannot have ({@link #checkNewName}), a
    *     snapshot a tag cannot keep ({@link #checkSnapshot}) or a tag of that name that exists;
    *     nothing is changed then
    * @throws IllegalStateException when an expiration retires the snapshot while the tag is being
    *     made; the tag is not there then
    */
   public TagManager.Tag create(String name, OptionalLong snapshotId) {
-    checkName(name);
+    checkNewName(name);
     Snapshot snapshot = checkSnapshot(snapshotId);
     if (tags.names().contains(name)) {
       throw new IllegalArgumentException(
@@ -187,12 +187,25 @@ public final class Tags {
   }
 
   /**
-   * Refuses a name that cannot name a tag.
+   * Refuses a name that cannot name a tag (to read or delete one).
    *
    * @throws IllegalArgumentException saying what a name may hold
    */
   public static void checkName(String name) {
     TagManager.checkName(name)
+        .ifPresent(
+            m -> {
+              throw new IllegalArgumentException(m);
+            });
+  }
+
+  /**
+   * Refuses a name that a tag made by hand cannot have: {@link #checkName}, and not digits only.
+   *
+   * @throws IllegalArgumentException saying what a name may hold
+   */
+  public static void checkNewName(String name) {
+    TagManager.checkNewName(name)
         .ifPresent(
             m -> {
               throw new IllegalArgumentException(m);

@@ -48,7 +48,7 @@ public final class TagManager {
   /** One tag: its name, the snapshot it keeps, and when it was made. */
   public record Tag(String name, Snapshot snapshot, long createdMillis) {}
 
-  /** The refusal of a tag name that cannot name a tag, or empty when it is fine. */
+  /** The refusal of a name that cannot name a tag file, or empty when it is fine. */
   public static Optional<String> checkName(String name) {
     if (name == null || name.isBlank()) {
       return Optional.of("A tag name must not be empty");
@@ -59,11 +59,21 @@ public final class TagManager {
               + name
               + "': use letters, digits, '_', '.', '-' and single spaces between them only");
     }
-    if (name.chars().allMatch(Character::isDigit)) {
+    return Optional.empty();
+  }
+
+  /**
+   * The refusal of a name for a tag made by hand, or empty when it is fine: {@link #checkName}, and
+   * not digits only, which would read as a snapshot id (as in Paimon; its automatic tags without
+   * dashes, {@code 20240615}, are such names).
+   */
+  public static Optional<String> checkNewName(String name) {
+    Optional<String> refusal = checkName(name);
+    if (refusal.isEmpty() && name.chars().allMatch(Character::isDigit)) {
       return Optional.of(
           "Invalid tag name '" + name + "': a tag name of digits only reads as a snapshot id");
     }
-    return Optional.empty();
+    return refusal;
   }
 
   /** Tag {@code name}, if there is one. */

@@ -12,8 +12,8 @@ import org.slf4j.LoggerFactory;
  * after a commit, when {@code partition.expiration-check-interval} has passed since the committer
  * started or last checked (0: every commit), or at the end of a batch input with {@code
  * end-input.check-partition-expire}, drops the partitions {@link PartitionExpiry#fromOptions} finds
- * expired. It reads the options at each call, so an {@code ALTER TABLE} reaches a running committer
- * that reloads its table.
+ * expired. It reads the options of the store it is given at each call; a running job keeps the
+ * table (and options) it started with, as Paimon's do.
  *
  * <p>The commit has landed when this runs, so it never throws: a failure is logged and returned for
  * the caller's metrics, and the next check (an interval later) retries. Paimon's failing check

@@ -74,9 +74,9 @@ public final class TagAutoCreation {
         start(tags, snapshots, period);
       }
       LocalDateTime now = localTime(store.clock().millis());
-      if (nextTag != null && !due(now, delay, period) && committedSnapshotId >= 0) {
-        // no snapshot up to the committed one is due (none is younger than now): read nothing
-        nextSnapshot = Math.max(nextSnapshot, committedSnapshotId + 1);
+      if (nextTag != null && committedSnapshotId == nextSnapshot && !due(now, delay, period)) {
+        // the only new snapshot is this commit's, made on this clock before now: not due either
+        nextSnapshot = committedSnapshotId + 1;
         return Outcome.NOTHING;
       }
       long latest = snapshots.latestId().orElse(0);
@@ -145,6 +145,9 @@ public final class TagAutoCreation {
     LocalDateTime time = localTime(snapshot.timeMillis());
     if (nextTag != null && !due(time, delay, period)) {
       return;
+    }
+    if (TableFiles.missingFileOf(store, snapshot).isPresent()) {
+      return; // expired but listed (an interrupted expiration): a later snapshot gets the tag
     }
     LocalDateTime start = period.previousPeriodStart(time);
     String name = period.name(start);

@@ -156,10 +156,6 @@ public final class TableOptions implements Serializable {
     }
   }
 
-  /**
-   * scan.snapshot-id, scan.timestamp-millis and scan.tag-name go with the scan.mode that uses them,
-   * one at a time.
-   */
   /** An automatic tag's delay must end before the next period does (Paimon's rule). */
   private static void checkTagDelay(Configuration conf, Map<String, String> options) {
     if (!options.containsKey(TagOptions.TAG_CREATION_DELAY.key())) {
@@ -176,6 +172,10 @@ public final class TableOptions implements Serializable {
     }
   }
 
+  /**
+   * scan.snapshot-id, scan.timestamp-millis and scan.tag-name go with the scan.mode that uses them,
+   * one at a time.
+   */
   private static void checkScanStart(Configuration conf, Map<String, String> options) {
     if (!options.containsKey(ScanOptions.SCAN_MODE.key())
         && !options.containsKey(ScanOptions.SCAN_SNAPSHOT_ID.key())

@@ -68,7 +68,8 @@ public final class TagOptions {
               .noDefaultValue()
               .withDescription(
                   "Automatic tags kept at most; the oldest go (with the files only they kept)."
-                      + " Tags made by hand are never deleted by it. Not set: all are kept."),
+                      + " A tag is automatic when its name parses as a period. Not set: all are"
+                      + " kept."),
           OptionRule.atLeast(1));
 
   /** One period of {@code period} (a value of {@link #TAG_CREATION_PERIOD}). */

@@ -11,6 +11,7 @@ import io.sediment.compact.CompactSpec;
 import io.sediment.compact.CompactTask;
 import io.sediment.compact.CompactTaskResult;
 import io.sediment.compact.ExecutionMode;
+import io.sediment.maintenance.Tags;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.Snapshot;
@@ -682,6 +683,35 @@ class CompactOperatorHarnessTest {
     assertThat(table.snapshotManager().listIds()).containsExactly(9L, 10L);
     assertThat(orphan).as("removed on the streaming job's schedule").doesNotExist();
     assertThat(FlinkTestSupport.filesPerPartition(table)).containsEntry("p=a", 1);
+  }
+
+  /**
+   * The compaction committer makes automatic tags after its commits ({@code tag.automatic-creation}
+   * set by ALTER TABLE while the job runs): a table without one gets the earliest snapshot tagged
+   * with the day before its commit.
+   */
+  @Test
+  void aCommittedWindowMakesTheAutomaticTags() throws Exception {
+    List<CompactTaskSplit> splits = splits();
+    alter(SchemaChange.setOption("tag.automatic-creation", "process-time"));
+    try (var harness = committer(ExecutionMode.STREAMING, null)) {
+      harness.processElement(new StreamRecord<>(rewritten(splits).get(0)));
+      harness.snapshot(1, 1);
+      harness.notifyOfCompletedCheckpoint(1);
+    }
+    Snapshot earliest =
+        table.snapshotManager().snapshot(table.snapshotManager().earliestId().orElseThrow());
+    String day =
+        java.time.LocalDateTime.ofInstant(
+                java.time.Instant.ofEpochMilli(earliest.timeMillis()),
+                java.time.ZoneId.systemDefault())
+            .toLocalDate()
+            .minusDays(1)
+            .toString();
+    Map<String, Long> tags = new HashMap<>();
+    new Tags(table).all().forEach((name, tag) -> tags.put(name, tag.snapshot().id()));
+    assertThat(tags).containsExactly(Map.entry(day, earliest.id()));
+    assertThat(table.latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.COMPACT);
   }
 
   /**

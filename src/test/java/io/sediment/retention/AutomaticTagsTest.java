@@ -197,9 +197,9 @@ class AutomaticTagsTest {
   }
 
   /**
-   * An hourly tag is named with a space ({@code 2024-06-15 11}), as in Paimon: it reads and deletes
-   * like any tag. Paimon's watermark and batch creation and a delay of a whole period are refused,
-   * naming the option.
+   * An hourly tag is named with a space ({@code 2024-06-15 11}), and a daily one without dashes
+   * with digits only ({@code 20240615}), as in Paimon: they read and delete like any tag. Paimon's
+   * watermark and batch creation and a delay of a whole period are refused, naming the option.
    */
   @Test
   void hourlyTagsHaveASpaceAndBadOptionsAreRefused() {
@@ -218,6 +218,23 @@ class AutomaticTagsTest {
     assertThat(TestTables.readAll(t.copy(Map.of("scan.tag-name", "2024-06-15 12")))).hasSize(2);
     new Tags(t).delete(List.of("2024-06-15 11"));
     assertThat(new Tags(t).all().keySet()).containsExactly("2024-06-15 12");
+
+    // daily tags without dashes are digits only: made automatically and deleted like any tag,
+    // though a tag made by hand cannot have such a name (it would read as a snapshot id)
+    Table digits =
+        TestTables.create(
+            catalog,
+            "digits",
+            schema(
+                Map.of(
+                    "tag.automatic-creation", "process-time",
+                    "tag.period-formatter", "without_dashes")));
+    TestTables.writeBatch(digits, List.of(row(1)));
+    assertThat(new Tags(digits).all().keySet()).containsExactly("20240614");
+    assertThatThrownBy(() -> new Tags(digits).create("20240616", java.util.OptionalLong.empty()))
+        .hasMessageContaining("a tag name of digits only reads as a snapshot id");
+    new Tags(digits).delete(List.of("20240614"));
+    assertThat(new Tags(digits).all()).isEmpty();
 
     assertThatThrownBy(
             () ->

@@ -1155,15 +1155,15 @@ class SedimentSqlTest {
     // with the day before it was committed
     exec("ALTER TABLE db.t SET ('tag.automatic-creation' = 'process-time')");
     exec("INSERT INTO db.t VALUES (300, 'a', 'y')");
-    Snapshot last = table("t").snapshotManager().snapshot(5);
+    Snapshot earliest = table("t").snapshotManager().snapshot(5);
     String yesterday =
         java.time.LocalDateTime.ofInstant(
-                Instant.ofEpochMilli(last.timeMillis()), java.time.ZoneId.systemDefault())
+                Instant.ofEpochMilli(earliest.timeMillis()), java.time.ZoneId.systemDefault())
             .toLocalDate()
             .minusDays(1)
             .toString();
     assertThat(query("SELECT tag_name, snapshot_id FROM db.`t$tags`"))
-        .containsExactly("+I[" + yesterday + ", " + last.id() + "]");
+        .containsExactly("+I[" + yesterday + ", " + earliest.id() + "]");
     assertThatThrownBy(() -> exec("ALTER TABLE db.t SET ('tag.automatic-creation' = 'watermark')"))
         .hasStackTraceContaining("watermark and batch are not supported");
   }

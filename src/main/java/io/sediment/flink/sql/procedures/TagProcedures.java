@@ -128,7 +128,7 @@ public final class TagProcedures {
     }
     Table t = ProcedureArgs.table(catalog, table);
     try {
-      Tags.checkName(tag);
+      Tags.checkNewName(tag);
     } catch (IllegalArgumentException e) {
       throw ProcedureArgs.bad("tag", e);
     }
