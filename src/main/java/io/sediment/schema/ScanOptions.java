@@ -64,8 +64,9 @@ public final class ScanOptions {
               .stringType()
               .noDefaultValue()
               .withDescription(
-                  "The tag a batch read reads (time travel): the snapshot it keeps, also after"
-                      + " snapshot expiry retired that snapshot."),
+                  "The tag a read starts at: the snapshot it keeps, also after snapshot expiry"
+                      + " retired that snapshot (a batch read reads it; a streaming read reads it"
+                      + " in full, then the changes after it)."),
           OptionRule.matching(
               TAG_NAME,
               "letters, digits, `_`, `.`, `-`, single spaces between them",

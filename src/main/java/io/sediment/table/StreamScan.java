@@ -8,6 +8,7 @@ import io.sediment.manifest.FileStoreScan;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
+import io.sediment.manifest.TagManager;
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.Predicates;
 import io.sediment.schema.PrimaryKeyOptions;
@@ -55,26 +56,31 @@ public final class StreamScan {
    * first snapshot whose changes follow. Resolved once, when the job is planned, so that a job
    * restarted before its first checkpoint starts at the same place.
    */
-  public record StartPoint(Long fullSnapshotId, long nextSnapshotId, boolean latest)
-      implements Serializable {}
+  public record StartPoint(Long fullSnapshotId, long nextSnapshotId, boolean latest, String tag)
+      implements Serializable {
+
+    /** A start at a snapshot that is listed (not a tag's). */
+    public StartPoint(Long fullSnapshotId, long nextSnapshotId, boolean latest) {
+      this(fullSnapshotId, nextSnapshotId, latest, null);
+    }
+  }
 
   /**
    * The start the table's scan options choose: {@code latest-full} (default: the latest snapshot in
    * full, then its successors' changes), {@code latest} (changes after the latest), {@code
    * from-snapshot} (changes from {@code scan.snapshot-id} on), {@code from-snapshot-full} (that
    * snapshot in full, then changes), {@code from-timestamp} (changes of the snapshots committed
-   * after {@code scan.timestamp-millis}).
+   * after {@code scan.timestamp-millis}); with {@code scan.tag-name}, the tag's snapshot in full,
+   * then changes.
    */
   public StartPoint resolveStart() {
     TableOptions options = store.options();
     String mode = options.get(ScanOptions.SCAN_MODE).toLowerCase(Locale.ROOT);
     Long id = options.get(ScanOptions.SCAN_SNAPSHOT_ID);
     Long timestamp = options.get(ScanOptions.SCAN_TIMESTAMP_MILLIS);
-    if (options.get(ScanOptions.SCAN_TAG_NAME) != null) {
-      // a tag's snapshot may be expired, and the changes after it with it
-      throw new IllegalArgumentException(
-          "'scan.tag-name' is for batch reads: a streaming read follows snapshots that are"
-              + " there; start it at a snapshot with 'scan.snapshot-id' instead");
+    String tag = options.get(ScanOptions.SCAN_TAG_NAME);
+    if (tag != null) {
+      return fromTag(tag);
     }
     if (mode.equals("default")) {
       mode = id != null ? "from-snapshot" : timestamp != null ? "from-timestamp" : "latest-full";
@@ -107,6 +113,36 @@ public final class StreamScan {
     }
   }
 
+  /**
+   * A start at tag {@code tag}: its snapshot in full (read from the tag when snapshot expiry
+   * retired it), then the changes of every later snapshot, which must all be there still.
+   *
+   * @throws IllegalArgumentException when the table has no such tag (naming its tags), or when
+   *     snapshots after the tag's expired (naming the snapshots there are)
+   */
+  private StartPoint fromTag(String tag) {
+    TableScan scan = new TableScan(store, filter);
+    long id = scan.startSnapshot().orElseThrow().id();
+    OptionalLong earliest = store.snapshotManager().earliestId();
+    if (earliest.isPresent() && earliest.getAsLong() > id + 1) {
+      throw new IllegalArgumentException(
+          "The snapshots after tag '"
+              + tag
+              + "' (scan.tag-name, snapshot "
+              + id
+              + ") of "
+              + scan.tableName()
+              + " expired: a streaming read from it would miss the changes of snapshots "
+              + (id + 1)
+              + " to "
+              + (earliest.getAsLong() - 1)
+              + "; "
+              + scan.present()
+              + ". Read the tag in batch, or start the stream at a snapshot still there");
+    }
+    return new StartPoint(id, id + 1, false, tag);
+  }
+
   /** {@link #start(StartPoint)} of {@link #resolveStart()}. */
   public Start start() {
     return start(resolveStart());
@@ -125,6 +161,14 @@ public final class StreamScan {
     }
     long pinned = point.fullSnapshotId();
     Optional<Snapshot> pinnedSnapshot = store.snapshotManager().snapshotIfExists(pinned);
+    if (pinnedSnapshot.isEmpty() && point.tag() != null) {
+      // expired since, or before: the tag keeps it (unless it was deleted meanwhile)
+      pinnedSnapshot =
+          new TagManager(store.fileIO(), store.paths())
+              .get(point.tag())
+              .map(TagManager.Tag::snapshot)
+              .filter(t -> t.id() == pinned);
+    }
     if (pinnedSnapshot.isEmpty() && point.latest()) {
       // The latest snapshot when the job was planned expired before it started: the latest now
       // is as good a start (a full read is the table's state, not changes).

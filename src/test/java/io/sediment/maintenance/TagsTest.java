@@ -185,13 +185,10 @@ class TagsTest {
             "give one of 'scan.snapshot-id', 'scan.timestamp-millis' and 'scan.tag-name'");
     assertThatThrownBy(() -> t.copy(Map.of("scan.tag-name", "kept", "scan.mode", "latest")))
         .hasMessageContaining("'scan.tag-name' goes with scan.mode 'from-snapshot'");
-    assertThatThrownBy(
-            () ->
-                t.copy(Map.of("scan.tag-name", "kept"))
-                    .newReadBuilder()
-                    .newStreamScan()
-                    .resolveStart())
-        .hasMessageContaining("'scan.tag-name' is for batch reads");
+    // a stream starts with the tag's snapshot in full (StreamScanTest follows one)
+    assertThat(
+            t.copy(Map.of("scan.tag-name", "kept")).newReadBuilder().newStreamScan().resolveStart())
+        .isEqualTo(new io.sediment.table.StreamScan.StartPoint(1L, 2L, false, "kept"));
     assertThat(rows(t.copy(Map.of("scan.tag-name", "kept", "scan.mode", "from-snapshot"))))
         .containsExactly("(1,a)");
   }

@@ -205,6 +205,43 @@ class StreamScanTest {
     assertThat(start.nextSnapshotId()).isEqualTo(mode.equals("latest") ? 3 : 2);
   }
 
+  /**
+   * A stream from a tag reads the tag's snapshot in full, then every later snapshot's changes: each
+   * row once, also after snapshot expiry retired the tag's snapshot (read from the tag). When
+   * snapshots after it expired too, the start is refused: the stream would miss their changes.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"append", "primary key", "primary key, deletion vectors"})
+  void aStreamFromATagReadsItsSnapshotThenEveryLaterChange(String kind) throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table =
+        TestTables.create(
+            catalog, "t", schema(!kind.equals("append"), kind.endsWith("vectors")).build());
+    TestTables.writeBatch(table, List.of(row(1L, 0, "a"), row(2L, 1, "b")));
+    TestTables.writeBatch(table, List.of(row(3L, 0, "c")));
+    long tagged = table.latestSnapshot().orElseThrow().id();
+    new io.sediment.maintenance.Tags(table).create("t2", java.util.OptionalLong.of(tagged));
+    TestTables.writeBatch(table, List.of(row(4L, 1, "d")));
+    TestTables.writeBatch(table, List.of(row(5L, 0, "e")));
+    Table fromTag = table.copy(Map.of("scan.tag-name", "t2"));
+    List<String> all = TestTables.toStrings(table.rowType(), TestTables.readAll(table));
+
+    // the tag's snapshot retired: the snapshot after it is the earliest still there
+    new io.sediment.maintenance.ExpireSnapshots(table)
+        .retainMax((int) (table.latestSnapshot().orElseThrow().id() - tagged))
+        .execute();
+    assertThat(table.snapshotManager().snapshotIfExists(tagged)).isEmpty();
+    Follower f = new Follower(fromTag);
+    f.catchUp(table);
+    List<String> seen = new ArrayList<>(kind.equals("append") ? f.appended : f.upserted.values());
+    assertThat(seen).containsExactlyInAnyOrderElementsOf(all);
+
+    new io.sediment.maintenance.ExpireSnapshots(table).retainMax(1).execute();
+    assertThatThrownBy(() -> fromTag.newReadBuilder().newStreamScan().resolveStart())
+        .hasMessageContaining("The snapshots after tag 't2' (scan.tag-name, snapshot " + tagged)
+        .hasMessageContaining("a streaming read from it would miss the changes of snapshots");
+  }
+
   @Test
   void aSnapshotThatExpiredBeforeTheStreamGotToItIsAnError() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(dir);

@@ -11,6 +11,7 @@ import io.sediment.compact.CompactTaskResult;
 import io.sediment.flink.CompactJob;
 import io.sediment.flink.CompactListener;
 import io.sediment.maintenance.Consumers;
+import io.sediment.maintenance.Tags;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.ConsumerManager;
 import io.sediment.manifest.Snapshot;
@@ -27,10 +28,12 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Pattern;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -151,6 +154,21 @@ class StreamingReadTest {
       third.add((Long) it.next().getField(0));
     }
     assertThat(third).as("from snapshot %s on", latest).containsExactly(5L, 6L);
+
+    // a read from a tag: the tag's snapshot in full (read from the tag once expiry retired the
+    // snapshot), then the later commits
+    long tagged = r.snapshotManager().latestId().getAsLong();
+    new Tags(r).create("before 7", OptionalLong.of(tagged));
+    new Consumers(r).clear(Pattern.compile(".*"), null); // they no longer hold snapshots back
+    TestTables.writeBatch(r, List.of(row(7L)));
+    assertThat(r.snapshotManager().snapshotIfExists(tagged)).as("expired").isEmpty();
+    List<Long> fromTag = new ArrayList<>();
+    try (WatchedRows it = stream(tEnv, "r", ", 'scan.tag-name' = 'before 7'")) {
+      while (fromTag.size() < 8) {
+        fromTag.add((Long) it.next().getField(0));
+      }
+    }
+    assertThat(fromTag).containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L, 5L, 6L, 7L);
   }
 
   private static void compactFully(Table table) throws Exception {
