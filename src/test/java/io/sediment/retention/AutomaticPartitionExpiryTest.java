@@ -101,9 +101,9 @@ class AutomaticPartitionExpiryTest {
    * Generated histories (seeds): a streaming writer and, now and then, a batch writer commit rows
    * into days around a moving clock, on append and primary-key tables, with either strategy, an
    * expiration of 1–4 days, check intervals of 0, 1, 6 and 24 hours, a few maximum counts, both
-   * formats and with or without the end-of-input check. A model of the rules says after every
-   * commit which partitions are left and how many OVERWRITE snapshots dropped some; the table must
-   * hold exactly the model's rows.
+   * formats and with or without the end-of-input check, with snapshot expiry running after the
+   * drops. A model of the rules says after every commit which partitions are left and whether an
+   * OVERWRITE snapshot dropped some; the table must hold exactly the model's rows.
    */
   @Test
   void committersDropExactlyThePartitionsTheRulesExpire() {
