@@ -84,6 +84,8 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
   private transient Counter failedWindows;
   private transient Counter conflicts;
   private transient Counter expiryFailures;
+  private transient Counter partitionExpiryFailures;
+  private transient Counter automaticTagFailures;
   private transient Counter orphanRemovalFailures;
   private transient volatile long lastCommitMillis;
   private transient ListAccumulator<CompactResult> results;
@@ -110,6 +112,8 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     failedWindows = getMetricGroup().counter("failedWindows");
     conflicts = getMetricGroup().counter("conflicts");
     expiryFailures = getMetricGroup().counter("snapshotExpiryFailures");
+    partitionExpiryFailures = getMetricGroup().counter("partitionExpiryFailures");
+    automaticTagFailures = getMetricGroup().counter("automaticTagFailures");
     orphanRemovalFailures = getMetricGroup().counter("orphanRemovalFailures");
     getMetricGroup().gauge("lastCommitDurationMs", () -> lastCommitMillis);
     getMetricGroup().gauge("consecutiveFailures", () -> consecutiveFailures);
@@ -296,6 +300,16 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     @Override
     public void expiryFailed(String table, Throwable failure) {
       expiryFailures.inc();
+    }
+
+    @Override
+    public void partitionExpiryFailed(String table, Throwable failure) {
+      partitionExpiryFailures.inc();
+    }
+
+    @Override
+    public void automaticTagFailed(String table, Throwable failure) {
+      automaticTagFailures.inc();
     }
 
     @Override

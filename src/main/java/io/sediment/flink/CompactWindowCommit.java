@@ -62,6 +62,12 @@ final class CompactWindowCommit {
     /** The automatic snapshot expiry after a table's commit failed; the commit stands. */
     void expiryFailed(String table, Throwable failure);
 
+    /** The automatic partition expiry after a table's commit failed; the commit stands. */
+    void partitionExpiryFailed(String table, Throwable failure);
+
+    /** The automatic tags after a table's commit failed; the commit stands. */
+    void automaticTagFailed(String table, Throwable failure);
+
     /** The scheduled orphan removal after a table's commit failed; the commit stands. */
     void orphanRemovalFailed(String table, Throwable failure);
   }
@@ -196,8 +202,14 @@ final class CompactWindowCommit {
         maintenance
             .computeIfAbsent(table.fullName(), n -> new AfterCommitMaintenance(table.store(), n))
             .run(table.store(), snapshotId, true, endOfInput);
-    for (RuntimeException failure : expiry.failures()) {
-      outcomes.expiryFailed(table.fullName(), failure);
+    if (expiry.partitions().failed()) {
+      outcomes.partitionExpiryFailed(table.fullName(), expiry.partitions().failure());
+    }
+    if (expiry.tags().failed()) {
+      outcomes.automaticTagFailed(table.fullName(), expiry.tags().failure());
+    }
+    if (expiry.snapshots().failed()) {
+      outcomes.expiryFailed(table.fullName(), expiry.snapshots().failure());
     }
     if (!writeReleases) {
       return; // a batch job is not dedicated: orphans are removed on a schedule by streaming jobs

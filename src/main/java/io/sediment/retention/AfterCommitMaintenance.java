@@ -19,6 +19,12 @@ public final class AfterCommitMaintenance {
       PartitionRetention.Outcome partitions,
       TagAutoCreation.Outcome tags,
       SnapshotRetention.Outcome snapshots) {
+    /** How many of each part failed (0 or 1 each). */
+    public Failures failureCounts() {
+      return new Failures(
+          snapshots.failed() ? 1 : 0, partitions.failed() ? 1 : 0, tags.failed() ? 1 : 0);
+    }
+
     /** The failures of the three (each was logged). */
     public List<RuntimeException> failures() {
       List<RuntimeException> out = new ArrayList<>();
@@ -29,6 +35,22 @@ public final class AfterCommitMaintenance {
         }
       }
       return out;
+    }
+  }
+
+  /**
+   * Failures counted by part, for a committer's metrics: of snapshot expiry, of partition expiry,
+   * of automatic tags.
+   */
+  public record Failures(long snapshots, long partitions, long tags) {
+    public static final Failures NONE = new Failures(0, 0, 0);
+
+    public Failures plus(Failures o) {
+      return new Failures(snapshots + o.snapshots, partitions + o.partitions, tags + o.tags);
+    }
+
+    public Failures minus(Failures o) {
+      return new Failures(snapshots - o.snapshots, partitions - o.partitions, tags - o.tags);
     }
   }
 

@@ -41,7 +41,7 @@ public final class TableCommit {
   private final FileStore store;
   private final AfterCommitMaintenance maintenance; // null: write-only, the compaction does it
   private boolean batchCommitted;
-  private long expiryFailures;
+  private AfterCommitMaintenance.Failures failures = AfterCommitMaintenance.Failures.NONE;
 
   TableCommit(FileStore store, String commitUser, boolean streaming) {
     this.store = store;
@@ -169,17 +169,23 @@ public final class TableCommit {
       List<Long> snapshotIds, boolean checkPartitions, boolean endOfInput) {
     if (!snapshotIds.isEmpty() && maintenance != null) {
       long latest = snapshotIds.get(snapshotIds.size() - 1);
-      expiryFailures +=
-          maintenance.run(store, latest, checkPartitions, endOfInput).failures().size();
+      failures =
+          failures.plus(
+              maintenance.run(store, latest, checkPartitions, endOfInput).failureCounts());
     }
   }
 
-  /**
-   * How many automatic expiries (of snapshots or partitions) after this object's commits failed
-   * (each was logged).
-   */
+  /** How many automatic snapshot expiries after this object's commits failed (each was logged). */
   public long expiryFailures() {
-    return expiryFailures;
+    return failures.snapshots();
+  }
+
+  /**
+   * How many of the automatic snapshot expiries, partition expiries and tag creations after this
+   * object's commits failed (each was logged).
+   */
+  public AfterCommitMaintenance.Failures failures() {
+    return failures;
   }
 
   /** Deletes every file the messages added. Errors are logged and thrown as one. */

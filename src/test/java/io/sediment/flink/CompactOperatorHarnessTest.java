@@ -686,6 +686,41 @@ class CompactOperatorHarnessTest {
   }
 
   /**
+   * A failing partition expiry and a failing automatic tag after a window's commit are counted each
+   * in its own metric ({@code partitionExpiryFailures}, {@code automaticTagFailures}), not as a
+   * snapshot expiry's; the commit stands.
+   */
+  @Test
+  void failingPartitionExpiryAndAutomaticTagsAreCountedApart() throws Exception {
+    FlinkTestSupport.fill(table, 1000, 1, 2, "2000-01-01");
+    List<CompactTaskSplit> splits = splits();
+    alter(
+        SchemaChange.setOption("partition.expiration-time", "1 d"),
+        SchemaChange.setOption("partition.expiration-check-interval", "0 s"),
+        SchemaChange.setOption("tag.automatic-creation", "process-time"));
+    targets = onFaultyFileSystem();
+    long compactId = table.latestSnapshot().orElseThrow().id() + 1;
+    try (var harness = committer(ExecutionMode.STREAMING, null)) {
+      List<CompactMessage> messages = rewritten(splits);
+      // the drop's snapshot (after the COMPACT one) and every tag file cannot be written
+      FaultyFileSystem.failCreate(
+          p -> p.contains("/snapshot/.snapshot-" + (compactId + 1) + ".") || p.contains("/tag/"));
+      harness.processElement(new StreamRecord<>(messages.get(0)));
+      harness.snapshot(1, 1);
+      harness.notifyOfCompletedCheckpoint(1);
+      assertThat(counter(CompactCommitter.class, "commits")).isEqualTo(1);
+      assertThat(counter(CompactCommitter.class, "partitionExpiryFailures")).isEqualTo(1);
+      assertThat(counter(CompactCommitter.class, "automaticTagFailures")).isEqualTo(1);
+      assertThat(counter(CompactCommitter.class, "snapshotExpiryFailures")).isZero();
+    } finally {
+      FaultyFileSystem.reset();
+    }
+    assertThat(table.latestSnapshot().orElseThrow().id()).isEqualTo(compactId);
+    assertThat(table.latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.COMPACT);
+    assertThat(new Tags(table).all()).isEmpty();
+  }
+
+  /**
    * The compaction committer makes automatic tags after its commits ({@code tag.automatic-creation}
    * set by ALTER TABLE while the job runs): a table without one gets the earliest snapshot tagged
    * with the day before its commit.

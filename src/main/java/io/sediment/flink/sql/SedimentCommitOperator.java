@@ -6,6 +6,7 @@ import io.sediment.flink.CommitWindows;
 import io.sediment.flink.serde.CommitMessageCodec;
 import io.sediment.flink.serde.CommitMessageListCodec;
 import io.sediment.predicate.Predicate;
+import io.sediment.retention.AfterCommitMaintenance;
 import io.sediment.table.Table;
 import java.util.List;
 import org.apache.flink.api.common.state.ListState;
@@ -46,7 +47,9 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
   private transient CommitWindows<CommitMessage> windows;
   private transient SinkCommitter committer;
   private transient Counter expiryFailures;
-  private transient long expiryFailuresSeen;
+  private transient Counter partitionExpiryFailures;
+  private transient Counter automaticTagFailures;
+  private transient AfterCommitMaintenance.Failures failuresSeen;
   private transient ListState<String> markerUserState;
 
   /**
@@ -73,7 +76,9 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
     super.initializeState(context);
     // Registered here, not in open(): restored windows are committed before open().
     expiryFailures = getMetricGroup().counter("snapshotExpiryFailures");
-    expiryFailuresSeen = 0;
+    partitionExpiryFailures = getMetricGroup().counter("partitionExpiryFailures");
+    automaticTagFailures = getMetricGroup().counter("automaticTagFailures");
+    failuresSeen = AfterCommitMaintenance.Failures.NONE;
     windows = new CommitWindows<>(CommitMessageCodec.INSTANCE);
     windows.initializeState(
         context.getOperatorStateStore(),
@@ -138,9 +143,12 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
   }
 
   private void countExpiryFailures() {
-    long now = committer.expiryFailures();
-    expiryFailures.inc(now - expiryFailuresSeen);
-    expiryFailuresSeen = now;
+    AfterCommitMaintenance.Failures now = committer.failures();
+    AfterCommitMaintenance.Failures added = now.minus(failuresSeen);
+    expiryFailures.inc(added.snapshots());
+    partitionExpiryFailures.inc(added.partitions());
+    automaticTagFailures.inc(added.tags());
+    failuresSeen = now;
   }
 
   public String commitUser() {

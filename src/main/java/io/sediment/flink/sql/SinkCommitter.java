@@ -9,6 +9,7 @@ import io.sediment.flink.CommitWindows;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.marker.WriterMarkers;
 import io.sediment.predicate.Predicate;
+import io.sediment.retention.AfterCommitMaintenance;
 import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
 import java.util.HashSet;
@@ -67,7 +68,7 @@ public final class SinkCommitter {
   private long restoredCheckpoint;
   private long cleanAbove;
   private boolean writersCleaned;
-  private long expiryFailures;
+  private AfterCommitMaintenance.Failures failures = AfterCommitMaintenance.Failures.NONE;
 
   /**
    * @param windows the windows and commit user, restored or not ({@link
@@ -191,7 +192,7 @@ public final class SinkCommitter {
           throw refused(commit, all, e);
         }
       }
-      expiryFailures += commit.expiryFailures();
+      failures = failures.plus(commit.failures());
       LOG.info("Batch write of {} committed snapshot(s) {}", table.fullName(), ids);
       committed.addAll(CommitMessage.outputFileNames(all));
       WriterMarkers.deleteMarkers(table.store(), markerUser, committed);
@@ -300,9 +301,9 @@ public final class SinkCommitter {
       commit = previousCommit;
     }
     try {
-      long failuresBefore = commit.expiryFailures();
+      AfterCommitMaintenance.Failures failuresBefore = commit.failures();
       List<Long> ids = commit.commit(window, messages);
-      expiryFailures += commit.expiryFailures() - failuresBefore;
+      failures = failures.plus(commit.failures().minus(failuresBefore));
       LOG.info("Window {} of {} committed as snapshot(s) {}", window, table.fullName(), ids);
     } catch (CommitConflictException e) {
       // Only a writer's own compaction can conflict (appends never do, and a conflicting
@@ -326,8 +327,11 @@ public final class SinkCommitter {
     return markerUser;
   }
 
-  /** Automatic expiries after this committer's commits that failed (each was logged). */
-  public long expiryFailures() {
-    return expiryFailures;
+  /**
+   * The automatic snapshot expiries, partition expiries and tag creations after this committer's
+   * commits that failed (each was logged).
+   */
+  public AfterCommitMaintenance.Failures failures() {
+    return failures;
   }
 }
