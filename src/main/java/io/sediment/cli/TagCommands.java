@@ -3,6 +3,7 @@ package io.sediment.cli;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.flink.sql.procedures.TagProcedures;
 import io.sediment.maintenance.Tags;
+import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.TagManager;
 import io.sediment.table.Table;
 import java.io.PrintWriter;
@@ -68,9 +69,10 @@ final class TagCommands {
               ? OptionalLong.of(
                   OptionRefusals.named("--timestamp", () -> tags.snapshotAtOrAfter(timestamp)))
               : snapshotId == null ? OptionalLong.empty() : OptionalLong.of(snapshotId);
-      OptionRefusals.named(
-          timestamp != null ? "--timestamp" : "--snapshot-id", () -> tags.checkSnapshot(id));
-      TagManager.Tag created = OptionRefusals.named("--tag", () -> tags.create(tag, id));
+      Snapshot snapshot =
+          OptionRefusals.named(
+              timestamp != null ? "--timestamp" : "--snapshot-id", () -> tags.checkSnapshot(id));
+      TagManager.Tag created = OptionRefusals.named("--tag", () -> tags.create(tag, snapshot));
       PrintWriter out = spec.commandLine().getOut();
       out.println(
           "Created tag '"

@@ -30,9 +30,6 @@ import org.apache.flink.table.data.binary.BinaryRowData;
  */
 public final class ExpirePartitions {
 
-  /** The strategies, by the names Paimon gives them. */
-  public static final List<String> STRATEGIES = PartitionExpiry.STRATEGIES;
-
   private final Table table;
   private final List<String> partitionKeys;
   private Duration expiration;
@@ -56,18 +53,14 @@ public final class ExpirePartitions {
 
   /** Partitions older than this are dropped (required, more than 0). */
   public ExpirePartitions expirationTime(Duration expiration) {
-    if (expiration == null || expiration.isNegative() || expiration.isZero()) {
-      throw new IllegalArgumentException(
-          "The expiration time must be more than 0, got " + expiration);
-    }
-    this.expiration = expiration;
+    this.expiration = PartitionExpiry.checkExpiration(expiration);
     return this;
   }
 
   /** A {@link DateTimeFormatter} pattern such as {@code yyyyMMdd}; null for the table's. */
   public ExpirePartitions timestampFormatter(String formatter) {
     if (formatter != null) {
-      new PartitionTimeExtractor(null, formatter, partitionKeys); // checks it
+      PartitionTimeExtractor.checkFormatter(formatter);
       this.formatter = formatter;
     }
     return this;
@@ -79,7 +72,7 @@ public final class ExpirePartitions {
    */
   public ExpirePartitions timestampPattern(String pattern) {
     if (pattern != null) {
-      new PartitionTimeExtractor(pattern, null, partitionKeys); // checks it
+      PartitionTimeExtractor.checkPattern(pattern, partitionKeys);
       this.pattern = pattern;
     }
     return this;
@@ -87,20 +80,13 @@ public final class ExpirePartitions {
 
   /** {@code values-time} (default) or {@code update-time}. */
   public ExpirePartitions strategy(String strategy) {
-    if (!STRATEGIES.contains(strategy)) {
-      throw new IllegalArgumentException(
-          "Unknown expire strategy '" + strategy + "': allowed are 'values-time', 'update-time'");
-    }
-    this.strategy = strategy;
+    this.strategy = PartitionExpiry.checkStrategy(strategy);
     return this;
   }
 
   /** At most this many partitions (the oldest), at least 1. */
   public ExpirePartitions maxExpires(int maxExpires) {
-    if (maxExpires < 1) {
-      throw new IllegalArgumentException("max_expires must be at least 1, got " + maxExpires);
-    }
-    this.maxExpires = maxExpires;
+    this.maxExpires = PartitionExpiry.checkMaxExpires(maxExpires);
     return this;
   }
 

@@ -67,11 +67,20 @@ public final class Tags {
    */
   public TagManager.Tag create(String name, OptionalLong snapshotId) {
     checkNewName(name);
-    Snapshot snapshot = checkSnapshot(snapshotId);
-    if (tags.names().contains(name)) {
-      throw new IllegalArgumentException(
-          "Tag '" + name + "' of " + table.fullName() + " exists already; delete it first");
-    }
+    return create(name, checkSnapshot(snapshotId));
+  }
+
+  /**
+   * Makes tag {@code name} of {@code snapshot}, one {@link #checkSnapshot} returned (so that a
+   * caller that checked it, to name its own argument, does not read it again).
+   *
+   * @throws IllegalArgumentException for a name that a tag cannot have ({@link #checkNewName}) or a
+   *     tag of that name that exists; nothing is changed then
+   * @throws IllegalStateException when an expiration retires the snapshot while the tag is being
+   *     made; the tag is not there then
+   */
+  public TagManager.Tag create(String name, Snapshot snapshot) {
+    checkNewName(name);
     return TagCreation.create(store, table.fullName(), name, snapshot);
   }
 
@@ -192,11 +201,7 @@ public final class Tags {
    * @throws IllegalArgumentException saying what a name may hold
    */
   public static void checkName(String name) {
-    TagManager.checkName(name)
-        .ifPresent(
-            m -> {
-              throw new IllegalArgumentException(m);
-            });
+    refuse(TagManager.checkName(name));
   }
 
   /**
@@ -205,10 +210,12 @@ public final class Tags {
    * @throws IllegalArgumentException saying what a name may hold
    */
   public static void checkNewName(String name) {
-    TagManager.checkNewName(name)
-        .ifPresent(
-            m -> {
-              throw new IllegalArgumentException(m);
-            });
+    refuse(TagManager.checkNewName(name));
+  }
+
+  private static void refuse(Optional<String> refusal) {
+    if (refusal.isPresent()) {
+      throw new IllegalArgumentException(refusal.get());
+    }
   }
 }

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class TagManager {
 
-  /** What a tag name may be: it names a file, and all digits would read as a snapshot id. */
+  /** What a tag name may be: it names a file ({@link ScanOptions#TAG_NAME}). */
   private static final Pattern VALID_NAME = Pattern.compile(ScanOptions.TAG_NAME);
 
   private static final String PREFIX = "tag-";

@@ -1,9 +1,6 @@
 package io.sediment.retention;
 
 import io.sediment.manifest.FileStore;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 
 /**
  * What every committer runs after a commit that made a snapshot: the partition expiry when a check
@@ -23,18 +20,6 @@ public final class AfterCommitMaintenance {
     public Failures failureCounts() {
       return new Failures(
           snapshots.failed() ? 1 : 0, partitions.failed() ? 1 : 0, tags.failed() ? 1 : 0);
-    }
-
-    /** The failures of the three (each was logged). */
-    public List<RuntimeException> failures() {
-      List<RuntimeException> out = new ArrayList<>();
-      for (RuntimeException e :
-          Arrays.asList(partitions.failure(), tags.failure(), snapshots.failure())) {
-        if (e != null) {
-          out.add(e);
-        }
-      }
-      return out;
     }
   }
 

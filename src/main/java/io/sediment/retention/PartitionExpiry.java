@@ -54,22 +54,37 @@ public final class PartitionExpiry {
    */
   public PartitionExpiry(
       Duration expiration, PartitionTimeExtractor extractor, String strategy, int maxExpires) {
+    this.expiration = checkExpiration(expiration);
+    this.extractor = extractor;
+    this.updateTime = checkStrategy(strategy).equals("update-time");
+    this.maxExpires = checkMaxExpires(maxExpires);
+  }
+
+  /** {@code expiration}, or a refusal when it is not above 0. */
+  public static Duration checkExpiration(Duration expiration) {
     if (expiration == null || expiration.isNegative() || expiration.isZero()) {
       throw new IllegalArgumentException(
           "The expiration time must be more than 0, got " + expiration);
     }
+    return expiration;
+  }
+
+  /** The strategy {@code strategy} names (any case), or a refusal naming the allowed ones. */
+  public static String checkStrategy(String strategy) {
     String s = strategy.toLowerCase(Locale.ROOT);
     if (!STRATEGIES.contains(s)) {
       throw new IllegalArgumentException(
           "Unknown expire strategy '" + strategy + "': allowed are 'values-time', 'update-time'");
     }
+    return s;
+  }
+
+  /** {@code maxExpires}, or a refusal when it is below 1. */
+  public static int checkMaxExpires(int maxExpires) {
     if (maxExpires < 1) {
       throw new IllegalArgumentException("max_expires must be at least 1, got " + maxExpires);
     }
-    this.expiration = expiration;
-    this.extractor = extractor;
-    this.updateTime = s.equals("update-time");
-    this.maxExpires = maxExpires;
+    return maxExpires;
   }
 
   /** What the table's options ask for; null when {@code partition.expiration-time} is not set. */

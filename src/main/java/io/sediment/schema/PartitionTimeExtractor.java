@@ -43,32 +43,42 @@ public final class PartitionTimeExtractor {
     if (partitionKeys.isEmpty()) {
       throw new IllegalArgumentException("the table is not partitioned");
     }
-    if (pattern != null) {
-      Matcher m = COLUMN.matcher(pattern);
-      while (m.find()) {
-        if (!partitionKeys.contains(m.group(1))) {
-          throw new IllegalArgumentException(
-              "'"
-                  + pattern
-                  + "' names $"
-                  + m.group(1)
-                  + ", which is not a partition column; partition columns are "
-                  + partitionKeys);
-        }
-      }
-    }
-    if (formatter == null) {
-      this.formats = DEFAULT_FORMATS;
-    } else {
-      try {
-        this.formats = List.of(DateTimeFormatter.ofPattern(formatter, Locale.ROOT));
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(
-            "'" + formatter + "' is not a date-time pattern: " + e.getMessage(), e);
-      }
-    }
+    checkPattern(pattern, partitionKeys);
+    this.formats = formatter == null ? DEFAULT_FORMATS : List.of(checkFormatter(formatter));
     this.partitionKeys = List.copyOf(partitionKeys);
     this.pattern = pattern;
+  }
+
+  /**
+   * Refuses a pattern naming a {@code $column} that is not one of {@code partitionKeys}; null is
+   * fine (the first partition column's value).
+   */
+  public static void checkPattern(String pattern, List<String> partitionKeys) {
+    if (pattern == null) {
+      return;
+    }
+    Matcher m = COLUMN.matcher(pattern);
+    while (m.find()) {
+      if (!partitionKeys.contains(m.group(1))) {
+        throw new IllegalArgumentException(
+            "'"
+                + pattern
+                + "' names $"
+                + m.group(1)
+                + ", which is not a partition column; partition columns are "
+                + partitionKeys);
+      }
+    }
+  }
+
+  /** The formatter {@code formatter} names, or a refusal when it is not a pattern. */
+  public static DateTimeFormatter checkFormatter(String formatter) {
+    try {
+      return DateTimeFormatter.ofPattern(formatter, Locale.ROOT);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "'" + formatter + "' is not a date-time pattern: " + e.getMessage(), e);
+    }
   }
 
   /** The extractor a table's options describe. */

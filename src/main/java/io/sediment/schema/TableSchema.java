@@ -225,19 +225,20 @@ public final class TableSchema implements Serializable {
             "Option '" + o.key() + "' applies only to partitioned tables; this table has none");
       }
     }
-    List<String> keys = partitionKeys.isEmpty() ? List.of("") : partitionKeys;
     try {
-      new PartitionTimeExtractor(pattern, null, keys);
+      PartitionTimeExtractor.checkPattern(pattern, partitionKeys);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
           "Option '" + CommitOptions.PARTITION_TIMESTAMP_PATTERN.key() + "': " + e.getMessage(), e);
     }
-    try {
-      new PartitionTimeExtractor(null, formatter, keys);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          "Option '" + CommitOptions.PARTITION_TIMESTAMP_FORMATTER.key() + "': " + e.getMessage(),
-          e);
+    if (formatter != null) {
+      try {
+        PartitionTimeExtractor.checkFormatter(formatter);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            "Option '" + CommitOptions.PARTITION_TIMESTAMP_FORMATTER.key() + "': " + e.getMessage(),
+            e);
+      }
     }
   }
 

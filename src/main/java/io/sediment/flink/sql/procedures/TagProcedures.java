@@ -2,6 +2,7 @@ package io.sediment.flink.sql.procedures;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.maintenance.Tags;
+import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.TagManager;
 import io.sediment.table.Table;
 import java.util.ArrayList;
@@ -140,14 +141,15 @@ public final class TagProcedures {
    * or {@code tag}.
    */
   private static Row[] create(Tags tags, String tag, OptionalLong id, String snapshotArgument) {
+    Snapshot snapshot;
     try {
-      tags.checkSnapshot(id);
+      snapshot = tags.checkSnapshot(id);
     } catch (IllegalArgumentException e) {
       throw ProcedureArgs.bad(snapshotArgument, e);
     }
     TagManager.Tag created;
     try {
-      created = tags.create(tag, id);
+      created = tags.create(tag, snapshot);
     } catch (IllegalArgumentException e) {
       throw ProcedureArgs.bad("tag", e);
     }
