@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import org.apache.flink.table.api.DataTypes;
@@ -226,60 +227,28 @@ class CliCommandsTest {
             "1");
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).isEqualTo("Created tag 'first' of db.t at snapshot 1\n");
-    r = run("create-tag", "--warehouse", w, "--table", "db.t", "--tag", "last");
+    r = createTag(w, "--tag", "last");
     assertThat(r.out()).isEqualTo("Created tag 'last' of db.t at snapshot 3\n");
 
-    r = run("create-tag", "--warehouse", w, "--table", "db.t", "--tag", "last");
+    r = createTag(w, "--tag", "last");
     assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.err().strip())
         .isEqualTo("Error: --tag: Tag 'last' of db.t exists already; delete it first");
-    r = run("create-tag", "--warehouse", w, "--table", "db.t", "--tag", "x", "--snapshot-id", "7");
+    r = createTag(w, "--tag", "x", "--snapshot-id", "7");
     assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.err().strip())
         .isEqualTo("Error: --snapshot-id: Snapshot 7 is not there; db.t has snapshots 1 to 3");
-    r = run("create-tag", "--warehouse", w, "--table", "db.t", "--tag", "a  b");
+    r = createTag(w, "--tag", "a  b");
     assertThat(r.err().strip()).startsWith("Error: --tag: Invalid tag name 'a  b'");
     // --timestamp: the oldest snapshot committed at or after it (create_tag_from_timestamp)
     long second = t.snapshotManager().snapshot(2).timeMillis();
-    r =
-        run(
-            "create-tag",
-            "--warehouse",
-            w,
-            "--table",
-            "db.t",
-            "--tag",
-            "t2",
-            "--timestamp",
-            "" + second);
+    r = createTag(w, "--tag", "t2", "--timestamp", "" + second);
     assertThat(r.out()).as(r.err()).isEqualTo("Created tag 't2' of db.t at snapshot 2\n");
-    r =
-        run(
-            "create-tag",
-            "--warehouse",
-            w,
-            "--table",
-            "db.t",
-            "--tag",
-            "t9",
-            "--timestamp",
-            "9999999999999");
+    r = createTag(w, "--tag", "t9", "--timestamp", "9999999999999");
     assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.err().strip())
         .startsWith("Error: --timestamp: No snapshot of db.t was committed at or after ");
-    r =
-        run(
-            "create-tag",
-            "--warehouse",
-            w,
-            "--table",
-            "db.t",
-            "--tag",
-            "t9",
-            "--timestamp",
-            "0",
-            "--snapshot-id",
-            "1");
+    r = createTag(w, "--tag", "t9", "--timestamp", "0", "--snapshot-id", "1");
     assertThat(r.err().strip())
         .isEqualTo("Error: --timestamp: give --snapshot-id or --timestamp, not both");
     r = run("delete-tag", "--warehouse", w, "--table", "db.t", "--tag", "t2");
@@ -406,5 +375,12 @@ class CliCommandsTest {
     assertThat(FlinkEnvironments.configuration().toMap())
         .containsEntry("rest.port", "8081")
         .containsEntry("rest.bind-port", "0");
+  }
+
+  /** {@code sediment create-tag} on db.t of warehouse {@code w} with {@code options}. */
+  private static Result createTag(String w, String... options) {
+    List<String> args = new ArrayList<>(List.of("create-tag", "--warehouse", w, "--table", "db.t"));
+    args.addAll(List.of(options));
+    return run(args.toArray(String[]::new));
   }
 }
