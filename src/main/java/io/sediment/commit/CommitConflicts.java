@@ -71,7 +71,8 @@ final class CommitConflicts {
 
   /**
    * Fails when a file to delete, or a data file given a new deletion vector, is no longer live in
-   * the latest snapshot.
+   * the latest snapshot (a deletion vector may also be of a file the commit adds: a rollback's copy
+   * of a file with one).
    */
   void checkFilesLive(
       Optional<Snapshot> latest,
@@ -80,13 +81,15 @@ final class CommitConflicts {
       LiveFiles liveFiles)
       throws IOException {
     Set<ManifestEntry.Identifier> toDelete = new LinkedHashSet<>();
+    Set<String> liveTargets = new HashSet<>();
     for (ManifestEntry e : changes) {
       if (e.kind() == FileKind.DELETE) {
         toDelete.add(e.identifier());
+      } else {
+        liveTargets.add(IndexManifest.target(e.partition(), e.bucket(), e.file().fileName()));
       }
     }
     Set<ManifestEntry.Identifier> live = new HashSet<>();
-    Set<String> liveTargets = new HashSet<>();
     for (ManifestEntry e : liveFiles.at(latest)) {
       live.add(e.identifier());
       liveTargets.add(IndexManifest.target(e.partition(), e.bucket(), e.file().fileName()));

@@ -415,16 +415,53 @@ public final class FileStoreCommit {
   }
 
   /**
-   * Commits the changes as one snapshot of {@code kind}; {@code messages} are the messages they
-   * come from when the commit replaces files or adds deletion vectors (validated against their base
-   * snapshots), else empty.
+   * Commits a rollback ({@code io.sediment.maintenance.Rollback}): one OVERWRITE snapshot, directly
+   * on top of snapshot {@code base}, that removes the messages' compaction inputs and adds their
+   * outputs with their deletion vectors. Returns its id.
+   *
+   * @throws CommitConflictException when another snapshot landed after {@code base} (the rollback
+   *     was planned on {@code base} and would keep that commit's changes) or a check of a
+   *     compaction fails; nothing is committed then, and the caller deletes its outputs
    */
+  public long rollback(List<CommitMessage> messages, long base) {
+    List<ManifestEntry> changes = new ArrayList<>();
+    for (CommitMessage m : messages) {
+      if (!m.newFiles().isEmpty() || !m.changelogFiles().isEmpty()) {
+        throw new IllegalArgumentException("A rollback replaces files only: " + m);
+      }
+      for (DataFileMeta f : m.compactBefore()) {
+        changes.add(m.entry(FileKind.DELETE, f));
+      }
+      for (DataFileMeta f : m.compactAfter()) {
+        changes.add(m.entry(FileKind.ADD, f));
+      }
+    }
+    checkedAfter = -1;
+    return tryCommit(changes, List.of(), messages, CommitKind.OVERWRITE, BATCH_IDENTIFIER, base);
+  }
+
   private long tryCommit(
       List<ManifestEntry> changes,
       List<ManifestEntry> changelog,
       List<CommitMessage> messages,
       CommitKind kind,
       long identifier) {
+    return tryCommit(changes, changelog, messages, kind, identifier, -1);
+  }
+
+  /**
+   * Commits the changes as one snapshot of {@code kind}; {@code messages} are the messages they
+   * come from when the commit replaces files or adds deletion vectors (validated against their base
+   * snapshots), else empty. {@code onlyOn}: the snapshot the new one must directly follow (0: the
+   * table has none), or -1 for any.
+   */
+  private long tryCommit(
+      List<ManifestEntry> changes,
+      List<ManifestEntry> changelog,
+      List<CommitMessage> messages,
+      CommitKind kind,
+      long identifier,
+      long onlyOn) {
     List<IndexManifest.Entry> deletionVectors = new ArrayList<>();
     for (CommitMessage m : messages) {
       for (DeletionFile d : m.deletionFiles()) {
@@ -458,6 +495,16 @@ public final class FileStoreCommit {
                 seen[0] = latest.map(Snapshot::id).orElse(0L);
                 if (landed[0] != null) {
                   return null;
+                }
+                long latestId = latest.map(Snapshot::id).orElse(0L);
+                if (onlyOn >= 0 && latestId != onlyOn) {
+                  throw new CommitConflictException(
+                      "Snapshot "
+                          + latestId
+                          + " landed after snapshot "
+                          + onlyOn
+                          + ", which this commit was planned on",
+                      List.of());
                 }
                 if (deletes) {
                   conflicts.checkFilesLive(latest, changes, deletionVectors, liveFiles);

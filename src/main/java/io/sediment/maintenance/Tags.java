@@ -165,6 +165,16 @@ public final class Tags {
    *     cannot be read (an interrupted expiration retired it)
    */
   public Snapshot checkSnapshot(OptionalLong id) {
+    return readableSnapshot(table, id, "tag");
+  }
+
+  /**
+   * Snapshot {@code id} (empty: the latest) for an operation that needs it readable; a refusal ends
+   * with advice on what to {@code verb} instead ("tag", "roll back to").
+   */
+  static Snapshot readableSnapshot(Table table, OptionalLong id, String verb) {
+    FileStore store = table.store();
+    SnapshotManager snapshots = table.snapshotManager();
     Optional<Snapshot> s =
         id.isPresent() ? snapshots.snapshotIfExists(id.getAsLong()) : snapshots.latest();
     if (s.isPresent()) {
@@ -177,7 +187,9 @@ public final class Tags {
                 + table.fullName()
                 + " cannot be read ("
                 + missing.get()
-                + " does not exist): it is expired; tag a later snapshot");
+                + " does not exist): it is expired; "
+                + verb
+                + " a later snapshot");
       }
       return s.get();
     }
@@ -185,7 +197,7 @@ public final class Tags {
     OptionalLong latest = snapshots.latestId();
     String have =
         latest.isEmpty()
-            ? table.fullName() + " has no snapshot yet: there is nothing to tag"
+            ? table.fullName() + " has no snapshot yet: there is nothing to " + verb
             : table.fullName()
                 + " has snapshots "
                 + earliest.orElse(latest.getAsLong())

@@ -202,6 +202,31 @@ public final class DataFileMeta implements Serializable {
         deleteRowCount);
   }
 
+  /**
+   * A byte-for-byte copy of this file under another name (a rollback re-adds a file that a later
+   * snapshot removed as a copy: a file name is live over one unbroken range of snapshots).
+   */
+  public DataFileMeta copiedAs(String newFileName) {
+    return new DataFileMeta(
+        newFileName,
+        fileSize,
+        rowCount,
+        minKey,
+        maxKey,
+        minArity,
+        minValues,
+        maxArity,
+        maxValues,
+        nullCounts,
+        minSequenceNumber,
+        maxSequenceNumber,
+        schemaId,
+        level,
+        creationTimeMillis,
+        source,
+        deleteRowCount);
+  }
+
   private void writeObject(ObjectOutputStream out) throws IOException {
     out.defaultWriteObject();
     BinaryRows.writeRow(out, minKey);

@@ -279,6 +279,49 @@ class CliCommandsTest {
     assertThat(TestTables.readAll(t)).hasSize(3);
   }
 
+  /**
+   * rollback-to says what it did and the table reads the target's rows; a rerun finds it done; bad
+   * input is one line naming the option, and changes nothing.
+   */
+  @Test
+  void rollbackToSaysWhatItDid() throws Exception {
+    Table t = table(); // snapshots 1 to 3, a file each
+    String w = dir.toString();
+    List<String> atThree = TestTables.toStrings(t.rowType(), TestTables.readAll(t));
+    TestTables.writeBatch(t, List.of(TestTables.row(0L, "new"))); // snapshot 4
+    assertThat(run("compact", "--warehouse", w, "--table", "db.t").code()).isZero(); // 5
+    Result r = run("rollback-to", "--warehouse", w, "--table", "db.t", "--snapshot-id", "3");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out())
+        .isEqualTo(
+            "Rolled db.t back to snapshot 3: snapshot 6 replaces snapshot 5 (1 data file removed,"
+                + " 3 data files copied)\n");
+    assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
+        .containsExactlyInAnyOrderElementsOf(atThree);
+    r = run("rollback-to", "--warehouse", w, "--table", "db.t", "--snapshot-id", "3");
+    assertThat(r.out())
+        .isEqualTo(
+            "The latest snapshot of db.t, 6, reads what snapshot 3 read already; nothing was"
+                + " committed\n");
+
+    r = run("rollback-to", "--warehouse", w, "--table", "db.t");
+    assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err().strip())
+        .isEqualTo(
+            "Error: give one of --snapshot-id, --tag or --timestamp: the point to roll back to");
+    r = run("rollback-to", "--warehouse", w, "--table", "db.t", "--tag", "a", "--snapshot-id", "1");
+    assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
+    r = run("rollback-to", "--warehouse", w, "--table", "db.t", "--tag", "nope");
+    assertThat(r.err().strip()).isEqualTo("Error: --tag: db.t has no tag 'nope'; it has none");
+    r = run("rollback-to", "--warehouse", w, "--table", "db.t", "--timestamp", "0");
+    assertThat(r.err().strip())
+        .startsWith(
+            "Error: --timestamp: No snapshot of db.t still there was committed at or before");
+    assertThat(t.snapshotManager().listIds())
+        .as("nothing changed")
+        .containsExactly(1L, 2L, 3L, 4L, 5L, 6L);
+  }
+
   private static TagManager tags(Table t) {
     return new TagManager(t.store().fileIO(), t.store().paths());
   }

@@ -36,7 +36,8 @@ class SqlSessionRefusalsTest {
           "clear_consumers", "including_consumers",
           "expire_partitions", "max_expires",
           "create_tag", "snapshot_id",
-          "create_tag_from_timestamp", "time_retained");
+          "create_tag_from_timestamp", "time_retained",
+          "rollback_to", "snapshot_id");
 
   /** The procedures that require an argument besides table, and that argument. */
   private static final Map<String, String> SECOND_REQUIRED =
@@ -47,7 +48,8 @@ class SqlSessionRefusalsTest {
           "create_tag_from_timestamp", "tag, timestamp");
 
   /** The procedures whose arguments are all required, and the one besides table. */
-  private static final Map<String, String> NO_OPTIONAL_ARGUMENT = Map.of("delete_tag", "tag");
+  private static final Map<String, String> NO_OPTIONAL_ARGUMENT =
+      Map.of("delete_tag", "tag", "rollback_to_timestamp", "timestamp");
 
   /** The procedures whose arguments are all optional. */
   private static final Set<String> NO_REQUIRED_ARGUMENT = Set.of("compact_database");
@@ -111,14 +113,14 @@ class SqlSessionRefusalsTest {
     NO_OPTIONAL_ARGUMENT.forEach(
         (procedure, second) -> {
           assertThat(
-                  refused("CALL sys." + procedure + "(`tabel` => 'db.t', " + second + " => 'x')"))
+                  refused("CALL sys." + procedure + "(`tabel` => 'db.t', `" + second + "` => 'x')"))
               .isEqualTo(
                   "Unknown argument 'tabel' of sys."
                       + procedure
                       + "; its arguments are table, "
                       + second
                       + "; nothing was run");
-          assertThat(refused("CALL sediment.sys." + procedure + "(" + second + " => NULL)"))
+          assertThat(refused("CALL sediment.sys." + procedure + "(`" + second + "` => NULL)"))
               .isEqualTo(
                   "Missing argument 'table' of sys."
                       + procedure

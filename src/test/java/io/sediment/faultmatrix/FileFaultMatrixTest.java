@@ -2,10 +2,13 @@ package io.sediment.faultmatrix;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.commit.CommitMessage;
 import io.sediment.compact.CompactCommit;
 import io.sediment.maintenance.ExpireSnapshots;
 import io.sediment.maintenance.RemoveOrphanFiles;
+import io.sediment.maintenance.Rollback;
+import io.sediment.maintenance.Tags;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
@@ -18,8 +21,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -171,7 +177,53 @@ class FileFaultMatrixTest {
       void recover(MatrixTable t, Prepared p) {
         run(t, p);
       }
+    },
+    /**
+     * Rolling back to a tag made before a full compaction and a third batch: the rollback removes
+     * the compaction's outputs and the batch's files and copies the compacted files back (with
+     * their deletion vectors).
+     */
+    ROLLBACK {
+      @Override
+      Prepared prepare(MatrixTable t) {
+        new Tags(t.table()).create(ROLLBACK_TAG, OptionalLong.empty());
+        Model atTag = t.model.copy();
+        try {
+          Compactions.execute(t);
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+        t.write(2);
+        return new Prepared(List.of(), t.model.changesTo(atTag), List.of());
+      }
+
+      @Override
+      void run(MatrixTable t, Prepared p) {
+        new Rollback(t.table()).toTag(ROLLBACK_TAG);
+      }
+
+      @Override
+      void recover(MatrixTable t, Prepared p) {
+        // The operator runs it again: it finishes a rollback that did not land, and finds one
+        // that landed done. What a failed run left is orphan removal's to take.
+        run(t, p);
+        assertThat(commitsOf(t, CommitKind.OVERWRITE)).as("one rollback landed").hasSize(1);
+        // Orphan removal two days later (metadata is kept for a day), twice: a run that died
+        // publishing its snapshot left a staged snapshot file naming its copies, which keeps them
+        // until a run has deleted it.
+        Clock later = Clock.offset(Clock.systemUTC(), Duration.ofDays(2));
+        Table table = new FileSystemCatalog(t.warehouseUri()).withClock(later).getTable("db.t");
+        new RemoveOrphanFiles(table).olderThan(later.millis()).execute();
+        new RemoveOrphanFiles(table).olderThan(later.millis()).execute();
+        t.model.apply(p.changes);
+        // The rolled-back table needs neither the tag nor the snapshots before the rollback:
+        // expiry must not take a file the rollback's snapshot references.
+        new Tags(t.table()).delete(List.of(ROLLBACK_TAG));
+        new ExpireSnapshots(t.table()).retainMax(1).execute();
+      }
     };
+
+    static final String ROLLBACK_TAG = "before";
 
     abstract Prepared prepare(MatrixTable template);
 
@@ -185,11 +237,15 @@ class FileFaultMatrixTest {
   record Prepared(List<CommitMessage> messages, List<Model.Change> changes, List<String> outputs) {}
 
   static List<Snapshot> commitsOf(MatrixTable t, String user, CommitKind kind) {
+    return commitsOf(t, kind).stream().filter(s -> s.commitUser().equals(user)).toList();
+  }
+
+  static List<Snapshot> commitsOf(MatrixTable t, CommitKind kind) {
     Table table = t.table();
     List<Snapshot> out = new ArrayList<>();
     for (long id : table.snapshotManager().listIds()) {
       Snapshot s = table.snapshotManager().snapshot(id);
-      if (s.commitUser().equals(user) && s.commitKind() == kind) {
+      if (s.commitKind() == kind) {
         out.add(s);
       }
     }

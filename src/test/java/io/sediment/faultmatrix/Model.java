@@ -30,6 +30,24 @@ final class Model {
     }
   }
 
+  /** The changes that turn this model into {@code target} (deletes, then upserts). */
+  List<Change> changesTo(Model target) {
+    List<Change> out = new ArrayList<>();
+    for (String key : rows.keySet()) {
+      if (!target.rows.containsKey(key)) {
+        out.add(new Change(key, 0, "", null, true));
+      }
+    }
+    for (Map.Entry<String, String> e : target.rows.entrySet()) {
+      if (!e.getValue().equals(rows.get(e.getKey()))) {
+        // rendered "(id,p,v)": no field holds a comma
+        String[] f = e.getValue().substring(1, e.getValue().length() - 1).split(",", 3);
+        out.add(new Change(e.getKey(), Long.parseLong(f[0]), f[1], f[2], false));
+      }
+    }
+    return out;
+  }
+
   List<String> expectedRows() {
     return new ArrayList<>(rows.values());
   }

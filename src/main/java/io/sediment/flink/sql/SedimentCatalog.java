@@ -8,6 +8,7 @@ import io.sediment.flink.sql.procedures.ConsumerProcedures;
 import io.sediment.flink.sql.procedures.ExpirePartitionsProcedure;
 import io.sediment.flink.sql.procedures.ExpireSnapshotsProcedure;
 import io.sediment.flink.sql.procedures.RemoveOrphanFilesProcedure;
+import io.sediment.flink.sql.procedures.RollbackProcedures;
 import io.sediment.flink.sql.procedures.TagProcedures;
 import io.sediment.schema.ScanOptions;
 import io.sediment.schema.SchemaChange;
@@ -80,6 +81,8 @@ public final class SedimentCatalog extends AbstractCatalog {
     p.put(TagProcedures.Create.NAME, TagProcedures.Create::new);
     p.put(TagProcedures.CreateFromTimestamp.NAME, TagProcedures.CreateFromTimestamp::new);
     p.put(TagProcedures.Delete.NAME, TagProcedures.Delete::new);
+    p.put(RollbackProcedures.To.NAME, RollbackProcedures.To::new);
+    p.put(RollbackProcedures.ToTimestamp.NAME, RollbackProcedures.ToTimestamp::new);
     this.procedures = Collections.unmodifiableMap(p);
   }
 

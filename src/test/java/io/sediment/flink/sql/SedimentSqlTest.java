@@ -1168,6 +1168,52 @@ class SedimentSqlTest {
         .hasStackTraceContaining("watermark and batch are not supported");
   }
 
+  /**
+   * Paimon's rollback procedures: {@code rollback_to} a snapshot or a tag and {@code
+   * rollback_to_timestamp} make one OVERWRITE snapshot that reads what the target read (the later
+   * snapshots stay, so a rollback can be rolled back); a rerun finds it done; bad arguments name
+   * the argument and change nothing.
+   */
+  @Test
+  void rollbackProceduresRestoreASnapshotATagOrAPointInTime() throws Exception {
+    createAndFill(); // snapshots 1 to 4, two rows (two files) each
+    query("CALL c.sys.create_tag(`table` => 'db.t', tag => 'v2', snapshot_id => 2)");
+    List<String> asOf2 = query("SELECT * FROM db.t /*+ OPTIONS('scan.snapshot-id' = '2') */");
+    List<String> asOf4 = query("SELECT * FROM db.t");
+    exec("INSERT OVERWRITE db.t VALUES (100, 'a', 'z'), (200, 'b', 'w')"); // snapshot 5
+    List<String> asOf5 = query("SELECT * FROM db.t");
+    String to = "CALL c.sys.rollback_to(`table` => 'db.t', ";
+    // previous, target, new snapshot, data files removed, copied back
+    assertThat(query(to + "snapshot_id => 4)")).containsExactly("+I[5, 4, 6, 2, 8]");
+    assertThat(query("SELECT * FROM db.t")).containsExactlyInAnyOrderElementsOf(asOf4);
+    assertThat(query(to + "tag => 'v2')")).containsExactly("+I[6, 2, 7, 8, 4]");
+    assertThat(query("SELECT * FROM db.t")).containsExactlyInAnyOrderElementsOf(asOf2);
+    String toTime = "CALL c.sys.rollback_to_timestamp(`table` => 'db.t', `timestamp` => ";
+    long fifth = table("t").snapshotManager().snapshot(5).timeMillis();
+    assertThat(query(toTime + fifth + ")")).containsExactly("+I[7, 5, 8, 4, 2]");
+    assertThat(query("SELECT * FROM db.t")).containsExactlyInAnyOrderElementsOf(asOf5);
+    assertThat(query(toTime + fifth + ")"))
+        .as("done already")
+        .containsExactly("+I[8, 5, null, 0, 0]");
+    assertThat(query("SELECT snapshot_id, commit_kind FROM db.`t$snapshots` WHERE snapshot_id > 5"))
+        .containsExactly("+I[6, OVERWRITE]", "+I[7, OVERWRITE]", "+I[8, OVERWRITE]");
+
+    assertThatThrownBy(() -> query("CALL c.sys.rollback_to(`table` => 'db.t')"))
+        .hasStackTraceContaining("Argument 'tag': give either tag or snapshot_id");
+    assertThatThrownBy(() -> query(to + "tag => 'v2', snapshot_id => 2)"))
+        .hasStackTraceContaining("Argument 'snapshot_id': give either tag or snapshot_id");
+    assertThatThrownBy(() -> query(to + "tag => 'nope')"))
+        .hasStackTraceContaining("Argument 'tag': db.t has no tag 'nope'; its tags are [v2]");
+    assertThatThrownBy(() -> query(to + "snapshot_id => 99)"))
+        .hasStackTraceContaining(
+            "Argument 'snapshot_id': Snapshot 99 is not there; db.t has snapshots 1 to 8");
+    assertThatThrownBy(() -> query(toTime + "0)"))
+        .hasStackTraceContaining(
+            "Argument 'timestamp': No snapshot of db.t still there was committed at or before");
+    assertThat(table("t").snapshotManager().listIds()).as("nothing changed").hasSize(8);
+    assertThat(query("SELECT * FROM db.t")).containsExactlyInAnyOrderElementsOf(asOf5);
+  }
+
   private static String utc(long millis) {
     return Instant.ofEpochMilli(millis).atZone(ZoneOffset.UTC).toLocalDateTime().toString();
   }
