@@ -21,8 +21,9 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description =
         "Roll a table back to a snapshot, a tag or a point in time (as CALL sys.rollback_to):"
-            + " one new snapshot holds exactly the files of the target; the snapshots after it"
-            + " stay readable until they expire. Stop the jobs that write the table first.")
+            + " one new snapshot reads what the target read (files removed since are copied"
+            + " back); the snapshots after it stay readable until they expire. Stop the jobs"
+            + " that write the table first.")
 final class RollbackCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
@@ -54,8 +55,9 @@ final class RollbackCommand implements Callable<Integer> {
       throw new IllegalArgumentException(
           "give one of --snapshot-id, --tag or --timestamp: the point to roll back to");
     }
-    if (tag != null) {
-      OptionRefusals.check("--tag", () -> Tags.checkName(tag));
+    String tagName = tag == null ? null : tag.strip();
+    if (tagName != null) {
+      OptionRefusals.check("--tag", () -> Tags.checkName(tagName));
     }
     Table t = new FileSystemCatalog(warehouseOption.warehouse).getTable(table);
     Rollback rollback = new Rollback(t);
@@ -63,7 +65,7 @@ final class RollbackCommand implements Callable<Integer> {
         snapshotId != null
             ? OptionRefusals.named("--snapshot-id", () -> rollback.toSnapshot(snapshotId))
             : tag != null
-                ? OptionRefusals.named("--tag", () -> rollback.toTag(tag))
+                ? OptionRefusals.named("--tag", () -> rollback.toTag(tagName))
                 : OptionRefusals.named("--timestamp", () -> rollback.toTimestamp(timestamp));
     PrintWriter out = spec.commandLine().getOut();
     if (r.newSnapshotId().isEmpty()) {

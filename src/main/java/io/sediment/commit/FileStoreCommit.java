@@ -504,7 +504,7 @@ public final class FileStoreCommit {
                           + " landed after snapshot "
                           + onlyOn
                           + ", which this commit was planned on",
-                      List.of());
+                      List.of(snapshots.paths().snapshot(latestId).getName()));
                 }
                 if (deletes) {
                   conflicts.checkFilesLive(latest, changes, deletionVectors, liveFiles);

@@ -4,6 +4,7 @@ import io.sediment.commit.CommitConflictException;
 import io.sediment.commit.CommitMessage;
 import io.sediment.commit.CommitUsers;
 import io.sediment.commit.FileStoreCommit;
+import io.sediment.commit.SnapshotCommits;
 import io.sediment.io.DataFileFactory;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.DataFileMeta;
@@ -24,6 +25,7 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -163,66 +165,79 @@ public final class Rollback {
                   : "the earliest, "
                       + earliest.getAsLong()
                       + ", was committed "
-                      + Instant.ofEpochMilli(
-                          snapshots.snapshot(earliest.getAsLong()).timeMillis())));
+                      + snapshots
+                          .snapshotIfExists(earliest.getAsLong())
+                          .map(e -> Instant.ofEpochMilli(e.timeMillis()).toString())
+                          .orElse("earlier (it is expiring)")));
     }
     return toSnapshot(s.get().id());
   }
 
   private Result to(Snapshot target, String what) {
-    CommitConflictException lastRace = null;
-    for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      Snapshot latest =
-          snapshots
-              .latest()
-              .orElseThrow(() -> new IllegalStateException(table.fullName() + " has no snapshot"));
-      if (latest.commitKind() == CommitKind.OVERWRITE
-          && latest.commitUser().startsWith(commitUserPrefix(target))) {
-        LOG.info("The latest snapshot of {} is a rollback to {} already", table.fullName(), what);
-        return new Result(latest.id(), target.id(), OptionalLong.empty(), 0, 0);
-      }
-      Plan plan = plan(target, latest);
-      if (plan.messages.isEmpty()) {
-        LOG.info("{} already holds the files of {}; nothing to roll back", table.fullName(), what);
-        return new Result(latest.id(), target.id(), OptionalLong.empty(), 0, 0);
-      }
-      FileStoreCommit commit =
-          new FileStoreCommit(store, commitUserPrefix(target) + CommitUsers.random());
-      try {
-        long id = commit.rollback(plan.messages, latest.id());
-        LOG.info(
-            "Rolled {} back to {}: snapshot {} ({} file(s) removed, {} copied)",
-            table.fullName(),
-            what,
-            id,
-            plan.removed,
-            plan.copied);
-        return new Result(latest.id(), target.id(), OptionalLong.of(id), plan.removed, plan.copied);
-      } catch (RuntimeException e) {
-        if (FileStoreCommit.filesMayBeReferenced(e)) {
-          throw e;
+    SnapshotCommits.checkCommitSafe(store); // before anything is copied: an object store's lock
+    FileStoreCommit commit =
+        new FileStoreCommit(store, commitUserPrefix(target) + CommitUsers.random());
+    Copies copies = new Copies();
+    try {
+      CommitConflictException lastRace = null;
+      for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+        Snapshot latest =
+            snapshots
+                .latest()
+                .orElseThrow(
+                    () -> new IllegalStateException(table.fullName() + " has no snapshot"));
+        if (latest.commitKind() == CommitKind.OVERWRITE
+            && latest.commitUser().startsWith(commitUserPrefix(target))) {
+          LOG.info("The latest snapshot of {} is a rollback to {} already", table.fullName(), what);
+          copies.delete(store);
+          return new Result(latest.id(), target.id(), OptionalLong.empty(), 0, 0);
         }
-        List<IOException> failed = commit.abort(plan.messages);
-        failed.forEach(e::addSuppressed);
-        if (!(e instanceof CommitConflictException race)
-            || snapshots.latestId().orElse(0L) == latest.id()) {
-          throw e; // not another commit landing first: a conflict of the rollback's own
+        List<CommitMessage> messages = plan(target, latest, copies);
+        if (messages.isEmpty()) {
+          LOG.info(
+              "{} already holds the files of {}; nothing to roll back", table.fullName(), what);
+          copies.delete(store);
+          return new Result(latest.id(), target.id(), OptionalLong.empty(), 0, 0);
         }
-        LOG.info(
-            "Rollback of {} to {}: {}; planning again", table.fullName(), what, e.getMessage());
-        lastRace = race;
+        int removed = messages.stream().mapToInt(m -> m.compactBefore().size()).sum();
+        int copied = messages.stream().mapToInt(m -> m.compactAfter().size()).sum();
+        try {
+          long id = commit.rollback(messages, latest.id());
+          LOG.info(
+              "Rolled {} back to {}: snapshot {} ({} file(s) removed, {} copied)",
+              table.fullName(),
+              what,
+              id,
+              removed,
+              copied);
+          copies.deleteUnused(store, messages);
+          return new Result(latest.id(), target.id(), OptionalLong.of(id), removed, copied);
+        } catch (CommitConflictException e) {
+          if (snapshots.latestId().orElse(0L) == latest.id()) {
+            throw e; // not another commit landing first: a conflict of the rollback's own
+          }
+          // the copies made stay: the target's files the next latest lacks only grow
+          LOG.info(
+              "Rollback of {} to {}: {}; planning again", table.fullName(), what, e.getMessage());
+          lastRace = e;
+        }
       }
+      throw new IllegalStateException(
+          "Could not roll back "
+              + table.fullName()
+              + " to "
+              + what
+              + ": other commits kept landing ("
+              + ATTEMPTS
+              + " attempts); stop the jobs that write the table and run it again. Nothing was"
+              + " changed",
+          lastRace);
+    } catch (RuntimeException e) {
+      if (!FileStoreCommit.filesMayBeReferenced(e)) {
+        copies.delete(store).forEach(e::addSuppressed); // nothing of the rollback landed
+      }
+      throw e;
     }
-    throw new IllegalStateException(
-        "Could not roll back "
-            + table.fullName()
-            + " to "
-            + what
-            + ": other commits kept landing ("
-            + ATTEMPTS
-            + " attempts); stop the jobs that write the table and run it again. Nothing was"
-            + " changed",
-        lastRace);
   }
 
   /**
@@ -234,8 +249,38 @@ public final class Rollback {
     return "rollback-to-" + target.id() + "-";
   }
 
-  /** The messages of a rollback from {@code latest} to {@code target}, with the copies made. */
-  private record Plan(List<CommitMessage> messages, int removed, int copied) {}
+  /**
+   * The copies a rollback made of the target's files, by the file they copy, with their deletion
+   * vectors: kept across its attempts (a file the latest snapshot lacks stays lacking), and deleted
+   * when it commits nothing.
+   */
+  private static final class Copies {
+    final Map<String, DataFileMeta> files = new LinkedHashMap<>();
+    final Map<String, DeletionFile> vectors = new LinkedHashMap<>(); // by the copy's name
+    final List<Path> written = new ArrayList<>();
+
+    /** Deletes every file written; returns the failures. */
+    List<IOException> delete(FileStore store) {
+      List<IOException> failed = store.fileIO().deleteAll(written);
+      written.clear();
+      files.clear();
+      vectors.clear();
+      return failed;
+    }
+
+    /** After a commit: deletes the copies an earlier attempt made that this one did not need. */
+    void deleteUnused(FileStore store, List<CommitMessage> committed) {
+      Set<String> used = new HashSet<>();
+      for (CommitMessage m : committed) {
+        m.compactAfter().forEach(f -> used.add(f.fileName()));
+        m.deletionFiles().forEach(d -> used.add(d.dvFile()));
+      }
+      List<Path> unused = written.stream().filter(p -> !used.contains(p.getName())).toList();
+      if (!unused.isEmpty()) {
+        store.fileIO().deleteAll(unused);
+      }
+    }
+  }
 
   /** One bucket's part of a rollback. */
   private static final class BucketChange {
@@ -253,55 +298,65 @@ public final class Rollback {
     }
   }
 
-  private Plan plan(Snapshot target, Snapshot latest) {
+  /**
+   * The messages of a rollback from {@code latest} to {@code target}: per bucket, the latest's
+   * files to remove and the copies to add, made now unless {@code copies} has them.
+   */
+  private List<CommitMessage> plan(Snapshot target, Snapshot latest, Copies copies) {
     Map<String, ManifestEntry> targetFiles = byTarget(store.newScan().plan(target));
     Map<String, ManifestEntry> latestFiles = byTarget(store.newScan().plan(latest));
     Map<String, IndexManifest.Entry> targetVectors = vectorsOf(target);
     Map<String, IndexManifest.Entry> latestVectors = vectorsOf(latest);
     Map<String, BucketChange> changes = new LinkedHashMap<>();
-    int removed = 0;
     for (Map.Entry<String, ManifestEntry> e : latestFiles.entrySet()) {
       if (!kept(e.getKey(), targetFiles, latestFiles, targetVectors, latestVectors)) {
         bucketOf(changes, e.getValue()).removed.add(e.getValue().file());
-        removed++;
       }
     }
     DataFileFactory names = new DataFileFactory();
-    Map<String, RoaringBitmap> copiedVectors = new LinkedHashMap<>();
-    Map<String, BucketChange> bucketOfCopy = new LinkedHashMap<>();
-    int copied = 0;
+    List<DeletionFile> vectorsToCopy = new ArrayList<>();
+    Map<String, String> copyOfDataFile = new LinkedHashMap<>(); // original name -> copy's name
     try {
       for (Map.Entry<String, ManifestEntry> e : targetFiles.entrySet()) {
         if (kept(e.getKey(), targetFiles, latestFiles, targetVectors, latestVectors)) {
           continue;
         }
         ManifestEntry source = e.getValue();
-        BucketChange change = bucketOf(changes, source);
-        DataFileMeta copy = source.file().copiedAs(names.newFileName());
-        copyFile(source, copy.fileName());
-        change.copied.add(copy);
-        copied++;
-        IndexManifest.Entry vector = targetVectors.get(e.getKey());
-        if (vector != null) {
-          copiedVectors.put(copy.fileName(), DeletionVectors.read(store, vector.deletionFile()));
-          bucketOfCopy.put(copy.fileName(), change);
+        DataFileMeta copy = copies.files.get(e.getKey());
+        if (copy == null) {
+          copy = source.file().copiedAs(names.newFileName());
+          Path to = store.dataFilePath(source.partition(), source.bucket(), copy.fileName());
+          copies.written.add(to);
+          copyFile(source, to);
+          copies.files.put(e.getKey(), copy);
+          IndexManifest.Entry vector = targetVectors.get(e.getKey());
+          if (vector != null) {
+            vectorsToCopy.add(vector.deletionFile());
+            copyOfDataFile.put(source.file().fileName(), copy.fileName());
+          }
+        }
+        bucketOf(changes, source).copied.add(copy);
+      }
+      if (!vectorsToCopy.isEmpty()) {
+        // one read per vector file, one new vector file for the copies
+        Map<String, RoaringBitmap> bitmaps = new LinkedHashMap<>();
+        DeletionVectors.read(store, vectorsToCopy)
+            .forEach((dataFile, bits) -> bitmaps.put(copyOfDataFile.get(dataFile), bits));
+        List<DeletionFile> written = DeletionVectors.write(store, bitmaps);
+        copies.written.add(store.paths().index(written.get(0).dvFile()));
+        written.forEach(d -> copies.vectors.put(d.dataFile(), d));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("Rollback of " + table.fullName() + " failed", e);
+    }
+    for (BucketChange c : changes.values()) {
+      for (DataFileMeta copy : c.copied) {
+        DeletionFile d = copies.vectors.get(copy.fileName());
+        if (d != null) {
+          c.vectors.add(d);
         }
       }
-      for (DeletionFile d : DeletionVectors.write(store, copiedVectors)) {
-        bucketOfCopy.get(d.dataFile()).vectors.add(d);
-      }
-    } catch (IOException | RuntimeException e) {
-      List<CommitMessage> partial = messages(changes, latest);
-      new FileStoreCommit(store, CommitUsers.random()).abort(partial).forEach(e::addSuppressed);
-      if (e instanceof IOException io) {
-        throw new UncheckedIOException("Rollback of " + table.fullName() + " failed", io);
-      }
-      throw (RuntimeException) e;
     }
-    return new Plan(messages(changes, latest), removed, copied);
-  }
-
-  private static List<CommitMessage> messages(Map<String, BucketChange> changes, Snapshot latest) {
     List<CommitMessage> out = new ArrayList<>();
     for (BucketChange c : changes.values()) {
       out.add(
@@ -353,9 +408,8 @@ public final class Rollback {
   }
 
   /** Copies a data file byte for byte; a copy left half written is deleted. */
-  private void copyFile(ManifestEntry source, String copyName) throws IOException {
+  private void copyFile(ManifestEntry source, Path to) throws IOException {
     Path from = store.dataFilePath(source.partition(), source.bucket(), source.file().fileName());
-    Path to = store.dataFilePath(source.partition(), source.bucket(), copyName);
     try (InputStream in = store.fileIO().fs(from).open(from);
         OutputStream out = store.fileIO().fs(to).create(to, FileSystem.WriteMode.NO_OVERWRITE)) {
       long copied = in.transferTo(out);

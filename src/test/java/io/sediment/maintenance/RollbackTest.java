@@ -14,6 +14,7 @@ import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
+import io.sediment.testutil.FaultyFileSystem;
 import io.sediment.testutil.ManualClock;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
@@ -420,6 +421,65 @@ class RollbackTest {
         .hasMessageContaining("Snapshot 3 landed after snapshot 2");
     assertThat(t.snapshotManager().listIds()).isEqualTo(ids);
     assertThat(rows(t)).containsExactly("(1,a,x)", "(2,a,y)", "(3,b,z)");
+  }
+
+  /**
+   * Commits that land while a rollback commits: it plans again on the new latest snapshot, reusing
+   * its copies (each target file is copied once), and rolls the new commit back too; when commits
+   * keep landing it gives up after its attempts, with its copies deleted and nothing changed.
+   */
+  @ParameterizedTest(name = "commits landing during {0} attempt(s)")
+  @org.junit.jupiter.params.provider.ValueSource(ints = {1, Rollback.ATTEMPTS})
+  void commitsLandingMeanwhileMakeItPlanAgainOrGiveUp(int racingAttempts) throws Exception {
+    Table t = table(Kind.APPEND, TestTables.faultyCatalog(dir));
+    TestTables.writeBatch(t, List.of(row(1L, "a", "x"), row(2L, "b", "x")));
+    TestTables.writeBatch(t, List.of(row(3L, "a", "y"), row(4L, "b", "y")));
+    List<String> atTwo = rows(t);
+    t.newCompactBuilder().execute(); // 3: the files of 1 and 2 compacted, so copied back
+    TestTables.writeBatch(t, List.of(row(5L, "a", "z"))); // 4
+    int[] raced = {0};
+    int[] copiesMade = {0};
+    boolean[] inRace = {false};
+    FaultyFileSystem.onCreate(
+        p -> {
+          if (p.contains("/bucket-") && p.endsWith(".parquet") && !inRace[0]) {
+            copiesMade[0]++;
+          }
+          if (p.contains("/manifest/manifest-") && !inRace[0] && raced[0] < racingAttempts) {
+            inRace[0] = true; // a writer commits while the rollback writes its manifest
+            TestTables.writeBatch(t, List.of(row(10L + raced[0], "b", "late")));
+            raced[0]++;
+            inRace[0] = false;
+          }
+        });
+    try {
+      if (racingAttempts < Rollback.ATTEMPTS) {
+        Rollback.Result r = new Rollback(t).toSnapshot(2);
+        assertThat(r.previousSnapshotId()).as("planned again on the late commit").isEqualTo(5);
+        assertThat(r.newSnapshotId()).hasValue(6);
+        assertThat(r.filesCopied()).isEqualTo(4);
+        assertThat(copiesMade[0]).as("each file copied once over both attempts").isEqualTo(4);
+        assertThat(rows(t)).isEqualTo(atTwo);
+      } else {
+        List<String> before = new ArrayList<>(atTwo);
+        assertThatThrownBy(() -> new Rollback(t).toSnapshot(2))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("other commits kept landing (3 attempts)");
+        assertThat(t.snapshotManager().latest().orElseThrow().commitKind())
+            .isEqualTo(CommitKind.APPEND);
+        assertThat(rows(t)).hasSize(before.size() + 1 + racingAttempts);
+      }
+    } finally {
+      FaultyFileSystem.reset();
+    }
+    assertThat(raced[0]).isEqualTo(racingAttempts);
+    Table later =
+        new FileSystemCatalog(dir.toString())
+            .withClock(Clock.offset(Clock.systemUTC(), Duration.ofDays(2)))
+            .getTable("db.t");
+    assertThat(new RemoveOrphanFiles(later).olderThan(Long.MAX_VALUE).dryRun(true).execute())
+        .as("no copy made twice or left behind")
+        .isEmpty();
   }
 
   @Test

@@ -12,6 +12,7 @@ import io.sediment.flink.CompactJob;
 import io.sediment.fs.FileIO;
 import io.sediment.maintenance.ExpireSnapshots;
 import io.sediment.maintenance.RemoveOrphanFiles;
+import io.sediment.maintenance.Rollback;
 import io.sediment.maintenance.Tags;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.DataFileMeta;
@@ -162,11 +163,24 @@ class S3MaintenanceTest {
     assertThat(liveFiles(t)).hasSize(1);
     assertThat(ids(t)).containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L, 5L, 6L);
 
+    // a rollback to the tag, past both compactions (its four files copied back), and forward
+    // again to the job's snapshot; refused without the commit lock before anything is copied
+    int stored = storedDataFiles(t).size();
+    Table unlocked = t.copy(Map.of("lock.enabled", "false"));
+    assertThatThrownBy(() -> new Rollback(unlocked).toTag("before 1"))
+        .hasMessageContaining("Refusing to commit to");
+    assertThat(storedDataFiles(t)).hasSize(stored);
+    assertThat(new Rollback(t).toTag("before 1").filesCopied()).isEqualTo(4);
+    assertThat(ids(t)).containsExactlyInAnyOrder(0L, 1L, 2L, 3L);
+    Rollback.Result forward = new Rollback(t).toSnapshot(job.snapshotId());
+    assertThat(forward.filesCopied()).isEqualTo(1);
+    assertThat(ids(t)).containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L, 5L, 6L);
+
     Path orphan = new Path(t.store().paths().root(), "bucket-0/data-orphan.parquet");
     t.store().fileIO().writeNew(orphan, "not a table file".getBytes(StandardCharsets.UTF_8));
 
     new ExpireSnapshots(t).retainMax(1).execute();
-    assertThat(t.snapshotManager().listIds()).containsExactly(job.snapshotId());
+    assertThat(t.snapshotManager().listIds()).containsExactly(forward.newSnapshotId().getAsLong());
     List<Path> removed = new RemoveOrphanFiles(t).olderThan(Long.MAX_VALUE).execute();
 
     assertThat(removed).extracting(Path::getName).contains("data-orphan.parquet");
