@@ -45,6 +45,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
       ConsumerCommands.Clear.class,
       TagCommands.Create.class,
       TagCommands.Delete.class,
+      TagCommands.Expire.class,
       RollbackCommand.class,
       DemoCommand.class,
       SqlCommand.class

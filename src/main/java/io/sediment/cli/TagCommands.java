@@ -7,9 +7,11 @@ import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.TagManager;
 import io.sediment.table.Table;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
+import org.apache.flink.util.TimeUtils;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -53,11 +55,22 @@ final class TagCommands {
                 + " --snapshot-id.")
     Long timestamp;
 
+    @Option(
+        names = "--time-retained",
+        description =
+            "Keep the tag this long, like '7 d'; then committers delete it (default: the table's"
+                + " tag.default-time-retained, or until deleted).")
+    String timeRetained;
+
     @Mixin VerboseOption verbose;
 
     @Override
     public Integer call() {
       OptionRefusals.check("--tag", () -> Tags.checkNewName(tag));
+      Duration retained =
+          timeRetained == null
+              ? null
+              : OptionRefusals.named("--time-retained", () -> positiveDuration(timeRetained));
       if (snapshotId != null && timestamp != null) {
         throw new IllegalArgumentException(
             "--timestamp: give --snapshot-id or --timestamp, not both");
@@ -72,7 +85,8 @@ final class TagCommands {
       Snapshot snapshot =
           OptionRefusals.named(
               timestamp != null ? "--timestamp" : "--snapshot-id", () -> tags.checkSnapshot(id));
-      TagManager.Tag created = OptionRefusals.named("--tag", () -> tags.create(tag, snapshot));
+      TagManager.Tag created =
+          OptionRefusals.named("--tag", () -> tags.create(tag, snapshot, retained));
       PrintWriter out = spec.commandLine().getOut();
       out.println(
           "Created tag '"
@@ -81,6 +95,69 @@ final class TagCommands {
               + t.fullName()
               + " at snapshot "
               + created.snapshot().id());
+      out.flush();
+      return ExitCodes.OK;
+    }
+  }
+
+  private static Duration positiveDuration(String text) {
+    Duration d;
+    try {
+      d = TimeUtils.parseDuration(text.strip());
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException("'" + text + "' is not a duration like '7 d' or '12 h'");
+    }
+    if (d.isZero() || d.isNegative()) {
+      throw new IllegalArgumentException("must be longer than zero, like '7 d'");
+    }
+    return d;
+  }
+
+  /** {@code sediment expire-tags}: as {@code CALL sys.expire_tags}. */
+  @Command(
+      name = "expire-tags",
+      mixinStandardHelpOptions = true,
+      description =
+          "Delete the tags whose time_retained ran out (as CALL sys.expire_tags) and, with"
+              + " --older-than, every tag made before that time, then the files only they kept.")
+  static final class Expire implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Mixin WarehouseOption warehouseOption;
+
+    @Option(names = "--table", required = true, description = "Table as DB.TABLE.")
+    String table;
+
+    @Option(
+        names = "--older-than",
+        description =
+            "Also delete every tag made before this: a timestamp like '2024-05-01 10:00:00' or an"
+                + " age like '30 d'.")
+    String olderThan;
+
+    @Mixin VerboseOption verbose;
+
+    @Override
+    public Integer call() {
+      OptionalLong before =
+          olderThan == null
+              ? OptionalLong.empty()
+              : OptionalLong.of(ExpireSnapshotsCommand.parseOlderThan(olderThan));
+      Table t = new FileSystemCatalog(warehouseOption.warehouse).getTable(table);
+      List<TagManager.Tag> expired = new Tags(t).expire(before);
+      PrintWriter out = spec.commandLine().getOut();
+      for (TagManager.Tag d : expired) {
+        out.println(
+            "Expired tag '"
+                + d.name()
+                + "' of "
+                + t.fullName()
+                + " (snapshot "
+                + d.snapshot().id()
+                + ")");
+      }
+      out.println("Expired " + Plurals.of(expired.size(), "tag") + " of " + t.fullName());
       out.flush();
       return ExitCodes.OK;
     }

@@ -7,9 +7,12 @@ import io.sediment.manifest.TagManager;
 import io.sediment.retention.TableFiles;
 import io.sediment.retention.TagCreation;
 import io.sediment.retention.TagDeletion;
+import io.sediment.retention.TagExpiry;
+import io.sediment.schema.TagOptions;
 import io.sediment.table.Table;
 import io.sediment.table.TableScan;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -80,8 +83,34 @@ public final class Tags {
    *     made; the tag is not there then
    */
   public TagManager.Tag create(String name, Snapshot snapshot) {
+    return create(name, snapshot, null);
+  }
+
+  /**
+   * Makes tag {@code name} of {@code snapshot} kept for {@code timeRetained} (Paimon's {@code
+   * time_retained}; null: the table's {@code tag.default-time-retained}, and without it until the
+   * tag is deleted). See {@link #create(String, Snapshot)}.
+   */
+  public TagManager.Tag create(String name, Snapshot snapshot, Duration timeRetained) {
     checkNewName(name);
-    return TagCreation.create(store, table.fullName(), name, snapshot);
+    if (timeRetained != null && (timeRetained.isNegative() || timeRetained.isZero())) {
+      throw new IllegalArgumentException(
+          "A tag's time_retained must be longer than zero, like '7 d'; got " + timeRetained);
+    }
+    Duration retained =
+        timeRetained != null
+            ? timeRetained
+            : store.options().get(TagOptions.TAG_DEFAULT_TIME_RETAINED);
+    return TagCreation.create(store, table.fullName(), name, snapshot, retained);
+  }
+
+  /**
+   * Deletes the tags whose {@code time_retained} ran out, and with {@code olderThanMillis} every
+   * tag made before it ({@code CALL sys.expire_tags}), then the files only they kept. Returns the
+   * tags deleted.
+   */
+  public List<TagManager.Tag> expire(OptionalLong olderThanMillis) {
+    return TagExpiry.expire(store, store.clock().millis(), olderThanMillis);
   }
 
   /**

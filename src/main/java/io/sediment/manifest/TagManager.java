@@ -1,10 +1,16 @@
 package io.sediment.manifest;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.sediment.fs.FileIO;
+import io.sediment.fs.JsonSerde;
 import io.sediment.schema.ScanOptions;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -45,8 +51,69 @@ public final class TagManager {
     this.paths = paths;
   }
 
-  /** One tag: its name, the snapshot it keeps, and when it was made. */
-  public record Tag(String name, Snapshot snapshot, long createdMillis) {}
+  /**
+   * One tag: its name, the snapshot it keeps, when it was made, and how long after that it is kept
+   * (null: until it is deleted; Paimon's {@code time_retained}).
+   */
+  public record Tag(String name, Snapshot snapshot, long createdMillis, Duration timeRetained) {
+
+    /**
+     * Whether its time has run out at {@code nowMillis}: it has a retention and was made longer
+     * than that before.
+     */
+    public boolean expiredAt(long nowMillis) {
+      if (timeRetained == null) {
+        return false;
+      }
+      long until;
+      try {
+        until = Math.addExact(createdMillis, timeRetained.toMillis());
+      } catch (ArithmeticException overflow) {
+        return false; // kept for longer than epoch milliseconds reach
+      }
+      return nowMillis > until;
+    }
+  }
+
+  /** The JSON key of a tag's retention in its file: seconds, as Paimon writes a Duration. */
+  static final String TIME_RETAINED = "tagTimeRetained";
+
+  /** The JSON key of when a tag was made, in epoch milliseconds (else: its file's time). */
+  static final String CREATED = "tagCreatedMillis";
+
+  /**
+   * The content of a tag file: {@code snapshot}'s JSON, with {@code tagCreatedMillis} and, when the
+   * tag has a retention, {@code tagTimeRetained} (decimal seconds).
+   */
+  public static byte[] fileContent(Snapshot snapshot, long createdMillis, Duration timeRetained) {
+    try {
+      ObjectNode node = (ObjectNode) JsonSerde.mapper().readTree(snapshot.toJson());
+      node.put(CREATED, createdMillis);
+      if (timeRetained != null) {
+        node.put(
+            TIME_RETAINED,
+            BigDecimal.valueOf(timeRetained.getSeconds())
+                .add(BigDecimal.valueOf(timeRetained.getNano(), 9)));
+      }
+      return JsonSerde.mapper().writeValueAsBytes(node);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** The retention in a tag file's JSON, or null. */
+  private static Duration timeRetained(JsonNode tree) {
+    JsonNode value = tree.get(TIME_RETAINED);
+    if (value == null || value.isNull()) {
+      return null;
+    }
+    if (!value.isNumber()) {
+      throw new IllegalArgumentException(TIME_RETAINED + " is not a number of seconds: " + value);
+    }
+    BigDecimal seconds = value.decimalValue();
+    return Duration.ofSeconds(
+        seconds.longValue(), seconds.remainder(BigDecimal.ONE).movePointRight(9).longValue());
+  }
 
   /** The refusal of a name that cannot name a tag file, or empty when it is fine. */
   public static Optional<String> checkName(String name) {
@@ -156,8 +223,17 @@ public final class TagManager {
     String json = fileIO.readUtf8(st.getPath());
     Tag tag;
     try {
-      tag = new Tag(name, Snapshot.fromJson(json), st.getModificationTime());
-    } catch (IllegalArgumentException e) {
+      JsonNode tree = JsonSerde.mapper().readTree(json);
+      JsonNode created = tree.get(CREATED);
+      tag =
+          new Tag(
+              name,
+              Snapshot.fromJson(json),
+              created != null && created.canConvertToLong()
+                  ? created.longValue()
+                  : st.getModificationTime(),
+              timeRetained(tree));
+    } catch (IllegalArgumentException | JsonProcessingException e) {
       throw new InvalidTagFile(
           "Tag file " + st.getPath() + " is not a valid snapshot: " + e.getMessage(), e);
     }

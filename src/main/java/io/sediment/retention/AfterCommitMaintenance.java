@@ -4,10 +4,10 @@ import io.sediment.manifest.FileStore;
 
 /**
  * What every committer runs after a commit that made a snapshot: the partition expiry when a check
- * is due ({@link PartitionRetention}), the automatic tags ({@link TagAutoCreation}), then the
- * snapshot expiry ({@link SnapshotRetention}) after the last snapshot, the partitions' drop
- * included. One instance per committer, which keeps the partition check's schedule and the next
- * tag's period. Never throws: the commit has landed.
+ * is due ({@link PartitionRetention}), the automatic tags ({@link TagAutoCreation}), the tags whose
+ * time ran out ({@link TagExpiry}), then the snapshot expiry ({@link SnapshotRetention}) after the
+ * last snapshot, the partitions' drop included. One instance per committer, which keeps the
+ * partition check's schedule and the next tag's period. Never throws: the commit has landed.
  */
 public final class AfterCommitMaintenance {
 
@@ -15,11 +15,14 @@ public final class AfterCommitMaintenance {
   public record Outcome(
       PartitionRetention.Outcome partitions,
       TagAutoCreation.Outcome tags,
+      TagExpiry.Outcome expiredTags,
       SnapshotRetention.Outcome snapshots) {
-    /** How many of each part failed (0 or 1 each). */
+    /** How many of each part failed (0 or 1 each; the tags' two parts count as one). */
     public Failures failureCounts() {
       return new Failures(
-          snapshots.failed() ? 1 : 0, partitions.failed() ? 1 : 0, tags.failed() ? 1 : 0);
+          snapshots.failed() ? 1 : 0,
+          partitions.failed() ? 1 : 0,
+          tags.failed() || expiredTags.failed() ? 1 : 0);
     }
   }
 
@@ -42,12 +45,14 @@ public final class AfterCommitMaintenance {
   private final String tableName;
   private final PartitionRetention partitions;
   private final TagAutoCreation tags;
+  private final TagExpiry tagExpiry;
 
   /** A committer's maintenance; the partition check's interval starts now. */
   public AfterCommitMaintenance(FileStore store, String tableName) {
     this.tableName = tableName;
     this.partitions = new PartitionRetention(store, tableName);
     this.tags = new TagAutoCreation(tableName);
+    this.tagExpiry = new TagExpiry(tableName);
   }
 
   /**
@@ -68,9 +73,10 @@ public final class AfterCommitMaintenance {
             : PartitionRetention.Outcome.NOTHING;
     TagAutoCreation.Outcome tagged =
         wroteRows ? tags.run(store, committedSnapshotId) : TagAutoCreation.Outcome.NOTHING;
+    TagExpiry.Outcome expiredTags = wroteRows ? tagExpiry.run(store) : TagExpiry.Outcome.NOTHING;
     SnapshotRetention.Outcome expired =
         new SnapshotRetention(store, tableName)
             .expireAfterCommit(dropped.lastSnapshotId(committedSnapshotId));
-    return new Outcome(dropped, tagged, expired);
+    return new Outcome(dropped, tagged, expiredTags, expired);
   }
 }

@@ -152,7 +152,12 @@ public final class TagAutoCreation {
     LocalDateTime start = period.previousPeriodStart(time);
     String name = period.name(start);
     try {
-      TagCreation.create(store, tableName, name, snapshot);
+      TagCreation.create(
+          store,
+          tableName,
+          name,
+          snapshot,
+          store.options().get(TagOptions.TAG_DEFAULT_TIME_RETAINED));
       created.add(name);
     } catch (TagCreation.TagExistsException e) {
       // another committer made it first

@@ -6,7 +6,7 @@ import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.TagManager;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 
 /**
  * Writes a tag of a snapshot the way every tag is made (by {@code sys.create_tag} and by the
@@ -27,20 +27,23 @@ public final class TagCreation {
   private TagCreation() {}
 
   /**
-   * Makes tag {@code name} of {@code snapshot}, a snapshot that is there and readable.
+   * Makes tag {@code name} of {@code snapshot}, a snapshot that is there and readable, kept for
+   * {@code timeRetained} after now (null: until it is deleted).
    *
    * @throws TagExistsException when a tag of that name exists (nothing is changed)
    * @throws IllegalStateException when an expiration retires the snapshot meanwhile; the tag is not
    *     there then
    */
   public static TagManager.Tag create(
-      FileStore store, String tableName, String name, Snapshot snapshot) {
+      FileStore store, String tableName, String name, Snapshot snapshot, Duration timeRetained) {
     TagManager tags = new TagManager(store.fileIO(), store.paths());
     boolean created;
     try {
       created =
           SnapshotCommits.tryCreateExclusive(
-              store, store.paths().tag(name), snapshot.toJson().getBytes(StandardCharsets.UTF_8));
+              store,
+              store.paths().tag(name),
+              TagManager.fileContent(snapshot, store.clock().millis(), timeRetained));
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot write tag " + name + " of " + tableName, e);
     }
@@ -76,6 +79,7 @@ public final class TagCreation {
               + refusal
               + "; tag a later snapshot");
     }
-    return tags.get(name).orElse(new TagManager.Tag(name, snapshot, store.clock().millis()));
+    return tags.get(name)
+        .orElse(new TagManager.Tag(name, snapshot, store.clock().millis(), timeRetained));
   }
 }

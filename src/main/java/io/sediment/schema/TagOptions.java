@@ -72,6 +72,18 @@ public final class TagOptions {
                       + " kept."),
           OptionRule.atLeast(1));
 
+  public static final ConfigOption<Duration> TAG_DEFAULT_TIME_RETAINED =
+      OPTIONS.add(
+          ConfigOptions.key("tag.default-time-retained")
+              .durationType()
+              .noDefaultValue()
+              .withDescription(
+                  "How long a new tag is kept after it is made, when it is made without"
+                      + " time_retained (by sys.create_tag, or automatically); then the table's"
+                      + " committers delete it with the files only it kept. Not set: kept until"
+                      + " deleted."),
+          OptionRule.positiveDuration("7 d"));
+
   /** One period of {@code period} (a value of {@link #TAG_CREATION_PERIOD}). */
   public static Duration periodLength(String period) {
     return switch (period.toLowerCase(java.util.Locale.ROOT)) {

@@ -33,6 +33,7 @@ import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.util.TimeUtils;
 
 /**
  * The system tables of a table, read as {@code t$<name>} (Paimon's names and columns where Paimon
@@ -173,7 +174,8 @@ public final class SystemTables {
             DataTypes.FIELD("schema_id", DataTypes.BIGINT().notNull()),
             DataTypes.FIELD("commit_time", DataTypes.TIMESTAMP(3)),
             DataTypes.FIELD("record_count", DataTypes.BIGINT()),
-            DataTypes.FIELD("create_time", DataTypes.TIMESTAMP(3))),
+            DataTypes.FIELD("create_time", DataTypes.TIMESTAMP(3)),
+            DataTypes.FIELD("time_retained", DataTypes.STRING())),
         SystemTables::tags);
   }
 
@@ -464,7 +466,10 @@ public final class SystemTables {
                       s.schemaId(),
                       time(s.timeMillis()),
                       s.totalRecordCount(),
-                      time(t.createdMillis())));
+                      time(t.createdMillis()),
+                      t.timeRetained() == null
+                          ? null
+                          : str(TimeUtils.formatWithHighestUnit(t.timeRetained()))));
             });
     return out;
   }

@@ -322,6 +322,45 @@ class CliCommandsTest {
         .containsExactly(1L, 2L, 3L, 4L, 5L, 6L);
   }
 
+  /** create-tag --time-retained and expire-tags say what they did; bad input names the option. */
+  @Test
+  void tagsWithATimeRetainedAndExpireTags() throws Exception {
+    Table t = table(); // snapshots 1 to 3
+    String w = dir.toString();
+    Result r = createTag(w, "--tag", "short", "--time-retained", "2 h");
+    assertThat(r.out()).as(r.err()).isEqualTo("Created tag 'short' of db.t at snapshot 3\n");
+    assertThat(tags(t).get("short").orElseThrow().timeRetained()).hasHours(2);
+    r = createTag(w, "--tag", "x", "--time-retained", "soon");
+    assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err().strip())
+        .isEqualTo("Error: --time-retained: 'soon' is not a duration like '7 d' or '12 h'");
+    r = createTag(w, "--tag", "x", "--time-retained", "0 s");
+    assertThat(r.err().strip())
+        .isEqualTo("Error: --time-retained: must be longer than zero, like '7 d'");
+    createTag(w, "--tag", "kept", "--snapshot-id", "1");
+
+    r = run("expire-tags", "--warehouse", w, "--table", "db.t");
+    assertThat(r.out()).as(r.err()).isEqualTo("Expired 0 tags of db.t\n");
+    r =
+        run(
+            "expire-tags",
+            "--warehouse",
+            w,
+            "--table",
+            "db.t",
+            "--older-than",
+            "2999-01-01 00:00:00");
+    assertThat(r.out())
+        .isEqualTo(
+            "Expired tag 'kept' of db.t (snapshot 1)\n"
+                + "Expired tag 'short' of db.t (snapshot 3)\n"
+                + "Expired 2 tags of db.t\n");
+    assertThat(tags(t).names()).isEmpty();
+    r = run("expire-tags", "--warehouse", w, "--table", "db.t", "--older-than", "later");
+    assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err().strip()).startsWith("Error: --older-than: 'later' is neither a timestamp");
+  }
+
   private static TagManager tags(Table t) {
     return new TagManager(t.store().fileIO(), t.store().paths());
   }

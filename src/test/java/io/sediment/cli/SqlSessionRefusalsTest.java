@@ -28,16 +28,17 @@ class SqlSessionRefusalsTest {
 
   /** The procedures with a required argument, and one of their optional ones. */
   private static final Map<String, String> OPTIONAL_ARGUMENT =
-      Map.of(
-          "compact", "mode",
-          "expire_snapshots", "retain_max",
-          "remove_orphan_files", "dry_run",
-          "reset_consumer", "next_snapshot_id",
-          "clear_consumers", "including_consumers",
-          "expire_partitions", "max_expires",
-          "create_tag", "snapshot_id",
-          "create_tag_from_timestamp", "time_retained",
-          "rollback_to", "snapshot_id");
+      Map.ofEntries(
+          Map.entry("compact", "mode"),
+          Map.entry("expire_snapshots", "retain_max"),
+          Map.entry("remove_orphan_files", "dry_run"),
+          Map.entry("reset_consumer", "next_snapshot_id"),
+          Map.entry("clear_consumers", "including_consumers"),
+          Map.entry("expire_partitions", "max_expires"),
+          Map.entry("create_tag", "snapshot_id"),
+          Map.entry("create_tag_from_timestamp", "time_retained"),
+          Map.entry("expire_tags", "older_than"),
+          Map.entry("rollback_to", "snapshot_id"));
 
   /** The procedures that require an argument besides table, and that argument. */
   private static final Map<String, String> SECOND_REQUIRED =
@@ -131,24 +132,24 @@ class SqlSessionRefusalsTest {
   }
 
   /**
-   * Paimon's {@code time_retained} of {@code create_tag} is not supported: the procedure declares
-   * it so that Flink passes it on (it drops an argument a procedure does not declare, and a tag
-   * kept for ever would be made), and refuses it, making no tag.
+   * Paimon's {@code time_retained} of {@code create_tag}: a bad one is refused, naming the
+   * argument, and makes no tag; a good one makes the tag with it.
    */
   @Test
-  void createTagRefusesTimeRetained() throws Exception {
+  void createTagChecksTimeRetained() throws Exception {
     run("CREATE TABLE db.tagged (id INT)");
     run("INSERT INTO db.tagged VALUES (1)");
     assertThat(
             refused(
-                "CALL sys.create_tag(`table` => 'db.tagged', tag => 'x', time_retained => '1 d')"))
+                "CALL sys.create_tag(`table` => 'db.tagged', tag => 'x', time_retained => '1 x')"))
         .isEqualTo(
-            "Argument 'time_retained': is not supported: a tag is kept until delete_tag deletes"
-                + " it; nothing was run");
+            "Argument 'time_retained': '1 x' is not a duration like '1 d', '12 h' or '30 min'");
     assertThat(run("SELECT * FROM db.`tagged$tags`")).doesNotContain(" x |");
-    assertThat(run("CALL sys.create_tag(`table` => 'db.tagged', tag => 'x')"))
+    assertThat(
+            run("CALL sys.create_tag(`table` => 'db.tagged', tag => 'x', time_retained => '1 d')"))
         .contains(" x |")
         .contains(" created |");
+    assertThat(run("SELECT time_retained FROM db.`tagged$tags`")).contains(" 1 d |");
   }
 
   @Test

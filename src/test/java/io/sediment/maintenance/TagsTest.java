@@ -357,4 +357,154 @@ class TagsTest {
       }
     }
   }
+
+  /**
+   * Paimon's {@code time_retained}: over generated histories (tags with a retention of their own,
+   * the table's {@code tag.default-time-retained} or none; commits; clock moves; {@code
+   * expire_tags}), a batch commit, whose committer lists the tags, deletes exactly the tags whose
+   * time ran out when the table has {@code tag.default-time-retained} (and none without it), and
+   * {@code expire_tags} deletes them, with {@code older_than} every tag made before it too; the
+   * rows each remaining tag reads never change, and the files only deleted tags kept go.
+   */
+  @ParameterizedTest(name = "seed {0}")
+  @ValueSource(ints = {0, 1, 2, 3, 4, 5})
+  void tagsAreDeletedWhenTheirTimeRetainedRunsOutNeitherEarlierNorLater(int seed) throws Exception {
+    java.util.SplittableRandom r = new java.util.SplittableRandom(seed);
+    ManualClock clock = new ManualClock(java.time.Instant.now());
+    FileSystemCatalog catalog = TestTables.catalog(dir.resolve("s" + seed)).withClock(clock);
+    Schema.Builder schema =
+        TestTables.idValueSchema()
+            .option("snapshot.num-retained.max", "2")
+            .option("snapshot.num-retained.min", "1");
+    boolean withDefault = seed % 2 == 0;
+    if (withDefault) {
+      schema.option("tag.default-time-retained", "3 h");
+    }
+    Table t = TestTables.create(catalog, "t", schema.build());
+    Tags tags = new Tags(t);
+    Map<String, List<String>> rowsOfTags = new java.util.TreeMap<>();
+    Map<String, TagManager.Tag> made = new java.util.HashMap<>();
+    int expiredSeen = 0;
+    for (int step = 0; step < 30; step++) {
+      clock.advance(java.time.Duration.ofMinutes(r.nextInt(90)));
+      int what = r.nextInt(10);
+      if (what < 5) {
+        TestTables.writeBatch(t, List.of(row((long) step, "v" + step)));
+      } else if (what < 8 && t.snapshotManager().latestId().isPresent()) {
+        String name = "t" + step;
+        java.time.Duration retained =
+            r.nextInt(3) == 0 ? null : java.time.Duration.ofMinutes(10 + r.nextInt(240));
+        TagManager.Tag tag = tags.create(name, tags.checkSnapshot(OptionalLong.empty()), retained);
+        made.put(name, tag);
+        assertThat(tag.timeRetained())
+            .as("its own retention, else the table's default")
+            .isEqualTo(
+                retained != null ? retained : withDefault ? java.time.Duration.ofHours(3) : null);
+        rowsOfTags.put(name, rowsOfTag(t, name));
+      } else {
+        boolean olderThan = r.nextBoolean();
+        long before = clock.millis() - java.time.Duration.ofMinutes(r.nextInt(300)).toMillis();
+        List<String> expired =
+            tags.expire(olderThan ? OptionalLong.of(before) : OptionalLong.empty()).stream()
+                .map(TagManager.Tag::name)
+                .toList();
+        for (String name : expired) {
+          assertThat(made.get(name).expiredAt(clock.millis()) || olderThan)
+              .as("%s expired by expire_tags", name)
+              .isTrue();
+          rowsOfTags.remove(name);
+        }
+        expiredSeen += expired.size();
+        for (TagManager.Tag left : tags.all().values()) {
+          assertThat(left.expiredAt(clock.millis())).as("left by expire_tags").isFalse();
+          if (olderThan) {
+            assertThat(left.createdMillis()).isGreaterThanOrEqualTo(before);
+          }
+        }
+        continue;
+      }
+      if (what < 5 && !withDefault) {
+        // a table without tag.default-time-retained (nor automatic tags): commits list nothing
+        // for tags, and expire_tags deletes them
+        assertThat(tags.all().keySet()).isEqualTo(rowsOfTags.keySet());
+      } else if (what < 5) {
+        // the commit's committer deleted exactly the tags whose time ran out
+        Set<String> kept = new java.util.TreeSet<>();
+        for (Map.Entry<String, List<String>> e : rowsOfTags.entrySet()) {
+          TagManager.Tag tag =
+              new TagManager(t.store().fileIO(), t.store().paths()).get(e.getKey()).orElse(null);
+          if (tag != null) {
+            assertThat(tag.expiredAt(clock.millis()))
+                .as("%s kept after its time", e.getKey())
+                .isFalse();
+            kept.add(e.getKey());
+          }
+        }
+        for (String name : rowsOfTags.keySet()) {
+          if (!kept.contains(name)) {
+            assertThat(made.get(name).expiredAt(clock.millis()))
+                .as("%s deleted only once its time ran out", name)
+                .isTrue();
+            expiredSeen++;
+          }
+        }
+        rowsOfTags.keySet().retainAll(kept);
+      }
+      for (Map.Entry<String, List<String>> e : rowsOfTags.entrySet()) {
+        assertThat(rowsOfTag(t, e.getKey())).as("tag %s", e.getKey()).isEqualTo(e.getValue());
+      }
+    }
+    assertThat(expiredSeen).as("tags expired over the history").isPositive();
+    // the files only deleted tags kept are gone: nothing is left for orphan removal
+    assertThat(new RemoveOrphanFiles(t).olderThan(Long.MAX_VALUE).dryRun(true).execute()).isEmpty();
+  }
+
+  /**
+   * A committer that runs many commits lists the tags when one it knows of is due, and otherwise at
+   * most once per {@code TagExpiry.RECHECK}: a tag made elsewhere is deleted within that after its
+   * time, never before.
+   */
+  @Test
+  void aLongRunningCommitterDeletesATagMadeElsewhereWithinAnHourOfItsTime() throws Exception {
+    ManualClock clock = new ManualClock(java.time.Instant.now());
+    long start = clock.millis();
+    FileSystemCatalog catalog = TestTables.catalog(dir).withClock(clock);
+    Table t =
+        TestTables.create(
+            catalog,
+            "t",
+            TestTables.idValueSchema().option("tag.default-time-retained", "1 d").build());
+    io.sediment.table.WriteBuilder stream = t.newStreamWriteBuilder();
+    io.sediment.table.TableCommit commit = stream.newCommit();
+    long[] id = {0};
+    Tags tags = new Tags(t);
+    java.util.function.BiConsumer<String, Integer> tag =
+        (name, minutes) ->
+            tags.create(
+                name,
+                tags.checkSnapshot(OptionalLong.empty()),
+                java.time.Duration.ofMinutes(minutes));
+    java.util.function.IntConsumer at = // minutes since the start, then a commit
+        minutes -> {
+          clock.set(start + java.time.Duration.ofMinutes(minutes).toMillis());
+          commit.commit(++id[0], TestTables.prepare(stream, List.of(row(id[0], "v"))));
+        };
+    at.accept(0); // lists: no tag
+    tag.accept("a", 30); // made elsewhere: due at 30
+    at.accept(31);
+    assertThat(tags.all().keySet()).as("not listed since 0").containsExactly("a");
+    at.accept(61); // an hour since it listed
+    assertThat(tags.all()).isEmpty();
+    tag.accept("b", 40); // due at 101, seen at the listing at 122 at the latest
+    clock.set(start + java.time.Duration.ofMinutes(100).toMillis());
+    tag.accept("c", 50); // due at 150
+    at.accept(120);
+    assertThat(tags.all().keySet()).containsExactly("b", "c");
+    at.accept(122); // an hour since it listed: 'b' goes; it knows 'c' is due at 150
+    assertThat(tags.all().keySet()).containsExactly("c");
+    at.accept(150);
+    assertThat(tags.all().keySet()).as("not before its time").containsExactly("c");
+    at.accept(151); // the first commit after its time
+    assertThat(tags.all()).isEmpty();
+  }
 }

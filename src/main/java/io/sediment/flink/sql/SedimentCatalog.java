@@ -81,6 +81,7 @@ public final class SedimentCatalog extends AbstractCatalog {
     p.put(TagProcedures.Create.NAME, TagProcedures.Create::new);
     p.put(TagProcedures.CreateFromTimestamp.NAME, TagProcedures.CreateFromTimestamp::new);
     p.put(TagProcedures.Delete.NAME, TagProcedures.Delete::new);
+    p.put(TagProcedures.Expire.NAME, TagProcedures.Expire::new);
     p.put(RollbackProcedures.To.NAME, RollbackProcedures.To::new);
     p.put(RollbackProcedures.ToTimestamp.NAME, RollbackProcedures.ToTimestamp::new);
     this.procedures = Collections.unmodifiableMap(p);

@@ -1069,8 +1069,8 @@ class SedimentSqlTest {
     assertThatThrownBy(() -> query(fromTime + "'late', `timestamp` => 9999999999999)"))
         .hasStackTraceContaining(
             "Argument 'timestamp': No snapshot of db.t was committed at or after");
-    assertThatThrownBy(() -> query(fromTime + "'x', `timestamp` => 0, time_retained => '1 d')"))
-        .hasStackTraceContaining("Argument 'time_retained': is not supported");
+    assertThatThrownBy(() -> query(fromTime + "'x', `timestamp` => 0, time_retained => 'soon')"))
+        .hasStackTraceContaining("Argument 'time_retained': 'soon' is not a duration");
     query("CALL c.sys.delete_tag(`table` => 'db.t', tag => 'at3,from0')");
     TagManager tags = new TagManager(t.store().fileIO(), t.store().paths());
     List<String> expected = new ArrayList<>();
@@ -1088,7 +1088,7 @@ class SedimentSqlTest {
               + s.totalRecordCount()
               + ", "
               + utc(tag.createdMillis())
-              + "]");
+              + ", null]");
     }
     assertThat(rows(tEnv.executeSql("SELECT * FROM db.`t$tags`")))
         .as("sorted by name")
@@ -1121,9 +1121,8 @@ class SedimentSqlTest {
             "Argument 'snapshot_id': Snapshot 3 is not there; db.t has snapshots 5 to 5");
     assertThatThrownBy(() -> query(create + "'v9', snapshot_id => 9)"))
         .hasStackTraceContaining("Argument 'snapshot_id': Snapshot 9 is not there");
-    // Paimon's time_retained: refused, not dropped (Flink drops undeclared arguments)
-    assertThatThrownBy(() -> query(create + "'v5', time_retained => '1 d')"))
-        .hasStackTraceContaining("Argument 'time_retained': is not supported");
+    assertThatThrownBy(() -> query(create + "'v5', time_retained => '0 s')"))
+        .hasStackTraceContaining("Argument 'time_retained': must be longer than zero");
     String delete = "CALL c.sys.delete_tag(`table` => 'db.t', tag => ";
     assertThatThrownBy(() -> query(delete + "'v2,nope')"))
         .hasStackTraceContaining(
@@ -1212,6 +1211,38 @@ class SedimentSqlTest {
             "Argument 'timestamp': No snapshot of db.t still there was committed at or before");
     assertThat(table("t").snapshotManager().listIds()).as("nothing changed").hasSize(8);
     assertThat(query("SELECT * FROM db.t")).containsExactlyInAnyOrderElementsOf(asOf5);
+  }
+
+  /**
+   * Paimon's {@code time_retained} and {@code expire_tags}: a tag made with a retention shows it in
+   * {@code t$tags}; {@code expire_tags} deletes the tags whose time ran out, and with {@code
+   * older_than} every tag made before it.
+   */
+  @Test
+  void tagsWithATimeRetainedAndExpireTags() throws Exception {
+    createAndFill();
+    String create = "CALL c.sys.create_tag(`table` => 'db.t', tag => ";
+    query(create + "'keep')");
+    assertThat(query(create + "'short', snapshot_id => 2, time_retained => '90 min')"))
+        .containsExactly("+I[short, 2, created]");
+    assertThat(query("SELECT tag_name, time_retained FROM db.`t$tags`"))
+        .containsExactly("+I[keep, null]", "+I[short, 90 min]");
+    assertThat(query("CALL c.sys.expire_tags(`table` => 'db.t')")).as("none ran out").isEmpty();
+    assertThat(
+            query("CALL c.sys.expire_tags(`table` => 'db.t', older_than => '2000-01-01 00:00:00')"))
+        .isEmpty();
+    assertThat(
+            query("CALL c.sys.expire_tags(`table` => 'db.t', older_than => '2999-01-01 00:00:00')"))
+        .containsExactlyInAnyOrder("+I[keep, 4, expired]", "+I[short, 2, expired]");
+    assertThat(query("SELECT * FROM db.`t$tags`")).isEmpty();
+    assertThatThrownBy(() -> query("CALL c.sys.expire_tags(`table` => 'db.t', older_than => 'x')"))
+        .hasStackTraceContaining("Argument 'older_than': 'x' is neither a timestamp");
+    exec("ALTER TABLE db.t SET ('tag.default-time-retained' = '7 d')");
+    query(create + "'weekly')");
+    assertThat(query("SELECT tag_name, time_retained FROM db.`t$tags`"))
+        .containsExactly("+I[weekly, 7 d]");
+    assertThatThrownBy(() -> exec("ALTER TABLE db.t SET ('tag.default-time-retained' = '0 s')"))
+        .hasStackTraceContaining("tag.default-time-retained");
   }
 
   private static String utc(long millis) {

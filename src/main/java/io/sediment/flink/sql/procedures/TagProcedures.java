@@ -5,6 +5,7 @@ import io.sediment.maintenance.Tags;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.TagManager;
 import io.sediment.table.Table;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -69,12 +70,13 @@ public final class TagProcedures {
             Long snapshotId,
         @ArgumentHint(name = "time_retained", type = @DataTypeHint("STRING"), isOptional = true)
             String timeRetained) {
-      Tags tags = tagsOf(catalog, table, tag, timeRetained);
+      Tags tags = tagsOf(catalog, table, tag);
       return create(
           tags,
           tag,
           snapshotId == null ? OptionalLong.empty() : OptionalLong.of(snapshotId),
-          "snapshot_id");
+          "snapshot_id",
+          timeRetained(timeRetained));
     }
   }
 
@@ -101,7 +103,8 @@ public final class TagProcedures {
         @ArgumentHint(name = "timestamp", type = @DataTypeHint("BIGINT")) Long timestamp,
         @ArgumentHint(name = "time_retained", type = @DataTypeHint("STRING"), isOptional = true)
             String timeRetained) {
-      Tags tags = tagsOf(catalog, table, tag, timeRetained);
+      Tags tags = tagsOf(catalog, table, tag);
+      Duration retained = timeRetained(timeRetained);
       if (timestamp == null) {
         throw ProcedureArgs.bad("timestamp", "give the time in milliseconds since the epoch");
       }
@@ -111,22 +114,24 @@ public final class TagProcedures {
       } catch (IllegalArgumentException e) {
         throw ProcedureArgs.bad("timestamp", e);
       }
-      return create(tags, tag, OptionalLong.of(id), "timestamp");
+      return create(tags, tag, OptionalLong.of(id), "timestamp", retained);
     }
   }
 
-  /**
-   * The tags of {@code table}, after the checks the creating procedures share: Paimon's {@code
-   * time_retained}, declared so that it is refused (Flink drops an argument a procedure does not
-   * declare), and the tag's name.
-   */
-  private static Tags tagsOf(
-      FileSystemCatalog catalog, String table, String tag, String timeRetained) {
-    if (timeRetained != null) {
-      throw ProcedureArgs.bad(
-          "time_retained",
-          "is not supported: a tag is kept until delete_tag deletes it; nothing was run");
+  /** Paimon's {@code time_retained} ('7 d'), or null when not given. */
+  private static Duration timeRetained(String text) {
+    if (text == null) {
+      return null;
     }
+    Duration d = ProcedureArgs.duration("time_retained", text);
+    if (d.isZero() || d.isNegative()) {
+      throw ProcedureArgs.bad("time_retained", "must be longer than zero, like '7 d'");
+    }
+    return d;
+  }
+
+  /** The tags of {@code table}, after the check of the tag's name the creating procedures share. */
+  private static Tags tagsOf(FileSystemCatalog catalog, String table, String tag) {
     Table t = ProcedureArgs.table(catalog, table);
     try {
       Tags.checkNewName(tag);
@@ -140,7 +145,8 @@ public final class TagProcedures {
    * Makes the tag; a refusal names {@code snapshotArgument} (the argument that chose the snapshot)
    * or {@code tag}.
    */
-  private static Row[] create(Tags tags, String tag, OptionalLong id, String snapshotArgument) {
+  private static Row[] create(
+      Tags tags, String tag, OptionalLong id, String snapshotArgument, Duration timeRetained) {
     Snapshot snapshot;
     try {
       snapshot = tags.checkSnapshot(id);
@@ -149,11 +155,45 @@ public final class TagProcedures {
     }
     TagManager.Tag created;
     try {
-      created = tags.create(tag, snapshot);
+      created = tags.create(tag, snapshot, timeRetained);
     } catch (IllegalArgumentException e) {
       throw ProcedureArgs.bad("tag", e);
     }
     return new Row[] {Row.of(created.name(), created.snapshot().id(), "created")};
+  }
+
+  /**
+   * {@code CALL c.sys.expire_tags(`table` => 'db.t', older_than => '2024-06-01 00:00:00')}: deletes
+   * the tags whose {@code time_retained} ran out and, with {@code older_than} (a time, or an age
+   * such as {@code '30 d'}), every tag made before it, then the files only they kept (Paimon's
+   * procedure). One row per tag deleted.
+   */
+  public static final class Expire implements Procedure {
+
+    public static final String NAME = "expire_tags";
+
+    private final FileSystemCatalog catalog;
+
+    public Expire(FileSystemCatalog catalog) {
+      this.catalog = catalog;
+    }
+
+    @ProcedureHint(output = @DataTypeHint(ROW))
+    public Row[] call(
+        ProcedureContext context,
+        @ArgumentHint(name = "table", type = @DataTypeHint("STRING")) String table,
+        @ArgumentHint(name = "older_than", type = @DataTypeHint("STRING"), isOptional = true)
+            String olderThan) {
+      Table t = ProcedureArgs.table(catalog, table);
+      OptionalLong before =
+          olderThan == null
+              ? OptionalLong.empty()
+              : OptionalLong.of(ProcedureArgs.pointInTime("older_than", olderThan));
+      return new Tags(t)
+          .expire(before).stream()
+              .map(d -> Row.of(d.name(), d.snapshot().id(), "expired"))
+              .toArray(Row[]::new);
+    }
   }
 
   /**
