@@ -208,6 +208,9 @@ final class CompactWindowCommit {
     if (expiry.tags().failed()) {
       outcomes.automaticTagFailed(table.fullName(), expiry.tags().failure());
     }
+    if (expiry.expiredTags().failed()) {
+      outcomes.automaticTagFailed(table.fullName(), expiry.expiredTags().failure());
+    }
     if (expiry.snapshots().failed()) {
       outcomes.expiryFailed(table.fullName(), expiry.snapshots().failure());
     }

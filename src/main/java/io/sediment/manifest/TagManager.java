@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * The tags of a table: named snapshots kept after snapshot expiry, each a copy of its snapshot's
  * file in {@code tag/tag-<name>} (Paimon's layout), written once. Expiry and orphan removal keep
  * every file a tag's snapshot references ({@code retention.TableFiles}); a read with {@code
- * scan.tag-name} reads it. When a tag was made is its file's modification time.
+ * scan.tag-name} reads it. When a tag was made is in its file ({@code tagCreatedMillis}), or, in a
+ * file without it, is the file's modification time.
  */
 public final class TagManager {
 
@@ -101,18 +102,33 @@ public final class TagManager {
     }
   }
 
-  /** The retention in a tag file's JSON, or null. */
-  private static Duration timeRetained(JsonNode tree) {
+  /**
+   * The retention in a tag file's JSON, or null. One that is not a positive number of seconds is
+   * taken as none, with a warning (the tag is kept: it still keeps its snapshot's files); one
+   * beyond what a Duration holds as the longest one.
+   */
+  private static Duration timeRetained(JsonNode tree, String file) {
     JsonNode value = tree.get(TIME_RETAINED);
     if (value == null || value.isNull()) {
       return null;
     }
-    if (!value.isNumber()) {
-      throw new IllegalArgumentException(TIME_RETAINED + " is not a number of seconds: " + value);
+    if (!value.isNumber() || value.decimalValue().signum() <= 0) {
+      LOG.warn(
+          "Tag file {} has {} {}, not a positive number of seconds; the tag is kept until"
+              + " deleted",
+          file,
+          TIME_RETAINED,
+          value);
+      return null;
     }
     BigDecimal seconds = value.decimalValue();
-    return Duration.ofSeconds(
-        seconds.longValue(), seconds.remainder(BigDecimal.ONE).movePointRight(9).longValue());
+    try {
+      return Duration.ofSeconds(
+          seconds.toBigInteger().longValueExact(),
+          seconds.remainder(BigDecimal.ONE).movePointRight(9).longValue());
+    } catch (ArithmeticException tooLong) {
+      return Duration.ofSeconds(Long.MAX_VALUE);
+    }
   }
 
   /** The refusal of a name that cannot name a tag file, or empty when it is fine. */
@@ -156,6 +172,9 @@ public final class TagManager {
 
   /** Deletes tag {@code name}; false when there was none. */
   public boolean delete(String name) {
+    // a tag made again under this name may get the same modification time (whole seconds on S3)
+    String prefix = paths.tag(name) + "@";
+    CACHE.keySet().removeIf(k -> k.startsWith(prefix));
     try {
       return fileIO.delete(paths.tag(name), false);
     } catch (IOException e) {
@@ -232,7 +251,7 @@ public final class TagManager {
               created != null && created.canConvertToLong()
                   ? created.longValue()
                   : st.getModificationTime(),
-              timeRetained(tree));
+              timeRetained(tree, st.getPath().toString()));
     } catch (IllegalArgumentException | JsonProcessingException e) {
       throw new InvalidTagFile(
           "Tag file " + st.getPath() + " is not a valid snapshot: " + e.getMessage(), e);

@@ -151,13 +151,15 @@ public final class TagAutoCreation {
     }
     LocalDateTime start = period.previousPeriodStart(time);
     String name = period.name(start);
+    Duration retained = store.options().get(TagOptions.TAG_DEFAULT_TIME_RETAINED);
+    if (retained != null && expiredIfMadeInTime(start, period, delay, retained, store)) {
+      // a period whose tag, made when it was due, would be gone by now: not made again (after
+      // every automatic tag expired, a new committer starts at the earliest snapshot)
+      nextTag = start.plus(period.length());
+      return;
+    }
     try {
-      TagCreation.create(
-          store,
-          tableName,
-          name,
-          snapshot,
-          store.options().get(TagOptions.TAG_DEFAULT_TIME_RETAINED));
+      TagCreation.create(store, tableName, name, snapshot, retained);
       created.add(name);
     } catch (TagCreation.TagExistsException e) {
       // another committer made it first
@@ -166,6 +168,23 @@ public final class TagAutoCreation {
     Integer max = store.options().get(TagOptions.TAG_NUM_RETAINED_MAX);
     if (max != null) {
       deleted.addAll(deleteOldest(store, tags, period, max));
+    }
+  }
+
+  /**
+   * Whether the tag of the period starting at {@code start}, made when it was due (the period's end
+   * plus the delay), would have expired by now.
+   */
+  private static boolean expiredIfMadeInTime(
+      LocalDateTime start, TagPeriod period, Duration delay, Duration retained, FileStore store) {
+    try {
+      return start
+          .plus(period.length())
+          .plus(delay)
+          .plus(retained)
+          .isBefore(localTime(store.clock().millis()));
+    } catch (java.time.DateTimeException | ArithmeticException beyondTime) {
+      return false; // kept for longer than dates reach
     }
   }
 

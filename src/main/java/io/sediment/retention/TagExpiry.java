@@ -7,6 +7,7 @@ import io.sediment.schema.TagOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,7 +72,7 @@ public final class TagExpiry {
         if (t.expiredAt(now)) {
           expired.add(t);
         } else if (t.timeRetained() != null) {
-          next = Math.min(next, saturatedAdd(t.createdMillis(), t.timeRetained().toMillis() + 1));
+          next = Math.min(next, saturatedAdd(t.createdMillis(), millis(t.timeRetained()) + 1));
         }
       }
       List<String> deleted = delete(store, tags, expired);
@@ -106,21 +107,39 @@ public final class TagExpiry {
         expired.add(t);
       }
     }
-    delete(store, tags, expired);
-    return expired;
+    List<String> deleted = delete(store, tags, expired);
+    return expired.stream().filter(t -> deleted.contains(t.name())).toList();
   }
 
+  /**
+   * Deletes each tag unless it changed since it was read (deleted, and made again by another
+   * committer, which must not lose it before its own time); then the files only the deleted ones
+   * kept. Returns the names deleted.
+   */
   private static List<String> delete(
       FileStore store, TagManager tags, List<TagManager.Tag> expired) {
-    List<String> names = new ArrayList<>();
+    List<TagManager.Tag> deleted = new ArrayList<>();
     for (TagManager.Tag t : expired) {
-      tags.delete(t.name());
-      names.add(t.name());
+      Optional<TagManager.Tag> now = tags.get(t.name());
+      if (now.isPresent()
+          && now.get().createdMillis() == t.createdMillis()
+          && now.get().snapshot().id() == t.snapshot().id()
+          && tags.delete(t.name())) {
+        deleted.add(t);
+      }
     }
-    if (!expired.isEmpty()) {
-      TagDeletion.deleteFilesOf(store, expired);
+    if (!deleted.isEmpty()) {
+      TagDeletion.deleteFilesOf(store, deleted);
     }
-    return names;
+    return deleted.stream().map(TagManager.Tag::name).toList();
+  }
+
+  private static long millis(Duration d) {
+    try {
+      return d.toMillis();
+    } catch (ArithmeticException e) {
+      return Long.MAX_VALUE - 1;
+    }
   }
 
   private static long saturatedAdd(long a, long b) {

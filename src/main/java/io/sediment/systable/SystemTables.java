@@ -467,10 +467,17 @@ public final class SystemTables {
                       time(s.timeMillis()),
                       s.totalRecordCount(),
                       time(t.createdMillis()),
-                      t.timeRetained() == null
-                          ? null
-                          : str(TimeUtils.formatWithHighestUnit(t.timeRetained()))));
+                      t.timeRetained() == null ? null : str(format(t.timeRetained()))));
             });
     return out;
+  }
+
+  /** A duration as '7 d' (its largest exact unit), or in ISO-8601 when too long for that. */
+  private static String format(java.time.Duration d) {
+    try {
+      return TimeUtils.formatWithHighestUnit(d);
+    } catch (ArithmeticException tooLong) {
+      return d.toString();
+    }
   }
 }

@@ -15,6 +15,7 @@ import io.sediment.maintenance.Tags;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.Snapshot;
+import io.sediment.manifest.TagManager;
 import io.sediment.schema.CompactionOptions;
 import io.sediment.schema.SchemaChange;
 import io.sediment.table.Table;
@@ -718,6 +719,41 @@ class CompactOperatorHarnessTest {
     assertThat(table.latestSnapshot().orElseThrow().id()).isEqualTo(compactId);
     assertThat(table.latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.COMPACT);
     assertThat(new Tags(table).all()).isEmpty();
+  }
+
+  /**
+   * The compaction committer deletes tags whose time_retained ran out after its commits (a table
+   * with {@code tag.default-time-retained}); a deletion that fails is counted in {@code
+   * automaticTagFailures}, and the commit stands.
+   */
+  @Test
+  void aFailingTagExpiryIsCountedAsAnAutomaticTagFailure() throws Exception {
+    List<CompactTaskSplit> splits = splits();
+    alter(SchemaChange.setOption("tag.default-time-retained", "1 d"));
+    targets = onFaultyFileSystem();
+    Snapshot latest = table.latestSnapshot().orElseThrow();
+    // a tag made at the epoch, kept for a minute: long expired
+    table
+        .store()
+        .fileIO()
+        .writeNew(
+            table.store().paths().tag("old"),
+            TagManager.fileContent(latest, 0L, java.time.Duration.ofMinutes(1)));
+    try (var harness = committer(ExecutionMode.STREAMING, null)) {
+      FaultyFileSystem.failDelete(p -> p.contains("/tag/tag-old"));
+      harness.processElement(new StreamRecord<>(rewritten(splits).get(0)));
+      harness.snapshot(1, 1);
+      harness.notifyOfCompletedCheckpoint(1);
+      assertThat(counter(CompactCommitter.class, "commits")).isEqualTo(1);
+      assertThat(counter(CompactCommitter.class, "automaticTagFailures")).isEqualTo(1);
+    } finally {
+      FaultyFileSystem.reset();
+    }
+    assertThat(table.latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.COMPACT);
+    assertThat(new Tags(table).all()).containsOnlyKeys("old");
+    assertThat(new Tags(table).expire(java.util.OptionalLong.empty()))
+        .extracting(TagManager.Tag::name)
+        .containsExactly("old");
   }
 
   /**

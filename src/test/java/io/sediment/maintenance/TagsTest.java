@@ -507,4 +507,32 @@ class TagsTest {
     at.accept(151); // the first commit after its time
     assertThat(tags.all()).isEmpty();
   }
+
+  /**
+   * A tag file whose retention is not a positive number of seconds (written by another tool) is
+   * still a tag, kept until deleted; one beyond what a Duration holds is kept too.
+   */
+  @Test
+  void aTagWithAnUnreadableRetentionIsKept() throws Exception {
+    Table t = table("t", false);
+    TestTables.writeBatch(t, List.of(row(1L, "a")));
+    String snapshot = t.snapshotManager().latest().orElseThrow().toJson();
+    java.nio.file.Path tagDir = Files.createDirectories(tableDir("t").resolve("tag"));
+    for (String[] tag :
+        new String[][] {{"iso", "\"PT1H\""}, {"negative", "-5"}, {"huge", "1e30"}}) {
+      Files.writeString(
+          tagDir.resolve("tag-" + tag[0]),
+          snapshot.substring(0, snapshot.lastIndexOf('}'))
+              + ", \"tagCreatedMillis\": 0, \"tagTimeRetained\": "
+              + tag[1]
+              + "}");
+    }
+    Map<String, TagManager.Tag> all = new Tags(t).all();
+    assertThat(all).containsOnlyKeys("huge", "iso", "negative");
+    assertThat(all.get("iso").timeRetained()).isNull();
+    assertThat(all.get("negative").timeRetained()).isNull();
+    assertThat(all.get("huge").expiredAt(Long.MAX_VALUE - 1)).isFalse();
+    assertThat(new Tags(t).expire(OptionalLong.empty())).as("none ran out").isEmpty();
+    assertThat(rowsOfTag(t, "iso")).containsExactly("(1,a)");
+  }
 }

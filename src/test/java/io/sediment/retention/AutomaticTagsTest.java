@@ -252,4 +252,41 @@ class AutomaticTagsTest {
         .hasMessageContaining(
             "'tag.creation-delay': must be shorter than one tag.creation-period (hourly)");
   }
+
+  /**
+   * Automatic tags with a retention ({@code tag.default-time-retained}) shorter than the tags live:
+   * each is deleted once its time ran out, and once none is left a new committer, which starts at
+   * the earliest snapshot, does not make again the tags of periods whose tag would be gone by now
+   * (before, it re-made them with a fresh retention, again and again).
+   */
+  @Test
+  void expiredAutomaticTagsAreNotMadeAgain() {
+    LocalDateTime day1 = LocalDateTime.of(2026, 6, 1, 0, 0);
+    ManualClock clock = new ManualClock(day1.plusHours(10).atZone(ZONE).toInstant());
+    FileSystemCatalog catalog = TestTables.catalog(dir.resolve("retained")).withClock(clock);
+    Map<String, String> options = new HashMap<>();
+    options.put("tag.automatic-creation", "process-time");
+    options.put("tag.default-time-retained", "12 h");
+    Table t = TestTables.create(catalog, "t", schema(options));
+    Tags tags = new Tags(t);
+    long[] id = {0};
+    java.util.function.Consumer<LocalDateTime> commitAt =
+        time -> {
+          clock.set(time.atZone(ZONE).toInstant().toEpochMilli());
+          TestTables.writeBatch(t, List.of(row(id[0]++))); // a new committer each time
+        };
+    commitAt.accept(day1.plusHours(10)); // the earliest snapshot gets the day before's tag
+    assertThat(tags.all().keySet()).containsExactly("2026-05-31");
+    commitAt.accept(day1.plusHours(21)); // made at 10:00, kept until 22:00
+    assertThat(tags.all().keySet()).containsExactly("2026-05-31");
+    commitAt.accept(day1.plusHours(25)); // day 1's tag made; the day before's expired
+    assertThat(tags.all().keySet()).containsExactly("2026-06-01");
+    commitAt.accept(day1.plusHours(38)); // made at 01:00: its time ran out at 13:00
+    assertThat(tags.all()).isEmpty();
+    commitAt.accept(day1.plusHours(39));
+    commitAt.accept(day1.plusHours(40));
+    assertThat(tags.all()).as("no expired period tagged again").isEmpty();
+    commitAt.accept(day1.plusHours(49)); // day 2 ended: its tag is made, kept until 13:00
+    assertThat(tags.all().keySet()).containsExactly("2026-06-02");
+  }
 }

@@ -1239,8 +1239,9 @@ class SedimentSqlTest {
         .hasStackTraceContaining("Argument 'older_than': 'x' is neither a timestamp");
     exec("ALTER TABLE db.t SET ('tag.default-time-retained' = '7 d')");
     query(create + "'weekly')");
+    query(create + "'forever', time_retained => '200000 d')"); // beyond what nanoseconds hold
     assertThat(query("SELECT tag_name, time_retained FROM db.`t$tags`"))
-        .containsExactly("+I[weekly, 7 d]");
+        .containsExactly("+I[forever, 200000 d]", "+I[weekly, 7 d]");
     assertThatThrownBy(() -> exec("ALTER TABLE db.t SET ('tag.default-time-retained' = '0 s')"))
         .hasStackTraceContaining("tag.default-time-retained");
   }

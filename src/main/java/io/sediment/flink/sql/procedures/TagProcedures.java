@@ -22,8 +22,9 @@ import org.apache.flink.table.procedures.Procedure;
 import org.apache.flink.types.Row;
 
 /**
- * Paimon's tag procedures, on {@link Tags}. Both return one row per tag: its name, the snapshot it
- * keeps (null for a deleted tag whose file did not parse), and {@code created} or {@code deleted}.
+ * Paimon's tag procedures, on {@link Tags}. They return one row per tag: its name, the snapshot it
+ * keeps (null for a deleted tag whose file did not parse), and {@code created}, {@code deleted} or
+ * {@code expired}.
  */
 public final class TagProcedures {
 
