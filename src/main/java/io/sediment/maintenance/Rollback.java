@@ -118,13 +118,7 @@ public final class Rollback {
           "Tag '" + name + "' of " + table.fullName() + " cannot be read: " + e.getMessage(), e);
     }
     if (tag.isEmpty()) {
-      Set<String> there = tags.names();
-      throw new IllegalArgumentException(
-          table.fullName()
-              + " has no tag '"
-              + name
-              + "'; "
-              + (there.isEmpty() ? "it has none" : "its tags are " + there));
+      throw Tags.noTag(table, name, tags.names());
     }
     Snapshot s = tag.get().snapshot();
     Optional<Path> missing = TableFiles.missingFileOf(store, s);

@@ -129,12 +129,7 @@ public final class Tags {
     for (String name : unique) {
       checkName(name);
       if (!there.contains(name)) {
-        throw new IllegalArgumentException(
-            table.fullName()
-                + " has no tag '"
-                + name
-                + "'; "
-                + (there.isEmpty() ? "it has none" : "its tags are " + there));
+        throw noTag(table, name, there);
       }
     }
     List<TagManager.Tag> deleted = new ArrayList<>();
@@ -144,6 +139,16 @@ public final class Tags {
     }
     TagDeletion.Result files = TagDeletion.deleteFilesOf(store, deleted);
     return new Deleted(List.copyOf(deleted), files.dataFiles(), files.metadataFiles());
+  }
+
+  /** The refusal of tag {@code name} that {@code table} does not have, naming those it has. */
+  static IllegalArgumentException noTag(Table table, String name, Set<String> there) {
+    return new IllegalArgumentException(
+        table.fullName()
+            + " has no tag '"
+            + name
+            + "'; "
+            + (there.isEmpty() ? "it has none" : "its tags are " + there));
   }
 
   private Optional<TagManager.Tag> readable(String name) {
