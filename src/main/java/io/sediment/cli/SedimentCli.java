@@ -46,6 +46,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
       TagCommands.Create.class,
       TagCommands.Delete.class,
       TagCommands.Expire.class,
+      TagCommands.Rename.class,
       RollbackCommand.class,
       DemoCommand.class,
       SqlCommand.class

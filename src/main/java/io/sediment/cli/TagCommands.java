@@ -113,6 +113,58 @@ final class TagCommands {
     return d;
   }
 
+  /** {@code sediment rename-tag}: as {@code CALL sys.rename_tag}. */
+  @Command(
+      name = "rename-tag",
+      mixinStandardHelpOptions = true,
+      description = "Rename a tag (as CALL sys.rename_tag): the same snapshot, time and retention.")
+  static final class Rename implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Mixin WarehouseOption warehouseOption;
+
+    @Option(names = "--table", required = true, description = "Table as DB.TABLE.")
+    String table;
+
+    @Option(names = "--tag", required = true, description = "The tag to rename.")
+    String tag;
+
+    @Option(names = "--target-tag", required = true, description = "Its new name.")
+    String targetTag;
+
+    @Mixin VerboseOption verbose;
+
+    @Override
+    public Integer call() {
+      OptionRefusals.check("--tag", () -> Tags.checkName(tag));
+      OptionRefusals.check("--target-tag", () -> Tags.checkNewName(targetTag));
+      Table t = new FileSystemCatalog(warehouseOption.warehouse).getTable(table);
+      TagManager.Tag renamed;
+      try {
+        renamed = new Tags(t).rename(tag, targetTag);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            (e.getMessage().contains("exists already") ? "--target-tag: " : "--tag: ")
+                + e.getMessage(),
+            e);
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      out.println(
+          "Renamed tag '"
+              + tag
+              + "' of "
+              + t.fullName()
+              + " to '"
+              + renamed.name()
+              + "' (snapshot "
+              + renamed.snapshot().id()
+              + ")");
+      out.flush();
+      return ExitCodes.OK;
+    }
+  }
+
   /** {@code sediment expire-tags}: as {@code CALL sys.expire_tags}. */
   @Command(
       name = "expire-tags",

@@ -1,5 +1,6 @@
 package io.sediment.maintenance;
 
+import io.sediment.commit.SnapshotCommits;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
@@ -11,6 +12,7 @@ import io.sediment.retention.TagExpiry;
 import io.sediment.schema.TagOptions;
 import io.sediment.table.Table;
 import io.sediment.table.TableScan;
+import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -139,6 +141,38 @@ public final class Tags {
     }
     TagDeletion.Result files = TagDeletion.deleteFilesOf(store, deleted);
     return new Deleted(List.copyOf(deleted), files.dataFiles(), files.metadataFiles());
+  }
+
+  /**
+   * Renames tag {@code from} to {@code to} (Paimon's {@code rename_tag}): the same snapshot, made
+   * at the same time, with the same retention. The new tag file is created before the old one is
+   * deleted, so at every moment one of them keeps the snapshot's files from expiry and orphan
+   * removal.
+   *
+   * @throws IllegalArgumentException when {@code from} is not a tag of the table (naming those it
+   *     has), {@code to} cannot name a tag made by hand or a tag of that name exists; nothing is
+   *     changed then
+   */
+  public TagManager.Tag rename(String from, String to) {
+    checkName(from);
+    checkNewName(to);
+    TagManager.Tag old = tags.get(from).orElseThrow(() -> noTag(table, from, tags.names()));
+    byte[] content =
+        TagManager.fileContent(old.snapshot(), old.createdMillis(), old.timeRetained());
+    boolean created;
+    try {
+      created = SnapshotCommits.tryCreateExclusive(store, store.paths().tag(to), content);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write tag " + to + " of " + table.fullName(), e);
+    }
+    if (!created) {
+      throw new IllegalArgumentException(
+          "Tag '" + to + "' of " + table.fullName() + " exists already; delete it first");
+    }
+    tags.delete(from);
+    return tags.get(to)
+        .orElseThrow(
+            () -> new IllegalStateException("Tag '" + to + "' was deleted while being renamed"));
   }
 
   /** The refusal of tag {@code name} that {@code table} does not have, naming those it has. */

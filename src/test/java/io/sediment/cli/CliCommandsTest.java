@@ -339,6 +339,47 @@ class CliCommandsTest {
         .isEqualTo("Error: --time-retained: must be longer than zero, like '7 d'");
     createTag(w, "--tag", "kept", "--snapshot-id", "1");
 
+    r =
+        run(
+            "rename-tag",
+            "--warehouse",
+            w,
+            "--table",
+            "db.t",
+            "--tag",
+            "short",
+            "--target-tag",
+            "s");
+    assertThat(r.out()).as(r.err()).isEqualTo("Renamed tag 'short' of db.t to 's' (snapshot 3)\n");
+    assertThat(tags(t).get("s").orElseThrow().timeRetained()).hasHours(2);
+    r =
+        run(
+            "rename-tag",
+            "--warehouse",
+            w,
+            "--table",
+            "db.t",
+            "--tag",
+            "s",
+            "--target-tag",
+            "kept");
+    assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err().strip())
+        .isEqualTo("Error: --target-tag: Tag 'kept' of db.t exists already; delete it first");
+    r =
+        run(
+            "rename-tag",
+            "--warehouse",
+            w,
+            "--table",
+            "db.t",
+            "--tag",
+            "short",
+            "--target-tag",
+            "x");
+    assertThat(r.err().strip())
+        .isEqualTo("Error: --tag: db.t has no tag 'short'; its tags are [kept, s]");
+
     r = run("expire-tags", "--warehouse", w, "--table", "db.t");
     assertThat(r.out()).as(r.err()).isEqualTo("Expired 0 tags of db.t\n");
     r =
@@ -353,7 +394,7 @@ class CliCommandsTest {
     assertThat(r.out())
         .isEqualTo(
             "Expired tag 'kept' of db.t (snapshot 1)\n"
-                + "Expired tag 'short' of db.t (snapshot 3)\n"
+                + "Expired tag 's' of db.t (snapshot 3)\n"
                 + "Expired 2 tags of db.t\n");
     assertThat(tags(t).names()).isEmpty();
     r = run("expire-tags", "--warehouse", w, "--table", "db.t", "--older-than", "later");

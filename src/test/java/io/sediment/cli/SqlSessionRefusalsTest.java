@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -49,8 +50,11 @@ class SqlSessionRefusalsTest {
           "create_tag_from_timestamp", "tag, timestamp");
 
   /** The procedures whose arguments are all required, and the one besides table. */
-  private static final Map<String, String> NO_OPTIONAL_ARGUMENT =
-      Map.of("delete_tag", "tag", "rollback_to_timestamp", "timestamp");
+  private static final Map<String, List<String>> NO_OPTIONAL_ARGUMENT =
+      Map.of(
+          "delete_tag", List.of("tag"),
+          "rollback_to_timestamp", List.of("timestamp"),
+          "rename_tag", List.of("tag_name", "target_tag_name"));
 
   /** The procedures whose arguments are all optional. */
   private static final Set<String> NO_REQUIRED_ARGUMENT = Set.of("compact_database");
@@ -112,21 +116,24 @@ class SqlSessionRefusalsTest {
               .startsWith(missing + procedure + " (required); its arguments are table, ");
         });
     NO_OPTIONAL_ARGUMENT.forEach(
-        (procedure, second) -> {
-          assertThat(
-                  refused("CALL sys." + procedure + "(`tabel` => 'db.t', `" + second + "` => 'x')"))
+        (procedure, others) -> {
+          String given = String.join(", ", others.stream().map(a -> "`" + a + "` => 'x'").toList());
+          String nulls =
+              String.join(", ", others.stream().map(a -> "`" + a + "` => NULL").toList());
+          String all = "table, " + String.join(", ", others);
+          assertThat(refused("CALL sys." + procedure + "(`tabel` => 'db.t', " + given + ")"))
               .isEqualTo(
                   "Unknown argument 'tabel' of sys."
                       + procedure
-                      + "; its arguments are table, "
-                      + second
+                      + "; its arguments are "
+                      + all
                       + "; nothing was run");
-          assertThat(refused("CALL sediment.sys." + procedure + "(`" + second + "` => NULL)"))
+          assertThat(refused("CALL sediment.sys." + procedure + "(" + nulls + ")"))
               .isEqualTo(
                   "Missing argument 'table' of sys."
                       + procedure
-                      + " (required); its arguments are table, "
-                      + second
+                      + " (required); its arguments are "
+                      + all
                       + "; nothing was run");
         });
   }

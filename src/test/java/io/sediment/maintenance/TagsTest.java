@@ -535,4 +535,38 @@ class TagsTest {
     assertThat(new Tags(t).expire(OptionalLong.empty())).as("none ran out").isEmpty();
     assertThat(rowsOfTag(t, "iso")).containsExactly("(1,a)");
   }
+
+  /**
+   * rename_tag: the same snapshot, creation time and retention under the new name; the tag keeps
+   * its files through expiry and orphan removal, the old name is gone; bad input changes nothing.
+   */
+  @Test
+  void aRenamedTagIsTheSameTagUnderANewName() throws Exception {
+    Table t = table("t", false);
+    TestTables.writeBatch(t, List.of(row(1L, "a")));
+    TestTables.writeBatch(t, List.of(row(2L, "b")));
+    Tags tags = new Tags(t);
+    TagManager.Tag a =
+        tags.create("a", tags.checkSnapshot(OptionalLong.of(1)), java.time.Duration.ofDays(3));
+    List<String> rowsOfA = rowsOfTag(t, "a");
+    t.newCompactBuilder().execute();
+    new ExpireSnapshots(t).retainMax(1).execute(); // snapshot 1 expires; the tag keeps its file
+
+    TagManager.Tag b = tags.rename("a", "b");
+    assertThat(b.snapshot().id()).isEqualTo(1);
+    assertThat(b.createdMillis()).isEqualTo(a.createdMillis());
+    assertThat(b.timeRetained()).isEqualTo(java.time.Duration.ofDays(3));
+    assertThat(tags.all()).containsOnlyKeys("b");
+    new RemoveOrphanFiles(t).olderThan(Long.MAX_VALUE).execute();
+    assertThat(rowsOfTag(t, "b")).isEqualTo(rowsOfA);
+
+    tags.create("c", OptionalLong.empty());
+    assertThatThrownBy(() -> tags.rename("b", "c"))
+        .hasMessageContaining("Tag 'c' of db.t exists already");
+    assertThatThrownBy(() -> tags.rename("a", "d"))
+        .hasMessageContaining("db.t has no tag 'a'; its tags are [b, c]");
+    assertThatThrownBy(() -> tags.rename("b", "12")).hasMessageContaining("Invalid tag name '12'");
+    assertThat(tags.all()).containsOnlyKeys("b", "c");
+    assertThat(tags.delete(List.of("b")).dataFiles()).as("the files only it kept").isPositive();
+  }
 }

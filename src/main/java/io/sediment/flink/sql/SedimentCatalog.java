@@ -82,6 +82,7 @@ public final class SedimentCatalog extends AbstractCatalog {
     p.put(TagProcedures.CreateFromTimestamp.NAME, TagProcedures.CreateFromTimestamp::new);
     p.put(TagProcedures.Delete.NAME, TagProcedures.Delete::new);
     p.put(TagProcedures.Expire.NAME, TagProcedures.Expire::new);
+    p.put(TagProcedures.Rename.NAME, TagProcedures.Rename::new);
     p.put(RollbackProcedures.To.NAME, RollbackProcedures.To::new);
     p.put(RollbackProcedures.ToTimestamp.NAME, RollbackProcedures.ToTimestamp::new);
     this.procedures = Collections.unmodifiableMap(p);

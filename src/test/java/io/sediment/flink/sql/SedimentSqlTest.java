@@ -1227,13 +1227,26 @@ class SedimentSqlTest {
         .containsExactly("+I[short, 2, created]");
     assertThat(query("SELECT tag_name, time_retained FROM db.`t$tags`"))
         .containsExactly("+I[keep, null]", "+I[short, 90 min]");
+    String rename = "CALL c.sys.rename_tag(`table` => 'db.t', tag_name => ";
+    assertThat(query(rename + "'short', target_tag_name => 'brief')"))
+        .containsExactly("+I[brief, 2, renamed]");
+    assertThat(query("SELECT tag_name, time_retained FROM db.`t$tags`"))
+        .as("the same tag, renamed")
+        .containsExactly("+I[brief, 90 min]", "+I[keep, null]");
+    assertThatThrownBy(() -> query(rename + "'brief', target_tag_name => 'keep')"))
+        .hasStackTraceContaining(
+            "Argument 'target_tag_name': Tag 'keep' of db.t exists already; delete it first");
+    assertThatThrownBy(() -> query(rename + "'short', target_tag_name => 'x')"))
+        .hasStackTraceContaining("Argument 'tag_name': db.t has no tag 'short'; its tags are");
+    assertThatThrownBy(() -> query(rename + "'brief', target_tag_name => '12')"))
+        .hasStackTraceContaining("Argument 'target_tag_name': Invalid tag name '12'");
     assertThat(query("CALL c.sys.expire_tags(`table` => 'db.t')")).as("none ran out").isEmpty();
     assertThat(
             query("CALL c.sys.expire_tags(`table` => 'db.t', older_than => '2000-01-01 00:00:00')"))
         .isEmpty();
     assertThat(
             query("CALL c.sys.expire_tags(`table` => 'db.t', older_than => '2999-01-01 00:00:00')"))
-        .containsExactlyInAnyOrder("+I[keep, 4, expired]", "+I[short, 2, expired]");
+        .containsExactlyInAnyOrder("+I[keep, 4, expired]", "+I[brief, 2, expired]");
     assertThat(query("SELECT * FROM db.`t$tags`")).isEmpty();
     assertThatThrownBy(() -> query("CALL c.sys.expire_tags(`table` => 'db.t', older_than => 'x')"))
         .hasStackTraceContaining("Argument 'older_than': 'x' is neither a timestamp");

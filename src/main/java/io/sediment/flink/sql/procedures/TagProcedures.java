@@ -23,8 +23,8 @@ import org.apache.flink.types.Row;
 
 /**
  * Paimon's tag procedures, on {@link Tags}. They return one row per tag: its name, the snapshot it
- * keeps (null for a deleted tag whose file did not parse), and {@code created}, {@code deleted} or
- * {@code expired}.
+ * keeps (null for a deleted tag whose file did not parse), and {@code created}, {@code deleted},
+ * {@code renamed} or {@code expired}.
  */
 public final class TagProcedures {
 
@@ -161,6 +161,50 @@ public final class TagProcedures {
       throw ProcedureArgs.bad("tag", e);
     }
     return new Row[] {Row.of(created.name(), created.snapshot().id(), "created")};
+  }
+
+  /**
+   * {@code CALL c.sys.rename_tag(`table` => 'db.t', tag_name => 'old', target_tag_name => 'new')}:
+   * the same tag under a new name (Paimon's procedure). One row: the new name, its snapshot, {@code
+   * renamed}.
+   */
+  public static final class Rename implements Procedure {
+
+    public static final String NAME = "rename_tag";
+
+    private final FileSystemCatalog catalog;
+
+    public Rename(FileSystemCatalog catalog) {
+      this.catalog = catalog;
+    }
+
+    @ProcedureHint(output = @DataTypeHint(ROW))
+    public Row[] call(
+        ProcedureContext context,
+        @ArgumentHint(name = "table", type = @DataTypeHint("STRING")) String table,
+        @ArgumentHint(name = "tag_name", type = @DataTypeHint("STRING")) String tagName,
+        @ArgumentHint(name = "target_tag_name", type = @DataTypeHint("STRING"))
+            String targetTagName) {
+      Table t = ProcedureArgs.table(catalog, table);
+      try {
+        Tags.checkName(tagName);
+      } catch (IllegalArgumentException e) {
+        throw ProcedureArgs.bad("tag_name", e);
+      }
+      try {
+        Tags.checkNewName(targetTagName);
+      } catch (IllegalArgumentException e) {
+        throw ProcedureArgs.bad("target_tag_name", e);
+      }
+      TagManager.Tag renamed;
+      try {
+        renamed = new Tags(t).rename(tagName, targetTagName);
+      } catch (IllegalArgumentException e) {
+        throw ProcedureArgs.bad(
+            e.getMessage().contains("exists already") ? "target_tag_name" : "tag_name", e);
+      }
+      return new Row[] {Row.of(renamed.name(), renamed.snapshot().id(), "renamed")};
+    }
   }
 
   /**
