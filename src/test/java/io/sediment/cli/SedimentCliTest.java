@@ -400,7 +400,7 @@ class SedimentCliTest {
     }
     // a prefix names every command it starts
     assertThat(run("re", "--warehouse", dir.toString()).err())
-        .contains("Did you mean: remove-orphan-files or reset-consumer?\n");
+        .contains("Did you mean: remove-orphan-files or reset-consumer or rename-tag?\n");
     for (String name : List.of("--warehouse", "--table")) {
       for (String typo : typos(name.substring(2))) {
         Result r =
