@@ -50,16 +50,16 @@ import org.slf4j.LoggerFactory;
  * (until expiry retires them as any others), so a rollback can itself be rolled back. The new
  * snapshot keeps every file the target and the latest snapshot share with the same deletion vector,
  * removes the latest's other files, and adds the target's other files as copies under new names,
- * each with a new deletion-vector file holding the target's vector. Copies, because expiry and tag
+ * with the target's vectors in one new deletion-vector file. Copies, because expiry and tag
  * deletion rely on every file name being live over one unbroken range of snapshots (docs/spec.md
  * section 4.4): a file a later snapshot removed must never be referenced again. A rollback of the
  * last few appends copies nothing.
  *
  * <p>The new snapshot must directly follow the latest snapshot the rollback planned on; when
- * another commit lands first, the copies are deleted and the rollback is planned again, up to
- * {@link #ATTEMPTS} times. Stop the jobs that write the table first, as with Paimon: a streaming
- * read skips the OVERWRITE snapshot, and a writer that keeps running writes on top of the restored
- * rows.
+ * another commit lands first, the rollback is planned again on the new latest snapshot, reusing its
+ * copies, up to {@link #ATTEMPTS} times, and deletes them when it commits nothing. Stop the jobs
+ * that write the table first, as with Paimon: a streaming read skips the OVERWRITE snapshot, and a
+ * writer that keeps running writes on top of the restored rows.
  */
 public final class Rollback {
 
