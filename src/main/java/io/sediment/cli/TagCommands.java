@@ -107,10 +107,7 @@ final class TagCommands {
     } catch (RuntimeException e) {
       throw new IllegalArgumentException("'" + text + "' is not a duration like '7 d' or '12 h'");
     }
-    if (d.isZero() || d.isNegative()) {
-      throw new IllegalArgumentException("must be longer than zero, like '7 d'");
-    }
-    return d;
+    return Tags.checkTimeRetained(d);
   }
 
   /** {@code sediment rename-tag}: as {@code CALL sys.rename_tag}. */

@@ -95,9 +95,8 @@ public final class Tags {
    */
   public TagManager.Tag create(String name, Snapshot snapshot, Duration timeRetained) {
     checkNewName(name);
-    if (timeRetained != null && (timeRetained.isNegative() || timeRetained.isZero())) {
-      throw new IllegalArgumentException(
-          "A tag's time_retained must be longer than zero, like '7 d'; got " + timeRetained);
+    if (timeRetained != null) {
+      checkTimeRetained(timeRetained);
     }
     Duration retained =
         timeRetained != null
@@ -173,6 +172,17 @@ public final class Tags {
     return tags.get(to)
         .orElseThrow(
             () -> new IllegalStateException("Tag '" + to + "' was deleted while being renamed"));
+  }
+
+  /**
+   * Refuses a tag retention that is not longer than zero (the caller names its argument); returns
+   * it.
+   */
+  public static Duration checkTimeRetained(Duration timeRetained) {
+    if (timeRetained.isNegative() || timeRetained.isZero()) {
+      throw new IllegalArgumentException("must be longer than zero, like '7 d'");
+    }
+    return timeRetained;
   }
 
   /** The refusal of tag {@code name} that {@code table} does not have, naming those it has. */

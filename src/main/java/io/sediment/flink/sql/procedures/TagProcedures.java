@@ -125,10 +125,11 @@ public final class TagProcedures {
       return null;
     }
     Duration d = ProcedureArgs.duration("time_retained", text);
-    if (d.isZero() || d.isNegative()) {
-      throw ProcedureArgs.bad("time_retained", "must be longer than zero, like '7 d'");
+    try {
+      return Tags.checkTimeRetained(d);
+    } catch (IllegalArgumentException e) {
+      throw ProcedureArgs.bad("time_retained", e);
     }
-    return d;
   }
 
   /** The tags of {@code table}, after the check of the tag's name the creating procedures share. */
