@@ -13,8 +13,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code sediment rollback-to}: as {@code CALL sys.rollback_to} and {@code
- * sys.rollback_to_timestamp}.
+ * {@code sediment rollback-to}: as {@code CALL sys.rollback_to}, {@code sys.rollback_to_timestamp}
+ * and {@code sys.rollback_to_watermark}.
  */
 @Command(
     name = "rollback-to",
@@ -46,14 +46,26 @@ final class RollbackCommand implements Callable<Integer> {
               + " milliseconds since the epoch (as CALL sys.rollback_to_timestamp).")
   Long timestamp;
 
+  @Option(
+      names = "--watermark",
+      description =
+          "Roll back to the newest snapshot still there whose watermark is at or before this one,"
+              + " in milliseconds since the epoch (as CALL sys.rollback_to_watermark).")
+  Long watermark;
+
   @Mixin VerboseOption verbose;
 
   @Override
   public Integer call() {
-    int given = (snapshotId != null ? 1 : 0) + (tag != null ? 1 : 0) + (timestamp != null ? 1 : 0);
+    int given =
+        (snapshotId != null ? 1 : 0)
+            + (tag != null ? 1 : 0)
+            + (timestamp != null ? 1 : 0)
+            + (watermark != null ? 1 : 0);
     if (given != 1) {
       throw new IllegalArgumentException(
-          "give one of --snapshot-id, --tag or --timestamp: the point to roll back to");
+          "give one of --snapshot-id, --tag, --timestamp or --watermark: the point to roll back"
+              + " to");
     }
     String tagName = tag == null ? null : tag.strip();
     if (tagName != null) {
@@ -66,7 +78,9 @@ final class RollbackCommand implements Callable<Integer> {
             ? OptionRefusals.named("--snapshot-id", () -> rollback.toSnapshot(snapshotId))
             : tag != null
                 ? OptionRefusals.named("--tag", () -> rollback.toTag(tagName))
-                : OptionRefusals.named("--timestamp", () -> rollback.toTimestamp(timestamp));
+                : timestamp != null
+                    ? OptionRefusals.named("--timestamp", () -> rollback.toTimestamp(timestamp))
+                    : OptionRefusals.named("--watermark", () -> rollback.toWatermark(watermark));
     PrintWriter out = spec.commandLine().getOut();
     if (r.newSnapshotId().isEmpty()) {
       out.println(

@@ -56,6 +56,14 @@ final class TagCommands {
     Long timestamp;
 
     @Option(
+        names = "--watermark",
+        description =
+            "Tag the oldest snapshot still there whose watermark is at or after this one, in"
+                + " milliseconds since the epoch (as CALL sys.create_tag_from_watermark); not with"
+                + " --snapshot-id or --timestamp.")
+    Long watermark;
+
+    @Option(
         names = "--time-retained",
         description =
             "Keep the tag this long, like '7 d'; then committers delete it (default: the table's"
@@ -71,20 +79,26 @@ final class TagCommands {
           timeRetained == null
               ? null
               : OptionRefusals.named("--time-retained", () -> positiveDuration(timeRetained));
-      if (snapshotId != null && timestamp != null) {
+      if ((snapshotId != null ? 1 : 0) + (timestamp != null ? 1 : 0) + (watermark != null ? 1 : 0)
+          > 1) {
         throw new IllegalArgumentException(
-            "--timestamp: give --snapshot-id or --timestamp, not both");
+            (watermark != null ? "--watermark" : "--timestamp")
+                + ": give one of --snapshot-id, --timestamp or --watermark, not more");
       }
       Table t = new FileSystemCatalog(warehouseOption.warehouse).getTable(table);
       Tags tags = new Tags(t);
+      String chosenBy =
+          timestamp != null ? "--timestamp" : watermark != null ? "--watermark" : "--snapshot-id";
       OptionalLong id =
           timestamp != null
               ? OptionalLong.of(
-                  OptionRefusals.named("--timestamp", () -> tags.snapshotAtOrAfter(timestamp)))
-              : snapshotId == null ? OptionalLong.empty() : OptionalLong.of(snapshotId);
-      Snapshot snapshot =
-          OptionRefusals.named(
-              timestamp != null ? "--timestamp" : "--snapshot-id", () -> tags.checkSnapshot(id));
+                  OptionRefusals.named(chosenBy, () -> tags.snapshotAtOrAfter(timestamp)))
+              : watermark != null
+                  ? OptionalLong.of(
+                      OptionRefusals.named(
+                          chosenBy, () -> tags.snapshotAtOrAfterWatermark(watermark)))
+                  : snapshotId == null ? OptionalLong.empty() : OptionalLong.of(snapshotId);
+      Snapshot snapshot = OptionRefusals.named(chosenBy, () -> tags.checkSnapshot(id));
       TagManager.Tag created =
           OptionRefusals.named("--tag", () -> tags.create(tag, snapshot, retained));
       PrintWriter out = spec.commandLine().getOut();

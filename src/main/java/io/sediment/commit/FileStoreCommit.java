@@ -73,6 +73,9 @@ public final class FileStoreCommit {
   /** The latest snapshot id when the current stream commit checked what landed (-1: batch). */
   private long checkedAfter = -1;
 
+  /** The watermark the current commit records (null: none); see {@link Snapshot#watermark()}. */
+  private Long watermark;
+
   public FileStoreCommit(FileStore store, String commitUser) {
     this.store = store;
     this.commitUser = commitUser;
@@ -130,6 +133,16 @@ public final class FileStoreCommit {
    * @throws BatchMessagesCommittedException when an earlier batch commit claimed a message
    */
   public List<Long> commit(List<CommitMessage> messages, long identifier, boolean checkCommitted) {
+    return commit(messages, identifier, checkCommitted, null);
+  }
+
+  /**
+   * {@link #commit(List, long, boolean)}, recording {@code watermark} (null: none) in its
+   * snapshots: each gets the larger of it and the latest snapshot's ({@link Snapshot#watermark()}).
+   */
+  public List<Long> commit(
+      List<CommitMessage> messages, long identifier, boolean checkCommitted, Long watermark) {
+    this.watermark = watermark;
     if (messages.stream().allMatch(CommitMessage::isEmpty)) {
       return List.of();
     }
@@ -305,6 +318,17 @@ public final class FileStoreCommit {
       Predicate partitionFilter,
       long identifier,
       boolean checkCommitted) {
+    return overwrite(messages, partitionFilter, identifier, checkCommitted, null);
+  }
+
+  /** {@link #overwrite(List, Predicate, long, boolean)}, recording {@code watermark}. */
+  public List<Long> overwrite(
+      List<CommitMessage> messages,
+      Predicate partitionFilter,
+      long identifier,
+      boolean checkCommitted,
+      Long watermark) {
+    this.watermark = watermark;
     if (checkCommitted && isCommitted(identifier)) {
       LOG.info("Overwrite {} of user {} already landed; skipping", identifier, commitUser);
       return List.of();
@@ -380,7 +404,8 @@ public final class FileStoreCommit {
                 List.of(),
                 vectors,
                 CommitKind.OVERWRITE,
-                identifier);
+                identifier,
+                watermark);
           } catch (IOException | RuntimeException e) {
             manifestFile.delete(delta);
             throw e;
@@ -437,6 +462,7 @@ public final class FileStoreCommit {
       }
     }
     checkedAfter = -1;
+    watermark = null; // the latest snapshot's is carried: watermarks never go back
     return tryCommit(changes, List.of(), messages, CommitKind.OVERWRITE, BATCH_IDENTIFIER, base);
   }
 
@@ -525,7 +551,8 @@ public final class FileStoreCommit {
                     messages,
                     vectors,
                     kind,
-                    identifier);
+                    identifier,
+                    watermark);
               });
       if (attempt.isEmpty()) {
         LOG.info(

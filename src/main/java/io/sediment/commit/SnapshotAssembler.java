@@ -44,12 +44,18 @@ final class SnapshotAssembler {
     this.vectorChanges = new DeletionVectorChanges(store);
   }
 
+  /** The larger of two watermarks, either of which may be absent (null). */
+  static Long laterWatermark(Long a, Long b) {
+    return a == null ? b : b == null ? a : Long.valueOf(Math.max(a, b));
+  }
+
   /**
    * Assembles an attempt. {@code delta} holds the manifests of {@code changes}; when {@code
    * ownsDelta} they were written for this attempt only and its cleanup deletes them too. {@code
    * vectorMessages} are the messages whose deletion vectors the commit adds. {@code changelog} are
    * the changelog files the commit adds (ADD entries), listed by the snapshot's own changelog
-   * manifest list.
+   * manifest list. {@code watermark} is the commit's (null: none); the snapshot records the larger
+   * of it and the latest snapshot's.
    */
   SnapshotAttempt prepare(
       Optional<Snapshot> latest,
@@ -60,7 +66,8 @@ final class SnapshotAssembler {
       List<CommitMessage> vectorMessages,
       SnapshotVectors vectors,
       CommitKind kind,
-      long identifier)
+      long identifier,
+      Long watermark)
       throws IOException {
     String index = latest.map(Snapshot::indexManifest).orElse(null);
     String newIndex = null;
@@ -134,7 +141,8 @@ final class SnapshotAssembler {
               totalRecords + deltaRecords,
               deltaRecords,
               totalFiles,
-              changelogList);
+              changelogList,
+              laterWatermark(latest.map(Snapshot::watermark).orElse(null), watermark));
       List<ManifestFileMeta> ownedManifests = new ArrayList<>(changelogManifests);
       if (ownsDelta) {
         ownedManifests.addAll(delta);

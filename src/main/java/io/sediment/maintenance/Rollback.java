@@ -14,6 +14,7 @@ import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
+import io.sediment.manifest.SnapshotWatermarks;
 import io.sediment.manifest.TagManager;
 import io.sediment.mergetree.DeletionVectors;
 import io.sediment.retention.TableFiles;
@@ -163,6 +164,28 @@ public final class Rollback {
                           .snapshotIfExists(earliest.getAsLong())
                           .map(e -> Instant.ofEpochMilli(e.timeMillis()).toString())
                           .orElse("earlier (it is expiring)")));
+    }
+    return toSnapshot(s.get().id());
+  }
+
+  /**
+   * Rolls back to the newest snapshot whose watermark is at most {@code watermark}, as Paimon's
+   * {@code rollback_to_watermark}. The new snapshot keeps the latest watermark (watermarks never go
+   * back along snapshot ids; spec 4.6).
+   *
+   * @throws IllegalArgumentException when no snapshot still there has so early a watermark, naming
+   *     the watermarks there are; nothing is changed then
+   */
+  public Result toWatermark(long watermark) {
+    Optional<Snapshot> s = SnapshotWatermarks.latestAtOrBefore(snapshots, watermark);
+    if (s.isEmpty()) {
+      throw new IllegalArgumentException(
+          "No snapshot of "
+              + table.fullName()
+              + " still there has a watermark at or before "
+              + watermark
+              + "; "
+              + SnapshotWatermarks.describe(snapshots));
     }
     return toSnapshot(s.get().id());
   }

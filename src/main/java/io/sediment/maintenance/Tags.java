@@ -4,6 +4,7 @@ import io.sediment.commit.SnapshotCommits;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
+import io.sediment.manifest.SnapshotWatermarks;
 import io.sediment.manifest.TagManager;
 import io.sediment.retention.TableFiles;
 import io.sediment.retention.TagCreation;
@@ -234,6 +235,27 @@ public final class Tags {
                     + latest.get().id()
                     + ", was committed "
                     + Instant.ofEpochMilli(latest.get().timeMillis())));
+  }
+
+  /**
+   * The id of the oldest snapshot still there whose watermark is at least {@code watermark}: what
+   * {@code CALL sys.create_tag_from_watermark} tags, as in Paimon.
+   *
+   * @throws IllegalArgumentException when no snapshot has so late a watermark, naming the
+   *     watermarks there are
+   */
+  public long snapshotAtOrAfterWatermark(long watermark) {
+    return SnapshotWatermarks.firstAtOrAfter(snapshots, watermark)
+        .map(Snapshot::id)
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "No snapshot of "
+                        + table.fullName()
+                        + " has a watermark at or after "
+                        + watermark
+                        + "; "
+                        + SnapshotWatermarks.describe(snapshots)));
   }
 
   /**

@@ -13,6 +13,12 @@ import java.util.List;
  * delta manifest list; the delta holds exactly what this commit changed. The changelog manifest
  * list, when present, lists the changelog files the commit added (they belong to this snapshot only
  * and go when it expires).
+ *
+ * <p>{@code watermark}, when present, is the largest event-time watermark (epoch milliseconds) any
+ * commit up to this snapshot recorded: a Flink SQL writer records the watermark its committer had
+ * seen at the checkpoint of the commit. Every snapshot carries the latest one's forward, so
+ * watermarks never decrease along snapshot ids. Readers that do not know the field ignore it (it
+ * changes no file's life), so it needs no new version.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Snapshot(
@@ -29,7 +35,8 @@ public record Snapshot(
     @JsonProperty("totalRecordCount") long totalRecordCount,
     @JsonProperty("deltaRecordCount") long deltaRecordCount,
     @JsonProperty("totalFileCount") long totalFileCount,
-    @JsonProperty("changelogManifestList") String changelogManifestList)
+    @JsonProperty("changelogManifestList") String changelogManifestList,
+    @JsonProperty("watermark") Long watermark)
     implements Serializable {
 
   /** The version of a snapshot without changelog files. */
@@ -73,12 +80,48 @@ public record Snapshot(
         totalRecordCount,
         deltaRecordCount,
         totalFileCount,
+        null,
+        null);
+  }
+
+  /** A snapshot without a watermark. */
+  public Snapshot(
+      int version,
+      long id,
+      long schemaId,
+      String baseManifestList,
+      String deltaManifestList,
+      String indexManifest,
+      String commitUser,
+      long commitIdentifier,
+      CommitKind commitKind,
+      long timeMillis,
+      long totalRecordCount,
+      long deltaRecordCount,
+      long totalFileCount,
+      String changelogManifestList) {
+    this(
+        version,
+        id,
+        schemaId,
+        baseManifestList,
+        deltaManifestList,
+        indexManifest,
+        commitUser,
+        commitIdentifier,
+        commitKind,
+        timeMillis,
+        totalRecordCount,
+        deltaRecordCount,
+        totalFileCount,
+        changelogManifestList,
         null);
   }
 
   /**
-   * Every field but {@code indexManifest} (absent when the table has no deletion vectors) and
-   * {@code changelogManifestList} (absent when the commit added no changelog file).
+   * Every field but {@code indexManifest} (absent when the table has no deletion vectors), {@code
+   * changelogManifestList} (absent when the commit added no changelog file) and {@code watermark}
+   * (absent until a commit records one).
    */
   private static final List<String> REQUIRED =
       List.of(

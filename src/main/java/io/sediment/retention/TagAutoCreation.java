@@ -19,13 +19,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A committer's automatic tags (Paimon's {@code tag.automatic-creation = process-time}): after a
- * commit, the first snapshot committed once a period has ended (plus {@code tag.creation-delay}) is
- * tagged with the name of the period before the one it was committed in ({@link TagPeriod}); a
- * committer that finds no automatic tag yet tags the first snapshot it sees. Then, with {@code
- * tag.num-retained-max}, the oldest automatic tags beyond it are deleted with the files only they
- * kept. Tags are made as {@code sys.create_tag} makes them ({@link TagCreation}); a tag another
- * committer made first is taken as made.
+ * A committer's automatic tags (Paimon's {@code tag.automatic-creation = process-time} and {@code
+ * watermark}): after a commit, the first snapshot committed once a period has ended (plus {@code
+ * tag.creation-delay}) is tagged with the name of the period before the one it was committed in
+ * ({@link TagPeriod}); a committer that finds no automatic tag yet tags the first snapshot it sees.
+ * By watermark, a snapshot's time is its watermark read in {@code sink.watermark-time-zone}, and
+ * snapshots without one are passed over. Then, with {@code tag.num-retained-max}, the oldest
+ * automatic tags beyond it are deleted with the files only they kept. Tags are made as {@code
+ * sys.create_tag} makes them ({@link TagCreation}); a tag another committer made first is taken as
+ * made.
  *
  * <p>It keeps the next period and the next snapshot to look at; between periods a run reads nothing
  * (the committed snapshot is older than the period's end). The commit has landed when this runs, so
@@ -60,7 +62,9 @@ public final class TagAutoCreation {
    */
   public Outcome run(FileStore store, long committedSnapshotId) {
     TableOptions options = store.options();
-    if (!options.get(TagOptions.TAG_AUTOMATIC_CREATION).equalsIgnoreCase("process-time")) {
+    String mode = options.get(TagOptions.TAG_AUTOMATIC_CREATION);
+    boolean byWatermark = mode.equalsIgnoreCase("watermark");
+    if (!byWatermark && !mode.equalsIgnoreCase("process-time")) {
       return Outcome.NOTHING;
     }
     List<String> created = new ArrayList<>();
@@ -73,8 +77,15 @@ public final class TagAutoCreation {
       if (!started) {
         start(tags, snapshots, period);
       }
+      TimeOf timeOf =
+          byWatermark
+              ? watermarkTime(ZoneId.of(options.get(TagOptions.SINK_WATERMARK_TIME_ZONE)))
+              : s -> localTime(s.timeMillis());
       LocalDateTime now = localTime(store.clock().millis());
-      if (nextTag != null && committedSnapshotId == nextSnapshot && !due(now, delay, period)) {
+      if (!byWatermark
+          && nextTag != null
+          && committedSnapshotId == nextSnapshot
+          && !due(now, delay, period)) {
         // the only new snapshot is this commit's, made on this clock before now: not due either
         nextSnapshot = committedSnapshotId + 1;
         return Outcome.NOTHING;
@@ -90,7 +101,7 @@ public final class TagAutoCreation {
           }
           break;
         }
-        tag(store, tags, s.get(), period, delay, created, deleted);
+        tag(store, tags, s.get(), timeOf, period, delay, created, deleted);
         nextSnapshot = ++id;
       }
       if (!created.isEmpty() || !deleted.isEmpty()) {
@@ -138,13 +149,14 @@ public final class TagAutoCreation {
       FileStore store,
       TagManager tags,
       Snapshot snapshot,
+      TimeOf timeOf,
       TagPeriod period,
       Duration delay,
       List<String> created,
       List<String> deleted) {
-    LocalDateTime time = localTime(snapshot.timeMillis());
-    if (nextTag != null && !due(time, delay, period)) {
-      return;
+    LocalDateTime time = timeOf.apply(snapshot);
+    if (time == null || (nextTag != null && !due(time, delay, period))) {
+      return; // no watermark yet, or the period has not ended
     }
     if (TableFiles.missingFileOf(store, snapshot).isPresent()) {
       return; // expired but listed (an interrupted expiration): a later snapshot gets the tag
@@ -152,7 +164,7 @@ public final class TagAutoCreation {
     LocalDateTime start = period.previousPeriodStart(time);
     String name = period.name(start);
     Duration retained = store.options().get(TagOptions.TAG_DEFAULT_TIME_RETAINED);
-    if (retained != null && expiredIfMadeInTime(start, period, delay, retained, store)) {
+    if (retained != null && expiredIfMadeInTime(snapshot, retained, store)) {
       // a period whose tag, made when it was due, would be gone by now: not made again (after
       // every automatic tag expired, a new committer starts at the earliest snapshot)
       nextTag = start.plus(period.length());
@@ -172,20 +184,39 @@ public final class TagAutoCreation {
   }
 
   /**
-   * Whether the tag of the period starting at {@code start}, made when it was due (the period's end
-   * plus the delay), would have expired by now.
+   * Whether a tag of {@code snapshot}, made right after its commit (as its committer would have),
+   * would have expired by now.
    */
   private static boolean expiredIfMadeInTime(
-      LocalDateTime start, TagPeriod period, Duration delay, Duration retained, FileStore store) {
+      Snapshot snapshot, Duration retained, FileStore store) {
     try {
-      return start
-          .plus(period.length())
-          .plus(delay)
-          .plus(retained)
-          .isBefore(localTime(store.clock().millis()));
-    } catch (java.time.DateTimeException | ArithmeticException beyondTime) {
+      return Math.addExact(snapshot.timeMillis(), retained.toMillis()) < store.clock().millis();
+    } catch (ArithmeticException beyondTime) {
       return false; // kept for longer than dates reach
     }
+  }
+
+  /** The local time a snapshot counts as made at for its tag (null: none yet). */
+  private interface TimeOf {
+    LocalDateTime apply(Snapshot snapshot);
+  }
+
+  /**
+   * The snapshot's watermark as a local time in {@code zone} (Paimon's {@code
+   * sink.watermark-time-zone}); null without a watermark.
+   */
+  private static TimeOf watermarkTime(ZoneId zone) {
+    return s -> {
+      Long w = s.watermark();
+      if (w == null) {
+        return null;
+      }
+      try {
+        return LocalDateTime.ofInstant(Instant.ofEpochMilli(w), zone);
+      } catch (java.time.DateTimeException beyondDates) {
+        return null; // no period to name
+      }
+    };
   }
 
   /** Deletes the oldest automatic tags beyond {@code max}, then the files only they kept. */

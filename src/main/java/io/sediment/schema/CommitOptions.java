@@ -44,6 +44,16 @@ public final class CommitOptions {
                       + " wanted."),
           OptionRule.atLeast(0));
 
+  public static final ConfigOption<Long> END_INPUT_WATERMARK =
+      OPTIONS.add(
+          ConfigOptions.key("end-input.watermark")
+              .longType()
+              .noDefaultValue()
+              .withDescription(
+                  "The watermark (epoch milliseconds) a SQL write records when its input ends: for"
+                      + " batch jobs and bounded streams, which end without one. Not set: the last"
+                      + " watermark the job received, if any."));
+
   public static final ConfigOption<Boolean> LOCK_ENABLED =
       OPTIONS.add(
           ConfigOptions.key("lock.enabled")

@@ -93,6 +93,22 @@ public final class OptionRule<T> {
     return new OptionRule<>(allowed, s -> s.matches(regex), problem, "a string");
   }
 
+  /** A time zone id: a region such as {@code Asia/Shanghai}, {@code UTC}, or an offset. */
+  public static OptionRule<String> timeZone() {
+    return new OptionRule<>(
+        "a time zone id (`UTC`, `Asia/Shanghai`, `GMT-08:00`)",
+        s -> {
+          try {
+            java.time.ZoneId.of(s);
+            return true;
+          } catch (java.time.DateTimeException e) {
+            return false;
+          }
+        },
+        "must be a time zone id such as 'UTC', 'Asia/Shanghai' or 'GMT-08:00'",
+        "a string");
+  }
+
   /** A memory size above zero. */
   public static OptionRule<MemorySize> positiveSize() {
     return new OptionRule<>(

@@ -24,13 +24,25 @@ public final class TagOptions {
               .stringType()
               .defaultValue("none")
               .withDescription(
-                  "Whether the table's committers tag snapshots on their own: none, or"
+                  "Whether the table's committers tag snapshots on their own: none,"
                       + " process-time (a period's tag is made by the first commit after the"
-                      + " period ended, plus tag.creation-delay, on the commit's clock)."),
+                      + " period ended, plus tag.creation-delay, on the commit's clock), or"
+                      + " watermark (the same on the snapshots' watermarks, read in"
+                      + " sink.watermark-time-zone)."),
           OptionRule.oneOf(
-              List.of("none", "process-time"),
-              " (Paimon's watermark and batch are not supported; tag by hand with"
-                  + " sys.create_tag)"));
+              List.of("none", "process-time", "watermark"),
+              " (Paimon's batch is not supported; tag by hand with sys.create_tag)"));
+
+  public static final ConfigOption<String> SINK_WATERMARK_TIME_ZONE =
+      OPTIONS.add(
+          ConfigOptions.key("sink.watermark-time-zone")
+              .stringType()
+              .defaultValue("UTC")
+              .withDescription(
+                  "The time zone in which tag.automatic-creation = watermark reads the snapshots'"
+                      + " watermarks (epoch milliseconds) as local times: UTC for watermarks on"
+                      + " TIMESTAMP columns or none, the session's time zone for TIMESTAMP_LTZ."),
+          OptionRule.timeZone());
 
   public static final ConfigOption<String> TAG_CREATION_PERIOD =
       OPTIONS.add(

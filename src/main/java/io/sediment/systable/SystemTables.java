@@ -87,7 +87,8 @@ public final class SystemTables {
             DataTypes.FIELD("changelog_manifest_list", DataTypes.STRING()),
             DataTypes.FIELD("total_record_count", DataTypes.BIGINT()),
             DataTypes.FIELD("delta_record_count", DataTypes.BIGINT()),
-            DataTypes.FIELD("total_file_count", DataTypes.BIGINT())),
+            DataTypes.FIELD("total_file_count", DataTypes.BIGINT()),
+            DataTypes.FIELD("watermark", DataTypes.BIGINT())),
         SystemTables::snapshots);
     register(
         "schemas",
@@ -248,7 +249,8 @@ public final class SystemTables {
               str(x.changelogManifestList()),
               x.totalRecordCount(),
               x.deltaRecordCount(),
-              x.totalFileCount()));
+              x.totalFileCount(),
+              x.watermark()));
     }
     return out;
   }

@@ -66,6 +66,14 @@ public final class TableCommit {
    * landed, other than a conflict (which deletes their files), they may be committed again.
    */
   public List<Long> commit(List<CommitMessage> messages) {
+    return commit(messages, null);
+  }
+
+  /**
+   * {@link #commit(List)}, recording {@code watermark} (epoch milliseconds; null: none) in the
+   * snapshot: the table's watermark becomes the larger of it and the latest snapshot's.
+   */
+  public List<Long> commit(List<CommitMessage> messages, Long watermark) {
     if (streaming) {
       throw new IllegalStateException(
           "A stream commit needs an identifier: use commit(id, messages)");
@@ -74,7 +82,7 @@ public final class TableCommit {
       throw new IllegalStateException("A batch write can be committed only once");
     }
     batchCommitted = true;
-    return doCommit(BATCH_IDENTIFIER, messages, false);
+    return doCommit(BATCH_IDENTIFIER, messages, false, watermark);
   }
 
   /**
@@ -103,6 +111,15 @@ public final class TableCommit {
    * CommitOutcomeUnknownException}) or the messages were committed before.
    */
   public List<Long> overwrite(List<CommitMessage> messages, Predicate partitionFilter) {
+    return overwrite(messages, partitionFilter, null);
+  }
+
+  /**
+   * {@link #overwrite(List, Predicate)}, recording {@code watermark} as {@link #commit(List,
+   * Long)}.
+   */
+  public List<Long> overwrite(
+      List<CommitMessage> messages, Predicate partitionFilter, Long watermark) {
     if (streaming) {
       throw new IllegalStateException("Overwrite is supported for batch writes only");
     }
@@ -112,7 +129,7 @@ public final class TableCommit {
     batchCommitted = true;
     List<Long> ids;
     try {
-      ids = commit.overwrite(messages, partitionFilter, BATCH_IDENTIFIER, false);
+      ids = commit.overwrite(messages, partitionFilter, BATCH_IDENTIFIER, false, watermark);
     } catch (RuntimeException e) {
       if (!FileStoreCommit.filesMayBeReferenced(e)) {
         abortInto(messages, e);
@@ -128,18 +145,26 @@ public final class TableCommit {
    * skipped and returns no snapshot id.
    */
   public List<Long> commit(long identifier, List<CommitMessage> messages) {
+    return commit(identifier, messages, null);
+  }
+
+  /**
+   * {@link #commit(long, List)}, recording {@code watermark} (the writer's watermark at the
+   * checkpoint; null: none) as {@link #commit(List, Long)}.
+   */
+  public List<Long> commit(long identifier, List<CommitMessage> messages, Long watermark) {
     if (!streaming) {
       throw new IllegalStateException("A batch commit takes no identifier: use commit(messages)");
     }
-    return doCommit(identifier, messages, true);
+    return doCommit(identifier, messages, true, watermark);
   }
 
   private List<Long> doCommit(
-      long identifier, List<CommitMessage> messages, boolean checkCommitted) {
+      long identifier, List<CommitMessage> messages, boolean checkCommitted, Long watermark) {
     // The commit skips an identifier that landed, then refuses messages whose files are missing.
     List<Long> ids;
     try {
-      ids = commit.commit(messages, identifier, checkCommitted);
+      ids = commit.commit(messages, identifier, checkCommitted, watermark);
     } catch (CommitConflictException e) {
       abortInto(messages, e);
       throw e;

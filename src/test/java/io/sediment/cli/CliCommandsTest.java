@@ -250,7 +250,8 @@ class CliCommandsTest {
         .startsWith("Error: --timestamp: No snapshot of db.t was committed at or after ");
     r = createTag(w, "--tag", "t9", "--timestamp", "0", "--snapshot-id", "1");
     assertThat(r.err().strip())
-        .isEqualTo("Error: --timestamp: give --snapshot-id or --timestamp, not both");
+        .isEqualTo(
+            "Error: --timestamp: give one of --snapshot-id, --timestamp or --watermark, not more");
     r = run("delete-tag", "--warehouse", w, "--table", "db.t", "--tag", "t2");
     assertThat(r.code()).as(r.err()).isZero();
     r = run("delete-tag", "--warehouse", w, "--table", "db.t", "--tag", "first,nope");
@@ -308,7 +309,8 @@ class CliCommandsTest {
     assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.err().strip())
         .isEqualTo(
-            "Error: give one of --snapshot-id, --tag or --timestamp: the point to roll back to");
+            "Error: give one of --snapshot-id, --tag, --timestamp or --watermark: the point to roll"
+                + " back to");
     r = run("rollback-to", "--warehouse", w, "--table", "db.t", "--tag", "a", "--snapshot-id", "1");
     assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
     r = run("rollback-to", "--warehouse", w, "--table", "db.t", "--tag", "nope");

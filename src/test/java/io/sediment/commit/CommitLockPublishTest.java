@@ -103,6 +103,7 @@ class CommitLockPublishTest {
         s.totalRecordCount(),
         s.deltaRecordCount(),
         s.totalFileCount(),
-        s.changelogManifestList());
+        s.changelogManifestList(),
+        s.watermark());
   }
 }

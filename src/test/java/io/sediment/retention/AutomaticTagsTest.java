@@ -101,7 +101,7 @@ class AutomaticTagsTest {
     int made = 0;
     int deleted = 0;
     for (int seed = 0; seed < 12; seed++) {
-      int[] counts = history(seed);
+      int[] counts = history(seed, false);
       made += counts[0];
       deleted += counts[1];
     }
@@ -109,8 +109,24 @@ class AutomaticTagsTest {
     assertThat(deleted).isGreaterThan(10);
   }
 
+  /**
+   * {@code tag.automatic-creation = watermark}: the same generated histories, but the commits
+   * record watermarks (none at first, then event times that jump ahead, stand still, or come lower
+   * than the table's, which keeps its own), read in a random {@code sink.watermark-time-zone}. The
+   * model runs the rules over the snapshots' watermarks, as local times in that zone, instead of
+   * their commit times, passing over snapshots without one.
+   */
+  @Test
+  void byWatermarkTheSnapshotsWatermarksDecide() {
+    int made = 0;
+    for (int seed = 100; seed < 110; seed++) {
+      made += history(seed, true)[0];
+    }
+    assertThat(made).isGreaterThan(40);
+  }
+
   /** One history; returns {tags made, tags deleted by the maximum}. */
-  private int[] history(int seed) {
+  private int[] history(int seed, boolean byWatermark) {
     Random rnd = new Random(seed);
     String period = List.of("daily", "hourly", "two-hours").get(rnd.nextInt(3));
     String formatter =
@@ -118,7 +134,11 @@ class AutomaticTagsTest {
     Duration delay = rnd.nextBoolean() ? Duration.ZERO : Duration.ofMinutes(10 + rnd.nextInt(40));
     Integer max = rnd.nextBoolean() ? null : 1 + rnd.nextInt(3);
     Map<String, String> options = new HashMap<>();
-    options.put("tag.automatic-creation", "process-time");
+    options.put("tag.automatic-creation", byWatermark ? "watermark" : "process-time");
+    ZoneId zone = ZoneId.of(List.of("UTC", "Asia/Shanghai", "GMT-08:00").get(rnd.nextInt(3)));
+    if (byWatermark) {
+      options.put("sink.watermark-time-zone", zone.getId());
+    }
     options.put("tag.creation-period", period);
     options.put("tag.period-formatter", formatter);
     options.put("tag.creation-delay", delay.toMinutes() + " min");
@@ -138,6 +158,8 @@ class AutomaticTagsTest {
     Map<String, Long> expected = new LinkedHashMap<>(); // automatic tag -> snapshot
     Map<Long, Integer> rowsAt = new HashMap<>();
     LocalDateTime nextTag = null;
+    Long tableWatermark = null; // the largest a commit recorded
+    long eventTime = NOW.atZone(ZONE).toInstant().toEpochMilli() - Duration.ofDays(3).toMillis();
     int rows = 0;
     int made = 0;
     int deleted = 0;
@@ -146,20 +168,40 @@ class AutomaticTagsTest {
           Duration.ofMinutes(
               rnd.nextInt(4) == 0 ? rnd.nextInt(3 * (int) minutes) : rnd.nextInt(40)));
       LocalDateTime now = LocalDateTime.ofInstant(clock.instant(), ZONE);
+      Long watermark = null;
+      if (byWatermark && step >= 2 && rnd.nextInt(5) != 0) {
+        eventTime += Duration.ofMinutes(rnd.nextInt(3 * (int) minutes)).toMillis();
+        watermark = rnd.nextInt(6) == 0 ? eventTime - Duration.ofDays(1).toMillis() : eventTime;
+      }
       List<RowData> batch = List.of(row(step * 2L), row(step * 2L + 1));
       List<Long> ids;
       if (rnd.nextInt(4) == 0) {
         WriteBuilder wb = t.newBatchWriteBuilder();
-        ids = wb.newCommit().commit(TestTables.prepare(wb, batch));
+        ids = wb.newCommit().commit(TestTables.prepare(wb, batch), watermark);
       } else {
-        ids = streamCommit.commit(step, TestTables.prepare(stream, batch));
+        ids = streamCommit.commit(step, TestTables.prepare(stream, batch), watermark);
+      }
+      if (watermark != null) {
+        tableWatermark = tableWatermark == null ? watermark : Math.max(tableWatermark, watermark);
       }
       rows += batch.size();
       for (long id : ids) {
         rowsAt.put(id, rows);
-        // the model: is the snapshot (committed now) the next period's?
-        if (nextTag == null || !now.minus(delay).isBefore(nextTag.plus(length(period)))) {
-          LocalDateTime tagStart = periodStart(now, period).minus(length(period));
+        assertThat(t.snapshotManager().snapshot(id).watermark())
+            .as(what + ", watermark of snapshot " + id)
+            .isEqualTo(tableWatermark);
+        // the model: is the snapshot (committed now, or of this watermark) the next period's?
+        LocalDateTime time =
+            !byWatermark
+                ? now
+                : tableWatermark == null
+                    ? null
+                    : LocalDateTime.ofInstant(java.time.Instant.ofEpochMilli(tableWatermark), zone);
+        if (time == null) {
+          continue; // no watermark yet: passed over
+        }
+        if (nextTag == null || !time.minus(delay).isBefore(nextTag.plus(length(period)))) {
+          LocalDateTime tagStart = periodStart(time, period).minus(length(period));
           String name = tagStart.format(names);
           if (!expected.containsKey(name)) {
             expected.put(name, id);
@@ -199,7 +241,8 @@ class AutomaticTagsTest {
   /**
    * An hourly tag is named with a space ({@code 2024-06-15 11}), and a daily one without dashes
    * with digits only ({@code 20240615}), as in Paimon: they read and delete like any tag. Paimon's
-   * watermark and batch creation and a delay of a whole period are refused, naming the option.
+   * batch creation, a delay of a whole period and an unknown watermark time zone are refused,
+   * naming the option.
    */
   @Test
   void hourlyTagsHaveASpaceAndBadOptionsAreRefused() {
@@ -238,10 +281,15 @@ class AutomaticTagsTest {
 
     assertThatThrownBy(
             () ->
-                TestTables.create(
-                    catalog, "w", schema(Map.of("tag.automatic-creation", "watermark"))))
+                TestTables.create(catalog, "w", schema(Map.of("tag.automatic-creation", "batch"))))
         .hasMessageContaining("'tag.automatic-creation'")
-        .hasMessageContaining("watermark and batch are not supported");
+        .hasMessageContaining("batch is not supported");
+    assertThatThrownBy(
+            () ->
+                TestTables.create(
+                    catalog, "z", schema(Map.of("sink.watermark-time-zone", "Mars/Olympus"))))
+        .hasMessageContaining("'sink.watermark-time-zone'")
+        .hasMessageContaining("must be a time zone id such as 'UTC'");
     assertThatThrownBy(
             () ->
                 TestTables.create(

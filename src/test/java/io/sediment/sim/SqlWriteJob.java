@@ -142,7 +142,7 @@ final class SqlWriteJob implements StreamWriterActor.WriteJob {
     if (!last.isEmpty()) {
       committer.add(Long.MAX_VALUE, last);
     }
-    committer.endInput();
+    committer.endInput(null);
     writer.close();
   }
 

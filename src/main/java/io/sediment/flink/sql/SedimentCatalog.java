@@ -80,11 +80,13 @@ public final class SedimentCatalog extends AbstractCatalog {
     p.put(ConsumerProcedures.Clear.NAME, ConsumerProcedures.Clear::new);
     p.put(TagProcedures.Create.NAME, TagProcedures.Create::new);
     p.put(TagProcedures.CreateFromTimestamp.NAME, TagProcedures.CreateFromTimestamp::new);
+    p.put(TagProcedures.CreateFromWatermark.NAME, TagProcedures.CreateFromWatermark::new);
     p.put(TagProcedures.Delete.NAME, TagProcedures.Delete::new);
     p.put(TagProcedures.Expire.NAME, TagProcedures.Expire::new);
     p.put(TagProcedures.Rename.NAME, TagProcedures.Rename::new);
     p.put(RollbackProcedures.To.NAME, RollbackProcedures.To::new);
     p.put(RollbackProcedures.ToTimestamp.NAME, RollbackProcedures.ToTimestamp::new);
+    p.put(RollbackProcedures.ToWatermark.NAME, RollbackProcedures.ToWatermark::new);
     this.procedures = Collections.unmodifiableMap(p);
   }
 

@@ -5,13 +5,19 @@ import io.sediment.commit.CommitUsers;
 import io.sediment.flink.CommitWindows;
 import io.sediment.flink.serde.CommitMessageCodec;
 import io.sediment.flink.serde.CommitMessageListCodec;
+import io.sediment.flink.serde.VersionedBytes;
+import io.sediment.flink.serde.WindowWatermarksCodec;
 import io.sediment.predicate.Predicate;
 import io.sediment.retention.AfterCommitMaintenance;
+import io.sediment.schema.CommitOptions;
 import io.sediment.table.Table;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
+import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.metrics.Counter;
@@ -20,6 +26,7 @@ import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 
 /**
@@ -31,12 +38,16 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * <p>State: list states {@code commit-user} and {@code windows} ({@link CommitWindows}), and list
  * state {@code marker-user}: the directory of the writers' markers, the commit user the sink was
  * planned with (the writers keep it too), which a switch of commit user after a restore from an
- * older checkpoint does not change.
+ * older checkpoint does not change. List state {@code window-watermarks}: the watermark each
+ * uncommitted window's checkpoint saw ({@link WindowWatermarksCodec}); the watermark received since
+ * is not kept (as in Paimon's committer).
  */
 public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
     implements OneInputStreamOperator<Tuple2<Long, byte[]>, Void>, BoundedOneInput {
 
   private static final long serialVersionUID = 1L;
+
+  static final String WINDOW_WATERMARKS_STATE = "window-watermarks";
 
   private final Table table;
   private final boolean streaming;
@@ -51,6 +62,10 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
   private transient Counter automaticTagFailures;
   private transient AfterCommitMaintenance.Failures failuresSeen;
   private transient ListState<String> markerUserState;
+  private transient ListState<byte[]> watermarkState;
+
+  /** The last watermark received, but the end of input's (null: none yet). */
+  private transient Long watermark;
 
   /**
    * @param overwriteFilter partitions to overwrite besides those written (on the partition row
@@ -98,7 +113,22 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
         markerUser = u;
       }
     }
+    watermarkState =
+        context
+            .getOperatorStateStore()
+            .getListState(
+                new ListStateDescriptor<>(
+                    WINDOW_WATERMARKS_STATE, BytePrimitiveArraySerializer.INSTANCE));
     committer = new SinkCommitter(table, streaming, overwrite, overwriteFilter, windows);
+    if (context.isRestored()) {
+      Map<Long, Long> restored = new TreeMap<>();
+      for (byte[] b : watermarkState.get()) {
+        restored.putAll(
+            VersionedBytes.read(
+                b, WindowWatermarksCodec.INSTANCE, getUserCodeClassloader(), "committer state"));
+      }
+      committer.restoreWatermarks(restored);
+    }
     committer.start(context.getRestoredCheckpointId().orElse(0L), markerUser);
     countExpiryFailures();
   }
@@ -111,10 +141,25 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
   }
 
   @Override
+  public void processWatermark(Watermark mark) throws Exception {
+    super.processWatermark(mark);
+    // The end of input's watermark says the input ended, not how far event time got; the
+    // smallest long says nothing yet.
+    if (mark.getTimestamp() != Long.MAX_VALUE && mark.getTimestamp() != Long.MIN_VALUE) {
+      watermark = mark.getTimestamp();
+    }
+  }
+
+  @Override
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
     windows.snapshotState(context.getCheckpointId());
     markerUserState.update(List.of(committer.markerUser()));
+    if (watermark != null) {
+      committer.watermarkAt(context.getCheckpointId(), watermark);
+    }
+    watermarkState.update(
+        List.of(VersionedBytes.write(committer.watermarks(), WindowWatermarksCodec.INSTANCE)));
   }
 
   @Override
@@ -136,7 +181,8 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
   @Override
   public void endInput() throws Exception {
     try {
-      committer.endInput();
+      Long endInput = table.store().options().get(CommitOptions.END_INPUT_WATERMARK);
+      committer.endInput(endInput != null ? endInput : watermark);
     } finally {
       countExpiryFailures();
     }

@@ -14,8 +14,10 @@ import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,6 +44,11 @@ import org.slf4j.LoggerFactory;
  * marked file written after a smaller barrier that no snapshot and no pending window references is
  * a dead writer's. With unaligned checkpoints a window may still be in flight then: no clean-up
  * runs until the end of input.
+ *
+ * <p>Watermarks: the operator reports the watermark it had received at each checkpoint ({@link
+ * #watermarkAt}); a window's snapshots record its checkpoint's watermark (the writers sent the
+ * window before that barrier, after every watermark they had passed on), and the end of input's the
+ * last one received ({@link io.sediment.manifest.Snapshot#watermark()}).
  *
  * <p>Batch: everything is committed once at the end of input (APPEND, or OVERWRITE). A commit that
  * fails with nothing published deletes every file the job wrote, markers included, and fails the
@@ -70,6 +77,12 @@ public final class SinkCommitter {
   private boolean writersCleaned;
   private AfterCommitMaintenance.Failures failures = AfterCommitMaintenance.Failures.NONE;
 
+  /** The watermark at each checkpoint of a window not committed yet (kept in state). */
+  private final TreeMap<Long, Long> watermarks = new TreeMap<>();
+
+  /** The watermark of windows without one of their own (the end of input's); null: none. */
+  private Long endWatermark;
+
   /**
    * @param windows the windows and commit user, restored or not ({@link
    *     CommitWindows#initializeState} or {@link CommitWindows#restore})
@@ -97,6 +110,7 @@ public final class SinkCommitter {
   public void start(long restoredCheckpoint, String markerUser) throws Exception {
     this.markerUser = markerUser;
     this.writersCleaned = false;
+    this.endWatermark = null;
     this.restoredCheckpoint = restoredCheckpoint;
     this.previousUser = null;
     this.previousCommit = null;
@@ -111,6 +125,7 @@ public final class SinkCommitter {
           windows.commitUser());
       windows.commitUpTo(Long.MAX_VALUE, true, this::commitWindow);
     }
+    watermarks.clear(); // every restored window landed
     if (restoredCheckpoint > 0) {
       OptionalLong last = streamCommit().latestCommitIdentifier();
       if (last.isPresent() && last.getAsLong() > restoredCheckpoint) {
@@ -138,6 +153,25 @@ public final class SinkCommitter {
   }
 
   /**
+   * The operator had received {@code watermark} when it took checkpoint {@code checkpointId}: what
+   * window {@code checkpointId}'s snapshots record.
+   */
+  public void watermarkAt(long checkpointId, long watermark) {
+    watermarks.put(checkpointId, watermark);
+  }
+
+  /** The watermarks of the windows not committed yet, by window (what the state keeps). */
+  public Map<Long, Long> watermarks() {
+    return new TreeMap<>(watermarks);
+  }
+
+  /** Starts from restored {@link #watermarks()} (before {@link #start}). */
+  public void restoreWatermarks(Map<Long, Long> restored) {
+    watermarks.clear();
+    watermarks.putAll(restored);
+  }
+
+  /**
    * Checkpoint {@code checkpointId} completed: commits every window up to it, then, once per
    * attempt, deletes the files of dead writers ({@code aligned}: the checkpoints are aligned).
    */
@@ -146,6 +180,7 @@ public final class SinkCommitter {
       return;
     }
     windows.commitUpTo(checkpointId, false, this::commitWindow);
+    watermarks.headMap(checkpointId, true).clear(); // their windows landed, or had nothing
     if (!writersCleaned && checkpointId > cleanAbove) {
       if (aligned) {
         writersCleaned = deleteFilesOfDeadWriters(checkpointId, Set.of());
@@ -158,8 +193,13 @@ public final class SinkCommitter {
     }
   }
 
-  /** Every writer ended: commits what is left, then deletes what dead writers left. */
-  public void endInput() throws Exception {
+  /**
+   * Every writer ended: commits what is left, then deletes what dead writers left. {@code
+   * watermark}: the last watermark the operator received (null: none), recorded by the commits of
+   * windows that have none of their own (the end of input's, or a batch write's).
+   */
+  public void endInput(Long watermark) throws Exception {
+    endWatermark = watermark;
     Set<String> committed = new HashSet<>();
     if (streaming) {
       windows.commitUpTo(
@@ -169,13 +209,17 @@ public final class SinkCommitter {
             commitWindow(window, messages, restored);
             committed.addAll(CommitMessage.outputFileNames(messages));
           });
+      watermarks.clear();
     } else {
       List<CommitMessage> all = windows.takeAll();
       TableCommit commit =
           table.newBatchWriteBuilder().withCommitUser(windows.commitUser()).newCommit();
       List<Long> ids;
       try {
-        ids = overwrite ? commit.overwrite(all, overwriteFilter) : commit.commit(all);
+        ids =
+            overwrite
+                ? commit.overwrite(all, overwriteFilter, watermark)
+                : commit.commit(all, watermark);
       } catch (RuntimeException e) {
         if (FileStoreCommit.filesMayBeReferenced(e)) {
           throw e; // it may have landed: the files stay, a restarted committer finds out
@@ -288,6 +332,7 @@ public final class SinkCommitter {
    * identifier) check. Then the markers of its files go: they are in a snapshot, or deleted.
    */
   private void commitWindow(long window, List<CommitMessage> messages, boolean restored) {
+    Long watermark = watermarks.containsKey(window) ? watermarks.get(window) : endWatermark;
     if (messages.isEmpty()) {
       return;
     }
@@ -302,7 +347,7 @@ public final class SinkCommitter {
     }
     try {
       AfterCommitMaintenance.Failures failuresBefore = commit.failures();
-      List<Long> ids = commit.commit(window, messages);
+      List<Long> ids = commit.commit(window, messages, watermark);
       failures = failures.plus(commit.failures().minus(failuresBefore));
       LOG.info("Window {} of {} committed as snapshot(s) {}", window, table.fullName(), ids);
     } catch (CommitConflictException e) {

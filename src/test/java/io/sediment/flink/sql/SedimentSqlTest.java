@@ -1214,6 +1214,45 @@ class SedimentSqlTest {
   }
 
   /**
+   * Watermarks through SQL: a batch INSERT records {@code end-input.watermark} (a hint), a later
+   * one without it keeps the table's; {@code t$snapshots} shows them; {@code
+   * create_tag_from_watermark} and {@code rollback_to_watermark} find their snapshots by them, and
+   * refuse a watermark no snapshot reaches, naming the watermarks there are.
+   */
+  @Test
+  void watermarksInSnapshotsTagsAndRollbacks() throws Exception {
+    exec("CREATE TABLE db.w (id BIGINT, v STRING)");
+    exec("INSERT INTO db.w VALUES (1, 'a')"); // no watermark
+    exec("INSERT INTO db.w /*+ OPTIONS('end-input.watermark' = '1000') */ VALUES (2, 'b')");
+    exec("INSERT INTO db.w /*+ OPTIONS('end-input.watermark' = '2000') */ VALUES (3, 'c')");
+    exec("INSERT INTO db.w /*+ OPTIONS('end-input.watermark' = '1500') */ VALUES (4, 'd')");
+    assertThat(query("SELECT snapshot_id, `watermark` FROM db.`w$snapshots`"))
+        .containsExactly("+I[1, null]", "+I[2, 1000]", "+I[3, 2000]", "+I[4, 2000]");
+    String tag = "CALL c.sys.create_tag_from_watermark(`table` => 'db.w', tag => ";
+    assertThat(query(tag + "'w1', `watermark` => 1001)")).containsExactly("+I[w1, 3, created]");
+    assertThat(query(tag + "'w0', `watermark` => 0, time_retained => '1 d')"))
+        .containsExactly("+I[w0, 2, created]");
+    assertThatThrownBy(() -> query(tag + "'w9', `watermark` => 2001)"))
+        .hasStackTraceContaining(
+            "Argument 'watermark': No snapshot of db.w has a watermark at or after 2001; the"
+                + " watermarks of its snapshots still there go from 1000 (snapshot 2) to 2000"
+                + " (snapshot 4)");
+    String back = "CALL c.sys.rollback_to_watermark(`table` => 'db.w', `watermark` => ";
+    assertThatThrownBy(() -> query(back + "999)"))
+        .hasStackTraceContaining(
+            "Argument 'watermark': No snapshot of db.w still there has a watermark at or before"
+                + " 999; the watermarks");
+    // previous, target, new snapshot, data files removed, copied back
+    assertThat(query(back + "1999)")).containsExactly("+I[4, 2, 5, 2, 0]");
+    assertThat(query("SELECT * FROM db.w")).containsExactly("+I[1, a]", "+I[2, b]");
+    assertThat(query("SELECT snapshot_id, `watermark` FROM db.`w$snapshots` WHERE snapshot_id = 5"))
+        .as("a rollback keeps the table's watermark")
+        .containsExactly("+I[5, 2000]");
+    assertThat(query("SELECT * FROM db.w /*+ OPTIONS('scan.tag-name' = 'w1') */"))
+        .containsExactly("+I[1, a]", "+I[2, b]", "+I[3, c]");
+  }
+
+  /**
    * Paimon's {@code time_retained} and {@code expire_tags}: a tag made with a retention shows it in
    * {@code t$tags}; {@code expire_tags} deletes the tags whose time ran out, and with {@code
    * older_than} every tag made before it.

@@ -27,7 +27,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Streaming INSERT with checkpoints, a failure after a committed checkpoint, and a restore. */
+/**
+ * Streaming INSERT with checkpoints, a failure after a committed checkpoint, and a restore; the
+ * watermarks it records.
+ */
 class StreamingInsertTest {
 
   @RegisterExtension
@@ -75,5 +78,88 @@ class StreamingInsertTest {
       assertThat(s.commitUser())
           .isEqualTo(table.snapshotManager().snapshot(snapshotIds.get(0)).commitUser());
     }
+  }
+
+  /**
+   * A streaming INSERT whose input has event-time watermarks (one minute of event time per row):
+   * every snapshot records a watermark, they never decrease, and each snapshot holds every row
+   * whose event time is at or before its watermark (the writers flushed those rows before that
+   * checkpoint's barrier). With {@code tag.automatic-creation = watermark}, the hourly tags the
+   * writer's committer makes each hold every row of their hour and of the hours before.
+   */
+  @Test
+  void snapshotsRecordTheWatermarkAndWatermarkTagsHoldTheirHours() throws Exception {
+    long n = 300;
+    long minute = 60_000;
+    StreamExecutionEnvironment env = StreamingJobs.restarting(2, 100);
+    StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+    tEnv.executeSql(
+        "CREATE CATALOG c WITH ('type' = 'sediment', 'warehouse' = '" + warehouse.toUri() + "')");
+    tEnv.executeSql("CREATE DATABASE c.db");
+    tEnv.executeSql(
+        "CREATE TABLE c.db.w (id BIGINT) WITH ('tag.automatic-creation' = 'watermark',"
+            + " 'tag.creation-period' = 'hourly')");
+    DataStream<Long> ids =
+        env.fromSource(
+            new DataGeneratorSource<>(x -> x, n, RateLimiterStrategy.perSecond(300), Types.LONG),
+            WatermarkStrategy.<Long>forMonotonousTimestamps()
+                .withTimestampAssigner((id, previous) -> id * minute),
+            "ids");
+    // the stream's watermarks, as a table source with WATERMARK FOR would give them
+    tEnv.createTemporaryView(
+        "ids",
+        ids,
+        org.apache.flink.table.api.Schema.newBuilder()
+            .columnByMetadata("rowtime", "TIMESTAMP_LTZ(3)")
+            .watermark("rowtime", "SOURCE_WATERMARK()")
+            .build());
+    tEnv.executeSql("INSERT INTO c.db.w SELECT f0 FROM ids").await();
+
+    Table table = new FileSystemCatalog(warehouse.toString()).getTable("db.w");
+    assertThat(TestTables.readAll(table)).hasSize((int) n);
+    Long previous = null;
+    int withWatermark = 0;
+    for (long id : table.snapshotManager().listIds()) {
+      Snapshot s = table.snapshotManager().snapshot(id);
+      if (s.watermark() == null) {
+        assertThat(previous).as("snapshot %s lost the watermark", id).isNull();
+        continue;
+      }
+      withWatermark++;
+      assertThat(s.watermark())
+          .as("snapshot %s", id)
+          .isGreaterThanOrEqualTo(previous == null ? Long.MIN_VALUE : previous);
+      assertThat(s.watermark()).isLessThan(n * minute); // the input's end records none
+      previous = s.watermark();
+      Set<Long> held = ids(table.copy(java.util.Map.of("scan.snapshot-id", "" + id)));
+      for (long row = 0; row * minute <= s.watermark(); row++) {
+        assertThat(held).as("snapshot %s, watermark %s", id, s.watermark()).contains(row);
+      }
+    }
+    assertThat(withWatermark).isGreaterThan(1);
+    java.util.Map<String, io.sediment.manifest.TagManager.Tag> tags =
+        new io.sediment.maintenance.Tags(table).all();
+    assertThat(tags).isNotEmpty();
+    for (String name : tags.keySet()) {
+      // "1970-01-01 02" holds every row before 03:00 (event time, UTC)
+      long hourEnd =
+          java.time.LocalDateTime.parse(
+                          name, java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH"))
+                      .toEpochSecond(java.time.ZoneOffset.UTC)
+                  * 1000
+              + 60 * minute;
+      Set<Long> held = ids(table.copy(java.util.Map.of("scan.tag-name", name)));
+      for (long row = 0; row * minute < hourEnd; row++) {
+        assertThat(held).as("tag %s", name).contains(row);
+      }
+    }
+  }
+
+  private static Set<Long> ids(Table table) {
+    Set<Long> out = new HashSet<>();
+    for (RowData r : TestTables.readAll(table)) {
+      out.add(r.getLong(0));
+    }
+    return out;
   }
 }

@@ -12,7 +12,7 @@ import org.apache.flink.table.procedures.Procedure;
 import org.apache.flink.types.Row;
 
 /**
- * Paimon's rollback procedures, on {@link Rollback}. Both return one row: the latest snapshot
+ * Paimon's rollback procedures, on {@link Rollback}. Each returns one row: the latest snapshot
  * before the rollback, the snapshot rolled back to, the new snapshot (null when the table already
  * held exactly the target's files), and the data files removed and copied.
  */
@@ -98,6 +98,40 @@ public final class RollbackProcedures {
         r = new Rollback(t).toTimestamp(timestamp);
       } catch (IllegalArgumentException e) {
         throw ProcedureArgs.bad("timestamp", e);
+      }
+      return row(r);
+    }
+  }
+
+  /**
+   * {@code CALL c.sys.rollback_to_watermark(`table` => 'db.t', watermark => 1767225600000)}: rolls
+   * back to the newest snapshot whose watermark is at or before the given one (epoch milliseconds),
+   * as Paimon's procedure.
+   */
+  public static final class ToWatermark implements Procedure {
+
+    public static final String NAME = "rollback_to_watermark";
+
+    private final FileSystemCatalog catalog;
+
+    public ToWatermark(FileSystemCatalog catalog) {
+      this.catalog = catalog;
+    }
+
+    @ProcedureHint(output = @DataTypeHint(ROW))
+    public Row[] call(
+        ProcedureContext context,
+        @ArgumentHint(name = "table", type = @DataTypeHint("STRING")) String table,
+        @ArgumentHint(name = "watermark", type = @DataTypeHint("BIGINT")) Long watermark) {
+      if (watermark == null) {
+        throw ProcedureArgs.bad("watermark", "give the watermark in milliseconds since the epoch");
+      }
+      Table t = ProcedureArgs.table(catalog, table);
+      Rollback.Result r;
+      try {
+        r = new Rollback(t).toWatermark(watermark);
+      } catch (IllegalArgumentException e) {
+        throw ProcedureArgs.bad("watermark", e);
       }
       return row(r);
     }

@@ -119,6 +119,44 @@ public final class TagProcedures {
     }
   }
 
+  /**
+   * {@code CALL c.sys.create_tag_from_watermark(`table` => 'db.t', tag => 'day-1', watermark =>
+   * 1767225600000)}: makes a tag of the oldest snapshot still there whose watermark is at or after
+   * the given one (epoch milliseconds), as Paimon's procedure.
+   */
+  public static final class CreateFromWatermark implements Procedure {
+
+    public static final String NAME = "create_tag_from_watermark";
+
+    private final FileSystemCatalog catalog;
+
+    public CreateFromWatermark(FileSystemCatalog catalog) {
+      this.catalog = catalog;
+    }
+
+    @ProcedureHint(output = @DataTypeHint(ROW))
+    public Row[] call(
+        ProcedureContext context,
+        @ArgumentHint(name = "table", type = @DataTypeHint("STRING")) String table,
+        @ArgumentHint(name = "tag", type = @DataTypeHint("STRING")) String tag,
+        @ArgumentHint(name = "watermark", type = @DataTypeHint("BIGINT")) Long watermark,
+        @ArgumentHint(name = "time_retained", type = @DataTypeHint("STRING"), isOptional = true)
+            String timeRetained) {
+      Tags tags = tagsOf(catalog, table, tag);
+      Duration retained = timeRetained(timeRetained);
+      if (watermark == null) {
+        throw ProcedureArgs.bad("watermark", "give the watermark in milliseconds since the epoch");
+      }
+      long id;
+      try {
+        id = tags.snapshotAtOrAfterWatermark(watermark);
+      } catch (IllegalArgumentException e) {
+        throw ProcedureArgs.bad("watermark", e);
+      }
+      return create(tags, tag, OptionalLong.of(id), "watermark", retained);
+    }
+  }
+
   /** Paimon's {@code time_retained} ('7 d'), or null when not given. */
   private static Duration timeRetained(String text) {
     if (text == null) {
