@@ -18,6 +18,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.Function;
 import org.apache.flink.table.data.binary.BinaryRowData;
 
 /**
@@ -296,6 +297,25 @@ public final class CommitMessage implements Serializable {
       messages.forEach(m -> m.claimedByBatchCommit = true);
     }
     return new BatchClaim(messages);
+  }
+
+  /**
+   * Runs a batch commit of {@code messages} under their claim: a batch commit is not recognised
+   * when it lands twice, so its messages are committed once ({@link #claimForBatch}). The claim is
+   * given back when the commit fails with its outcome known and nothing landed; an {@link Error}
+   * keeps it, since where it struck is not known.
+   */
+  static List<Long> claimedForBatch(
+      List<CommitMessage> messages, Function<BatchClaim, List<Long>> commit) {
+    BatchClaim claim = claimForBatch(messages);
+    try {
+      return commit.apply(claim);
+    } catch (CommitOutcomeUnknownException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      claim.releaseUnlessLanded();
+      throw e;
+    }
   }
 
   /** Messages a batch commit claimed ({@link #claimForBatch}). */

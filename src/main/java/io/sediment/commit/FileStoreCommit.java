@@ -25,7 +25,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.function.Function;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.slf4j.Logger;
@@ -149,27 +148,8 @@ public final class FileStoreCommit {
     if (identifier != BATCH_IDENTIFIER) {
       return commitMessages(messages, identifier, checkCommitted, null);
     }
-    return claimedForBatch(
+    return CommitMessage.claimedForBatch(
         messages, claim -> commitMessages(messages, identifier, checkCommitted, claim));
-  }
-
-  /**
-   * Runs a batch commit of {@code messages} under their claim: a batch commit is not recognised
-   * when it lands twice, so its messages are committed once ({@link CommitMessage#claimForBatch}).
-   * The claim is given back when the commit fails with its outcome known and nothing landed; an
-   * {@link Error} keeps it, since where it struck is not known.
-   */
-  private static List<Long> claimedForBatch(
-      List<CommitMessage> messages, Function<CommitMessage.BatchClaim, List<Long>> commit) {
-    CommitMessage.BatchClaim claim = CommitMessage.claimForBatch(messages);
-    try {
-      return commit.apply(claim);
-    } catch (CommitOutcomeUnknownException e) {
-      throw e;
-    } catch (RuntimeException e) {
-      claim.releaseUnlessLanded();
-      throw e;
-    }
   }
 
   /** {@link #commit}; {@code claim}: a batch commit's, told when its first snapshot lands. */
@@ -336,7 +316,7 @@ public final class FileStoreCommit {
     if (identifier != BATCH_IDENTIFIER || messages.isEmpty()) {
       return overwriteMessages(messages, partitionFilter, identifier, null);
     }
-    return claimedForBatch(
+    return CommitMessage.claimedForBatch(
         messages, claim -> overwriteMessages(messages, partitionFilter, identifier, claim));
   }
 

@@ -12,6 +12,7 @@ import io.sediment.manifest.ConsumerManager;
 import io.sediment.manifest.TagManager;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
+import io.sediment.table.WriteBuilder;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -319,9 +320,44 @@ class CliCommandsTest {
     assertThat(r.err().strip())
         .startsWith(
             "Error: --timestamp: No snapshot of db.t still there was committed at or before");
+    r = run("rollback-to", "--warehouse", w, "--table", "db.t", "--watermark", "0");
+    assertThat(r.err().strip())
+        .isEqualTo(
+            "Error: --watermark: No snapshot of db.t still there has a watermark at or before 0;"
+                + " none of its snapshots has a watermark (SQL writes record one when their input"
+                + " has watermarks)");
     assertThat(t.snapshotManager().listIds())
         .as("nothing changed")
         .containsExactly(1L, 2L, 3L, 4L, 5L, 6L);
+
+    // --watermark: the newest snapshot whose watermark is at or before it
+    WriteBuilder wb = t.newBatchWriteBuilder();
+    wb.newCommit().commit(TestTables.prepare(wb, List.of(TestTables.row(7L, "w"))), 1_000L);
+    long seventh = t.snapshotManager().latestId().orElseThrow();
+    List<String> atSeventh = TestTables.toStrings(t.rowType(), TestTables.readAll(t));
+    wb = t.newBatchWriteBuilder();
+    wb.newCommit().commit(TestTables.prepare(wb, List.of(TestTables.row(8L, "w"))), 2_000L);
+    long eighth = seventh + 1;
+    r = run("rollback-to", "--warehouse", w, "--table", "db.t", "--watermark", "1999");
+    assertThat(r.out())
+        .as(r.err())
+        .startsWith("Rolled db.t back to snapshot " + seventh + ": snapshot ");
+    long rolledBack = t.snapshotManager().latestId().orElseThrow();
+    assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
+        .containsExactlyInAnyOrderElementsOf(atSeventh);
+    r = run("create-tag", "--warehouse", w, "--table", "db.t", "--tag", "w", "--watermark", "1500");
+    assertThat(r.out())
+        .as(r.err())
+        .isEqualTo("Created tag 'w' of db.t at snapshot " + eighth + "\n");
+    r = run("create-tag", "--warehouse", w, "--table", "db.t", "--tag", "x", "--watermark", "2001");
+    assertThat(r.err().strip())
+        .isEqualTo(
+            "Error: --watermark: No snapshot of db.t has a watermark at or after 2001; the"
+                + " watermarks of its snapshots still there go from 1000 (snapshot "
+                + seventh
+                + ") to 2000 (snapshot "
+                + rolledBack
+                + ")");
   }
 
   /** create-tag --time-retained and expire-tags say what they did; bad input names the option. */

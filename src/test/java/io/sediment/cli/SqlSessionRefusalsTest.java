@@ -38,6 +38,7 @@ class SqlSessionRefusalsTest {
           Map.entry("expire_partitions", "max_expires"),
           Map.entry("create_tag", "snapshot_id"),
           Map.entry("create_tag_from_timestamp", "time_retained"),
+          Map.entry("create_tag_from_watermark", "time_retained"),
           Map.entry("expire_tags", "older_than"),
           Map.entry("rollback_to", "snapshot_id"));
 
@@ -47,13 +48,15 @@ class SqlSessionRefusalsTest {
           "reset_consumer", "consumer_id",
           "expire_partitions", "expiration_time",
           "create_tag", "tag",
-          "create_tag_from_timestamp", "tag, timestamp");
+          "create_tag_from_timestamp", "tag, timestamp",
+          "create_tag_from_watermark", "tag, watermark");
 
   /** The procedures whose arguments are all required, and the one besides table. */
   private static final Map<String, List<String>> NO_OPTIONAL_ARGUMENT =
       Map.of(
           "delete_tag", List.of("tag"),
           "rollback_to_timestamp", List.of("timestamp"),
+          "rollback_to_watermark", List.of("watermark"),
           "rename_tag", List.of("tag_name", "target_tag_name"));
 
   /** The procedures whose arguments are all optional. */
