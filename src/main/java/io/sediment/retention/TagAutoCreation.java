@@ -165,8 +165,8 @@ public final class TagAutoCreation {
     String name = period.name(start);
     Duration retained = store.options().get(TagOptions.TAG_DEFAULT_TIME_RETAINED);
     if (retained != null && expiredIfMadeInTime(snapshot, retained, store)) {
-      // a period whose tag, made when it was due, would be gone by now: not made again (after
-      // every automatic tag expired, a new committer starts at the earliest snapshot)
+      // a tag that, made right after this snapshot's commit, would be gone by now: not made
+      // again (after every automatic tag expired, a new committer starts at the earliest snapshot)
       nextTag = start.plus(period.length());
       return;
     }

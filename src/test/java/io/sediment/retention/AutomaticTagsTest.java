@@ -337,4 +337,42 @@ class AutomaticTagsTest {
     commitAt.accept(day1.plusHours(49)); // day 2 ended: its tag is made, kept until 13:00
     assertThat(tags.all().keySet()).containsExactly("2026-06-02");
   }
+
+  /**
+   * By watermark with a retention: a backfill of old event times is tagged (a tag is kept from when
+   * it is made, not from its period), the tags expire on the committers' clock, and once every one
+   * expired, new committers that start at the earliest snapshot do not make them again.
+   */
+  @Test
+  void watermarkTagsOfOldEventTimesAreMadeAndNotMadeAgainOnceExpired() {
+    LocalDateTime now = LocalDateTime.of(2026, 6, 1, 10, 0);
+    ManualClock clock = new ManualClock(now.atZone(ZONE).toInstant());
+    FileSystemCatalog catalog = TestTables.catalog(dir.resolve("backfill")).withClock(clock);
+    Map<String, String> options = new HashMap<>();
+    options.put("tag.automatic-creation", "watermark");
+    options.put("tag.default-time-retained", "12 h");
+    Table t = TestTables.create(catalog, "t", schema(options));
+    Tags tags = new Tags(t);
+    long[] id = {0};
+    java.util.function.BiConsumer<LocalDateTime, LocalDateTime> commit =
+        (wallTime, eventTime) -> {
+          clock.set(wallTime.atZone(ZONE).toInstant().toEpochMilli());
+          WriteBuilder wb = t.newBatchWriteBuilder(); // a new committer each time
+          wb.newCommit()
+              .commit(
+                  TestTables.prepare(wb, List.of(row(id[0]++))),
+                  eventTime.toInstant(java.time.ZoneOffset.UTC).toEpochMilli());
+        };
+    LocalDateTime events = LocalDateTime.of(2020, 3, 1, 12, 0); // a backfill of 2020
+    commit.accept(now, events); // the first snapshot with a watermark: the day before's tag
+    commit.accept(now.plusMinutes(1), events.plusDays(1));
+    commit.accept(now.plusMinutes(2), events.plusDays(2));
+    assertThat(tags.all().keySet()).containsExactly("2020-02-29", "2020-03-01", "2020-03-02");
+    commit.accept(now.plusHours(13), events.plusDays(2).plusHours(1)); // all three ran out
+    assertThat(tags.all()).isEmpty();
+    commit.accept(now.plusHours(14), events.plusDays(2).plusHours(2));
+    assertThat(tags.all()).as("no expired period tagged again").isEmpty();
+    commit.accept(now.plusHours(15), events.plusDays(3)); // 2020-03-03 ended: tagged
+    assertThat(tags.all().keySet()).containsExactly("2020-03-03");
+  }
 }

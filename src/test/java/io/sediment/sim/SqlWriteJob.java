@@ -98,13 +98,14 @@ final class SqlWriteJob implements StreamWriterActor.WriteJob {
 
   @Override
   public Object snapshotState(long checkpoint) {
+    committer.checkpointTaken(checkpoint, null);
     return new State(
         windows.windows(), committer.commitUser(), committer.markerUser(), writer.sequences());
   }
 
   @Override
   public void notifyComplete(long checkpoint) throws Exception {
-    committer.checkpointComplete(checkpoint, true);
+    committer.checkpointComplete(checkpoint);
     if (writer != null) {
       writer.checkpointComplete(checkpoint); // the operators hear of it in any order
     }

@@ -89,6 +89,11 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
   @Override
   public void initializeState(StateInitializationContext context) throws Exception {
     super.initializeState(context);
+    if (streaming
+        && CheckpointingOptions.isUnalignedCheckpointEnabled(
+            getContainingTask().getEnvironment().getJobConfiguration())) {
+      throw new UnalignedCheckpointsRefused(table.fullName());
+    }
     // Registered here, not in open(): restored windows are committed before open().
     expiryFailures = getMetricGroup().counter("snapshotExpiryFailures");
     partitionExpiryFailures = getMetricGroup().counter("partitionExpiryFailures");
@@ -155,9 +160,7 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
     super.snapshotState(context);
     windows.snapshotState(context.getCheckpointId());
     markerUserState.update(List.of(committer.markerUser()));
-    if (watermark != null) {
-      committer.watermarkAt(context.getCheckpointId(), watermark);
-    }
+    committer.checkpointTaken(context.getCheckpointId(), watermark);
     watermarkState.update(
         List.of(VersionedBytes.write(committer.watermarks(), WindowWatermarksCodec.INSTANCE)));
   }
@@ -165,17 +168,8 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
   @Override
   public void notifyCheckpointComplete(long checkpointId) throws Exception {
     super.notifyCheckpointComplete(checkpointId);
-    committer.checkpointComplete(checkpointId, alignedCheckpoints());
+    committer.checkpointComplete(checkpointId);
     countExpiryFailures();
-  }
-
-  /**
-   * With unaligned checkpoints a writer's window sent before barrier M may still be in flight
-   * (channel state) when M completes: its files would look like a dead writer's.
-   */
-  private boolean alignedCheckpoints() {
-    return !CheckpointingOptions.isUnalignedCheckpointEnabled(
-        getContainingTask().getEnvironment().getJobConfiguration());
   }
 
   @Override

@@ -123,6 +123,12 @@ public final class SedimentTableSink
       @Override
       public DataStreamSink<?> consumeDataStream(
           ProviderContext provider, DataStream<RowData> rows) {
+        if (!bounded
+            && rows.getExecutionEnvironment()
+                .getCheckpointConfig()
+                .isUnalignedCheckpointsEnabled()) {
+          throw new ValidationException(UnalignedCheckpointsRefused.message(table.fullName()));
+        }
         if (table.schema().hasPrimaryKey()) {
           // Each bucket to one writer: its rows in order, and one writer compacting it.
           rows =

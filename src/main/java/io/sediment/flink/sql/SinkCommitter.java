@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * reached an identifier above R (a savepoint restored after later checkpoints committed), the new
  * windows would reuse identifiers that landed and be skipped as if committed: the committer then
  * commits under a new user ({@link CommitUsers#afterRewind}, kept in state), after committing the
- * restored windows (those of R and before, which landed or not) under the old one.
+ * restored windows (those of R and before, which landed or not) under the old one; with aligned
+ * checkpoints no window of R or before comes after the restore.
  *
  * <p>Markers: after publishing a window (or finding it published, or dropping its compaction) the
  * committer deletes the markers of its files: until then they keep orphan removal off them. Files
@@ -42,11 +43,12 @@ import org.slf4j.LoggerFactory;
  * per attempt, at the first completed checkpoint M of the attempt above every barrier any earlier
  * attempt wrote after: every live writer passed barrier M and sent what it created before it, so a
  * marked file written after a smaller barrier that no snapshot and no pending window references is
- * a dead writer's. With unaligned checkpoints a window may still be in flight then: no clean-up
- * runs until the end of input.
+ * a dead writer's. That needs aligned checkpoints, as the windows do: a window that reaches the
+ * committer after it took the window's checkpoint fails the job ({@link #add}), and the operator
+ * refuses unaligned checkpoints ({@link UnalignedCheckpointsRefused}).
  *
  * <p>Watermarks: the operator reports the watermark it had received at each checkpoint ({@link
- * #watermarkAt}); a window's snapshots record its checkpoint's watermark (the writers sent the
+ * #checkpointTaken}); a window's snapshots record its checkpoint's watermark (the writers sent the
  * window before that barrier, after every watermark they had passed on), and the end of input's the
  * last one received ({@link io.sediment.manifest.Snapshot#watermark()}).
  *
@@ -68,10 +70,6 @@ public final class SinkCommitter {
   private String markerUser;
   private TableCommit streamCommit;
 
-  /** The user before a switch (null: none): windows up to the restored checkpoint are its. */
-  private String previousUser;
-
-  private TableCommit previousCommit;
   private long restoredCheckpoint;
   private long cleanAbove;
   private boolean writersCleaned;
@@ -80,8 +78,11 @@ public final class SinkCommitter {
   /** The watermark at each checkpoint of a window not committed yet (kept in state). */
   private final TreeMap<Long, Long> watermarks = new TreeMap<>();
 
-  /** The watermark of windows without one of their own (the end of input's); null: none. */
+  /** The watermark of the end of input's window; null: none. */
   private Long endWatermark;
+
+  /** The newest checkpoint this attempt took or was restored from (0: none). */
+  private long lastCheckpointTaken;
 
   /**
    * @param windows the windows and commit user, restored or not ({@link
@@ -111,9 +112,8 @@ public final class SinkCommitter {
     this.markerUser = markerUser;
     this.writersCleaned = false;
     this.endWatermark = null;
+    this.lastCheckpointTaken = restoredCheckpoint;
     this.restoredCheckpoint = restoredCheckpoint;
-    this.previousUser = null;
-    this.previousCommit = null;
     if (!streaming) {
       return;
     }
@@ -138,7 +138,6 @@ public final class SinkCommitter {
             windows.commitUser(),
             last.getAsLong(),
             next);
-        previousUser = windows.commitUser();
         windows.switchCommitUser(next);
         streamCommit = null;
       }
@@ -148,16 +147,38 @@ public final class SinkCommitter {
         Math.max(restoredCheckpoint, WriterMarkers.latestWriteBarrier(table.store(), markerUser));
   }
 
+  /**
+   * A writer's messages for {@code window} (the checkpoint it flushed them for, or the end of
+   * input).
+   *
+   * @throws IllegalStateException when the committer took that checkpoint already: the window may
+   *     be committed without them, and their commit would then be skipped as landed (with aligned
+   *     checkpoints a writer's window always comes before its barrier)
+   */
   public void add(long window, List<CommitMessage> messages) {
+    if (window != SedimentWriteOperator.END_OF_INPUT && window <= lastCheckpointTaken) {
+      throw new IllegalStateException(
+          "A writer's files of checkpoint "
+              + window
+              + " reached the committer of "
+              + table.fullName()
+              + " after it took checkpoint "
+              + lastCheckpointTaken
+              + " (is a checkpoint unaligned?): they would not be committed");
+    }
     windows.add(window, messages);
   }
 
   /**
-   * The operator had received {@code watermark} when it took checkpoint {@code checkpointId}: what
-   * window {@code checkpointId}'s snapshots record.
+   * The operator took checkpoint {@code checkpointId}, having received {@code watermark} (null:
+   * none): what window {@code checkpointId}'s snapshots record. Writers' windows up to it are
+   * complete.
    */
-  public void watermarkAt(long checkpointId, long watermark) {
-    watermarks.put(checkpointId, watermark);
+  public void checkpointTaken(long checkpointId, Long watermark) {
+    lastCheckpointTaken = Math.max(lastCheckpointTaken, checkpointId);
+    if (watermark != null) {
+      watermarks.put(checkpointId, watermark);
+    }
   }
 
   /** The watermarks of the windows not committed yet, by window (what the state keeps). */
@@ -173,30 +194,23 @@ public final class SinkCommitter {
 
   /**
    * Checkpoint {@code checkpointId} completed: commits every window up to it, then, once per
-   * attempt, deletes the files of dead writers ({@code aligned}: the checkpoints are aligned).
+   * attempt, deletes the files of dead writers.
    */
-  public void checkpointComplete(long checkpointId, boolean aligned) throws Exception {
+  public void checkpointComplete(long checkpointId) throws Exception {
     if (!streaming) {
       return;
     }
     windows.commitUpTo(checkpointId, false, this::commitWindow);
     watermarks.headMap(checkpointId, true).clear(); // their windows landed, or had nothing
     if (!writersCleaned && checkpointId > cleanAbove) {
-      if (aligned) {
-        writersCleaned = deleteFilesOfDeadWriters(checkpointId, Set.of());
-      } else {
-        LOG.info(
-            "Unaligned checkpoints: files of dead writers of {} are deleted at end of input only",
-            table.fullName());
-        writersCleaned = true;
-      }
+      writersCleaned = deleteFilesOfDeadWriters(checkpointId, Set.of());
     }
   }
 
   /**
    * Every writer ended: commits what is left, then deletes what dead writers left. {@code
-   * watermark}: the last watermark the operator received (null: none), recorded by the commits of
-   * windows that have none of their own (the end of input's, or a batch write's).
+   * watermark}: the last watermark the operator received (null: none), recorded by the commit of
+   * the end of input's window (or a batch write's).
    */
   public void endInput(Long watermark) throws Exception {
     endWatermark = watermark;
@@ -332,19 +346,14 @@ public final class SinkCommitter {
    * identifier) check. Then the markers of its files go: they are in a snapshot, or deleted.
    */
   private void commitWindow(long window, List<CommitMessage> messages, boolean restored) {
-    Long watermark = watermarks.containsKey(window) ? watermarks.get(window) : endWatermark;
+    // A window whose checkpoint saw no watermark (none had come, or its checkpoint was not taken)
+    // records none: a later watermark may count rows that came after its barrier.
+    Long watermark =
+        window == SedimentWriteOperator.END_OF_INPUT ? endWatermark : watermarks.get(window);
     if (messages.isEmpty()) {
       return;
     }
     TableCommit commit = streamCommit();
-    if (previousUser != null && window <= restoredCheckpoint) {
-      // A window of the earlier run arriving late (in flight at an unaligned checkpoint): its
-      // identifier is the earlier user's.
-      if (previousCommit == null) {
-        previousCommit = table.newStreamWriteBuilder().withCommitUser(previousUser).newCommit();
-      }
-      commit = previousCommit;
-    }
     try {
       AfterCommitMaintenance.Failures failuresBefore = commit.failures();
       List<Long> ids = commit.commit(window, messages, watermark);

@@ -1163,8 +1163,8 @@ class SedimentSqlTest {
             .toString();
     assertThat(query("SELECT tag_name, snapshot_id FROM db.`t$tags`"))
         .containsExactly("+I[" + yesterday + ", " + earliest.id() + "]");
-    assertThatThrownBy(() -> exec("ALTER TABLE db.t SET ('tag.automatic-creation' = 'watermark')"))
-        .hasStackTraceContaining("watermark and batch are not supported");
+    assertThatThrownBy(() -> exec("ALTER TABLE db.t SET ('tag.automatic-creation' = 'batch')"))
+        .hasStackTraceContaining("batch is not supported");
   }
 
   /**

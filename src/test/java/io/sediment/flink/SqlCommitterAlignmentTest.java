@@ -1,0 +1,96 @@
+package io.sediment.flink;
+
+import static io.sediment.flink.FlinkTestSupport.snapshots;
+import static io.sediment.testutil.TestTables.row;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.sediment.flink.serde.CommitMessageListCodec;
+import io.sediment.flink.sql.SedimentCommitOperator;
+import io.sediment.flink.sql.UnalignedCheckpointsRefused;
+import io.sediment.table.Table;
+import io.sediment.testutil.TestTables;
+import java.nio.file.Path;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The SQL write committer commits a window only whole: a writer's files of a checkpoint the
+ * committer has taken already (what an unaligned barrier that overtook them would bring) fail the
+ * job instead of being skipped as committed, and a streaming write under unaligned checkpoints is
+ * refused when its committer starts, as Paimon's sink refuses it.
+ */
+class SqlCommitterAlignmentTest {
+
+  @TempDir Path dir;
+
+  private Table table() {
+    return TestTables.create(TestTables.catalog(dir), "t", FlinkTestSupport.partitioned().build());
+  }
+
+  private static Tuple2<Long, byte[]> window(Table table, long window, long id) throws Exception {
+    return Tuple2.of(
+        window,
+        CommitMessageListCodec.toBytes(SqlCommitterRestores.written(table, row(id, "a", "x"))));
+  }
+
+  /** The job's configuration as Flink gives it with checkpoints every second, unaligned. */
+  private static void unaligned(OneInputStreamOperatorTestHarness<?, ?> harness) {
+    var job = harness.getEnvironment().getJobConfiguration();
+    job.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, java.time.Duration.ofSeconds(1));
+    job.set(CheckpointingOptions.ENABLE_UNALIGNED, true);
+    assertThat(CheckpointingOptions.isUnalignedCheckpointEnabled(job)).isTrue();
+  }
+
+  @Test
+  void filesThatComeAfterTheirCheckpointFailTheJobInsteadOfBeingSkipped() throws Exception {
+    Table table = table();
+    try (var harness =
+        new OneInputStreamOperatorTestHarness<Tuple2<Long, byte[]>, Void>(
+            new SedimentCommitOperator(table, true, false, null, "u-1"))) {
+      harness.open();
+      harness.processElement(window(table, 1, 1), 0); // one writer's part of window 1
+      harness.snapshot(1, 1);
+      harness.notifyOfCompletedCheckpoint(1); // window 1 lands with it
+      assertThat(snapshots(table)).hasSize(1);
+      // another writer's part of window 1 arrives late: committed as window 1, it would be
+      // skipped as landed and its rows lost
+      Tuple2<Long, byte[]> late = window(table, 1, 2);
+      assertThatThrownBy(() -> harness.processElement(late, 0))
+          .hasStackTraceContaining(
+              "A writer's files of checkpoint 1 reached the committer of db.t after it took"
+                  + " checkpoint 1 (is a checkpoint unaligned?): they would not be committed");
+    }
+    assertThat(TestTables.readAll(table)).hasSize(1);
+  }
+
+  @Test
+  void unalignedCheckpointsAreRefusedWhenTheCommitterStarts() throws Exception {
+    Table table = table();
+    try (var harness =
+        new OneInputStreamOperatorTestHarness<Tuple2<Long, byte[]>, Void>(
+            new SedimentCommitOperator(table, true, false, null, "u-1"))) {
+      unaligned(harness);
+      assertThatThrownBy(harness::open)
+          .isInstanceOf(UnalignedCheckpointsRefused.class)
+          .hasMessage(
+              "A streaming write into db.t needs aligned checkpoints, as Paimon's sink does: with"
+                  + " unaligned ones a window's files may still be on their way to the committer"
+                  + " when their checkpoint completes, and would not be committed. Set"
+                  + " execution.checkpointing.unaligned.enabled to false; nothing was written");
+    }
+    // a batch write has no checkpoints to be unaligned
+    try (var harness =
+        new OneInputStreamOperatorTestHarness<Tuple2<Long, byte[]>, Void>(
+            new SedimentCommitOperator(table, false, false, null, null))) {
+      unaligned(harness);
+      harness.open();
+      harness.processElement(window(table, Long.MAX_VALUE, 1), 0);
+      harness.endInput();
+    }
+    assertThat(TestTables.readAll(table)).hasSize(1);
+  }
+}
