@@ -47,6 +47,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
       TagCommands.Delete.class,
       TagCommands.Expire.class,
       TagCommands.Rename.class,
+      TagCommands.Replace.class,
       RollbackCommand.class,
       DemoCommand.class,
       SqlCommand.class

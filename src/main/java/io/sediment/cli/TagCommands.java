@@ -176,6 +176,65 @@ final class TagCommands {
     }
   }
 
+  /** {@code sediment replace-tag}: as {@code CALL sys.replace_tag}. */
+  @Command(
+      name = "replace-tag",
+      mixinStandardHelpOptions = true,
+      description =
+          "Make an existing tag a tag of another snapshot (as CALL sys.replace_tag), made now;"
+              + " the files only the old tag kept are deleted.")
+  static final class Replace implements Callable<Integer> {
+
+    @Spec CommandSpec spec;
+
+    @Mixin WarehouseOption warehouseOption;
+
+    @Option(names = "--table", required = true, description = "Table as DB.TABLE.")
+    String table;
+
+    @Option(names = "--tag", required = true, description = "The tag to replace.")
+    String tag;
+
+    @Option(
+        names = "--snapshot-id",
+        description = "The snapshot it keeps from now on, one still there (default: the latest).")
+    Long snapshotId;
+
+    @Option(
+        names = "--time-retained",
+        description =
+            "Keep the tag this long from now, like '7 d' (default: the table's"
+                + " tag.default-time-retained, or until deleted).")
+    String timeRetained;
+
+    @Mixin VerboseOption verbose;
+
+    @Override
+    public Integer call() {
+      OptionRefusals.check("--tag", () -> Tags.checkName(tag));
+      Duration retained =
+          timeRetained == null
+              ? null
+              : OptionRefusals.named("--time-retained", () -> positiveDuration(timeRetained));
+      Table t = new FileSystemCatalog(warehouseOption.warehouse).getTable(table);
+      Tags tags = new Tags(t);
+      OptionalLong id = snapshotId == null ? OptionalLong.empty() : OptionalLong.of(snapshotId);
+      Snapshot snapshot = OptionRefusals.named("--snapshot-id", () -> tags.checkSnapshot(id));
+      TagManager.Tag replaced =
+          OptionRefusals.named("--tag", () -> tags.replace(tag, snapshot, retained));
+      PrintWriter out = spec.commandLine().getOut();
+      out.println(
+          "Replaced tag '"
+              + replaced.name()
+              + "' of "
+              + t.fullName()
+              + ": it keeps snapshot "
+              + replaced.snapshot().id());
+      out.flush();
+      return ExitCodes.OK;
+    }
+  }
+
   /** {@code sediment expire-tags}: as {@code CALL sys.expire_tags}. */
   @Command(
       name = "expire-tags",

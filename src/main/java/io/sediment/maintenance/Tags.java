@@ -107,6 +107,30 @@ public final class Tags {
   }
 
   /**
+   * Makes tag {@code name}, which exists, a tag of {@code snapshot} (one {@link #checkSnapshot}
+   * returned), made now and kept for {@code timeRetained} (null: the table's {@code
+   * tag.default-time-retained}, and without it until deleted), as Paimon's {@code replace_tag}.
+   * Then the files only the old tag kept are deleted.
+   *
+   * @throws IllegalArgumentException when the table has no such tag, naming those it has; nothing
+   *     is changed then
+   * @throws IllegalStateException when an expiration retires the snapshot meanwhile: the tag is
+   *     deleted then
+   */
+  public TagManager.Tag replace(String name, Snapshot snapshot, Duration timeRetained) {
+    checkName(name);
+    if (timeRetained != null) {
+      checkTimeRetained(timeRetained);
+    }
+    TagManager.Tag old = tags.get(name).orElseThrow(() -> noTag(table, name, tags.names()));
+    Duration retained =
+        timeRetained != null
+            ? timeRetained
+            : store.options().get(TagOptions.TAG_DEFAULT_TIME_RETAINED);
+    return TagCreation.replace(store, table.fullName(), old, snapshot, retained);
+  }
+
+  /**
    * Deletes the tags whose {@code time_retained} ran out, and with {@code olderThanMillis} every
    * tag made before it ({@code CALL sys.expire_tags}), then the files only they kept. Returns the
    * tags deleted.

@@ -170,6 +170,22 @@ public final class TagManager {
     }
   }
 
+  /**
+   * Writes tag {@code name}'s file anew with {@code content} ({@link #fileContent}), replacing it
+   * at once: a reader sees the old tag or the new one.
+   */
+  public void overwrite(String name, byte[] content) {
+    String prefix = paths.tag(name) + "@"; // the new file may keep the old one's time
+    CACHE.keySet().removeIf(k -> k.startsWith(prefix));
+    try {
+      fileIO.replaceAtomically(paths.tag(name), content);
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write tag " + name, e);
+    } finally {
+      CACHE.keySet().removeIf(k -> k.startsWith(prefix));
+    }
+  }
+
   /** Deletes tag {@code name}; false when there was none. */
   public boolean delete(String name) {
     // a tag made again under this name may get the same modification time (whole seconds on S3)

@@ -7,6 +7,7 @@ import io.sediment.manifest.TagManager;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Writes a tag of a snapshot the way every tag is made (by {@code sys.create_tag} and by the
@@ -81,5 +82,46 @@ public final class TagCreation {
     }
     return tags.get(name)
         .orElse(new TagManager.Tag(name, snapshot, store.clock().millis(), timeRetained));
+  }
+
+  /**
+   * Makes existing tag {@code old} a tag of {@code snapshot} (a snapshot that is there and
+   * readable), made now and kept for {@code timeRetained} (Paimon's {@code replace_tag}): the tag
+   * file is replaced at once, then the files only the old tag kept are deleted.
+   *
+   * @throws IllegalStateException when an expiration retires {@code snapshot} meanwhile: the tag is
+   *     deleted then (whether that expiration saw the old tag or the new one is not known, so
+   *     neither can stay), with the files only the old one kept
+   */
+  public static TagManager.Tag replace(
+      FileStore store,
+      String tableName,
+      TagManager.Tag old,
+      Snapshot snapshot,
+      Duration timeRetained) {
+    TagManager tags = new TagManager(store.fileIO(), store.paths());
+    String name = old.name();
+    long now = store.clock().millis();
+    tags.overwrite(name, TagManager.fileContent(snapshot, now, timeRetained));
+    String refusal =
+        SnapshotExpiration.isRetiring(store, snapshot.id())
+            ? "an expiration in progress retires snapshot " + snapshot.id()
+            : store.snapshotManager().snapshotIfExists(snapshot.id()).isEmpty()
+                ? "snapshot " + snapshot.id() + " expired meanwhile"
+                : null;
+    if (refusal != null) {
+      tags.delete(name);
+      TagDeletion.deleteFilesOf(store, List.of(old));
+      throw new IllegalStateException(
+          "Tag '"
+              + name
+              + "' of "
+              + tableName
+              + " was not replaced: "
+              + refusal
+              + "; it is deleted, create it of a later snapshot");
+    }
+    TagDeletion.deleteFilesOf(store, List.of(old));
+    return tags.get(name).orElse(new TagManager.Tag(name, snapshot, now, timeRetained));
   }
 }

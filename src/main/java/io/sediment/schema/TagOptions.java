@@ -26,12 +26,25 @@ public final class TagOptions {
               .withDescription(
                   "Whether the table's committers tag snapshots on their own: none,"
                       + " process-time (a period's tag is made by the first commit after the"
-                      + " period ended, plus tag.creation-delay, on the commit's clock), or"
+                      + " period ended, plus tag.creation-delay, on the commit's clock),"
                       + " watermark (the same on the snapshots' watermarks, read in"
-                      + " sink.watermark-time-zone)."),
-          OptionRule.oneOf(
-              List.of("none", "process-time", "watermark"),
-              " (Paimon's batch is not supported; tag by hand with sys.create_tag)"));
+                      + " sink.watermark-time-zone), or batch (a batch SQL write tags the latest"
+                      + " snapshot batch-write-<day> when it has committed)."),
+          OptionRule.oneOf(List.of("none", "process-time", "watermark", "batch")));
+
+  public static final ConfigOption<String> TAG_BATCH_CUSTOMIZED_NAME =
+      OPTIONS.add(
+          ConfigOptions.key("tag.batch.customized-name")
+              .stringType()
+              .noDefaultValue()
+              .withDescription(
+                  "The name of the tag a batch SQL write makes with tag.automatic-creation ="
+                      + " batch, instead of batch-write-<day>; each such write replaces it."),
+          OptionRule.matching(
+              "(?=.*[^0-9])" + ScanOptions.TAG_NAME,
+              "letters, digits, `_`, `.`, `-`, single spaces between them",
+              "use letters, digits, '_', '.', '-' and single spaces between them only, and not"
+                  + " digits only"));
 
   public static final ConfigOption<String> SINK_WATERMARK_TIME_ZONE =
       OPTIONS.add(

@@ -349,6 +349,23 @@ class CliCommandsTest {
     assertThat(r.out())
         .as(r.err())
         .isEqualTo("Created tag 'w' of db.t at snapshot " + eighth + "\n");
+    r =
+        run(
+            "replace-tag",
+            "--warehouse",
+            w,
+            "--table",
+            "db.t",
+            "--tag",
+            "w",
+            "--snapshot-id",
+            "" + seventh);
+    assertThat(r.out())
+        .as(r.err())
+        .isEqualTo("Replaced tag 'w' of db.t: it keeps snapshot " + seventh + "\n");
+    r = run("replace-tag", "--warehouse", w, "--table", "db.t", "--tag", "nope");
+    assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err().strip()).isEqualTo("Error: --tag: db.t has no tag 'nope'; its tags are [w]");
     r = run("create-tag", "--warehouse", w, "--table", "db.t", "--tag", "x", "--watermark", "2001");
     assertThat(r.err().strip())
         .isEqualTo(

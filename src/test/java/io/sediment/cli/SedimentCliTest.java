@@ -400,7 +400,8 @@ class SedimentCliTest {
     }
     // a prefix names every command it starts
     assertThat(run("re", "--warehouse", dir.toString()).err())
-        .contains("Did you mean: remove-orphan-files or reset-consumer or rename-tag?\n");
+        .contains(
+            "Did you mean: remove-orphan-files or reset-consumer or rename-tag or replace-tag?\n");
     for (String name : List.of("--warehouse", "--table")) {
       for (String typo : typos(name.substring(2))) {
         Result r =

@@ -39,6 +39,7 @@ class SqlSessionRefusalsTest {
           Map.entry("create_tag", "snapshot_id"),
           Map.entry("create_tag_from_timestamp", "time_retained"),
           Map.entry("create_tag_from_watermark", "time_retained"),
+          Map.entry("replace_tag", "snapshot_id"),
           Map.entry("expire_tags", "older_than"),
           Map.entry("rollback_to", "snapshot_id"));
 
@@ -49,7 +50,8 @@ class SqlSessionRefusalsTest {
           "expire_partitions", "expiration_time",
           "create_tag", "tag",
           "create_tag_from_timestamp", "tag, timestamp",
-          "create_tag_from_watermark", "tag, watermark");
+          "create_tag_from_watermark", "tag, watermark",
+          "replace_tag", "tag");
 
   /** The procedures whose arguments are all required, and the one besides table. */
   private static final Map<String, List<String>> NO_OPTIONAL_ARGUMENT =

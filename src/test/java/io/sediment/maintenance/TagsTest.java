@@ -569,4 +569,64 @@ class TagsTest {
     assertThat(tags.all()).containsOnlyKeys("b", "c");
     assertThat(tags.delete(List.of("b")).dataFiles()).as("the files only it kept").isPositive();
   }
+
+  /**
+   * Paimon's {@code replace_tag}: the tag keeps another snapshot from now on, made now with the
+   * given retention, and the files only the old tag kept are deleted (nothing else is); a tag that
+   * is not there, or a snapshot that is not, is refused and changes nothing. An expiration that
+   * retires the new snapshot meanwhile leaves no tag (it may have seen either one).
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void aReplacedTagKeepsTheNewSnapshotAndFreesWhatOnlyTheOldOneKept(boolean primaryKey)
+      throws Exception {
+    ManualClock clock = new ManualClock(java.time.Instant.parse("2026-06-01T10:00:00Z"));
+    Table t =
+        TestTables.create(
+            TestTables.faultyCatalog(dir).withClock(clock),
+            "t",
+            (primaryKey
+                    ? TestTables.idValueSchema()
+                        .primaryKey("id")
+                        .option("bucket", "1")
+                        .option("deletion-vectors.enabled", "true")
+                    : TestTables.idValueSchema())
+                .option("compaction.min.file-num", "2")
+                .build());
+    TestTables.writeBatch(t, List.of(row(1L, "a")));
+    TestTables.writeBatch(t, List.of(row(2L, "b")));
+    Tags tags = new Tags(t);
+    tags.create("t", tags.checkSnapshot(OptionalLong.of(1)), null);
+    List<String> rowsOfOne = rowsOfTag(t, "t");
+    t.newCompactBuilder().withStrategy(io.sediment.compact.CompactStrategy.FULL).execute();
+    new ExpireSnapshots(t).retainMax(1).execute(); // snapshot 1 expires; the tag keeps its file
+    Set<String> before = dataFiles("t");
+    clock.advance(java.time.Duration.ofHours(1));
+
+    long latest = t.snapshotManager().latestId().orElseThrow();
+    TagManager.Tag replaced =
+        tags.replace("t", tags.checkSnapshot(OptionalLong.empty()), java.time.Duration.ofDays(2));
+    assertThat(replaced.snapshot().id()).isEqualTo(latest);
+    assertThat(replaced.createdMillis()).isEqualTo(clock.millis());
+    assertThat(replaced.timeRetained()).isEqualTo(java.time.Duration.ofDays(2));
+    assertThat(rowsOfTag(t, "t")).containsExactlyInAnyOrderElementsOf(rows(t));
+    assertThat(rowsOfTag(t, "t")).isNotEqualTo(rowsOfOne);
+    Set<String> freed = new java.util.HashSet<>(before);
+    freed.removeAll(dataFiles("t"));
+    assertThat(freed).as("the old tag's files, which nothing else kept").isNotEmpty();
+    Set<String> live = new java.util.HashSet<>();
+    t.store()
+        .newScan()
+        .plan(t.snapshotManager().latest().orElseThrow())
+        .forEach(e -> live.add(e.file().fileName()));
+    assertThat(dataFiles("t")).as("what the table reads, and nothing else").isEqualTo(live);
+    // nothing the replacement left behind for orphan removal
+    assertThat(new RemoveOrphanFiles(t).olderThan(Long.MAX_VALUE).execute()).isEmpty();
+
+    assertThatThrownBy(() -> tags.replace("nope", tags.checkSnapshot(OptionalLong.empty()), null))
+        .hasMessage("db.t has no tag 'nope'; its tags are [t]");
+    assertThatThrownBy(() -> tags.checkSnapshot(OptionalLong.of(1)))
+        .hasMessageContaining("Snapshot 1 is not there");
+    assertThat(tags.all().get("t").snapshot().id()).as("nothing changed").isEqualTo(latest);
+  }
 }

@@ -281,9 +281,10 @@ class AutomaticTagsTest {
 
     assertThatThrownBy(
             () ->
-                TestTables.create(catalog, "w", schema(Map.of("tag.automatic-creation", "batch"))))
+                TestTables.create(
+                    catalog, "w", schema(Map.of("tag.automatic-creation", "event-time"))))
         .hasMessageContaining("'tag.automatic-creation'")
-        .hasMessageContaining("batch is not supported");
+        .hasMessageContaining("allowed: [none, process-time, watermark, batch]");
     assertThatThrownBy(
             () ->
                 TestTables.create(

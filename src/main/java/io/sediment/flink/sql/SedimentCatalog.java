@@ -84,6 +84,7 @@ public final class SedimentCatalog extends AbstractCatalog {
     p.put(TagProcedures.Delete.NAME, TagProcedures.Delete::new);
     p.put(TagProcedures.Expire.NAME, TagProcedures.Expire::new);
     p.put(TagProcedures.Rename.NAME, TagProcedures.Rename::new);
+    p.put(TagProcedures.Replace.NAME, TagProcedures.Replace::new);
     p.put(RollbackProcedures.To.NAME, RollbackProcedures.To::new);
     p.put(RollbackProcedures.ToTimestamp.NAME, RollbackProcedures.ToTimestamp::new);
     p.put(RollbackProcedures.ToWatermark.NAME, RollbackProcedures.ToWatermark::new);

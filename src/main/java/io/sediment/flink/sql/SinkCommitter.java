@@ -10,6 +10,7 @@ import io.sediment.manifest.ManifestEntry;
 import io.sediment.marker.WriterMarkers;
 import io.sediment.predicate.Predicate;
 import io.sediment.retention.AfterCommitMaintenance;
+import io.sediment.retention.TagBatchCreation;
 import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
 import java.util.HashSet;
@@ -52,10 +53,11 @@ import org.slf4j.LoggerFactory;
  * window before that barrier, after every watermark they had passed on), and the end of input's the
  * last one received ({@link io.sediment.manifest.Snapshot#watermark()}).
  *
- * <p>Batch: everything is committed once at the end of input (APPEND, or OVERWRITE). A commit that
- * fails with nothing published deletes every file the job wrote, markers included, and fails the
- * job without a restart ({@link CommitRefusedException}): its files are gone, so no restart could
- * commit them.
+ * <p>Batch: everything is committed once at the end of input (APPEND, or OVERWRITE), then, with
+ * {@code tag.automatic-creation = batch}, the latest snapshot is tagged ({@link TagBatchCreation}).
+ * A commit that fails with nothing published deletes every file the job wrote, markers included,
+ * and fails the job without a restart ({@link CommitRefusedException}): its files are gone, so no
+ * restart could commit them.
  */
 public final class SinkCommitter {
 
@@ -252,6 +254,9 @@ public final class SinkCommitter {
       }
       failures = failures.plus(commit.failures());
       LOG.info("Batch write of {} committed snapshot(s) {}", table.fullName(), ids);
+      if (!ids.isEmpty() && TagBatchCreation.run(table.store(), table.fullName()).failed()) {
+        failures = failures.plus(new AfterCommitMaintenance.Failures(0, 0, 1));
+      }
       committed.addAll(CommitMessage.outputFileNames(all));
       WriterMarkers.deleteMarkers(table.store(), markerUser, committed);
     }

@@ -1163,8 +1163,8 @@ class SedimentSqlTest {
             .toString();
     assertThat(query("SELECT tag_name, snapshot_id FROM db.`t$tags`"))
         .containsExactly("+I[" + yesterday + ", " + earliest.id() + "]");
-    assertThatThrownBy(() -> exec("ALTER TABLE db.t SET ('tag.automatic-creation' = 'batch')"))
-        .hasStackTraceContaining("batch is not supported");
+    assertThatThrownBy(() -> exec("ALTER TABLE db.t SET ('tag.automatic-creation' = 'event-time')"))
+        .hasStackTraceContaining("allowed: [none, process-time, watermark, batch]");
   }
 
   /**
@@ -1250,6 +1250,33 @@ class SedimentSqlTest {
         .containsExactly("+I[5, 2000]");
     assertThat(query("SELECT * FROM db.w /*+ OPTIONS('scan.tag-name' = 'w1') */"))
         .containsExactly("+I[1, a]", "+I[2, b]", "+I[3, c]");
+  }
+
+  /**
+   * {@code replace_tag} moves a tag to another snapshot; {@code tag.automatic-creation = batch}
+   * tags the latest snapshot of each batch INSERT {@code batch-write-<day>}, replacing the day's.
+   */
+  @Test
+  void replaceTagAndBatchTags() throws Exception {
+    exec("CREATE TABLE db.b (id BIGINT) WITH ('tag.automatic-creation' = 'batch')");
+    exec("INSERT INTO db.b VALUES (1)");
+    String day = "batch-write-" + java.time.LocalDate.now();
+    assertThat(query("SELECT tag_name, snapshot_id FROM db.`b$tags`"))
+        .containsExactly("+I[" + day + ", 1]");
+    exec("INSERT INTO db.b VALUES (2)");
+    assertThat(query("SELECT tag_name, snapshot_id FROM db.`b$tags`"))
+        .as("the day's tag keeps its last load")
+        .containsExactly("+I[" + day + ", 2]");
+    String replace = "CALL c.sys.replace_tag(`table` => 'db.b', tag => ";
+    assertThat(query(replace + "'" + day + "', snapshot_id => 1)"))
+        .containsExactly("+I[" + day + ", 1, replaced]");
+    assertThat(query("SELECT * FROM db.b /*+ OPTIONS('scan.tag-name' = '" + day + "') */"))
+        .containsExactly("+I[1]");
+    assertThatThrownBy(() -> query(replace + "'nope')"))
+        .hasStackTraceContaining(
+            "Argument 'tag': db.b has no tag 'nope'; its tags are [" + day + "]");
+    assertThatThrownBy(() -> query(replace + "'" + day + "', snapshot_id => 9)"))
+        .hasStackTraceContaining("Argument 'snapshot_id': Snapshot 9 is not there");
   }
 
   /**

@@ -24,7 +24,7 @@ import org.apache.flink.types.Row;
 /**
  * Paimon's tag procedures, on {@link Tags}. They return one row per tag: its name, the snapshot it
  * keeps (null for a deleted tag whose file did not parse), and {@code created}, {@code deleted},
- * {@code renamed} or {@code expired}.
+ * {@code renamed}, {@code replaced} or {@code expired}.
  */
 public final class TagProcedures {
 
@@ -200,6 +200,57 @@ public final class TagProcedures {
       throw ProcedureArgs.bad("tag", e);
     }
     return new Row[] {Row.of(created.name(), created.snapshot().id(), "created")};
+  }
+
+  /**
+   * {@code CALL c.sys.replace_tag(`table` => 'db.t', tag => 'nightly', snapshot_id => 15)}: makes
+   * an existing tag a tag of that snapshot (without {@code snapshot_id}, of the latest), made now,
+   * as Paimon's procedure; the files only the old tag kept are deleted. One row: the tag, its new
+   * snapshot, {@code replaced}.
+   */
+  public static final class Replace implements Procedure {
+
+    public static final String NAME = "replace_tag";
+
+    private final FileSystemCatalog catalog;
+
+    public Replace(FileSystemCatalog catalog) {
+      this.catalog = catalog;
+    }
+
+    @ProcedureHint(output = @DataTypeHint(ROW))
+    public Row[] call(
+        ProcedureContext context,
+        @ArgumentHint(name = "table", type = @DataTypeHint("STRING")) String table,
+        @ArgumentHint(name = "tag", type = @DataTypeHint("STRING")) String tag,
+        @ArgumentHint(name = "snapshot_id", type = @DataTypeHint("BIGINT"), isOptional = true)
+            Long snapshotId,
+        @ArgumentHint(name = "time_retained", type = @DataTypeHint("STRING"), isOptional = true)
+            String timeRetained) {
+      Table t = ProcedureArgs.table(catalog, table);
+      try {
+        Tags.checkName(tag);
+      } catch (IllegalArgumentException e) {
+        throw ProcedureArgs.bad("tag", e);
+      }
+      Duration retained = timeRetained(timeRetained);
+      Tags tags = new Tags(t);
+      Snapshot snapshot;
+      try {
+        snapshot =
+            tags.checkSnapshot(
+                snapshotId == null ? OptionalLong.empty() : OptionalLong.of(snapshotId));
+      } catch (IllegalArgumentException e) {
+        throw ProcedureArgs.bad("snapshot_id", e);
+      }
+      TagManager.Tag replaced;
+      try {
+        replaced = tags.replace(tag, snapshot, retained);
+      } catch (IllegalArgumentException e) {
+        throw ProcedureArgs.bad("tag", e);
+      }
+      return new Row[] {Row.of(replaced.name(), replaced.snapshot().id(), "replaced")};
+    }
   }
 
   /**
