@@ -203,8 +203,8 @@ final class TagCommands {
     @Option(
         names = "--time-retained",
         description =
-            "Keep the tag this long from now, like '7 d' (default: the table's"
-                + " tag.default-time-retained, or until deleted).")
+            "Keep the tag this long from now, like '7 d' (default: until it is deleted, as"
+                + " Paimon's replace_tag).")
     String timeRetained;
 
     @Mixin VerboseOption verbose;

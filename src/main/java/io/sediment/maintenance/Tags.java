@@ -108,9 +108,9 @@ public final class Tags {
 
   /**
    * Makes tag {@code name}, which exists, a tag of {@code snapshot} (one {@link #checkSnapshot}
-   * returned), made now and kept for {@code timeRetained} (null: the table's {@code
-   * tag.default-time-retained}, and without it until deleted), as Paimon's {@code replace_tag}.
-   * Then the files only the old tag kept are deleted.
+   * returned), made now and kept for {@code timeRetained} (null: until deleted, as in Paimon, whose
+   * {@code replace_tag} does not apply {@code tag.default-time-retained}). Then the files only the
+   * old tag kept are deleted.
    *
    * @throws IllegalArgumentException when the table has no such tag, naming those it has; nothing
    *     is changed then
@@ -123,11 +123,7 @@ public final class Tags {
       checkTimeRetained(timeRetained);
     }
     TagManager.Tag old = tags.get(name).orElseThrow(() -> noTag(table, name, tags.names()));
-    Duration retained =
-        timeRetained != null
-            ? timeRetained
-            : store.options().get(TagOptions.TAG_DEFAULT_TIME_RETAINED);
-    return TagCreation.replace(store, table.fullName(), old, snapshot, retained);
+    return TagCreation.replace(store, table.fullName(), old, snapshot, timeRetained);
   }
 
   /**

@@ -25,10 +25,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The tags of a table: named snapshots kept after snapshot expiry, each a copy of its snapshot's
- * file in {@code tag/tag-<name>} (Paimon's layout), written once. Expiry and orphan removal keep
- * every file a tag's snapshot references ({@code retention.TableFiles}); a read with {@code
- * scan.tag-name} reads it. When a tag was made is in its file ({@code tagCreatedMillis}), or, in a
- * file without it, is the file's modification time.
+ * file in {@code tag/tag-<name>} (Paimon's layout), written once (or replaced whole by {@code
+ * sys.replace_tag}). Expiry and orphan removal keep every file a tag's snapshot references ({@code
+ * retention.TableFiles}); a read with {@code scan.tag-name} reads it. When a tag was made is in its
+ * file ({@code tagCreatedMillis}), or, in a file without it, is the file's modification time.
  */
 public final class TagManager {
 
@@ -175,14 +175,34 @@ public final class TagManager {
    * at once: a reader sees the old tag or the new one.
    */
   public void overwrite(String name, byte[] content) {
-    String prefix = paths.tag(name) + "@"; // the new file may keep the old one's time
+    org.apache.flink.core.fs.Path file = paths.tag(name);
+    String prefix = file + "@";
     CACHE.keySet().removeIf(k -> k.startsWith(prefix));
     try {
-      fileIO.replaceAtomically(paths.tag(name), content);
+      long before = modificationTime(file);
+      fileIO.replaceAtomically(file, content);
+      // Other processes know the tag's content by its path, time and size: on a store whose times
+      // are whole seconds (S3), a rewrite within the second of the last write would keep the old
+      // key, so it is written again once the store's clock has moved on.
+      for (int wait = 0; wait < 3 && modificationTime(file) == before; wait++) {
+        Thread.sleep(1_000);
+        fileIO.replaceAtomically(file, content);
+      }
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot write tag " + name, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while writing tag " + name, e);
     } finally {
       CACHE.keySet().removeIf(k -> k.startsWith(prefix));
+    }
+  }
+
+  private long modificationTime(org.apache.flink.core.fs.Path file) throws IOException {
+    try {
+      return fileIO.fs(file).getFileStatus(file).getModificationTime();
+    } catch (FileNotFoundException e) {
+      return -1;
     }
   }
 
@@ -246,11 +266,12 @@ public final class TagManager {
   }
 
   /**
-   * A tag file, through a cache of those read in this process: a tag file is written once, so its
-   * path and modification time name its content (a deleted and re-made tag has a new time).
+   * A tag file, through a cache of those read in this process: a tag file is written once but by
+   * {@link #overwrite}, so its path, modification time and size name its content (a deleted and
+   * re-made tag, or a replaced one, has a new time).
    */
   private Tag read(FileStatus st, String name) throws IOException {
-    String key = st.getPath() + "@" + st.getModificationTime();
+    String key = st.getPath() + "@" + st.getModificationTime() + "@" + st.getLen();
     Tag cached = CACHE.get(key);
     if (cached != null) {
       return cached;

@@ -103,12 +103,23 @@ public final class TagCreation {
     String name = old.name();
     long now = store.clock().millis();
     tags.overwrite(name, TagManager.fileContent(snapshot, now, timeRetained));
-    String refusal =
-        SnapshotExpiration.isRetiring(store, snapshot.id())
-            ? "an expiration in progress retires snapshot " + snapshot.id()
-            : store.snapshotManager().snapshotIfExists(snapshot.id()).isEmpty()
-                ? "snapshot " + snapshot.id() + " expired meanwhile"
-                : null;
+    String refusal;
+    try {
+      refusal =
+          SnapshotExpiration.isRetiring(store, snapshot.id())
+              ? "an expiration in progress retires snapshot " + snapshot.id()
+              : store.snapshotManager().snapshotIfExists(snapshot.id()).isEmpty()
+                  ? "snapshot " + snapshot.id() + " expired meanwhile"
+                  : null;
+    } catch (RuntimeException e) {
+      // unchecked, the tag must not stay: an expiration may retire its snapshot
+      try {
+        tags.delete(name);
+      } catch (RuntimeException undo) {
+        e.addSuppressed(undo);
+      }
+      throw e;
+    }
     if (refusal != null) {
       tags.delete(name);
       TagDeletion.deleteFilesOf(store, List.of(old));

@@ -60,11 +60,49 @@ class SqlCommitterAlignmentTest {
       // skipped as landed and its rows lost
       Tuple2<Long, byte[]> late = window(table, 1, 2);
       assertThatThrownBy(() -> harness.processElement(late, 0))
-          .hasStackTraceContaining(
+          .isInstanceOf(UnalignedCheckpointsRefused.class)
+          .hasMessageStartingWith(
               "A writer's files of checkpoint 1 reached the committer of db.t after it took"
-                  + " checkpoint 1 (is a checkpoint unaligned?): they would not be committed");
+                  + " checkpoint 1: they were in flight at an unaligned checkpoint");
     }
     assertThat(TestTables.readAll(table)).hasSize(1);
+  }
+
+  /**
+   * A job restored from an unaligned checkpoint replays the windows that were in flight at it: they
+   * fail the job without a restart (a restart would replay them again), saying to restore from a
+   * savepoint or an aligned checkpoint.
+   */
+  @Test
+  void aWindowReplayedFromAnUnalignedCheckpointFailsTheJobWithoutARestart() throws Exception {
+    Table table = table();
+    org.apache.flink.runtime.checkpoint.OperatorSubtaskState state;
+    try (var harness =
+        new OneInputStreamOperatorTestHarness<Tuple2<Long, byte[]>, Void>(
+            new SedimentCommitOperator(table, true, false, null, "u-1"))) {
+      harness.open();
+      harness.processElement(window(table, 3, 1), 0);
+      state = harness.snapshot(3, 3);
+    }
+    try (var harness =
+        new OneInputStreamOperatorTestHarness<Tuple2<Long, byte[]>, Void>(
+            new SedimentCommitOperator(table, true, false, null, null))) {
+      harness.setRestoredCheckpointId(3);
+      harness.initializeState(state);
+      harness.open(); // the restored window 3 lands
+      Tuple2<Long, byte[]> replayed = window(table, 3, 2);
+      assertThatThrownBy(() -> harness.processElement(replayed, 0))
+          .isInstanceOf(UnalignedCheckpointsRefused.class)
+          .hasMessageEndingWith(
+              "Restore the job from a savepoint, or from a checkpoint taken with aligned"
+                  + " checkpoints; nothing of them was committed");
+    }
+    assertThat(TestTables.readAll(table)).hasSize(1);
+    assertThat(
+            UnalignedCheckpointsRefused.class
+                .getAnnotation(org.apache.flink.runtime.throwable.ThrowableAnnotation.class)
+                .value())
+        .isEqualTo(org.apache.flink.runtime.throwable.ThrowableType.NonRecoverableError);
   }
 
   @Test

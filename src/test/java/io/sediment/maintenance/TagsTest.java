@@ -580,7 +580,8 @@ class TagsTest {
   @ValueSource(booleans = {false, true})
   void aReplacedTagKeepsTheNewSnapshotAndFreesWhatOnlyTheOldOneKept(boolean primaryKey)
       throws Exception {
-    ManualClock clock = new ManualClock(java.time.Instant.parse("2026-06-01T10:00:00Z"));
+    // two days ahead: orphan removal then sees every file as old enough to delete
+    ManualClock clock = new ManualClock(java.time.Instant.now().plus(java.time.Duration.ofDays(2)));
     Table t =
         TestTables.create(
             TestTables.faultyCatalog(dir).withClock(clock),
@@ -628,5 +629,34 @@ class TagsTest {
     assertThatThrownBy(() -> tags.checkSnapshot(OptionalLong.of(1)))
         .hasMessageContaining("Snapshot 1 is not there");
     assertThat(tags.all().get("t").snapshot().id()).as("nothing changed").isEqualTo(latest);
+    assertThat(tags.replace("t", tags.checkSnapshot(OptionalLong.empty()), null).timeRetained())
+        .as("as in Paimon, no retention unless given")
+        .isNull();
+  }
+
+  /**
+   * A replacement whose new snapshot an expiration in progress retires leaves no tag: the
+   * expiration may have read the old tag or the new one, so neither can stay.
+   */
+  @Test
+  void aReplacementOfASnapshotAnExpirationInProgressRetiresLeavesNoTag() throws Exception {
+    Table t = table("t", false);
+    for (long i = 0; i < 3; i++) {
+      TestTables.writeBatch(t, List.of(row(i, "v" + i)));
+    }
+    Tags tags = new Tags(t);
+    tags.create("r", OptionalLong.of(3));
+    FaultyFileSystem.failDeletesAfter(0); // killed at its first delete, after its record
+    assertThatThrownBy(() -> new ExpireSnapshots(t).retainMax(1).execute())
+        .isInstanceOf(RuntimeException.class);
+    FaultyFileSystem.reset();
+    assertThatThrownBy(() -> tags.replace("r", tags.checkSnapshot(OptionalLong.of(1)), null))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage(
+            "Tag 'r' of db.t was not replaced: an expiration in progress retires snapshot 1; it is"
+                + " deleted, create it of a later snapshot");
+    assertThat(tags.all()).isEmpty();
+    new ExpireSnapshots(t).retainMax(1).execute();
+    assertThat(rows(t)).hasSize(3);
   }
 }

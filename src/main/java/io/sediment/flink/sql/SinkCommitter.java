@@ -153,20 +153,14 @@ public final class SinkCommitter {
    * A writer's messages for {@code window} (the checkpoint it flushed them for, or the end of
    * input).
    *
-   * @throws IllegalStateException when the committer took that checkpoint already: the window may
-   *     be committed without them, and their commit would then be skipped as landed (with aligned
-   *     checkpoints a writer's window always comes before its barrier)
+   * @throws UnalignedCheckpointsRefused when the committer took that checkpoint already, or was
+   *     restored from it: the window may be committed without them, and their commit would then be
+   *     skipped as landed (with aligned checkpoints a writer's window always comes before its
+   *     barrier, so they are an unaligned checkpoint's in-flight data)
    */
   public void add(long window, List<CommitMessage> messages) {
     if (window != SedimentWriteOperator.END_OF_INPUT && window <= lastCheckpointTaken) {
-      throw new IllegalStateException(
-          "A writer's files of checkpoint "
-              + window
-              + " reached the committer of "
-              + table.fullName()
-              + " after it took checkpoint "
-              + lastCheckpointTaken
-              + " (is a checkpoint unaligned?): they would not be committed");
+      throw new UnalignedCheckpointsRefused(table.fullName(), window, lastCheckpointTaken);
     }
     windows.add(window, messages);
   }
@@ -247,14 +241,17 @@ public final class SinkCommitter {
               "The write into {} landed, but its compaction failed and was not committed: {}",
               table.fullName(),
               e.toString());
-          ids = List.of();
+          ids = null;
         } else {
           throw refused(commit, all, e);
         }
       }
       failures = failures.plus(commit.failures());
-      LOG.info("Batch write of {} committed snapshot(s) {}", table.fullName(), ids);
-      if (!ids.isEmpty() && TagBatchCreation.run(table.store(), table.fullName()).failed()) {
+      if (ids != null) {
+        LOG.info("Batch write of {} committed snapshot(s) {}", table.fullName(), ids);
+      }
+      boolean landed = ids == null || !ids.isEmpty(); // null: its append landed
+      if (landed && TagBatchCreation.run(table.store(), table.fullName()).failed()) {
         failures = failures.plus(new AfterCommitMaintenance.Failures(0, 0, 1));
       }
       committed.addAll(CommitMessage.outputFileNames(all));

@@ -1260,7 +1260,11 @@ class SedimentSqlTest {
   void replaceTagAndBatchTags() throws Exception {
     exec("CREATE TABLE db.b (id BIGINT) WITH ('tag.automatic-creation' = 'batch')");
     exec("INSERT INTO db.b VALUES (1)");
-    String day = "batch-write-" + java.time.LocalDate.now();
+    String day =
+        "batch-write-"
+            + java.time.LocalDate.ofInstant(
+                Instant.ofEpochMilli(table("b").snapshotManager().snapshot(1).timeMillis()),
+                java.time.ZoneId.systemDefault());
     assertThat(query("SELECT tag_name, snapshot_id FROM db.`b$tags`"))
         .containsExactly("+I[" + day + ", 1]");
     exec("INSERT INTO db.b VALUES (2)");
