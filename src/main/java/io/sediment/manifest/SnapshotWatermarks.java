@@ -2,41 +2,29 @@ package io.sediment.manifest;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
- * Finds snapshots by their watermark ({@link Snapshot#watermark()}). Watermarks never decrease
- * along snapshot ids, and snapshots without one come before the first that has one, so both
- * searches are binary searches over the ids, reading about log2(n) snapshots.
+ * Finds snapshots by their commit time or watermark ({@link Snapshot#watermark()}). Commit times
+ * and watermarks never decrease along snapshot ids, and snapshots without a watermark come before
+ * the first that has one, so each search is a binary search over the ids for the end of a prefix
+ * (reading about log2(n) snapshots).
  */
 public final class SnapshotWatermarks {
 
   private SnapshotWatermarks() {}
+
+  /** The newest snapshot committed at or before {@code millis}. */
+  public static Optional<Snapshot> committedAtOrBefore(SnapshotManager snapshots, long millis) {
+    return prefixEnd(snapshots, s -> s.timeMillis() <= millis).last();
+  }
 
   /**
    * The oldest snapshot still there whose watermark is at least {@code watermark}: what {@code
    * sys.create_tag_from_watermark} tags, as in Paimon.
    */
   public static Optional<Snapshot> firstAtOrAfter(SnapshotManager snapshots, long watermark) {
-    List<Long> ids = snapshots.listIds();
-    int lo = 0;
-    int hi = ids.size() - 1;
-    Snapshot found = null;
-    while (lo <= hi) {
-      int mid = (lo + hi) >>> 1;
-      Optional<Snapshot> s = snapshots.snapshotIfExists(ids.get(mid));
-      if (s.isEmpty()) { // expired while searching: only newer ones can be the answer
-        lo = mid + 1;
-        continue;
-      }
-      Long w = s.get().watermark();
-      if (w != null && w >= watermark) {
-        found = s.get();
-        hi = mid - 1;
-      } else {
-        lo = mid + 1;
-      }
-    }
-    return Optional.ofNullable(found);
+    return prefixEnd(snapshots, s -> s.watermark() == null || s.watermark() < watermark).next();
   }
 
   /**
@@ -45,27 +33,36 @@ public final class SnapshotWatermarks {
    * the answer.
    */
   public static Optional<Snapshot> latestAtOrBefore(SnapshotManager snapshots, long watermark) {
+    return prefixEnd(snapshots, s -> s.watermark() == null || s.watermark() <= watermark)
+        .last()
+        .filter(s -> s.watermark() != null);
+  }
+
+  /** The last snapshot of a prefix of the ids, and the first after it; either may be empty. */
+  private record PrefixEnd(Optional<Snapshot> last, Optional<Snapshot> next) {}
+
+  /**
+   * The end of the prefix of ids for which {@code inPrefix} holds. A snapshot that expires while
+   * searching counts as in the prefix: only newer ones can be the answer.
+   */
+  private static PrefixEnd prefixEnd(SnapshotManager snapshots, Predicate<Snapshot> inPrefix) {
     List<Long> ids = snapshots.listIds();
     int lo = 0;
     int hi = ids.size() - 1;
-    Snapshot found = null;
+    Snapshot last = null;
+    Snapshot next = null;
     while (lo <= hi) {
       int mid = (lo + hi) >>> 1;
       Optional<Snapshot> s = snapshots.snapshotIfExists(ids.get(mid));
-      if (s.isEmpty()) {
-        lo = mid + 1;
-        continue;
-      }
-      Long w = s.get().watermark();
-      if (w == null || w <= watermark) {
-        // the last snapshot visited here is the answer; one without a watermark means none has
-        found = w == null ? null : s.get();
+      if (s.isEmpty() || inPrefix.test(s.get())) {
+        last = s.orElse(last);
         lo = mid + 1;
       } else {
+        next = s.get();
         hi = mid - 1;
       }
     }
-    return Optional.ofNullable(found);
+    return new PrefixEnd(Optional.ofNullable(last), Optional.ofNullable(next));
   }
 
   /**

@@ -52,25 +52,8 @@ public final class TagCreation {
       throw new TagExistsException(
           "Tag '" + name + "' of " + tableName + " exists already; delete it first");
     }
-    String refusal;
-    try {
-      refusal =
-          SnapshotExpiration.isRetiring(store, snapshot.id())
-              ? "an expiration in progress retires snapshot " + snapshot.id()
-              : store.snapshotManager().snapshotIfExists(snapshot.id()).isEmpty()
-                  ? "snapshot " + snapshot.id() + " expired meanwhile"
-                  : null;
-    } catch (RuntimeException e) {
-      // unchecked, the tag must not stay: an expiration may retire its snapshot
-      try {
-        tags.delete(name);
-      } catch (RuntimeException undo) {
-        e.addSuppressed(undo);
-      }
-      throw e;
-    }
+    String refusal = checkAfterWrite(store, tags, name, snapshot);
     if (refusal != null) {
-      tags.delete(name);
       throw new IllegalStateException(
           "Tag '"
               + name
@@ -82,6 +65,35 @@ public final class TagCreation {
     }
     return tags.get(name)
         .orElse(new TagManager.Tag(name, snapshot, store.clock().millis(), timeRetained));
+  }
+
+  /**
+   * The check after tag {@code name} of {@code snapshot} was written: why it cannot stay (an
+   * expiration retires its snapshot), having deleted it, or null. A check that fails deletes the
+   * tag too: unchecked, it must not stay.
+   */
+  private static String checkAfterWrite(
+      FileStore store, TagManager tags, String name, Snapshot snapshot) {
+    String refusal;
+    try {
+      refusal =
+          SnapshotExpiration.isRetiring(store, snapshot.id())
+              ? "an expiration in progress retires snapshot " + snapshot.id()
+              : store.snapshotManager().snapshotIfExists(snapshot.id()).isEmpty()
+                  ? "snapshot " + snapshot.id() + " expired meanwhile"
+                  : null;
+    } catch (RuntimeException e) {
+      try {
+        tags.delete(name);
+      } catch (RuntimeException undo) {
+        e.addSuppressed(undo);
+      }
+      throw e;
+    }
+    if (refusal != null) {
+      tags.delete(name);
+    }
+    return refusal;
   }
 
   /**
@@ -103,25 +115,8 @@ public final class TagCreation {
     String name = old.name();
     long now = store.clock().millis();
     tags.overwrite(name, TagManager.fileContent(snapshot, now, timeRetained));
-    String refusal;
-    try {
-      refusal =
-          SnapshotExpiration.isRetiring(store, snapshot.id())
-              ? "an expiration in progress retires snapshot " + snapshot.id()
-              : store.snapshotManager().snapshotIfExists(snapshot.id()).isEmpty()
-                  ? "snapshot " + snapshot.id() + " expired meanwhile"
-                  : null;
-    } catch (RuntimeException e) {
-      // unchecked, the tag must not stay: an expiration may retire its snapshot
-      try {
-        tags.delete(name);
-      } catch (RuntimeException undo) {
-        e.addSuppressed(undo);
-      }
-      throw e;
-    }
+    String refusal = checkAfterWrite(store, tags, name, snapshot);
     if (refusal != null) {
-      tags.delete(name);
       TagDeletion.deleteFilesOf(store, List.of(old));
       throw new IllegalStateException(
           "Tag '"

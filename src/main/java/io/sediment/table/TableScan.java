@@ -8,6 +8,7 @@ import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
+import io.sediment.manifest.SnapshotWatermarks;
 import io.sediment.manifest.TagManager;
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.Predicates;
@@ -118,25 +119,7 @@ public final class TableScan {
 
   /** The newest snapshot committed at or before {@code millis}: a binary search over the ids. */
   public static Optional<Snapshot> atOrBefore(SnapshotManager snapshots, long millis) {
-    List<Long> ids = snapshots.listIds();
-    int lo = 0;
-    int hi = ids.size() - 1;
-    Snapshot found = null;
-    while (lo <= hi) {
-      int mid = (lo + hi) >>> 1;
-      Optional<Snapshot> s = snapshots.snapshotIfExists(ids.get(mid));
-      if (s.isEmpty()) { // expired while searching: only newer ones can be the answer
-        lo = mid + 1;
-        continue;
-      }
-      if (s.get().timeMillis() <= millis) {
-        found = s.get();
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    return Optional.ofNullable(found);
+    return SnapshotWatermarks.committedAtOrBefore(snapshots, millis);
   }
 
   String tableName() {

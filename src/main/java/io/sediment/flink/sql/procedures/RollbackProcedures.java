@@ -89,17 +89,7 @@ public final class RollbackProcedures {
         ProcedureContext context,
         @ArgumentHint(name = "table", type = @DataTypeHint("STRING")) String table,
         @ArgumentHint(name = "timestamp", type = @DataTypeHint("BIGINT")) Long timestamp) {
-      if (timestamp == null) {
-        throw ProcedureArgs.bad("timestamp", "give the time in milliseconds since the epoch");
-      }
-      Table t = ProcedureArgs.table(catalog, table);
-      Rollback.Result r;
-      try {
-        r = new Rollback(t).toTimestamp(timestamp);
-      } catch (IllegalArgumentException e) {
-        throw ProcedureArgs.bad("timestamp", e);
-      }
-      return row(r);
+      return rollBackTo(catalog, table, "timestamp", timestamp, "the time", Rollback::toTimestamp);
     }
   }
 
@@ -123,18 +113,38 @@ public final class RollbackProcedures {
         ProcedureContext context,
         @ArgumentHint(name = "table", type = @DataTypeHint("STRING")) String table,
         @ArgumentHint(name = "watermark", type = @DataTypeHint("BIGINT")) Long watermark) {
-      if (watermark == null) {
-        throw ProcedureArgs.bad("watermark", "give the watermark in milliseconds since the epoch");
-      }
-      Table t = ProcedureArgs.table(catalog, table);
-      Rollback.Result r;
-      try {
-        r = new Rollback(t).toWatermark(watermark);
-      } catch (IllegalArgumentException e) {
-        throw ProcedureArgs.bad("watermark", e);
-      }
-      return row(r);
+      return rollBackTo(
+          catalog, table, "watermark", watermark, "the watermark", Rollback::toWatermark);
     }
+  }
+
+  /** How a procedure rolls back to a point ({@code timestamp}, {@code watermark}). */
+  private interface RollbackTo {
+    Rollback.Result to(Rollback rollback, long point);
+  }
+
+  /**
+   * Rolls back to {@code point}, the value of argument {@code argument} ({@code what} it is, in
+   * milliseconds since the epoch); refusals name the argument.
+   */
+  private static Row[] rollBackTo(
+      FileSystemCatalog catalog,
+      String table,
+      String argument,
+      Long point,
+      String what,
+      RollbackTo to) {
+    if (point == null) {
+      throw ProcedureArgs.bad(argument, "give " + what + " in milliseconds since the epoch");
+    }
+    Table t = ProcedureArgs.table(catalog, table);
+    Rollback.Result r;
+    try {
+      r = to.to(new Rollback(t), point);
+    } catch (IllegalArgumentException e) {
+      throw ProcedureArgs.bad(argument, e);
+    }
+    return row(r);
   }
 
   private static Row[] row(Rollback.Result r) {

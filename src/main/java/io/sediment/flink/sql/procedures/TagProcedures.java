@@ -104,18 +104,15 @@ public final class TagProcedures {
         @ArgumentHint(name = "timestamp", type = @DataTypeHint("BIGINT")) Long timestamp,
         @ArgumentHint(name = "time_retained", type = @DataTypeHint("STRING"), isOptional = true)
             String timeRetained) {
-      Tags tags = tagsOf(catalog, table, tag);
-      Duration retained = timeRetained(timeRetained);
-      if (timestamp == null) {
-        throw ProcedureArgs.bad("timestamp", "give the time in milliseconds since the epoch");
-      }
-      long id;
-      try {
-        id = tags.snapshotAtOrAfter(timestamp);
-      } catch (IllegalArgumentException e) {
-        throw ProcedureArgs.bad("timestamp", e);
-      }
-      return create(tags, tag, OptionalLong.of(id), "timestamp", retained);
+      return createAt(
+          catalog,
+          table,
+          tag,
+          timeRetained,
+          "timestamp",
+          timestamp,
+          "the time",
+          Tags::snapshotAtOrAfter);
     }
   }
 
@@ -142,19 +139,48 @@ public final class TagProcedures {
         @ArgumentHint(name = "watermark", type = @DataTypeHint("BIGINT")) Long watermark,
         @ArgumentHint(name = "time_retained", type = @DataTypeHint("STRING"), isOptional = true)
             String timeRetained) {
-      Tags tags = tagsOf(catalog, table, tag);
-      Duration retained = timeRetained(timeRetained);
-      if (watermark == null) {
-        throw ProcedureArgs.bad("watermark", "give the watermark in milliseconds since the epoch");
-      }
-      long id;
-      try {
-        id = tags.snapshotAtOrAfterWatermark(watermark);
-      } catch (IllegalArgumentException e) {
-        throw ProcedureArgs.bad("watermark", e);
-      }
-      return create(tags, tag, OptionalLong.of(id), "watermark", retained);
+      return createAt(
+          catalog,
+          table,
+          tag,
+          timeRetained,
+          "watermark",
+          watermark,
+          "the watermark",
+          Tags::snapshotAtOrAfterWatermark);
     }
+  }
+
+  /** How a procedure finds the snapshot of a point ({@code timestamp}, {@code watermark}). */
+  private interface SnapshotAt {
+    long find(Tags tags, long point);
+  }
+
+  /**
+   * Makes a tag of the snapshot {@code at} finds for {@code point}, the value of argument {@code
+   * argument} ({@code what} it is, in milliseconds since the epoch); refusals name the argument.
+   */
+  private static Row[] createAt(
+      FileSystemCatalog catalog,
+      String table,
+      String tag,
+      String timeRetained,
+      String argument,
+      Long point,
+      String what,
+      SnapshotAt at) {
+    Tags tags = tagsOf(catalog, table, tag);
+    Duration retained = timeRetained(timeRetained);
+    if (point == null) {
+      throw ProcedureArgs.bad(argument, "give " + what + " in milliseconds since the epoch");
+    }
+    long id;
+    try {
+      id = at.find(tags, point);
+    } catch (IllegalArgumentException e) {
+      throw ProcedureArgs.bad(argument, e);
+    }
+    return create(tags, tag, OptionalLong.of(id), argument, retained);
   }
 
   /** Paimon's {@code time_retained} ('7 d'), or null when not given. */
