@@ -16,6 +16,7 @@ import io.sediment.maintenance.Rollback;
 import io.sediment.maintenance.Tags;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.TagManager;
 import io.sediment.schema.Schema;
 import io.sediment.table.DataSplit;
 import io.sediment.table.Table;
@@ -193,6 +194,20 @@ class S3MaintenanceTest {
     assertThat(deleted.dataFiles()).isEqualTo(4);
     assertThat(storedDataFiles(t)).containsExactlyInAnyOrderElementsOf(liveFiles(t));
     assertThat(ids(t)).containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L, 5L, 6L);
+
+    // a tag replaced within the store's second (S3 keeps whole seconds) still gets a new
+    // modification time: other processes know a tag's content by its path, time and size
+    Tags tags = new Tags(t);
+    tags.create("moving", OptionalLong.of(forward.newSnapshotId().getAsLong()));
+    Path tagFile = t.store().paths().tag("moving");
+    long made = t.store().fileIO().fs(tagFile).getFileStatus(tagFile).getModificationTime();
+    TagManager.Tag replaced =
+        tags.replace("moving", tags.checkSnapshot(OptionalLong.empty()), null);
+    assertThat(t.store().fileIO().fs(tagFile).getFileStatus(tagFile).getModificationTime())
+        .isNotEqualTo(made);
+    assertThat(replaced.createdMillis()).isGreaterThanOrEqualTo(made);
+    assertThat(ids(t.copy(Map.of("scan.tag-name", "moving"))))
+        .containsExactlyInAnyOrder(0L, 1L, 2L, 3L, 4L, 5L, 6L);
   }
 
   /**
