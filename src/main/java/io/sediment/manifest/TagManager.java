@@ -176,8 +176,7 @@ public final class TagManager {
    */
   public void overwrite(String name, byte[] content) {
     org.apache.flink.core.fs.Path file = paths.tag(name);
-    String prefix = file + "@";
-    CACHE.keySet().removeIf(k -> k.startsWith(prefix));
+    forget(name);
     try {
       long before = modificationTime(file);
       fileIO.replaceAtomically(file, content);
@@ -194,8 +193,14 @@ public final class TagManager {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("Interrupted while writing tag " + name, e);
     } finally {
-      CACHE.keySet().removeIf(k -> k.startsWith(prefix));
+      forget(name);
     }
+  }
+
+  /** Drops what this process cached of tag {@code name}'s file. */
+  private void forget(String name) {
+    String prefix = paths.tag(name) + "@";
+    CACHE.keySet().removeIf(k -> k.startsWith(prefix));
   }
 
   private long modificationTime(org.apache.flink.core.fs.Path file) throws IOException {
@@ -209,8 +214,7 @@ public final class TagManager {
   /** Deletes tag {@code name}; false when there was none. */
   public boolean delete(String name) {
     // a tag made again under this name may get the same modification time (whole seconds on S3)
-    String prefix = paths.tag(name) + "@";
-    CACHE.keySet().removeIf(k -> k.startsWith(prefix));
+    forget(name);
     try {
       return fileIO.delete(paths.tag(name), false);
     } catch (IOException e) {

@@ -15,6 +15,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,7 +78,7 @@ public final class TagAutoCreation {
       if (!started) {
         start(tags, snapshots, period);
       }
-      TimeOf timeOf =
+      Function<Snapshot, LocalDateTime> timeOf =
           byWatermark
               ? watermarkTime(ZoneId.of(options.get(TagOptions.SINK_WATERMARK_TIME_ZONE)))
               : s -> localTime(s.timeMillis());
@@ -149,7 +150,7 @@ public final class TagAutoCreation {
       FileStore store,
       TagManager tags,
       Snapshot snapshot,
-      TimeOf timeOf,
+      Function<Snapshot, LocalDateTime> timeOf,
       TagPeriod period,
       Duration delay,
       List<String> created,
@@ -179,7 +180,14 @@ public final class TagAutoCreation {
     nextTag = start.plus(period.length());
     Integer max = store.options().get(TagOptions.TAG_NUM_RETAINED_MAX);
     if (max != null) {
-      deleted.addAll(deleteOldest(store, tags, period, max));
+      deleted.addAll(
+          TagDeletion.keepNewest(
+              store,
+              tags,
+              t -> period.start(t.name()) != null,
+              Comparator.comparingLong((TagManager.Tag t) -> t.snapshot().id())
+                  .thenComparing(t -> period.start(t.name())),
+              max));
     }
   }
 
@@ -196,16 +204,11 @@ public final class TagAutoCreation {
     }
   }
 
-  /** The local time a snapshot counts as made at for its tag (null: none yet). */
-  private interface TimeOf {
-    LocalDateTime apply(Snapshot snapshot);
-  }
-
   /**
    * The snapshot's watermark as a local time in {@code zone} (Paimon's {@code
    * sink.watermark-time-zone}); null without a watermark.
    */
-  private static TimeOf watermarkTime(ZoneId zone) {
+  private static Function<Snapshot, LocalDateTime> watermarkTime(ZoneId zone) {
     return s -> {
       Long w = s.watermark();
       if (w == null) {
@@ -217,31 +220,6 @@ public final class TagAutoCreation {
         return null; // no period to name
       }
     };
-  }
-
-  /** Deletes the oldest automatic tags beyond {@code max}, then the files only they kept. */
-  private static List<String> deleteOldest(
-      FileStore store, TagManager tags, TagPeriod period, int max) {
-    List<TagManager.Tag> auto = new ArrayList<>();
-    for (TagManager.Tag t : tags.all().values()) {
-      if (period.start(t.name()) != null) {
-        auto.add(t);
-      }
-    }
-    if (auto.size() <= max) {
-      return List.of();
-    }
-    auto.sort(
-        Comparator.comparingLong((TagManager.Tag t) -> t.snapshot().id())
-            .thenComparing(t -> period.start(t.name())));
-    List<TagManager.Tag> oldest = auto.subList(0, auto.size() - max);
-    List<String> names = new ArrayList<>();
-    for (TagManager.Tag t : oldest) {
-      tags.delete(t.name());
-      names.add(t.name());
-    }
-    TagDeletion.deleteFilesOf(store, oldest);
-    return names;
   }
 
   private static LocalDateTime localTime(long millis) {

@@ -71,7 +71,14 @@ public final class TagBatchCreation {
       }
       Integer max = store.options().get(TagOptions.TAG_NUM_RETAINED_MAX);
       if (max != null) {
-        deleted.addAll(deleteOldest(store, tags, max));
+        deleted.addAll(
+            TagDeletion.keepNewest(
+                store,
+                tags,
+                t -> BATCH_TAG.matcher(t.name()).matches(),
+                Comparator.comparingLong((TagManager.Tag t) -> t.snapshot().id())
+                    .thenComparing(TagManager.Tag::name),
+                max));
       }
       if (!created.isEmpty() || !deleted.isEmpty()) {
         LOG.info("Batch tags of {}: made {}, deleted {}", tableName, created, deleted);
@@ -85,29 +92,5 @@ public final class TagBatchCreation {
           e);
       return new TagAutoCreation.Outcome(created, deleted, e);
     }
-  }
-
-  /** Deletes the oldest {@code batch-write-<day>} tags beyond {@code max}, then their files. */
-  private static List<String> deleteOldest(FileStore store, TagManager tags, int max) {
-    List<TagManager.Tag> batch = new ArrayList<>();
-    for (TagManager.Tag t : tags.all().values()) {
-      if (BATCH_TAG.matcher(t.name()).matches()) {
-        batch.add(t);
-      }
-    }
-    if (batch.size() <= max) {
-      return List.of();
-    }
-    batch.sort(
-        Comparator.comparingLong((TagManager.Tag t) -> t.snapshot().id())
-            .thenComparing(TagManager.Tag::name));
-    List<TagManager.Tag> oldest = batch.subList(0, batch.size() - max);
-    List<String> names = new ArrayList<>();
-    for (TagManager.Tag t : oldest) {
-      tags.delete(t.name());
-      names.add(t.name());
-    }
-    TagDeletion.deleteFilesOf(store, oldest);
-    return names;
   }
 }

@@ -9,9 +9,11 @@ import io.sediment.manifest.TagManager;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.apache.flink.core.fs.Path;
 
 /**
@@ -26,6 +28,37 @@ public final class TagDeletion {
 
   /** How many data files and metadata files the deletion removed. */
   public record Result(int dataFiles, int metadataFiles) {}
+
+  /**
+   * Keeps the newest {@code max} of the table's tags that {@code counted} holds for (oldest first
+   * in {@code order}) and deletes the others, then the files only they kept; returns their names.
+   * For {@code tag.num-retained-max}.
+   */
+  static List<String> keepNewest(
+      FileStore store,
+      TagManager tags,
+      Predicate<TagManager.Tag> counted,
+      Comparator<TagManager.Tag> order,
+      int max) {
+    List<TagManager.Tag> candidates = new ArrayList<>();
+    for (TagManager.Tag t : tags.all().values()) {
+      if (counted.test(t)) {
+        candidates.add(t);
+      }
+    }
+    if (candidates.size() <= max) {
+      return List.of();
+    }
+    candidates.sort(order);
+    List<TagManager.Tag> oldest = candidates.subList(0, candidates.size() - max);
+    List<String> names = new ArrayList<>();
+    for (TagManager.Tag t : oldest) {
+      tags.delete(t.name());
+      names.add(t.name());
+    }
+    deleteFilesOf(store, oldest);
+    return names;
+  }
 
   /**
    * Deletes what only {@code deleted} (tags whose files are deleted already) referenced.

@@ -72,7 +72,6 @@ public final class SinkCommitter {
   private String markerUser;
   private TableCommit streamCommit;
 
-  private long restoredCheckpoint;
   private long cleanAbove;
   private boolean writersCleaned;
   private AfterCommitMaintenance.Failures failures = AfterCommitMaintenance.Failures.NONE;
@@ -115,7 +114,6 @@ public final class SinkCommitter {
     this.writersCleaned = false;
     this.endWatermark = null;
     this.lastCheckpointTaken = restoredCheckpoint;
-    this.restoredCheckpoint = restoredCheckpoint;
     if (!streaming) {
       return;
     }
