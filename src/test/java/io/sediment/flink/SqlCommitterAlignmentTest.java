@@ -1,11 +1,9 @@
 package io.sediment.flink;
 
 import static io.sediment.flink.FlinkTestSupport.snapshots;
-import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.sediment.flink.serde.CommitMessageListCodec;
 import io.sediment.flink.sql.SedimentCommitOperator;
 import io.sediment.flink.sql.UnalignedCheckpointsRefused;
 import io.sediment.table.Table;
@@ -31,12 +29,6 @@ class SqlCommitterAlignmentTest {
     return TestTables.create(TestTables.catalog(dir), "t", FlinkTestSupport.partitioned().build());
   }
 
-  private static Tuple2<Long, byte[]> window(Table table, long window, long id) throws Exception {
-    return Tuple2.of(
-        window,
-        CommitMessageListCodec.toBytes(SqlCommitterRestores.written(table, row(id, "a", "x"))));
-  }
-
   /** The job's configuration as Flink gives it with checkpoints every second, unaligned. */
   private static void unaligned(OneInputStreamOperatorTestHarness<?, ?> harness) {
     var job = harness.getEnvironment().getJobConfiguration();
@@ -52,13 +44,14 @@ class SqlCommitterAlignmentTest {
         new OneInputStreamOperatorTestHarness<Tuple2<Long, byte[]>, Void>(
             new SedimentCommitOperator(table, true, false, null, "u-1"))) {
       harness.open();
-      harness.processElement(window(table, 1, 1), 0); // one writer's part of window 1
+      harness.processElement(
+          SqlCommitterRestores.window(table, 1, 1), 0); // one writer's part of window 1
       harness.snapshot(1, 1);
       harness.notifyOfCompletedCheckpoint(1); // window 1 lands with it
       assertThat(snapshots(table)).hasSize(1);
       // another writer's part of window 1 arrives late: committed as window 1, it would be
       // skipped as landed and its rows lost
-      Tuple2<Long, byte[]> late = window(table, 1, 2);
+      Tuple2<Long, byte[]> late = SqlCommitterRestores.window(table, 1, 2);
       assertThatThrownBy(() -> harness.processElement(late, 0))
           .isInstanceOf(UnalignedCheckpointsRefused.class)
           .hasMessageStartingWith(
@@ -81,7 +74,7 @@ class SqlCommitterAlignmentTest {
         new OneInputStreamOperatorTestHarness<Tuple2<Long, byte[]>, Void>(
             new SedimentCommitOperator(table, true, false, null, "u-1"))) {
       harness.open();
-      harness.processElement(window(table, 3, 1), 0);
+      harness.processElement(SqlCommitterRestores.window(table, 3, 1), 0);
       state = harness.snapshot(3, 3);
     }
     try (var harness =
@@ -90,7 +83,7 @@ class SqlCommitterAlignmentTest {
       harness.setRestoredCheckpointId(3);
       harness.initializeState(state);
       harness.open(); // the restored window 3 lands
-      Tuple2<Long, byte[]> replayed = window(table, 3, 2);
+      Tuple2<Long, byte[]> replayed = SqlCommitterRestores.window(table, 3, 2);
       assertThatThrownBy(() -> harness.processElement(replayed, 0))
           .isInstanceOf(UnalignedCheckpointsRefused.class)
           .hasMessageEndingWith(
@@ -126,7 +119,7 @@ class SqlCommitterAlignmentTest {
             new SedimentCommitOperator(table, false, false, null, null))) {
       unaligned(harness);
       harness.open();
-      harness.processElement(window(table, Long.MAX_VALUE, 1), 0);
+      harness.processElement(SqlCommitterRestores.window(table, Long.MAX_VALUE, 1), 0);
       harness.endInput();
     }
     assertThat(TestTables.readAll(table)).hasSize(1);

@@ -6,6 +6,7 @@ import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sediment.commit.CommitMessage;
+import io.sediment.flink.serde.CommitMessageListCodec;
 import io.sediment.flink.sql.SedimentCommitOperator;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
@@ -32,6 +33,11 @@ final class SqlCommitterRestores {
     } finally {
       write.close();
     }
+  }
+
+  /** A writer's record of window {@code window}: the messages of row (id, a, x) written. */
+  static Tuple2<Long, byte[]> window(Table table, long window, long id) throws Exception {
+    return Tuple2.of(window, CommitMessageListCodec.toBytes(written(table, row(id, "a", "x"))));
   }
 
   /**

@@ -1,11 +1,9 @@
 package io.sediment.flink;
 
 import static io.sediment.flink.FlinkTestSupport.snapshots;
-import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
-import io.sediment.flink.serde.CommitMessageListCodec;
 import io.sediment.flink.sql.SedimentCommitOperator;
 import io.sediment.manifest.Snapshot;
 import io.sediment.table.Table;
@@ -35,12 +33,6 @@ class SqlCommitterWatermarkTest {
     return TestTables.create(TestTables.catalog(dir), "t", FlinkTestSupport.partitioned().build());
   }
 
-  private static Tuple2<Long, byte[]> window(Table table, long window, long id) throws Exception {
-    return Tuple2.of(
-        window,
-        CommitMessageListCodec.toBytes(SqlCommitterRestores.written(table, row(id, "a", "x"))));
-  }
-
   @Test
   void eachWindowRecordsTheWatermarkOfItsCheckpointAcrossARestore() throws Exception {
     Table table = table();
@@ -49,16 +41,16 @@ class SqlCommitterWatermarkTest {
         new OneInputStreamOperatorTestHarness<Tuple2<Long, byte[]>, Void>(
             new SedimentCommitOperator(table, true, false, null, "u-1"))) {
       harness.open();
-      harness.processElement(window(table, 1, 1), 0);
+      harness.processElement(SqlCommitterRestores.window(table, 1, 1), 0);
       harness.processWatermark(new Watermark(1_000));
       harness.snapshot(1, 1);
-      harness.processElement(window(table, 2, 2), 0);
+      harness.processElement(SqlCommitterRestores.window(table, 2, 2), 0);
       harness.processWatermark(new Watermark(2_000));
       harness.snapshot(2, 2);
       harness.processWatermark(new Watermark(2_500)); // after checkpoint 2: not window 2's
       harness.notifyOfCompletedCheckpoint(2); // windows 1 and 2 together
       harness.snapshot(3, 3); // nothing written: no snapshot, nothing kept
-      harness.processElement(window(table, 4, 4), 0);
+      harness.processElement(SqlCommitterRestores.window(table, 4, 4), 0);
       harness.processWatermark(new Watermark(4_000));
       state = harness.snapshot(4, 4); // never completes: window 4 and its watermark in the state
       harness.processWatermark(new Watermark(5_000));
@@ -72,10 +64,10 @@ class SqlCommitterWatermarkTest {
         new OneInputStreamOperatorTestHarness<Tuple2<Long, byte[]>, Void>(restored)) {
       harness.initializeState(state);
       harness.open(); // the restored window 4 lands with its checkpoint's watermark
-      harness.processElement(window(table, 5, 5), 0);
+      harness.processElement(SqlCommitterRestores.window(table, 5, 5), 0);
       harness.processWatermark(new Watermark(6_000)); // after window 5's rows
       harness.processWatermark(new Watermark(Long.MAX_VALUE)); // the input ended
-      harness.processElement(window(table, END_OF_INPUT, 6), 0);
+      harness.processElement(SqlCommitterRestores.window(table, END_OF_INPUT, 6), 0);
       // window 5's checkpoint was never taken: it records none (6 000 may count rows after it),
       // the end of input's window the last watermark received
       restored.endInput();
@@ -96,7 +88,7 @@ class SqlCommitterWatermarkTest {
     SedimentCommitOperator first = new SedimentCommitOperator(table, false, false, null, null);
     try (var harness = new OneInputStreamOperatorTestHarness<Tuple2<Long, byte[]>, Void>(first)) {
       harness.open();
-      harness.processElement(window(table, END_OF_INPUT, 1), 0);
+      harness.processElement(SqlCommitterRestores.window(table, END_OF_INPUT, 1), 0);
       harness.processWatermark(new Watermark(7_000));
       harness.processWatermark(new Watermark(Long.MAX_VALUE));
       first.endInput();
@@ -106,7 +98,7 @@ class SqlCommitterWatermarkTest {
         new SedimentCommitOperator(withOption, false, false, null, null);
     try (var harness = new OneInputStreamOperatorTestHarness<Tuple2<Long, byte[]>, Void>(second)) {
       harness.open();
-      harness.processElement(window(table, END_OF_INPUT, 2), 0);
+      harness.processElement(SqlCommitterRestores.window(table, END_OF_INPUT, 2), 0);
       harness.processWatermark(new Watermark(8_000));
       second.endInput();
     }
@@ -114,7 +106,7 @@ class SqlCommitterWatermarkTest {
     SedimentCommitOperator third = new SedimentCommitOperator(lower, false, false, null, null);
     try (var harness = new OneInputStreamOperatorTestHarness<Tuple2<Long, byte[]>, Void>(third)) {
       harness.open();
-      harness.processElement(window(table, END_OF_INPUT, 3), 0);
+      harness.processElement(SqlCommitterRestores.window(table, END_OF_INPUT, 3), 0);
       third.endInput();
     }
     assertThat(snapshots(table))
