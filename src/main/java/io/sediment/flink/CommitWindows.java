@@ -130,6 +130,11 @@ public final class CommitWindows<T> {
     next.add(message);
   }
 
+  /** Adds messages to the window of the next checkpoint. */
+  public void addAllToNext(Collection<T> messages) {
+    next.addAll(messages);
+  }
+
   /** Adds messages to the window their sender named. */
   public void add(long window, Collection<T> messages) {
     windows.computeIfAbsent(window, k -> new ArrayList<>()).addAll(messages);
@@ -144,10 +149,13 @@ public final class CommitWindows<T> {
     windowsState.update(List.of(VersionedBytes.write(windows, codec)));
   }
 
-  /** Makes the messages added to the next checkpoint window {@code checkpointId}. */
-  void seal(long checkpointId) {
+  /**
+   * Makes the messages added to the next checkpoint part of window {@code checkpointId}, after
+   * those its senders named it with.
+   */
+  public void seal(long checkpointId) {
     if (!next.isEmpty()) {
-      windows.put(checkpointId, next);
+      windows.computeIfAbsent(checkpointId, k -> new ArrayList<>()).addAll(next);
       next = new ArrayList<>();
     }
   }

@@ -58,6 +58,19 @@ class CommitWindowsTest {
   }
 
   @Test
+  void theNextCheckpointsMessagesJoinTheWindowItsSendersNamed() throws Exception {
+    CommitWindows<String> windows = new CommitWindows<>(STRINGS);
+    windows.add(5, List.of("x"));
+    windows.addAllToNext(List.of("y", "z"));
+    windows.seal(5);
+    windows.add(6, List.of("w"));
+
+    windows.commitUpTo(Long.MAX_VALUE, false, this::commit);
+
+    assertThat(committed).containsExactly("5:[x, y, z]", "6:[w]");
+  }
+
+  @Test
   void windowsNamedBySendersAreCommittedInOrder() throws Exception {
     CommitWindows<String> windows = new CommitWindows<>(STRINGS);
     windows.add(5, List.of("x"));

@@ -158,9 +158,9 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
   @Override
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
+    committer.checkpointTaken(context.getCheckpointId(), watermark);
     windows.snapshotState(context.getCheckpointId());
     markerUserState.update(List.of(committer.markerUser()));
-    committer.checkpointTaken(context.getCheckpointId(), watermark);
     watermarkState.update(
         List.of(VersionedBytes.write(committer.watermarks(), WindowWatermarksCodec.INSTANCE)));
   }

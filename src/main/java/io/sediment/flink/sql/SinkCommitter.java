@@ -51,7 +51,11 @@ import org.slf4j.LoggerFactory;
  * <p>Watermarks: the operator reports the watermark it had received at each checkpoint ({@link
  * #checkpointTaken}); a window's snapshots record its checkpoint's watermark (the writers sent the
  * window before that barrier, after every watermark they had passed on), and the end of input's the
- * last one received ({@link io.sediment.manifest.Snapshot#watermark()}).
+ * last one received ({@link io.sediment.manifest.Snapshot#watermark()}). A writer whose input ended
+ * while others go on no longer holds back the watermark the operator receives (Flink's is the
+ * smallest of the writers' still running) and sent its rest as the end of input's: that rest joins
+ * the next checkpoint's window, so the first snapshot whose watermark no longer waits for this
+ * writer holds all its rows.
  *
  * <p>Batch: everything is committed once at the end of input (APPEND, or OVERWRITE), then, with
  * {@code tag.automatic-creation = batch}, the latest snapshot is tagged ({@link TagBatchCreation}).
@@ -157,18 +161,29 @@ public final class SinkCommitter {
    *     barrier, so they are an unaligned checkpoint's in-flight data)
    */
   public void add(long window, List<CommitMessage> messages) {
-    if (window != SedimentWriteOperator.END_OF_INPUT && window <= lastCheckpointTaken) {
-      throw new UnalignedCheckpointsRefused(table.fullName(), window, lastCheckpointTaken);
+    if (window != SedimentWriteOperator.END_OF_INPUT) {
+      if (window <= lastCheckpointTaken) {
+        throw new UnalignedCheckpointsRefused(table.fullName(), window, lastCheckpointTaken);
+      }
+      windows.add(window, messages);
+    } else if (streaming) {
+      // A writer whose input ended (a bounded source's subtask, while others go on) sends its rest
+      // once. It joins the next checkpoint's window, whose snapshot records a watermark that
+      // counts this writer as done: kept for the end of the job, its rows would be missing from
+      // snapshots whose watermark claims them, and invisible until every writer ended.
+      windows.addAllToNext(messages);
+    } else {
+      windows.add(window, messages);
     }
-    windows.add(window, messages);
   }
 
   /**
    * The operator took checkpoint {@code checkpointId}, having received {@code watermark} (null:
    * none): what window {@code checkpointId}'s snapshots record. Writers' windows up to it are
-   * complete.
+   * complete. Call before the windows' state is written ({@link CommitWindows#snapshotState}).
    */
   public void checkpointTaken(long checkpointId, Long watermark) {
+    windows.seal(checkpointId); // the rest of writers that ended since the last checkpoint
     lastCheckpointTaken = Math.max(lastCheckpointTaken, checkpointId);
     if (watermark != null) {
       watermarks.put(checkpointId, watermark);
@@ -210,6 +225,7 @@ public final class SinkCommitter {
     endWatermark = watermark;
     Set<String> committed = new HashSet<>();
     if (streaming) {
+      windows.seal(SedimentWriteOperator.END_OF_INPUT); // the rest of the writers that ended last
       windows.commitUpTo(
           Long.MAX_VALUE,
           false,

@@ -51,6 +51,105 @@ class SinkCommitterDeliveryTest {
     assertThat(refused).as("deliveries with a late window").isGreaterThan(8);
   }
 
+  /**
+   * Generated event-time deliveries in which writers' inputs end at different checkpoints (a
+   * bounded source's subtasks, FLIP-147): each writer sends rows in event-time order and passes on
+   * the watermark of the last one; the committer receives the smallest watermark of the writers
+   * still running, and a writer that ends sends its rest as the end of input's. After every commit
+   * the latest snapshot holds every row sent with an event time at or before its watermark; at the
+   * end every row is there once. (Before a writer's rest joined the next checkpoint's window, it
+   * waited for the end of the job, under snapshots whose watermark claimed it.)
+   */
+  @Test
+  void everySnapshotHoldsTheRowsUpToItsWatermarkWhenWritersEndApart() throws Exception {
+    int endedApart = 0;
+    for (int seed = 0; seed < 16; seed++) {
+      Random rnd = new Random(seed);
+      Table t =
+          TestTables.create(
+              TestTables.catalog(dir.resolve("w" + seed)), "t", TestTables.idValueSchema().build());
+      WriteBuilder wb = t.newStreamWriteBuilder();
+      CommitWindows<CommitMessage> windows = new CommitWindows<>(CommitMessageCodec.INSTANCE);
+      String user = CommitUsers.random();
+      windows.restore(user, new TreeMap<>());
+      SinkCommitter committer = new SinkCommitter(t, true, false, null, windows);
+      committer.start(0, user);
+      int writers = 2 + rnd.nextInt(2);
+      long[] endsAt = new long[writers]; // the checkpoint before which each writer's input ends
+      long[] eventTime = new long[writers];
+      for (int w = 0; w < writers; w++) {
+        endsAt[w] = 2 + rnd.nextInt(6);
+      }
+      TreeMap<Long, Long> sentAt = new TreeMap<>(); // row id -> event time
+      long nextId = 0;
+      Long received = null; // the last watermark the committer received (null: none)
+      String what = "seed " + seed;
+      for (long checkpoint = 1; ; checkpoint++) {
+        long smallest = Long.MAX_VALUE;
+        for (int w = 0; w < writers; w++) {
+          if (checkpoint > endsAt[w]) {
+            continue; // ended before: sends nothing
+          }
+          List<RowData> rows = new ArrayList<>();
+          for (int r = rnd.nextInt(4); r > 0; r--) {
+            eventTime[w] += 1 + rnd.nextInt(10);
+            rows.add(GenericRowData.of(nextId, StringData.fromString("w" + w)));
+            sentAt.put(nextId++, eventTime[w]);
+          }
+          boolean ends = checkpoint == endsAt[w];
+          if (!rows.isEmpty()) {
+            committer.add(
+                ends ? SedimentWriteOperator.END_OF_INPUT : checkpoint,
+                TestTables.prepare(wb, rows));
+          }
+          if (!ends) {
+            smallest = Math.min(smallest, eventTime[w]); // rows sent, then the watermark
+          }
+        }
+        if (smallest == Long.MAX_VALUE) {
+          committer.endInput(received); // every writer ended
+          break;
+        }
+        if (smallest > 0) {
+          received = smallest;
+        }
+        committer.checkpointTaken(checkpoint, received);
+        if (rnd.nextInt(4) != 0) { // some checkpoints abort: a later one commits their windows
+          committer.checkpointComplete(checkpoint);
+          assertHoldsRowsUpToWatermark(t, sentAt, what + ", checkpoint " + checkpoint);
+        }
+      }
+      assertHoldsRowsUpToWatermark(t, sentAt, what + ", end");
+      Set<Long> landed = new HashSet<>();
+      for (RowData r : TestTables.readAll(t)) {
+        assertThat(landed.add(r.getLong(0))).as(what + ": row %s twice", r.getLong(0)).isTrue();
+      }
+      assertThat(landed).as(what).isEqualTo(sentAt.keySet());
+      if (java.util.Arrays.stream(endsAt).distinct().count() > 1) {
+        endedApart++;
+      }
+    }
+    assertThat(endedApart).isGreaterThan(8);
+  }
+
+  private static void assertHoldsRowsUpToWatermark(
+      Table t, TreeMap<Long, Long> sentAt, String what) {
+    Long watermark = t.latestSnapshot().map(s -> s.watermark()).orElse(null);
+    if (watermark == null) {
+      return;
+    }
+    Set<Long> held = new HashSet<>();
+    TestTables.readAll(t).forEach(r -> held.add(r.getLong(0)));
+    sentAt.forEach(
+        (id, eventTime) -> {
+          if (eventTime <= watermark) {
+            assertThat(held)
+                .as("%s: row %s (event time %s) under watermark %s", what, id, eventTime, watermark)
+                .contains(id);
+          }
+        });
+  }
+
   /** One delivery; returns whether it ended normally (else a late window was refused). */
   private boolean delivery(int seed, boolean late) throws Exception {
     Random rnd = new Random(seed);
