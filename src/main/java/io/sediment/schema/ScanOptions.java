@@ -29,8 +29,9 @@ public final class ScanOptions {
               .stringType()
               .defaultValue("default")
               .withDescription(
-                  "Which snapshot a read starts from: default (from-snapshot when scan.snapshot-id is"
-                      + " set, from-timestamp when scan.timestamp-millis is, else latest-full),"
+                  "Which snapshot a read starts from: default (from-snapshot when scan.snapshot-id,"
+                      + " scan.tag-name or scan.watermark is set, from-timestamp when"
+                      + " scan.timestamp-millis is, else latest-full),"
                       + " latest-full, latest, from-snapshot, from-snapshot-full, from-timestamp."),
           OptionRule.oneOf(SCAN_MODES));
 
@@ -51,6 +52,18 @@ public final class ScanOptions {
                   "The snapshot a read starts from (time travel): the newest committed at or before"
                       + " this time, in milliseconds since the epoch."),
           OptionRule.atLeast(0));
+
+  public static final ConfigOption<Long> SCAN_WATERMARK =
+      OPTIONS.add(
+          ConfigOptions.key("scan.watermark")
+              .longType()
+              .noDefaultValue()
+              .withDescription(
+                  "The snapshot a read starts from (time travel by event time): the oldest still"
+                      + " there whose watermark is at or after this one, in milliseconds since the"
+                      + " epoch (a batch read reads it; a streaming read reads it in full, then the"
+                      + " changes after it)."),
+          OptionRule.any());
 
   /**
    * What a tag name may be (it names a file): letters, digits, '_', '.', '-', and single spaces

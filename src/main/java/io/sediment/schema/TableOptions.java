@@ -173,32 +173,37 @@ public final class TableOptions implements Serializable {
   }
 
   /**
-   * scan.snapshot-id, scan.timestamp-millis and scan.tag-name go with the scan.mode that uses them,
-   * one at a time.
+   * scan.snapshot-id, scan.timestamp-millis, scan.tag-name and scan.watermark go with the scan.mode
+   * that uses them, one at a time.
    */
   private static void checkScanStart(Configuration conf, Map<String, String> options) {
     if (!options.containsKey(ScanOptions.SCAN_MODE.key())
         && !options.containsKey(ScanOptions.SCAN_SNAPSHOT_ID.key())
         && !options.containsKey(ScanOptions.SCAN_TIMESTAMP_MILLIS.key())
-        && !options.containsKey(ScanOptions.SCAN_TAG_NAME.key())) {
+        && !options.containsKey(ScanOptions.SCAN_TAG_NAME.key())
+        && !options.containsKey(ScanOptions.SCAN_WATERMARK.key())) {
       return;
     }
     String mode = conf.get(ScanOptions.SCAN_MODE).toLowerCase(Locale.ROOT);
     boolean id = options.containsKey(ScanOptions.SCAN_SNAPSHOT_ID.key());
     boolean ts = options.containsKey(ScanOptions.SCAN_TIMESTAMP_MILLIS.key());
     boolean tag = options.containsKey(ScanOptions.SCAN_TAG_NAME.key());
+    boolean wm = options.containsKey(ScanOptions.SCAN_WATERMARK.key());
+    String named = tag ? "scan.tag-name" : "scan.watermark"; // the options only from-snapshot takes
     String problem = null;
-    if ((id ? 1 : 0) + (ts ? 1 : 0) + (tag ? 1 : 0) > 1) {
-      problem = "give one of 'scan.snapshot-id', 'scan.timestamp-millis' and 'scan.tag-name'";
-    } else if (tag && !mode.equals("default") && !mode.equals("from-snapshot")) {
+    if ((id ? 1 : 0) + (ts ? 1 : 0) + (tag ? 1 : 0) + (wm ? 1 : 0) > 1) {
       problem =
-          "'scan.tag-name' goes with scan.mode 'from-snapshot' (or 'default'), not '" + mode + "'";
-    } else if (mode.startsWith("from-snapshot") && !id && !tag) {
+          "give one of 'scan.snapshot-id', 'scan.timestamp-millis', 'scan.tag-name' and"
+              + " 'scan.watermark'";
+    } else if ((tag || wm) && !mode.equals("default") && !mode.equals("from-snapshot")) {
+      problem =
+          "'" + named + "' goes with scan.mode 'from-snapshot' (or 'default'), not '" + mode + "'";
+    } else if (mode.startsWith("from-snapshot") && !id && !tag && !wm) {
       problem =
           "scan.mode '"
               + mode
               + "' needs 'scan.snapshot-id'"
-              + (mode.equals("from-snapshot") ? " or 'scan.tag-name'" : "");
+              + (mode.equals("from-snapshot") ? ", 'scan.tag-name' or 'scan.watermark'" : "");
     } else if (mode.equals("from-timestamp") && !ts) {
       problem = "scan.mode 'from-timestamp' needs 'scan.timestamp-millis'";
     } else if (id && !mode.equals("default") && !mode.startsWith("from-snapshot")) {

@@ -71,7 +71,8 @@ public final class StreamScan {
    * from-snapshot} (changes from {@code scan.snapshot-id} on), {@code from-snapshot-full} (that
    * snapshot in full, then changes), {@code from-timestamp} (changes of the snapshots committed
    * after {@code scan.timestamp-millis}); with {@code scan.tag-name}, the tag's snapshot in full,
-   * then changes.
+   * then changes; with {@code scan.watermark}, the oldest snapshot whose watermark is at or after
+   * it in full, then changes (Paimon refuses a streaming read from a watermark).
    */
   public StartPoint resolveStart() {
     TableOptions options = store.options();
@@ -81,6 +82,12 @@ public final class StreamScan {
     String tag = options.get(ScanOptions.SCAN_TAG_NAME);
     if (tag != null) {
       return fromTag(tag);
+    }
+    if (options.get(ScanOptions.SCAN_WATERMARK) != null) {
+      // the oldest snapshot with that watermark in full, then the changes after it; later
+      // snapshots are all there (expiry retires the oldest)
+      long first = new TableScan(store, filter).startSnapshot().orElseThrow().id();
+      return new StartPoint(first, first + 1, false);
     }
     if (mode.equals("default")) {
       mode = id != null ? "from-snapshot" : timestamp != null ? "from-timestamp" : "latest-full";

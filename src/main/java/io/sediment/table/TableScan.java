@@ -58,9 +58,10 @@ public final class TableScan {
   }
 
   /**
-   * The snapshot a read starts from: {@code scan.tag-name}'s, {@code scan.snapshot-id}, the newest
-   * committed at or before {@code scan.timestamp-millis}, or the latest; empty when the table has
-   * no snapshot and no particular one was asked for.
+   * The snapshot a read starts from: {@code scan.tag-name}'s, the oldest whose watermark is at or
+   * after {@code scan.watermark} (Paimon's), {@code scan.snapshot-id}, the newest committed at or
+   * before {@code scan.timestamp-millis}, or the latest; empty when the table has no snapshot and
+   * no particular one was asked for.
    *
    * @throws IllegalArgumentException when the snapshot asked for is not there (expired, not yet
    *     committed, or no snapshot that old), naming the earliest and latest snapshots still there
@@ -85,6 +86,20 @@ public final class TableScan {
                 + (names.isEmpty() ? "the table has no tag" : "its tags are " + names));
       }
       return Optional.of(t.get().snapshot());
+    }
+    Long watermark = options.get(ScanOptions.SCAN_WATERMARK);
+    if (watermark != null) {
+      return Optional.of(
+          SnapshotWatermarks.firstAtOrAfter(snapshots, watermark)
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          "No snapshot of "
+                              + tableName()
+                              + " has a watermark at or after "
+                              + watermark
+                              + " (scan.watermark); "
+                              + SnapshotWatermarks.describe(snapshots))));
     }
     if (id != null) {
       Optional<Snapshot> s = snapshots.snapshotIfExists(id);

@@ -7,6 +7,7 @@ import io.sediment.compact.CompactStrategy;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.manifest.SnapshotWatermarks;
+import io.sediment.table.StreamScan;
 import io.sediment.table.Table;
 import io.sediment.table.TableCommit;
 import io.sediment.table.WriteBuilder;
@@ -93,13 +94,34 @@ class WatermarkSearchTest {
         assertThat(SnapshotWatermarks.latestAtOrBefore(sm, w).map(Snapshot::id))
             .as(what + ", latest at or before " + w)
             .isEqualTo(last.map(Snapshot::id));
+        Table fromWatermark = t.copy(java.util.Map.of("scan.watermark", "" + w));
         if (first.isEmpty()) {
           assertThatThrownBy(() -> new Tags(t).snapshotAtOrAfterWatermark(w))
               .isInstanceOf(IllegalArgumentException.class)
               .hasMessageContaining("No snapshot of db.t has a watermark at or after " + w);
+          assertThatThrownBy(() -> TestTables.readAll(fromWatermark))
+              .hasStackTraceContaining("has a watermark at or after " + w + " (scan.watermark)");
           refusals++;
         } else {
           assertThat(new Tags(t).snapshotAtOrAfterWatermark(w)).isEqualTo(first.get().id());
+          // time travel by watermark (Paimon's scan.watermark): a batch read reads that
+          // snapshot, a streaming read starts with it in full
+          assertThat(fromWatermark.newReadBuilder().newScan().plan().snapshotId())
+              .as(what + ", scan.watermark " + w)
+              .isEqualTo(first.get().id());
+          StreamScan.StartPoint start =
+              fromWatermark.newReadBuilder().newStreamScan().resolveStart();
+          assertThat(start.fullSnapshotId()).isEqualTo(first.get().id());
+          assertThat(start.nextSnapshotId()).isEqualTo(first.get().id() + 1);
+          if (q < 3) {
+            assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(fromWatermark)))
+                .as(what + ", rows at scan.watermark " + w)
+                .containsExactlyInAnyOrderElementsOf(
+                    TestTables.toStrings(
+                        t.rowType(),
+                        TestTables.readAll(
+                            t.copy(java.util.Map.of("scan.snapshot-id", "" + first.get().id())))));
+          }
         }
       }
       // a rollback by watermark reads what its target read, and keeps the latest watermark

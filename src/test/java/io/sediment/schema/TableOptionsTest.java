@@ -350,28 +350,47 @@ class TableOptionsTest {
   @Test
   void scanOptionsThatDoNotGoTogetherAreRefusedNamingThem() {
     Map<String, String> starts =
-        Map.of("scan.snapshot-id", "3", "scan.timestamp-millis", "5", "scan.tag-name", "t1");
+        Map.of(
+            "scan.snapshot-id",
+            "3",
+            "scan.timestamp-millis",
+            "5",
+            "scan.tag-name",
+            "t1",
+            "scan.watermark",
+            "1000");
     for (String a : starts.keySet()) {
       for (String b : starts.keySet()) {
         if (a.compareTo(b) < 0) {
           assertThatThrownBy(() -> TableOptions.of(Map.of(a, starts.get(a), b, starts.get(b))))
               .as(a + " with " + b)
               .hasMessageContaining(
-                  "give one of 'scan.snapshot-id', 'scan.timestamp-millis' and 'scan.tag-name'");
+                  "give one of 'scan.snapshot-id', 'scan.timestamp-millis', 'scan.tag-name' and"
+                      + " 'scan.watermark'");
         }
       }
     }
     for (String mode : List.of("latest", "latest-full", "from-snapshot-full", "from-timestamp")) {
       assertThatThrownBy(() -> TableOptions.of(Map.of("scan.mode", mode, "scan.tag-name", "t1")))
           .hasMessageContaining("'scan.tag-name' goes with scan.mode 'from-snapshot'");
+      assertThatThrownBy(() -> TableOptions.of(Map.of("scan.mode", mode, "scan.watermark", "-5")))
+          .hasMessageContaining("'scan.watermark' goes with scan.mode 'from-snapshot'")
+          .hasMessageContaining("not '" + mode + "'");
     }
+    assertThat(
+            TableOptions.of(Map.of("scan.mode", "FROM-SNAPSHOT", "scan.watermark", "-5"))
+                .get(ScanOptions.SCAN_WATERMARK))
+        .isEqualTo(-5L); // event times before 1970 are watermarks too
+    assertThatThrownBy(() -> TableOptions.of(Map.of("scan.watermark", "10:00")))
+        .hasMessageContaining("scan.watermark");
     assertThat(
             TableOptions.of(Map.of("scan.mode", "from-snapshot", "scan.tag-name", "t1"))
                 .get(ScanOptions.SCAN_TAG_NAME))
         .isEqualTo("t1");
     assertThatThrownBy(() -> TableOptions.of(Map.of("scan.mode", "from-snapshot")))
         .hasMessageContaining(
-            "scan.mode 'from-snapshot' needs 'scan.snapshot-id' or 'scan.tag-name'");
+            "scan.mode 'from-snapshot' needs 'scan.snapshot-id', 'scan.tag-name' or"
+                + " 'scan.watermark'");
     assertThatThrownBy(
             () -> TableOptions.of(Map.of("scan.mode", "latest", "scan.snapshot-id", "3")))
         .hasMessageContaining("'scan.snapshot-id' goes with scan.mode 'from-snapshot'")

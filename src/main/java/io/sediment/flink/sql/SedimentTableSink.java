@@ -222,6 +222,7 @@ public final class SedimentTableSink
             ScanOptions.SCAN_SNAPSHOT_ID,
             ScanOptions.SCAN_TIMESTAMP_MILLIS,
             ScanOptions.SCAN_TAG_NAME,
+            ScanOptions.SCAN_WATERMARK,
             ScanOptions.SCAN_MODE)) {
       String v = table.options().toMap().get(o.key());
       if (v != null && !(o == ScanOptions.SCAN_MODE && v.equalsIgnoreCase("default"))) {

@@ -1237,6 +1237,12 @@ class SedimentSqlTest {
             "Argument 'watermark': No snapshot of db.w has a watermark at or after 2001; the"
                 + " watermarks of its snapshots still there go from 1000 (snapshot 2) to 2000"
                 + " (snapshot 4)");
+    // time travel by watermark: the oldest snapshot whose watermark is at or after it
+    assertThat(query("SELECT * FROM db.w /*+ OPTIONS('scan.watermark' = '1001') */"))
+        .containsExactly("+I[1, a]", "+I[2, b]", "+I[3, c]");
+    assertThatThrownBy(() -> query("SELECT * FROM db.w /*+ OPTIONS('scan.watermark' = '2001') */"))
+        .hasStackTraceContaining(
+            "has a watermark at or after 2001 (scan.watermark); the watermarks");
     String back = "CALL c.sys.rollback_to_watermark(`table` => 'db.w', `watermark` => ";
     assertThatThrownBy(() -> query(back + "999)"))
         .hasStackTraceContaining(
