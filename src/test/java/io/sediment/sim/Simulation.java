@@ -188,6 +188,9 @@ final class Simulation {
           choices.add(new String[] {String.valueOf(actors.indexOf(a)), s});
         }
       }
+      if (choices.isEmpty()) {
+        break; // every actor finished (a job whose input ended)
+      }
       String[] c = choices.get(rnd.nextInt(choices.size()));
       Actor a = actors.get(Integer.parseInt(c[0]));
       trace.add(a.name(), c[1] + " ...");

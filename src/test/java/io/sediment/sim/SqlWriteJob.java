@@ -44,6 +44,11 @@ final class SqlWriteJob implements StreamWriterActor.WriteJob {
 
   private Runnable whileWaiting = () -> {};
 
+  /** The input of this attempt ended: the writer sent the rest and closed. */
+  private boolean ended;
+
+  private Map<BinaryRowData, Map<Integer, Long>> endedSequences;
+
   SqlWriteJob(SimTable sim, String user, boolean ownCompaction) throws Exception {
     this.sim = sim;
     this.plannedUser = user;
@@ -76,6 +81,7 @@ final class SqlWriteJob implements StreamWriterActor.WriteJob {
 
   @Override
   public void startWriter() {
+    ended = false;
     writer =
         new SinkWriter(
             table().withClock(waitClock), markerUser, restoredCheckpoint, restoredSequences);
@@ -89,6 +95,9 @@ final class SqlWriteJob implements StreamWriterActor.WriteJob {
 
   @Override
   public List<CommitMessage> flush(long checkpoint) throws Exception {
+    if (ended) {
+      return List.of(); // a checkpoint after the end of input: the writer sent everything
+    }
     List<CommitMessage> messages = writer.flush(checkpoint);
     if (!messages.isEmpty()) {
       committer.add(checkpoint, messages);
@@ -100,13 +109,16 @@ final class SqlWriteJob implements StreamWriterActor.WriteJob {
   public Object snapshotState(long checkpoint) {
     committer.checkpointTaken(checkpoint, null);
     return new State(
-        windows.windows(), committer.commitUser(), committer.markerUser(), writer.sequences());
+        windows.windows(),
+        committer.commitUser(),
+        committer.markerUser(),
+        ended ? endedSequences : writer.sequences());
   }
 
   @Override
   public void notifyComplete(long checkpoint) throws Exception {
     committer.checkpointComplete(checkpoint);
-    if (writer != null) {
+    if (writer != null && !ended) {
       writer.checkpointComplete(checkpoint); // the operators hear of it in any order
     }
   }
@@ -115,6 +127,7 @@ final class SqlWriteJob implements StreamWriterActor.WriteJob {
   public void crash() {
     writer = null; // no close: its files and markers stay, as a killed TaskManager leaves them
     committer = null;
+    ended = false;
   }
 
   @Override
@@ -143,8 +156,16 @@ final class SqlWriteJob implements StreamWriterActor.WriteJob {
     if (!last.isEmpty()) {
       committer.add(Long.MAX_VALUE, last);
     }
-    committer.endInput(null);
+    endedSequences = writer.sequences();
+    // checkpoints on: Flink takes a final checkpoint, whose completion commits the rest
+    committer.endInput(null, true);
     writer.close();
+    ended = true;
+  }
+
+  @Override
+  public boolean endsWithFinalCheckpoint() {
+    return true;
   }
 
   @Override

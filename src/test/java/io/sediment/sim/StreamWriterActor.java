@@ -18,7 +18,9 @@ import java.util.TreeMap;
  * checkpoint, deliver a completion notice late (after later barriers) or never, crash the job
  * between any two steps and restore it from a retained checkpoint: the committer commits its
  * restored windows and the writer starts again (in either order), the input replays from the
- * checkpoint's offset.
+ * checkpoint's offset. A SQL job's input can also end ({@code end-input}): the rest waits for a
+ * checkpoint taken after the end, whose completion commits it and ends the job, and a crash before
+ * that restores an older checkpoint and replays the input as before.
  *
  * <p>The writer and the committer are the job's own ({@link WriteJob}): the model learns of a
  * window only when the committer says it committed it.
@@ -38,8 +40,12 @@ final class StreamWriterActor implements Actor {
     }
   }
 
-  /** A completed checkpoint: the input offset and the committer's windows at it. */
-  record Checkpoint(long id, int offset, TreeMap<Long, Window> windows, Object jobState) {}
+  /**
+   * A completed checkpoint: the input offset and the committer's windows at it, and whether it was
+   * taken after the end of input.
+   */
+  record Checkpoint(
+      long id, int offset, TreeMap<Long, Window> windows, Object jobState, boolean afterEnd) {}
 
   private final String name;
   private final SimModel model;
@@ -64,6 +70,15 @@ final class StreamWriterActor implements Actor {
   private boolean committerUp = true;
   private int crashes;
 
+  /** The input of this attempt ended after checkpoint {@code endedAfter}; -1: it did not. */
+  private long endedAfter = -1;
+
+  /** The job finished: everything it wrote is committed. */
+  private boolean done;
+
+  /** Whether the input may end during the run (some SQL jobs' inputs do). */
+  private final boolean mayEnd;
+
   StreamWriterActor(
       String name,
       SimModel model,
@@ -87,6 +102,7 @@ final class StreamWriterActor implements Actor {
     this.sharedKeys = sharedKeys;
     this.rewinds = rewinds;
     this.insertsOnly = insertsOnly;
+    this.mayEnd = job.endsWithFinalCheckpoint() && rnd.nextInt(3) == 0;
   }
 
   /** What the simulation drives of a write job: its writer and its committer. */
@@ -139,8 +155,17 @@ final class StreamWriterActor implements Actor {
      */
     void restoreCommitter(long restoredCheckpoint, Object state) throws Exception;
 
-    /** End of the run: the writer's input ended (every window committed, the writer closed). */
+    /**
+     * The writer's input ended: it sends the rest and is closed. Without {@link
+     * #endsWithFinalCheckpoint} every window is committed; with it the rest waits for the
+     * completion of a checkpoint taken after the end.
+     */
     void endInput() throws Exception;
+
+    /** Whether the rest at the end of input waits for a final checkpoint (Flink SQL's sink). */
+    default boolean endsWithFinalCheckpoint() {
+      return false;
+    }
 
     /** Files written and not committed or deleted, that nothing but age protects. */
     Set<String> inFlight();
@@ -156,11 +181,18 @@ final class StreamWriterActor implements Actor {
   @Override
   public List<String> enabled() {
     List<String> s = new ArrayList<>();
-    if (writerUp) {
+    if (done) {
+      return s;
+    }
+    boolean ended = endedAfter >= 0;
+    if (writerUp && committerUp && !ended && mayEnd) {
+      add(s, "end-input", 1);
+    }
+    if (writerUp && !ended) {
       add(s, "write", 6);
-      if (committerUp) {
-        add(s, "barrier", 3);
-      }
+    }
+    if (writerUp && committerUp) {
+      add(s, "barrier", 3);
     }
     if (committerUp && !notifications.isEmpty()) {
       add(s, "notify", 3);
@@ -180,6 +212,8 @@ final class StreamWriterActor implements Actor {
     switch (step) {
       case "write":
         return write(1 + rnd.nextInt(4));
+      case "end-input":
+        return endInput();
       case "barrier":
         return barrier();
       case "notify":
@@ -242,7 +276,7 @@ final class StreamWriterActor implements Actor {
     if (rnd.nextInt(6) == 0) {
       return "barrier " + c + " (declined), " + messages.size() + " message(s)";
     }
-    retained.add(new Checkpoint(c, offset, new TreeMap<>(pending), state));
+    retained.add(new Checkpoint(c, offset, new TreeMap<>(pending), state, endedAfter >= 0));
     if (retained.size() > 4) {
       retained.remove(0);
     }
@@ -252,14 +286,37 @@ final class StreamWriterActor implements Actor {
 
   private final TreeMap<Long, Window> pending = new TreeMap<>();
 
+  /**
+   * The input ends: the writer sends the rest and closes. The rest is committed with the first
+   * checkpoint taken after now that completes.
+   */
+  private String endInput() throws Exception {
+    job.endInput();
+    endedAfter = nextCheckpoint - 1;
+    pending.put(Long.MAX_VALUE, new Window(Long.MAX_VALUE, List.copyOf(sinceBarrier), List.of()));
+    String out = "input ended after " + sinceBarrier.size() + " more change(s)";
+    sinceBarrier = new ArrayList<>();
+    return out;
+  }
+
   private String notifyComplete(long checkpoint) throws Exception {
     job.notifyComplete(checkpoint);
     List<Long> committed = new ArrayList<>();
-    Map<Long, Window> upTo = pending.headMap(checkpoint, true);
+    boolean last = endedAfter >= 0 && checkpoint > endedAfter; // taken after the end of input
+    Map<Long, Window> upTo = last ? pending : pending.headMap(checkpoint, true);
     for (Window w : new ArrayList<>(upTo.values())) {
       committed(w);
       pending.remove(w.checkpoint);
       committed.add(w.checkpoint);
+    }
+    if (last) {
+      done = true; // every task finished
+      notifications.clear();
+      return "notified of checkpoint "
+          + checkpoint
+          + " (after the end of input), committed windows "
+          + committed
+          + "; the job finished";
     }
     return "notified of checkpoint " + checkpoint + ", committed windows " + committed;
   }
@@ -275,6 +332,7 @@ final class StreamWriterActor implements Actor {
     job.crash();
     writerUp = false;
     committerUp = false;
+    endedAfter = -1; // a restore replays the input from its checkpoint
     notifications.clear();
     pending.clear();
     sinceBarrier = new ArrayList<>();
@@ -301,7 +359,9 @@ final class StreamWriterActor implements Actor {
     long id = from == null ? 0 : from.id();
     offset = from == null ? 0 : from.offset();
     nextCheckpoint = id + 1;
-    boolean writerFirst = job.writerMayStartFirst() && rnd.nextBoolean();
+    // restored at the end of its input, the writer has nothing more to write
+    boolean writerFirst =
+        (from == null || !from.afterEnd()) && job.writerMayStartFirst() && rnd.nextBoolean();
     StringBuilder out = new StringBuilder("restored from checkpoint " + id);
     job.restoreWriter(id, from == null ? null : from.jobState());
     if (writerFirst) {
@@ -326,6 +386,11 @@ final class StreamWriterActor implements Actor {
       job.startWriter();
       writerUp = true;
     }
+    if (from != null && from.afterEnd()) {
+      // restored at the end of its input: the source ends again at once, and a checkpoint after
+      // that ends the job
+      out.append("; ").append(endInput());
+    }
     return out.toString();
   }
 
@@ -339,8 +404,25 @@ final class StreamWriterActor implements Actor {
 
   @Override
   public void finish() throws Exception {
+    if (done) {
+      return;
+    }
     if (!committerUp) {
       restore();
+      if (done) {
+        return;
+      }
+    }
+    if (job.endsWithFinalCheckpoint()) {
+      if (endedAfter < 0) {
+        endInput();
+      }
+      // Flink's final checkpoint: taken after the end of input, it completes
+      long c = nextCheckpoint++;
+      pending.put(c, new Window(c, List.of(), job.flush(c)));
+      job.snapshotState(c);
+      notifyComplete(c);
+      return;
     }
     job.endInput();
     pending.put(Long.MAX_VALUE, new Window(Long.MAX_VALUE, List.copyOf(sinceBarrier), List.of()));

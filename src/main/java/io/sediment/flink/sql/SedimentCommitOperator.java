@@ -176,10 +176,24 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
   public void endInput() throws Exception {
     try {
       Long endInput = table.store().options().get(CommitOptions.END_INPUT_WATERMARK);
-      committer.endInput(endInput != null ? endInput : watermark);
+      committer.endInput(endInput != null ? endInput : watermark, finalCheckpointComes());
     } finally {
       countExpiryFailures();
     }
+  }
+
+  /**
+   * Whether Flink takes a checkpoint after the end of input and waits for its completion before the
+   * task finishes: checkpoints on and checkpoints after tasks finished (its default), as {@code
+   * StreamTask} decides.
+   */
+  private boolean finalCheckpointComes() {
+    return CheckpointingOptions.isCheckpointingEnabled(
+            getContainingTask().getEnvironment().getJobConfiguration())
+        && getContainingTask()
+            .getConfiguration()
+            .getConfiguration()
+            .get(CheckpointingOptions.ENABLE_CHECKPOINTS_AFTER_TASKS_FINISH);
   }
 
   private void countExpiryFailures() {

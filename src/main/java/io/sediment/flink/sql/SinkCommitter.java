@@ -28,7 +28,10 @@ import org.slf4j.LoggerFactory;
  * <p>Streaming: the writers' messages wait per checkpoint window ({@link CommitWindows}); when a
  * checkpoint completes, every window up to it is committed in order, one APPEND snapshot with
  * identifier = checkpoint id (and a COMPACT one for a primary-key writer's own compaction). Each
- * (commit user, identifier) lands once: a restored window that already landed is skipped.
+ * (commit user, identifier) lands once: a restored window that already landed is skipped. What is
+ * left at the end of input is committed when the first checkpoint after it completes (Flink's final
+ * checkpoint), so that only windows a completed checkpoint holds are ever committed ({@link
+ * #endInput}).
  *
  * <p>Restores from an older checkpoint: Flink numbers the checkpoints of a job restored from
  * checkpoint R from R + 1 on, whatever ids the job had reached. When this job's commits had already
@@ -83,7 +86,16 @@ public final class SinkCommitter {
   /** The watermark at each checkpoint of a window not committed yet (kept in state). */
   private final TreeMap<Long, Long> watermarks = new TreeMap<>();
 
-  /** The watermark of the end of input's window; null: none. */
+  /**
+   * The first checkpoint taken after the end of input, whose completion commits what is left (0:
+   * the input did not end, or no checkpoint was taken since; -1: what was left is committed).
+   */
+  private long finalCheckpoint;
+
+  /** Whether the input ended and Flink takes a final checkpoint that commits what is left. */
+  private boolean awaitingFinalCheckpoint;
+
+  /** The watermark the end of input's window records (null: none). */
   private Long endWatermark;
 
   /** The newest checkpoint this attempt took or was restored from (0: none). */
@@ -116,6 +128,8 @@ public final class SinkCommitter {
   public void start(long restoredCheckpoint, String markerUser) throws Exception {
     this.markerUser = markerUser;
     this.writersCleaned = false;
+    this.finalCheckpoint = 0;
+    this.awaitingFinalCheckpoint = false;
     this.endWatermark = null;
     this.lastCheckpointTaken = restoredCheckpoint;
     if (!streaming) {
@@ -183,7 +197,14 @@ public final class SinkCommitter {
    * complete. Call before the windows' state is written ({@link CommitWindows#snapshotState}).
    */
   public void checkpointTaken(long checkpointId, Long watermark) {
-    windows.seal(checkpointId); // the rest of writers that ended since the last checkpoint
+    // the rest of writers that ended since the last checkpoint, all that is left after the end
+    windows.seal(checkpointId);
+    if (awaitingFinalCheckpoint && finalCheckpoint == 0) {
+      finalCheckpoint = checkpointId; // its state holds everything left
+      if (endWatermark != null) {
+        watermark = endWatermark; // end-input.watermark
+      }
+    }
     lastCheckpointTaken = Math.max(lastCheckpointTaken, checkpointId);
     if (watermark != null) {
       watermarks.put(checkpointId, watermark);
@@ -203,10 +224,16 @@ public final class SinkCommitter {
 
   /**
    * Checkpoint {@code checkpointId} completed: commits every window up to it, then, once per
-   * attempt, deletes the files of dead writers.
+   * attempt, deletes the files of dead writers. The completion of the first checkpoint taken after
+   * the end of input commits everything left.
    */
   public void checkpointComplete(long checkpointId) throws Exception {
     if (!streaming) {
+      return;
+    }
+    if (finalCheckpoint > 0 && checkpointId >= finalCheckpoint) {
+      finalCheckpoint = -1;
+      commitTheRest();
       return;
     }
     windows.commitUpTo(checkpointId, false, this::commitWindow);
@@ -217,62 +244,88 @@ public final class SinkCommitter {
   }
 
   /**
-   * Every writer ended: commits what is left, then deletes what dead writers left. {@code
+   * Every writer ended: what is left is committed, then what dead writers left is deleted. {@code
    * watermark}: the last watermark the operator received (null: none), recorded by the commit of
    * the end of input's window (or a batch write's).
+   *
+   * <p>Streaming with {@code finalCheckpoint} (checkpoints on, and Flink's checkpoints after tasks
+   * finished, its default): what is left joins the window of the first checkpoint taken after now,
+   * and is committed, with every window before it, when a checkpoint from that one on completes, as
+   * Flink's own committer and Paimon's wait for the final checkpoint. Committed now, a failover
+   * before that checkpoint completes would restore an older one, whose replayed input the restarted
+   * job would commit again. Without a final checkpoint it is committed now, as the window {@link
+   * SedimentWriteOperator#END_OF_INPUT}.
    */
-  public void endInput(Long watermark) throws Exception {
-    endWatermark = watermark;
-    Set<String> committed = new HashSet<>();
+  public void endInput(Long watermark, boolean finalCheckpoint) throws Exception {
     if (streaming) {
+      if (finalCheckpoint) {
+        awaitingFinalCheckpoint = true;
+        endWatermark = watermark;
+        LOG.info(
+            "The input of the write into {} ended: what is left is committed when the next"
+                + " checkpoint completes",
+            table.fullName());
+        return;
+      }
       windows.seal(SedimentWriteOperator.END_OF_INPUT); // the rest of the writers that ended last
-      windows.commitUpTo(
-          Long.MAX_VALUE,
-          false,
-          (window, messages, restored) -> {
-            commitWindow(window, messages, restored);
-            committed.addAll(CommitMessage.outputFileNames(messages));
-          });
-      watermarks.clear();
-    } else {
-      List<CommitMessage> all = windows.takeAll();
-      TableCommit commit =
-          table.newBatchWriteBuilder().withCommitUser(windows.commitUser()).newCommit();
-      List<Long> ids;
-      try {
-        ids =
-            overwrite
-                ? commit.overwrite(all, overwriteFilter, watermark)
-                : commit.commit(all, watermark);
-      } catch (RuntimeException e) {
-        if (FileStoreCommit.filesMayBeReferenced(e)) {
-          throw e; // it may have landed: the files stay, a restarted committer finds out
-        }
-        if (appendLanded(all)) {
-          // Its rows landed; only the compaction that followed them failed (its outputs were
-          // deleted unless a snapshot references them). A later compaction redoes it.
-          LOG.warn(
-              "The write into {} landed, but its compaction failed and was not committed: {}",
-              table.fullName(),
-              e.toString());
-          ids = null;
-        } else {
-          throw refused(commit, all, e);
-        }
+      if (watermark != null) {
+        watermarks.put(SedimentWriteOperator.END_OF_INPUT, watermark);
       }
-      failures = failures.plus(commit.failures());
-      if (ids != null) {
-        LOG.info("Batch write of {} committed snapshot(s) {}", table.fullName(), ids);
-      }
-      boolean landed = ids == null || !ids.isEmpty(); // null: its append landed
-      if (landed && TagBatchCreation.run(table.store(), table.fullName()).failed()) {
-        failures = failures.plus(new AfterCommitMaintenance.Failures(0, 0, 1));
-      }
-      committed.addAll(CommitMessage.outputFileNames(all));
-      WriterMarkers.deleteMarkers(table.store(), markerUser, committed);
+      commitTheRest();
+      return;
     }
+    Set<String> committed = new HashSet<>();
+    List<CommitMessage> all = windows.takeAll();
+    TableCommit commit =
+        table.newBatchWriteBuilder().withCommitUser(windows.commitUser()).newCommit();
+    List<Long> ids;
+    try {
+      ids =
+          overwrite
+              ? commit.overwrite(all, overwriteFilter, watermark)
+              : commit.commit(all, watermark);
+    } catch (RuntimeException e) {
+      if (FileStoreCommit.filesMayBeReferenced(e)) {
+        throw e; // it may have landed: the files stay, a restarted committer finds out
+      }
+      if (appendLanded(all)) {
+        // Its rows landed; only the compaction that followed them failed (its outputs were
+        // deleted unless a snapshot references them). A later compaction redoes it.
+        LOG.warn(
+            "The write into {} landed, but its compaction failed and was not committed: {}",
+            table.fullName(),
+            e.toString());
+        ids = null;
+      } else {
+        throw refused(commit, all, e);
+      }
+    }
+    failures = failures.plus(commit.failures());
+    if (ids != null) {
+      LOG.info("Batch write of {} committed snapshot(s) {}", table.fullName(), ids);
+    }
+    boolean landed = ids == null || !ids.isEmpty(); // null: its append landed
+    if (landed && TagBatchCreation.run(table.store(), table.fullName()).failed()) {
+      failures = failures.plus(new AfterCommitMaintenance.Failures(0, 0, 1));
+    }
+    committed.addAll(CommitMessage.outputFileNames(all));
+    WriterMarkers.deleteMarkers(table.store(), markerUser, committed);
     // Every writer ended: a marked file no snapshot references is one of an attempt that Flink
     // restarted (a lost TaskManager, a failed task). A failure leaves it for remove_orphan_files.
+    deleteFilesOfDeadWriters(Long.MAX_VALUE, committed);
+  }
+
+  /** Streaming, after the end of input: commits every window left, then cleans up. */
+  private void commitTheRest() throws Exception {
+    Set<String> committed = new HashSet<>();
+    windows.commitUpTo(
+        Long.MAX_VALUE,
+        false,
+        (window, messages, restored) -> {
+          commitWindow(window, messages, restored);
+          committed.addAll(CommitMessage.outputFileNames(messages));
+        });
+    watermarks.clear();
     deleteFilesOfDeadWriters(Long.MAX_VALUE, committed);
   }
 
@@ -364,8 +417,7 @@ public final class SinkCommitter {
   private void commitWindow(long window, List<CommitMessage> messages, boolean restored) {
     // A window whose checkpoint saw no watermark (none had come, or its checkpoint was not taken)
     // records none: a later watermark may count rows that came after its barrier.
-    Long watermark =
-        window == SedimentWriteOperator.END_OF_INPUT ? endWatermark : watermarks.get(window);
+    Long watermark = watermarks.get(window);
     if (messages.isEmpty()) {
       return;
     }

@@ -55,7 +55,7 @@ class BatchTagsTest {
     SinkCommitter committer = new SinkCommitter(t, false, false, null, windows);
     committer.start(0, user);
     committer.add(SedimentWriteOperator.END_OF_INPUT, messages);
-    committer.endInput(null);
+    committer.endInput(null, false);
     assertThat(committer.failures().tags()).isZero();
   }
 
