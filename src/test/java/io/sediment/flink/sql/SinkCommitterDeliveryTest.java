@@ -66,15 +66,9 @@ class SinkCommitterDeliveryTest {
     int endedApart = 0;
     for (int seed = 0; seed < 16; seed++) {
       Random rnd = new Random(seed);
-      Table t =
-          TestTables.create(
-              TestTables.catalog(dir.resolve("w" + seed)), "t", TestTables.idValueSchema().build());
+      Table t = table("w" + seed);
       WriteBuilder wb = t.newStreamWriteBuilder();
-      CommitWindows<CommitMessage> windows = new CommitWindows<>(CommitMessageCodec.INSTANCE);
-      String user = CommitUsers.random();
-      windows.restore(user, new TreeMap<>());
-      SinkCommitter committer = new SinkCommitter(t, true, false, null, windows);
-      committer.start(0, user);
+      SinkCommitter committer = streamingCommitter(t);
       int writers = 2 + rnd.nextInt(2);
       long[] endsAt = new long[writers]; // the checkpoint before which each writer's input ends
       long[] eventTime = new long[writers];
@@ -175,18 +169,27 @@ class SinkCommitterDeliveryTest {
     return latest;
   }
 
-  /** One delivery; returns whether it ended normally (else a late window was refused). */
-  private boolean delivery(int seed, boolean late) throws Exception {
-    Random rnd = new Random(seed);
-    Table t =
-        TestTables.create(
-            TestTables.catalog(dir.resolve("s" + seed)), "t", TestTables.idValueSchema().build());
-    WriteBuilder wb = t.newStreamWriteBuilder();
+  private Table table(String warehouse) {
+    return TestTables.create(
+        TestTables.catalog(dir.resolve(warehouse)), "t", TestTables.idValueSchema().build());
+  }
+
+  /** A streaming job's committer at its first start, as the operator runs it. */
+  private static SinkCommitter streamingCommitter(Table t) throws Exception {
     CommitWindows<CommitMessage> windows = new CommitWindows<>(CommitMessageCodec.INSTANCE);
     String user = CommitUsers.random();
     windows.restore(user, new TreeMap<>());
     SinkCommitter committer = new SinkCommitter(t, true, false, null, windows);
     committer.start(0, user);
+    return committer;
+  }
+
+  /** One delivery; returns whether it ended normally (else a late window was refused). */
+  private boolean delivery(int seed, boolean late) throws Exception {
+    Random rnd = new Random(seed);
+    Table t = table("s" + seed);
+    WriteBuilder wb = t.newStreamWriteBuilder();
+    SinkCommitter committer = streamingCommitter(t);
     int writers = 2 + rnd.nextInt(2);
     long nextId = 0;
     Set<Long> sent = new HashSet<>();
