@@ -113,6 +113,40 @@ class SqlCommitterFinalCheckpointTest {
         .containsExactly(tuple(1L, "u-1"), tuple(2L, "u-1"));
   }
 
+  /**
+   * A final checkpoint that aborts leaves the rest to the next one; a restore from a final
+   * checkpoint whose notice was lost commits the rest when the committer starts, once.
+   */
+  @Test
+  void anAbortedFinalCheckpointOrALostNoticeStillCommitsTheRestOnce() throws Exception {
+    Table table = table();
+    OperatorSubtaskState atFinal;
+    SedimentCommitOperator first = new SedimentCommitOperator(table, true, false, null, "u-1");
+    try (var harness = checkpointing(first)) {
+      harness.open();
+      harness.processElement(SqlCommitterRestores.window(table, END_OF_INPUT, 1), 0);
+      first.endInput();
+      harness.snapshot(1, 1); // aborts: no completion notice
+      first.notifyCheckpointAborted(1);
+      assertThat(snapshots(table)).isEmpty();
+      atFinal = harness.snapshot(2, 2); // completes, but its notice is lost
+    }
+    for (int restore = 0; restore < 2; restore++) {
+      SedimentCommitOperator restored = new SedimentCommitOperator(table, true, false, null, null);
+      try (var harness = checkpointing(restored)) {
+        harness.initializeState(atFinal);
+        harness.open(); // commits the restored rest (the second time: it landed already)
+        restored.endInput(); // the restored job's input ends at once, with nothing left
+        harness.snapshot(3, 3);
+        harness.notifyOfCompletedCheckpoint(3);
+      }
+    }
+    assertThat(snapshots(table))
+        .extracting(Snapshot::commitIdentifier, Snapshot::commitUser)
+        .containsExactly(tuple(1L, "u-1"));
+    assertThat(rows(table)).hasSize(1);
+  }
+
   @Test
   void withoutCheckpointsWhatIsLeftLandsAtTheEndOfInput() throws Exception {
     Table table = table();

@@ -140,6 +140,60 @@ class SqlWriterMarkersTest {
     committer.close();
   }
 
+  /**
+   * A writer sends nothing after its end of input: a barrier after it (the final checkpoint's) does
+   * not flush again, though a late completion notice resolved the windows that held its compaction
+   * back (a compaction there would reach the committer after its end of input, and race with its
+   * final clean-up). The rows land once with the final checkpoint; no file or marker is left.
+   */
+  @Test
+  void aWriterSendsNothingAfterItsEndOfInput() throws Exception {
+    Table table =
+        TestTables.create(
+            TestTables.catalog(dir),
+            "t",
+            FlinkTestSupport.oneKeyBucket()
+                .option("write-only", "false")
+                .option("num-sorted-run.compaction-trigger", "2")
+                .build());
+    Path tableDir = dir.resolve("db.db/t");
+    var writer = writer(table, USER);
+    var committer = committer(table, USER);
+    committer
+        .getEnvironment()
+        .getJobConfiguration()
+        .set(
+            org.apache.flink.configuration.CheckpointingOptions.CHECKPOINTING_INTERVAL,
+            java.time.Duration.ofSeconds(1));
+    writer.open();
+    committer.open();
+    for (long checkpoint = 1; checkpoint <= 2; checkpoint++) {
+      writer.processElement(TestTables.row(checkpoint, "v" + checkpoint), 0);
+      barrier(writer, checkpoint);
+      forward(writer, committer);
+      committer.snapshot(checkpoint, checkpoint);
+    }
+    writer.endInput(); // nothing new; the compaction waits for windows 1 and 2
+    forward(writer, committer);
+    committer.endInput();
+    committer.notifyOfCompletedCheckpoint(2); // late: windows 1 and 2 land now
+    writer.notifyOfCompletedCheckpoint(2);
+    assertThat(snapshots(table)).hasSize(2);
+
+    writer.prepareSnapshotPreBarrier(3); // the final checkpoint
+    assertThat(writer.extractOutputValues()).as("records after the end of input").isEmpty();
+    writer.snapshot(3, 3);
+    committer.snapshot(3, 3);
+    writer.notifyOfCompletedCheckpoint(3);
+    committer.notifyOfCompletedCheckpoint(3);
+    writer.close();
+    committer.close();
+
+    assertThat(rows(table)).containsExactlyInAnyOrder("(1,v1)", "(2,v2)");
+    assertThat(orphanDataFiles(table, tableDir)).as("data files no snapshot references").isEmpty();
+    assertThat(markerFiles(tableDir)).as("markers left").isEmpty();
+  }
+
   private static OneInputStreamOperatorTestHarness<RowData, Tuple2<Long, byte[]>> writer(
       Table table, String plannedUser) throws Exception {
     return new OneInputStreamOperatorTestHarness<>(new SedimentWriteOperator(table, plannedUser));

@@ -182,7 +182,8 @@ class TagsTest {
     assertThatThrownBy(
             () -> t.copy(Map.of("scan.tag-name", "kept", "scan.snapshot-id", "1")).options())
         .hasMessageContaining(
-            "give one of 'scan.snapshot-id', 'scan.timestamp-millis' and 'scan.tag-name'");
+            "give one of 'scan.snapshot-id', 'scan.timestamp-millis', 'scan.tag-name' and"
+                + " 'scan.watermark'");
     assertThatThrownBy(() -> t.copy(Map.of("scan.tag-name", "kept", "scan.mode", "latest")))
         .hasMessageContaining("'scan.tag-name' goes with scan.mode 'from-snapshot'");
     // a stream starts with the tag's snapshot in full (StreamScanTest follows one)

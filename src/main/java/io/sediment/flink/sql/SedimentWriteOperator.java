@@ -70,6 +70,11 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
   private transient Map<BinaryRowData, Map<Integer, Long>> restoredSequences;
 
   /**
+   * The input ended and the rest was sent: later barriers (the final checkpoint's) send nothing.
+   */
+  private transient boolean ended;
+
+  /**
    * @param commitUser the job's commit user, chosen when the sink is planned (the committer's)
    */
   public SedimentWriteOperator(Table table, String commitUser) {
@@ -142,7 +147,9 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
   @Override
   public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
     super.prepareSnapshotPreBarrier(checkpointId);
-    flush(checkpointId);
+    if (!ended) { // no record after the end of input (a flush could still compact)
+      flush(checkpointId);
+    }
   }
 
   @Override
@@ -162,6 +169,7 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
   @Override
   public void endInput() throws Exception {
     flush(END_OF_INPUT);
+    ended = true;
   }
 
   private void flush(long window) throws Exception {
