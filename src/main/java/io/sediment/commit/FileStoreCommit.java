@@ -206,6 +206,21 @@ public final class FileStoreCommit {
   }
 
   /**
+   * An APPEND snapshot without changes, recording {@code watermark}: a streaming write's checkpoint
+   * that wrote nothing, when automatic tags need a snapshot (Paimon's forced snapshot). Returns its
+   * id, or nothing when this user's {@code identifier} landed already.
+   */
+  public List<Long> commitEmpty(long identifier, Long watermark) {
+    this.watermark = watermark;
+    checkedAfter = snapshots.latestId().orElse(0L);
+    Optional<UserCommit> last = latestCommit();
+    if (last.isPresent() && last.get().commitIdentifier() >= identifier) {
+      return List.of();
+    }
+    return List.of(tryCommit(List.of(), List.of(), List.of(), CommitKind.APPEND, identifier));
+  }
+
+  /**
    * Commits the compaction part of the messages as one COMPACT snapshot; returns its id, or nothing
    * when there is none or it was dropped. {@code appended} is the APPEND snapshot of the same
    * messages if it landed (null otherwise): then a conflict, or outputs missing on a {@code retry},

@@ -55,6 +55,11 @@ public final class AfterCommitMaintenance {
     this.tagExpiry = new TagExpiry(tableName);
   }
 
+  /** See {@link TagAutoCreation#wantsSnapshot}. */
+  public boolean wantsSnapshot(FileStore store, Long watermark) {
+    return tags.wantsSnapshot(store, watermark);
+  }
+
   /**
    * After a commit to {@code store}.
    *

@@ -119,6 +119,48 @@ public final class TagAutoCreation {
     }
   }
 
+  /**
+   * Whether a streaming committer whose checkpoint wrote nothing should commit an empty snapshot,
+   * so that an idle input does not hold its automatic tags back (Paimon's forced snapshot): by
+   * process time, when the next period's tag is due and no snapshot since can take it; by watermark
+   * with {@code snapshot.watermark-idle-timeout}, when {@code watermark} (the checkpoint's; null:
+   * none) is past the latest snapshot's and the table had no commit for that long. Never throws: a
+   * failure is logged and answers no.
+   */
+  public boolean wantsSnapshot(FileStore store, Long watermark) {
+    TableOptions options = store.options();
+    String mode = options.get(TagOptions.TAG_AUTOMATIC_CREATION);
+    try {
+      if (mode.equalsIgnoreCase("process-time")) {
+        TagPeriod period = TagPeriod.of(options);
+        Duration delay = options.get(TagOptions.TAG_CREATION_DELAY);
+        LocalDateTime now = localTime(store.clock().millis());
+        if (started && (nextTag == null || !due(now, delay, period))) {
+          return false; // reads nothing between periods
+        }
+        if (store.snapshotManager().latestId().isEmpty()
+            || run(store, -1).failed()) { // a snapshot since the period's end may take the tag
+          return false;
+        }
+        return nextTag != null && due(now, delay, period);
+      }
+      Duration idle = options.get(TagOptions.SNAPSHOT_WATERMARK_IDLE_TIMEOUT);
+      if (!mode.equalsIgnoreCase("watermark") || idle == null || watermark == null) {
+        return false;
+      }
+      Optional<Snapshot> latest = store.snapshotManager().latest();
+      if (latest.isEmpty()) {
+        return false; // nothing to tag
+      }
+      Long latestWatermark = latest.get().watermark();
+      return (latestWatermark == null || latestWatermark < watermark)
+          && store.clock().millis() - latest.get().timeMillis() >= idle.toMillis();
+    } catch (RuntimeException e) {
+      LOG.warn("Could not tell whether {} needs a snapshot for its automatic tags", tableName, e);
+      return false;
+    }
+  }
+
   /** From the newest automatic tag, or (none yet) from the earliest snapshot. */
   private void start(TagManager tags, SnapshotManager snapshots, TagPeriod period) {
     TagManager.Tag newest = null;

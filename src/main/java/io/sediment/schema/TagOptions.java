@@ -57,6 +57,18 @@ public final class TagOptions {
                       + " TIMESTAMP columns or none, the session's time zone for TIMESTAMP_LTZ."),
           OptionRule.timeZone());
 
+  public static final ConfigOption<Duration> SNAPSHOT_WATERMARK_IDLE_TIMEOUT =
+      OPTIONS.add(
+          ConfigOptions.key("snapshot.watermark-idle-timeout")
+              .durationType()
+              .noDefaultValue()
+              .withDescription(
+                  "With tag.automatic-creation = watermark: when a streaming write's checkpoint"
+                      + " wrote nothing, the table had no commit for this long and the watermark"
+                      + " went past the latest snapshot's, the committer commits an empty snapshot"
+                      + " with it, so that the idle input's tags are made."),
+          OptionRule.positiveDuration("10 min"));
+
   public static final ConfigOption<String> TAG_CREATION_PERIOD =
       OPTIONS.add(
           ConfigOptions.key("tag.creation-period")

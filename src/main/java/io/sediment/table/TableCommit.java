@@ -159,6 +159,29 @@ public final class TableCommit {
     return doCommit(identifier, messages, true, watermark);
   }
 
+  /**
+   * Whether automatic tags want a snapshot though the checkpoint wrote nothing (Paimon's forced
+   * snapshot, {@link io.sediment.retention.TagAutoCreation#wantsSnapshot}); {@code watermark} is
+   * the checkpoint's (null: none).
+   */
+  public boolean wantsSnapshotForTags(Long watermark) {
+    return streaming && maintenance != null && maintenance.wantsSnapshot(store, watermark);
+  }
+
+  /**
+   * Stream commit of an empty APPEND snapshot recording {@code watermark}, then the after-commit
+   * maintenance (which makes the automatic tags it was committed for); skipped when the identifier
+   * landed.
+   */
+  public List<Long> commitEmpty(long identifier, Long watermark) {
+    if (!streaming) {
+      throw new IllegalStateException("An empty snapshot is a stream commit");
+    }
+    List<Long> ids = commit.commitEmpty(identifier, watermark);
+    expireIfCommitted(ids, true, false);
+    return ids;
+  }
+
   private List<Long> doCommit(
       long identifier, List<CommitMessage> messages, boolean checkCommitted, Long watermark) {
     // The commit skips an identifier that landed, then refuses messages whose files are missing.

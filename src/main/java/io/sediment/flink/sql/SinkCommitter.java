@@ -98,6 +98,9 @@ public final class SinkCommitter {
   /** The watermark the end of input's window records (null: none). */
   private Long endWatermark;
 
+  /** The snapshots this committer's windows made (to tell a checkpoint that wrote nothing). */
+  private long snapshotsCommitted;
+
   /** The newest checkpoint this attempt took or was restored from (0: none). */
   private long lastCheckpointTaken;
 
@@ -236,8 +239,13 @@ public final class SinkCommitter {
       commitTheRest();
       return;
     }
+    long snapshotsBefore = snapshotsCommitted;
     windows.commitUpTo(checkpointId, false, this::commitWindow);
+    Long watermark = watermarks.get(checkpointId);
     watermarks.headMap(checkpointId, true).clear(); // their windows landed, or had nothing
+    if (snapshotsCommitted == snapshotsBefore) {
+      commitForTags(checkpointId, watermark);
+    }
     if (!writersCleaned && checkpointId > cleanAbove) {
       writersCleaned = deleteFilesOfDeadWriters(checkpointId, Set.of());
     }
@@ -313,6 +321,34 @@ public final class SinkCommitter {
     // Every writer ended: a marked file no snapshot references is one of an attempt that Flink
     // restarted (a lost TaskManager, a failed task). A failure leaves it for remove_orphan_files.
     deleteFilesOfDeadWriters(Long.MAX_VALUE, committed);
+  }
+
+  /**
+   * Checkpoint {@code checkpointId} wrote nothing: commits an empty snapshot with its {@code
+   * watermark} when automatic tags want one (Paimon's forced snapshot: an idle input's tags are
+   * made all the same). A failure is logged and counted; the next checkpoint tries again.
+   */
+  private void commitForTags(long checkpointId, Long watermark) {
+    TableCommit commit = streamCommit();
+    if (!commit.wantsSnapshotForTags(watermark)) {
+      return;
+    }
+    try {
+      AfterCommitMaintenance.Failures failuresBefore = commit.failures();
+      List<Long> ids = commit.commitEmpty(checkpointId, watermark);
+      failures = failures.plus(commit.failures().minus(failuresBefore));
+      LOG.info(
+          "Checkpoint {} of {} wrote nothing: committed empty snapshot(s) {} for the automatic tags",
+          checkpointId,
+          table.fullName(),
+          ids);
+    } catch (RuntimeException e) {
+      failures = failures.plus(new AfterCommitMaintenance.Failures(0, 0, 1));
+      LOG.warn(
+          "Could not commit an empty snapshot of {} for its automatic tags: {}",
+          table.fullName(),
+          e.toString());
+    }
   }
 
   /** Streaming, after the end of input: commits every window left, then cleans up. */
@@ -425,6 +461,7 @@ public final class SinkCommitter {
     try {
       AfterCommitMaintenance.Failures failuresBefore = commit.failures();
       List<Long> ids = commit.commit(window, messages, watermark);
+      snapshotsCommitted += ids.size();
       failures = failures.plus(commit.failures().minus(failuresBefore));
       LOG.info("Window {} of {} committed as snapshot(s) {}", window, table.fullName(), ids);
     } catch (CommitConflictException e) {
