@@ -4,9 +4,6 @@ import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sediment.commit.CommitMessage;
-import io.sediment.commit.CommitUsers;
-import io.sediment.flink.CommitWindows;
-import io.sediment.flink.serde.CommitMessageCodec;
 import io.sediment.maintenance.Tags;
 import io.sediment.manifest.TagManager;
 import io.sediment.schema.Schema;
@@ -49,11 +46,7 @@ class BatchTagsTest {
   private static void batchWrite(Table t, long id) throws Exception {
     List<CommitMessage> messages =
         TestTables.prepare(t.newBatchWriteBuilder(), List.of(row(id, "v" + id)));
-    CommitWindows<CommitMessage> windows = new CommitWindows<>(CommitMessageCodec.INSTANCE);
-    String user = CommitUsers.random();
-    windows.restore(user, new TreeMap<>());
-    SinkCommitter committer = new SinkCommitter(t, false, false, null, windows);
-    committer.start(0, user);
+    SinkCommitter committer = SinkCommitters.started(t, false);
     committer.add(SedimentWriteOperator.END_OF_INPUT, messages);
     committer.endInput(null, false);
     assertThat(committer.failures().tags()).isZero();

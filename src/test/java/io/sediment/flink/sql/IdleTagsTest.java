@@ -3,10 +3,6 @@ package io.sediment.flink.sql;
 import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.sediment.commit.CommitMessage;
-import io.sediment.commit.CommitUsers;
-import io.sediment.flink.CommitWindows;
-import io.sediment.flink.serde.CommitMessageCodec;
 import io.sediment.maintenance.Tags;
 import io.sediment.manifest.Snapshot;
 import io.sediment.schema.Schema;
@@ -24,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,12 +45,7 @@ class IdleTagsTest {
   }
 
   private static SinkCommitter committer(Table t) throws Exception {
-    CommitWindows<CommitMessage> windows = new CommitWindows<>(CommitMessageCodec.INSTANCE);
-    String user = CommitUsers.random();
-    windows.restore(user, new TreeMap<>());
-    SinkCommitter committer = new SinkCommitter(t, true, false, null, windows);
-    committer.start(0, user);
-    return committer;
+    return SinkCommitters.started(t, true);
   }
 
   private static Set<String> tags(Table t) {

@@ -3,9 +3,6 @@ package io.sediment.flink.sql;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sediment.commit.CommitMessage;
-import io.sediment.commit.CommitUsers;
-import io.sediment.flink.CommitWindows;
-import io.sediment.flink.serde.CommitMessageCodec;
 import io.sediment.table.Table;
 import io.sediment.table.WriteBuilder;
 import io.sediment.testutil.TestTables;
@@ -176,12 +173,7 @@ class SinkCommitterDeliveryTest {
 
   /** A streaming job's committer at its first start, as the operator runs it. */
   private static SinkCommitter streamingCommitter(Table t) throws Exception {
-    CommitWindows<CommitMessage> windows = new CommitWindows<>(CommitMessageCodec.INSTANCE);
-    String user = CommitUsers.random();
-    windows.restore(user, new TreeMap<>());
-    SinkCommitter committer = new SinkCommitter(t, true, false, null, windows);
-    committer.start(0, user);
-    return committer;
+    return SinkCommitters.started(t, true);
   }
 
   /** One delivery; returns whether it ended normally (else a late window was refused). */
