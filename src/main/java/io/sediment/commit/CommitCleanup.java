@@ -259,7 +259,7 @@ final class CommitCleanup {
       LOG.warn(
           "Commit {} of user {}: outputs {} of the compaction of bucket {} are gone (an earlier"
               + " attempt dropped it); it is dropped, the bucket's new files are committed",
-          FileStoreCommit.describeIdentifier(identifier),
+          describeIdentifier(identifier),
           commitUser,
           missing,
           m.bucket());
@@ -282,5 +282,12 @@ final class CommitCleanup {
           dropped);
     }
     return out;
+  }
+
+  /** A commit identifier for logs: "batch commit" for the batch identifier. */
+  static String describeIdentifier(long identifier) {
+    return identifier == FileStoreCommit.BATCH_IDENTIFIER
+        ? "batch commit"
+        : "identifier " + identifier;
   }
 }

@@ -23,7 +23,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.types.logical.RowType;
@@ -206,18 +205,15 @@ public final class FileStoreCommit {
   }
 
   /**
-   * An APPEND snapshot without changes, recording {@code watermark}: a streaming write's checkpoint
-   * that wrote nothing, when automatic tags need a snapshot (Paimon's forced snapshot). Returns its
-   * id, or nothing when this user's {@code identifier} landed already.
+   * An APPEND snapshot without changes, recording {@code watermark}, for automatic tags (Paimon's
+   * forced snapshot); nothing when this user's {@code identifier} landed already.
    */
   public List<Long> commitEmpty(long identifier, Long watermark) {
     this.watermark = watermark;
     checkedAfter = snapshots.latestId().orElse(0L);
-    Optional<UserCommit> last = latestCommit();
-    if (last.isPresent() && last.get().commitIdentifier() >= identifier) {
-      return List.of();
-    }
-    return List.of(tryCommit(List.of(), List.of(), List.of(), CommitKind.APPEND, identifier));
+    return isCommitted(identifier)
+        ? List.of()
+        : List.of(tryCommit(List.of(), List.of(), List.of(), CommitKind.APPEND, identifier));
   }
 
   /**
@@ -422,7 +418,7 @@ public final class FileStoreCommit {
           "Committed snapshot {} (OVERWRITE, user {}, {}, {} file(s) replaced)",
           s.id(),
           commitUser,
-          describeIdentifier(identifier),
+          CommitCleanup.describeIdentifier(identifier),
           replaced[0]);
       return List.of(s.id());
     } catch (IOException e) {
@@ -552,7 +548,7 @@ public final class FileStoreCommit {
       if (attempt.isEmpty()) {
         LOG.info(
             "Commit {} of user {} landed as snapshot {} for an earlier attempt of it",
-            describeIdentifier(identifier),
+            CommitCleanup.describeIdentifier(identifier),
             commitUser,
             landed[0]);
         manifestFile.delete(written);
@@ -566,7 +562,7 @@ public final class FileStoreCommit {
           a.snapshot().id(),
           kind,
           commitUser,
-          describeIdentifier(identifier));
+          CommitCleanup.describeIdentifier(identifier));
       cleanup.deleteReplacedVectors(messages, a.newVectors());
       return a.snapshot().id();
     } catch (IOException e) {
@@ -598,15 +594,5 @@ public final class FileStoreCommit {
   /** Deletes every file the messages added (new files, compaction outputs, deletion vectors). */
   public List<IOException> abort(List<CommitMessage> messages) {
     return cleanup.abort(messages);
-  }
-
-  /** The id of the latest snapshot, if any. */
-  public OptionalLong latestSnapshotId() {
-    return snapshots.latestId();
-  }
-
-  /** A commit identifier for logs: "batch commit" for {@link #BATCH_IDENTIFIER}. */
-  static String describeIdentifier(long identifier) {
-    return identifier == BATCH_IDENTIFIER ? "batch commit" : "identifier " + identifier;
   }
 }

@@ -343,6 +343,15 @@ final class CompactTaskEnumerator
    * snapshot), or {@code compaction.optimization-interval} passed since that round (or the job's
    * first look at the table) and at least one such commit landed.
    */
+  /**
+   * Whether a snapshot is a delta commit: not a compaction, and not an empty APPEND (a streaming
+   * writer's snapshot for automatic tags, made while no row came).
+   */
+  private static boolean wroteRows(Snapshot s) {
+    return s.commitKind() != CommitKind.COMPACT
+        && !(s.commitKind() == CommitKind.APPEND && s.deltaRecordCount() == 0);
+  }
+
   private boolean fullCompactionDue(String name, Table table, Long last, long latest) {
     Integer every = table.options().get(CompactionOptions.FULL_COMPACTION_DELTA_COMMITS);
     Duration interval = table.options().get(CompactionOptions.COMPACTION_OPTIMIZATION_INTERVAL);
@@ -356,7 +365,7 @@ final class CompactTaskEnumerator
     if (last != null) {
       for (long id = last + 1; id <= latest; id++) {
         Optional<Snapshot> s = table.snapshotManager().snapshotIfExists(id);
-        if (s.isPresent() && s.get().commitKind() != CommitKind.COMPACT) {
+        if (s.isPresent() && wroteRows(s.get())) {
           count++;
         }
       }
@@ -364,12 +373,14 @@ final class CompactTaskEnumerator
       // the job's first look at the table: the delta commits since its last compaction (up to
       // the count needed), whenever the job started
       int needed = every == null ? 1 : every;
-      for (long id = latest; id > 0 && id > latest - needed; id--) {
+      for (long id = latest; id > 0 && count < needed; id--) {
         Optional<Snapshot> s = table.snapshotManager().snapshotIfExists(id);
         if (s.isEmpty() || s.get().commitKind() == CommitKind.COMPACT) {
           break;
         }
-        count++;
+        if (wroteRows(s.get())) {
+          count++;
+        }
       }
     }
     deltaCommits.put(name, count);

@@ -60,6 +60,11 @@ public final class AfterCommitMaintenance {
     return tags.wantsSnapshot(store, watermark);
   }
 
+  /** See {@link TagAutoCreation#failedChecks}. */
+  public long failedTagChecks() {
+    return tags.failedChecks();
+  }
+
   /**
    * After a commit to {@code store}.
    *

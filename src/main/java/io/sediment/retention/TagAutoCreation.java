@@ -51,6 +51,7 @@ public final class TagAutoCreation {
   private boolean started;
   private LocalDateTime nextTag; // the start of the period tagged next; null: no automatic tag yet
   private long nextSnapshot;
+  private long failedChecks;
 
   public TagAutoCreation(String tableName) {
     this.tableName = tableName;
@@ -135,11 +136,14 @@ public final class TagAutoCreation {
         TagPeriod period = TagPeriod.of(options);
         Duration delay = options.get(TagOptions.TAG_CREATION_DELAY);
         LocalDateTime now = localTime(store.clock().millis());
-        if (started && (nextTag == null || !due(now, delay, period))) {
+        if (started && nextTag != null && !due(now, delay, period)) {
           return false; // reads nothing between periods
         }
-        if (store.snapshotManager().latestId().isEmpty()
-            || run(store, -1).failed()) { // a snapshot since the period's end may take the tag
+        if (store.snapshotManager().latestId().isEmpty()) {
+          return false; // nothing to tag yet
+        }
+        if (run(store, -1).failed()) { // a snapshot since the period's end may take the tag
+          failedChecks++;
           return false;
         }
         return nextTag != null && due(now, delay, period);
@@ -157,8 +161,14 @@ public final class TagAutoCreation {
           && store.clock().millis() - latest.get().timeMillis() >= idle.toMillis();
     } catch (RuntimeException e) {
       LOG.warn("Could not tell whether {} needs a snapshot for its automatic tags", tableName, e);
+      failedChecks++;
       return false;
     }
+  }
+
+  /** How many {@link #wantsSnapshot} checks failed (counted as automatic tag failures). */
+  public long failedChecks() {
+    return failedChecks;
   }
 
   /** From the newest automatic tag, or (none yet) from the earliest snapshot. */

@@ -165,7 +165,16 @@ public final class TableCommit {
    * the checkpoint's (null: none).
    */
   public boolean wantsSnapshotForTags(Long watermark) {
-    return streaming && maintenance != null && maintenance.wantsSnapshot(store, watermark);
+    if (!streaming || maintenance == null) {
+      return false;
+    }
+    long failedBefore = maintenance.failedTagChecks();
+    boolean wanted = maintenance.wantsSnapshot(store, watermark);
+    long failed = maintenance.failedTagChecks() - failedBefore;
+    if (failed > 0) {
+      failures = failures.plus(new AfterCommitMaintenance.Failures(0, 0, failed));
+    }
+    return wanted;
   }
 
   /**

@@ -584,7 +584,7 @@ class FileStoreCommitTest {
 
   @Test
   void describesIdentifiersForLogs() {
-    assertThat(FileStoreCommit.describeIdentifier(BATCH)).isEqualTo("batch commit");
-    assertThat(FileStoreCommit.describeIdentifier(3)).isEqualTo("identifier 3");
+    assertThat(CommitCleanup.describeIdentifier(BATCH)).isEqualTo("batch commit");
+    assertThat(CommitCleanup.describeIdentifier(3)).isEqualTo("identifier 3");
   }
 }

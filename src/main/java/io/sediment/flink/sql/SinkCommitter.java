@@ -330,11 +330,14 @@ public final class SinkCommitter {
    */
   private void commitForTags(long checkpointId, Long watermark) {
     TableCommit commit = streamCommit();
-    if (!commit.wantsSnapshotForTags(watermark)) {
+    AfterCommitMaintenance.Failures failuresBefore = commit.failures();
+    boolean wanted = commit.wantsSnapshotForTags(watermark);
+    failures = failures.plus(commit.failures().minus(failuresBefore));
+    if (!wanted) {
       return;
     }
     try {
-      AfterCommitMaintenance.Failures failuresBefore = commit.failures();
+      failuresBefore = commit.failures();
       List<Long> ids = commit.commitEmpty(checkpointId, watermark);
       failures = failures.plus(commit.failures().minus(failuresBefore));
       LOG.info(
