@@ -155,6 +155,72 @@ class StreamingInsertTest {
     }
   }
 
+  /** The rows an INSERT's input emitted (counted after the source, before the sink). */
+  static final java.util.concurrent.atomic.AtomicLong EMITTED =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /**
+   * {@code stop-with-savepoint --drain} of a streaming INSERT: what was left at the end of input is
+   * committed when the savepoint (the job's final checkpoint) completes, so every row the input
+   * emitted is in the table, once, with the last snapshot under the savepoint's id.
+   */
+  @Test
+  void aDrainingStopCommitsEveryRowWithItsSavepoint() throws Exception {
+    EMITTED.set(0);
+    StreamExecutionEnvironment env = StreamingJobs.restarting(1, 200);
+    StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+    tEnv.executeSql(
+        "CREATE CATALOG c WITH ('type' = 'sediment', 'warehouse' = '" + warehouse.toUri() + "')");
+    tEnv.executeSql("CREATE DATABASE c.db");
+    tEnv.executeSql("CREATE TABLE c.db.d (id BIGINT)");
+    DataStream<Long> ids =
+        env.fromSource(
+                new DataGeneratorSource<>(
+                    x -> x, Long.MAX_VALUE, RateLimiterStrategy.perSecond(200), Types.LONG),
+                WatermarkStrategy.noWatermarks(),
+                "ids")
+            .map(
+                (org.apache.flink.api.common.functions.MapFunction<Long, Long>)
+                    x -> {
+                      EMITTED.incrementAndGet();
+                      return x;
+                    })
+            .returns(Types.LONG);
+    tEnv.createTemporaryView("ids", ids);
+    org.apache.flink.core.execution.JobClient client =
+        tEnv.executeSql("INSERT INTO c.db.d SELECT f0 FROM ids").getJobClient().orElseThrow();
+    Table table = new FileSystemCatalog(warehouse.toString()).getTable("db.d");
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofMinutes(2))
+        .until(() -> table.snapshotManager().latestId().isPresent());
+    String savepoint =
+        client
+            .stopWithSavepoint(
+                true,
+                warehouse.resolve("savepoints").toUri().toString(),
+                org.apache.flink.core.execution.SavepointFormatType.CANONICAL)
+            .get();
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofMinutes(2))
+        .until(() -> client.getJobStatus().get() == org.apache.flink.api.common.JobStatus.FINISHED);
+
+    Set<Long> seen = ids(table);
+    assertThat(TestTables.readAll(table)).hasSize(seen.size()); // each row once
+    assertThat(seen).hasSize((int) EMITTED.get());
+    for (long id = 0; id < EMITTED.get(); id++) {
+      assertThat(seen).contains(id);
+    }
+    assertThat(savepoint).isNotBlank();
+    List<Long> snapshotIds = table.snapshotManager().listIds();
+    assertThat(
+            table
+                .snapshotManager()
+                .snapshot(snapshotIds.get(snapshotIds.size() - 1))
+                .commitIdentifier())
+        .as("the rest lands under the savepoint's checkpoint id, not as a batch commit")
+        .isLessThan(Long.MAX_VALUE);
+  }
+
   /**
    * A streaming INSERT under unaligned checkpoints is refused when it is planned (Paimon's rule).
    */
