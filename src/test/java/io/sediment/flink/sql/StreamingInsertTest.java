@@ -43,20 +43,11 @@ class StreamingInsertTest {
     long n = 600;
     FailOnce.reset(true);
     StreamExecutionEnvironment env = StreamingJobs.restarting(2, 100);
-    StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-    tEnv.executeSql(
-        "CREATE CATALOG c WITH ('type' = 'sediment', 'warehouse' = '" + warehouse.toUri() + "')");
-    tEnv.executeSql("CREATE DATABASE c.db");
+    StreamTableEnvironment tEnv = tableEnvironment(env);
     tEnv.executeSql("CREATE TABLE c.db.s (id BIGINT, p INT)");
 
     DataStream<Long> ids =
-        env.fromSource(
-                new DataGeneratorSource<>(
-                    x -> x, n, RateLimiterStrategy.perSecond(400), Types.LONG),
-                WatermarkStrategy.noWatermarks(),
-                "ids")
-            .map(new FailOnce<Long>())
-            .returns(Types.LONG);
+        idsWithoutWatermarks(env, n, 400).map(new FailOnce<Long>()).returns(Types.LONG);
     tEnv.createTemporaryView("ids", ids);
     tEnv.executeSql("INSERT INTO c.db.s SELECT f0, CAST(f0 % 3 AS INT) FROM ids").await();
 
@@ -92,10 +83,7 @@ class StreamingInsertTest {
     long n = 600; // two seconds of input: checkpoints every 100 ms, watermarks every 200 ms
     long minute = 60_000;
     StreamExecutionEnvironment env = StreamingJobs.restarting(2, 100);
-    StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-    tEnv.executeSql(
-        "CREATE CATALOG c WITH ('type' = 'sediment', 'warehouse' = '" + warehouse.toUri() + "')");
-    tEnv.executeSql("CREATE DATABASE c.db");
+    StreamTableEnvironment tEnv = tableEnvironment(env);
     tEnv.executeSql(
         "CREATE TABLE c.db.w (id BIGINT) WITH ('tag.automatic-creation' = 'watermark',"
             + " 'tag.creation-period' = 'hourly')");
@@ -168,17 +156,10 @@ class StreamingInsertTest {
   void aDrainingStopCommitsEveryRowWithItsSavepoint() throws Exception {
     EMITTED.set(0);
     StreamExecutionEnvironment env = StreamingJobs.restarting(1, 200);
-    StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-    tEnv.executeSql(
-        "CREATE CATALOG c WITH ('type' = 'sediment', 'warehouse' = '" + warehouse.toUri() + "')");
-    tEnv.executeSql("CREATE DATABASE c.db");
+    StreamTableEnvironment tEnv = tableEnvironment(env);
     tEnv.executeSql("CREATE TABLE c.db.d (id BIGINT)");
     DataStream<Long> ids =
-        env.fromSource(
-                new DataGeneratorSource<>(
-                    x -> x, Long.MAX_VALUE, RateLimiterStrategy.perSecond(200), Types.LONG),
-                WatermarkStrategy.noWatermarks(),
-                "ids")
+        idsWithoutWatermarks(env, Long.MAX_VALUE, 200)
             .map(
                 (org.apache.flink.api.common.functions.MapFunction<Long, Long>)
                     x -> {
@@ -228,10 +209,7 @@ class StreamingInsertTest {
   void unalignedCheckpointsAreRefused() {
     StreamExecutionEnvironment env = StreamingJobs.restarting(1, 100);
     env.getCheckpointConfig().enableUnalignedCheckpoints();
-    StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-    tEnv.executeSql(
-        "CREATE CATALOG c WITH ('type' = 'sediment', 'warehouse' = '" + warehouse.toUri() + "')");
-    tEnv.executeSql("CREATE DATABASE c.db");
+    StreamTableEnvironment tEnv = tableEnvironment(env);
     tEnv.executeSql("CREATE TABLE c.db.u (id BIGINT)");
     tEnv.createTemporaryView(
         "ids",
@@ -246,6 +224,24 @@ class StreamingInsertTest {
         .hasStackTraceContaining("Set execution.checkpointing.unaligned.enabled to false");
     assertThat(new FileSystemCatalog(warehouse.toString()).getTable("db.u").latestSnapshot())
         .isEmpty();
+  }
+
+  /** Ids 0, 1, ... {@code n - 1}, {@code perSecond} a second, without watermarks. */
+  private static DataStream<Long> idsWithoutWatermarks(
+      StreamExecutionEnvironment env, long n, double perSecond) {
+    return env.fromSource(
+        new DataGeneratorSource<>(x -> x, n, RateLimiterStrategy.perSecond(perSecond), Types.LONG),
+        WatermarkStrategy.noWatermarks(),
+        "ids");
+  }
+
+  /** A table environment of {@code env} with catalog c on the warehouse and its database c.db. */
+  private StreamTableEnvironment tableEnvironment(StreamExecutionEnvironment env) {
+    StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+    tEnv.executeSql(
+        "CREATE CATALOG c WITH ('type' = 'sediment', 'warehouse' = '" + warehouse.toUri() + "')");
+    tEnv.executeSql("CREATE DATABASE c.db");
+    return tEnv;
   }
 
   private static Set<Long> ids(Table table) {
