@@ -75,10 +75,7 @@ final class TagCommands {
     @Override
     public Integer call() {
       OptionRefusals.check("--tag", () -> Tags.checkNewName(tag));
-      Duration retained =
-          timeRetained == null
-              ? null
-              : OptionRefusals.named("--time-retained", () -> positiveDuration(timeRetained));
+      Duration retained = timeRetained(timeRetained);
       if ((snapshotId != null ? 1 : 0) + (timestamp != null ? 1 : 0) + (watermark != null ? 1 : 0)
           > 1) {
         throw new IllegalArgumentException(
@@ -97,7 +94,7 @@ final class TagCommands {
                   ? OptionalLong.of(
                       OptionRefusals.named(
                           chosenBy, () -> tags.snapshotAtOrAfterWatermark(watermark)))
-                  : snapshotId == null ? OptionalLong.empty() : OptionalLong.of(snapshotId);
+                  : snapshotId(snapshotId);
       Snapshot snapshot = OptionRefusals.named(chosenBy, () -> tags.checkSnapshot(id));
       TagManager.Tag created =
           OptionRefusals.named("--tag", () -> tags.create(tag, snapshot, retained));
@@ -112,6 +109,18 @@ final class TagCommands {
       out.flush();
       return ExitCodes.OK;
     }
+  }
+
+  /** Option {@code --time-retained}: null when not given. */
+  private static Duration timeRetained(String text) {
+    return text == null
+        ? null
+        : OptionRefusals.named("--time-retained", () -> positiveDuration(text));
+  }
+
+  /** Option {@code --snapshot-id}: empty when not given (the latest snapshot). */
+  private static OptionalLong snapshotId(Long id) {
+    return id == null ? OptionalLong.empty() : OptionalLong.of(id);
   }
 
   private static Duration positiveDuration(String text) {
@@ -212,13 +221,10 @@ final class TagCommands {
     @Override
     public Integer call() {
       OptionRefusals.check("--tag", () -> Tags.checkName(tag));
-      Duration retained =
-          timeRetained == null
-              ? null
-              : OptionRefusals.named("--time-retained", () -> positiveDuration(timeRetained));
+      Duration retained = timeRetained(timeRetained);
       Table t = new FileSystemCatalog(warehouseOption.warehouse).getTable(table);
       Tags tags = new Tags(t);
-      OptionalLong id = snapshotId == null ? OptionalLong.empty() : OptionalLong.of(snapshotId);
+      OptionalLong id = snapshotId(snapshotId);
       Snapshot snapshot = OptionRefusals.named("--snapshot-id", () -> tags.checkSnapshot(id));
       TagManager.Tag replaced =
           OptionRefusals.named("--tag", () -> tags.replace(tag, snapshot, retained));

@@ -223,24 +223,17 @@ public final class TagAutoCreation {
       nextTag = start.plus(period.length());
       return;
     }
-    try {
-      TagCreation.create(store, tableName, name, snapshot, retained);
-      created.add(name);
-    } catch (TagCreation.TagExistsException e) {
-      // another committer made it first
+    if (TagCreation.createUnlessExists(store, tableName, name, snapshot, retained)) {
+      created.add(name); // else another committer made it first
     }
     nextTag = start.plus(period.length());
-    Integer max = store.options().get(TagOptions.TAG_NUM_RETAINED_MAX);
-    if (max != null) {
-      deleted.addAll(
-          TagDeletion.keepNewest(
-              store,
-              tags,
-              t -> period.start(t.name()) != null,
-              Comparator.comparingLong((TagManager.Tag t) -> t.snapshot().id())
-                  .thenComparing(t -> period.start(t.name())),
-              max));
-    }
+    deleted.addAll(
+        TagDeletion.keepNewest(
+            store,
+            tags,
+            t -> period.start(t.name()) != null,
+            Comparator.comparingLong((TagManager.Tag t) -> t.snapshot().id())
+                .thenComparing(t -> period.start(t.name()))));
   }
 
   /**

@@ -62,24 +62,17 @@ public final class TagBatchCreation {
           created.add(name);
         }
       } else {
-        try {
-          TagCreation.create(store, tableName, name, snapshot, retained);
-          created.add(name);
-        } catch (TagCreation.TagExistsException e) {
-          // another batch write made it first
+        if (TagCreation.createUnlessExists(store, tableName, name, snapshot, retained)) {
+          created.add(name); // else another batch write made it first
         }
       }
-      Integer max = store.options().get(TagOptions.TAG_NUM_RETAINED_MAX);
-      if (max != null) {
-        deleted.addAll(
-            TagDeletion.keepNewest(
-                store,
-                tags,
-                t -> BATCH_TAG.matcher(t.name()).matches(),
-                Comparator.comparingLong((TagManager.Tag t) -> t.snapshot().id())
-                    .thenComparing(TagManager.Tag::name),
-                max));
-      }
+      deleted.addAll(
+          TagDeletion.keepNewest(
+              store,
+              tags,
+              t -> BATCH_TAG.matcher(t.name()).matches(),
+              Comparator.comparingLong((TagManager.Tag t) -> t.snapshot().id())
+                  .thenComparing(TagManager.Tag::name)));
       if (!created.isEmpty() || !deleted.isEmpty()) {
         LOG.info("Batch tags of {}: made {}, deleted {}", tableName, created, deleted);
       }

@@ -28,6 +28,20 @@ public final class TagCreation {
   private TagCreation() {}
 
   /**
+   * {@link #create}, for committers that race to make the same tag: returns false when a tag of
+   * that name exists (another committer made it first).
+   */
+  static boolean createUnlessExists(
+      FileStore store, String tableName, String name, Snapshot snapshot, Duration timeRetained) {
+    try {
+      create(store, tableName, name, snapshot, timeRetained);
+      return true;
+    } catch (TagExistsException e) {
+      return false;
+    }
+  }
+
+  /**
    * Makes tag {@code name} of {@code snapshot}, a snapshot that is there and readable, kept for
    * {@code timeRetained} after now (null: until it is deleted).
    *

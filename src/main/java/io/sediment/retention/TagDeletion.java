@@ -6,6 +6,7 @@ import io.sediment.manifest.ManifestCache;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.TablePaths;
 import io.sediment.manifest.TagManager;
+import io.sediment.schema.TagOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -30,16 +31,19 @@ public final class TagDeletion {
   public record Result(int dataFiles, int metadataFiles) {}
 
   /**
-   * Keeps the newest {@code max} of the table's tags that {@code counted} holds for (oldest first
-   * in {@code order}) and deletes the others, then the files only they kept; returns their names.
-   * For {@code tag.num-retained-max}.
+   * With {@code tag.num-retained-max} set, keeps the newest that many of the table's tags that
+   * {@code counted} holds for (oldest first in {@code order}) and deletes the others, then the
+   * files only they kept; returns their names (none without the option).
    */
   static List<String> keepNewest(
       FileStore store,
       TagManager tags,
       Predicate<TagManager.Tag> counted,
-      Comparator<TagManager.Tag> order,
-      int max) {
+      Comparator<TagManager.Tag> order) {
+    Integer max = store.options().get(TagOptions.TAG_NUM_RETAINED_MAX);
+    if (max == null) {
+      return List.of();
+    }
     List<TagManager.Tag> candidates = new ArrayList<>();
     for (TagManager.Tag t : tags.all().values()) {
       if (counted.test(t)) {

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.flink.table.annotation.ArgumentHint;
@@ -71,13 +72,8 @@ public final class TagProcedures {
             Long snapshotId,
         @ArgumentHint(name = "time_retained", type = @DataTypeHint("STRING"), isOptional = true)
             String timeRetained) {
-      Tags tags = tagsOf(catalog, table, tag);
-      return create(
-          tags,
-          tag,
-          snapshotId == null ? OptionalLong.empty() : OptionalLong.of(snapshotId),
-          "snapshot_id",
-          timeRetained(timeRetained));
+      Tags tags = tagsOf(catalog, table, tag, Tags::checkNewName);
+      return create(tags, tag, snapshotId(snapshotId), "snapshot_id", timeRetained(timeRetained));
     }
   }
 
@@ -169,7 +165,7 @@ public final class TagProcedures {
       Long point,
       String what,
       SnapshotAt at) {
-    Tags tags = tagsOf(catalog, table, tag);
+    Tags tags = tagsOf(catalog, table, tag, Tags::checkNewName);
     Duration retained = timeRetained(timeRetained);
     if (point == null) {
       throw ProcedureArgs.bad(argument, "give " + what + " in milliseconds since the epoch");
@@ -197,10 +193,17 @@ public final class TagProcedures {
   }
 
   /** The tags of {@code table}, after the check of the tag's name the creating procedures share. */
-  private static Tags tagsOf(FileSystemCatalog catalog, String table, String tag) {
+  /** Argument {@code snapshot_id}: empty when not given (the latest snapshot). */
+  private static OptionalLong snapshotId(Long snapshotId) {
+    return snapshotId == null ? OptionalLong.empty() : OptionalLong.of(snapshotId);
+  }
+
+  /** The table's tags, once {@code checkName} accepted argument {@code tag}. */
+  private static Tags tagsOf(
+      FileSystemCatalog catalog, String table, String tag, Consumer<String> checkName) {
     Table t = ProcedureArgs.table(catalog, table);
     try {
-      Tags.checkNewName(tag);
+      checkName.accept(tag);
     } catch (IllegalArgumentException e) {
       throw ProcedureArgs.bad("tag", e);
     }
@@ -213,19 +216,32 @@ public final class TagProcedures {
    */
   private static Row[] create(
       Tags tags, String tag, OptionalLong id, String snapshotArgument, Duration timeRetained) {
+    return tag(tags, id, snapshotArgument, "created", s -> tags.create(tag, s, timeRetained));
+  }
+
+  /**
+   * Makes a tag of snapshot {@code id} with {@code make}; a refusal names {@code snapshotArgument}
+   * or {@code tag}. One row: the tag, its snapshot, {@code outcome}.
+   */
+  private static Row[] tag(
+      Tags tags,
+      OptionalLong id,
+      String snapshotArgument,
+      String outcome,
+      Function<Snapshot, TagManager.Tag> make) {
     Snapshot snapshot;
     try {
       snapshot = tags.checkSnapshot(id);
     } catch (IllegalArgumentException e) {
       throw ProcedureArgs.bad(snapshotArgument, e);
     }
-    TagManager.Tag created;
+    TagManager.Tag made;
     try {
-      created = tags.create(tag, snapshot, timeRetained);
+      made = make.apply(snapshot);
     } catch (IllegalArgumentException e) {
       throw ProcedureArgs.bad("tag", e);
     }
-    return new Row[] {Row.of(created.name(), created.snapshot().id(), "created")};
+    return new Row[] {Row.of(made.name(), made.snapshot().id(), outcome)};
   }
 
   /**
@@ -253,29 +269,14 @@ public final class TagProcedures {
             Long snapshotId,
         @ArgumentHint(name = "time_retained", type = @DataTypeHint("STRING"), isOptional = true)
             String timeRetained) {
-      Table t = ProcedureArgs.table(catalog, table);
-      try {
-        Tags.checkName(tag);
-      } catch (IllegalArgumentException e) {
-        throw ProcedureArgs.bad("tag", e);
-      }
+      Tags tags = tagsOf(catalog, table, tag, Tags::checkName);
       Duration retained = timeRetained(timeRetained);
-      Tags tags = new Tags(t);
-      Snapshot snapshot;
-      try {
-        snapshot =
-            tags.checkSnapshot(
-                snapshotId == null ? OptionalLong.empty() : OptionalLong.of(snapshotId));
-      } catch (IllegalArgumentException e) {
-        throw ProcedureArgs.bad("snapshot_id", e);
-      }
-      TagManager.Tag replaced;
-      try {
-        replaced = tags.replace(tag, snapshot, retained);
-      } catch (IllegalArgumentException e) {
-        throw ProcedureArgs.bad("tag", e);
-      }
-      return new Row[] {Row.of(replaced.name(), replaced.snapshot().id(), "replaced")};
+      return tag(
+          tags,
+          snapshotId(snapshotId),
+          "snapshot_id",
+          "replaced",
+          s -> tags.replace(tag, s, retained));
     }
   }
 
