@@ -12,8 +12,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import org.apache.flink.api.common.state.BroadcastState;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.apache.flink.api.java.tuple.Tuple2;
@@ -36,11 +39,18 @@ import org.slf4j.LoggerFactory;
  * it sends the rest tagged {@link #END_OF_INPUT}. Files not yet sent when the operator is closed
  * after a failure are deleted by the writer's close.
  *
- * <p>State: the commit user its markers are under (union list state {@code marker-user}), so a
- * restored writer marks under the directory its restored committer cleans; and the next sequence
- * number of each primary-key bucket written (union list state {@code sequences}, {@link
- * SequencesCodec}), so that a restored writer's rows stay newer than windows of the earlier attempt
- * that the restored committer commits meanwhile.
+ * <p>State: the commit user its markers are under (broadcast state {@code writer-commit-user}, the
+ * same in every subtask), so a restored writer marks under the directory its restored committer
+ * cleans; and, for a primary-key table, the next sequence number of each bucket written (union list
+ * state {@code sequences}, {@link SequencesCodec}), so that a restored writer's rows stay newer
+ * than windows of the earlier attempt that the restored committer commits meanwhile.
+ *
+ * <p>Flink completes no checkpoint while only some subtasks of an operator with union list state
+ * have finished. An append table's writers are chained to their input, so a bounded source's
+ * subtask that ends early ends its writer: they keep no union list state, and checkpoints go on
+ * committing the writers still running (broadcast state is copied to every restored subtask from
+ * one that has it). A primary-key table's writers read through the bucket shuffle, so each ends
+ * only when every input did, and all end together.
  *
  * <p>A {@code write-only} writer that waits for a compaction job ({@code
  * write-only.stop-trigger-wait}) holds its checkpoint barrier meanwhile, so under periodic
@@ -56,15 +66,26 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
   /** Window id of the messages written after the last checkpoint of a finished input. */
   public static final long END_OF_INPUT = Long.MAX_VALUE;
 
+  /**
+   * The committer's list state of the writers' marker user; the writers' union list state of it in
+   * earlier versions, read when restored from their checkpoints.
+   */
   static final String MARKER_USER_STATE = "marker-user";
+
+  static final String COMMIT_USER_STATE = "writer-commit-user";
   static final String SEQUENCES_STATE = "sequences";
+
+  private static final String COMMIT_USER_KEY = "user";
 
   private final Table table;
   private final String initialCommitUser;
 
   private transient SinkWriter writer;
-  private transient ListState<String> commitUserState;
+  private transient BroadcastState<String, String> commitUserState;
+
+  /** Null for an append table: it has no sequences. */
   private transient ListState<byte[]> sequencesState;
+
   private transient String commitUser;
   private transient long restoredCheckpoint;
   private transient Map<BinaryRowData, Map<Integer, Long>> restoredSequences;
@@ -87,17 +108,28 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
     super.initializeState(context);
     var store = context.getOperatorStateStore();
     commitUserState =
-        store.getUnionListState(
-            new ListStateDescriptor<>(MARKER_USER_STATE, StringSerializer.INSTANCE));
-    sequencesState =
-        store.getUnionListState(
-            new ListStateDescriptor<>(SEQUENCES_STATE, BytePrimitiveArraySerializer.INSTANCE));
+        store.getBroadcastState(
+            new MapStateDescriptor<>(
+                COMMIT_USER_STATE, StringSerializer.INSTANCE, StringSerializer.INSTANCE));
     commitUser = initialCommitUser;
     restoredSequences = new HashMap<>();
     if (context.isRestored()) {
-      for (String u : commitUserState.get()) {
-        commitUser = u;
+      Set<String> restored = store.getRegisteredStateNames();
+      if (restored.contains(MARKER_USER_STATE)) { // a checkpoint of an earlier version
+        ListState<String> earlier = store.getUnionListState(listOf(MARKER_USER_STATE));
+        earlier.get().forEach(u -> commitUser = u);
+        earlier.clear();
       }
+      String user = commitUserState.get(COMMIT_USER_KEY);
+      if (user != null) {
+        commitUser = user;
+      }
+      if (!table.schema().hasPrimaryKey() && restored.contains(SEQUENCES_STATE)) {
+        store.getUnionListState(bytesListOf(SEQUENCES_STATE)).clear(); // always empty
+      }
+    }
+    if (table.schema().hasPrimaryKey()) {
+      sequencesState = store.getUnionListState(bytesListOf(SEQUENCES_STATE));
       // Every subtask's buckets: a rescaled job may give a bucket to another subtask.
       for (byte[] b : sequencesState.get()) {
         VersionedBytes.read(b, SequencesCodec.INSTANCE, getUserCodeClassloader(), "writer state")
@@ -111,6 +143,14 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
       }
     }
     restoredCheckpoint = context.getRestoredCheckpointId().orElse(0L);
+  }
+
+  private static ListStateDescriptor<String> listOf(String name) {
+    return new ListStateDescriptor<>(name, StringSerializer.INSTANCE);
+  }
+
+  private static ListStateDescriptor<byte[]> bytesListOf(String name) {
+    return new ListStateDescriptor<>(name, BytePrimitiveArraySerializer.INSTANCE);
   }
 
   @Override
@@ -155,9 +195,11 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
   @Override
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
-    commitUserState.update(List.of(commitUser));
-    sequencesState.update(
-        List.of(VersionedBytes.write(writer.sequences(), SequencesCodec.INSTANCE)));
+    commitUserState.put(COMMIT_USER_KEY, commitUser);
+    if (sequencesState != null) {
+      sequencesState.update(
+          List.of(VersionedBytes.write(writer.sequences(), SequencesCodec.INSTANCE)));
+    }
   }
 
   @Override

@@ -77,7 +77,8 @@ class SinkCommitterDeliveryTest {
       Long received = null; // the last watermark the committer received (null: none)
       String what = "seed " + seed;
       // in some seeds every checkpoint while some writers ended and others run aborts, as Flink's
-      // do for operators with union list state: their windows land together at the end
+      // do for operators with union list state (a primary-key table's writers, briefly, and any
+      // writers restored from state of earlier versions): their windows land together at the end
       boolean abortWhilePartlyEnded = seed % 3 == 0;
       long checked = 0; // the snapshots up to it were checked
       for (long checkpoint = 1; ; checkpoint++) {

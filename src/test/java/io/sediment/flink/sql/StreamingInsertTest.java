@@ -203,6 +203,68 @@ class StreamingInsertTest {
   }
 
   /**
+   * A streaming INSERT from a source whose subtasks end apart (here a split of 10 rows and one that
+   * goes on, as a bounded source with fewer or uneven splits than subtasks gives): Flink completes
+   * checkpoints after the first writer ended (it keeps no union list state), so its last rows and
+   * the running writer's are committed while the job runs, not at its end.
+   */
+  @Test
+  void checkpointsGoOnWhileSomeWritersEnded() throws Exception {
+    long shortSplit = 10;
+    StreamExecutionEnvironment env = StreamingJobs.restarting(2, 100);
+    StreamTableEnvironment tEnv = tableEnvironment(env);
+    tEnv.executeSql("CREATE TABLE c.db.e (id BIGINT)");
+    tEnv.createTemporaryView(
+        "ids",
+        env.fromSource(
+            new DataGeneratorSource<>(
+                x -> x,
+                new UnevenSplits(shortSplit),
+                RateLimiterStrategy.perSecond(100),
+                Types.LONG),
+            WatermarkStrategy.noWatermarks(),
+            "ids"));
+    org.apache.flink.core.execution.JobClient client =
+        tEnv.executeSql("INSERT INTO c.db.e SELECT f0 FROM ids").getJobClient().orElseThrow();
+    Table table = new FileSystemCatalog(warehouse.toString()).getTable("db.e");
+    try {
+      // The long split gives 50 rows a second: 200 of them come two seconds after the short one
+      // ended, so only checkpoints completed since then can have committed them.
+      org.awaitility.Awaitility.await()
+          .atMost(java.time.Duration.ofMinutes(2))
+          .until(
+              () -> {
+                Set<Long> seen = ids(table);
+                return seen.stream().filter(id -> id < shortSplit).count() == shortSplit
+                    && seen.stream().filter(id -> id >= shortSplit).count() >= 200;
+              });
+      assertThat(client.getJobStatus().get())
+          .isEqualTo(org.apache.flink.api.common.JobStatus.RUNNING);
+    } finally {
+      StreamingJobs.cancelAndWait(client);
+    }
+    assertThat(TestTables.readAll(table)).hasSize(ids(table).size()); // each row once
+  }
+
+  /** Two splits: ids below {@code first}, and every id from there on. */
+  private static final class UnevenSplits
+      extends org.apache.flink.api.connector.source.lib.NumberSequenceSource {
+    private static final long serialVersionUID = 1L;
+    private final long first;
+
+    UnevenSplits(long first) {
+      super(0, Long.MAX_VALUE - 1);
+      this.first = first;
+    }
+
+    @Override
+    protected List<NumberSequenceSplit> splitNumberRange(long from, long to, int numSplits) {
+      return List.of(
+          new NumberSequenceSplit("0", from, first - 1), new NumberSequenceSplit("1", first, to));
+    }
+  }
+
+  /**
    * A streaming INSERT under unaligned checkpoints is refused when it is planned (Paimon's rule).
    */
   @Test
