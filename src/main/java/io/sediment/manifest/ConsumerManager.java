@@ -19,7 +19,8 @@ import org.apache.flink.core.fs.FileStatus;
 /**
  * The consumers of a table: streaming reads with a {@code consumer-id}, each recording the next
  * snapshot it needs in {@code consumer/consumer-<id>} as {@code {"nextSnapshot": N}} (Paimon's file
- * and format). Snapshot expiry keeps every snapshot from the smallest such N on, except for
+ * and format; {@code "fullRead": true} added while the read's start is not read through, see {@link
+ * Position}). Snapshot expiry keeps every snapshot from the smallest such N on, except for
  * consumers not updated within {@code consumer.expiration-time}, which it deletes.
  */
 public final class ConsumerManager {
@@ -49,12 +50,33 @@ public final class ConsumerManager {
     return Optional.empty();
   }
 
+  /**
+   * Where a read resumes: the changes of {@code nextSnapshot} and later ones; or, with {@code
+   * fullRead}, that snapshot in full first (a read whose start was not read through: resuming at
+   * its changes would lose the start's rows not yet emitted).
+   */
+  public record Position(long nextSnapshot, boolean fullRead) {}
+
   /** The next snapshot consumer {@code id} needs, if it recorded one. */
   public OptionalLong nextSnapshot(String id) {
+    Optional<Position> p = position(id);
+    return p.isPresent() ? OptionalLong.of(p.get().nextSnapshot()) : OptionalLong.empty();
+  }
+
+  /** Where consumer {@code id} resumes, if it recorded a position. */
+  public Optional<Position> position(String id) {
+    String json;
     try {
-      return OptionalLong.of(parse(fileIO.readUtf8(paths.consumer(id)), id));
+      json = fileIO.readUtf8(paths.consumer(id));
     } catch (FileNotFoundException e) {
-      return OptionalLong.empty();
+      return Optional.empty();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read consumer " + id, e);
+    }
+    try {
+      long next = parse(json, id); // fails first, naming the file, on what is not JSON
+      JsonNode full = JSON.readTree(json).get("fullRead");
+      return Optional.of(new Position(next, full != null && full.asBoolean()));
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read consumer " + id, e);
     }
@@ -62,7 +84,20 @@ public final class ConsumerManager {
 
   /** Records that consumer {@code id} needs snapshot {@code nextSnapshot} and later ones. */
   public void record(String id, long nextSnapshot) throws IOException {
-    fileIO.overwriteHint(paths.consumer(id), "{\"nextSnapshot\":" + nextSnapshot + "}");
+    record(id, new Position(nextSnapshot, false));
+  }
+
+  /**
+   * Records consumer {@code id}'s position: expiry keeps its snapshot and the later ones; {@code
+   * "fullRead": true} only when the read resumes with that snapshot in full.
+   */
+  public void record(String id, Position position) throws IOException {
+    fileIO.overwriteHint(
+        paths.consumer(id),
+        "{\"nextSnapshot\":"
+            + position.nextSnapshot()
+            + (position.fullRead() ? ",\"fullRead\":true" : "")
+            + "}");
   }
 
   /** Deletes consumer {@code id}'s record; false when there was none. */

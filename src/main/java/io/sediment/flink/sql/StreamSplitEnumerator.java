@@ -12,7 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.TreeMap;
 import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SplitEnumerator;
@@ -48,11 +47,19 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
   private final ConsumerManager consumers;
   private final String consumerId;
 
-  /** Splits readers hold (given out or restored, not finished), with their snapshot. */
+  /** Splits readers hold (given out or reported, not finished), as {@link StreamSplit#heldAs}. */
   private final Map<String, Long> held = new HashMap<>();
 
-  /** The snapshot a consumer needs, as of each checkpoint not yet completed. */
-  private final TreeMap<Long, Long> neededAtCheckpoint = new TreeMap<>();
+  /**
+   * Splits the restored checkpoint said readers held, that no reader has reported since: a reader
+   * may have finished one before its own checkpoint while its report was on the way, and then no
+   * reader holds it. Each reader reports its restored splits before it registers, so these count
+   * until every reader registered, and then go.
+   */
+  private final Map<String, Long> unconfirmed = new HashMap<>();
+
+  /** Where a consumer resumes, as of each checkpoint not yet completed. */
+  private final TreeMap<Long, ConsumerManager.Position> neededAtCheckpoint = new TreeMap<>();
 
   private volatile long nextSnapshotId;
   private long splitCounter;
@@ -73,7 +80,7 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
     this.byBucket = byBucket;
     this.intervalMillis = intervalMillis;
     this.pending = new ArrayList<>(state.pending());
-    this.held.putAll(state.held());
+    this.unconfirmed.putAll(state.held());
     this.nextSnapshotId = state.nextSnapshotId();
     this.splitCounter = state.splitCounter();
   }
@@ -88,17 +95,22 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
       StreamScan.StartPoint startPoint,
       ConsumerManager consumers,
       String consumerId) {
+    StreamScan.StartPoint from = startPoint;
     if (consumerId != null) {
-      OptionalLong next = consumers.nextSnapshot(consumerId);
-      if (next.isPresent()) {
-        return new StreamEnumeratorState(next.getAsLong(), 0, List.of(), Map.of());
+      Optional<ConsumerManager.Position> position = consumers.position(consumerId);
+      if (position.isPresent() && !position.get().fullRead()) {
+        return new StreamEnumeratorState(position.get().nextSnapshot(), 0, List.of(), Map.of());
+      }
+      if (position.isPresent()) { // its start was not read through: read it again
+        long id = position.get().nextSnapshot();
+        from = new StreamScan.StartPoint(id, id + 1, false);
       }
     }
-    StreamScan.Start start = scan.start(startPoint);
+    StreamScan.Start start = scan.start(from);
     List<StreamSplit> splits = new ArrayList<>();
     long counter = 0;
     for (DataSplit s : start.splits()) {
-      splits.add(new StreamSplit(String.valueOf(counter++), s, 0));
+      splits.add(StreamSplit.ofStart(String.valueOf(counter++), s));
     }
     return new StreamEnumeratorState(start.nextSnapshotId(), counter, splits, Map.of());
   }
@@ -133,7 +145,7 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
       return; // overlapped an earlier planning of the same snapshots
     }
     for (DataSplit s : planned.splits()) {
-      pending.add(new StreamSplit(String.valueOf(splitCounter++), s, 0));
+      pending.add(StreamSplit.ofChanges(String.valueOf(splitCounter++), s));
     }
     nextSnapshotId = planned.next();
     assignPending();
@@ -160,7 +172,7 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
         owner = readers.get(roundRobin++ % readers.size());
       }
       assignment.computeIfAbsent(owner, k -> new ArrayList<>()).add(s);
-      held.put(s.id(), heldAs(s));
+      held.put(s.id(), s.heldAs());
       it.remove();
     }
     if (!assignment.isEmpty()) {
@@ -178,24 +190,26 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
     // Given out after the last completed checkpoint: older than anything pending.
     pending.addAll(0, splits);
     splits.forEach(s -> held.remove(s.id()));
+    splits.forEach(s -> unconfirmed.remove(s.id()));
   }
 
   @Override
   public void addReader(int subtaskId) {
+    if (!unconfirmed.isEmpty()
+        && context.registeredReaders().size() >= context.currentParallelism()) {
+      LOG.info(
+          "Every reader registered: {} split(s) of the restored checkpoint that none holds are"
+              + " done",
+          unconfirmed.size());
+      unconfirmed.clear();
+    }
     assignPending();
-  }
-
-  private static long heldAs(StreamSplit s) {
-    long id = s.split().snapshotId();
-    // a snapshot's changes (data or changelog files) end at that snapshot; a full read is apart
-    return s.split().isChanges() || s.split().isChangelog()
-        ? id
-        : StreamEnumeratorState.fullRead(id);
   }
 
   @Override
   public void handleSourceEvent(int subtaskId, SourceEvent event) {
     if (event instanceof StreamSplitProgress progress) {
+      progress.held().keySet().forEach(unconfirmed::remove);
       held.putAll(progress.held());
       progress.finished().forEach(held::remove);
     }
@@ -203,37 +217,52 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
 
   @Override
   public StreamEnumeratorState snapshotState(long checkpointId) {
-    // The consumer's position: below every split not yet read. None while a full read is not
-    // finished: a new read resuming at a snapshot reads its changes, not the table as of it.
-    Long needed = nextSnapshotId;
-    List<Long> outstanding = new ArrayList<>(held.values());
-    pending.forEach(s -> outstanding.add(heldAs(s)));
-    for (long snapshot : outstanding) {
-      needed = snapshot < 0 ? null : Math.min(needed, snapshot);
-      if (needed == null) {
-        break;
-      }
-    }
-    neededAtCheckpoint.put(checkpointId, needed);
-    return new StreamEnumeratorState(
-        nextSnapshotId, splitCounter, List.copyOf(pending), new LinkedHashMap<>(held));
+    neededAtCheckpoint.put(checkpointId, resumePosition());
+    Map<String, Long> holding = new LinkedHashMap<>(unconfirmed);
+    holding.putAll(held);
+    return new StreamEnumeratorState(nextSnapshotId, splitCounter, List.copyOf(pending), holding);
   }
 
   /**
-   * A checkpoint completed: consumer {@code consumer-id} records the oldest snapshot the read
-   * needed at it (below every split not yet read), which expiry then keeps. A failure to write it
-   * is logged: the next checkpoint records the position again.
+   * Where a new read with the consumer id resumes so that it loses nothing: the changes of the
+   * oldest snapshot whose splits are not all read; or, while a split of the start is not read, the
+   * start snapshot in full again (resuming at its changes would lose the start's rows not yet
+   * emitted), which expiry keeps meanwhile.
+   */
+  private ConsumerManager.Position resumePosition() {
+    long needed = nextSnapshotId;
+    Long start = null;
+    List<Long> outstanding = new ArrayList<>(held.values());
+    outstanding.addAll(unconfirmed.values());
+    pending.forEach(s -> outstanding.add(s.heldAs()));
+    for (long heldAs : outstanding) {
+      if (heldAs < 0) {
+        start = -heldAs;
+      } else {
+        needed = Math.min(needed, heldAs);
+      }
+    }
+    if (start == null) {
+      return new ConsumerManager.Position(needed, false);
+    }
+    // every change is planned after the start snapshot
+    return new ConsumerManager.Position(start, true);
+  }
+
+  /**
+   * A checkpoint completed: consumer {@code consumer-id} records where a new read would resume,
+   * which expiry then keeps. A failure to write it is logged: the next checkpoint records the
+   * position again.
    */
   @Override
   public void notifyCheckpointComplete(long checkpointId) {
-    Long needed = neededAtCheckpoint.get(checkpointId);
-    boolean known = neededAtCheckpoint.containsKey(checkpointId);
+    ConsumerManager.Position needed = neededAtCheckpoint.get(checkpointId);
     neededAtCheckpoint.headMap(checkpointId, true).clear();
-    if (consumerId != null && known && needed != null) {
+    if (consumerId != null && needed != null) {
       try {
         consumers.record(consumerId, needed);
       } catch (IOException | RuntimeException e) {
-        LOG.warn("Could not record consumer {} at snapshot {}", consumerId, needed, e);
+        LOG.warn("Could not record consumer {} at {}", consumerId, needed, e);
       }
     }
   }

@@ -112,7 +112,7 @@ final class StreamSplitReader implements SourceReader<RowData, StreamSplit> {
     }
     Map<String, Long> held = new HashMap<>();
     for (StreamSplit s : splits) {
-      held.put(s.id(), s.split().snapshotId());
+      held.put(s.id(), s.heldAs());
     }
     // also after a restore: the enumerator learns which splits this reader holds again
     context.sendSourceEventToCoordinator(new StreamSplitProgress(held, List.of()));

@@ -5,12 +5,14 @@ import io.sediment.table.Table;
 import io.sediment.testutil.TestTables;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.connector.source.ReaderInfo;
 import org.apache.flink.api.connector.source.ReaderOutput;
+import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SourceOutput;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SplitEnumerator;
@@ -54,7 +56,26 @@ public final class StreamReadHarness implements AutoCloseable {
   private final List<String> polled = new ArrayList<>();
   private int assignmentsRouted;
 
+  /** The reader's reports to the enumerator not yet delivered ({@link #deliverReports}). */
+  private final ArrayDeque<SourceEvent> inFlight = new ArrayDeque<>();
+
+  private final boolean delayReports;
+
   private StreamReadHarness(Table table, String consumerId, Checkpoint restored) throws Exception {
+    this(table, consumerId, restored, false, false);
+  }
+
+  /**
+   * @param fullStart whether the read starts as configured (by default the latest snapshot in full,
+   *     then its changes) rather than with the first snapshot's changes
+   * @param delayReports whether the reader's reports to the enumerator wait for {@link
+   *     #deliverReports} (Flink sends them asynchronously, unordered with checkpoints), except
+   *     those of a restore, which Flink delivers before the reader registers
+   */
+  private StreamReadHarness(
+      Table table, String consumerId, Checkpoint restored, boolean fullStart, boolean delayReports)
+      throws Exception {
+    this.delayReports = delayReports;
     Table read = table.copy(Map.of("consumer-id", consumerId));
     // by name: schema changes add and move other columns
     List<String> names = read.rowType().getFieldNames();
@@ -66,7 +87,9 @@ public final class StreamReadHarness implements AutoCloseable {
             null,
             projection,
             Duration.ofMillis(1),
-            new StreamScan.StartPoint(null, 1, false));
+            fullStart
+                ? read.newReadBuilder().newStreamScan().resolveStart()
+                : new StreamScan.StartPoint(null, 1, false));
     rowType = read.newReadBuilder().withProjection(projection).readType();
     context = new MockSplitEnumeratorContext<>(1);
     enumerator =
@@ -79,7 +102,16 @@ public final class StreamReadHarness implements AutoCloseable {
     // the reader's events go straight to the enumerator
     reader =
         source.createReader(
-            new TestingReaderContext(0, 1, e -> enumerator.handleSourceEvent(0, e)));
+            new TestingReaderContext(
+                0,
+                1,
+                e -> {
+                  if (this.delayReports) {
+                    inFlight.add(e);
+                  } else {
+                    enumerator.handleSourceEvent(0, e);
+                  }
+                }));
     reader.start();
     if (restored != null) {
       List<StreamSplit> splits = new ArrayList<>();
@@ -90,6 +122,7 @@ public final class StreamReadHarness implements AutoCloseable {
         reader.addSplits(splits);
       }
     }
+    deliverReports(Integer.MAX_VALUE); // sent before the reader registers, and so handled
     context.registerReader(new ReaderInfo(0, "localhost"));
     enumerator.addReader(0);
     routeAssignments();
@@ -104,6 +137,33 @@ public final class StreamReadHarness implements AutoCloseable {
   public static StreamReadHarness restore(Table table, String consumerId, Checkpoint checkpoint)
       throws Exception {
     return new StreamReadHarness(table, consumerId, checkpoint);
+  }
+
+  /**
+   * A new read of {@code table} (consumer {@code consumerId}) that starts as configured (the latest
+   * snapshot in full by default) or where the consumer left off; with {@code delayReports}, the
+   * reader's reports reach the enumerator only when {@link #deliverReports} says.
+   */
+  public static StreamReadHarness startAsConfigured(
+      Table table, String consumerId, boolean delayReports) throws Exception {
+    return new StreamReadHarness(table, consumerId, null, true, delayReports);
+  }
+
+  /** {@link #restore} of a read {@link #startAsConfigured started as configured}. */
+  public static StreamReadHarness restoreAsConfigured(
+      Table table, String consumerId, Checkpoint checkpoint, boolean delayReports)
+      throws Exception {
+    return new StreamReadHarness(table, consumerId, checkpoint, true, delayReports);
+  }
+
+  /** Hands the enumerator up to {@code max} of the reader's reports, oldest first. */
+  public int deliverReports(int max) {
+    int n = 0;
+    while (n < max && !inFlight.isEmpty()) {
+      enumerator.handleSourceEvent(0, inFlight.poll());
+      n++;
+    }
+    return n;
   }
 
   /** One planning round of the enumerator: the changes of snapshots committed since the last. */

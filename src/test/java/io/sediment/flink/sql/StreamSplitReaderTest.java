@@ -50,7 +50,7 @@ class StreamSplitReaderTest {
     int parallelism = 3;
     for (int bucket = 0; bucket < 4; bucket++) {
       DataSplit split = new DataSplit(1, BinaryRows.EMPTY, bucket, List.of());
-      StreamSplit s = new StreamSplit("s" + bucket, split, 0);
+      StreamSplit s = StreamSplit.ofStart("s" + bucket, split);
       int owner =
           RowBuckets.channel(((long) BinaryRows.EMPTY.hashCode() << 32) | bucket, parallelism);
       for (int subtask = 0; subtask < parallelism; subtask++) {
@@ -74,7 +74,7 @@ class StreamSplitReaderTest {
         new StreamSplitReader(
             new Context(1, parallelism).reader, t.newReadBuilder().newRead(), false);
     any.addSplits(
-        List.of(new StreamSplit("a", new DataSplit(1, BinaryRows.EMPTY, 0, List.of()), 0)));
+        List.of(StreamSplit.ofStart("a", new DataSplit(1, BinaryRows.EMPTY, 0, List.of()))));
     any.close();
   }
 }
