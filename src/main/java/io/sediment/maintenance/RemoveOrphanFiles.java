@@ -33,9 +33,10 @@ import org.slf4j.LoggerFactory;
  * the threshold) protect nothing and are deleted once their outputs are deleted or committed
  * ({@link MarkedOutputs}). Metadata (manifests, manifest lists, files under {@code index/}, staged
  * snapshot files) is removed only once it is older than the threshold and one day: an in-flight
- * commit writes it before it waits for the commit lock. Never touched: {@code schema/}, {@code
- * tag/}, snapshot files and hints. What a tag's snapshot references is in use, also after its
- * snapshot expired.
+ * commit writes it before it waits for the commit lock. A staged snapshot or tag that the lock's
+ * next holder may still publish is kept whatever its age ({@link PendingPublications}). Never
+ * touched: {@code schema/}, {@code tag/}, snapshot files and hints. What a tag's snapshot
+ * references is in use, also after its snapshot expired.
  */
 public final class RemoveOrphanFiles {
 
@@ -101,6 +102,7 @@ public final class RemoveOrphanFiles {
     // referenced only once it publishes: they are removed only when older than a day too.
     long metadataOlderThan = Math.min(olderThanMillis, now - DEFAULT_OLDER_THAN_MILLIS);
     TableFiles used = TableFiles.ofRetainedSnapshots(store);
+    PendingPublications pending = PendingPublications.of(store);
     List<Path> orphans = new ArrayList<>();
     for (FileStatus st : candidates) {
       Path p = st.getPath();
@@ -117,6 +119,9 @@ public final class RemoveOrphanFiles {
       }
       if (inFlight.contains(name)) {
         continue; // an output of a running job, not committed yet
+      }
+      if (pending.mayBePublished(p)) {
+        continue; // claimed under the commit lock, perhaps: its next holder publishes it
       }
       boolean inUse;
       if (parent.equals(TableFiles.key(paths.manifestDir()))) {

@@ -81,6 +81,56 @@ class StagedSnapshotFilesTest {
     assertThat(rows(t)).containsExactlyInAnyOrder("(1,a)", "(2,b)", "(3,c)");
   }
 
+  /**
+   * A staged snapshot or tag claimed under the commit lock is published by the lock's next holder
+   * however long that takes: orphan removal keeps it, of any age, until a snapshot of its id or a
+   * later one (the holder rolls the claim forward first) or its tag exists, and then removes it.
+   */
+  @Test
+  void aStagedSnapshotOrTagOfAnyAgeStaysUntilItIsPublished() throws Exception {
+    Table t = table();
+    TestTables.writeBatch(t, List.of(row(1L, "a")));
+    TestTables.writeBatch(t, List.of(row(2L, "b")));
+    TestTables.writeBatch(t, List.of(row(3L, "c")));
+    Path staged = stage(3);
+    Path tagDir = dir.resolve("db.db/t/tag");
+    Files.createDirectories(tagDir);
+    Path stagedTag = tagDir.resolve(".tag-t1." + UUID.randomUUID() + ".tmp");
+    Files.copy(snapshotDir().resolve("snapshot-1"), stagedTag);
+    ageMetadata();
+    age(staged, stagedTag);
+
+    for (int run = 0; run < 2; run++) {
+      List<org.apache.flink.core.fs.Path> removed =
+          new RemoveOrphanFiles(t).olderThan(System.currentTimeMillis() + 60_000).execute();
+      assertThat(removed).as("run %s", run).isEmpty();
+    }
+    assertThat(staged).exists();
+    assertThat(stagedTag).exists();
+
+    // The next lock holder rolls the snapshot forward, and another creates the tag: left over.
+    Path leftOver = snapshotDir().resolve(".snapshot-3." + UUID.randomUUID() + ".tmp");
+    Files.copy(staged, leftOver);
+    Files.move(staged, snapshotDir().resolve("snapshot-3"));
+    Files.writeString(snapshotDir().resolve("LATEST"), "3");
+    new io.sediment.maintenance.Tags(t).create("t1", java.util.OptionalLong.of(1));
+    age(leftOver, stagedTag);
+    List<org.apache.flink.core.fs.Path> removed =
+        new RemoveOrphanFiles(t).olderThan(System.currentTimeMillis() + 60_000).execute();
+    assertThat(removed)
+        .extracting(org.apache.flink.core.fs.Path::getName)
+        .containsExactlyInAnyOrder(
+            leftOver.getFileName().toString(), stagedTag.getFileName().toString());
+    assertThat(rows(t)).containsExactlyInAnyOrder("(1,a)", "(2,b)", "(3,c)");
+  }
+
+  private static void age(Path... files) throws Exception {
+    FileTime old = FileTime.fromMillis(System.currentTimeMillis() - Duration.ofDays(3).toMillis());
+    for (Path f : files) {
+      Files.setLastModifiedTime(f, old);
+    }
+  }
+
   @Test
   void aStagedFileThatCannotBeReadProtectsNothing() throws Exception {
     Table t = table();
