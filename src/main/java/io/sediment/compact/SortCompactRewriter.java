@@ -107,9 +107,11 @@ final class SortCompactRewriter implements CompactRewriter {
   }
 
   /**
-   * Every range of a bucket must make keys alike: refuses a table whose schema changed the type of
-   * a sort column since the ranges were planned (a widened decimal encodes differently), so no row
-   * falls between or into two ranges.
+   * Every range of a bucket must make keys alike: refuses a table whose schema changed a sort
+   * column since the ranges were planned, so no row falls between or into two ranges. A column is
+   * its field id (as everywhere in the format): the name must still be that field's, of the same
+   * type (a widened decimal encodes differently); a column dropped and added again under its name,
+   * or two columns that swapped names, are other columns.
    */
   private static void checkKeyTypes(FileStore store, SortRange range, CompactTask task)
       throws IOException {
@@ -122,6 +124,7 @@ final class SortCompactRewriter implements CompactRewriter {
       int then = planned.fieldNames().indexOf(column);
       if (now < 0
           || then < 0
+          || store.schema().fields().get(now).id() != planned.fields().get(then).id()
           || !store.rowType().getTypeAt(now).equals(planned.rowType().getTypeAt(then))) {
         throw new IllegalStateException(
             "Sort column '"
