@@ -47,6 +47,18 @@ public final class SnapshotCommits {
   }
 
   /**
+   * {@link #tryCreateExclusive} of a file that guards the table's state as a snapshot does (an
+   * expiry record, a tag): refused like a commit ({@link #checkCommitSafe}) on an object store
+   * without a commit lock, where the create is not exclusive and a racing expiry or tag would be
+   * overwritten unseen.
+   */
+  public static boolean tryCreateGuarded(FileStore store, Path file, byte[] content)
+      throws IOException {
+    checkCommitSafe(store);
+    return tryCreateExclusive(store, file, content);
+  }
+
+  /**
    * Throws, naming the options to set, when the table's commits would not be safe with more than
    * one committer: it is on an object store and no commit lock is configured. Called where a table
    * is opened for writing or compaction, before any work.

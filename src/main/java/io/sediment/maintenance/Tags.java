@@ -181,7 +181,7 @@ public final class Tags {
         TagManager.fileContent(old.snapshot(), old.createdMillis(), old.timeRetained());
     boolean created;
     try {
-      created = SnapshotCommits.tryCreateExclusive(store, store.paths().tag(to), content);
+      created = SnapshotCommits.tryCreateGuarded(store, store.paths().tag(to), content);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot write tag " + to + " of " + table.fullName(), e);
     }
@@ -189,7 +189,19 @@ public final class Tags {
       throw new IllegalArgumentException(
           "Tag '" + to + "' of " + table.fullName() + " exists already; delete it first");
     }
-    tags.delete(from);
+    if (!tags.delete(from)) {
+      // Deleted meanwhile (an automatic tag's retention, a delete_tag), perhaps with the files only
+      // it kept, which the new name would then point at: nothing renamed.
+      tags.delete(to);
+      throw new IllegalStateException(
+          "Tag '"
+              + from
+              + "' of "
+              + table.fullName()
+              + " was deleted while being renamed to '"
+              + to
+              + "': nothing was renamed");
+    }
     return tags.get(to)
         .orElseThrow(
             () -> new IllegalStateException("Tag '" + to + "' was deleted while being renamed"));

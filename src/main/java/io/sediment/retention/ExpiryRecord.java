@@ -87,8 +87,7 @@ record ExpiryRecord(
    * already (another expiration is unfinished).
    */
   boolean create(FileStore store, Path file) throws IOException {
-    return SnapshotCommits.tryCreateExclusive(
-        store, file, toJson().getBytes(StandardCharsets.UTF_8));
+    return SnapshotCommits.tryCreateGuarded(store, file, toJson().getBytes(StandardCharsets.UTF_8));
   }
 
   /** The record at {@code file}, if there is one; an error names the file when it is invalid. */

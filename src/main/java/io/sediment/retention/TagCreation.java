@@ -55,7 +55,7 @@ public final class TagCreation {
     boolean created;
     try {
       created =
-          SnapshotCommits.tryCreateExclusive(
+          SnapshotCommits.tryCreateGuarded(
               store,
               store.paths().tag(name),
               TagManager.fileContent(snapshot, store.clock().millis(), timeRetained));

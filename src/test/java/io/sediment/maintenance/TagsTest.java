@@ -569,6 +569,27 @@ class TagsTest {
     assertThatThrownBy(() -> tags.rename("b", "12")).hasMessageContaining("Invalid tag name '12'");
     assertThat(tags.all()).containsOnlyKeys("b", "c");
     assertThat(tags.delete(List.of("b")).dataFiles()).as("the files only it kept").isPositive();
+
+    // The tag deleted (its retention, a delete_tag, with the files only it kept) while the new
+    // name is created: the new name would point at deleted files, so nothing is renamed.
+    tags.create("d", OptionalLong.empty());
+    java.util.concurrent.atomic.AtomicBoolean deleted =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    io.sediment.testutil.FaultyFileSystem.onCreate(
+        p -> {
+          if (p.contains("tag-e") && deleted.compareAndSet(false, true)) {
+            tags.delete(List.of("d"));
+          }
+        });
+    try {
+      assertThatThrownBy(() -> tags.rename("d", "e"))
+          .hasMessageContaining(
+              "Tag 'd' of db.t was deleted while being renamed to 'e': nothing was renamed");
+    } finally {
+      io.sediment.testutil.FaultyFileSystem.onCreate(p -> {});
+    }
+    assertThat(deleted).isTrue();
+    assertThat(tags.all()).containsOnlyKeys("c");
   }
 
   /**

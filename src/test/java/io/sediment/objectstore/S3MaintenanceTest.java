@@ -171,6 +171,18 @@ class S3MaintenanceTest {
     assertThatThrownBy(() -> new Rollback(unlocked).toTag("before 1"))
         .hasMessageContaining("Refusing to commit to");
     assertThat(storedDataFiles(t)).hasSize(stored);
+    // so are an expiry and tag changes: their records and tags are created as exclusively as
+    // snapshots, which an object store cannot do without the lock
+    List<Long> snapshotsBefore = t.snapshotManager().listIds();
+    for (Runnable unsafe :
+        List.<Runnable>of(
+            () -> new ExpireSnapshots(unlocked).retainMax(1).execute(),
+            () -> new Tags(unlocked).create("unsafe", OptionalLong.empty()),
+            () -> new Tags(unlocked).rename("before 1", "renamed"))) {
+      assertThatThrownBy(unsafe::run).hasMessageContaining("Refusing to commit to");
+    }
+    assertThat(t.snapshotManager().listIds()).isEqualTo(snapshotsBefore);
+    assertThat(new Tags(t).all()).containsOnlyKeys("before 1");
     assertThat(new Rollback(t).toTag("before 1").filesCopied()).isEqualTo(4);
     assertThat(ids(t)).containsExactlyInAnyOrder(0L, 1L, 2L, 3L);
     Rollback.Result forward = new Rollback(t).toSnapshot(job.snapshotId());

@@ -19,6 +19,8 @@ import org.apache.flink.table.connector.sink.DynamicTableSink;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.factories.DynamicTableSinkFactory;
 import org.apache.flink.table.factories.DynamicTableSourceFactory;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
 
 /**
  * Creates the source and sink of a table of a {@link SedimentCatalog}. Options given in the
@@ -78,6 +80,7 @@ public final class SedimentTableFactory
   private Table load(Context context) {
     ObjectIdentifier oid = context.getObjectIdentifier();
     Table table = catalog.getTable(new Identifier(oid.getDatabaseName(), oid.getObjectName()));
+    checkPlannedColumns(context, table);
     Map<String, String> dynamic = sessionOptions(context.getConfiguration().toMap(), oid);
     Map<String, String> stored = table.schema().options();
     for (Map.Entry<String, String> e : context.getCatalogTable().getOptions().entrySet()) {
@@ -86,6 +89,36 @@ public final class SedimentTableFactory
       }
     }
     return dynamic.isEmpty() ? table : table.copy(dynamic);
+  }
+
+  /**
+   * The planner resolved the table's columns when it planned the query, which may be before an
+   * {@code ALTER TABLE} (a Table API {@code Table} kept across it, a compiled plan): projections,
+   * filters and written rows are by position in those columns, so reading or writing the latest
+   * schema by them would give or store other columns' values. Refused instead, naming both.
+   */
+  private static void checkPlannedColumns(Context context, Table table) {
+    LogicalType planned = context.getPhysicalRowDataType().getLogicalType();
+    RowType now = table.rowType();
+    boolean same = planned instanceof RowType p && p.getFieldCount() == now.getFieldCount();
+    for (int i = 0; same && i < now.getFieldCount(); i++) {
+      RowType p = (RowType) planned;
+      same =
+          p.getFieldNames().get(i).equals(now.getFieldNames().get(i))
+              && p.getTypeAt(i).equals(now.getTypeAt(i));
+    }
+    if (!same) {
+      throw new ValidationException(
+          "The columns of "
+              + table.fullName()
+              + " changed since this query was planned: planned with "
+              + planned.asSummaryString()
+              + ", the table has "
+              + now.asSummaryString()
+              + " (schema "
+              + table.schema().id()
+              + "). Plan the query again");
+    }
   }
 
   /**

@@ -185,6 +185,62 @@ class SedimentSqlTest {
   }
 
   /**
+   * A query planned on columns an {@code ALTER TABLE} changed since: Flink's planner looks the
+   * table up again for a compiled plan (and a kept Table API {@code Table}), so it reads the
+   * columns by their names; a source or sink created for columns that are not the table's any more
+   * (an ALTER between the planner's lookup and the factory's) is refused, naming both column lists,
+   * since by position in the old columns it would read or store other columns' values.
+   */
+  @Test
+  void aQueryPlannedBeforeItsColumnsChangedReadsThemByNameOrIsRefused() throws Exception {
+    exec("CREATE TABLE db.s (a INT, b INT)");
+    exec("CREATE TABLE db.sink_s (b INT)");
+    exec("INSERT INTO db.s VALUES (1, 2)");
+    org.apache.flink.table.api.CompiledPlan plan =
+        tEnv.compilePlanSql("INSERT INTO db.sink_s SELECT b FROM db.s");
+    exec("ALTER TABLE db.s ADD x INT FIRST");
+    exec("INSERT INTO db.s VALUES (7, 8, 9)");
+    plan.execute().await();
+    assertThat(query("SELECT b FROM db.sink_s")).containsExactly("+I[2]", "+I[9]");
+
+    var planned =
+        org.apache.flink.table.catalog.ResolvedSchema.of(
+            org.apache.flink.table.catalog.Column.physical(
+                "a", org.apache.flink.table.api.DataTypes.INT()),
+            org.apache.flink.table.catalog.Column.physical(
+                "b", org.apache.flink.table.api.DataTypes.INT()));
+    var catalogTable =
+        new org.apache.flink.table.catalog.ResolvedCatalogTable(
+            org.apache.flink.table.catalog.CatalogTable.newBuilder()
+                .schema(
+                    org.apache.flink.table.api.Schema.newBuilder()
+                        .fromResolvedSchema(planned)
+                        .build())
+                .options(Map.of())
+                .build(),
+            planned);
+    var context =
+        new org.apache.flink.table.factories.FactoryUtil.DefaultDynamicTableContext(
+            org.apache.flink.table.catalog.ObjectIdentifier.of("c", "db", "s"),
+            catalogTable,
+            Map.of(),
+            new org.apache.flink.configuration.Configuration(),
+            getClass().getClassLoader(),
+            false);
+    var factory = new SedimentTableFactory(new FileSystemCatalog(warehouse.toString()));
+    for (Runnable create :
+        List.<Runnable>of(
+            () -> factory.createDynamicTableSource(context),
+            () -> factory.createDynamicTableSink(context))) {
+      assertThatThrownBy(create::run)
+          .hasMessageContaining("The columns of db.s changed since this query was planned")
+          .hasMessageContaining("planned with ROW<`a` INT, `b` INT>")
+          .hasMessageContaining("the table has ROW<`x` INT, `a` INT, `b` INT> (schema 1)")
+          .hasMessageContaining("Plan the query again");
+    }
+  }
+
+  /**
    * ALTER TABLE SET and RESET of options: a new schema version, what the next compaction does
    * follows it; fixed options, unknown ones and unsafe column changes are refused, changing
    * nothing.
