@@ -121,8 +121,12 @@ final class RecordedExpiration {
       // after it sees the record (Tags#create) and is refused.
       d = planned.without(taggedFiles(record.retired(), new TableFiles.Reader(store)));
     } catch (RuntimeException e) {
-      IOException undo = io.deleteQuietly(paths.expiryRecord());
-      if (undo != null) {
+      try {
+        IOException undo = isCurrent(record) ? io.deleteQuietly(paths.expiryRecord()) : null;
+        if (undo != null) {
+          e.addSuppressed(undo);
+        }
+      } catch (RuntimeException undo) { // left: a later run finishes it once it aged
         e.addSuppressed(undo);
       }
       throw new IllegalStateException(
@@ -152,7 +156,9 @@ final class RecordedExpiration {
       return finishSteps(record, planned);
     } catch (RuntimeException e) {
       try {
-        io.overwriteHint(paths.expiryRecord(), record.markedAbandoned().toJson());
+        if (isCurrent(record)) { // not another run's record, made after one finished this
+          io.overwriteHint(paths.expiryRecord(), record.markedAbandoned().toJson());
+        }
       } catch (IOException | RuntimeException mark) {
         e.addSuppressed(mark);
       }
@@ -382,12 +388,21 @@ final class RecordedExpiration {
   }
 
   /**
+   * Whether the expiry record names {@code record}'s snapshots: a run that failed, or finished,
+   * changes the record only then, since a run that finished the same record meanwhile (a manual run
+   * finishes any) may have started the next expiration, whose record it must not drop or mark.
+   */
+  private boolean isCurrent(ExpiryRecord record) {
+    Optional<ExpiryRecord> current = ExpiryRecord.read(io, paths.expiryRecord());
+    return current.isPresent() && current.get().snapshots().equals(record.snapshots());
+  }
+
+  /**
    * Deletes the record, unless it names other snapshots by now: a concurrent run that finished the
    * same record may have started the next expiration already.
    */
   private void deleteRecord(ExpiryRecord finished) {
-    Optional<ExpiryRecord> current = ExpiryRecord.read(io, paths.expiryRecord());
-    if (current.isEmpty() || !current.get().snapshots().equals(finished.snapshots())) {
+    if (!isCurrent(finished)) {
       return;
     }
     IOException e = io.deleteQuietly(paths.expiryRecord());
