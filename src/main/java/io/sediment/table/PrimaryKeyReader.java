@@ -47,9 +47,8 @@ public final class PrimaryKeyReader implements RowIterator {
    * @param streamStart whether the split is the full read a stream starts with: it then holds the
    *     rows whose changes precede the stream's first changes. With {@code changelog-producer} =
    *     lookup that is the levels >= 1 only (level-0 rows come later, in the changelog of the
-   *     compaction that moves them up); with input, every level (on a deletion-vector table level 0
-   *     merged over the levels' live rows); without a producer, what a batch read sees (a
-   *     deletion-vector table's level 0 follows as change splits).
+   *     compaction that moves them up); otherwise every level (on a deletion-vector table level 0
+   *     merged over the levels' live rows, which batch reads leave out).
    */
   PrimaryKeyReader(
       FileStore store, DataSplit split, Predicate filter, int[] projection, boolean streamStart)
@@ -86,8 +85,8 @@ public final class PrimaryKeyReader implements RowIterator {
       skipRetracts = false;
       return;
     }
-    boolean skipLevel0 =
-        streamStart ? producer.equals("lookup") || (dv && producer.equals("none")) : dv;
+    // A stream's start merges level 0 in, unless compactions produce its changelog (lookup).
+    boolean skipLevel0 = streamStart ? producer.equals("lookup") : dv;
     Map<String, RoaringBitmap> dvs =
         dv ? DeletionVectors.read(store, split.deletionFiles().values()) : null;
     boolean hasLevel0 = runs.stream().anyMatch(r -> r.level() == 0);

@@ -156,9 +156,9 @@ public final class StreamScan {
   }
 
   /**
-   * The splits of a start: the full snapshot's, and on a deletion-vector table also its level-0
-   * files as change splits after them (readers of such tables skip level 0, but a stream must not:
-   * those rows were committed before the stream's first changes).
+   * The splits of a start: the full snapshot's, and on a deletion-vector table without the lookup
+   * changelog producer its level-0 files merged in (readers of such tables skip level 0, but a
+   * stream must not: those rows were committed before the stream's first changes).
    *
    * @throws IllegalStateException when the full snapshot expired since the start was resolved
    */
@@ -195,19 +195,18 @@ public final class StreamScan {
                         + new TableScan(store, filter).tableName()
                         + ", where the streaming read starts, expired before it was read; "
                         + new TableScan(store, filter).present()));
-    List<DataSplit> splits = new ArrayList<>(new TableScan(store, filter).plan(full).splits());
     boolean dv =
         store.schema().hasPrimaryKey()
             && store.options().get(PrimaryKeyOptions.DELETION_VECTORS_ENABLED);
-    if (dv && producer().equals("input")) {
-      // The full read holds every row whose input changelog came before: level 0 too, merged
-      // over the levels' live rows by the reader (batch scans of such tables leave it out).
-      return new Start(withLevel0(full, splits), point.nextSnapshotId());
+    if (dv && !producer().equals("lookup")) {
+      // The full read holds every row committed up to the start, level 0 too (batch scans of
+      // such tables leave it out): the stream's changes (level-0 files or input changelog) come
+      // after it. Merged over the levels' live rows by the reader, so that a level-0 version
+      // older than a compacted one (a lagging window's) does not win.
+      TableScan scan = new TableScan(store, filter).mergedWithLevel0();
+      return new Start(withLevel0(full, scan.plan(full).splits()), point.nextSnapshotId());
     }
-    if (dv && producer().equals("none")) {
-      splits.addAll(changeSplits(id, level0(full)));
-    }
-    return new Start(splits, point.nextSnapshotId());
+    return new Start(new TableScan(store, filter).plan(full).splits(), point.nextSnapshotId());
   }
 
   /** The table's {@code changelog-producer} (none for append tables). */

@@ -38,9 +38,26 @@ public final class TableScan {
   private final FileStore store;
   private final Predicate filter;
 
+  /**
+   * Whether a reader merges each bucket's files with level-0 files added later (a stream's start on
+   * a deletion-vector table): a key then has several versions, so files are pruned by key range
+   * only, as on tables without deletion vectors.
+   */
+  private final boolean mergedWithLevel0;
+
   TableScan(FileStore store, Predicate filter) {
+    this(store, filter, false);
+  }
+
+  private TableScan(FileStore store, Predicate filter, boolean mergedWithLevel0) {
     this.store = store;
     this.filter = filter;
+    this.mergedWithLevel0 = mergedWithLevel0;
+  }
+
+  /** This scan for splits a reader merges with level-0 files ({@link #mergedWithLevel0}). */
+  TableScan mergedWithLevel0() {
+    return new TableScan(store, filter, true);
   }
 
   /** What a plan read, for observing pruning. */
@@ -166,9 +183,10 @@ public final class TableScan {
         primaryKey && store.options().get(PrimaryKeyOptions.DELETION_VECTORS_ENABLED);
     // Primary-key tables merge versions of a key from several files: a file may be skipped only
     // by its key range (the filter's part on key columns). Deletion-vector tables read each key
-    // from one file (level 0 is skipped), so any column's statistics prune.
+    // from one file (level 0 is skipped), so any column's statistics prune, unless the reader
+    // merges level 0 in: pruned by value, a newer version would leave an older one to win.
     Predicate fileFilter = filter;
-    if (primaryKey && !deletionVectors && filter != null) {
+    if (primaryKey && (!deletionVectors || mergedWithLevel0) && filter != null) {
       fileFilter =
           Predicates.projectTo(filter, store.schema().keyType())
               .map(p -> Predicates.rebind(p, store.rowType()))

@@ -21,16 +21,15 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The checked-in fixtures of the explicit layouts ({@code serialization/v3}, {@code v4}, {@code
- * v5}, written by {@link StateFixtures#main} when each was current) read back as the values they
- * were written from, and the serializers still write exactly the current layout's bytes: a layout
- * change that forgets to bump {@link StateLayout#CURRENT} fails here.
+ * The checked-in fixtures of the explicit layouts ({@code serialization/v3}, {@code v4}, written by
+ * {@link StateFixtures#main} when each was current) read back as the values they were written from,
+ * and the serializers still write exactly the current layout's bytes: a layout change that forgets
+ * to bump {@link StateLayout#CURRENT} fails here.
  */
 class StateLayoutFixtureTest {
 
   private static final int V3 = 3;
   private static final int V4 = 4;
-  private static final int V5 = 5;
 
   private final CompactTaskSource source =
       new CompactTaskSource(null, ExecutionMode.BATCH, 0, "job-user");
@@ -45,7 +44,7 @@ class StateLayoutFixtureTest {
   }
 
   @ParameterizedTest
-  @ValueSource(ints = {V3, V4, V5})
+  @ValueSource(ints = {V3, V4})
   void sourceSplitsAndEnumeratorStateOfEveryExplicitLayoutRestore(int version) throws Exception {
     SimpleVersionedSerializer<CompactTaskSplit> splits = source.getSplitSerializer();
     StateValues.assertSameSplit(
@@ -59,7 +58,7 @@ class StateLayoutFixtureTest {
   }
 
   @ParameterizedTest
-  @ValueSource(ints = {V3, V4, V5})
+  @ValueSource(ints = {V3, V4})
   void compactMessagesAndCommitterWindowsOfEveryExplicitLayoutRestore(int version)
       throws Exception {
     CompactMessage record =
@@ -79,7 +78,7 @@ class StateLayoutFixtureTest {
   }
 
   @ParameterizedTest
-  @ValueSource(ints = {V3, V4, V5})
+  @ValueSource(ints = {V3, V4})
   void aFailedTaskOfEveryExplicitLayoutRestoresItsError(int version) throws Exception {
     CompactMessage failed =
         CompactMessageSerializer.INSTANCE.deserialize(
@@ -93,7 +92,7 @@ class StateLayoutFixtureTest {
   }
 
   @ParameterizedTest
-  @ValueSource(ints = {V3, V4, V5})
+  @ValueSource(ints = {V3, V4})
   void sqlWriterMessagesOfEveryExplicitLayoutRestore(int version) throws Exception {
     List<CommitMessage> messages =
         CommitMessageListCodec.fromBytes(fixture(version, "sql-commit-messages.bin"), null);
@@ -117,18 +116,18 @@ class StateLayoutFixtureTest {
   }
 
   @Test
-  void theCurrentSerializersStillWriteTheLayout5BytesUnlessTheVersionWasBumped() throws Exception {
-    if (StateLayout.CURRENT != V5) {
+  void theCurrentSerializersStillWriteTheLayout4BytesUnlessTheVersionWasBumped() throws Exception {
+    if (StateLayout.CURRENT != V4) {
       return; // a newer layout has its own fixtures; these must only still read (tests above)
     }
     for (Map.Entry<String, byte[]> f : StateFixtures.deterministicFixtures().entrySet()) {
       assertThat(f.getValue())
           .as(
               "bytes of %s: the layout changed without a version bump (bump StateLayout.CURRENT,"
-                  + " keep reading version 5, add fixtures of the new version with"
+                  + " keep reading version 4, add fixtures of the new version with"
                   + " StateFixtures.main)",
               f.getKey())
-          .isEqualTo(fixture(V5, f.getKey()));
+          .isEqualTo(fixture(V4, f.getKey()));
     }
   }
 
@@ -137,7 +136,7 @@ class StateLayoutFixtureTest {
     assertThatThrownBy(() -> source.getSplitSerializer().deserialize(9, fixture(V3, "split.bin")))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("compaction source split of layout version 9")
-        .hasMessageContaining("reads versions 1 to 5")
+        .hasMessageContaining("reads versions 1 to 4")
         .hasMessageContaining("newer Sediment");
   }
 }

@@ -47,14 +47,8 @@ public final class StateLayout {
    */
   public static final int CHANGELOG_V4 = 4;
 
-  /**
-   * A streaming read split's kind may be 3: changes read as part of the read's start (a
-   * deletion-vector table's level-0 files), where a consumer cannot resume.
-   */
-  public static final int START_CHANGES_V5 = 5;
-
   /** The layout this Sediment writes. */
-  public static final int CURRENT = START_CHANGES_V5;
+  public static final int CURRENT = CHANGELOG_V4;
 
   private StateLayout() {}
 

@@ -18,16 +18,12 @@ import org.apache.flink.core.memory.DataOutputView;
  * {@link StreamSplit}, layout 3: id (string), snapshotId (long), partition (row), bucket (int),
  * files (list of {@link DataFileMetaCodec data files}), deletion files (list of {@link
  * DeletionFileCodec}), changes (boolean), position (long). Layout 4: the changes byte says the
- * split's kind: 0 a snapshot read in full, 1 a snapshot's changes, 2 changelog files. Layout 5:
- * kind 3, changes read as part of the start (a deletion-vector table's level-0 files); a split of
- * an earlier layout is part of the start when it reads a snapshot in full.
+ * split's kind: 0 a snapshot read in full, 1 a snapshot's changes, 2 changelog files. A split
+ * reading a snapshot in full is part of a read's start ({@link StreamSplit#start}).
  */
 final class StreamSplitCodec implements VersionedCodec<StreamSplit> {
 
   static final StreamSplitCodec INSTANCE = new StreamSplitCodec();
-
-  private static final int FULL_SNAPSHOT = 0;
-  private static final int START_CHANGES = 3;
 
   private StreamSplitCodec() {}
 
@@ -41,8 +37,7 @@ final class StreamSplitCodec implements VersionedCodec<StreamSplit> {
     StateLayout.writeList(d.files(), DataFileMetaCodec.INSTANCE, out);
     StateLayout.writeList(
         new ArrayList<>(d.deletionFiles().values()), DeletionFileCodec.INSTANCE, out);
-    out.writeByte(
-        d.isChangelog() ? 2 : d.isChanges() ? (s.start() ? START_CHANGES : 1) : FULL_SNAPSHOT);
+    out.writeByte(d.isChangelog() ? 2 : d.isChanges() ? 1 : 0);
     out.writeLong(s.position());
   }
 
@@ -59,11 +54,7 @@ final class StreamSplitCodec implements VersionedCodec<StreamSplit> {
       deletionFiles.put(f.dataFile(), f);
     }
     int kind = in.readUnsignedByte();
-    int maxKind =
-        version >= StateLayout.START_CHANGES_V5
-            ? START_CHANGES
-            : version >= StateLayout.CHANGELOG_V4 ? 2 : 1;
-    if (kind > maxKind) {
+    if (kind > (version >= StateLayout.CHANGELOG_V4 ? 2 : 1)) {
       throw new IOException(
           "Corrupt streaming read split (layout " + version + "): split kind " + kind);
     }
@@ -75,10 +66,8 @@ final class StreamSplitCodec implements VersionedCodec<StreamSplit> {
     DataSplit split =
         kind == 2
             ? DataSplit.changelog(snapshotId, partition, bucket, files)
-            : new DataSplit(
-                snapshotId, partition, bucket, files, deletionFiles, kind != FULL_SNAPSHOT);
-    boolean start = kind == FULL_SNAPSHOT || kind == START_CHANGES;
-    return new StreamSplit(id, split, position, start);
+            : new DataSplit(snapshotId, partition, bucket, files, deletionFiles, kind == 1);
+    return new StreamSplit(id, split, position);
   }
 
   /**

@@ -61,12 +61,11 @@ class StreamSplitCodecTest {
     List<StreamSplit> out = new ArrayList<>();
     long position = 0;
     for (DataSplit s : t.newReadBuilder().newScan().plan().splits()) {
-      out.add(new StreamSplit("full-" + out.size(), s, position++, true));
+      out.add(new StreamSplit("full-" + out.size(), s, position++));
     }
     for (long id = 1; id <= t.snapshotManager().latestId().getAsLong(); id++) {
       for (DataSplit s : t.newReadBuilder().newStreamScan().changes(id).orElseThrow()) {
-        // a deletion-vector table's start reads level-0 files as changes
-        out.add(new StreamSplit("changes-" + out.size(), s, position++, out.size() % 2 == 0));
+        out.add(new StreamSplit("changes-" + out.size(), s, position++));
       }
     }
     DataSplit first = out.get(0).split();
@@ -74,11 +73,9 @@ class StreamSplitCodecTest {
         new StreamSplit(
             "changelog-" + out.size(),
             DataSplit.changelog(9, first.partition(), first.bucket(), first.files()),
-            position,
-            false));
+            position));
     assertThat(out).anyMatch(s -> !s.split().deletionFiles().isEmpty());
-    assertThat(out).anyMatch(s -> s.split().isChanges() && s.start());
-    assertThat(out).anyMatch(s -> s.split().isChanges() && !s.start());
+    assertThat(out).anyMatch(s -> s.split().isChanges());
     return out;
   }
 
@@ -95,25 +92,6 @@ class StreamSplitCodecTest {
     assertThat(a.isChanges()).isEqualTo(e.isChanges());
     assertThat(a.isChangelog()).isEqualTo(e.isChangelog());
     assertThat(actual.start()).isEqualTo(expected.start());
-  }
-
-  /**
-   * Layout 4 had no kind for changes read as part of the start: its splits are part of the start
-   * when they read a snapshot in full, and a kind-3 byte under layout 4 is corrupt.
-   */
-  @Test
-  void splitsOfLayout4AreOfTheStartWhenTheyReadASnapshotInFull() throws Exception {
-    var serializer = new SedimentStreamSource(null, null, null, null, null).getSplitSerializer();
-    for (StreamSplit s : splitsOfARealTable()) {
-      byte[] bytes = serializer.serialize(s);
-      if (s.start() && s.split().isChanges()) {
-        assertThatThrownBy(() -> serializer.deserialize(StateLayout.CHANGELOG_V4, bytes))
-            .hasMessageContaining("Corrupt streaming read split (layout 4): split kind 3");
-      } else {
-        StreamSplit back = serializer.deserialize(StateLayout.CHANGELOG_V4, bytes);
-        assertThat(back.start()).isEqualTo(!s.split().isChanges() && !s.split().isChangelog());
-      }
-    }
   }
 
   @Test
