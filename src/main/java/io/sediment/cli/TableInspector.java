@@ -51,12 +51,20 @@ final class TableInspector {
     out.put("options", new TreeMap<>(schema.options()));
     out.put("snapshotCount", table.snapshotManager().listIds().size());
     Map<String, Object> consumers = new TreeMap<>();
-    new ConsumerManager(table.store().fileIO(), table.store().paths())
+    ConsumerManager consumerManager =
+        new ConsumerManager(table.store().fileIO(), table.store().paths());
+    consumerManager
         .all()
         .forEach(
             (id, c) -> {
               Map<String, Object> consumer = new LinkedHashMap<>();
               consumer.put("nextSnapshot", c.nextSnapshot());
+              if (consumerManager
+                  .position(id)
+                  .filter(ConsumerManager.Position::fullRead)
+                  .isPresent()) {
+                consumer.put("fullRead", true); // resumes by reading that snapshot in full
+              }
               consumer.put("updated", Instant.ofEpochMilli(c.modifiedMillis()).toString());
               consumers.put(id, consumer);
             });

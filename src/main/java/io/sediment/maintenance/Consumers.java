@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -89,13 +90,13 @@ public final class Consumers {
   public Change reset(String id, long nextSnapshot) {
     checkId(id);
     checkNextSnapshot(nextSnapshot);
-    OptionalLong before = readable(id);
+    Optional<ConsumerManager.Position> before = readablePosition(id);
     boolean existed = consumers.ids().contains(id);
-    record(id, nextSnapshot);
+    record(id, new ConsumerManager.Position(nextSnapshot, false));
     OptionalLong earliest = snapshots.earliestId();
     if (earliest.isPresent() && earliest.getAsLong() > nextSnapshot) {
       if (before.isPresent()) {
-        record(id, before.getAsLong());
+        record(id, before.get()); // as it was, a position inside a read's start too
       } else if (!existed) {
         consumers.delete(id);
       }
@@ -110,7 +111,10 @@ public final class Consumers {
               + earliest.getAsLong()
               + "); the consumer is as it was");
     }
-    return new Change(id, before, OptionalLong.of(nextSnapshot));
+    return new Change(
+        id,
+        before.isPresent() ? OptionalLong.of(before.get().nextSnapshot()) : OptionalLong.empty(),
+        OptionalLong.of(nextSnapshot));
   }
 
   /**
@@ -161,9 +165,17 @@ public final class Consumers {
     }
   }
 
-  private void record(String id, long nextSnapshot) {
+  private Optional<ConsumerManager.Position> readablePosition(String id) {
     try {
-      consumers.record(id, nextSnapshot);
+      return consumers.position(id);
+    } catch (UncheckedIOException e) {
+      return Optional.empty();
+    }
+  }
+
+  private void record(String id, ConsumerManager.Position position) {
+    try {
+      consumers.record(id, position);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot write consumer " + id + " of " + table.fullName(), e);
     }

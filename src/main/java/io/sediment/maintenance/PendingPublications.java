@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.TablePaths;
 import io.sediment.retention.TableFiles;
+import io.sediment.schema.CommitOptions;
 import java.io.IOException;
 import java.util.Optional;
 import java.util.UUID;
@@ -13,10 +14,11 @@ import org.apache.flink.core.fs.Path;
  * Staged files of publishes under the commit lock ({@code .<target>.<uuid>.tmp} beside the target,
  * io.sediment.commit.LockedSnapshotCommit): a claimed one is moved into place by the lock's next
  * holder, whatever its age, so it is never an orphan while it may still be published. That is a
- * complete staged snapshot above the latest published one, or a complete staged tag whose tag does
- * not exist. Once a snapshot of its id or a later one is there (the next holder rolls a claim
- * forward before it publishes anything) or the tag is, a staged file is left over; one that is not
- * complete JSON was never claimed (a claim follows the whole write).
+ * complete staged snapshot above the latest published one, or, on a table with the lock in its
+ * options, a complete staged tag whose tag does not exist. Once a snapshot of its id or a later one
+ * is there (the next holder rolls a claim forward before it publishes anything) or the tag is, a
+ * staged file is left over; one that is not complete JSON was never claimed (a claim follows the
+ * whole write).
  */
 final class PendingPublications {
 
@@ -26,11 +28,13 @@ final class PendingPublications {
   private final FileStore store;
   private final TablePaths paths;
   private final long latest;
+  private final boolean locked;
 
   private PendingPublications(FileStore store) {
     this.store = store;
     this.paths = store.paths();
     this.latest = store.snapshotManager().latestId().orElse(0);
+    this.locked = store.options().get(CommitOptions.LOCK_ENABLED);
   }
 
   /** Reads the latest snapshot id now: list the candidates before. */
@@ -53,7 +57,9 @@ final class PendingPublications {
       } catch (NumberFormatException e) {
         return false;
       }
-    } else if (dir.equals(TableFiles.key(paths.tagDir()))) {
+    } else if (dir.equals(TableFiles.key(paths.tagDir())) && locked) {
+      // Only a claim under the lock is published late; a staged tag of an exclusive create that
+      // stopped would otherwise stay for as long as its tag is missing.
       try {
         pending = !store.fileIO().fileExists(new Path(paths.tagDir(), name));
       } catch (IOException e) {

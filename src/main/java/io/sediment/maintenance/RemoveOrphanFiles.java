@@ -174,7 +174,7 @@ public final class RemoveOrphanFiles {
         if (top && name.equals("tag")) {
           for (FileStatus t : store.fileIO().list(st.getPath())) {
             if (t.getPath().getName().startsWith(".") && t.getPath().getName().endsWith(".tmp")) {
-              out.add(t); // an interrupted tag creation; tags themselves are never orphans
+              out.add(t); // a staged tag (PendingPublications); tags themselves never are
             }
           }
           continue;

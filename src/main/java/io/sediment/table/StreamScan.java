@@ -168,13 +168,15 @@ public final class StreamScan {
     }
     long pinned = point.fullSnapshotId();
     Optional<Snapshot> pinnedSnapshot = store.snapshotManager().snapshotIfExists(pinned);
-    if (pinnedSnapshot.isEmpty() && point.tag() != null) {
-      // expired since, or before: the tag keeps it (unless it was deleted meanwhile)
+    if (pinnedSnapshot.isEmpty()) {
+      // Expired since, or before: a tag keeps it (unless deleted meanwhile). The start's tag, or
+      // any: a consumer resuming a start records only the snapshot.
+      TagManager tags = new TagManager(store.fileIO(), store.paths());
       pinnedSnapshot =
-          new TagManager(store.fileIO(), store.paths())
-              .get(point.tag())
+          (point.tag() != null ? tags.get(point.tag()).stream() : tags.all().values().stream())
               .map(TagManager.Tag::snapshot)
-              .filter(t -> t.id() == pinned);
+              .filter(t -> t.id() == pinned)
+              .findFirst();
     }
     if (pinnedSnapshot.isEmpty() && point.latest()) {
       // The latest snapshot when the job was planned expired before it started: the latest now

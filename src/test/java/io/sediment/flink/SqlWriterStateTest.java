@@ -153,6 +153,37 @@ class SqlWriterStateTest {
     }
   }
 
+  /**
+   * An append table's writer restored from an earlier version's state: it marks under the restored
+   * user, and what it keeps of the earlier union states (whose names Flink keeps) is empty.
+   */
+  @Test
+  void anAppendWriterRestoredFromAnEarlierVersionKeepsItsUserAndEmptiesTheUnionStates()
+      throws Exception {
+    Table table =
+        TestTables.create(TestTables.catalog(dir), "a", TestTables.idValueSchema().build());
+    Path tableDir = dir.resolve("db.db/a");
+    OperatorSubtaskState earlier;
+    try (var old =
+        new OneInputStreamOperatorTestHarness<RowData, Void>(
+            new EarlierWriterState(
+                USER, VersionedBytes.write(Map.of(), SequencesCodec.INSTANCE)))) {
+      old.open();
+      earlier = old.snapshot(5, 5);
+    }
+    try (var writer = writer(table, REPLANNED, 0, 1)) {
+      writer.initializeState(earlier);
+      writer.open();
+      writer.processElement(row(2L, "b"), 0);
+      assertThat(markerFiles(tableDir))
+          .isNotEmpty()
+          .allSatisfy(m -> assertThat(tableDir.relativize(m).getName(1)).hasToString(USER));
+      OperatorSubtaskState next = writer.snapshot(6, 6);
+      assertThat(offsets(next, "marker-user")).isEmpty();
+      assertThat(offsets(next, "sequences")).isEmpty();
+    }
+  }
+
   /** Subtask {@code subtask} of {@code parallelism} writes a row and takes checkpoint 1. */
   private static OperatorSubtaskState firstCheckpoint(Table table, int subtask, int parallelism)
       throws Exception {

@@ -182,6 +182,42 @@ class ConsumersTest {
     }
   }
 
+  /**
+   * A reset whose snapshot an expiry retires meanwhile (one that read the consumer before the
+   * write) fails and puts the consumer back as it was, a position inside a read's start too.
+   */
+  @Test
+  void aResetThatLosesItsSnapshotPutsTheConsumerBackAsItWas() throws Exception {
+    Table t =
+        TestTables.create(
+            TestTables.faultyCatalog(dir.resolve("faulty")),
+            "t",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT())
+                .option("snapshot.num-retained.min", "1")
+                .option("snapshot.num-retained.max", "1000")
+                .build());
+    commits(t, 0, 6);
+    consumers(t).record("etl", new ConsumerManager.Position(5, true));
+    java.util.concurrent.atomic.AtomicBoolean expired =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    io.sediment.testutil.FaultyFileSystem.onCreate(
+        p -> {
+          if (p.contains("consumer-etl") && expired.compareAndSet(false, true)) {
+            new ExpireSnapshots(t).retainMax(2).execute(); // sees the consumer at 5
+          }
+        });
+    try {
+      assertThatThrownBy(() -> new Consumers(t).reset("etl", 2))
+          .hasMessageContaining("expired while consumer 'etl' was reset to it")
+          .hasMessageContaining("the consumer is as it was");
+    } finally {
+      io.sediment.testutil.FaultyFileSystem.onCreate(p -> {});
+    }
+    assertThat(expired).isTrue();
+    assertThat(consumers(t).position("etl")).hasValue(new ConsumerManager.Position(5, true));
+  }
+
   /** A consumer file that does not parse does not stop an operator from deleting consumers. */
   @Test
   void aConsumerWhoseFileDoesNotParseCanBeDeletedAndCleared() throws Exception {

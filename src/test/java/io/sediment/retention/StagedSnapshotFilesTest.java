@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -84,11 +85,14 @@ class StagedSnapshotFilesTest {
   /**
    * A staged snapshot or tag claimed under the commit lock is published by the lock's next holder
    * however long that takes: orphan removal keeps it, of any age, until a snapshot of its id or a
-   * later one (the holder rolls the claim forward first) or its tag exists, and then removes it.
+   * later one (the holder rolls the claim forward first) or its tag exists, and then removes it. A
+   * staged tag is kept so only on a table with the lock in its options: elsewhere it is a tag
+   * creation that stopped, which nothing publishes.
    */
   @Test
   void aStagedSnapshotOrTagOfAnyAgeStaysUntilItIsPublished() throws Exception {
     Table t = table();
+    Table locked = t.copy(Map.of("lock.enabled", "true"));
     TestTables.writeBatch(t, List.of(row(1L, "a")));
     TestTables.writeBatch(t, List.of(row(2L, "b")));
     TestTables.writeBatch(t, List.of(row(3L, "c")));
@@ -102,7 +106,7 @@ class StagedSnapshotFilesTest {
 
     for (int run = 0; run < 2; run++) {
       List<org.apache.flink.core.fs.Path> removed =
-          new RemoveOrphanFiles(t).olderThan(System.currentTimeMillis() + 60_000).execute();
+          new RemoveOrphanFiles(locked).olderThan(System.currentTimeMillis() + 60_000).execute();
       assertThat(removed).as("run %s", run).isEmpty();
     }
     assertThat(staged).exists();
@@ -116,12 +120,20 @@ class StagedSnapshotFilesTest {
     new io.sediment.maintenance.Tags(t).create("t1", java.util.OptionalLong.of(1));
     age(leftOver, stagedTag);
     List<org.apache.flink.core.fs.Path> removed =
-        new RemoveOrphanFiles(t).olderThan(System.currentTimeMillis() + 60_000).execute();
+        new RemoveOrphanFiles(locked).olderThan(System.currentTimeMillis() + 60_000).execute();
     assertThat(removed)
         .extracting(org.apache.flink.core.fs.Path::getName)
         .containsExactlyInAnyOrder(
             leftOver.getFileName().toString(), stagedTag.getFileName().toString());
     assertThat(rows(t)).containsExactlyInAnyOrder("(1,a)", "(2,b)", "(3,c)");
+
+    // Without the lock a staged tag is a stopped creation: it goes once old, tag or not.
+    Path stopped = tagDir.resolve(".tag-t2." + UUID.randomUUID() + ".tmp");
+    Files.copy(snapshotDir().resolve("snapshot-3"), stopped);
+    age(stopped);
+    assertThat(new RemoveOrphanFiles(t).olderThan(System.currentTimeMillis() + 60_000).execute())
+        .extracting(org.apache.flink.core.fs.Path::getName)
+        .containsExactly(stopped.getFileName().toString());
   }
 
   private static void age(Path... files) throws Exception {

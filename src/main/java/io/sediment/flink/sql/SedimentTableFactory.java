@@ -103,9 +103,10 @@ public final class SedimentTableFactory
     boolean same = planned instanceof RowType p && p.getFieldCount() == now.getFieldCount();
     for (int i = 0; same && i < now.getFieldCount(); i++) {
       RowType p = (RowType) planned;
+      // Nullability aside: Flink sees key columns as NOT NULL whatever the schema stores.
       same =
           p.getFieldNames().get(i).equals(now.getFieldNames().get(i))
-              && p.getTypeAt(i).equals(now.getTypeAt(i));
+              && p.getTypeAt(i).copy(true).equals(now.getTypeAt(i).copy(true));
     }
     if (!same) {
       throw new ValidationException(

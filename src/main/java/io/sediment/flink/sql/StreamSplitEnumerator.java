@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -47,16 +46,8 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
   private final ConsumerManager consumers;
   private final String consumerId;
 
-  /** Splits readers hold (given out or reported, not finished), as {@link StreamSplit#heldAs}. */
-  private final Map<String, Long> held = new HashMap<>();
-
-  /**
-   * Splits the restored checkpoint said readers held, that no reader has reported since: a reader
-   * may have finished one before its own checkpoint while its report was on the way, and then no
-   * reader holds it. Each reader reports its restored splits before it registers, so these count
-   * until every reader registered, and then go.
-   */
-  private final Map<String, Long> unconfirmed = new HashMap<>();
+  /** The splits readers hold, below which a consumer's position lies. */
+  private final HeldSplits held;
 
   /** Where a consumer resumes, as of each checkpoint not yet completed. */
   private final TreeMap<Long, ConsumerManager.Position> neededAtCheckpoint = new TreeMap<>();
@@ -80,7 +71,7 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
     this.byBucket = byBucket;
     this.intervalMillis = intervalMillis;
     this.pending = new ArrayList<>(state.pending());
-    this.unconfirmed.putAll(state.held());
+    this.held = HeldSplits.restored(state.held());
     this.nextSnapshotId = state.nextSnapshotId();
     this.splitCounter = state.splitCounter();
   }
@@ -172,7 +163,7 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
         owner = readers.get(roundRobin++ % readers.size());
       }
       assignment.computeIfAbsent(owner, k -> new ArrayList<>()).add(s);
-      held.put(s.id(), s.heldAs());
+      held.given(s.id(), s.heldAs(), owner);
       it.remove();
     }
     if (!assignment.isEmpty()) {
@@ -189,19 +180,22 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
   public void addSplitsBack(List<StreamSplit> splits, int subtaskId) {
     // Given out after the last completed checkpoint: older than anything pending.
     pending.addAll(0, splits);
-    splits.forEach(s -> held.remove(s.id()));
-    splits.forEach(s -> unconfirmed.remove(s.id()));
+    // Called when the reader was reset alone (a regional failover): what it held at the last
+    // completed checkpoint counts until it reports it again.
+    held.readerReset(subtaskId, splits.stream().map(StreamSplit::id).toList());
   }
 
   @Override
   public void addReader(int subtaskId) {
-    if (!unconfirmed.isEmpty()
-        && context.registeredReaders().size() >= context.currentParallelism()) {
+    int done =
+        held.readerRegistered(
+            subtaskId, context.registeredReaders().size() >= context.currentParallelism());
+    if (done > 0) {
       LOG.info(
-          "Every reader registered: {} split(s) of the restored checkpoint that none holds are"
+          "Reader {} registered: {} split(s) that no reader reported holding since its reset are"
               + " done",
-          unconfirmed.size());
-      unconfirmed.clear();
+          subtaskId,
+          done);
     }
     assignPending();
   }
@@ -209,18 +203,15 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
   @Override
   public void handleSourceEvent(int subtaskId, SourceEvent event) {
     if (event instanceof StreamSplitProgress progress) {
-      progress.held().keySet().forEach(unconfirmed::remove);
-      held.putAll(progress.held());
-      progress.finished().forEach(held::remove);
+      held.reported(subtaskId, progress.held(), progress.finished());
     }
   }
 
   @Override
   public StreamEnumeratorState snapshotState(long checkpointId) {
     neededAtCheckpoint.put(checkpointId, resumePosition());
-    Map<String, Long> holding = new LinkedHashMap<>(unconfirmed);
-    holding.putAll(held);
-    return new StreamEnumeratorState(nextSnapshotId, splitCounter, List.copyOf(pending), holding);
+    return new StreamEnumeratorState(
+        nextSnapshotId, splitCounter, List.copyOf(pending), held.toMap());
   }
 
   /**
@@ -232,8 +223,7 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
   private ConsumerManager.Position resumePosition() {
     long needed = nextSnapshotId;
     Long start = null;
-    List<Long> outstanding = new ArrayList<>(held.values());
-    outstanding.addAll(unconfirmed.values());
+    List<Long> outstanding = held.values();
     pending.forEach(s -> outstanding.add(s.heldAs()));
     for (long heldAs : outstanding) {
       if (heldAs < 0) {

@@ -227,7 +227,21 @@ class SedimentSqlTest {
             new org.apache.flink.configuration.Configuration(),
             getClass().getClassLoader(),
             false);
-    var factory = new SedimentTableFactory(new FileSystemCatalog(warehouse.toString()));
+    // Flink sees key columns as NOT NULL whatever the schema stores: still the same columns
+    FileSystemCatalog catalog = new FileSystemCatalog(warehouse.toString());
+    TestTables.create(
+        catalog,
+        "nk",
+        io.sediment.schema.Schema.newBuilder()
+            .column("k", org.apache.flink.table.api.DataTypes.INT())
+            .column("v", org.apache.flink.table.api.DataTypes.STRING())
+            .primaryKey("k")
+            .option("bucket", "1")
+            .build());
+    exec("INSERT INTO db.nk VALUES (1, 'a')");
+    assertThat(query("SELECT k, v FROM db.nk")).containsExactly("+I[1, a]");
+
+    var factory = new SedimentTableFactory(catalog);
     for (Runnable create :
         List.<Runnable>of(
             () -> factory.createDynamicTableSource(context),

@@ -32,8 +32,9 @@ import org.junit.jupiter.api.io.TempDir;
  * (deletion vectors with level-0 files left by a write-only writer, or compacted; no changelog
  * producer; lookup), and then, in a random order: commits, planning rounds, polls of a few rows,
  * the reader's reports to the enumerator delayed across checkpoints (Flink sends them
- * asynchronously), checkpoints completed or declined, and crashes restored from the last completed
- * checkpoint, and expiry of every snapshot but the latest and those the consumer holds.
+ * asynchronously), checkpoints completed or declined, crashes restored from the last completed
+ * checkpoint, failovers of the reader alone (its reports on the way lost), and expiry of every
+ * snapshot but the latest and those the consumer holds.
  *
  * <p>After every completed checkpoint a new read with the consumer id must give, after what the
  * read had emitted up to that checkpoint, every committed row (applied in order, by key for a
@@ -50,9 +51,62 @@ class StreamConsumerTest {
 
   @Test
   void aNewReadWithTheConsumerIdLosesNothing() throws Exception {
-    for (int seed = 0; seed < 30; seed++) {
+    for (int seed = 0; seed < 40; seed++) {
       new History(seed).run();
     }
+  }
+
+  /**
+   * A read that starts at a tag whose snapshot expired, stopped inside its start: the consumer
+   * records that snapshot with {@code fullRead}, and a new read with the consumer id reads it in
+   * full again from the tag, then the changes after it.
+   */
+  @Test
+  void aStartAtATagOfAnExpiredSnapshotResumesFromTheTag() throws Exception {
+    Table table =
+        TestTables.create(
+            TestTables.catalog(dir.resolve("tag")),
+            "t",
+            Schema.newBuilder()
+                .column("k", DataTypes.BIGINT().notNull())
+                .column("a", DataTypes.STRING())
+                .column("b", DataTypes.INT())
+                .option("snapshot.num-retained.min", "1")
+                .build());
+    for (long i = 0; i < 3; i++) {
+      TestTables.writeBatch(
+          table,
+          List.of(
+              GenericRowData.of(2 * i, StringData.fromString("x"), 1),
+              GenericRowData.of(2 * i + 1, StringData.fromString("y"), 2)));
+    }
+    new io.sediment.maintenance.Tags(table).create("t", java.util.OptionalLong.of(2));
+    new ExpireSnapshots(table).retainMax(1).execute();
+    assertThat(table.snapshotManager().listIds()).containsExactly(3L);
+
+    List<String> first;
+    try (StreamReadHarness read =
+        StreamReadHarness.startAsConfigured(
+            table.copy(Map.of("scan.tag-name", "t")), CONSUMER, false)) {
+      first = read.poll(1);
+      read.checkpoint(1);
+      read.complete(1);
+    }
+    assertThat(first).hasSize(1);
+    assertThat(consumers(table).position(CONSUMER)).hasValue(new ConsumerManager.Position(2, true));
+
+    List<String> resumed = new ArrayList<>();
+    try (StreamReadHarness read = StreamReadHarness.startAsConfigured(table, CONSUMER, false)) {
+      read.discover();
+      resumed.addAll(read.poll(Integer.MAX_VALUE));
+    }
+    assertThat(resumed)
+        .containsExactlyInAnyOrder(
+            "+I(0,x,1)", "+I(1,y,2)", "+I(2,x,1)", "+I(3,y,2)", "+I(4,x,1)", "+I(5,y,2)");
+  }
+
+  private static ConsumerManager consumers(Table table) {
+    return new ConsumerManager(table.store().fileIO(), table.store().paths());
   }
 
   private final class History {
@@ -116,8 +170,15 @@ class StreamConsumerTest {
       long checkpoint = 0;
       try {
         for (int step = 0; step < 40; step++) {
-          switch (rnd.nextInt(9)) {
+          switch (rnd.nextInt(10)) {
             case 0 -> commit();
+            case 9 -> {
+              if (completed != null) { // the reader alone, its reports on the way lost
+                read.failReader(completed);
+                emitted.subList(emittedAtCompleted, emitted.size()).clear();
+                log.add("reader failed over to checkpoint " + completed.id());
+              }
+            }
             case 8 -> {
               // What the consumer does not hold goes: the read and a resumed one must not need it
               // (a read holds nothing before its first completed checkpoint).

@@ -37,10 +37,22 @@ public final class StreamReadHarness implements AutoCloseable {
     private final byte[] enumerator;
     private final List<byte[]> splits;
 
-    private Checkpoint(long id, byte[] enumerator, List<byte[]> splits) {
+    /** The attempt that took it, and the assignments its reader had been given by then. */
+    private final StreamReadHarness attempt;
+
+    private final int assignments;
+
+    private Checkpoint(
+        long id,
+        byte[] enumerator,
+        List<byte[]> splits,
+        StreamReadHarness attempt,
+        int assignments) {
       this.id = id;
       this.enumerator = enumerator;
       this.splits = splits;
+      this.attempt = attempt;
+      this.assignments = assignments;
     }
 
     public long id() {
@@ -51,10 +63,13 @@ public final class StreamReadHarness implements AutoCloseable {
   private final SedimentStreamSource source;
   private final MockSplitEnumeratorContext<StreamSplit> context;
   private final SplitEnumerator<StreamSplit, StreamEnumeratorState> enumerator;
-  private final SourceReader<RowData, StreamSplit> reader;
+  private SourceReader<RowData, StreamSplit> reader;
   private final RowType rowType;
   private final List<String> polled = new ArrayList<>();
   private int assignmentsRouted;
+
+  /** Assignments before this one were handed back by a reader's failover. */
+  private int handedBack;
 
   /** The reader's reports to the enumerator not yet delivered ({@link #deliverReports}). */
   private final ArrayDeque<SourceEvent> inFlight = new ArrayDeque<>();
@@ -99,7 +114,15 @@ public final class StreamReadHarness implements AutoCloseable {
                 context,
                 deserialize(source.getEnumeratorCheckpointSerializer(), restored.enumerator));
     enumerator.start();
-    // the reader's events go straight to the enumerator
+    startReader(restored);
+  }
+
+  /**
+   * A reader (restored from {@code restored}'s splits, if any) that reports its restored splits and
+   * then registers, as Flink's source operator does when it opens.
+   */
+  private void startReader(Checkpoint restored) throws Exception {
+    // the reader's events go straight to the enumerator, or wait (delayReports)
     reader =
         source.createReader(
             new TestingReaderContext(
@@ -126,6 +149,28 @@ public final class StreamReadHarness implements AutoCloseable {
     context.registerReader(new ReaderInfo(0, "localhost"));
     enumerator.addReader(0);
     routeAssignments();
+  }
+
+  /**
+   * A regional failover of the reader alone (its TaskManager lost), restored from completed
+   * checkpoint {@code checkpoint} while the enumerator goes on: its reports not yet delivered are
+   * lost, the splits given to it after that checkpoint are added back (as Flink's coordinator does
+   * when it resets the subtask), and a new reader restores the checkpoint's splits.
+   */
+  public void failReader(Checkpoint checkpoint) throws Exception {
+    inFlight.clear();
+    reader.close();
+    List<StreamSplit> givenSince = new ArrayList<>();
+    List<SplitsAssignment<StreamSplit>> sequence = context.getSplitsAssignmentSequence();
+    // Flink hands back each assignment once (it forgets those it handed back)
+    // an attempt restored from the checkpoint gave out everything after it
+    int since = checkpoint.attempt == this ? checkpoint.assignments : 0;
+    for (int i = Math.max(since, handedBack); i < assignmentsRouted; i++) {
+      givenSince.addAll(sequence.get(i).assignment().getOrDefault(0, List.of()));
+    }
+    handedBack = assignmentsRouted;
+    enumerator.addSplitsBack(givenSince, 0);
+    startReader(checkpoint);
   }
 
   /** A new read of {@code table} (consumer {@code consumerId}) from its first snapshot on. */
@@ -199,7 +244,7 @@ public final class StreamReadHarness implements AutoCloseable {
     for (StreamSplit s : reader.snapshotState(id)) {
       splits.add(source.getSplitSerializer().serialize(s));
     }
-    return new Checkpoint(id, enumeratorState, splits);
+    return new Checkpoint(id, enumeratorState, splits, this, assignmentsRouted);
   }
 
   /** Checkpoint {@code id} completed: the enumerator records the consumer's position. */
