@@ -390,7 +390,9 @@ final class RecordedExpiration {
   /**
    * Whether the expiry record names {@code record}'s snapshots: a run that failed, or finished,
    * changes the record only then, since a run that finished the same record meanwhile (a manual run
-   * finishes any) may have started the next expiration, whose record it must not drop or mark.
+   * finishes any) may have started the next expiration, whose record it must not drop or mark. The
+   * check and the change are two steps, so this narrows the race to between them; it does not close
+   * it.
    */
   private boolean isCurrent(ExpiryRecord record) {
     Optional<ExpiryRecord> current = ExpiryRecord.read(io, paths.expiryRecord());
