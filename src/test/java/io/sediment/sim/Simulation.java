@@ -152,7 +152,7 @@ final class Simulation {
               config.appendOnly()));
     }
     if (config.appendOnly() || config.lookupChangelog()) {
-      streamRead = new StreamReadActor(sim, new Random(rnd.nextLong()));
+      streamRead = new StreamReadActor(sim, new Random(rnd.nextLong()), model::streamedRows);
       actors.add(streamRead);
     }
     if (config.dedicatedJob()) {

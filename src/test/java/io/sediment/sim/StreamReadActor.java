@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.Supplier;
 
 /**
  * A Flink streaming read with a {@code consumer-id}, as Flink runs its source ({@link
@@ -37,13 +38,46 @@ final class StreamReadActor implements Actor, AutoCloseable {
   private int emittedAtCompleted;
   private long nextCheckpoint = 1;
 
-  /** Starts the read before anything is committed, with a completed first checkpoint. */
-  StreamReadActor(SimTable sim, Random rnd) throws Exception {
+  /**
+   * Whether the read starts later, as configured (the latest snapshot in full, then its changes),
+   * with its reader's reports to the enumerator delayed across checkpoints, as Flink's are.
+   */
+  private final boolean startsLater;
+
+  /** What the writers committed so far (an append table's, sorted), from the model. */
+  private final Supplier<List<String>> streamedRows;
+
+  /** A later start's rows, and what the writers had committed by then. */
+  private List<String> startRows = List.of();
+
+  private List<String> streamedAtStart = List.of();
+
+  /**
+   * Starts the read before anything is committed, with a completed first checkpoint; or, in half
+   * the histories, later ({@link #startsLater}).
+   */
+  StreamReadActor(SimTable sim, Random rnd, Supplier<List<String>> streamedRows) throws Exception {
     this.sim = sim;
     this.rnd = rnd;
+    this.streamedRows = streamedRows;
     table = sim.table();
-    read = StreamReadHarness.start(table, CONSUMER);
+    startsLater = rnd.nextBoolean();
+    if (!startsLater) {
+      read = StreamReadHarness.start(table, CONSUMER);
+      checkpoint(true);
+    }
+  }
+
+  /** The later start: the latest snapshot in full, then a completed checkpoint (the consumer). */
+  private String start() throws Exception {
+    // An append table's start holds the table as it is (overwrites too), its changes what the
+    // writers commit from now on.
+    table = sim.latest(); // a job started now loads the latest schema
+    startRows = sim.config.appendOnly() ? sim.userRead(table) : List.of();
+    streamedAtStart = streamedRows.get();
+    read = StreamReadHarness.startAsConfigured(table, CONSUMER, true);
     checkpoint(true);
+    return "started with the latest snapshot in full";
   }
 
   @Override
@@ -54,11 +88,19 @@ final class StreamReadActor implements Actor, AutoCloseable {
   @Override
   public List<String> enabled() {
     List<String> s = new ArrayList<>();
+    if (read == null) {
+      s.add("start");
+      return s;
+    }
     // polls a few rows at a time, and rarely: the read lags, so splits wait while expiry runs
     StreamWriterActor.add(s, "discover", 2);
     s.add("poll");
     s.add("checkpoint");
     s.add("crash");
+    s.add("reader-failover");
+    if (startsLater) {
+      s.add("deliver-reports");
+    }
     return s;
   }
 
@@ -83,6 +125,24 @@ final class StreamReadActor implements Actor, AutoCloseable {
         long id = checkpoint(complete);
         return "checkpoint " + id + (complete ? " (completed)" : " (declined)");
       }
+      case "start" -> {
+        return start();
+      }
+      case "deliver-reports" -> {
+        return "delivered " + read.deliverReports(1 + rnd.nextInt(3)) + " reader report(s)";
+      }
+      case "reader-failover" -> {
+        // the reader alone, restored from the last completed checkpoint; its reports on the way
+        // are lost
+        read.failReader(completed);
+        int again = emitted.size() - emittedAtCompleted;
+        emitted.subList(emittedAtCompleted, emitted.size()).clear();
+        return "reader failed over to checkpoint "
+            + completed.id()
+            + ", "
+            + again
+            + " row(s) again";
+      }
       case "crash" -> {
         int again = restore();
         return "crashed; restored from checkpoint "
@@ -98,7 +158,10 @@ final class StreamReadActor implements Actor, AutoCloseable {
   /** A new attempt from the last completed checkpoint; returns the rows it takes back. */
   private int restore() throws Exception {
     read.close();
-    read = StreamReadHarness.restore(table, CONSUMER, completed);
+    read =
+        startsLater
+            ? StreamReadHarness.restoreAsConfigured(table, CONSUMER, completed, true)
+            : StreamReadHarness.restore(table, CONSUMER, completed);
     int again = emitted.size() - emittedAtCompleted;
     emitted.subList(emittedAtCompleted, emitted.size()).clear();
     return again;
@@ -137,7 +200,11 @@ final class StreamReadActor implements Actor, AutoCloseable {
 
   /** At the end: reads everything committed. */
   private void catchUp() throws Exception {
+    if (read == null) {
+      start();
+    }
     for (int quiet = 0; quiet < 3; ) {
+      read.deliverReports(Integer.MAX_VALUE);
       read.discover();
       List<String> rows;
       try {
@@ -184,6 +251,10 @@ final class StreamReadActor implements Actor, AutoCloseable {
     }
     Map<String, Integer> left = new HashMap<>();
     committed.forEach(r -> left.merge("+I" + r, 1, Integer::sum));
+    if (startsLater) { // the start's rows, then what was committed after it
+      streamedAtStart.forEach(r -> left.merge("+I" + r, -1, Integer::sum));
+      startRows.forEach(r -> left.merge("+I" + r, 1, Integer::sum));
+    }
     for (String r : emitted) {
       Integer n = left.get(r);
       if (n == null || n == 0) {
@@ -210,7 +281,9 @@ final class StreamReadActor implements Actor, AutoCloseable {
 
   @Override
   public void close() throws Exception {
-    read.close();
+    if (read != null) {
+      read.close();
+    }
   }
 
   @Override
