@@ -19,6 +19,9 @@ import io.sediment.table.Table;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -223,8 +226,14 @@ public final class SystemTables {
     return s == null ? null : StringData.fromString(s.toString());
   }
 
+  /**
+   * A time as a {@code TIMESTAMP(3)} in the JVM's time zone, as Paimon's system tables show it and
+   * as {@code older_than} and partition times are read: a time copied out of a system table into a
+   * maintenance call means the same instant.
+   */
   private static TimestampData time(long millis) {
-    return TimestampData.fromEpochMillis(millis);
+    return TimestampData.fromLocalDateTime(
+        LocalDateTime.ofInstant(Instant.ofEpochMilli(millis), ZoneId.systemDefault()));
   }
 
   private static List<RowData> snapshots(Table table) {

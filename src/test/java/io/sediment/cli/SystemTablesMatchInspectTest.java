@@ -29,6 +29,39 @@ class SystemTablesMatchInspectTest {
 
   @TempDir Path dir;
 
+  /**
+   * System tables show times in the JVM's time zone, as Paimon's do and as {@code older_than} is
+   * read: a snapshot's or tag's time copied into a maintenance call names the same instant, in any
+   * zone.
+   */
+  @Test
+  void timesAreInTheTimeZoneOlderThanIsReadIn() throws Exception {
+    java.util.TimeZone saved = java.util.TimeZone.getDefault();
+    try {
+      for (String zone : List.of("UTC", "America/New_York", "Asia/Kolkata", "Pacific/Chatham")) {
+        java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone(zone));
+        Table t =
+            TestTables.create(
+                TestTables.catalog(dir.resolve(zone.replace('/', '_'))),
+                "t",
+                TestTables.idValueSchema().build());
+        TestTables.writeBatch(t, List.of(row(1L, "a")));
+        new io.sediment.maintenance.Tags(t).create("x", java.util.OptionalLong.empty());
+        long committed = t.latestSnapshot().orElseThrow().timeMillis();
+        RowData snapshot = SystemTables.of("snapshots").orElseThrow().rows(t).get(0);
+        RowData tag = SystemTables.of("tags").orElseThrow().rows(t).get(0);
+        for (org.apache.flink.table.data.TimestampData shown :
+            List.of(snapshot.getTimestamp(5, 3), tag.getTimestamp(3, 3))) {
+          String asTyped = shown.toLocalDateTime().withNano(0).toString().replace('T', ' ');
+          long read = io.sediment.maintenance.PointInTime.parse(asTyped, t.store().clock());
+          assertThat(read).as("%s in %s", asTyped, zone).isEqualTo(committed / 1000 * 1000);
+        }
+      }
+    } finally {
+      java.util.TimeZone.setDefault(saved);
+    }
+  }
+
   @Test
   @SuppressWarnings("unchecked")
   void partitionsBucketsAndSnapshotsAgreeWithInspect() throws Exception {
