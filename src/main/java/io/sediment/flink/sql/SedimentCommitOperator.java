@@ -134,6 +134,7 @@ public final class SedimentCommitOperator extends AbstractStreamOperator<Void>
       }
       committer.restoreWatermarks(restored);
     }
+    committer.retriedAttempt(getRuntimeContext().getTaskInfo().getAttemptNumber() > 0);
     committer.start(context.getRestoredCheckpointId().orElse(0L), markerUser);
     countExpiryFailures();
   }

@@ -57,6 +57,18 @@ public final class SedimentTableFactory
     Optional<SystemTables.SystemTable> system = SedimentCatalog.systemTable(oid.getObjectName());
     if (system.isPresent()) {
       String base = SedimentCatalog.baseTable(oid.getObjectName());
+      // Options a statement gives (hints, FOR SYSTEM_TIME AS OF): refused, not ignored.
+      Map<String, String> given = context.getCatalogTable().getOptions();
+      if (!given.isEmpty()) {
+        throw new ValidationException(
+            "System table "
+                + oid.getObjectName()
+                + " takes no table options and no time travel (given "
+                + new java.util.TreeMap<>(given).keySet()
+                + "): it shows "
+                + base
+                + "'s metadata as of now");
+      }
       return new SystemTableSource(
           catalog.getTable(new Identifier(oid.getDatabaseName(), base)), system.get());
     }

@@ -7,6 +7,8 @@ import io.sediment.commit.FileStoreCommit;
 import io.sediment.flink.CommitRefusedException;
 import io.sediment.flink.CommitWindows;
 import io.sediment.manifest.ManifestEntry;
+import io.sediment.manifest.Snapshot;
+import io.sediment.manifest.SnapshotManager;
 import io.sediment.marker.WriterMarkers;
 import io.sediment.predicate.Predicate;
 import io.sediment.retention.AfterCommitMaintenance;
@@ -16,6 +18,7 @@ import io.sediment.table.TableCommit;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
@@ -100,6 +103,9 @@ public final class SinkCommitter {
 
   /** The snapshots this committer's windows made (to tell a checkpoint that wrote nothing). */
   private long snapshotsCommitted;
+
+  /** Whether this is a retried attempt of the committer's task ({@link #retriedAttempt}). */
+  private boolean retriedAttempt;
 
   /** The newest checkpoint this attempt took or was restored from (0: none). */
   private long lastCheckpointTaken;
@@ -284,6 +290,16 @@ public final class SinkCommitter {
     }
     Set<String> committed = new HashSet<>();
     List<CommitMessage> all = windows.takeAll();
+    if (retriedAttempt && batchCommitLanded()) {
+      // An earlier attempt of this committer committed, then failed (a lost TaskManager): its
+      // commit user is this job's alone. What the writers wrote again is no snapshot's.
+      LOG.info(
+          "The batch write of {} as user {} landed in an earlier attempt: not committed again",
+          table.fullName(),
+          windows.commitUser());
+      deleteFilesOfDeadWriters(Long.MAX_VALUE, committed);
+      return;
+    }
     TableCommit commit =
         table.newBatchWriteBuilder().withCommitUser(windows.commitUser()).newCommit();
     List<Long> ids;
@@ -369,6 +385,31 @@ public final class SinkCommitter {
   }
 
   /** Whether the new files of the messages are in the latest snapshot (their APPEND landed). */
+  /**
+   * Whether a batch commit of this job's commit user is among the table's snapshots (newest first:
+   * a retried attempt follows the one that committed closely; batch commits write no user hint).
+   */
+  private boolean batchCommitLanded() {
+    List<Long> ids = table.snapshotManager().listIds();
+    for (int i = ids.size() - 1; i >= 0; i--) {
+      Optional<Snapshot> s = table.snapshotManager().snapshotIfExists(ids.get(i));
+      if (s.isPresent()
+          && windows.commitUser().equals(s.get().commitUser())
+          && !SnapshotManager.isStreamCommit(s.get())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * This committer is a retried attempt of its task (Flink restarted it after a failure): a batch
+   * commit of an earlier attempt may have landed.
+   */
+  public void retriedAttempt(boolean retried) {
+    this.retriedAttempt = retried;
+  }
+
   private boolean appendLanded(List<CommitMessage> messages) {
     Set<String> added = new HashSet<>();
     for (CommitMessage m : messages) {

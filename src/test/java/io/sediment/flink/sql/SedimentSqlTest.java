@@ -570,6 +570,16 @@ class SedimentSqlTest {
     assertThatThrownBy(() -> exec("INSERT INTO db.`k$options` VALUES ('a', 'b')"))
         .hasStackTraceContaining("System table k$options is read-only");
     assertThatThrownBy(() -> query("SELECT * FROM db.`k$nope`")).hasStackTraceContaining("k$nope");
+    // options and time travel are refused, not ignored
+    for (String q :
+        List.of(
+            "SELECT * FROM db.`k$files` /*+ OPTIONS('scan.snapshot-id' = '1') */",
+            "SELECT * FROM db.`k$files` /*+ OPTIONS('no.such' = 'x') */",
+            "SELECT * FROM db.`k$snapshots` FOR SYSTEM_TIME AS OF TIMESTAMP '2020-01-01 00:00:00'")) {
+      assertThatThrownBy(() -> query(q))
+          .as(q)
+          .hasStackTraceContaining("takes no table options and no time travel");
+    }
   }
 
   /**

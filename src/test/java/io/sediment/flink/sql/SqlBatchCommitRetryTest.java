@@ -1,0 +1,86 @@
+package io.sediment.flink.sql;
+
+import static io.sediment.testutil.TestTables.row;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sediment.commit.CommitMessage;
+import io.sediment.commit.CommitUsers;
+import io.sediment.flink.CommitWindows;
+import io.sediment.flink.serde.CommitMessageCodec;
+import io.sediment.flink.serde.CommitMessageListCodec;
+import io.sediment.table.Table;
+import io.sediment.table.WriteBuilder;
+import io.sediment.testutil.TestTables;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A batch INSERT's committer that Flink restarts after its commit landed (its TaskManager lost
+ * before the task finished) commits nothing again: with the writers' results reused, or with the
+ * writers run again (new files of the same rows). Its commit user is the job's alone, so a batch
+ * commit of that user among the snapshots is this job's.
+ */
+class SqlBatchCommitRetryTest {
+
+  @TempDir Path dir;
+
+  @Test
+  void aRetriedBatchCommitterCommitsNothingAgain() throws Exception {
+    for (boolean writersRanAgain : new boolean[] {false, true}) {
+      Table t =
+          TestTables.create(
+              TestTables.catalog(dir.resolve("again-" + writersRanAgain)),
+              "t",
+              TestTables.idValueSchema().build());
+      WriteBuilder wb = t.newBatchWriteBuilder();
+      String user = CommitUsers.random();
+      List<CommitMessage> first = TestTables.prepare(wb, List.of(row(1L, "a"), row(2L, "b")));
+      SinkCommitter attempt0 = committer(t, user, false);
+      attempt0.add(SedimentWriteOperator.END_OF_INPUT, first);
+      attempt0.endInput(null, false);
+      assertThat(t.snapshotManager().listIds()).hasSize(1);
+
+      // the writers' results as the restarted task receives them: read again, or new files
+      List<CommitMessage> again =
+          writersRanAgain
+              ? TestTables.prepare(wb, List.of(row(1L, "a"), row(2L, "b")))
+              : CommitMessageListCodec.fromBytes(
+                  CommitMessageListCodec.toBytes(first), getClass().getClassLoader());
+      SinkCommitter attempt1 = committer(t, user, true);
+      attempt1.add(SedimentWriteOperator.END_OF_INPUT, again);
+      attempt1.endInput(null, false);
+
+      assertThat(t.snapshotManager().listIds())
+          .as("writers ran again: %s", writersRanAgain)
+          .hasSize(1);
+      assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
+          .containsExactlyInAnyOrder("(1,a)", "(2,b)");
+    }
+  }
+
+  /** A retried committer of a job whose earlier attempt did not commit commits. */
+  @Test
+  void aRetriedBatchCommitterWhoseEarlierAttemptFailedBeforeItsCommitCommits() throws Exception {
+    Table t = TestTables.create(TestTables.catalog(dir), "t", TestTables.idValueSchema().build());
+    TestTables.writeBatch(t, List.of(row(9L, "other job")));
+    SinkCommitter attempt1 = committer(t, CommitUsers.random(), true);
+    attempt1.add(
+        SedimentWriteOperator.END_OF_INPUT,
+        TestTables.prepare(t.newBatchWriteBuilder(), List.of(row(1L, "a"))));
+    attempt1.endInput(null, false);
+    assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
+        .containsExactlyInAnyOrder("(9,other job)", "(1,a)");
+  }
+
+  private static SinkCommitter committer(Table t, String user, boolean retried) throws Exception {
+    CommitWindows<CommitMessage> windows = new CommitWindows<>(CommitMessageCodec.INSTANCE);
+    windows.restore(user, new TreeMap<>());
+    SinkCommitter c = new SinkCommitter(t, false, false, null, windows);
+    c.retriedAttempt(retried);
+    c.start(0, user);
+    return c;
+  }
+}
