@@ -11,18 +11,21 @@ import org.apache.flink.configuration.MemorySize;
  * The byte and time triggers of minor compaction ({@code compaction.trigger.min-bytes}, {@code
  * compaction.trigger.max-delay}): whether a group of files (an append bucket's small files, a
  * primary-key bucket's level-0 runs) waited enough, by their bytes or by the age of the oldest, on
- * the table's clock ({@code FileStore#clock()}) when the trigger was made. Unset options never
+ * the table's clock ({@code FileStore#clock()}) when the files are checked. Unset options never
  * fire.
  */
 final class CompactTrigger {
 
   private final long minBytes;
-  // files written before this time have waited long enough (Long.MIN_VALUE: no time trigger)
-  private final long writtenBefore;
+  // how long files wait at most (Long.MAX_VALUE: no time trigger), on the clock, read at each
+  // check: a writer keeps its strategy, and so its trigger, for as long as it writes
+  private final long maxDelayMillis;
+  private final Clock clock;
 
-  private CompactTrigger(long minBytes, long writtenBefore) {
+  private CompactTrigger(long minBytes, long maxDelayMillis, Clock clock) {
     this.minBytes = minBytes;
-    this.writtenBefore = writtenBefore;
+    this.maxDelayMillis = maxDelayMillis;
+    this.clock = clock;
   }
 
   static CompactTrigger of(TableOptions options, Clock clock) {
@@ -30,12 +33,13 @@ final class CompactTrigger {
     Duration delay = options.get(CompactionOptions.COMPACTION_TRIGGER_MAX_DELAY);
     return new CompactTrigger(
         bytes == null ? Long.MAX_VALUE : bytes.getBytes(),
-        delay == null ? Long.MIN_VALUE : clock.millis() - delay.toMillis());
+        delay == null ? Long.MAX_VALUE : delay.toMillis(),
+        clock);
   }
 
   /** A trigger that never fires (full compaction). */
   static CompactTrigger never() {
-    return new CompactTrigger(Long.MAX_VALUE, Long.MIN_VALUE);
+    return new CompactTrigger(Long.MAX_VALUE, Long.MAX_VALUE, null);
   }
 
   /** Whether the files add up to the bytes, or the oldest of them was written long enough ago. */
@@ -46,6 +50,11 @@ final class CompactTrigger {
       bytes += f.fileSize();
       oldest = Math.min(oldest, f.creationTimeMillis());
     }
-    return bytes >= minBytes || oldest <= writtenBefore;
+    if (bytes >= minBytes) {
+      return true;
+    }
+    return maxDelayMillis != Long.MAX_VALUE
+        && oldest != Long.MAX_VALUE
+        && clock.millis() - oldest >= maxDelayMillis;
   }
 }

@@ -130,6 +130,51 @@ class ClockDecisionsTest {
   }
 
   /**
+   * {@code compaction.trigger.max-delay} on a primary-key writer's own compaction, over the
+   * writer's life: a writer keeps its compaction strategy from its first window, and the trigger
+   * fires on the clock when the runs are checked, not when the strategy was made.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2, 3, 4, 5})
+  void aLongLivedPrimaryKeyWritersMaxDelayFiresOnTime(int seed) throws Exception {
+    SplittableRandom r = new SplittableRandom(seed);
+    ManualClock clock = new ManualClock();
+    Duration delay = Duration.ofMillis(60_000 + r.nextInt(3_600_000));
+    Table t =
+        TestTables.create(
+            TestTables.catalog(dir.resolve("pk-" + seed)).withClock(clock),
+            "t",
+            TestTables.idValueSchema()
+                .primaryKey("id")
+                .option("bucket", "1")
+                .option("num-sorted-run.compaction-trigger", "100")
+                .option("compaction.trigger.max-delay", delay.toMillis() + " ms")
+                .option("local-cache.dir", dir.resolve("cache-" + seed).toString())
+                .build());
+    var wb = t.newStreamWriteBuilder().withCommitUser("writer");
+    var commit = wb.newCommit();
+    try (var w = wb.newWrite()) {
+      long window = 0;
+      w.write(row((long) r.nextInt(10), "first"));
+      commit.commit(++window, w.prepareCommit()); // the writer's strategy is made here
+      long firstWritten = clock.millis();
+      clock.advance(Duration.ofMillis(1 + r.nextInt(1000)));
+      w.write(row((long) r.nextInt(10), "second"));
+      var early = w.prepareCommit();
+      assertThat(early).allSatisfy(m -> assertThat(m.compactAfter()).isEmpty());
+      commit.commit(++window, early);
+
+      clock.set(firstWritten + delay.toMillis());
+      w.write(row((long) r.nextInt(10), "on time"));
+      var onTime = w.prepareCommit();
+      assertThat(onTime)
+          .as("seed %s, delay %s", seed, delay)
+          .anySatisfy(m -> assertThat(m.compactAfter()).isNotEmpty());
+      commit.commit(++window, onTime);
+    }
+  }
+
+  /**
    * {@link RemoveOrphanFiles} with its default age: an orphan is removed exactly once the clock
    * passes its modification time plus a day; a dry run a millisecond before finds nothing.
    */
