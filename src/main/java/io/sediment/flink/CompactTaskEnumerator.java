@@ -246,8 +246,9 @@ final class CompactTaskEnumerator
           && !tableGroupsDue
           && last != null
           && last == latest.get().id()
-          && !optimizationDue(name, table)) {
-        continue;
+          && !optimizationDue(name, table)
+          && table.options().get(CompactionOptions.COMPACTION_TRIGGER_MAX_DELAY) == null) {
+        continue; // nothing new; an age trigger fires without a new snapshot, so it is planned
       }
       lastPlannedSnapshot.put(name, latest.get().id());
       CompactStrategy strategy = targets.spec().strategy(table.options(), mode);

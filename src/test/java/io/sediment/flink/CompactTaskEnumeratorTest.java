@@ -330,6 +330,48 @@ class CompactTaskEnumeratorTest {
   }
 
   /**
+   * {@code compaction.trigger.max-delay} in a continuous job: small files that waited long enough
+   * are planned although no snapshot came since the last round (the writers stopped).
+   */
+  @ParameterizedTest
+  @ValueSource(longs = {1, 2, 3})
+  void anAgeTriggerFiresWithoutANewSnapshot(long seed) throws Throwable {
+    Random random = new Random(seed);
+    ManualClock clock = new ManualClock();
+    long delay = 60_000 + random.nextInt(3_600_000);
+    Path warehouse = dir.resolve("age-" + seed);
+    Table table =
+        TestTables.create(
+            TestTables.catalog(warehouse).withClock(clock),
+            "t",
+            FlinkTestSupport.partitioned()
+                .option("compaction.min.file-num", "100")
+                .option("compaction.trigger.max-delay", delay + " ms")
+                .build());
+    FlinkTestSupport.fill(table, 1, 2 + random.nextInt(3), 1, "a");
+    long written = clock.millis();
+    CompactTargets onClock = FlinkTestSupport.targets(warehouse, table).withClock(clock);
+    try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
+      readers(context, 1);
+      CompactTaskEnumerator e =
+          new CompactTaskEnumerator(context, onClock, ExecutionMode.STREAMING, 1, USER, null);
+      e.start();
+      context.runPeriodicCallable(0);
+      assertThat(e.snapshotState(1).pending()).as("young files").isEmpty();
+      for (int round = 0; round < 3; round++) {
+        clock.advance(Duration.ofSeconds(1 + random.nextInt(30)));
+        context.runPeriodicCallable(0);
+      }
+      clock.set(written + delay);
+      context.runPeriodicCallable(0);
+      assertThat(e.snapshotState(2).pending())
+          .as("seed %s, delay %s ms", seed, delay)
+          .singleElement()
+          .satisfies(s -> assertThat(s.task().partitionPath()).isEqualTo("p=a"));
+    }
+  }
+
+  /**
    * A failed planning round of a continuous job is retried by the next round even when no discovery
    * is due; a batch job fails, naming what it planned.
    */
