@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.catalog.Identifier;
+import io.sediment.commit.CommitMessage;
+import io.sediment.commit.FileStoreCommit;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.EvolvingFileReader;
@@ -349,6 +351,62 @@ class SortCompactionTest {
       TestTables.writeBatch(table, batch);
     }
     return table;
+  }
+
+  /**
+   * The ranges of a bucket switch over together also when an output of one is gone at commit time
+   * (deleted from outside): the compaction commit conflicts as a whole, nothing of it lands, and no
+   * row is lost or doubled (only the first range replaces the inputs, so committing the other
+   * ranges alone would lose the lost range's rows, or keep rows twice).
+   */
+  @Test
+  void aLostOutputDropsEveryRangeOfItsBucket() throws Exception {
+    for (int lostRange = 0; lostRange < 3; lostRange++) {
+      FileSystemCatalog catalog = TestTables.catalog(dir.resolve("lost-" + lostRange));
+      Table table = smallFilesTable(catalog, 11 + lostRange, 4, "a", "b");
+      long rows = TestTables.readAll(table).size();
+      List<CompactTask> plan =
+          table
+              .newCompactBuilder()
+              .withSortOrder("order", "user_id")
+              .withOptions(Map.of("compaction.parallelism", "3"))
+              .plan();
+      CompactRewriter rewriter = TableKind.of(table.store()).rewriter(table.store(), p -> {});
+      List<CommitMessage> messages = new ArrayList<>();
+      List<CommitMessage> ofA = new ArrayList<>();
+      for (CompactTask task : plan) {
+        CommitMessage m = rewriter.rewrite(task, () -> false).message();
+        messages.add(m);
+        if (task.partitionPath().equals("p=a")) {
+          ofA.add(m);
+        }
+      }
+      assertThat(ofA).hasSize(3);
+      String lost = ofA.get(lostRange).compactAfter().get(0).fileName();
+      try (var files = Files.walk(dir.resolve("lost-" + lostRange))) {
+        for (Path f : files.filter(f -> f.getFileName().toString().equals(lost)).toList()) {
+          Files.delete(f);
+        }
+      }
+      assertThatThrownBy(
+              () ->
+                  new CompactCommit(table.store(), "sorter")
+                      .commit(messages, FileStoreCommit.BATCH_IDENTIFIER, false))
+          .isInstanceOf(io.sediment.commit.CommitConflictException.class)
+          .hasMessageContaining(lost);
+
+      assertThat(TestTables.readAll(table)).as("range %s lost", lostRange).hasSize((int) rows);
+      Set<String> live = new HashSet<>();
+      for (var e : table.store().newScan().plan(table.latestSnapshot().orElseThrow())) {
+        live.add(e.file().fileName());
+      }
+      assertThat(ofA)
+          .as("partition a's ranges, range %s lost", lostRange)
+          .allSatisfy(m -> assertThat(live).doesNotContain(m.compactAfter().get(0).fileName()));
+      assertThat(messages)
+          .as("no range's output")
+          .allSatisfy(m -> assertThat(live).doesNotContain(m.compactAfter().get(0).fileName()));
+    }
   }
 
   /** A budget never splits the ranges of a bucket: they replace its files together. */
