@@ -348,9 +348,16 @@ final class CompactTaskEnumerator
    * Whether a snapshot is a delta commit: not a compaction, and not an empty APPEND (a streaming
    * writer's snapshot for automatic tags, made while no row came).
    */
-  private static boolean wroteRows(Snapshot s) {
-    return s.commitKind() != CommitKind.COMPACT
-        && !(s.commitKind() == CommitKind.APPEND && s.deltaRecordCount() == 0);
+  private static boolean wroteRows(Snapshot s, Table table) {
+    if (s.commitKind() == CommitKind.COMPACT) {
+      return false;
+    }
+    if (s.commitKind() != CommitKind.APPEND || s.deltaRecordCount() != 0) {
+      return true;
+    }
+    // No net rows: an empty APPEND adds no file; deletes alone, or rows that cancel out, do.
+    Optional<Snapshot> previous = table.snapshotManager().snapshotIfExists(s.id() - 1);
+    return previous.isEmpty() || previous.get().totalFileCount() != s.totalFileCount();
   }
 
   private boolean fullCompactionDue(String name, Table table, Long last, long latest) {
@@ -366,7 +373,7 @@ final class CompactTaskEnumerator
     if (last != null) {
       for (long id = last + 1; id <= latest; id++) {
         Optional<Snapshot> s = table.snapshotManager().snapshotIfExists(id);
-        if (s.isPresent() && wroteRows(s.get())) {
+        if (s.isPresent() && wroteRows(s.get(), table)) {
           count++;
         }
       }
@@ -379,7 +386,7 @@ final class CompactTaskEnumerator
         if (s.isEmpty() || s.get().commitKind() == CommitKind.COMPACT) {
           break;
         }
-        if (wroteRows(s.get())) {
+        if (wroteRows(s.get(), table)) {
           count++;
         }
       }
