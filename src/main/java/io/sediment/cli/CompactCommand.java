@@ -7,6 +7,7 @@ import io.sediment.compact.CompactResult;
 import io.sediment.compact.CompactSpec;
 import io.sediment.compact.CompactTask;
 import io.sediment.compact.ExecutionMode;
+import io.sediment.compact.PartitionFilters;
 import io.sediment.compact.SortOrder;
 import io.sediment.flink.CompactJob;
 import io.sediment.flink.sql.filter.PartitionWhere;
@@ -177,6 +178,10 @@ final class CompactCommand implements Callable<Integer> {
     if (detached && mode != ExecutionMode.STREAMING) {
       throw new IllegalArgumentException("--detached needs --mode streaming");
     }
+    if (json && mode == ExecutionMode.STREAMING && !dryRun) {
+      throw new IllegalArgumentException(
+          "--json needs --mode batch or --dry-run: a streaming job prints only that it started");
+    }
     if ((orderStrategy == null) != (orderBy == null)) {
       throw new IllegalArgumentException(
           "--order-strategy and --order-by go together (a sort compaction), got only "
@@ -246,42 +251,13 @@ final class CompactCommand implements Callable<Integer> {
     }
   }
 
-  /**
-   * Parses {@code k=v[,k=v]}. Refuses what could never select a partition: a value starting with
-   * '=' (as in {@code dt==d1}) and a key given twice.
-   */
+  /** Parses one {@code --partition} ({@link PartitionFilters#parseSpec}), naming the option. */
   static Map<String, String> parsePartition(String spec) {
-    Map<String, String> m = new LinkedHashMap<>();
-    for (String kv : spec.split(",")) {
-      int eq = kv.indexOf('=');
-      if (eq <= 0) {
-        throw new IllegalArgumentException("--partition must be k=v[,k=v], got '" + spec + "'");
-      }
-      String key = kv.substring(0, eq).trim();
-      String value = kv.substring(eq + 1);
-      if (value.startsWith("=")) {
-        throw new IllegalArgumentException(
-            "--partition must be k=v[,k=v], got '"
-                + spec
-                + "': the value of "
-                + key
-                + " starts with '=' (write "
-                + key
-                + "="
-                + value.substring(1)
-                + ")");
-      }
-      if (m.put(key, value) != null) {
-        throw new IllegalArgumentException(
-            "--partition '"
-                + spec
-                + "' gives "
-                + key
-                + " twice; a partition has one value per key (repeat --partition to compact"
-                + " several partitions)");
-      }
+    try {
+      return PartitionFilters.parseSpec(spec);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--partition " + e.getMessage());
     }
-    return m;
   }
 
   private void printPlan(CompactJob job, ExecutionMode mode) throws Exception {

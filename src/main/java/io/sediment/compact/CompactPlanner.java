@@ -148,7 +148,7 @@ public final class CompactPlanner {
     long idleSince =
         partitionIdleTime == null
             ? Long.MAX_VALUE
-            : store.clock().millis() - partitionIdleTime.toMillis();
+            : store.clock().millis() - saturatedMillis(partitionIdleTime);
     // Entries come bucket by bucket from each manifest, sharing their partition row: the bucket
     // of the entry before is reused rather than looked up (a plan of a large table hashes every
     // partition row once per bucket run instead of once per file).
@@ -228,5 +228,14 @@ public final class CompactPlanner {
           "Cannot read the deletion vectors of snapshot " + snapshot.id(), e);
     }
     return out;
+  }
+
+  /** A duration in milliseconds, {@code Long.MAX_VALUE} for one longer than that. */
+  private static long saturatedMillis(Duration d) {
+    try {
+      return d.toMillis();
+    } catch (ArithmeticException tooLong) {
+      return Long.MAX_VALUE;
+    }
   }
 }

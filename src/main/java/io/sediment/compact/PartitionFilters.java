@@ -83,4 +83,40 @@ public final class PartitionFilters {
     }
     return Predicates.or(any);
   }
+
+  /**
+   * Parses one partition spec {@code k=v[,k=v]}, keys and values stripped of surrounding blanks, as
+   * the CLI's {@code --partition} and the procedures' {@code partitions} take it. Refuses what
+   * could never select a partition, saying why (the caller names its argument): a part without a
+   * key, a value starting with '=' (as in {@code dt==d1}) and a key given twice.
+   */
+  public static java.util.Map<String, String> parseSpec(String spec) {
+    java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
+    for (String kv : spec.split(",")) {
+      int eq = kv.indexOf('=');
+      if (eq <= 0 || kv.substring(0, eq).isBlank()) {
+        throw new IllegalArgumentException(
+            "'" + spec.strip() + "' is not k=v[,k=v] (at '" + kv.strip() + "')");
+      }
+      String key = kv.substring(0, eq).strip();
+      String value = kv.substring(eq + 1).strip();
+      if (value.startsWith("=")) {
+        throw new IllegalArgumentException(
+            "'"
+                + spec.strip()
+                + "': the value of "
+                + key
+                + " starts with '=' (write "
+                + key
+                + "="
+                + value.substring(1)
+                + ")");
+      }
+      if (m.put(key, value) != null) {
+        throw new IllegalArgumentException(
+            "'" + spec.strip() + "' gives " + key + " twice; a partition has one value per key");
+      }
+    }
+    return m;
+  }
 }

@@ -221,16 +221,20 @@ class CliErrorsTest {
     Result doubled = run("compact", "--warehouse", w(), "--table", "db.t", "--partition", "p==a");
     assertThat(doubled.code()).isEqualTo(2);
     assertThat(doubled.errorLine())
+        .isEqualTo("Error: --partition 'p==a': the value of p starts with '=' (write p=a)");
+
+    Result json =
+        run("compact", "--warehouse", w(), "--table", "db.t", "--mode", "streaming", "--json");
+    assertThat(json.code()).isEqualTo(2);
+    assertThat(json.errorLine())
         .isEqualTo(
-            "Error: --partition must be k=v[,k=v], got 'p==a': the value of p starts with '='"
-                + " (write p=a)");
+            "Error: --json needs --mode batch or --dry-run: a streaming job prints only that it"
+                + " started");
 
     Result twice = run("compact", "--warehouse", w(), "--table", "db.t", "--partition", "p=a,p=b");
     assertThat(twice.code()).isEqualTo(2);
     assertThat(twice.errorLine())
-        .isEqualTo(
-            "Error: --partition 'p=a,p=b' gives p twice; a partition has one value per key"
-                + " (repeat --partition to compact several partitions)");
+        .isEqualTo("Error: --partition 'p=a,p=b' gives p twice; a partition has one value per key");
   }
 
   @Test

@@ -120,8 +120,15 @@ class CompactStrategyTest {
     long hotWritten = newestFile(table);
     assertThat(hotWritten - coldWritten).isEqualTo(2_000);
 
-    // Everything was written within a day: nothing is idle.
+    // Everything was written within a day: nothing is idle; nor within a time longer than the
+    // milliseconds of a long hold (it does not overflow).
     assertThat(table.newCompactBuilder().withPartitionIdleTime(Duration.ofDays(1)).plan())
+        .isEmpty();
+    assertThat(
+            table
+                .newCompactBuilder()
+                .withPartitionIdleTime(Duration.ofSeconds(Long.MAX_VALUE / 10))
+                .plan())
         .isEmpty();
 
     // An idle time in the middle of the gap: the cold partition is idle, the hot one is not.

@@ -1,7 +1,7 @@
 package io.sediment.flink.sql.procedures;
 
+import io.sediment.compact.PartitionFilters;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -24,22 +24,11 @@ final class PartitionSpecs {
       if (one.isBlank()) {
         continue;
       }
-      Map<String, String> spec = new LinkedHashMap<>();
-      for (String kv : one.split(",")) {
-        int eq = kv.indexOf('=');
-        if (eq <= 0) {
-          throw new IllegalArgumentException(
-              "Partition spec '"
-                  + one.strip()
-                  + "' is not 'column=value[,column=value...]' (at '"
-                  + kv.strip()
-                  + "')");
-        }
-        String key = kv.substring(0, eq).strip();
-        if (spec.put(key, kv.substring(eq + 1).strip()) != null) {
-          throw new IllegalArgumentException(
-              "Partition spec '" + one.strip() + "' names column '" + key + "' twice");
-        }
+      Map<String, String> spec;
+      try {
+        spec = PartitionFilters.parseSpec(one);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("Partition spec " + e.getMessage());
       }
       out.add(spec);
     }
