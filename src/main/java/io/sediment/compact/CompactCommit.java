@@ -4,9 +4,11 @@ import io.sediment.commit.CommitConflictException;
 import io.sediment.commit.CommitMessage;
 import io.sediment.commit.FileStoreCommit;
 import io.sediment.manifest.FileStore;
+import io.sediment.manifest.Snapshot;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,9 +22,11 @@ public final class CompactCommit {
 
   private static final Logger LOG = LoggerFactory.getLogger(CompactCommit.class);
 
+  private final FileStore store;
   private final FileStoreCommit commit;
 
   public CompactCommit(FileStore store, String commitUser) {
+    this.store = store;
     this.commit = new FileStoreCommit(store, commitUser);
   }
 
@@ -60,6 +64,15 @@ public final class CompactCommit {
     }
     if (checkCommitted && commit.isCommitted(identifier)) {
       return null;
+    }
+    if (checkCommitted && identifier == FileStoreCommit.BATCH_IDENTIFIER) {
+      // A restarted batch committer: the job's commit user is its own (a random suffix per job),
+      // so a batch commit of it among the snapshots is this job's, which landed.
+      Optional<Snapshot> landed =
+          store.snapshotManager().latestBatchCommitOfUser(commit.commitUser());
+      if (landed.isPresent()) {
+        return landed.get().id();
+      }
     }
     try {
       // Refuses outputs that are missing, after skipping an identifier that landed.

@@ -291,6 +291,23 @@ public final class SnapshotManager implements Serializable {
   }
 
   /**
+   * The newest batch commit ({@code Long.MAX_VALUE} identifier) of {@code commitUser} among the
+   * snapshots still there, newest first. For a job whose commit user is its own (a SQL sink, a
+   * compaction job), it tells a restarted committer that its one commit landed already; batch
+   * commits write no user hint, so an expired one is not found.
+   */
+  public Optional<Snapshot> latestBatchCommitOfUser(String commitUser) {
+    List<Long> ids = listIds();
+    for (int i = ids.size() - 1; i >= 0; i--) {
+      Optional<Snapshot> s = snapshotIfExists(ids.get(i));
+      if (s.isPresent() && commitUser.equals(s.get().commitUser()) && !isStreamCommit(s.get())) {
+        return s;
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
    * The hint file of a commit user: {@code snapshot/user-<user>}, the user escaped like a partition
    * value (section 8.4 of docs/spec.md); a name that would be too long is cut and made unique by a
    * SHA-256 of the user. The file names its user, so a reader can tell whose it is.

@@ -7,8 +7,6 @@ import io.sediment.commit.FileStoreCommit;
 import io.sediment.flink.CommitRefusedException;
 import io.sediment.flink.CommitWindows;
 import io.sediment.manifest.ManifestEntry;
-import io.sediment.manifest.Snapshot;
-import io.sediment.manifest.SnapshotManager;
 import io.sediment.marker.WriterMarkers;
 import io.sediment.predicate.Predicate;
 import io.sediment.retention.AfterCommitMaintenance;
@@ -18,7 +16,6 @@ import io.sediment.table.TableCommit;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
@@ -385,21 +382,9 @@ public final class SinkCommitter {
   }
 
   /** Whether the new files of the messages are in the latest snapshot (their APPEND landed). */
-  /**
-   * Whether a batch commit of this job's commit user is among the table's snapshots (newest first:
-   * a retried attempt follows the one that committed closely; batch commits write no user hint).
-   */
+  /** Whether a batch commit of this job's commit user (its own) is among the snapshots. */
   private boolean batchCommitLanded() {
-    List<Long> ids = table.snapshotManager().listIds();
-    for (int i = ids.size() - 1; i >= 0; i--) {
-      Optional<Snapshot> s = table.snapshotManager().snapshotIfExists(ids.get(i));
-      if (s.isPresent()
-          && windows.commitUser().equals(s.get().commitUser())
-          && !SnapshotManager.isStreamCommit(s.get())) {
-        return true;
-      }
-    }
-    return false;
+    return table.snapshotManager().latestBatchCommitOfUser(windows.commitUser()).isPresent();
   }
 
   /**
