@@ -50,9 +50,10 @@ final class ConsumerCommands {
 
     @Override
     public Integer call() {
+      // before any table is read (flink-jobs.md): a bad id is refused whatever the table
+      OptionRefusals.check("--consumer-id", () -> Consumers.checkId(consumerId));
       Table t = new FileSystemCatalog(warehouseOption.warehouse).getTable(table);
       Consumers consumers = new Consumers(t);
-      OptionRefusals.check("--consumer-id", () -> Consumers.checkId(consumerId));
       Consumers.Change c;
       if (nextSnapshotId == null) {
         c = OptionRefusals.named("--consumer-id", () -> consumers.delete(consumerId));

@@ -181,6 +181,18 @@ class CliCommandsTest {
     assertThat(r.code()).isNotZero();
     assertThat(r.err().strip())
         .startsWith("Error: --next-snapshot-id: Snapshot " + (latest + 2) + " is not one a read");
+    // a bad id is refused before any table is read: the wrong table or warehouse says nothing
+    r =
+        run(
+            "reset-consumer",
+            "--warehouse",
+            w + "-missing",
+            "--table",
+            "db.t",
+            "--consumer-id",
+            "a/b");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err().strip()).startsWith("Error: --consumer-id: Invalid consumer-id 'a/b'");
     r = run("reset-consumer", "--warehouse", w, "--table", "db.t", "--consumer-id", "nobody");
     assertThat(r.err().strip())
         .isEqualTo("Error: --consumer-id: db.t has no consumer 'nobody'; its consumers are [etl]");
