@@ -360,17 +360,12 @@ class SortCompactionTest {
    * ranges alone would lose the lost range's rows, or keep rows twice).
    */
   @Test
-  void aLostOutputDropsEveryRangeOfItsBucket() throws Exception {
+  void aLostOutputOfOneRangeConflictsTheWholeCompaction() throws Exception {
     for (int lostRange = 0; lostRange < 3; lostRange++) {
       FileSystemCatalog catalog = TestTables.catalog(dir.resolve("lost-" + lostRange));
       Table table = smallFilesTable(catalog, 11 + lostRange, 4, "a", "b");
       long rows = TestTables.readAll(table).size();
-      List<CompactTask> plan =
-          table
-              .newCompactBuilder()
-              .withSortOrder("order", "user_id")
-              .withOptions(Map.of("compaction.parallelism", "3"))
-              .plan();
+      List<CompactTask> plan = threeRangesPerPartition(table);
       CompactRewriter rewriter = TableKind.of(table.store()).rewriter(table.store(), p -> {});
       List<CommitMessage> messages = new ArrayList<>();
       List<CommitMessage> ofA = new ArrayList<>();
@@ -409,17 +404,21 @@ class SortCompactionTest {
     }
   }
 
+  /** A sort compaction by user_id planned in three ranges per partition. */
+  private static List<CompactTask> threeRangesPerPartition(Table table) {
+    return table
+        .newCompactBuilder()
+        .withSortOrder("order", "user_id")
+        .withOptions(Map.of("compaction.parallelism", "3"))
+        .plan();
+  }
+
   /** A budget never splits the ranges of a bucket: they replace its files together. */
   @Test
   void aBudgetTakesTheRangesOfABucketTogether() throws Exception {
     FileSystemCatalog catalog = TestTables.catalog(dir);
     Table table = smallFilesTable(catalog, 5, 4, "a", "b");
-    List<CompactTask> plan =
-        table
-            .newCompactBuilder()
-            .withSortOrder("order", "user_id")
-            .withOptions(Map.of("compaction.parallelism", "3"))
-            .plan();
+    List<CompactTask> plan = threeRangesPerPartition(table);
     assertThat(plan).hasSize(6);
     for (long budget : new long[] {1, CompactBudget.replacedBytes(plan.subList(0, 3)) + 1}) {
       List<CompactTask> capped = CompactBudget.cap(plan, budget);

@@ -112,14 +112,12 @@ public final class SedimentTableFactory
   private static void checkPlannedColumns(Context context, Table table) {
     LogicalType planned = context.getPhysicalRowDataType().getLogicalType();
     RowType now = table.rowType();
-    boolean same = planned instanceof RowType p && p.getFieldCount() == now.getFieldCount();
-    for (int i = 0; same && i < now.getFieldCount(); i++) {
-      RowType p = (RowType) planned;
-      // Nullability aside: Flink sees key columns as NOT NULL whatever the schema stores.
-      same =
-          p.getFieldNames().get(i).equals(now.getFieldNames().get(i))
-              && p.getTypeAt(i).copy(true).equals(now.getTypeAt(i).copy(true));
-    }
+    // Nullability aside: Flink sees key columns as NOT NULL whatever the schema stores.
+    boolean same =
+        planned instanceof RowType p
+            && p.getFieldNames().equals(now.getFieldNames())
+            && java.util.stream.IntStream.range(0, now.getFieldCount())
+                .allMatch(i -> p.getTypeAt(i).copy(true).equals(now.getTypeAt(i).copy(true)));
     if (!same) {
       throw new ValidationException(
           "The columns of "
