@@ -151,7 +151,10 @@ final class Simulation {
               sql,
               config.appendOnly()));
     }
-    if (config.appendOnly() || config.lookupChangelog()) {
+    // a deduplicating table without a changelog producer streams upserts: its level-0 files
+    boolean upserts =
+        !config.appendOnly() && !config.lookupChangelog() && config.engine().equals("deduplicate");
+    if (config.appendOnly() || config.lookupChangelog() || upserts) {
       streamRead = new StreamReadActor(sim, new Random(rnd.nextLong()), model::streamedRows);
       actors.add(streamRead);
     }
@@ -350,6 +353,8 @@ final class Simulation {
       follower.catchUp(t, model);
       follower.check(t, read, model, sim.config.deletionVectors(), end);
       streamRead.checkChangelog(read, model, end);
+    } else if (streamRead != null && end) {
+      streamRead.checkUpserts(read, model);
     }
     if (!sim.config.deletionVectors() || end) {
       List<String> exact = exact(model, read);
