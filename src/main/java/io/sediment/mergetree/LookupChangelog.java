@@ -93,20 +93,20 @@ public final class LookupChangelog {
         while (old != null && keys.compare(old, kv) < 0) {
           old = copy(serializer, olds.next());
         }
-        RowData before = old != null && keys.compare(old, kv) == 0 ? old : null;
-        if (before != null && layout.isRetract(before)) {
-          before = null;
-        }
+        RowData above = old != null && keys.compare(old, kv) == 0 ? old : null;
+        // A delete kept above level 0 means the key is absent before, but it still takes part in
+        // the merge: with a sequence.field it can be newer than the level-0 versions, and win.
+        RowData before = above != null && layout.isRetract(above) ? null : above;
         RowData after;
-        if (before == null) {
+        if (above == null) {
           after = kv;
         } else {
           versions.reset();
           // in sequence order; on a tie the level-0 version first, as every merge of the bucket
           // orders equal sequence numbers (newer runs first: SortMergeReader, SortedRun.of)
-          boolean oldFirst = before.getLong(seq) < kv.getLong(seq);
-          versions.add(oldFirst ? before : kv);
-          versions.add(oldFirst ? kv : before);
+          boolean oldFirst = above.getLong(seq) < kv.getLong(seq);
+          versions.add(oldFirst ? above : kv);
+          versions.add(oldFirst ? kv : above);
           after = versions.result();
         }
         if (after != null && layout.isRetract(after)) {
