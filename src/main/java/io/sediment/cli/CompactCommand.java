@@ -11,6 +11,7 @@ import io.sediment.compact.PartitionFilters;
 import io.sediment.compact.SortOrder;
 import io.sediment.flink.CompactJob;
 import io.sediment.flink.sql.filter.PartitionWhere;
+import io.sediment.schema.Durations;
 import io.sediment.table.Table;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -22,7 +23,6 @@ import java.util.concurrent.Callable;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.util.TimeUtils;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -244,10 +244,9 @@ final class CompactCommand implements Callable<Integer> {
 
   static Duration parseDuration(String option, String value) {
     try {
-      return TimeUtils.parseDuration(value);
+      return Durations.withUnit(value);
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(
-          option + " must be a duration such as 1d, 12h or 30min, got '" + value + "'", e);
+      throw new IllegalArgumentException(option + ": " + e.getMessage(), e);
     }
   }
 

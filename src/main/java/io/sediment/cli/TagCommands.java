@@ -5,13 +5,13 @@ import io.sediment.flink.sql.procedures.TagProcedures;
 import io.sediment.maintenance.Tags;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.TagManager;
+import io.sediment.schema.Durations;
 import io.sediment.table.Table;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
-import org.apache.flink.util.TimeUtils;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -124,13 +124,7 @@ final class TagCommands {
   }
 
   private static Duration positiveDuration(String text) {
-    Duration d;
-    try {
-      d = TimeUtils.parseDuration(text.strip());
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException("'" + text + "' is not a duration like '7 d' or '12 h'");
-    }
-    return Tags.checkTimeRetained(d);
+    return Tags.checkTimeRetained(Durations.withUnit(text));
   }
 
   /** {@code sediment rename-tag}: as {@code CALL sys.rename_tag}. */

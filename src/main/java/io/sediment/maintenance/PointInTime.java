@@ -1,11 +1,11 @@
 package io.sediment.maintenance;
 
+import io.sediment.schema.Durations;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.format.DateTimeParseException;
-import org.apache.flink.util.TimeUtils;
 
 /**
  * The {@code older_than} of the maintenance procedures and commands: a local timestamp such as
@@ -31,13 +31,14 @@ public final class PointInTime {
           .toEpochMilli();
     } catch (DateTimeParseException notTimestamp) {
       try {
-        Duration age = TimeUtils.parseDuration(t);
+        Duration age = Durations.withUnit(t);
         return clock.millis() - age.toMillis();
       } catch (RuntimeException e) {
         throw new IllegalArgumentException(
             "'"
                 + text
-                + "' is neither a timestamp like '2024-05-01 10:00:00' nor an age like '1 d'");
+                + "' is neither a timestamp like '2024-05-01 10:00:00' nor an age with its unit"
+                + " like '1 d' (a bare number is refused)");
       }
     }
   }

@@ -87,7 +87,7 @@ class CliCommandsTest {
     assertThat(badAge.err().strip())
         .isEqualTo(
             "Error: --older-than: 'soon' is neither a timestamp like '2024-05-01 10:00:00' nor an"
-                + " age like '1 d'");
+                + " age with its unit like '1 d' (a bare number is refused)");
   }
 
   @Test
@@ -400,7 +400,8 @@ class CliCommandsTest {
     r = createTag(w, "--tag", "x", "--time-retained", "soon");
     assertThat(r.code()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.err().strip())
-        .isEqualTo("Error: --time-retained: 'soon' is not a duration like '7 d' or '12 h'");
+        .isEqualTo(
+            "Error: --time-retained: 'soon' is not a duration like '7 d', '12 h' or '30 min'");
     r = createTag(w, "--tag", "x", "--time-retained", "0 s");
     assertThat(r.err().strip())
         .isEqualTo("Error: --time-retained: must be longer than zero, like '7 d'");

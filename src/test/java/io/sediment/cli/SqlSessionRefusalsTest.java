@@ -155,7 +155,7 @@ class SqlSessionRefusalsTest {
             refused(
                 "CALL sys.create_tag(`table` => 'db.tagged', tag => 'x', time_retained => '1 x')"))
         .isEqualTo(
-            "Argument 'time_retained': '1 x' is not a duration like '1 d', '12 h' or '30 min'");
+            "Argument 'time_retained': '1 x' is not a duration like '7 d', '12 h' or '30 min'");
     assertThat(run("SELECT * FROM db.`tagged$tags`")).doesNotContain(" x |");
     assertThat(
             run("CALL sys.create_tag(`table` => 'db.tagged', tag => 'x', time_retained => '1 d')"))

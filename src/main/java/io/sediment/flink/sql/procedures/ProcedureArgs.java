@@ -6,6 +6,7 @@ import io.sediment.compact.CompactArgumentException;
 import io.sediment.compact.CompactSpec;
 import io.sediment.compact.ExecutionMode;
 import io.sediment.maintenance.PointInTime;
+import io.sediment.schema.Durations;
 import io.sediment.table.Table;
 import java.lang.reflect.Method;
 import java.lang.reflect.Parameter;
@@ -20,7 +21,6 @@ import java.util.Set;
 import java.util.function.Predicate;
 import org.apache.flink.table.annotation.ArgumentHint;
 import org.apache.flink.table.procedures.Procedure;
-import org.apache.flink.util.TimeUtils;
 
 /** Argument parsing shared by the procedures; every error names the argument. */
 public final class ProcedureArgs {
@@ -71,9 +71,9 @@ public final class ProcedureArgs {
   /** Argument {@code argument} as a duration ({@code '1 d'}, {@code '12 h'}, {@code '30 min'}). */
   static Duration duration(String argument, String text) {
     try {
-      return TimeUtils.parseDuration(text == null ? "" : text.strip());
-    } catch (RuntimeException e) {
-      throw bad(argument, "'" + text + "' is not a duration like '1 d', '12 h' or '30 min'");
+      return Durations.withUnit(text);
+    } catch (IllegalArgumentException e) {
+      throw bad(argument, e);
     }
   }
 
