@@ -294,9 +294,10 @@ public final class FileStoreCommit {
 
   /**
    * Overwrites partitions: one OVERWRITE snapshot that deletes every live file of the overwritten
-   * partitions and adds the messages' new files. The overwritten partitions are those matching
-   * {@code partitionFilter} (a predicate on the partition row type; null means none) plus every
-   * partition the messages write to; for an unpartitioned table the whole table is overwritten.
+   * partitions and adds the messages' files ({@link OverwriteFiles}: a primary-key writer's own
+   * compactions of its new files folded in). The overwritten partitions are those matching {@code
+   * partitionFilter} (a predicate on the partition row type; null means none) plus every partition
+   * the messages write to; for an unpartitioned table the whole table is overwritten.
    *
    * <p>Each attempt reads the files to delete from the snapshot it builds on and checks them as
    * compaction does, so a concurrent commit makes the attempt lose the race for the snapshot id and
@@ -337,17 +338,10 @@ public final class FileStoreCommit {
       Predicate partitionFilter,
       long identifier,
       CommitMessage.BatchClaim claim) {
-    List<ManifestEntry> adds = new ArrayList<>();
+    OverwriteFiles net = OverwriteFiles.of(messages);
+    List<ManifestEntry> adds = net.adds();
     Set<BinaryRowData> written = new HashSet<>();
-    for (CommitMessage m : messages) {
-      if (!m.compactBefore().isEmpty() || !m.compactAfter().isEmpty()) {
-        throw new IllegalArgumentException("An overwrite commit takes only new files: " + m);
-      }
-      for (DataFileMeta f : m.newFiles()) {
-        adds.add(m.entry(FileKind.ADD, f));
-        written.add(m.partition());
-      }
-    }
+    adds.forEach(e -> written.add(e.partition()));
     Set<String> addedNames = new HashSet<>();
     adds.forEach(e -> addedNames.add(e.file().fileName()));
     boolean partitioned = store.partitionType().getFieldCount() > 0;
@@ -392,7 +386,7 @@ public final class FileStoreCommit {
                 true,
                 changes,
                 List.of(),
-                List.of(),
+                net.vectorMessages(),
                 vectors,
                 CommitKind.OVERWRITE,
                 identifier,
@@ -412,8 +406,9 @@ public final class FileStoreCommit {
       }
       Snapshot s = landed.get().snapshot();
       landedCommits.published(s);
-      // An overwrite is not a change a stream reads: input changelog written for it is dropped.
+      // An overwrite is not a change a stream reads: changelog written for it is dropped.
       cleanup.deleteChangelog(messages);
+      cleanup.deleteUnreferenced(net.consumed());
       LOG.info(
           "Committed snapshot {} (OVERWRITE, user {}, {}, {} file(s) replaced)",
           s.id(),

@@ -72,6 +72,13 @@ public final class CompactTask implements Serializable {
    */
   private final transient long lookupBytes;
 
+  /**
+   * The bucket as the writer of an overwrite sees it (its own files only), which its rewrite looks
+   * keys up in instead of the latest snapshot's files ({@link #lookingUpOnlyIn}); null: the
+   * snapshot's. Only such a writer's own tasks set it; never in state.
+   */
+  private final transient List<DataFileMeta> ownBucketFiles;
+
   /** A task whose base snapshot is not known (yet): see {@link #withBaseSnapshotId}. */
   public CompactTask(
       String table,
@@ -151,6 +158,7 @@ public final class CompactTask implements Serializable {
     this.keepRetracts = false;
     this.baseSnapshotId = baseSnapshotId.isPresent() ? baseSnapshotId.getAsLong() : null;
     this.lookupBytes = 0;
+    this.ownBucketFiles = null;
   }
 
   /** The same task, planned from snapshot {@code id}. */
@@ -176,7 +184,21 @@ public final class CompactTask implements Serializable {
    * must meet the delete when they are compacted.
    */
   public CompactTask keepingDeletes() {
-    return new CompactTask(this, false, true, lookupBytes);
+    return new CompactTask(this, false, true, lookupBytes, ownBucketFiles);
+  }
+
+  /**
+   * The same task, looking its keys up only in {@code bucketFiles} (the {@linkplain #lookupFiles
+   * files of levels >= 1 among them}), never in the table's: the task of a writer that ignores the
+   * table's files (an overwrite's, which replaces them), whose base is its own.
+   */
+  public CompactTask lookingUpOnlyIn(Collection<DataFileMeta> bucketFiles) {
+    return new CompactTask(this, dropDeletes, keepRetracts, lookupBytes, List.copyOf(bucketFiles));
+  }
+
+  /** See {@link #lookingUpOnlyIn}; null: the files of the snapshot the rewrite runs on. */
+  public List<DataFileMeta> ownBucketFiles() {
+    return ownBucketFiles;
   }
 
   /**
@@ -188,10 +210,15 @@ public final class CompactTask implements Serializable {
     for (DataFileMeta f : lookupFiles(bucketFiles)) {
       bytes += f.fileSize();
     }
-    return new CompactTask(this, dropDeletes, keepRetracts, bytes);
+    return new CompactTask(this, dropDeletes, keepRetracts, bytes, ownBucketFiles);
   }
 
-  private CompactTask(CompactTask t, boolean dropDeletes, boolean keepRetracts, long lookupBytes) {
+  private CompactTask(
+      CompactTask t,
+      boolean dropDeletes,
+      boolean keepRetracts,
+      long lookupBytes,
+      List<DataFileMeta> ownBucketFiles) {
     this.table = t.table;
     this.partition = t.partition;
     this.partitionPath = t.partitionPath;
@@ -205,6 +232,7 @@ public final class CompactTask implements Serializable {
     this.baseSnapshotId = t.baseSnapshotId;
     this.sortRange = t.sortRange;
     this.lookupBytes = lookupBytes;
+    this.ownBucketFiles = ownBucketFiles;
   }
 
   /** Whether retractions are written even where older versions were found (see above). */

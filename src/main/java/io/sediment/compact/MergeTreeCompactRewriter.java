@@ -115,23 +115,29 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
     }
     List<DataFileMeta> upper = new ArrayList<>();
     if (looksUp(store.options(), task)) {
-      Optional<Snapshot> latest = store.snapshotManager().latest();
-      base = OptionalLong.of(latest.map(Snapshot::id).orElse(0L));
-      if (latest.isPresent()) {
-        if (dv) {
+      // An overwrite's writer looks up only in its own files (their vectors are its own too)
+      boolean own = task.ownBucketFiles() != null;
+      Optional<Snapshot> latest = own ? Optional.empty() : store.snapshotManager().latest();
+      if (!own) {
+        base = OptionalLong.of(latest.map(Snapshot::id).orElse(0L));
+      }
+      if (latest.isPresent() || own) {
+        if (dv && !own) {
           vectorFiles =
               new IndexManifest(store.fileIO(), store.paths())
                   .read(latest.get().indexManifest(), task.partition(), task.bucket());
           vectors = new HashMap<>(DeletionVectors.read(store, vectorFiles.values()));
         }
-        List<DataFileMeta> bucketFiles = new ArrayList<>();
+        List<DataFileMeta> bucketFiles = own ? task.ownBucketFiles() : new ArrayList<>();
         for (ManifestEntry e :
-            store
-                .newScan()
-                .withPartitionFilter(
-                    PartitionPredicates.in(store.partitionType(), Set.of(task.partition())))
-                .withBucket(task.bucket())
-                .plan(latest.get())) {
+            own
+                ? List.<ManifestEntry>of()
+                : store
+                    .newScan()
+                    .withPartitionFilter(
+                        PartitionPredicates.in(store.partitionType(), Set.of(task.partition())))
+                    .withBucket(task.bucket())
+                    .plan(latest.get())) {
           bucketFiles.add(e.file());
         }
         List<DataFileMeta> rest = task.lookupFiles(bucketFiles);

@@ -46,14 +46,22 @@ final class BucketView {
 
   private final List<SentWindow> unresolved = new ArrayList<>();
 
-  /** Reads the bucket in the latest snapshot. */
-  BucketView(FileStore store, BinaryRowData partition, int bucket) {
+  /**
+   * Whether the view follows the snapshots; else it holds no committed file and never reads one (an
+   * overwrite's writer: see {@code TableWrite#withIgnorePreviousFiles}).
+   */
+  private final boolean followsSnapshots;
+
+  /** Reads the bucket in the latest snapshot, or nothing when not {@code followsSnapshots}. */
+  BucketView(FileStore store, BinaryRowData partition, int bucket, boolean followsSnapshots) {
     this.store = store;
     this.partition = partition;
     this.bucket = bucket;
     this.key = SnapshotDeltas.bucketKey(partition, bucket);
+    this.followsSnapshots = followsSnapshots;
     long max = -1;
-    Optional<Snapshot> latest = store.snapshotManager().latest();
+    Optional<Snapshot> latest =
+        followsSnapshots ? store.snapshotManager().latest() : Optional.empty();
     if (latest.isPresent()) {
       viewId = latest.get().id();
       for (ManifestEntry e : scanBucket(latest.get())) {
@@ -121,7 +129,7 @@ final class BucketView {
    * rebuilds the files it plans over.
    */
   boolean catchUp(long latest, SnapshotDeltas deltas) {
-    if (latest > viewId) {
+    if (followsSnapshots && latest > viewId) {
       boolean complete = true;
       for (long id = viewId + 1; id <= latest && complete; id++) {
         Map<ManifestEntry.Identifier, List<ManifestEntry>> changes = deltas.delta(id);

@@ -108,9 +108,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
    */
   private boolean restoredWindowsPending;
 
-  public PrimaryKeyTableWrite(FileStore store) {
-    this(store, OutputObserver.NONE);
-  }
+  private boolean ignorePreviousFiles; // TableWrite#withIgnorePreviousFiles
 
   /** A write that announces each file it creates (data and deletion-vector) to {@code observer}. */
   public PrimaryKeyTableWrite(FileStore store, OutputObserver observer) {
@@ -290,6 +288,11 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     this.restoredWindowsPending = pending;
   }
 
+  /** Buckets written from now on start empty: see {@link TableWrite#withIgnorePreviousFiles}. */
+  void ignorePreviousFiles(boolean ignore) {
+    this.ignorePreviousFiles = ignore;
+  }
+
   /**
    * The next sequence number of every bucket this writer has written (or was restored with): state
    * a restored writer passes to {@link #restoreSequences}.
@@ -345,7 +348,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     BucketWriter(BinaryRowData partition, int bucket) {
       this.partition = partition;
       this.bucket = bucket;
-      this.view = new BucketView(store, partition, bucket);
+      this.view = new BucketView(store, partition, bucket, !ignorePreviousFiles);
       this.nextSequence =
           Math.max(view.maxSequenceNumber() + 1, sequenceFloors.get(partition, bucket));
       files.addAll(view.committedFiles());
@@ -500,6 +503,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
         // The view is the bucket at snapshot viewId: the compaction's base. Rows sent earlier and
         // not yet committed are older versions the compaction does not see: keep deletes then.
         CompactTask t = planned.withBaseSnapshotId(view.viewId());
+        t = ignorePreviousFiles ? t.lookingUpOnlyIn(files) : t;
         if (rowsInFlight()) {
           t = t.keepingDeletes();
         }

@@ -140,6 +140,19 @@ public final class TableWrite implements AutoCloseable {
   }
 
   /**
+   * Whether the writes ignore the files the table holds (Paimon's {@code withIgnorePreviousFiles}):
+   * the writer of an overwrite, whose commit replaces them ({@link TableCommit#overwrite}). A
+   * primary-key table's buckets then start empty, so its compactions take only this writer's own
+   * files. Call before the first write; append tables write the same either way.
+   */
+  public TableWrite withIgnorePreviousFiles(boolean ignore) {
+    if (primaryKeyWrite != null) {
+      primaryKeyWrite.ignorePreviousFiles(ignore);
+    }
+    return this;
+  }
+
+  /**
    * Primary-key tables: whether windows of an earlier attempt may still be committed (see {@link
    * PrimaryKeyTableWrite#restoredWindowsPending}); append tables ignore it.
    */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.commit.CommitMessage;
+import io.sediment.io.OutputObserver;
 import io.sediment.manifest.DataFileMeta;
 import io.sediment.table.DataSplit;
 import io.sediment.table.PrimaryKeyTableWrite;
@@ -99,7 +100,7 @@ class WriteOnlyStopTriggerTest {
     int[] pauses = {0};
     int[] peak = {0};
     int[] pausesThisWindow = {0};
-    PrimaryKeyTableWrite write = new PrimaryKeyTableWrite(table.store());
+    PrimaryKeyTableWrite write = new PrimaryKeyTableWrite(table.store(), OutputObserver.NONE);
     write
         .stopTriggerWait()
         .pauseWith(
@@ -165,7 +166,7 @@ class WriteOnlyStopTriggerTest {
   @Test
   void aWindowTooLargeForTheTriggerWaitsOnlyForAMerge() throws Exception {
     Table table = writeOnlyTable(new ManualClock(), "1 h", 2, 4, "4 kb");
-    PrimaryKeyTableWrite write = new PrimaryKeyTableWrite(table.store());
+    PrimaryKeyTableWrite write = new PrimaryKeyTableWrite(table.store(), OutputObserver.NONE);
     int[] pauses = {0};
     write
         .stopTriggerWait()
@@ -202,7 +203,7 @@ class WriteOnlyStopTriggerTest {
   void theWaitEndsAndTheWindowGoesAnywayOrAnInterruptFailsIt() throws Exception {
     ManualClock clock = new ManualClock();
     Table table = writeOnlyTable(clock, "2 s", 2, 3, "64 mb");
-    PrimaryKeyTableWrite write = new PrimaryKeyTableWrite(table.store());
+    PrimaryKeyTableWrite write = new PrimaryKeyTableWrite(table.store(), OutputObserver.NONE);
     List<Long> pauses = new ArrayList<>();
     write
         .stopTriggerWait()
@@ -247,7 +248,7 @@ class WriteOnlyStopTriggerTest {
   void aLoweredWaitEndsAtItsLimit() throws Exception {
     ManualClock clock = new ManualClock();
     Table table = writeOnlyTable(clock, "1 h", 2, 3, "64 mb");
-    PrimaryKeyTableWrite write = new PrimaryKeyTableWrite(table.store());
+    PrimaryKeyTableWrite write = new PrimaryKeyTableWrite(table.store(), OutputObserver.NONE);
     StopTriggerWait wait = write.stopTriggerWait();
     assertThat(wait.limitTo(Duration.ofHours(2).toMillis())).isFalse();
     assertThat(wait.maxWaitMillis()).isEqualTo(Duration.ofHours(1).toMillis());

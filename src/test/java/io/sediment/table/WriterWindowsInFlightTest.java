@@ -3,6 +3,7 @@ package io.sediment.table;
 import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.sediment.io.OutputObserver;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
 import java.util.Random;
@@ -36,7 +37,7 @@ class WriterWindowsInFlightTest {
                 // room for every window: the writer never waits here
                 .option("num-sorted-run.stop-trigger", "1000")
                 .build());
-    PrimaryKeyTableWrite write = new PrimaryKeyTableWrite(table.store());
+    PrimaryKeyTableWrite write = new PrimaryKeyTableWrite(table.store(), OutputObserver.NONE);
     TableCommit commit = table.newStreamWriteBuilder().withCommitUser("w").newCommit();
     Random rnd = new Random(42);
     for (long window = 1; window <= 40; window++) {

@@ -139,7 +139,7 @@ public final class SedimentTableSink
             rows.transform(
                 "Sediment write " + table.fullName(),
                 COMMITTABLE_TYPE,
-                new SedimentWriteOperator(table, commitUser));
+                new SedimentWriteOperator(table, commitUser, doOverwrite));
         provider.generateUid("sediment-writer").ifPresent(written::uid);
         SingleOutputStreamOperator<Void> committed =
             written

@@ -86,6 +86,8 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
   /** Null for an append table: it has no sequences. */
   private transient ListState<byte[]> sequencesState;
 
+  private final boolean overwrite;
+
   private transient String commitUser;
   private transient long restoredCheckpoint;
   private transient Map<BinaryRowData, Map<Integer, Long>> restoredSequences;
@@ -99,8 +101,17 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
    * @param commitUser the job's commit user, chosen when the sink is planned (the committer's)
    */
   public SedimentWriteOperator(Table table, String commitUser) {
+    this(table, commitUser, false);
+  }
+
+  /**
+   * @param overwrite whether the sink overwrites (INSERT OVERWRITE): the writer ignores the table's
+   *     files, which the commit replaces
+   */
+  public SedimentWriteOperator(Table table, String commitUser, boolean overwrite) {
     this.table = table;
     this.initialCommitUser = commitUser;
+    this.overwrite = overwrite;
   }
 
   @Override
@@ -157,6 +168,9 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
   public void open() throws Exception {
     super.open();
     writer = new SinkWriter(table, commitUser, restoredCheckpoint, restoredSequences);
+    if (overwrite) {
+      writer.ignorePreviousFiles();
+    }
     Configuration job = getContainingTask().getEnvironment().getJobConfiguration();
     Optional<Duration> limit = BarrierHold.limit(job);
     StopTriggerWait wait = writer.stopTriggerWait();

@@ -63,6 +63,11 @@ public final class SinkWriter implements AutoCloseable {
     write.restoredWindowsPending(restoredCheckpoint > 0);
   }
 
+  /** An INSERT OVERWRITE's writer: the table's files are replaced, so its buckets start empty. */
+  public void ignorePreviousFiles() {
+    write.withIgnorePreviousFiles(true);
+  }
+
   /**
    * A checkpoint completed: once it is one of this attempt's, the windows of the restored state are
    * committed (the committer commits them before any checkpoint of the attempt can complete, and
