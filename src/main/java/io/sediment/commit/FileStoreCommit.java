@@ -13,7 +13,6 @@ import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
 import io.sediment.manifest.UserCommit;
 import io.sediment.predicate.Predicate;
-import io.sediment.predicate.PredicateBuilder;
 import io.sediment.schema.CommitOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -25,7 +24,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.flink.table.data.binary.BinaryRowData;
-import org.apache.flink.table.types.logical.RowType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -282,14 +280,8 @@ public final class FileStoreCommit {
    * snapshot when the table holds no file.
    */
   public List<Long> truncate(long identifier) {
-    RowType partitionType = store.partitionType();
-    Predicate everyPartition = null;
-    if (partitionType.getFieldCount() > 0) {
-      PredicateBuilder b = new PredicateBuilder(partitionType);
-      String first = partitionType.getFieldNames().get(0);
-      everyPartition = PredicateBuilder.or(b.isNull(first), b.isNotNull(first));
-    }
-    return overwrite(List.of(), everyPartition, identifier, false);
+    return overwrite(
+        List.of(), PartitionPredicates.every(store.partitionType()), identifier, false);
   }
 
   /**

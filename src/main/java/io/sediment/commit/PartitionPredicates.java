@@ -30,6 +30,16 @@ public final class PartitionPredicates {
     return PredicateBuilder.or(each);
   }
 
+  /** Matches every partition; null (no filter) for an unpartitioned table. */
+  public static Predicate every(RowType partitionType) {
+    if (partitionType.getFieldCount() == 0) {
+      return null;
+    }
+    PredicateBuilder b = new PredicateBuilder(partitionType);
+    String first = partitionType.getFieldNames().get(0);
+    return PredicateBuilder.or(b.isNull(first), b.isNotNull(first));
+  }
+
   private static Predicate equalTo(
       PredicateBuilder builder, RowType type, BinaryRowData partition) {
     List<Predicate> fields = new ArrayList<>();

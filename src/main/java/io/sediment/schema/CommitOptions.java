@@ -54,6 +54,17 @@ public final class CommitOptions {
                       + " batch jobs and bounded streams, which end without one. Not set: the last"
                       + " watermark the job received, if any."));
 
+  public static final ConfigOption<Boolean> DYNAMIC_PARTITION_OVERWRITE =
+      OPTIONS.add(
+          ConfigOptions.key("dynamic-partition-overwrite")
+              .booleanType()
+              .defaultValue(true)
+              .withDescription(
+                  "INSERT OVERWRITE of a partitioned table replaces only the partitions the query"
+                      + " writes to, even with a PARTITION clause (Paimon's default); false: the"
+                      + " partitions the PARTITION clause names, or the whole table without one,"
+                      + " even when the query returns no row."));
+
   public static final ConfigOption<Boolean> LOCK_ENABLED =
       OPTIONS.add(
           ConfigOptions.key("lock.enabled")

@@ -1,9 +1,11 @@
 package io.sediment.flink.sql;
 
 import io.sediment.commit.CommitUsers;
+import io.sediment.commit.PartitionPredicates;
 import io.sediment.compact.PartitionFilters;
 import io.sediment.mergetree.RowKindPolicy;
 import io.sediment.predicate.Predicate;
+import io.sediment.schema.CommitOptions;
 import io.sediment.schema.ScanOptions;
 import io.sediment.table.RowBuckets;
 import io.sediment.table.Table;
@@ -112,10 +114,13 @@ public final class SedimentTableSink
       throw new UnsupportedOperationException(
           "INSERT OVERWRITE into " + table.fullName() + " is supported in batch mode only");
     }
+    // Paimon's dynamic-partition-overwrite: by default only the partitions written to are replaced
     Predicate overwriteFilter =
-        overwrite && !staticPartition.isEmpty()
-            ? PartitionFilters.ofPartition(table.fullName(), table.schema(), staticPartition)
-            : null;
+        !overwrite || table.store().options().get(CommitOptions.DYNAMIC_PARTITION_OVERWRITE)
+            ? null
+            : staticPartition.isEmpty()
+                ? PartitionPredicates.every(table.store().partitionType())
+                : PartitionFilters.ofPartition(table.fullName(), table.schema(), staticPartition);
     boolean doOverwrite = overwrite;
     // One commit user per planned sink, known to writers (their markers' directory) and committer.
     String commitUser = CommitUsers.random();

@@ -1462,6 +1462,33 @@ class SedimentSqlTest {
   }
 
   /**
+   * {@code dynamic-partition-overwrite} (Paimon's name and default true): only the partitions
+   * written to are replaced, also with a PARTITION clause (an empty query replaces nothing); false
+   * replaces what the clause names (all of its sub-partitions), or the whole table without one.
+   */
+  @Test
+  void insertOverwriteFollowsDynamicPartitionOverwrite() throws Exception {
+    exec("CREATE TABLE db.o (id INT, dt STRING, hh INT) PARTITIONED BY (dt, hh)");
+    exec("INSERT INTO db.o VALUES (1, 'd1', 1), (2, 'd1', 2), (3, 'd2', 1)");
+    exec("INSERT OVERWRITE db.o PARTITION (dt = 'd1') SELECT 4, 1");
+    assertThat(query("SELECT * FROM db.o"))
+        .containsExactly("+I[2, d1, 2]", "+I[3, d2, 1]", "+I[4, d1, 1]");
+    exec("INSERT OVERWRITE db.o PARTITION (dt = 'd2') SELECT id, hh FROM db.o WHERE false");
+    assertThat(query("SELECT count(*) FROM db.o")).containsExactly("+I[3]");
+    String staticMode = " /*+ OPTIONS('dynamic-partition-overwrite' = 'false') */ ";
+    exec("INSERT OVERWRITE db.o" + staticMode + "PARTITION (dt = 'd1') SELECT 5, 7");
+    assertThat(query("SELECT * FROM db.o")).containsExactly("+I[3, d2, 1]", "+I[5, d1, 7]");
+    exec(
+        "INSERT OVERWRITE db.o"
+            + staticMode
+            + "PARTITION (dt = 'd2') SELECT id, hh FROM db.o WHERE false");
+    assertThat(query("SELECT * FROM db.o")).containsExactly("+I[5, d1, 7]");
+    exec("INSERT INTO db.o VALUES (8, 'd2', 2)");
+    exec("INSERT OVERWRITE db.o" + staticMode + "SELECT 6, 'd3', 1");
+    assertThat(query("SELECT * FROM db.o")).containsExactly("+I[6, d3, 1]");
+  }
+
+  /**
    * INSERT OVERWRITE into primary-key tables whose writers compact what they write (deletion
    * vectors and the lookup producer move level 0 up at once; a small buffer hits the stop trigger):
    * the writer ignores the table's files, its compactions are folded into the one OVERWRITE
