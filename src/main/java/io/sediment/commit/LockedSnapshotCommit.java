@@ -70,6 +70,23 @@ final class LockedSnapshotCommit implements SnapshotCommit {
     return publish(file, content, () -> {});
   }
 
+  @Override
+  public void settlePending() throws IOException {
+    try (CommitLease lease = lock.acquire(lockKey)) {
+      JdbcCommitLock.Claim previous = lease.readClaim();
+      if (previous.isNone()) {
+        return;
+      }
+      rollForward(previous);
+      try {
+        lease.replaceClaim(previous, JdbcCommitLock.Claim.NONE);
+      } catch (IOException | CommitOutcomeUnknownException e) {
+        // Settled; the next holder finds the staged file gone and the target there.
+        LOG.debug("Could not clear the claim of {}: {}", lockKey, e.toString());
+      }
+    }
+  }
+
   private boolean publish(Path target, byte[] content, FileIO.PublishFence beforePublish)
       throws IOException {
     try (CommitLease lease = lock.acquire(lockKey)) {

@@ -26,4 +26,11 @@ interface SnapshotCommit {
    * record, the first schema), by the same means; false, changing nothing, when it exists.
    */
   boolean tryCreate(Path file, byte[] content) throws IOException;
+
+  /**
+   * Finishes a publish another committer decided and did not finish (under a commit lock: a claimed
+   * snapshot not moved into place), so that the snapshots listed next show every decided commit.
+   * Nothing to do with an exclusive create, which decides and publishes in one step.
+   */
+  default void settlePending() throws IOException {}
 }

@@ -2,8 +2,11 @@ package io.sediment.commit;
 
 import io.sediment.fs.FileIO;
 import io.sediment.manifest.FileStore;
+import io.sediment.manifest.Snapshot;
 import io.sediment.schema.CommitOptions;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Optional;
 import org.apache.flink.core.fs.Path;
 
 /**
@@ -29,6 +32,23 @@ public final class SnapshotCommits {
           lockKey(store));
     }
     return new ExclusiveCreateSnapshotCommit(store.snapshotManager(), store.fileIO());
+  }
+
+  /**
+   * The latest batch commit of {@code commitUser} (see {@link
+   * io.sediment.manifest.SnapshotManager#latestBatchCommitOfUser}) after settling what a committer
+   * decided and did not publish ({@link SnapshotCommit#settlePending}): how a restarted batch
+   * committer finds its earlier attempt's commit, also one whose move into place failed under the
+   * commit lock (its outcome unknown), which it would otherwise commit a second time.
+   */
+  public static Optional<Snapshot> settledBatchCommitOfUser(FileStore store, String commitUser) {
+    try {
+      of(store).settlePending();
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "Could not settle a pending commit of " + store.paths().root(), e);
+    }
+    return store.snapshotManager().latestBatchCommitOfUser(commitUser);
   }
 
   /** The name of the table's commit lock: its normalised location ({@link LockKeys}). */

@@ -3,6 +3,7 @@ package io.sediment.compact;
 import io.sediment.commit.CommitConflictException;
 import io.sediment.commit.CommitMessage;
 import io.sediment.commit.FileStoreCommit;
+import io.sediment.commit.SnapshotCommits;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.Snapshot;
 import java.io.IOException;
@@ -69,7 +70,7 @@ public final class CompactCommit {
       // A restarted batch committer: the job's commit user is its own (a random suffix per job),
       // so a batch commit of it among the snapshots is this job's, which landed.
       Optional<Snapshot> landed =
-          store.snapshotManager().latestBatchCommitOfUser(commit.commitUser());
+          SnapshotCommits.settledBatchCommitOfUser(store, commit.commitUser());
       if (landed.isPresent()) {
         return landed.get().id();
       }

@@ -4,6 +4,7 @@ import io.sediment.commit.CommitConflictException;
 import io.sediment.commit.CommitMessage;
 import io.sediment.commit.CommitUsers;
 import io.sediment.commit.FileStoreCommit;
+import io.sediment.commit.SnapshotCommits;
 import io.sediment.flink.CommitRefusedException;
 import io.sediment.flink.CommitWindows;
 import io.sediment.manifest.ManifestEntry;
@@ -384,7 +385,8 @@ public final class SinkCommitter {
   /** Whether the new files of the messages are in the latest snapshot (their APPEND landed). */
   /** Whether a batch commit of this job's commit user (its own) is among the snapshots. */
   private boolean batchCommitLanded() {
-    return table.snapshotManager().latestBatchCommitOfUser(windows.commitUser()).isPresent();
+    return SnapshotCommits.settledBatchCommitOfUser(table.store(), windows.commitUser())
+        .isPresent();
   }
 
   /**

@@ -2,7 +2,9 @@ package io.sediment.flink.sql;
 
 import static io.sediment.testutil.TestTables.row;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.commit.CommitMessage;
 import io.sediment.commit.CommitUsers;
 import io.sediment.flink.CommitWindows;
@@ -10,10 +12,14 @@ import io.sediment.flink.serde.CommitMessageCodec;
 import io.sediment.flink.serde.CommitMessageListCodec;
 import io.sediment.table.Table;
 import io.sediment.table.WriteBuilder;
+import io.sediment.testutil.FaultyFileSystem;
 import io.sediment.testutil.TestTables;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -58,6 +64,64 @@ class SqlBatchCommitRetryTest {
           .hasSize(1);
       assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
           .containsExactlyInAnyOrder("(1,a)", "(2,b)");
+    }
+  }
+
+  /**
+   * Under the commit lock, the earlier attempt claimed its snapshot and failed to move it into
+   * place (an object store's copy failing): its outcome was unknown, and the retried committer
+   * found no batch commit among the snapshots and committed again (the rows twice when the writers
+   * ran again). It now publishes the claimed snapshot first, and finds it.
+   */
+  @Test
+  void aRetriedBatchCommitterFindsItsClaimedSnapshotThatWasNotMoved() throws Exception {
+    for (boolean writersRanAgain : new boolean[] {false, true}) {
+      Map<String, String> lock =
+          Map.of(
+              "lock.enabled",
+              "true",
+              "lock.jdbc.url",
+              "jdbc:sqlite:" + dir.resolve("locks-" + writersRanAgain + ".db"));
+      FileSystemCatalog catalog =
+          new FileSystemCatalog(FaultyFileSystem.uri(dir.resolve("lock-" + writersRanAgain)));
+      catalog.createDatabase("db", true);
+      Table t = TestTables.create(catalog, "t", TestTables.idValueSchema().options(lock).build());
+      TestTables.writeBatch(t, List.of(row(9L, "before")));
+      WriteBuilder wb = t.newBatchWriteBuilder();
+      String user = CommitUsers.random();
+      List<CommitMessage> first = TestTables.prepare(wb, List.of(row(1L, "a"), row(2L, "b")));
+      AtomicBoolean failed = new AtomicBoolean();
+      FaultyFileSystem.onRename(
+          target -> {
+            if (target.endsWith("/snapshot/snapshot-2") && failed.compareAndSet(false, true)) {
+              throw new IOException("Injected failure moving the claimed snapshot");
+            }
+          });
+      try {
+        SinkCommitter attempt0 = committer(t, user, false);
+        attempt0.add(SedimentWriteOperator.END_OF_INPUT, first);
+        assertThatThrownBy(() -> attempt0.endInput(null, false))
+            .hasStackTraceContaining("after claiming it");
+      } finally {
+        FaultyFileSystem.reset();
+      }
+      assertThat(t.snapshotManager().listIds()).containsExactly(1L);
+
+      List<CommitMessage> again =
+          writersRanAgain
+              ? TestTables.prepare(wb, List.of(row(1L, "a"), row(2L, "b")))
+              : CommitMessageListCodec.fromBytes(
+                  CommitMessageListCodec.toBytes(first), getClass().getClassLoader());
+      SinkCommitter attempt1 = committer(t, user, true);
+      attempt1.add(SedimentWriteOperator.END_OF_INPUT, again);
+      attempt1.endInput(null, false);
+
+      assertThat(t.snapshotManager().listIds())
+          .as("writers ran again: %s", writersRanAgain)
+          .containsExactly(1L, 2L);
+      assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
+          .as("writers ran again: %s", writersRanAgain)
+          .containsExactlyInAnyOrder("(9,before)", "(1,a)", "(2,b)");
     }
   }
 
