@@ -68,9 +68,13 @@ public final class RowKindPolicy implements Serializable {
     }
   }
 
-  /** The policy of a primary-key table named {@code table} (for messages). */
-  public static RowKindPolicy of(String table, TableSchema schema) {
-    TableOptions options = schema.tableOptions();
+  /**
+   * The policy of a primary-key table named {@code table} (for messages), with its {@code options}:
+   * the schema's with any dynamic ones ({@code ignore-delete}, {@code
+   * partial-update.remove-record-on-delete} and {@code fields.<f>.ignore-retract} may be given as
+   * such, as in Paimon; the other options it reads are fixed at creation).
+   */
+  public static RowKindPolicy of(String table, TableOptions options) {
     String engine = options.mergeEngine();
     boolean remove =
         switch (engine) {

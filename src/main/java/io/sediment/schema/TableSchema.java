@@ -173,6 +173,9 @@ public final class TableSchema implements Serializable {
             "Option 'fields." + f + ".*' names an unknown column; columns are " + names);
       }
     }
+    if (!schema.primaryKeys().isEmpty()) {
+      MergeEngineRules.check(schema, opts, names);
+    }
     for (String pk : schema.primaryKeys()) {
       LogicalType t = schema.columns().get(names.indexOf(pk)).type();
       if (SupportedTypes.isNested(t)) {

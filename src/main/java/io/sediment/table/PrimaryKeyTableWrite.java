@@ -138,7 +138,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     this.inputChangelog = options.changelogProducer().equals("input");
     this.lookupChangelog = options.lookupChangelog();
     this.engine = options.mergeEngine();
-    this.rowKinds = RowKindPolicy.of(store.paths().root().toString(), schema);
+    this.rowKinds = RowKindPolicy.of(store.paths().root().toString(), options);
     this.countFields = MergeFunctions.countFields(schema, options);
     if (engine.equals("aggregation")) {
       // Validate every aggregate function against its column type now.

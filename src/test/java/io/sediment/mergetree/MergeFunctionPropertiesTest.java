@@ -261,7 +261,7 @@ class MergeFunctionPropertiesTest {
     Engine(String name, TableSchema schema) {
       this.schema = schema;
       this.layout = new KeyValueLayout(schema);
-      this.policy = RowKindPolicy.of(name, schema);
+      this.policy = RowKindPolicy.of(name, schema.tableOptions());
       this.copier = new KeyValueLayout.RowCopier(layout.fileType());
     }
 

@@ -59,7 +59,7 @@ class RowKindPolicyTest {
   private static RowKindPolicy policy(Map<String, String> options) {
     Schema.Builder b = PrimaryKeyTableTest.schema();
     options.forEach(b::option);
-    return RowKindPolicy.of("db.t", TableSchema.create(b.build(), 0));
+    return RowKindPolicy.of("db.t", TableSchema.create(b.build(), 0).tableOptions());
   }
 
   @Test

@@ -85,7 +85,7 @@ public final class SedimentTableSink
       }
       return ChangelogMode.insertOnly();
     }
-    RowKindPolicy policy = RowKindPolicy.of(table.fullName(), table.schema());
+    RowKindPolicy policy = RowKindPolicy.of(table.fullName(), table.store().options());
     // changelog-producer = input stores the rows as received: the whole changelog, where the
     // engine takes UPDATE_BEFORE rows at all
     boolean keepsInput =
@@ -252,7 +252,7 @@ public final class SedimentTableSink
               + " needs a primary-key table; an append table can be emptied with TRUNCATE TABLE,"
               + " or have partitions replaced with INSERT OVERWRITE");
     }
-    return RowKindPolicy.of(table.fullName(), table.schema());
+    return RowKindPolicy.of(table.fullName(), table.store().options());
   }
 
   @Override
