@@ -168,6 +168,16 @@ public final class FileSystemCatalog {
     }
   }
 
+  /** Whether {@code dir} holds a file whose name starts with {@code prefix}. */
+  private boolean holds(Path dir, String prefix) throws IOException {
+    for (FileStatus f : fileIO.list(dir)) {
+      if (f.getPath().getName().startsWith(prefix)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /**
    * Creates a table. The schema is validated first (columns, keys, options); nothing is written
    * when it is refused.
@@ -182,6 +192,17 @@ public final class FileSystemCatalog {
           return;
         }
         throw new CatalogException("Table '" + id + "' already exists");
+      }
+      if (holds(paths.snapshotDir(), "snapshot-") || holds(paths.schemaDir(), "schema-")) {
+        // A table dropped while a job still wrote to it: its committer recreated the directory.
+        // A new table there would read those snapshots' files with its own columns.
+        throw new CatalogException(
+            "Cannot create table '"
+                + id
+                + "': "
+                + paths.root()
+                + " holds snapshots or schemas of a dropped table (a job still writing to it when"
+                + " it was dropped?). Stop that job and delete the directory first");
       }
       fileIO.mkdirs(paths.schemaDir());
       // Under the table's commit lock when its options configure one (object stores).

@@ -24,7 +24,8 @@ import org.apache.flink.table.types.logical.LogicalType;
 final class ColumnChanges {
 
   /** Columns of primary-key data files after the table's columns: no table column takes them. */
-  private static final Set<String> RESERVED = Set.of("_SEQUENCE_NUMBER", "_ROW_KIND");
+  /** Names of the columns primary-key data files add to the table's (spec §8). */
+  static final Set<String> RESERVED = Set.of("_SEQUENCE_NUMBER", "_ROW_KIND");
 
   private final TableSchema schema;
   private final List<DataField> fields;

@@ -9,6 +9,7 @@ import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -78,6 +79,13 @@ public final class TableSchema implements Serializable {
     for (Schema.Column c : schema.columns()) {
       if (!SupportedTypes.isSupported(c.type())) {
         throw SupportedTypes.unsupported(c.name(), c.type());
+      }
+      if (ColumnChanges.RESERVED.contains(c.name().toUpperCase(Locale.ROOT))) {
+        throw new IllegalArgumentException(
+            "Column name '"
+                + c.name()
+                + "' is reserved for Sediment's own columns "
+                + ColumnChanges.RESERVED);
       }
       names.add(c.name());
       fields.add(

@@ -103,7 +103,10 @@ public final class StreamScan {
         return new StartPoint(null, scan.startSnapshot().orElseThrow().id(), false);
       case "from-timestamp":
         {
-          Optional<Snapshot> before = TableScan.atOrBefore(snapshots, timestamp);
+          // the changes of the snapshots committed at or after it, as Paimon's (strictly before)
+          Optional<Snapshot> before =
+              TableScan.atOrBefore(
+                  snapshots, timestamp == Long.MIN_VALUE ? timestamp : timestamp - 1);
           if (before.isPresent()) {
             return new StartPoint(null, before.get().id() + 1, false);
           }

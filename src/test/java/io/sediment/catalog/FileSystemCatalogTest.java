@@ -35,6 +35,49 @@ class FileSystemCatalogTest {
         .column("v", DataTypes.DOUBLE());
   }
 
+  /**
+   * The names of the columns primary-key data files add are refused by CREATE TABLE, in any case,
+   * as ALTER TABLE refuses them: such a table could never be written (two columns of one name).
+   */
+  @Test
+  void reservedColumnNamesAreRefusedByCreate() {
+    catalog.createDatabase("db", false);
+    int n = 0;
+    for (String name : List.of("_SEQUENCE_NUMBER", "_ROW_KIND", "_row_kind", "_Sequence_Number")) {
+      for (boolean primaryKey : new boolean[] {true, false}) {
+        Schema.Builder b = simple().column(name, DataTypes.INT());
+        if (primaryKey) {
+          b.primaryKey("id").option("bucket", "1");
+        }
+        Identifier id = new Identifier("db", "r" + n++);
+        assertThatThrownBy(() -> catalog.createTable(id, b.build(), false))
+            .as(name)
+            .hasMessageContaining("Column name '" + name + "' is reserved");
+        assertThat(catalog.tableExists(id)).isFalse();
+      }
+    }
+  }
+
+  /**
+   * A table dropped while a job still wrote to it leaves a directory that job's committer filled
+   * again: CREATE TABLE of the same name refuses it, where the new table read the old snapshots'
+   * files with its own columns.
+   */
+  @Test
+  void createRefusesTheLeftoversOfADroppedTable() throws IOException {
+    catalog.createDatabase("db", false);
+    Identifier id = new Identifier("db", "t");
+    catalog.createTable(id, simple().build(), false);
+    catalog.dropTable(id, false);
+    Path snapshots = dir.resolve("db.db/t/snapshot");
+    Files.createDirectories(snapshots);
+    Files.writeString(snapshots.resolve("snapshot-1"), "{}");
+    assertThatThrownBy(() -> catalog.createTable(id, simple().build(), false))
+        .isInstanceOf(CatalogException.class)
+        .hasMessageContaining("holds snapshots or schemas of a dropped table");
+    assertThat(dir.resolve("db.db/t/schema")).doesNotExist();
+  }
+
   @Test
   void createsListsAndDropsDatabasesAndTables() {
     catalog.createDatabase("db", false);

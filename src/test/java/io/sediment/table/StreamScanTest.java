@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.manifest.CommitKind;
+import io.sediment.manifest.Snapshot;
 import io.sediment.schema.Schema;
 import io.sediment.testutil.TestTables;
 import java.io.IOException;
@@ -203,6 +204,41 @@ class StreamScanTest {
     StreamScan.Start start = view.newReadBuilder().newStreamScan().start();
     assertThat(start.splits()).isEmpty();
     assertThat(start.nextSnapshotId()).isEqualTo(mode.equals("latest") ? 3 : 2);
+  }
+
+  /**
+   * {@code from-timestamp} streams the snapshots committed at or after the timestamp, as Paimon's:
+   * a snapshot's own commit time (as {@code t$snapshots} shows it) starts at that snapshot. It
+   * started after it.
+   */
+  @Test
+  void fromTimestampStartsAtTheFirstSnapshotCommittedAtOrAfterIt() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table table = TestTables.create(catalog, "t", schema(false, false).build());
+    for (long i = 1; i <= 4; i++) {
+      TestTables.writeBatch(table, List.of(row(i, 0, "v" + i)));
+    }
+    List<Snapshot> snapshots = new ArrayList<>();
+    for (long id = 1; id <= 4; id++) {
+      snapshots.add(table.snapshotManager().snapshot(id));
+    }
+    for (Snapshot s : snapshots) {
+      for (long ts : new long[] {s.timeMillis() - 1, s.timeMillis(), s.timeMillis() + 1}) {
+        long expected = 5;
+        for (Snapshot o : snapshots) {
+          if (o.timeMillis() >= ts) {
+            expected = o.id();
+            break;
+          }
+        }
+        Table view =
+            table.copy(
+                Map.of("scan.mode", "from-timestamp", "scan.timestamp-millis", String.valueOf(ts)));
+        StreamScan.Start start = view.newReadBuilder().newStreamScan().start();
+        assertThat(start.splits()).isEmpty();
+        assertThat(start.nextSnapshotId()).as("timestamp %s", ts).isEqualTo(expected);
+      }
+    }
   }
 
   /**

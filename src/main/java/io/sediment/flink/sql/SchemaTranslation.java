@@ -2,6 +2,8 @@ package io.sediment.flink.sql;
 
 import io.sediment.schema.SchemaChange;
 import io.sediment.schema.TableSchema;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.catalog.CatalogBaseTable;
@@ -11,6 +13,7 @@ import org.apache.flink.table.catalog.ObjectPath;
 import org.apache.flink.table.catalog.ResolvedCatalogTable;
 import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.table.catalog.TableChange;
+import org.apache.flink.table.catalog.TableDistribution;
 import org.apache.flink.table.catalog.exceptions.CatalogException;
 import org.apache.flink.table.types.logical.LogicalType;
 
@@ -70,11 +73,55 @@ final class SchemaTranslation {
     }
     rs.getPrimaryKey().ifPresent(pk -> b.primaryKey(pk.getColumns()));
     b.partitionKeys(t.getPartitionKeys());
-    b.options(t.getOptions());
+    b.options(withDistribution(t.getOptions(), t.getDistribution().orElse(null)));
     if (t.getComment() != null && !t.getComment().isEmpty()) {
       b.comment(t.getComment());
     }
     return b.build();
+  }
+
+  /**
+   * The options with {@code DISTRIBUTED BY [HASH](k, ...) [INTO n BUCKETS]} as {@code bucket} and
+   * {@code bucket-key} (Paimon's mapping): refused when it is by range, or disagrees with those
+   * options given in {@code WITH} too. It was ignored (an append table left unbucketed).
+   */
+  static Map<String, String> withDistribution(Map<String, String> options, TableDistribution d) {
+    if (d == null) {
+      return options;
+    }
+    if (d.getKind() == TableDistribution.Kind.RANGE) {
+      throw new CatalogException(
+          "DISTRIBUTED BY RANGE is not supported: Sediment distributes rows to buckets by hash"
+              + " (DISTRIBUTED BY HASH(k) INTO n BUCKETS, or the options 'bucket' and 'bucket-key')");
+    }
+    Map<String, String> out = new LinkedHashMap<>(options);
+    if (d.getBucketCount().isPresent()) {
+      put(out, "bucket", String.valueOf(d.getBucketCount().get()), "INTO n BUCKETS");
+    } else if (!options.containsKey("bucket")) {
+      throw new CatalogException(
+          "DISTRIBUTED BY needs INTO n BUCKETS (or the option 'bucket'): Sediment's buckets are a"
+              + " fixed number");
+    }
+    if (!d.getBucketKeys().isEmpty()) {
+      put(out, "bucket-key", String.join(",", d.getBucketKeys()), "DISTRIBUTED BY (...)");
+    }
+    return out;
+  }
+
+  private static void put(Map<String, String> options, String key, String value, String clause) {
+    String given = options.get(key);
+    if (given != null && !given.replace(" ", "").equals(value)) {
+      throw new CatalogException(
+          clause
+              + " says '"
+              + key
+              + "' = '"
+              + value
+              + "' but the option in WITH is '"
+              + given
+              + "': give one of them");
+    }
+    options.put(key, value);
   }
 
   static SchemaChange toSchemaChange(ObjectPath path, TableChange change) {

@@ -1489,6 +1489,38 @@ class SedimentSqlTest {
   }
 
   /**
+   * {@code DISTRIBUTED BY [HASH](k) INTO n BUCKETS} sets {@code bucket} and {@code bucket-key}, as
+   * in Paimon; by range, or against the options in WITH, it is refused. It was ignored.
+   */
+  @Test
+  void distributedByMapsToBucketOptions() throws Exception {
+    exec("CREATE TABLE db.d1 (id INT, v STRING) DISTRIBUTED BY HASH(id) INTO 4 BUCKETS");
+    assertThat(table("d1").schema().options())
+        .containsEntry("bucket", "4")
+        .containsEntry("bucket-key", "id");
+    exec(
+        "CREATE TABLE db.d2 (id INT, v STRING, PRIMARY KEY (id) NOT ENFORCED)"
+            + " DISTRIBUTED INTO 3 BUCKETS");
+    assertThat(table("d2").schema().options()).containsEntry("bucket", "3");
+    exec("INSERT INTO db.d1 VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+    assertThat(query("SELECT id FROM db.d1")).containsExactly("+I[1]", "+I[2]", "+I[3]");
+    assertThatThrownBy(
+            () ->
+                exec(
+                    "CREATE TABLE db.d3 (id INT, v STRING) DISTRIBUTED BY HASH(id) INTO 4 BUCKETS"
+                        + " WITH ('bucket' = '2')"))
+        .hasStackTraceContaining(
+            "INTO n BUCKETS says 'bucket' = '4' but the option in WITH is '2'");
+    assertThatThrownBy(
+            () ->
+                exec(
+                    "CREATE TABLE db.d4 (id INT, v STRING) DISTRIBUTED BY RANGE(id) INTO 2 BUCKETS"))
+        .hasStackTraceContaining("DISTRIBUTED BY RANGE is not supported");
+    assertThatThrownBy(() -> exec("CREATE TABLE db.d5 (id INT, v STRING) DISTRIBUTED BY HASH(id)"))
+        .hasStackTraceContaining("DISTRIBUTED BY needs INTO n BUCKETS");
+  }
+
+  /**
    * INSERT OVERWRITE into primary-key tables whose writers compact what they write (deletion
    * vectors and the lookup producer move level 0 up at once; a small buffer hits the stop trigger):
    * the writer ignores the table's files, its compactions are folded into the one OVERWRITE
