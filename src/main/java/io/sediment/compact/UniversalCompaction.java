@@ -94,6 +94,12 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
   public List<CompactTask> plan(CompactPlanner.Bucket bucket) {
     List<SortedRun> runs = SortedRun.of(bucket.files(), keyRowComparator);
     Pick pick = pick(runs);
+    if (pick == null && full && deletionVectors && !bucket.deletedRows().isEmpty()) {
+      // One run at the top level whose files have deleted rows (deletes merged into the levels
+      // mark them instead of being written): a full compaction rewrites it without them, as
+      // Paimon's rewrites the files that have deletion vectors.
+      pick = new Pick(runs.size(), maxLevel);
+    }
     if (pick == null) {
       return deletionRatioRewrite(bucket);
     }

@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
@@ -34,7 +35,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.types.RowKind;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -190,6 +193,75 @@ class CompactBuilderTest {
     assertThat(table.newCompactBuilder().withStrategy("minor").execute().tasks())
         .as("nothing above the threshold any more")
         .isZero();
+  }
+
+  /**
+   * A full compaction of a deletion-vector table whose bucket is one run at the top level, with
+   * rows its deletion vectors mark deleted (deletes and updates merged into the levels mark rows
+   * instead of being written), rewrites that run without them, as Paimon's full compaction rewrites
+   * the files that have deletion vectors: it planned nothing, and the rows stayed in the files for
+   * good. Generated deletes and updates, one or two buckets.
+   */
+  @Test
+  void aFullCompactionDropsTheRowsDeletionVectorsMark() throws Exception {
+    for (int seed = 0; seed < 6; seed++) {
+      Random random = new Random(seed);
+      int buckets = 1 + seed / 3;
+      Table table =
+          TestTables.create(
+              TestTables.catalog(dir.resolve("s" + seed)),
+              "t",
+              Schema.newBuilder()
+                  .column("k", DataTypes.BIGINT().notNull())
+                  .column("v", DataTypes.STRING())
+                  .primaryKey("k")
+                  .option("bucket", String.valueOf(buckets))
+                  .option("deletion-vectors.enabled", "true")
+                  .build());
+      Map<Long, String> model = new TreeMap<>();
+      List<RowData> rows = new ArrayList<>();
+      for (long k = 0; k < 500; k++) {
+        rows.add(row(k, "v" + k));
+        model.put(k, "v" + k);
+      }
+      TestTables.writeBatch(table, rows);
+      table.newCompactBuilder().execute();
+      for (int round = 0; round < 3; round++) {
+        List<RowData> changes = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+          long k = random.nextInt(500);
+          GenericRowData r = row(k, "u" + round + "-" + k);
+          // even seeds delete only: no row reaches the levels, the top run stays the only one
+          if (seed % 2 == 0 || random.nextBoolean()) {
+            r.setRowKind(RowKind.DELETE);
+            model.remove(k);
+          } else {
+            model.put(k, "u" + round + "-" + k);
+          }
+          changes.add(r);
+        }
+        TestTables.writeBatch(table, changes);
+      }
+      assertThat(vectors(table)).as("seed %s: the changes marked rows deleted", seed).isNotEmpty();
+      CompactResult full = table.newCompactBuilder().execute();
+      assertThat(full.tasks()).as("seed %s", seed).isPositive();
+      assertThat(vectors(table)).as("seed %s: no row left marked", seed).isEmpty();
+      assertThat(files(table).stream().mapToLong(DataFileMeta::rowCount).sum())
+          .as("seed %s: the files hold the live rows only", seed)
+          .isEqualTo(model.size());
+      List<String> expected = new ArrayList<>();
+      model.forEach((k, v) -> expected.add("(" + k + "," + v + ")"));
+      assertThat(TestTables.toStrings(table.rowType(), TestTables.readAll(table)))
+          .containsExactlyInAnyOrderElementsOf(expected);
+      assertThat(table.newCompactBuilder().execute().tasks()).as("then nothing to do").isZero();
+    }
+  }
+
+  private static List<IndexManifest.Entry> vectors(Table table) throws Exception {
+    Snapshot s = table.latestSnapshot().orElseThrow();
+    return s.indexManifest() == null
+        ? List.of()
+        : new IndexManifest(table.store().fileIO(), table.store().paths()).read(s.indexManifest());
   }
 
   private static DataFileMeta single(List<DataFileMeta> files) {
