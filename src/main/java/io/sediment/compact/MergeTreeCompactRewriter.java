@@ -191,7 +191,7 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
       // made as it is written, not read back from it by the first of them
       writer.writeLookupFilesTo(cache);
     }
-    List<DataFileMeta> after;
+    List<DataFileMeta> after = null;
     long rows = 0;
     Map<String, RoaringBitmap> changed = new LinkedHashMap<>();
     List<LevelLookup> lookups = new ArrayList<>();
@@ -305,6 +305,11 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
       }
       List<Path> written = new ArrayList<>();
       for (DataFileMeta f : changelog) {
+        written.add(store.dataFilePath(task.partition(), task.bucket(), f.fileName()));
+      }
+      // finished outputs (the writer hands them out and no longer aborts them): the vectors'
+      // file failed after them
+      for (DataFileMeta f : after == null ? List.<DataFileMeta>of() : after) {
         written.add(store.dataFilePath(task.partition(), task.bucket(), f.fileName()));
       }
       for (IOException cleanup : store.fileIO().deleteAll(written)) {
