@@ -465,10 +465,14 @@ final class FieldWriters {
       long v;
       EpochTimestampVector vector =
           row instanceof BatchRow batchRow ? batchRow.timestampVector(pos) : null;
-      if (vector != null) {
-        v = vector.epoch(((BatchRow) row).rowId(), unit); // no TimestampData per value
-      } else {
-        v = Timestamps.toLong(row.getTimestamp(pos, precision), unit);
+      try {
+        if (vector != null) {
+          v = vector.epoch(((BatchRow) row).rowId(), unit); // no TimestampData per value
+        } else {
+          v = Timestamps.toLong(row.getTimestamp(pos, precision), unit);
+        }
+      } catch (ArithmeticException e) {
+        throw Timestamps.outOfRange(name, unit);
       }
       update(v);
       cw.write(v, 0, defined);

@@ -38,6 +38,23 @@ final class Timestamps {
     return Math.addExact(Math.multiplyExact(millis + 1, factor), fraction - factor);
   }
 
+  /**
+   * The error for a value {@code toLong} cannot hold (an ArithmeticException): only precisions 7 to
+   * 9, stored as INT64 nanoseconds, have a narrower range than Flink's years 0000-9999.
+   */
+  static IllegalArgumentException outOfRange(String column, TimeUnit unit) {
+    return new IllegalArgumentException(
+        "Column '"
+            + column
+            + "': a timestamp outside 1677-09-21 00:12:43.145224192 to 2262-04-11"
+            + " 23:47:16.854775807 cannot be stored with precision "
+            + (unit == TimeUnit.NANOS ? "7 to 9" : "above 3")
+            + " (INT64 "
+            + unit.name().toLowerCase(java.util.Locale.ROOT)
+            + " since the epoch; Paimon writes INT96 there); use TIMESTAMP(6) for dates such as"
+            + " 9999-12-31");
+  }
+
   static TimestampData fromLong(long value, TimeUnit unit) {
     return TimestampData.fromEpochMillis(millisOf(value, unit), nanoOfMillisOf(value, unit));
   }

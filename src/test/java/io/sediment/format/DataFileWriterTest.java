@@ -11,11 +11,13 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.DecimalData;
+import org.apache.flink.table.data.GenericArrayData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.types.logical.ArrayType;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.BooleanType;
 import org.apache.flink.table.types.logical.DecimalType;
@@ -445,6 +447,55 @@ class DataFileWriterTest {
     assertThat(tempDir.resolve("done.parquet")).exists();
   }
 
+  /**
+   * Every precision holds the years 0001 to 9999 but 7 to 9 (INT64 nanoseconds: 1677 to 2262),
+   * whose limits are refused naming the column, also inside a nested column (it was an
+   * ArithmeticException naming nothing); TIMESTAMP(6) holds 9999-12-31.
+   */
+  @Test
+  void timestampsOutsideWhatAPrecisionStoresAreRefusedNamingTheColumn() throws Exception {
+    for (int precision = 0; precision <= 9; precision++) {
+      for (String text :
+          List.of(
+              "0001-01-01T00:00",
+              "1677-09-21T00:12:44",
+              "2262-04-11T23:47:16",
+              "9999-12-31T23:59:59.999999999")) {
+        LocalDateTime time = LocalDateTime.parse(text);
+        boolean fits =
+            precision <= 6
+                || (time.getYear() > 1677 && time.getYear() < 2262)
+                || text.startsWith("1677")
+                || text.startsWith("2262");
+        for (boolean nested : new boolean[] {false, true}) {
+          LogicalType ts = new TimestampType(precision);
+          RowType type =
+              nested
+                  ? RowType.of(new LogicalType[] {new ArrayType(ts)}, new String[] {"a"})
+                  : RowType.of(new LogicalType[] {ts}, new String[] {"ts"});
+          TimestampData value = TimestampData.fromLocalDateTime(time);
+          GenericRowData row =
+              GenericRowData.of(nested ? new GenericArrayData(new Object[] {value}) : value);
+          Path path = newPath("p" + precision + nested + text.substring(0, 4) + ".parquet");
+          try (DataFileWriter writer =
+              DataFileWriter.create(path, type, FileFormatOptions.defaults())) {
+            String at = "TIMESTAMP(" + precision + ") " + text + (nested ? " nested" : "");
+            if (fits) {
+              writer.write(row);
+              writer.finish();
+            } else {
+              assertThatThrownBy(() -> writer.write(row))
+                  .as(at)
+                  .isInstanceOf(IllegalArgumentException.class)
+                  .hasMessageStartingWith("Column '" + (nested ? "a" : "ts"))
+                  .hasMessageContaining("cannot be stored with precision 7 to 9");
+            }
+          }
+        }
+      }
+    }
+  }
+
   @Test
   void failedWriteMakesFinishAbortAndDeleteTheFile() throws Exception {
     RowType type = RowType.of(new LogicalType[] {new TimestampType(9)}, new String[] {"ts"});
@@ -455,7 +506,9 @@ class DataFileWriterTest {
       TimestampData tooLate =
           TimestampData.fromLocalDateTime(LocalDateTime.parse("3000-01-01T00:00"));
       assertThatThrownBy(() -> writer.write(GenericRowData.of(tooLate)))
-          .isInstanceOf(ArithmeticException.class);
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("Column 'ts': a timestamp outside 1677-09-21")
+          .hasMessageContaining("use TIMESTAMP(6) for dates such as 9999-12-31");
       assertThatThrownBy(() -> writer.write(GenericRowData.of(TimestampData.fromEpochMillis(1))))
           .isInstanceOf(IOException.class);
       assertThatThrownBy(writer::finish).isInstanceOf(IOException.class);
