@@ -62,7 +62,7 @@ final class LiteralParser {
         case DATE:
           return Math.toIntExact(LocalDate.parse(text).toEpochDay());
         case TIME_WITHOUT_TIME_ZONE:
-          return (int) (LocalTime.parse(text).toNanoOfDay() / 1_000_000L);
+          return Literals.timeMillis(LocalTime.parse(text), text, kind, field, type);
         case TIMESTAMP_WITHOUT_TIME_ZONE:
           return TimestampData.fromLocalDateTime(LocalDateTime.parse(spaceToT(text)));
         case TIMESTAMP_WITH_LOCAL_TIME_ZONE:

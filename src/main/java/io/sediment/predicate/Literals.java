@@ -119,6 +119,20 @@ final class Literals {
     }
   }
 
+  /**
+   * A TIME literal as the milliseconds of day a TIME column holds; refused with a fraction below a
+   * millisecond, which a comparison would otherwise cut off (10:00:00.0005 &gt; 10:00:00.000 would
+   * not hold).
+   */
+  static int timeMillis(
+      LocalTime time, Object literal, String kind, String field, LogicalType type) {
+    long nanos = time.toNanoOfDay();
+    if (nanos % 1_000_000L != 0) {
+      throw mismatch(literal, kind, field, type, "TIME columns hold milliseconds");
+    }
+    return (int) (nanos / 1_000_000L);
+  }
+
   static IllegalArgumentException mismatch(
       Object literal, String kind, String field, LogicalType type, String reason) {
     return new IllegalArgumentException(
@@ -252,7 +266,7 @@ final class Literals {
         throw mismatch(lit, field, type, null);
       case TIME_WITHOUT_TIME_ZONE:
         if (lit instanceof LocalTime) {
-          return (int) (((LocalTime) lit).toNanoOfDay() / 1_000_000L);
+          return timeMillis((LocalTime) lit, lit, lit.getClass().getSimpleName(), field, type);
         }
         if (lit instanceof Integer) {
           int ms = (Integer) lit;

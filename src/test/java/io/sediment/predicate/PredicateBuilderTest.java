@@ -113,6 +113,27 @@ class PredicateBuilderTest {
     fails(() -> b.equal("tm", 86_400_000), "TIME(3): milliseconds of day out of range");
   }
 
+  /**
+   * A TIME literal with a fraction below a millisecond is refused, by the Java API and in JSON
+   * filters alike: it was cut to the millisecond, so {@code tm < 10:00:00.0005} missed a row at
+   * 10:00:00.000. Whole milliseconds convert exactly.
+   */
+  @Test
+  void subMillisecondTimeLiteralsAreRefused() {
+    java.util.Random random = new java.util.Random(3);
+    for (int i = 0; i < 200; i++) {
+      int millis = random.nextInt(86_400_000);
+      int subMillis = 1 + random.nextInt(999_999);
+      java.time.LocalTime whole = java.time.LocalTime.ofNanoOfDay(millis * 1_000_000L);
+      java.time.LocalTime finer = whole.plusNanos(subMillis);
+      assertThat(((LeafPredicate) b.lessThan("tm", whole)).literals()).containsExactly(millis);
+      fails(() -> b.lessThan("tm", finer), "TIME(3): TIME columns hold milliseconds");
+      String json =
+          "{\"method\": \"lessThan\", \"field\": \"tm\", \"literals\": [\"" + finer + "\"]}";
+      fails(() -> PredicateJson.parse(json, TYPE), "TIME columns hold milliseconds");
+    }
+  }
+
   @Test
   void startsWithOnNonString() {
     fails(
