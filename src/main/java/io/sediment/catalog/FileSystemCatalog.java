@@ -193,7 +193,8 @@ public final class FileSystemCatalog {
         }
         throw new CatalogException("Table '" + id + "' already exists");
       }
-      if (holds(paths.snapshotDir(), "snapshot-") || holds(paths.schemaDir(), "schema-")) {
+      if ((holds(paths.snapshotDir(), "snapshot-") || holds(paths.schemaDir(), "schema-"))
+          && !fileIO.exists(paths.schema(0))) { // else created meanwhile: the exclusive create says
         // A table dropped while a job still wrote to it: its committer recreated the directory.
         // A new table there would read those snapshots' files with its own columns.
         throw new CatalogException(

@@ -94,7 +94,7 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
   public List<CompactTask> plan(CompactPlanner.Bucket bucket) {
     List<SortedRun> runs = SortedRun.of(bucket.files(), keyRowComparator);
     Pick pick = pick(runs);
-    if (pick == null && full && deletionVectors && !bucket.deletedRows().isEmpty()) {
+    if (pick == null && full && deletionVectors && hasDeletedRows(bucket)) {
       // One run at the top level whose files have deleted rows (deletes merged into the levels
       // mark them instead of being written): a full compaction rewrites it without them, as
       // Paimon's rewrites the files that have deletion vectors.
@@ -123,6 +123,17 @@ public final class UniversalCompaction implements CompactPlanner.BucketStrategy 
         outputLevel,
         CompactTask.Kind.MERGE_TREE,
         drop);
+  }
+
+  /** Whether a file of the bucket has rows its deletion vector marks deleted. */
+  private static boolean hasDeletedRows(CompactPlanner.Bucket bucket) {
+    for (DataFileMeta f : bucket.files()) {
+      Long deleted = bucket.deletedRows().get(f.fileName());
+      if (deleted != null && deleted > 0) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

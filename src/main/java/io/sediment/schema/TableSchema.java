@@ -71,6 +71,11 @@ public final class TableSchema implements Serializable {
    * when it is created (the catalog's clock).
    */
   public static TableSchema create(Schema schema, long timeMillis) {
+    return create(schema, timeMillis, true);
+  }
+
+  /** {@link #create(Schema, long)}; {@code mergeRules}: whether {@link MergeEngineRules} apply. */
+  private static TableSchema create(Schema schema, long timeMillis, boolean mergeRules) {
     if (schema.columns().isEmpty()) {
       throw new IllegalArgumentException("A table needs at least one column");
     }
@@ -161,27 +166,8 @@ public final class TableSchema implements Serializable {
               + "', which is not a column; columns are "
               + names);
     }
-    Map<String, String> functions = opts.aggregateFunctions();
-    for (String f : opts.ignoreRetractFields()) {
-      String fn = functions.getOrDefault(f, "last_non_null_value");
-      if (!fn.equals("min") && !fn.equals("max")) {
-        throw new IllegalArgumentException(
-            "Option 'fields."
-                + f
-                + ".ignore-retract' applies to fields aggregated with min or max in this version;"
-                + " field '"
-                + f
-                + "' uses "
-                + fn);
-      }
-    }
-    for (String f : opts.referencedFields()) {
-      if (!names.contains(f)) {
-        throw new IllegalArgumentException(
-            "Option 'fields." + f + ".*' names an unknown column; columns are " + names);
-      }
-    }
-    if (!schema.primaryKeys().isEmpty()) {
+    checkFieldOptions(opts, names);
+    if (mergeRules && !schema.primaryKeys().isEmpty()) {
       MergeEngineRules.check(schema, opts, names);
     }
     for (String pk : schema.primaryKeys()) {
@@ -426,7 +412,9 @@ public final class TableSchema implements Serializable {
       b.column(f.name(), f.logicalType(), f.description());
     }
     b.partitionKeys(partitionKeys).primaryKey(primaryKeys).options(newOptions).comment(newComment);
-    TableSchema checked = create(b.build(), timeMillis);
+    // A table created before the merge rules existed keeps its options (they cannot change): its
+    // ALTERs are not refused for them.
+    TableSchema checked = create(b.build(), timeMillis, keepsMergeRules());
     return new TableSchema(
         id + 1,
         newFields,
@@ -474,6 +462,55 @@ public final class TableSchema implements Serializable {
       }
     }
     return -1;
+  }
+
+  /**
+   * The per-field options ({@code fields.<f>.*}) name columns, and {@code ignore-retract} only
+   * fields aggregated with min or max: at creation, ALTER TABLE and for dynamic options (where
+   * {@code ignore-retract} may be given, as in Paimon).
+   *
+   * @throws IllegalArgumentException naming the option
+   */
+  public static void checkFieldOptions(TableOptions opts, List<String> names) {
+    Map<String, String> functions = opts.aggregateFunctions();
+    for (String f : opts.ignoreRetractFields()) {
+      String fn = functions.getOrDefault(f, "last_non_null_value");
+      if (!fn.equals("min") && !fn.equals("max")) {
+        throw new IllegalArgumentException(
+            "Option 'fields."
+                + f
+                + ".ignore-retract' applies to fields aggregated with min or max in this version;"
+                + " field '"
+                + f
+                + "' uses "
+                + fn);
+      }
+    }
+    for (String f : opts.referencedFields()) {
+      if (!names.contains(f)) {
+        throw new IllegalArgumentException(
+            "Option 'fields." + f + ".*' names an unknown column; columns are " + names);
+      }
+    }
+  }
+
+  /** Whether this schema keeps {@link MergeEngineRules} (one created before them may not). */
+  private boolean keepsMergeRules() {
+    if (primaryKeys.isEmpty()) {
+      return true;
+    }
+    Schema.Builder b = Schema.newBuilder();
+    for (DataField f : fields) {
+      b.column(f.name(), f.logicalType(), f.description());
+    }
+    Schema current =
+        b.partitionKeys(partitionKeys).primaryKey(primaryKeys).options(options).build();
+    try {
+      MergeEngineRules.check(current, tableOptions(), fieldNames());
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
   }
 
   private void checkChangeable(String key, String value) {

@@ -209,6 +209,14 @@ final class BucketView {
 
   /** Registers a non-empty message the writer sends for this bucket as a window to resolve. */
   void sent(CommitMessage m) {
+    if (!followsSnapshots) {
+      // An overwrite's writer: all its windows are committed together, so the next window's
+      // compactions plan over the files this one leaves, as if committed.
+      m.newFiles().forEach(f -> committed.put(f.fileName(), f));
+      m.compactAfter().forEach(f -> committed.put(f.fileName(), f));
+      m.compactBefore().forEach(f -> committed.remove(f.fileName()));
+      return;
+    }
     unresolved.add(new SentWindow(m, compactionProbe(m), appendProbe(m)));
   }
 

@@ -40,7 +40,7 @@ public final class PrimaryKeyReader implements RowIterator {
   /** A batch read's reader. */
   public PrimaryKeyReader(FileStore store, DataSplit split, Predicate filter, int[] projection)
       throws IOException {
-    this(store, split, filter, projection, false);
+    this(store, split, filter, projection, false, false);
   }
 
   /**
@@ -49,9 +49,16 @@ public final class PrimaryKeyReader implements RowIterator {
    *     lookup that is the levels >= 1 only (level-0 rows come later, in the changelog of the
    *     compaction that moves them up); otherwise every level (on a deletion-vector table level 0
    *     merged over the levels' live rows, which batch reads leave out).
+   * @param withLevel0 whether a batch read merges level 0 in on a deletion-vector table too (see
+   *     {@link ReadBuilder#withLevel0})
    */
   PrimaryKeyReader(
-      FileStore store, DataSplit split, Predicate filter, int[] projection, boolean streamStart)
+      FileStore store,
+      DataSplit split,
+      Predicate filter,
+      int[] projection,
+      boolean streamStart,
+      boolean withLevel0)
       throws IOException {
     this.layout = new KeyValueLayout(store.schema());
     this.filter = filter;
@@ -86,7 +93,7 @@ public final class PrimaryKeyReader implements RowIterator {
       return;
     }
     // A stream's start merges level 0 in, unless compactions produce its changelog (lookup).
-    boolean skipLevel0 = streamStart ? producer.equals("lookup") : dv;
+    boolean skipLevel0 = streamStart ? producer.equals("lookup") : dv && !withLevel0;
     Map<String, RoaringBitmap> dvs =
         dv ? DeletionVectors.read(store, split.deletionFiles().values()) : null;
     boolean hasLevel0 = runs.stream().anyMatch(r -> r.level() == 0);

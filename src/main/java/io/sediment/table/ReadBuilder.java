@@ -18,6 +18,7 @@ public final class ReadBuilder {
   private final FileStore store;
   private final List<Predicate> filters = new ArrayList<>();
   private int[] projection;
+  private boolean withLevel0;
 
   ReadBuilder(FileStore store) {
     this.store = store;
@@ -55,6 +56,17 @@ public final class ReadBuilder {
     return withProjection(store.schema().indexes(List.of(columns)));
   }
 
+  /**
+   * Reads a deletion-vector table's rows not compacted yet too (its level-0 files, merged over the
+   * levels by sequence), which batch reads leave out as Paimon's do: the table exactly as written,
+   * what a {@code DELETE} or {@code UPDATE} must see so that it neither misses a row nor writes
+   * over a newer version with an older one. Tables without deletion vectors read so anyway.
+   */
+  public ReadBuilder withLevel0() {
+    this.withLevel0 = true;
+    return this;
+  }
+
   Predicate filter() {
     return filters.isEmpty() ? null : Predicates.and(filters);
   }
@@ -65,7 +77,8 @@ public final class ReadBuilder {
   }
 
   public TableScan newScan() {
-    return new TableScan(store, filter());
+    TableScan scan = new TableScan(store, filter());
+    return withLevel0 ? scan.withLevel0() : scan;
   }
 
   /** A streaming read's plan: where it starts and the changes of each later snapshot. */
@@ -74,11 +87,11 @@ public final class ReadBuilder {
   }
 
   public TableRead newRead() {
-    return new TableRead(store, filter(), projection);
+    return new TableRead(store, filter(), projection, false, withLevel0);
   }
 
   /** A reader of a streaming read's splits ({@link #newStreamScan()}). */
   public TableRead newStreamRead() {
-    return new TableRead(store, filter(), projection, true);
+    return new TableRead(store, filter(), projection, true, false);
   }
 }

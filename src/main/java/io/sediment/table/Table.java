@@ -63,6 +63,7 @@ public final class Table implements Serializable {
   public Table copy(Map<String, String> dynamicOptions) {
     TableOptions options = store.options().with(dynamicOptions);
     TableSchema.checkPartitionTime(options.toMap(), schema().partitionKeys());
+    TableSchema.checkFieldOptions(options, schema().fieldNames());
     return new Table(fullName, store.withOptions(options));
   }
 

@@ -29,20 +29,23 @@ public final class TableRead {
   private final Predicate filter;
   private final int[] projection;
   private final boolean stream;
+  private final boolean withLevel0;
 
   TableRead(FileStore store, Predicate filter, int[] projection) {
-    this(store, filter, projection, false);
+    this(store, filter, projection, false, false);
   }
 
   /**
    * @param stream whether it reads a stream's splits: its full splits then hold what precedes the
    *     stream's changes (see {@link PrimaryKeyReader})
    */
-  TableRead(FileStore store, Predicate filter, int[] projection, boolean stream) {
+  TableRead(
+      FileStore store, Predicate filter, int[] projection, boolean stream, boolean withLevel0) {
     this.store = store;
     this.filter = filter;
     this.projection = projection;
     this.stream = stream;
+    this.withLevel0 = withLevel0;
   }
 
   /** A reader of one split. Returned rows may be reused by the next call to {@code next()}. */
@@ -51,7 +54,7 @@ public final class TableRead {
       // Merges the sorted runs of the bucket (or applies deletion vectors).
       PrimaryKeyReader r;
       try {
-        r = new PrimaryKeyReader(store, split, filter, projection, stream);
+        r = new PrimaryKeyReader(store, split, filter, projection, stream, withLevel0);
       } catch (IOException e) {
         throw new UncheckedIOException("Cannot open " + split, e);
       }

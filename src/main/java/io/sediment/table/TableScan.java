@@ -45,19 +45,32 @@ public final class TableScan {
    */
   private final boolean mergedWithLevel0;
 
+  /**
+   * Whether the splits hold a deletion-vector table's level-0 files ({@link
+   * ReadBuilder#withLevel0}).
+   */
+  private final boolean withLevel0;
+
   TableScan(FileStore store, Predicate filter) {
-    this(store, filter, false);
+    this(store, filter, false, false);
   }
 
-  private TableScan(FileStore store, Predicate filter, boolean mergedWithLevel0) {
+  private TableScan(
+      FileStore store, Predicate filter, boolean mergedWithLevel0, boolean withLevel0) {
     this.store = store;
     this.filter = filter;
-    this.mergedWithLevel0 = mergedWithLevel0;
+    this.mergedWithLevel0 = mergedWithLevel0 || withLevel0;
+    this.withLevel0 = withLevel0;
   }
 
   /** This scan for splits a reader merges with level-0 files ({@link #mergedWithLevel0}). */
   TableScan mergedWithLevel0() {
-    return new TableScan(store, filter, true);
+    return new TableScan(store, filter, true, withLevel0);
+  }
+
+  /** This scan with level-0 files in the splits ({@link ReadBuilder#withLevel0}). */
+  TableScan withLevel0() {
+    return new TableScan(store, filter, true, true);
   }
 
   /** What a plan read, for observing pruning. */
@@ -197,7 +210,7 @@ public final class TableScan {
     int pruned = 0;
     for (ManifestEntry e : scan.plan(snapshot)) {
       DataFileMeta f = e.file();
-      if (deletionVectors && f.level() == 0) {
+      if (deletionVectors && f.level() == 0 && !withLevel0) {
         continue; // not yet compacted: invisible to readers of deletion-vector tables
       }
       if (fileFilter != null && !mayMatch(fileFilter, f, mappings)) {

@@ -94,10 +94,34 @@ class DeletionVectorStreamStartTest {
             assertThat(start(t, new PredicateBuilder(t.rowType()).equalText("v", v)))
                 .as("%s; filter v = %s", what, v)
                 .isEqualTo(matching);
+            // a DELETE's or UPDATE's batch read (ReadBuilder.withLevel0) sees the same rows
+            assertThat(withLevel0(t, null)).as("%s; with level 0", what).isEqualTo(committed);
+            assertThat(withLevel0(t, new PredicateBuilder(t.rowType()).equalText("v", v)))
+                .as("%s; with level 0, filter v = %s", what, v)
+                .isEqualTo(matching);
           }
         }
       }
     }
+  }
+
+  /** The rows a batch read with level 0 gives ({@link ReadBuilder#withLevel0}), by key. */
+  private static Map<Long, String> withLevel0(Table t, Predicate filter) {
+    ReadBuilder rb = t.newReadBuilder().withLevel0();
+    if (filter != null) {
+      rb.withFilter(filter);
+    }
+    Map<Long, String> rows = new TreeMap<>();
+    try {
+      for (RowData row : rb.newRead().readAll(rb.newScan().plan().splits())) {
+        assertThat(rows.put(row.getLong(0), row.getString(1).toString()))
+            .as("key %s read once", row.getLong(0))
+            .isNull();
+      }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return rows;
   }
 
   /** The rows a stream's start gives, applied in order by key. */

@@ -111,12 +111,17 @@ class PrimaryKeyOverwriteTest {
           }
           model.keySet().removeIf(k -> replaced.contains(Integer.parseInt(k.split(",")[1])));
           WriteBuilder wb = table.newBatchWriteBuilder();
-          List<CommitMessage> messages;
+          List<CommitMessage> messages = new ArrayList<>();
+          // in one to three windows (prepareCommit calls), all committed by the one overwrite
+          int windows = 1 + random.nextInt(3);
           try (TableWrite write = wb.newWrite().withIgnorePreviousFiles(true)) {
-            for (GenericRowData r : rows) {
-              write.write(r);
+            for (int i = 0; i < rows.size(); i++) {
+              write.write(rows.get(i));
+              if ((i + 1) % Math.max(1, rows.size() / windows) == 0) {
+                messages.addAll(write.prepareCommit());
+              }
             }
-            messages = write.prepareCommit();
+            messages.addAll(write.prepareCommit());
           }
           var filter =
               staticPartition == null

@@ -14,7 +14,17 @@ final class ReadBuilders {
    * @param projection the pushed-down projection, or null for every column
    */
   static ReadBuilder of(Table table, Predicate filter, int[] projection) {
+    return of(table, filter, projection, false);
+  }
+
+  /**
+   * @param withLevel0 whether the read is a DELETE's or UPDATE's ({@link ReadBuilder#withLevel0})
+   */
+  static ReadBuilder of(Table table, Predicate filter, int[] projection, boolean withLevel0) {
     ReadBuilder rb = table.newReadBuilder();
+    if (withLevel0) {
+      rb.withLevel0();
+    }
     if (filter != null) {
       rb.withFilter(filter);
     }

@@ -42,15 +42,25 @@ public final class SedimentSource
   private final Table table;
   private final Predicate filter;
   private final int[] projection;
+  private final boolean withLevel0;
 
   public SedimentSource(Table table, Predicate filter, int[] projection) {
+    this(table, filter, projection, false);
+  }
+
+  /**
+   * @param withLevel0 whether it is the scan of a DELETE or UPDATE ({@link
+   *     io.sediment.table.ReadBuilder#withLevel0})
+   */
+  public SedimentSource(Table table, Predicate filter, int[] projection, boolean withLevel0) {
     this.table = table;
     this.filter = filter;
     this.projection = projection == null ? null : projection.clone();
+    this.withLevel0 = withLevel0;
   }
 
   ReadBuilder readBuilder() {
-    return ReadBuilders.of(table, filter, projection);
+    return ReadBuilders.of(table, filter, projection, withLevel0);
   }
 
   /** The splits a read would get now. */

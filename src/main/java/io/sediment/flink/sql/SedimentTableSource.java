@@ -16,11 +16,13 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.ProviderContext;
+import org.apache.flink.table.connector.RowLevelModificationScanContext;
 import org.apache.flink.table.connector.source.DataStreamScanProvider;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
+import org.apache.flink.table.connector.source.abilities.SupportsRowLevelModificationScan;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
@@ -36,12 +38,21 @@ import org.apache.flink.table.types.logical.RowType;
  * that is only partly converted stays correct.
  */
 public final class SedimentTableSource
-    implements ScanTableSource, SupportsProjectionPushDown, SupportsFilterPushDown {
+    implements ScanTableSource,
+        SupportsProjectionPushDown,
+        SupportsFilterPushDown,
+        SupportsRowLevelModificationScan {
 
   private final Table table;
   private final boolean streaming;
   private Predicate filter;
   private int[] projection;
+
+  /**
+   * The scan of a DELETE or UPDATE: it reads a deletion-vector table's level 0 too, so it neither
+   * misses rows written since the last compaction nor writes an older version over a newer one.
+   */
+  private boolean rowLevelModification;
 
   /**
    * @param streaming whether the job runs in streaming mode: the read is then unbounded (the start
@@ -133,7 +144,7 @@ public final class SedimentTableSource
           false);
     }
     return provider(
-        new SedimentSource(table, filter, projection),
+        new SedimentSource(table, filter, projection, rowLevelModification),
         type,
         "Sediment read ",
         "sediment-source",
@@ -207,7 +218,15 @@ public final class SedimentTableSource
     SedimentTableSource copy = new SedimentTableSource(table, streaming);
     copy.filter = filter;
     copy.projection = projection == null ? null : projection.clone();
+    copy.rowLevelModification = rowLevelModification;
     return copy;
+  }
+
+  @Override
+  public RowLevelModificationScanContext applyRowLevelModificationScan(
+      RowLevelModificationType type, RowLevelModificationScanContext previousContext) {
+    rowLevelModification = true;
+    return previousContext;
   }
 
   @Override
