@@ -472,6 +472,12 @@ public final class TableSchema implements Serializable {
    * @throws IllegalArgumentException naming the option
    */
   public static void checkFieldOptions(TableOptions opts, List<String> names) {
+    for (String f : opts.referencedFields()) {
+      if (!names.contains(f)) {
+        throw new IllegalArgumentException(
+            "Option 'fields." + f + ".*' names an unknown column; columns are " + names);
+      }
+    }
     Map<String, String> functions = opts.aggregateFunctions();
     for (String f : opts.ignoreRetractFields()) {
       String fn = functions.getOrDefault(f, "last_non_null_value");
@@ -484,12 +490,6 @@ public final class TableSchema implements Serializable {
                 + f
                 + "' uses "
                 + fn);
-      }
-    }
-    for (String f : opts.referencedFields()) {
-      if (!names.contains(f)) {
-        throw new IllegalArgumentException(
-            "Option 'fields." + f + ".*' names an unknown column; columns are " + names);
       }
     }
   }

@@ -257,6 +257,36 @@ class CompactBuilderTest {
     }
   }
 
+  /** Only the buckets whose files have deleted rows are rewritten by that rule. */
+  @Test
+  void aFullCompactionRewritesOnlyTheBucketsWithDeletedRows() throws Exception {
+    Table table =
+        TestTables.create(
+            TestTables.catalog(dir),
+            "t",
+            Schema.newBuilder()
+                .column("k", DataTypes.BIGINT().notNull())
+                .column("v", DataTypes.STRING())
+                .primaryKey("k")
+                .option("bucket", "4")
+                .option("deletion-vectors.enabled", "true")
+                .build());
+    List<RowData> rows = new ArrayList<>();
+    for (long k = 0; k < 400; k++) {
+      rows.add(row(k, "v" + k));
+    }
+    TestTables.writeBatch(table, rows);
+    table.newCompactBuilder().execute();
+    GenericRowData delete = row(7L, "v7");
+    delete.setRowKind(RowKind.DELETE);
+    TestTables.writeBatch(table, List.of(delete));
+    assertThat(vectors(table)).hasSize(1);
+    CompactResult full = table.newCompactBuilder().execute();
+    assertThat(full.tasks()).as("the one bucket with a deletion vector").isEqualTo(1);
+    assertThat(vectors(table)).isEmpty();
+    assertThat(TestTables.readAll(table)).hasSize(399);
+  }
+
   private static List<IndexManifest.Entry> vectors(Table table) throws Exception {
     Snapshot s = table.latestSnapshot().orElseThrow();
     return s.indexManifest() == null

@@ -147,6 +147,61 @@ class MergeOptionRulesTest {
   }
 
   /**
+   * A table created before these rules, with options they refuse (written here into its schema
+   * file), can still be altered; a valid table cannot be altered into breaking them.
+   */
+  @Test
+  void tablesCreatedBeforeTheRulesCanStillBeAltered() throws Exception {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table t = TestTables.create(catalog, "old", PrimaryKeyTableTest.schema().build());
+    Path schema0 = dir.resolve("db.db/old/schema/schema-0");
+    String json = java.nio.file.Files.readString(schema0);
+    String legacy =
+        json.replace("\"bucket\"", "\"fields.v.aggregate-function\" : \"sum\", \"bucket\"");
+    assertThat(legacy).isNotEqualTo(json);
+    java.nio.file.Files.writeString(schema0, legacy);
+    Identifier old = Identifier.parse("db.old");
+    catalog.alterTable(
+        old, List.of(io.sediment.schema.SchemaChange.setOption("snapshot.num-retained.max", "50")));
+    assertThat(catalog.getTable("db.old").schema().options())
+        .containsEntry("snapshot.num-retained.max", "50");
+
+    TestTables.create(
+        catalog, "agg", PrimaryKeyTableTest.schema().option("merge-engine", "aggregation").build());
+    assertThatThrownBy(
+            () ->
+                catalog.alterTable(
+                    Identifier.parse("db.agg"),
+                    List.of(io.sediment.schema.SchemaChange.setOption("sequence.field", "id"))))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  /**
+   * {@code fields.<f>.ignore-retract} given dynamically is checked against the schema as at
+   * creation: only on min/max fields of a column; it was accepted on a sum (and did nothing) or on
+   * a misspelled column.
+   */
+  @Test
+  void ignoreRetractGivenDynamicallyIsCheckedAgainstTheSchema() {
+    FileSystemCatalog catalog = TestTables.catalog(dir);
+    Table t =
+        TestTables.create(
+            catalog,
+            "a",
+            PrimaryKeyTableTest.schema()
+                .option("merge-engine", "aggregation")
+                .option("fields.v.aggregate-function", "sum")
+                .option("fields.name.aggregate-function", "max")
+                .build());
+    assertThatThrownBy(() -> t.copy(Map.of("fields.v.ignore-retract", "true")))
+        .hasMessageContaining("applies to fields aggregated with min or max");
+    assertThatThrownBy(() -> t.copy(Map.of("fields.nmae.ignore-retract", "true")))
+        .hasMessageContaining("names an unknown column");
+    assertThat(t.copy(Map.of("fields.name.ignore-retract", "true")).options().ignoreRetractFields())
+        .containsExactly("name");
+  }
+
+  /**
    * {@code ignore-delete} and {@code partial-update.remove-record-on-delete} given as dynamic
    * options (a SQL hint, {@code Table.copy}) are honoured by the writer, as in Paimon: they were
    * validated, then ignored, so deletes still removed keys.
