@@ -41,10 +41,16 @@ public final class ReadBuilder {
   /** Reads only these columns, in this order (indexes into the table's row type). */
   public ReadBuilder withProjection(int[] fields) {
     int n = store.rowType().getFieldCount();
+    java.util.Set<Integer> seen = new java.util.HashSet<>();
     for (int f : fields) {
       if (f < 0 || f >= n) {
         throw new IllegalArgumentException(
             "Projection index " + f + " is out of range; the table has " + n + " columns");
+      }
+      if (!seen.add(f)) {
+        // a row type cannot hold one name twice (the readers returned wrong columns)
+        throw new IllegalArgumentException(
+            "Projection index " + f + " is given twice; give each column once");
       }
     }
     this.projection = fields.clone();

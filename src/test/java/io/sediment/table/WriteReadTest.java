@@ -288,6 +288,11 @@ class WriteReadTest {
         .hasMessageContaining("Unknown field 'nope'");
     assertThatThrownBy(() -> table.newReadBuilder().withProjection(new int[] {9}))
         .hasMessageContaining("out of range");
+    // a column twice: the readers returned another column, or failed
+    assertThatThrownBy(() -> table.newReadBuilder().withProjection(new int[] {1, 1}))
+        .hasMessage("Projection index 1 is given twice; give each column once");
+    assertThatThrownBy(() -> table.newReadBuilder().withProjection("id", "id"))
+        .hasMessageContaining("given twice");
     assertThatThrownBy(
             () ->
                 table
