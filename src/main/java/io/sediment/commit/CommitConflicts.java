@@ -224,9 +224,9 @@ final class CommitConflicts {
 
   /**
    * Primary-key tables, the bucket invariant (docs/spec.md, "The primary-key bucket invariant"): a
-   * message that changes a bucket's levels >= 1 (adds or removes such files) or its deletion
-   * vectors read the bucket at its base snapshot; it conflicts when any commit after that base
-   * changed the bucket's levels >= 1 or deletion vectors, since its outputs and the vectors it
+   * message that compacts, or changes a bucket's levels >= 1 (adds or removes such files) or its
+   * deletion vectors, read the bucket at its base snapshot; it conflicts when any commit after that
+   * base changed the bucket's levels >= 1 or deletion vectors, since its outputs and the vectors it
    * marks were computed without that change (two compactions of one bucket from one base would both
    * keep a version of the same key). Level-0 appends never conflict: APPEND snapshots are not read.
    * A message with an unknown base, or whose base or a snapshot after it is gone, conflicts: what
@@ -349,9 +349,14 @@ final class CommitConflicts {
     return out;
   }
 
-  /** Whether the message adds or removes level >= 1 files, or adds deletion vectors. */
+  /**
+   * Whether the message adds or removes level >= 1 files, or adds deletion vectors, or is a
+   * compaction at all: one whose output is empty still decided on the levels it read (first-row
+   * drops a level-0 row whose key it found above; an overwrite or partition drop since then may
+   * have removed that version, and the row with it).
+   */
   static boolean changesLevelsOrVectors(CommitMessage m) {
-    if (!m.deletionFiles().isEmpty()) {
+    if (!m.deletionFiles().isEmpty() || !m.compactBefore().isEmpty()) {
       return true;
     }
     for (DataFileMeta f : m.compactAfter()) {

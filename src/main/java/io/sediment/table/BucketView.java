@@ -77,6 +77,16 @@ final class BucketView {
     return viewId;
   }
 
+  /**
+   * The first sequence number of the bucket's writer: above the files first read and {@code floor}
+   * (a restored writer's); for an overwrite's writer (not following the snapshots) below every
+   * other writer's, so that the rows of any window committed after the overwrite, also one written
+   * before it, come after its rows (in commit order, as for an append table).
+   */
+  long firstSequence(long floor) {
+    return followsSnapshots ? Math.max(maxSequenceNumber + 1, floor) : Long.MIN_VALUE / 2;
+  }
+
   /** The highest sequence number of the files in the snapshot first read; -1: none. */
   long maxSequenceNumber() {
     return maxSequenceNumber;

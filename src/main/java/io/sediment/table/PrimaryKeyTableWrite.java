@@ -349,8 +349,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       this.partition = partition;
       this.bucket = bucket;
       this.view = new BucketView(store, partition, bucket, !ignorePreviousFiles);
-      this.nextSequence =
-          Math.max(view.maxSequenceNumber() + 1, sequenceFloors.get(partition, bucket));
+      this.nextSequence = view.firstSequence(sequenceFloors.get(partition, bucket));
       files.addAll(view.committedFiles());
     }
 

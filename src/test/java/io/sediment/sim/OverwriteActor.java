@@ -13,10 +13,14 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * {@code INSERT OVERWRITE} of an append table, as a batch job: a few new rows replace the whole
- * table, or on a partitioned table one partition, while the streaming writers go on (their windows
- * committed after it stay, on top). A streaming read does not see it (as in Paimon, overwrite
- * snapshots are not streamed).
+ * {@code INSERT OVERWRITE}, as a batch job: a few new rows replace the whole table, or on a
+ * partitioned table one partition, while the streaming writers, compactions and maintenance go on
+ * (windows committed after it stay, on top; a compaction planned before it conflicts). On a
+ * primary-key table its writer ignores the table's files ({@code withIgnorePreviousFiles}), so its
+ * rows start at sequence 0 below every window in flight, and its own compactions (a deletion-vector
+ * table moves level 0 up) are folded into the one snapshot. A streaming read does not see it (as in
+ * Paimon, overwrite snapshots are not streamed): histories with a stream read on a primary-key
+ * table have no overwrite.
  */
 final class OverwriteActor implements Actor {
 
@@ -61,7 +65,8 @@ final class OverwriteActor implements Actor {
             ? null
             : PartitionFilters.ofPartition(
                 "db.t", table.store().schema(), Map.of("p", String.valueOf(partition)));
-    try (TableWrite write = table.newBatchWriteBuilder().newWrite()) {
+    try (TableWrite write =
+        table.newBatchWriteBuilder().newWrite().withIgnorePreviousFiles(!sim.config.appendOnly())) {
       for (Change c : rows) {
         write.write(c.toRow(partitions));
       }
@@ -69,7 +74,8 @@ final class OverwriteActor implements Actor {
       TableCommit commit = table.newBatchWriteBuilder().newCommit();
       try {
         List<Long> ids = commit.overwrite(messages, filter);
-        model.overwrite(partition, partitions, rows);
+        int writers = sim.config.ownCompaction().size();
+        model.overwrite(partition, partitions, rows, k -> (int) Math.floorMod(k, (long) writers));
         return "overwrote "
             + (partition == null ? "the table" : "p=" + partition)
             + " with "

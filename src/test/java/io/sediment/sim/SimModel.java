@@ -68,15 +68,35 @@ final class SimModel {
   }
 
   /**
-   * An append table's {@code INSERT OVERWRITE} committed: {@code rows} replace every row of
-   * partition {@code partition} of {@code partitions} (null: of the table).
+   * An {@code INSERT OVERWRITE} committed: {@code rows} replace every row of partition {@code
+   * partition} of {@code partitions} (null: of the table). On a primary-key table the rows are
+   * merged among themselves by the engine, as one writer's, and later windows apply on top (in
+   * commit order); {@code owner} gives a key's writer, so that it is not taken as written by two.
    */
-  void overwrite(Integer partition, int partitions, List<Change> rows) {
+  void overwrite(
+      Integer partition,
+      int partitions,
+      List<Change> rows,
+      java.util.function.LongToIntFunction owner) {
     version++;
-    appended.removeIf(
-        r -> partition == null || SimTable.partitionOf(keyOf(r), partitions) == partition);
+    if (engine.equals("append")) {
+      appended.removeIf(
+          r -> partition == null || SimTable.partitionOf(keyOf(r), partitions) == partition);
+      for (Change c : rows) {
+        appended.add(render(c.k(), c.a(), c.b()));
+      }
+      return;
+    }
+    this.rows
+        .keySet()
+        .removeIf(k -> partition == null || SimTable.partitionOf(k, partitions) == partition);
     for (Change c : rows) {
-      appended.add(render(c.k(), c.a(), c.b()));
+      int writer = owner.applyAsInt(c.k());
+      Integer other = writerOf.putIfAbsent(c.k(), writer);
+      if (other != null && other != writer) {
+        shared.add(c.k());
+      }
+      apply(c);
     }
   }
 

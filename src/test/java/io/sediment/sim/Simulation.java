@@ -151,9 +151,15 @@ final class Simulation {
               sql,
               config.appendOnly()));
     }
+    // INSERT OVERWRITE of a primary-key table in a third of the histories without a stream read
+    // (overwrites are not streamed)
+    boolean pkOverwrites = !config.appendOnly() && !config.lookupChangelog() && rnd.nextInt(3) == 0;
     // a deduplicating table without a changelog producer streams upserts: its level-0 files
     boolean upserts =
-        !config.appendOnly() && !config.lookupChangelog() && config.engine().equals("deduplicate");
+        !pkOverwrites
+            && !config.appendOnly()
+            && !config.lookupChangelog()
+            && config.engine().equals("deduplicate");
     if (config.appendOnly() || config.lookupChangelog() || upserts) {
       streamRead = new StreamReadActor(sim, new Random(rnd.nextLong()), model::streamedRows);
       actors.add(streamRead);
@@ -168,7 +174,7 @@ final class Simulation {
       actors.add(new SchemaActor(sim, new Random(rnd.nextLong())));
     }
     actors.add(new TimeTravelActor(sim, new Random(rnd.nextLong()), readAtSnapshot));
-    if (config.appendOnly()) {
+    if (config.appendOnly() || pkOverwrites) {
       actors.add(new OverwriteActor(sim, model, new Random(rnd.nextLong())));
     }
     if (config.maintenance()) {
