@@ -72,6 +72,9 @@ public final class FileStoreCommit {
   /** The watermark the current commit records (null: none); see {@link Snapshot#watermark()}. */
   private Long watermark;
 
+  /** An overwrite's attempt conflicts on a replaced file this refuses (see withOverwriteGuard). */
+  private java.util.function.Predicate<ManifestEntry> mayReplace = e -> true;
+
   public FileStoreCommit(FileStore store, String commitUser) {
     this.store = store;
     this.commitUser = commitUser;
@@ -88,6 +91,12 @@ public final class FileStoreCommit {
             SnapshotCommits.forStore(store),
             store.fileIO(),
             store.options().get(CommitOptions.COMMIT_MAX_RETRIES));
+  }
+
+  /** Overwrites conflict on a file to replace that {@code guard} refuses (partition expiry). */
+  public FileStoreCommit withOverwriteGuard(java.util.function.Predicate<ManifestEntry> guard) {
+    this.mayReplace = guard;
+    return this;
   }
 
   public String commitUser() {
@@ -359,6 +368,12 @@ public final class FileStoreCommit {
                       || written.contains(e.partition())
                       || (partitionFilter != null && partitionFilter.test(e.partition()));
               if (overwritten) {
+                if (!mayReplace.test(e)) {
+                  throw new CommitConflictException(
+                      "Commit conflicts: the overwrite would replace a file written since it"
+                          + " decided",
+                      List.of(e.file().fileName()));
+                }
                 changes.add(e.withKind(FileKind.DELETE));
               }
             }

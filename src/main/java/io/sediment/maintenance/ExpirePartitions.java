@@ -1,6 +1,5 @@
 package io.sediment.maintenance;
 
-import io.sediment.commit.PartitionPredicates;
 import io.sediment.manifest.FileStore;
 import io.sediment.retention.PartitionExpiry;
 import io.sediment.schema.CommitOptions;
@@ -10,7 +9,6 @@ import io.sediment.table.Table;
 import java.time.Duration;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
-import org.apache.flink.table.data.binary.BinaryRowData;
 
 /**
  * Drops the partitions whose time is older than an expiration time ({@code CALL
@@ -107,13 +105,6 @@ public final class ExpirePartitions {
             new PartitionTimeExtractor(pattern, formatter, partitionKeys),
             strategy,
             maxExpires);
-    List<BinaryRowData> drop = expiry.expired(store, store.clock().millis());
-    if (!drop.isEmpty()) {
-      table
-          .newBatchWriteBuilder()
-          .newCommit()
-          .overwrite(List.of(), PartitionPredicates.in(store.partitionType(), drop));
-    }
-    return PartitionExpiry.paths(store, drop);
+    return expiry.dropExpired(store).partitions();
   }
 }

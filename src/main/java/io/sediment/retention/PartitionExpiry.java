@@ -164,12 +164,17 @@ public final class PartitionExpiry {
    * is expired. Snapshot expiry is the caller's.
    */
   public Dropped dropExpired(FileStore store) {
-    List<BinaryRowData> drop = expired(store, store.clock().millis());
+    long now = store.clock().millis();
+    List<BinaryRowData> drop = expired(store, now);
     if (drop.isEmpty()) {
       return Dropped.NONE;
     }
+    long cutoff = now - Math.min(saturatedMillis(expiration), now - Long.MIN_VALUE / 2);
     List<Long> ids =
         new FileStoreCommit(store, CommitUsers.random())
+            // by update time, a file written since the decision means the partition is in use
+            // again: the drop conflicts (and the next expiry decides anew) rather than delete it
+            .withOverwriteGuard(e -> !updateTime || e.file().creationTimeMillis() < cutoff)
             .overwrite(
                 List.of(),
                 PartitionPredicates.in(store.partitionType(), drop),

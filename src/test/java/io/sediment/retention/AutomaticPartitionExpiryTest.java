@@ -264,6 +264,41 @@ class AutomaticPartitionExpiryTest {
   }
 
   /**
+   * An expiry by update time decided on one snapshot, and a row committed into the partition before
+   * its drop landed (a retried attempt builds on it): the drop conflicts instead of deleting that
+   * file with the partition (it deleted the row of a commit that had returned). The next expiry
+   * decides anew: the partition is in use again.
+   */
+  @Test
+  void anUpdateTimeDropConflictsWithARowWrittenSinceItDecided() {
+    ManualClock clock = clock();
+    FileSystemCatalog catalog = TestTables.faultyCatalog(dir).withClock(clock);
+    Table t = TestTables.create(catalog, "t", schema(true, Map.of()));
+    TestTables.writeBatch(t, List.of(row(1, "2024-06-01", 1)));
+    clock.advance(Duration.ofDays(8));
+    java.util.concurrent.atomic.AtomicBoolean raced =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    FaultyFileSystem.onCreate(
+        p -> {
+          // the drop's first attempt stages snapshot 2: a writer commits it first
+          if (p.contains("/snapshot/.snapshot-2.") && raced.compareAndSet(false, true)) {
+            TestTables.writeBatch(t, List.of(row(2, "2024-06-01", 2)));
+          }
+        });
+    io.sediment.maintenance.ExpirePartitions expire =
+        new io.sediment.maintenance.ExpirePartitions(t)
+            .expirationTime(Duration.ofDays(7))
+            .strategy("update-time");
+    org.assertj.core.api.Assertions.assertThatThrownBy(expire::execute)
+        .isInstanceOf(io.sediment.commit.CommitConflictException.class)
+        .hasMessageContaining("would replace a file written since it decided");
+    FaultyFileSystem.reset();
+    assertThat(raced).isTrue();
+    assertThat(rows(t)).containsExactly("1@2024-06-01=1", "2@2024-06-01=2");
+    assertThat(expire.execute()).as("in use again: not expired").isEmpty();
+  }
+
+  /**
    * A bounded streaming input ends with a commit of the batch identifier: with {@code
    * end-input.check-partition-expire} it checks then, as a batch commit does, not before.
    */
