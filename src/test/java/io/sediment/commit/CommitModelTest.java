@@ -594,12 +594,15 @@ class CommitModelTest {
       if (levelled && overlaps(before, after, p, bucket)) {
         return "overlap";
       }
-      return levelled ? serializable(base, p, bucket) : null;
+      // every compaction of a primary-key table decided on the bucket's levels at its base (one
+      // that writes nothing too: first-row dropping level-0 rows whose keys it found above)
+      return primaryKey ? serializable(base, p, bucket) : null;
     }
 
     /**
-     * The bucket rule for a message that changes the levels >= 1 or the deletion vectors of a
-     * bucket: its base is known, and no commit since changed the bucket's levels or vectors.
+     * The bucket rule for a compaction, or a message that changes the levels >= 1 or the deletion
+     * vectors of a bucket: its base is known, and no commit since changed the bucket's levels or
+     * vectors.
      */
     private String serializable(OptionalLong base, int p, int bucket) {
       // the error names the bucket and its partition
