@@ -243,8 +243,8 @@ final class SimTable {
 
   /**
    * Names of the files under the table that a listed snapshot references (data files, index
-   * manifests, deletion-vector files), after reading every listed snapshot's metadata: a snapshot
-   * whose metadata cannot be read fails.
+   * manifests, deletion-vector files, and its own changelog files; a tag's snapshot's too), after
+   * reading every listed snapshot's metadata: a snapshot whose metadata cannot be read fails.
    */
   static Set<String> referencedByEverySnapshot(Table t) {
     Set<String> referenced = new HashSet<>();
@@ -264,6 +264,20 @@ final class SimTable {
         .all()
         .values()
         .forEach(tag -> kept.add(tag.snapshot()));
+    for (Snapshot s : kept) {
+      if (s.changelogManifestList() == null) {
+        continue;
+      }
+      try { // a kept snapshot's changelog (a tag keeps its snapshot's too, as expiry does)
+        for (ManifestFileMeta m : t.store().manifestList().read(s.changelogManifestList())) {
+          for (ManifestEntry e : t.store().manifestFile().read(m)) {
+            referenced.add(e.file().fileName());
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        throw new AssertionError("snapshot " + s.id() + "'s changelog is not readable: " + e, e);
+      }
+    }
     for (Snapshot s : kept) {
       try {
         // each manifest read once: consecutive snapshots share most of them
@@ -313,7 +327,8 @@ final class SimTable {
         boolean dataOrVector =
             p.startsWith(index)
                 ? name.startsWith("dv-")
-                : name.startsWith("data-") && !p.startsWith(tableDir().resolve(".markers"));
+                : (name.startsWith("data-") || name.startsWith("changelog-"))
+                    && !p.startsWith(tableDir().resolve(".markers"));
         if (!Files.isRegularFile(p)) {
           continue;
         }
