@@ -162,6 +162,9 @@ final class Simulation {
             && config.engine().equals("deduplicate");
     if (config.appendOnly() || config.lookupChangelog() || upserts) {
       streamRead = new StreamReadActor(sim, new Random(rnd.nextLong()), model::streamedRows);
+      if (upserts) {
+        streamRead.allowStatelessRestarts();
+      }
       actors.add(streamRead);
     }
     if (config.dedicatedJob()) {

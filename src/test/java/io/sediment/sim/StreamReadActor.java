@@ -46,6 +46,16 @@ final class StreamReadActor implements Actor, AutoCloseable {
    */
   private final boolean startsLater;
 
+  /** Whether the read (this job, or a later one) started as configured: restores likewise. */
+  private boolean asConfigured;
+
+  /**
+   * Whether the read is also restarted without state (a new job with the same {@code consumer-id},
+   * resuming where the consumer left off): on tables whose stream is checked as upserts, which a
+   * replay from the consumer's position keeps exact.
+   */
+  private boolean statelessRestarts;
+
   /** What the writers committed so far (an append table's, sorted), from the model. */
   private final Supplier<List<String>> streamedRows;
 
@@ -64,6 +74,7 @@ final class StreamReadActor implements Actor, AutoCloseable {
     this.streamedRows = streamedRows;
     table = sim.table();
     startsLater = rnd.nextBoolean();
+    asConfigured = startsLater;
     if (!startsLater) {
       read = StreamReadHarness.start(table, CONSUMER);
       checkpoint(true);
@@ -100,8 +111,11 @@ final class StreamReadActor implements Actor, AutoCloseable {
     s.add("checkpoint");
     s.add("crash");
     s.add("reader-failover");
-    if (startsLater) {
+    if (asConfigured) {
       s.add("deliver-reports");
+    }
+    if (statelessRestarts) {
+      s.add("restart-stateless");
     }
     return s;
   }
@@ -145,6 +159,16 @@ final class StreamReadActor implements Actor, AutoCloseable {
             + again
             + " row(s) again";
       }
+      case "restart-stateless" -> {
+        // a new job without the old one's state (what it emitted stays emitted), on the latest
+        // schema; its first checkpoint completes at once
+        read.close();
+        table = sim.latest();
+        read = StreamReadHarness.startAsConfigured(table, CONSUMER, true);
+        asConfigured = true;
+        long id = checkpoint(true);
+        return "restarted without state from consumer " + CONSUMER + "; checkpoint " + id;
+      }
       case "crash" -> {
         int again = restore();
         return "crashed; restored from checkpoint "
@@ -161,7 +185,7 @@ final class StreamReadActor implements Actor, AutoCloseable {
   private int restore() throws Exception {
     read.close();
     read =
-        startsLater
+        asConfigured
             ? StreamReadHarness.restoreAsConfigured(table, CONSUMER, completed, true)
             : StreamReadHarness.restore(table, CONSUMER, completed);
     int again = emitted.size() - emittedAtCompleted;
@@ -240,6 +264,11 @@ final class StreamReadActor implements Actor, AutoCloseable {
     if (end) {
       ChangelogFollower.compare(held, read, model);
     }
+  }
+
+  /** Lets the read be restarted without state ({@link #statelessRestarts}). */
+  void allowStatelessRestarts() {
+    statelessRestarts = true;
   }
 
   /**
