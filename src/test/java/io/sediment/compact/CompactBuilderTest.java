@@ -129,17 +129,7 @@ class CompactBuilderTest {
    */
   @Test
   void aMinorCompactionRewritesAFileMostlyDeletedByItsDeletionVector() throws Exception {
-    Table table =
-        TestTables.create(
-            TestTables.catalog(dir),
-            "t",
-            Schema.newBuilder()
-                .column("k", DataTypes.BIGINT().notNull())
-                .column("v", DataTypes.STRING())
-                .primaryKey("k")
-                .option("bucket", "1")
-                .option("deletion-vectors.enabled", "true")
-                .build());
+    Table table = TestTables.create(TestTables.catalog(dir), "t", deletionVectorSchema(1));
     Map<Long, String> model = new TreeMap<>();
     List<RowData> rows = new ArrayList<>();
     for (long k = 0; k < 1000; k++) {
@@ -209,15 +199,7 @@ class CompactBuilderTest {
       int buckets = 1 + seed / 3;
       Table table =
           TestTables.create(
-              TestTables.catalog(dir.resolve("s" + seed)),
-              "t",
-              Schema.newBuilder()
-                  .column("k", DataTypes.BIGINT().notNull())
-                  .column("v", DataTypes.STRING())
-                  .primaryKey("k")
-                  .option("bucket", String.valueOf(buckets))
-                  .option("deletion-vectors.enabled", "true")
-                  .build());
+              TestTables.catalog(dir.resolve("s" + seed)), "t", deletionVectorSchema(buckets));
       Map<Long, String> model = new TreeMap<>();
       List<RowData> rows = new ArrayList<>();
       for (long k = 0; k < 500; k++) {
@@ -260,17 +242,7 @@ class CompactBuilderTest {
   /** Only the buckets whose files have deleted rows are rewritten by that rule. */
   @Test
   void aFullCompactionRewritesOnlyTheBucketsWithDeletedRows() throws Exception {
-    Table table =
-        TestTables.create(
-            TestTables.catalog(dir),
-            "t",
-            Schema.newBuilder()
-                .column("k", DataTypes.BIGINT().notNull())
-                .column("v", DataTypes.STRING())
-                .primaryKey("k")
-                .option("bucket", "4")
-                .option("deletion-vectors.enabled", "true")
-                .build());
+    Table table = TestTables.create(TestTables.catalog(dir), "t", deletionVectorSchema(4));
     List<RowData> rows = new ArrayList<>();
     for (long k = 0; k < 400; k++) {
       rows.add(row(k, "v" + k));
@@ -292,6 +264,24 @@ class CompactBuilderTest {
     return s.indexManifest() == null
         ? List.of()
         : new IndexManifest(table.store().fileIO(), table.store().paths()).read(s.indexManifest());
+  }
+
+  /**
+   * {@code (k BIGINT NOT NULL, v STRING)}, primary key k, deletion vectors, {@code buckets}, and
+   * {@code options} as key, value, key, value...
+   */
+  static Schema deletionVectorSchema(int buckets, String... options) {
+    Schema.Builder b =
+        Schema.newBuilder()
+            .column("k", DataTypes.BIGINT().notNull())
+            .column("v", DataTypes.STRING())
+            .primaryKey("k")
+            .option("bucket", String.valueOf(buckets))
+            .option("deletion-vectors.enabled", "true");
+    for (int i = 0; i < options.length; i += 2) {
+      b.option(options[i], options[i + 1]);
+    }
+    return b.build();
   }
 
   private static DataFileMeta single(List<DataFileMeta> files) {

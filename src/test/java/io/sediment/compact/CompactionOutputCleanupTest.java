@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.manifest.ManifestEntry;
-import io.sediment.schema.Schema;
 import io.sediment.table.Table;
 import io.sediment.testutil.FaultyFileSystem;
 import io.sediment.testutil.TestTables;
@@ -16,7 +15,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
-import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.RowData;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -42,14 +40,7 @@ class CompactionOutputCleanupTest {
         TestTables.create(
             TestTables.faultyCatalog(dir),
             "t",
-            Schema.newBuilder()
-                .column("k", DataTypes.BIGINT().notNull())
-                .column("v", DataTypes.STRING())
-                .primaryKey("k")
-                .option("bucket", "1")
-                .option("deletion-vectors.enabled", "true")
-                .option("write-only", "true")
-                .build());
+            CompactBuilderTest.deletionVectorSchema(1, "write-only", "true"));
     List<RowData> rows = new ArrayList<>();
     for (long k = 0; k < 100; k++) {
       rows.add(row(k, "v" + k));

@@ -50,14 +50,12 @@ class SqlBatchCommitRetryTest {
       assertThat(t.snapshotManager().listIds()).hasSize(1);
 
       // the writers' results as the restarted task receives them: read again, or new files
-      List<CommitMessage> again =
+      retry(
+          t,
+          user,
           writersRanAgain
               ? TestTables.prepare(wb, List.of(row(1L, "a"), row(2L, "b")))
-              : CommitMessageListCodec.fromBytes(
-                  CommitMessageListCodec.toBytes(first), getClass().getClassLoader());
-      SinkCommitter attempt1 = committer(t, user, true);
-      attempt1.add(SedimentWriteOperator.END_OF_INPUT, again);
-      attempt1.endInput(null, false);
+              : reused(first));
 
       assertThat(t.snapshotManager().listIds())
           .as("writers ran again: %s", writersRanAgain)
@@ -107,14 +105,12 @@ class SqlBatchCommitRetryTest {
       }
       assertThat(t.snapshotManager().listIds()).containsExactly(1L);
 
-      List<CommitMessage> again =
+      retry(
+          t,
+          user,
           writersRanAgain
               ? TestTables.prepare(wb, List.of(row(1L, "a"), row(2L, "b")))
-              : CommitMessageListCodec.fromBytes(
-                  CommitMessageListCodec.toBytes(first), getClass().getClassLoader());
-      SinkCommitter attempt1 = committer(t, user, true);
-      attempt1.add(SedimentWriteOperator.END_OF_INPUT, again);
-      attempt1.endInput(null, false);
+              : reused(first));
 
       assertThat(t.snapshotManager().listIds())
           .as("writers ran again: %s", writersRanAgain)
@@ -137,6 +133,19 @@ class SqlBatchCommitRetryTest {
     attempt1.endInput(null, false);
     assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
         .containsExactlyInAnyOrder("(9,other job)", "(1,a)");
+  }
+
+  /** The writers' results as a restarted task receives them when they are reused. */
+  private List<CommitMessage> reused(List<CommitMessage> first) throws Exception {
+    return CommitMessageListCodec.fromBytes(
+        CommitMessageListCodec.toBytes(first), getClass().getClassLoader());
+  }
+
+  /** A retried committer's attempt, ending its input with {@code again}. */
+  private static void retry(Table t, String user, List<CommitMessage> again) throws Exception {
+    SinkCommitter attempt1 = committer(t, user, true);
+    attempt1.add(SedimentWriteOperator.END_OF_INPUT, again);
+    attempt1.endInput(null, false);
   }
 
   private static SinkCommitter committer(Table t, String user, boolean retried) throws Exception {
