@@ -226,11 +226,11 @@ final class CommitConflicts {
    * Primary-key tables, the bucket invariant (docs/spec.md, "The primary-key bucket invariant"): a
    * message that compacts, or changes a bucket's levels >= 1 (adds or removes such files) or its
    * deletion vectors, read the bucket at its base snapshot; it conflicts when any commit after that
-   * base changed the bucket's levels >= 1 or deletion vectors, since its outputs and the vectors it
-   * marks were computed without that change (two compactions of one bucket from one base would both
-   * keep a version of the same key). Level-0 appends never conflict: APPEND snapshots are not read.
-   * A message with an unknown base, or whose base or a snapshot after it is gone, conflicts: what
-   * happened in between cannot be told.
+   * base changed the bucket's levels >= 1 or deletion vectors, or overwrote it (level 0 too), since
+   * its outputs and the vectors it marks were computed without that change (two compactions of one
+   * bucket from one base would both keep a version of the same key). Level-0 appends never
+   * conflict: APPEND snapshots are not read. A message with an unknown base, or whose base or a
+   * snapshot after it is gone, conflicts: what happened in between cannot be told.
    */
   void checkBucketsSerializable(
       Optional<Snapshot> latest,
@@ -273,9 +273,12 @@ final class CommitConflicts {
         if (s.get().commitKind() == CommitKind.APPEND) {
           continue; // level-0 files only, no deletion vectors
         }
+        // an overwrite replaces the bucket whole, level 0 too: a compaction that dropped deletes
+        // (its inputs held every version of the bucket it saw) would let replaced keys return
+        boolean overwrite = s.get().commitKind() == CommitKind.OVERWRITE;
         for (ManifestEntry e : delta(s.get(), deltas)) {
           if (e.bucket() == m.bucket()
-              && e.file().level() > 0
+              && (e.file().level() > 0 || overwrite)
               && e.partition().equals(m.partition())) {
             throw new CommitConflictException(
                 "Commit conflicts with a concurrent commit: snapshot "

@@ -1,6 +1,7 @@
 package io.sediment.maintenance;
 
 import io.sediment.manifest.FileStore;
+import io.sediment.retention.AfterCommitMaintenance;
 import io.sediment.retention.PartitionExpiry;
 import io.sediment.schema.CommitOptions;
 import io.sediment.schema.PartitionTimeExtractor;
@@ -105,6 +106,12 @@ public final class ExpirePartitions {
             new PartitionTimeExtractor(pattern, formatter, partitionKeys),
             strategy,
             maxExpires);
-    return expiry.dropExpired(store).partitions();
+    PartitionExpiry.Dropped dropped = expiry.dropExpired(store);
+    if (!dropped.snapshotIds().isEmpty() && !store.options().writeOnly()) {
+      // as after any commit (a write-only table's expiry is its compaction job's)
+      new AfterCommitMaintenance(store, table.fullName())
+          .run(store, dropped.snapshotIds().get(dropped.snapshotIds().size() - 1), false, true);
+    }
+    return dropped.partitions();
   }
 }

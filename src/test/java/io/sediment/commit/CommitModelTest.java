@@ -706,14 +706,14 @@ class CommitModelTest {
         vectors.remove(name(l)); // a file's vector goes with it
         removed.add(l);
         delta -= l.records();
-        if (l.file.level() > 0) {
+        if (l.file.level() > 0 || kind == CommitKind.OVERWRITE) {
           levelled.add(l.p + "/" + l.bucket);
         }
       }
       for (Live l : added) {
         live.put(l.file.fileName(), l);
         delta += l.records();
-        if (l.file.level() > 0) {
+        if (l.file.level() > 0 || kind == CommitKind.OVERWRITE) {
           levelled.add(l.p + "/" + l.bucket);
         }
       }

@@ -19,6 +19,7 @@ import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.TreeSet;
 import org.apache.flink.table.api.DataTypes;
@@ -146,6 +147,18 @@ class ExpirePartitionsTest {
                 .execute())
         .containsExactly("dt=1999-01-01/hh=0");
     assertThat(rows(t)).containsExactly("2024-06-03/0", "2024-06-03/0");
+  }
+
+  /** Snapshots are expired after the drop, as after any commit (the table's retention). */
+  @Test
+  void snapshotsAreExpiredAfterTheDrop() throws Exception {
+    Table t =
+        table("t", clock())
+            .copy(Map.of("snapshot.num-retained.min", "1", "snapshot.num-retained.max", "1"));
+    TestTables.writeBatch(t, List.of(row(1, "2024-06-01", 0)));
+    TestTables.writeBatch(t, List.of(row(2, "2024-06-03", 0)));
+    assertThat(new ExpirePartitions(t).expirationTime(Duration.ofDays(1)).execute()).hasSize(2);
+    assertThat(t.snapshotManager().listIds()).hasSize(1);
   }
 
   @Test
