@@ -17,10 +17,10 @@ import java.util.Random;
  * partitioned table one partition, while the streaming writers, compactions and maintenance go on
  * (windows committed after it stay, on top; a compaction planned before it conflicts). On a
  * primary-key table its writer ignores the table's files ({@code withIgnorePreviousFiles}), so its
- * rows start at sequence 0 below every window in flight, and its own compactions (a deletion-vector
- * table moves level 0 up) are folded into the one snapshot. A streaming read does not see it (as in
- * Paimon, overwrite snapshots are not streamed): histories with a stream read on a primary-key
- * table have no overwrite.
+ * rows are numbered below every writer's (from -2^62), so later windows win, and its own
+ * compactions (a deletion-vector table moves level 0 up) are folded into the one snapshot. A
+ * streaming read does not see it (as in Paimon, overwrite snapshots are not streamed): histories
+ * with a stream read on a primary-key table have no overwrite.
  */
 final class OverwriteActor implements Actor {
 
