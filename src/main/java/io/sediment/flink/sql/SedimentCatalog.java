@@ -159,6 +159,11 @@ public final class SedimentCatalog extends AbstractCatalog {
       throw new CatalogException(
           "Sediment databases take no properties, got " + database.getProperties().keySet());
     }
+    if (database != null && database.getComment() != null && !database.getComment().isEmpty()) {
+      // it would be dropped unseen: databases are directories (Paimon refuses it too)
+      throw new CatalogException(
+          "Sediment databases take no comment, got '" + database.getComment() + "'");
+    }
     if (catalog.databaseExists(name)) {
       if (ignoreIfExists) {
         return;

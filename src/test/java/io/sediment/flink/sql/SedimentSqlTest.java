@@ -1543,6 +1543,16 @@ class SedimentSqlTest {
         .hasStackTraceContaining("DISTRIBUTED BY needs INTO n BUCKETS");
   }
 
+  /** A database comment, which a directory cannot keep, is refused rather than dropped unseen. */
+  @Test
+  void createDatabaseRefusesAComment() throws Exception {
+    assertThatThrownBy(() -> exec("CREATE DATABASE commented COMMENT 'sales'"))
+        .hasStackTraceContaining("Sediment databases take no comment, got 'sales'");
+    assertThat(new FileSystemCatalog(warehouse.toString()).databaseExists("commented")).isFalse();
+    exec("CREATE DATABASE plain");
+    assertThat(new FileSystemCatalog(warehouse.toString()).databaseExists("plain")).isTrue();
+  }
+
   /**
    * INSERT OVERWRITE into primary-key tables whose writers compact what they write (deletion
    * vectors and the lookup producer move level 0 up at once; a small buffer hits the stop trigger):
