@@ -103,6 +103,8 @@ final class SimTable {
     }
     if (config.lookupChangelog()) {
       b.option("changelog-producer", "lookup");
+    } else if (config.inputChangelog()) {
+      b.option("changelog-producer", "input");
     }
     if (config.smallBuffers() || config.stopTriggerWait()) {
       b.option("num-sorted-run.stop-trigger", String.valueOf(config.compactionTrigger() + 1));
