@@ -142,27 +142,17 @@ final class CommitCleanup {
     return names;
   }
 
-  /** Deletes data files no snapshot lists (an overwrite's compacted inputs), logging failures. */
+  /**
+   * Deletes files no snapshot lists (an overwrite's compacted inputs and changelog), logging
+   * failures.
+   */
   void deleteUnreferenced(List<ManifestEntry> files) {
     List<Path> paths = new ArrayList<>();
     for (ManifestEntry e : files) {
       paths.add(store.dataFilePath(e.partition(), e.bucket(), e.file().fileName()));
     }
     for (IOException x : store.fileIO().deleteAll(paths)) {
-      LOG.warn("Could not delete a compacted file of an overwrite: {}", x.toString());
-    }
-  }
-
-  /** Deletes the messages' changelog files (no snapshot lists them), logging what cannot be. */
-  void deleteChangelog(List<CommitMessage> messages) {
-    List<Path> paths = new ArrayList<>();
-    for (CommitMessage m : messages) {
-      for (DataFileMeta f : m.changelogFiles()) {
-        paths.add(store.dataFilePath(m.partition(), m.bucket(), f.fileName()));
-      }
-    }
-    for (IOException x : store.fileIO().deleteAll(paths)) {
-      LOG.warn("Could not delete an unused changelog file: {}", x.toString());
+      LOG.warn("Could not delete an unused file of an overwrite: {}", x.toString());
     }
   }
 

@@ -367,11 +367,6 @@ final class CommitConflicts {
         return true;
       }
     }
-    for (DataFileMeta f : m.compactBefore()) {
-      if (f.level() > 0) {
-        return true;
-      }
-    }
     return false;
   }
 

@@ -413,9 +413,7 @@ public final class FileStoreCommit {
       }
       Snapshot s = landed.get().snapshot();
       landedCommits.published(s);
-      // An overwrite is not a change a stream reads: changelog written for it is dropped.
-      cleanup.deleteChangelog(messages);
-      cleanup.deleteUnreferenced(net.consumed());
+      cleanup.deleteUnreferenced(net.unreferenced());
       LOG.info(
           "Committed snapshot {} (OVERWRITE, user {}, {}, {} file(s) replaced)",
           s.id(),

@@ -20,25 +20,27 @@ import java.util.Set;
  * refused: it merged the table's rows with the new ones (a first-row table kept an old row).
  */
 record OverwriteFiles(
-    List<ManifestEntry> adds, List<CommitMessage> vectorMessages, List<ManifestEntry> consumed) {
+    List<ManifestEntry> adds,
+    List<CommitMessage> vectorMessages,
+    List<ManifestEntry> unreferenced) {
 
   static OverwriteFiles of(List<CommitMessage> messages) {
     Set<String> written = new HashSet<>();
     Set<String> inputs = new HashSet<>();
     for (CommitMessage m : messages) {
-      m.newFiles().forEach(f -> written.add(key(m, f.fileName())));
-      m.compactAfter().forEach(f -> written.add(key(m, f.fileName())));
-      m.compactBefore().forEach(f -> inputs.add(key(m, f.fileName())));
+      m.newFiles().forEach(f -> written.add(f.fileName()));
+      m.compactAfter().forEach(f -> written.add(f.fileName()));
+      m.compactBefore().forEach(f -> inputs.add(f.fileName()));
     }
     List<ManifestEntry> adds = new ArrayList<>();
-    List<ManifestEntry> consumed = new ArrayList<>();
+    List<ManifestEntry> unreferenced = new ArrayList<>();
     List<CommitMessage> vectorMessages = new ArrayList<>();
     for (CommitMessage m : messages) {
       List<String> touched = new ArrayList<>();
       m.compactBefore().forEach(f -> touched.add(f.fileName()));
       m.deletionFiles().forEach(d -> touched.add(d.dataFile()));
       for (String name : touched) {
-        if (!written.contains(key(m, name))) {
+        if (!written.contains(name)) {
           throw new IllegalArgumentException(
               "An overwrite compacts or marks rows deleted in "
                   + name
@@ -48,13 +50,15 @@ record OverwriteFiles(
       }
       for (List<DataFileMeta> files : List.of(m.newFiles(), m.compactAfter())) {
         for (DataFileMeta f : files) {
-          boolean kept = !inputs.contains(key(m, f.fileName()));
-          (kept ? adds : consumed).add(m.entry(FileKind.ADD, f));
+          boolean kept = !inputs.contains(f.fileName());
+          (kept ? adds : unreferenced).add(m.entry(FileKind.ADD, f));
         }
       }
+      // an overwrite is not a change a stream reads: changelog written for it is dropped
+      m.changelogFiles().forEach(f -> unreferenced.add(m.entry(FileKind.ADD, f)));
       List<DeletionFile> vectors = new ArrayList<>();
       for (DeletionFile d : m.deletionFiles()) {
-        if (!inputs.contains(key(m, d.dataFile()))) {
+        if (!inputs.contains(d.dataFile())) {
           vectors.add(d);
         }
       }
@@ -71,11 +75,6 @@ record OverwriteFiles(
                 m.baseSnapshotId()));
       }
     }
-    return new OverwriteFiles(adds, vectorMessages, consumed);
-  }
-
-  /** Data file names are unique in the table (a random UUID each). */
-  private static String key(CommitMessage m, String fileName) {
-    return fileName;
+    return new OverwriteFiles(adds, vectorMessages, unreferenced);
   }
 }

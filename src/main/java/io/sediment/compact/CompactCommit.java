@@ -63,17 +63,17 @@ public final class CompactCommit {
     if (nonEmpty.isEmpty()) {
       return null;
     }
-    if (checkCommitted && commit.isCommitted(identifier)) {
-      return null;
-    }
     if (checkCommitted && identifier == FileStoreCommit.BATCH_IDENTIFIER) {
       // A restarted batch committer: the job's commit user is its own (a random suffix per job),
-      // so a batch commit of it among the snapshots is this job's, which landed.
+      // so a batch commit of it among the snapshots is this job's, which landed. (isCommitted
+      // never sees batch commits.)
       Optional<Snapshot> landed =
           SnapshotCommits.settledBatchCommitOfUser(store, commit.commitUser());
       if (landed.isPresent()) {
         return landed.get().id();
       }
+    } else if (checkCommitted && commit.isCommitted(identifier)) {
+      return null;
     }
     try {
       // Refuses outputs that are missing, after skipping an identifier that landed.

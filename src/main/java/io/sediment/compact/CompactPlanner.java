@@ -6,6 +6,7 @@ import io.sediment.manifest.IndexManifest;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.predicate.Predicate;
+import io.sediment.schema.Durations;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -148,7 +149,7 @@ public final class CompactPlanner {
     long idleSince =
         partitionIdleTime == null
             ? Long.MAX_VALUE
-            : store.clock().millis() - saturatedMillis(partitionIdleTime);
+            : store.clock().millis() - Durations.saturatedMillis(partitionIdleTime);
     // Entries come bucket by bucket from each manifest, sharing their partition row: the bucket
     // of the entry before is reused rather than looked up (a plan of a large table hashes every
     // partition row once per bucket run instead of once per file).
@@ -228,14 +229,5 @@ public final class CompactPlanner {
           "Cannot read the deletion vectors of snapshot " + snapshot.id(), e);
     }
     return out;
-  }
-
-  /** A duration in milliseconds, {@code Long.MAX_VALUE} for one longer than that. */
-  private static long saturatedMillis(Duration d) {
-    try {
-      return d.toMillis();
-    } catch (ArithmeticException tooLong) {
-      return Long.MAX_VALUE;
-    }
   }
 }

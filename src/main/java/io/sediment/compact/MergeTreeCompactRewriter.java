@@ -116,30 +116,30 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
     List<DataFileMeta> upper = new ArrayList<>();
     if (looksUp(store.options(), task)) {
       // An overwrite's writer looks up only in its own files (their vectors are its own too)
-      boolean own = task.ownBucketFiles() != null;
-      Optional<Snapshot> latest = own ? Optional.empty() : store.snapshotManager().latest();
-      if (!own) {
+      List<DataFileMeta> bucketFiles = task.ownBucketFiles();
+      if (bucketFiles == null) {
+        Optional<Snapshot> latest = store.snapshotManager().latest();
         base = OptionalLong.of(latest.map(Snapshot::id).orElse(0L));
+        if (latest.isPresent()) {
+          if (dv) {
+            vectorFiles =
+                new IndexManifest(store.fileIO(), store.paths())
+                    .read(latest.get().indexManifest(), task.partition(), task.bucket());
+            vectors = new HashMap<>(DeletionVectors.read(store, vectorFiles.values()));
+          }
+          bucketFiles = new ArrayList<>();
+          for (ManifestEntry e :
+              store
+                  .newScan()
+                  .withPartitionFilter(
+                      PartitionPredicates.in(store.partitionType(), Set.of(task.partition())))
+                  .withBucket(task.bucket())
+                  .plan(latest.get())) {
+            bucketFiles.add(e.file());
+          }
+        }
       }
-      if (latest.isPresent() || own) {
-        if (dv && !own) {
-          vectorFiles =
-              new IndexManifest(store.fileIO(), store.paths())
-                  .read(latest.get().indexManifest(), task.partition(), task.bucket());
-          vectors = new HashMap<>(DeletionVectors.read(store, vectorFiles.values()));
-        }
-        List<DataFileMeta> bucketFiles = own ? task.ownBucketFiles() : new ArrayList<>();
-        for (ManifestEntry e :
-            own
-                ? List.<ManifestEntry>of()
-                : store
-                    .newScan()
-                    .withPartitionFilter(
-                        PartitionPredicates.in(store.partitionType(), Set.of(task.partition())))
-                    .withBucket(task.bucket())
-                    .plan(latest.get())) {
-          bucketFiles.add(e.file());
-        }
+      if (bucketFiles != null) {
         List<DataFileMeta> rest = task.lookupFiles(bucketFiles);
         List<DataFileMeta> all = new ArrayList<>(rest);
         all.addAll(task.inputs());
@@ -191,7 +191,7 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
       // made as it is written, not read back from it by the first of them
       writer.writeLookupFilesTo(cache);
     }
-    List<DataFileMeta> after = null;
+    List<DataFileMeta> after = List.of();
     long rows = 0;
     Map<String, RoaringBitmap> changed = new LinkedHashMap<>();
     List<LevelLookup> lookups = new ArrayList<>();
@@ -309,7 +309,7 @@ public final class MergeTreeCompactRewriter implements CompactRewriter {
       }
       // finished outputs (the writer hands them out and no longer aborts them): the vectors'
       // file failed after them
-      for (DataFileMeta f : after == null ? List.<DataFileMeta>of() : after) {
+      for (DataFileMeta f : after) {
         written.add(store.dataFilePath(task.partition(), task.bucket(), f.fileName()));
       }
       for (IOException cleanup : store.fileIO().deleteAll(written)) {

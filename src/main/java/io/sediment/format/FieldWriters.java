@@ -465,14 +465,14 @@ final class FieldWriters {
       long v;
       EpochTimestampVector vector =
           row instanceof BatchRow batchRow ? batchRow.timestampVector(pos) : null;
-      try {
-        if (vector != null) {
+      if (vector == null) {
+        v = Timestamps.toLong(row.getTimestamp(pos, precision), unit, name);
+      } else {
+        try {
           v = vector.epoch(((BatchRow) row).rowId(), unit); // no TimestampData per value
-        } else {
-          v = Timestamps.toLong(row.getTimestamp(pos, precision), unit);
+        } catch (ArithmeticException e) {
+          throw Timestamps.outOfRange(name, unit); // a widened column's older value
         }
-      } catch (ArithmeticException e) {
-        throw Timestamps.outOfRange(name, unit);
       }
       update(v);
       cw.write(v, 0, defined);

@@ -418,15 +418,8 @@ final class NestedFieldWriter extends FieldWriter {
             cw.write(Binary.fromConstantByteArray(((StringData) v).toBytes()), r, def);
         case BINARY, VARBINARY -> cw.write(Binary.fromConstantByteArray((byte[]) v), r, def);
         case DECIMAL -> writeDecimal(cw, (DecimalData) v, r);
-        case TIMESTAMP_WITHOUT_TIME_ZONE, TIMESTAMP_WITH_LOCAL_TIME_ZONE -> {
-          long t;
-          try {
-            t = Timestamps.toLong((TimestampData) v, unit);
-          } catch (ArithmeticException e) {
-            throw Timestamps.outOfRange(path, unit);
-          }
-          cw.write(t, r, def);
-        }
+        case TIMESTAMP_WITHOUT_TIME_ZONE, TIMESTAMP_WITH_LOCAL_TIME_ZONE ->
+            cw.write(Timestamps.toLong((TimestampData) v, unit, path), r, def);
         default -> throw ParquetSchemas.unsupported(path, type);
       }
     }

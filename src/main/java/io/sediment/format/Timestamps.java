@@ -39,6 +39,17 @@ final class Timestamps {
   }
 
   /**
+   * {@link #toLong(TimestampData, TimeUnit)} of column {@code column}, naming it when out of range.
+   */
+  static long toLong(TimestampData ts, TimeUnit unit, String column) {
+    try {
+      return toLong(ts, unit);
+    } catch (ArithmeticException e) {
+      throw outOfRange(column, unit);
+    }
+  }
+
+  /**
    * The error for a value {@code toLong} cannot hold (an ArithmeticException): only precisions 7 to
    * 9, stored as INT64 nanoseconds, have a narrower range than Flink's years 0000-9999.
    */

@@ -1,8 +1,8 @@
 package io.sediment.maintenance;
 
 import io.sediment.manifest.FileStore;
-import io.sediment.retention.AfterCommitMaintenance;
 import io.sediment.retention.PartitionExpiry;
+import io.sediment.retention.SnapshotRetention;
 import io.sediment.schema.CommitOptions;
 import io.sediment.schema.PartitionTimeExtractor;
 import io.sediment.schema.TableOptions;
@@ -109,8 +109,8 @@ public final class ExpirePartitions {
     PartitionExpiry.Dropped dropped = expiry.dropExpired(store);
     if (!dropped.snapshotIds().isEmpty() && !store.options().writeOnly()) {
       // as after any commit (a write-only table's expiry is its compaction job's)
-      new AfterCommitMaintenance(store, table.fullName())
-          .run(store, dropped.snapshotIds().get(dropped.snapshotIds().size() - 1), false, true);
+      new SnapshotRetention(store, table.fullName())
+          .expireAfterCommit(dropped.snapshotIds().get(dropped.snapshotIds().size() - 1));
     }
     return dropped.partitions();
   }

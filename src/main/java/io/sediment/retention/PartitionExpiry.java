@@ -8,6 +8,7 @@ import io.sediment.manifest.FileStore;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.schema.CommitOptions;
+import io.sediment.schema.Durations;
 import io.sediment.schema.PartitionTimeExtractor;
 import io.sediment.schema.TableOptions;
 import java.time.Duration;
@@ -103,7 +104,7 @@ public final class PartitionExpiry {
 
   /** The expired partitions of the latest snapshot at {@code nowMillis}, oldest first. */
   public List<BinaryRowData> expired(FileStore store, long nowMillis) {
-    long cutoff = nowMillis - Math.min(saturatedMillis(expiration), nowMillis - Long.MIN_VALUE / 2);
+    long cutoff = cutoff(nowMillis);
     Snapshot latest = store.snapshotManager().latest().orElse(null);
     if (latest == null) {
       return List.of();
@@ -150,13 +151,10 @@ public final class PartitionExpiry {
     }
   }
 
-  /** {@code d} in milliseconds, saturated at the range of a long instead of overflowing. */
-  static long saturatedMillis(Duration d) {
-    try {
-      return d.toMillis();
-    } catch (ArithmeticException e) {
-      return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-    }
+  /** Partitions whose time is before this, at {@code nowMillis}, are expired. */
+  private long cutoff(long nowMillis) {
+    return nowMillis
+        - Math.min(Durations.saturatedMillis(expiration), nowMillis - Long.MIN_VALUE / 2);
   }
 
   /**
@@ -169,7 +167,7 @@ public final class PartitionExpiry {
     if (drop.isEmpty()) {
       return Dropped.NONE;
     }
-    long cutoff = now - Math.min(saturatedMillis(expiration), now - Long.MIN_VALUE / 2);
+    long cutoff = cutoff(now);
     List<Long> ids =
         new FileStoreCommit(store, CommitUsers.random())
             // by update time, a file written since the decision means the partition is in use

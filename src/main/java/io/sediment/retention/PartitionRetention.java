@@ -2,6 +2,7 @@ package io.sediment.retention;
 
 import io.sediment.manifest.FileStore;
 import io.sediment.schema.CommitOptions;
+import io.sediment.schema.Durations;
 import io.sediment.schema.TableOptions;
 import java.util.List;
 import org.slf4j.Logger;
@@ -61,8 +62,7 @@ public final class PartitionRetention {
         return Outcome.NOTHING;
       }
       long interval =
-          PartitionExpiry.saturatedMillis(
-              options.get(CommitOptions.PARTITION_EXPIRATION_CHECK_INTERVAL));
+          Durations.saturatedMillis(options.get(CommitOptions.PARTITION_EXPIRATION_CHECK_INTERVAL));
       boolean due =
           interval == 0
               || now - lastCheckMillis > interval

@@ -23,8 +23,10 @@ import org.apache.flink.table.types.logical.LogicalType;
  */
 final class ColumnChanges {
 
-  /** Columns of primary-key data files after the table's columns: no table column takes them. */
-  /** Names of the columns primary-key data files add to the table's (spec §8). */
+  /**
+   * Names of the columns primary-key data files add after the table's (spec §8): no table column
+   * takes them.
+   */
   static final Set<String> RESERVED = Set.of("_SEQUENCE_NUMBER", "_ROW_KIND");
 
   private final TableSchema schema;

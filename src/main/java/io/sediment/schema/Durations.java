@@ -14,6 +14,15 @@ public final class Durations {
 
   private Durations() {}
 
+  /** {@code d} in milliseconds, saturated at the range of a long instead of overflowing. */
+  public static long saturatedMillis(Duration d) {
+    try {
+      return d.toMillis();
+    } catch (ArithmeticException e) {
+      return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
+  }
+
   /**
    * {@code text} as a duration with a unit.
    *

@@ -35,7 +35,7 @@ final class MergeEngineRules {
     }
     if (seq != null && names.contains(seq)) {
       LogicalType t = type(schema, names, seq);
-      if (SupportedTypes.isNested(t) || InternalComparators.forType(t) == null) {
+      if (!ordered(t)) {
         throw new IllegalArgumentException(
             "Option 'sequence.field' names '"
                 + seq
@@ -68,10 +68,7 @@ final class MergeEngineRules {
           switch (fn) {
             case "sum" -> numeric(t) ? null : "a numeric type";
             case "count" -> isIntOrBigint(t) ? null : "type INT or BIGINT";
-            case "min", "max" ->
-                !SupportedTypes.isNested(t) && InternalComparators.forType(t) != null
-                    ? null
-                    : "an ordered type";
+            case "min", "max" -> ordered(t) ? null : "an ordered type";
             default -> null; // last_value, last_non_null_value: any type
           };
       if (needs != null) {
@@ -90,6 +87,10 @@ final class MergeEngineRules {
 
   private static LogicalType type(Schema schema, List<String> names, String column) {
     return schema.columns().get(names.indexOf(column)).type();
+  }
+
+  private static boolean ordered(LogicalType t) {
+    return !SupportedTypes.isNested(t) && InternalComparators.forType(t) != null;
   }
 
   private static boolean numeric(LogicalType t) {

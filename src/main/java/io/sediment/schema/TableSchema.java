@@ -407,14 +407,10 @@ public final class TableSchema implements Serializable {
       }
     }
     List<DataField> newFields = columns.fields();
-    Schema.Builder b = Schema.newBuilder();
-    for (DataField f : newFields) {
-      b.column(f.name(), f.logicalType(), f.description());
-    }
-    b.partitionKeys(partitionKeys).primaryKey(primaryKeys).options(newOptions).comment(newComment);
     // A table created before the merge rules existed keeps its options (they cannot change): its
     // ALTERs are not refused for them.
-    TableSchema checked = create(b.build(), timeMillis, keepsMergeRules());
+    TableSchema checked =
+        create(userSchema(newFields, newOptions, newComment), timeMillis, keepsMergeRules());
     return new TableSchema(
         id + 1,
         newFields,
@@ -494,19 +490,26 @@ public final class TableSchema implements Serializable {
     }
   }
 
+  /** These fields and options, with this schema's keys, as a user's {@link Schema}. */
+  private Schema userSchema(List<DataField> fields, Map<String, String> options, String comment) {
+    Schema.Builder b = Schema.newBuilder();
+    for (DataField f : fields) {
+      b.column(f.name(), f.logicalType(), f.description());
+    }
+    return b.partitionKeys(partitionKeys)
+        .primaryKey(primaryKeys)
+        .options(options)
+        .comment(comment)
+        .build();
+  }
+
   /** Whether this schema keeps {@link MergeEngineRules} (one created before them may not). */
   private boolean keepsMergeRules() {
     if (primaryKeys.isEmpty()) {
       return true;
     }
-    Schema.Builder b = Schema.newBuilder();
-    for (DataField f : fields) {
-      b.column(f.name(), f.logicalType(), f.description());
-    }
-    Schema current =
-        b.partitionKeys(partitionKeys).primaryKey(primaryKeys).options(options).build();
     try {
-      MergeEngineRules.check(current, tableOptions(), fieldNames());
+      MergeEngineRules.check(userSchema(fields, options, comment), tableOptions(), fieldNames());
       return true;
     } catch (IllegalArgumentException e) {
       return false;

@@ -87,11 +87,6 @@ final class BucketView {
     return followsSnapshots ? Math.max(maxSequenceNumber + 1, floor) : Long.MIN_VALUE / 2;
   }
 
-  /** The highest sequence number of the files in the snapshot first read; -1: none. */
-  long maxSequenceNumber() {
-    return maxSequenceNumber;
-  }
-
   /** The bucket's files in snapshot {@link #viewId()}, in the order they were added. */
   Collection<DataFileMeta> committedFiles() {
     return committed.values();

@@ -83,8 +83,7 @@ public final class ReadBuilder {
   }
 
   public TableScan newScan() {
-    TableScan scan = new TableScan(store, filter());
-    return withLevel0 ? scan.withLevel0() : scan;
+    return TableScan.of(store, filter(), withLevel0);
   }
 
   /** A streaming read's plan: where it starts and the changes of each later snapshot. */

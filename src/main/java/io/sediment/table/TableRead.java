@@ -31,10 +31,6 @@ public final class TableRead {
   private final boolean stream;
   private final boolean withLevel0;
 
-  TableRead(FileStore store, Predicate filter, int[] projection) {
-    this(store, filter, projection, false, false);
-  }
-
   /**
    * @param stream whether it reads a stream's splits: its full splits then hold what precedes the
    *     stream's changes (see {@link PrimaryKeyReader})

@@ -59,7 +59,7 @@ public final class TableScan {
       FileStore store, Predicate filter, boolean mergedWithLevel0, boolean withLevel0) {
     this.store = store;
     this.filter = filter;
-    this.mergedWithLevel0 = mergedWithLevel0 || withLevel0;
+    this.mergedWithLevel0 = mergedWithLevel0;
     this.withLevel0 = withLevel0;
   }
 
@@ -68,9 +68,12 @@ public final class TableScan {
     return new TableScan(store, filter, true, withLevel0);
   }
 
-  /** This scan with level-0 files in the splits ({@link ReadBuilder#withLevel0}). */
-  TableScan withLevel0() {
-    return new TableScan(store, filter, true, true);
+  /**
+   * A scan with level-0 files in the splits, when {@code withLevel0} ({@link
+   * ReadBuilder#withLevel0}).
+   */
+  static TableScan of(FileStore store, Predicate filter, boolean withLevel0) {
+    return new TableScan(store, filter, withLevel0, withLevel0);
   }
 
   /** What a plan read, for observing pruning. */

@@ -44,10 +44,6 @@ public final class SedimentSource
   private final int[] projection;
   private final boolean withLevel0;
 
-  public SedimentSource(Table table, Predicate filter, int[] projection) {
-    this(table, filter, projection, false);
-  }
-
   /**
    * @param withLevel0 whether it is the scan of a DELETE or UPDATE ({@link
    *     io.sediment.table.ReadBuilder#withLevel0})

@@ -382,7 +382,6 @@ public final class SinkCommitter {
     deleteFilesOfDeadWriters(Long.MAX_VALUE, committed);
   }
 
-  /** Whether the new files of the messages are in the latest snapshot (their APPEND landed). */
   /** Whether a batch commit of this job's commit user (its own) is among the snapshots. */
   private boolean batchCommitLanded() {
     return SnapshotCommits.settledBatchCommitOfUser(table.store(), windows.commitUser())
@@ -397,6 +396,7 @@ public final class SinkCommitter {
     this.retriedAttempt = retried;
   }
 
+  /** Whether the new files of the messages are in the latest snapshot (their APPEND landed). */
   private boolean appendLanded(List<CommitMessage> messages) {
     Set<String> added = new HashSet<>();
     for (CommitMessage m : messages) {

@@ -43,19 +43,13 @@ class SqlBatchCommitRetryTest {
               TestTables.idValueSchema().build());
       WriteBuilder wb = t.newBatchWriteBuilder();
       String user = CommitUsers.random();
-      List<CommitMessage> first = TestTables.prepare(wb, List.of(row(1L, "a"), row(2L, "b")));
+      List<CommitMessage> first = written(wb);
       SinkCommitter attempt0 = committer(t, user, false);
       attempt0.add(SedimentWriteOperator.END_OF_INPUT, first);
       attempt0.endInput(null, false);
       assertThat(t.snapshotManager().listIds()).hasSize(1);
 
-      // the writers' results as the restarted task receives them: read again, or new files
-      retry(
-          t,
-          user,
-          writersRanAgain
-              ? TestTables.prepare(wb, List.of(row(1L, "a"), row(2L, "b")))
-              : reused(first));
+      retry(t, user, writersRanAgain ? written(wb) : reused(first));
 
       assertThat(t.snapshotManager().listIds())
           .as("writers ran again: %s", writersRanAgain)
@@ -87,7 +81,7 @@ class SqlBatchCommitRetryTest {
       TestTables.writeBatch(t, List.of(row(9L, "before")));
       WriteBuilder wb = t.newBatchWriteBuilder();
       String user = CommitUsers.random();
-      List<CommitMessage> first = TestTables.prepare(wb, List.of(row(1L, "a"), row(2L, "b")));
+      List<CommitMessage> first = written(wb);
       AtomicBoolean failed = new AtomicBoolean();
       FaultyFileSystem.onRename(
           target -> {
@@ -105,12 +99,7 @@ class SqlBatchCommitRetryTest {
       }
       assertThat(t.snapshotManager().listIds()).containsExactly(1L);
 
-      retry(
-          t,
-          user,
-          writersRanAgain
-              ? TestTables.prepare(wb, List.of(row(1L, "a"), row(2L, "b")))
-              : reused(first));
+      retry(t, user, writersRanAgain ? written(wb) : reused(first));
 
       assertThat(t.snapshotManager().listIds())
           .as("writers ran again: %s", writersRanAgain)
@@ -133,6 +122,11 @@ class SqlBatchCommitRetryTest {
     attempt1.endInput(null, false);
     assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
         .containsExactlyInAnyOrder("(9,other job)", "(1,a)");
+  }
+
+  /** What the writers write: rows 1 and 2, in new files each time. */
+  private static List<CommitMessage> written(WriteBuilder wb) {
+    return TestTables.prepare(wb, List.of(row(1L, "a"), row(2L, "b")));
   }
 
   /** The writers' results as a restarted task receives them when they are reused. */
