@@ -7,8 +7,6 @@ import io.sediment.compact.CompactTask;
 import io.sediment.compact.CompactTaskResult;
 import io.sediment.compact.TableKind;
 import io.sediment.io.OutputObserver;
-import io.sediment.manifest.DataFileMeta;
-import io.sediment.manifest.DeletionFile;
 import io.sediment.manifest.FileStore;
 import io.sediment.mergetree.KeyValueLayout;
 import io.sediment.mergetree.MergeFunctions;
@@ -18,13 +16,8 @@ import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
-import java.util.Set;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
@@ -37,10 +30,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes a primary-key table: per partition and bucket, rows are buffered (as binary rows with a
- * sequence number and row kind) up to {@code write-buffer-size}, sorted by key and sequence, merged
- * with the merge engine (deletes kept) and written as one level-0 file. Unless {@code write-only},
- * the writer compacts its buckets at {@link #prepareCommit()} by the universal rules, and
- * synchronously whenever a bucket reaches {@code num-sorted-run.stop-trigger} runs.
+ * sequence number and row kind), sorted by key and sequence, merged with the merge engine (deletes
+ * kept) and written as one level-0 file; {@code write-buffer-size} bounds all buffers together, the
+ * largest is written when they are full. A bucket left idle for a commit is released. Unless {@code
+ * write-only}, the writer compacts its buckets at {@link #prepareCommit()} by the universal rules,
+ * and synchronously whenever a bucket reaches {@code num-sorted-run.stop-trigger} runs.
  *
  * <p>A {@code write-only} writer with {@code write-only.stop-trigger-wait} set waits at {@link
  * #prepareCommit()} for a compaction job instead ({@link StopTriggerWait}): it keeps the same view
@@ -70,8 +64,15 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
   private final int numBuckets;
   private final RowBuckets buckets;
   private final Level0Writer level0;
-  private final Map<BinaryRowData, Map<Integer, BucketWriter>> writers = new LinkedHashMap<>();
+  private final BucketMap<BucketWriter> writers = new BucketMap<>();
+
+  /**
+   * {@code write-buffer-size}: the memory of all the buckets' buffers together, as Paimon's write
+   * buffer is shared by the writers of a task; when it is full, the largest buffer is written.
+   */
   private final long bufferSize;
+
+  private long bufferedBytes;
   private final boolean compactInWriter;
   private final int stopTrigger;
 
@@ -174,48 +175,55 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
   }
 
   private BucketWriter writer(BinaryRowData partition, int bucket) {
-    Map<Integer, BucketWriter> byBucket = writers.computeIfAbsent(partition, p -> new HashMap<>());
-    BucketWriter w = byBucket.get(bucket);
-    if (w == null) {
-      w = new BucketWriter(partition, bucket);
-      byBucket.put(bucket, w);
+    return writers.get(partition, bucket, BucketWriter::new);
+  }
+
+  /** The bucket whose buffer holds the most: the one written when the shared buffer is full. */
+  private BucketWriter largestBuffer() {
+    BucketWriter largest = null;
+    for (BucketWriter w : writers.values()) {
+      if (largest == null || w.bufferBytes > largest.bufferBytes) {
+        largest = w;
+      }
     }
-    return w;
+    return largest;
   }
 
   /**
    * Flushes every buffer, compacts (unless write-only, and for each bucket only when every window
    * it sent before is resolved), or waits for a compaction job ({@link StopTriggerWait}), and
-   * returns the changes since the last call.
+   * returns the changes since the last call. A bucket left idle is released ({@link
+   * BucketWriter#idle}).
    */
   public List<CommitMessage> prepareCommit() throws IOException {
     List<CommitMessage> out = new ArrayList<>();
-    long latest = compactInWriter ? latestId() : 0;
+    long latest = viewsKept ? latestId() : 0;
     try {
-      for (Map<Integer, BucketWriter> byBucket : writers.values()) {
-        for (BucketWriter w : byBucket.values()) {
-          w.flush();
-          if (compactInWriter) {
-            if (w.catchUp(latest) && w.mayCompactNow()) {
-              w.compact();
-            } else {
-              deferredCompactions++;
-              LOG.debug(
-                  "Bucket {} of partition {}: an earlier window is not committed yet; its"
-                      + " compaction waits",
-                  w.bucket,
-                  w.partition);
-            }
+      for (BucketWriter w : writers.values()) {
+        w.flush();
+        w.compactionDeferred = false;
+        if (compactInWriter) {
+          if (w.catchUp(latest) && w.mayCompactNow()) {
+            w.compact();
+          } else {
+            deferredCompactions++;
+            w.compactionDeferred = true;
+            LOG.debug(
+                "Bucket {} of partition {}: an earlier window is not committed yet; its"
+                    + " compaction waits",
+                w.bucket,
+                w.partition);
           }
         }
       }
       stopTriggerWait.await(this::writtenBucketsCaughtUp);
-      for (Map<Integer, BucketWriter> byBucket : writers.values()) {
-        for (BucketWriter w : byBucket.values()) {
-          CommitMessage m = w.drain();
-          if (!m.isEmpty()) {
-            out.add(m);
-          }
+      for (BucketWriter w : writers.values()) {
+        CommitMessage m = w.drain();
+        if (!m.isEmpty()) {
+          out.add(m);
+        } else if (w.idle(latest)) {
+          sequenceFloors.raise(w.partition, w.bucket, w.nextSequence);
+          writers.remove(w.partition, w.bucket);
         }
       }
     } finally {
@@ -228,12 +236,10 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
   private List<BucketWriter> writtenBucketsCaughtUp() {
     long latest = latestId();
     List<BucketWriter> out = new ArrayList<>();
-    for (Map<Integer, BucketWriter> byBucket : writers.values()) {
-      for (BucketWriter w : byBucket.values()) {
-        if (!w.newFiles.isEmpty()) {
-          w.catchUp(latest);
-          out.add(w);
-        }
+    for (BucketWriter w : writers.values()) {
+      if (!w.changes.newFiles().isEmpty()) {
+        w.catchUp(latest);
+        out.add(w);
       }
     }
     return out;
@@ -246,12 +252,20 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
    */
   int windowsInFlight() {
     int n = 0;
-    for (Map<Integer, BucketWriter> byBucket : writers.values()) {
-      for (BucketWriter w : byBucket.values()) {
-        n += w.view.unresolvedWindows();
-      }
+    for (BucketWriter w : writers.values()) {
+      n += w.view.unresolvedWindows();
     }
     return n;
+  }
+
+  /** The buckets this writer holds a buffer and view for (idle ones are released). */
+  public int openBuckets() {
+    return writers.size();
+  }
+
+  /** The bytes buffered over all buckets, at most {@code write-buffer-size} after a write. */
+  long bufferedBytes() {
+    return bufferedBytes;
   }
 
   /** The wait for a compaction job (write-only): what it waited, and the windows it let pass. */
@@ -299,7 +313,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
    */
   public Map<BinaryRowData, Map<Integer, Long>> nextSequences() {
     BucketSequences out = sequenceFloors.copy();
-    writers.forEach((p, byBucket) -> byBucket.forEach((b, w) -> out.raise(p, b, w.nextSequence)));
+    writers.values().forEach(w -> out.raise(w.partition, w.bucket, w.nextSequence));
     return out.toMap();
   }
 
@@ -309,12 +323,9 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
 
   @Override
   public void close() {
-    for (Map<Integer, BucketWriter> byBucket : writers.values()) {
-      for (BucketWriter w : byBucket.values()) {
-        w.abort();
-      }
-    }
+    writers.values().forEach(BucketWriter::abort);
     writers.clear();
+    bufferedBytes = 0;
   }
 
   private CompactPlanner.BucketStrategy strategy() {
@@ -333,24 +344,22 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     /** The bucket's committed view and the windows sent for it. */
     final BucketView view;
 
-    /** What compaction plans over: the committed view with the window's changes applied. */
-    final List<DataFileMeta> files = new ArrayList<>();
+    /** This window's changes, and the files compaction plans over. */
+    final BucketChanges changes;
 
-    final List<BinaryRowData> buffer = new ArrayList<>();
+    List<BinaryRowData> buffer = new ArrayList<>();
     long bufferBytes;
     long nextSequence;
-    final List<DataFileMeta> newFiles = new ArrayList<>();
-    final List<DataFileMeta> compactBefore = new ArrayList<>();
-    final List<DataFileMeta> compactAfter = new ArrayList<>();
-    final List<DataFileMeta> changelogFiles = new ArrayList<>();
-    final List<CommitMessage> extra = new ArrayList<>();
+
+    /** Whether the last {@link #prepareCommit} could not compact the bucket (a window pending). */
+    boolean compactionDeferred;
 
     BucketWriter(BinaryRowData partition, int bucket) {
       this.partition = partition;
       this.bucket = bucket;
       this.view = new BucketView(store, partition, bucket, !ignorePreviousFiles);
       this.nextSequence = view.firstSequence(sequenceFloors.get(partition, bucket));
-      files.addAll(view.committedFiles());
+      this.changes = new BucketChanges(view.committedFiles());
     }
 
     /**
@@ -362,7 +371,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       long before = view.viewId();
       boolean none = view.catchUp(latest, deltas);
       if (view.viewId() != before) {
-        rebuildFiles();
+        changes.rebuild(view.committedFiles());
       }
       return none;
     }
@@ -382,7 +391,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
 
     @Override
     public int runsComing() {
-      return view.runsInFlight() + newFiles.size();
+      return view.runsInFlight() + changes.newFiles().size();
     }
 
     @Override
@@ -405,24 +414,6 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
           || (!lookupChangelog && (engine.equals("deduplicate") || engine.equals("first-row")));
     }
 
-    /** The committed view with this window's changes: what compaction plans over. */
-    private void rebuildFiles() {
-      Set<String> consumed = new HashSet<>();
-      compactBefore.forEach(f -> consumed.add(f.fileName()));
-      files.clear();
-      for (DataFileMeta f : view.committedFiles()) {
-        if (!consumed.contains(f.fileName())) {
-          files.add(f);
-        }
-      }
-      for (DataFileMeta f : newFiles) {
-        if (!consumed.contains(f.fileName())) {
-          files.add(f);
-        }
-      }
-      files.addAll(compactAfter);
-    }
-
     /** {@code kind}: the kind stored; {@code received}: the row's own, kept in input changelog. */
     void write(RowData row, RowKind kind, RowKind received) throws IOException {
       inputCopier.copy(row, reuse);
@@ -441,50 +432,62 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       BinaryRowData b = serializer.toBinaryRow(reuse).copy();
       buffer.add(b);
       bufferBytes += b.getSizeInBytes() + ROW_OVERHEAD;
-      if (bufferBytes >= bufferSize) {
-        flush();
-        // Deletion vectors and the lookup changelog compact only at commit, over a view that
-        // equals the latest snapshot plus this window's level-0 files.
-        if (compactInWriter
-            && !deletionVectors
-            && !lookupChangelog
-            && level0Runs() >= stopTrigger) {
-          if (catchUp(latestId()) && mayCompactNow()) {
-            LOG.info(
-                "Bucket {} has {} level-0 runs: compacting before writing more",
-                bucket,
-                level0Runs());
-            compact();
-          } else {
-            deferredCompactions++;
-          }
-          deltas.clear();
-        }
+      bufferedBytes += b.getSizeInBytes() + ROW_OVERHEAD;
+      if (bufferedBytes >= bufferSize) {
+        largestBuffer().flushFull();
       }
     }
 
-    int level0Runs() {
-      int n = 0;
-      for (DataFileMeta f : files) {
-        if (f.level() == 0) {
-          n++;
+    /** Writes the buffer when the shared one is full, and compacts at the stop trigger. */
+    private void flushFull() throws IOException {
+      flush();
+      // Deletion vectors and the lookup changelog compact only at commit, over a view that
+      // equals the latest snapshot plus this window's level-0 files.
+      if (compactInWriter
+          && !deletionVectors
+          && !lookupChangelog
+          && changes.level0Runs() >= stopTrigger) {
+        if (catchUp(latestId()) && mayCompactNow()) {
+          LOG.info(
+              "Bucket {} has {} level-0 runs: compacting before writing more",
+              bucket,
+              changes.level0Runs());
+          compact();
+        } else {
+          deferredCompactions++;
         }
+        deltas.clear();
       }
-      return n;
     }
 
     void flush() throws IOException {
       if (buffer.isEmpty()) {
         return;
       }
-      List<DataFileMeta> written = level0.write(partition, bucket, buffer);
-      newFiles.addAll(written);
-      files.addAll(written);
-      if (inputChangelog) {
-        changelogFiles.addAll(level0.writeChangelog(partition, bucket, buffer));
-      }
-      buffer.clear();
+      changes.written(
+          level0.write(partition, bucket, buffer),
+          inputChangelog ? level0.writeChangelog(partition, bucket, buffer) : List.of());
+      // A new list: a cleared one would keep its largest array for the bucket's whole life.
+      buffer = new ArrayList<>();
+      bufferedBytes -= bufferBytes;
       bufferBytes = 0;
+    }
+
+    /**
+     * Whether the bucket can be released after an empty drain, its next sequence number kept as a
+     * floor: nothing buffered or unsent, its compaction not waiting, and no window it sent left
+     * unresolved (the view that would tell is caught up to {@code latest} for that), so that a new
+     * view read when it is written again is the same. An overwrite's writer keeps its buckets: it
+     * numbers from the same first sequence each time (see {@link BucketView#firstSequence}).
+     */
+    boolean idle(long latest) {
+      if (ignorePreviousFiles || compactionDeferred || !buffer.isEmpty()) {
+        return false;
+      }
+      if (view.hasUnresolved()) {
+        catchUp(latest);
+      }
+      return !view.hasUnresolved();
     }
 
     void compact() throws IOException {
@@ -497,12 +500,12 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
                   store.partitionPath(partition),
                   bucket,
                   numBuckets,
-                  List.copyOf(files)));
+                  changes.files()));
       for (CompactTask planned : tasks) {
         // The view is the bucket at snapshot viewId: the compaction's base. Rows sent earlier and
         // not yet committed are older versions the compaction does not see: keep deletes then.
         CompactTask t = planned.withBaseSnapshotId(view.viewId());
-        t = ignorePreviousFiles ? t.lookingUpOnlyIn(files) : t;
+        t = ignorePreviousFiles ? t.lookingUpOnlyIn(changes.files()) : t;
         if (rowsInFlight()) {
           t = t.keepingDeletes();
         }
@@ -514,84 +517,30 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
         } catch (Exception e) {
           throw new IOException("Compaction in the writer failed: " + t, e);
         }
-        CommitMessage m = r.message();
-        for (DataFileMeta before : m.compactBefore()) {
-          files.remove(before);
-          if (!compactAfter.remove(before)) {
-            compactBefore.add(before);
-          } else {
-            // An output of an earlier, uncommitted compaction: never committed, delete it.
-            store
-                .fileIO()
-                .deleteAll(List.of(store.dataFilePath(partition, bucket, before.fileName())));
-          }
-        }
-        files.addAll(m.compactAfter());
-        compactAfter.addAll(m.compactAfter());
-        extra.add(m);
+        changes.compacted(
+            r.message(),
+            f ->
+                store
+                    .fileIO()
+                    .deleteAll(List.of(store.dataFilePath(partition, bucket, f.fileName()))));
       }
     }
 
-    /**
-     * The bucket's changes since the last drain. Its base is the oldest base of the compactions in
-     * it (unknown if any is unknown): the commit validates deletion vectors against it.
-     */
+    /** The bucket's changes since the last drain (see {@link BucketChanges#drain}). */
     CommitMessage drain() {
-      List<DeletionFile> dvs = new ArrayList<>();
-      List<DataFileMeta> changelog = new ArrayList<>(changelogFiles);
-      OptionalLong base = OptionalLong.empty();
-      boolean baseKnown = true;
-      for (CommitMessage m : extra) {
-        dvs.addAll(m.deletionFiles());
-        changelog.addAll(m.changelogFiles());
-        OptionalLong b = m.baseSnapshotId();
-        if (b.isEmpty()) {
-          baseKnown = false;
-        } else if (base.isEmpty() || b.getAsLong() < base.getAsLong()) {
-          base = b;
-        }
-      }
-      CommitMessage m =
-          new CommitMessage(
-              partition,
-              bucket,
-              numBuckets,
-              newFiles,
-              compactBefore,
-              compactAfter,
-              dvs,
-              baseKnown ? base : OptionalLong.empty(),
-              changelog);
+      CommitMessage m = changes.drain(partition, bucket, numBuckets);
       if (!m.isEmpty() && viewsKept) {
         view.sent(m); // resolved only by a catch-up: kept only while the view follows
       }
-      newFiles.clear();
-      compactBefore.clear();
-      compactAfter.clear();
-      changelogFiles.clear();
-      extra.clear();
-      rebuildFiles();
+      changes.rebuild(view.committedFiles());
       return m;
     }
 
     void abort() {
       List<Path> paths = new ArrayList<>();
-      for (DataFileMeta f : newFiles) {
-        paths.add(store.dataFilePath(partition, bucket, f.fileName()));
-      }
-      for (DataFileMeta f : compactAfter) {
-        paths.add(store.dataFilePath(partition, bucket, f.fileName()));
-      }
-      for (DataFileMeta f : changelogFiles) {
-        paths.add(store.dataFilePath(partition, bucket, f.fileName()));
-      }
-      for (CommitMessage m : extra) {
-        for (DataFileMeta f : m.changelogFiles()) {
-          paths.add(store.dataFilePath(partition, bucket, f.fileName()));
-        }
-      }
+      changes.unsent().forEach(f -> paths.add(store.dataFilePath(partition, bucket, f.fileName())));
       store.fileIO().deleteAll(paths);
-      buffer.clear();
+      buffer = new ArrayList<>();
     }
   }
 }

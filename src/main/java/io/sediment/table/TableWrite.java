@@ -16,8 +16,6 @@ import io.sediment.schema.TableSchema;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -43,7 +41,7 @@ public final class TableWrite implements AutoCloseable {
   private final int numBuckets;
   private final RowBuckets buckets;
   private final DataFileFactory files = new DataFileFactory();
-  private final Map<BinaryRowData, Map<Integer, BucketWriter>> writers = new LinkedHashMap<>();
+  private final BucketMap<BucketWriter> writers = new BucketMap<>();
   private final PrimaryKeyTableWrite primaryKeyWrite;
   private final StopTriggerWait stopTriggerWait;
   private final OutputObserver observer;
@@ -93,17 +91,7 @@ public final class TableWrite implements AutoCloseable {
   }
 
   private BucketWriter writer(BinaryRowData partition, int bucket) {
-    Map<Integer, BucketWriter> byBucket = writers.get(partition);
-    if (byBucket == null) {
-      byBucket = new HashMap<>();
-      writers.put(partition, byBucket);
-    }
-    BucketWriter w = byBucket.get(bucket);
-    if (w == null) {
-      w = new BucketWriter(partition, bucket, restoreSequence(partition, bucket));
-      byBucket.put(bucket, w);
-    }
-    return w;
+    return writers.get(partition, bucket, (p, b) -> new BucketWriter(p, b, restoreSequence(p, b)));
   }
 
   /** Fixed-bucket tables keep sequence order per bucket: continue after the largest committed. */
@@ -176,18 +164,24 @@ public final class TableWrite implements AutoCloseable {
     return stopTriggerWait;
   }
 
+  /**
+   * The buckets the write holds a writer for: a primary-key table's releases the buckets it left
+   * idle for a commit, an append table's keeps each bucket it wrote.
+   */
+  public int openBuckets() {
+    return primaryKeyWrite != null ? primaryKeyWrite.openBuckets() : writers.size();
+  }
+
   /** Closes all open files and returns what was written since the last call. */
   public List<CommitMessage> prepareCommit() throws IOException {
     if (primaryKeyWrite != null) {
       return primaryKeyWrite.prepareCommit();
     }
     List<CommitMessage> out = new ArrayList<>();
-    for (Map.Entry<BinaryRowData, Map<Integer, BucketWriter>> p : writers.entrySet()) {
-      for (BucketWriter w : p.getValue().values()) {
-        List<DataFileMeta> newFiles = w.flush();
-        if (!newFiles.isEmpty()) {
-          out.add(CommitMessage.append(p.getKey(), w.bucket, numBuckets, newFiles));
-        }
+    for (BucketWriter w : writers.values()) {
+      List<DataFileMeta> newFiles = w.flush();
+      if (!newFiles.isEmpty()) {
+        out.add(CommitMessage.append(w.partition, w.bucket, numBuckets, newFiles));
       }
     }
     return out;
@@ -203,11 +197,7 @@ public final class TableWrite implements AutoCloseable {
     if (primaryKeyWrite != null) {
       primaryKeyWrite.close();
     }
-    for (Map<Integer, BucketWriter> byBucket : writers.values()) {
-      for (BucketWriter w : byBucket.values()) {
-        w.writer.abort();
-      }
-    }
+    writers.values().forEach(w -> w.writer.abort());
     writers.clear();
   }
 

@@ -186,6 +186,7 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
     }
     getMetricGroup().gauge("stopTriggerWaitMillis", wait::waitedMillis);
     getMetricGroup().gauge("stopTriggerPassed", wait::passed);
+    getMetricGroup().gauge("openBuckets", writer::openBuckets);
   }
 
   /** The longest this writer waits at one barrier for a compaction job; 0 when it never waits. */

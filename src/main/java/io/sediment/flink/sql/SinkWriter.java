@@ -109,6 +109,11 @@ public final class SinkWriter implements AutoCloseable {
     return messages;
   }
 
+  /** See {@link TableWrite#openBuckets()}. */
+  public int openBuckets() {
+    return write.openBuckets();
+  }
+
   /** See {@link TableWrite#stopTriggerWait()}. */
   public StopTriggerWait stopTriggerWait() {
     return write.stopTriggerWait();
