@@ -9,6 +9,7 @@ import io.sediment.compact.TableKind;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.Snapshot;
+import io.sediment.manifest.SnapshotManager;
 import io.sediment.marker.ReleaseRecords;
 import io.sediment.schema.CompactionOptions;
 import io.sediment.table.Table;
@@ -338,17 +339,11 @@ final class CompactTaskEnumerator
   }
 
   /**
-   * Whether this round of a continuous job is a full compaction of {@code table}: {@code
-   * full-compaction.delta-commits} APPEND or OVERWRITE commits landed since its last full round (in
-   * snapshots {@code (last, latest]}; at the job's first look, since the table's last COMPACT
-   * snapshot), or {@code compaction.optimization-interval} passed since that round (or the job's
-   * first look at the table) and at least one such commit landed.
-   */
-  /**
    * Whether a snapshot is a delta commit: not a compaction, and not an empty APPEND (a streaming
-   * writer's snapshot for automatic tags, made while no row came).
+   * writer's snapshot for automatic tags, made while no row came). {@code previous}: the snapshot
+   * before it, if it exists.
    */
-  private static boolean wroteRows(Snapshot s, Table table) {
+  private static boolean wroteRows(Snapshot s, Optional<Snapshot> previous) {
     if (s.commitKind() == CommitKind.COMPACT) {
       return false;
     }
@@ -356,10 +351,16 @@ final class CompactTaskEnumerator
       return true;
     }
     // No net rows: an empty APPEND adds no file; deletes alone, or rows that cancel out, do.
-    Optional<Snapshot> previous = table.snapshotManager().snapshotIfExists(s.id() - 1);
     return previous.isEmpty() || previous.get().totalFileCount() != s.totalFileCount();
   }
 
+  /**
+   * Whether this round of a continuous job is a full compaction of {@code table}: {@code
+   * full-compaction.delta-commits} APPEND or OVERWRITE commits landed since its last full round (in
+   * snapshots {@code (last, latest]}; at the job's first look, since the table's last COMPACT
+   * snapshot), or {@code compaction.optimization-interval} passed since that round (or the job's
+   * first look at the table) and at least one such commit landed. Each snapshot is read once.
+   */
   private boolean fullCompactionDue(String name, Table table, Long last, long latest) {
     Integer every = table.options().get(CompactionOptions.FULL_COMPACTION_DELTA_COMMITS);
     Duration interval = table.options().get(CompactionOptions.COMPACTION_OPTIMIZATION_INTERVAL);
@@ -370,25 +371,31 @@ final class CompactTaskEnumerator
     int count = deltaCommits.getOrDefault(name, 0);
     long now = targets.clock().millis();
     long since = lastFullMillis.computeIfAbsent(name, n -> now);
+    SnapshotManager snapshots = table.snapshotManager();
     if (last != null) {
+      Optional<Snapshot> previous =
+          latest > last ? snapshots.snapshotIfExists(last) : Optional.empty();
       for (long id = last + 1; id <= latest; id++) {
-        Optional<Snapshot> s = table.snapshotManager().snapshotIfExists(id);
-        if (s.isPresent() && wroteRows(s.get(), table)) {
+        Optional<Snapshot> s = snapshots.snapshotIfExists(id);
+        if (s.isPresent() && wroteRows(s.get(), previous)) {
           count++;
         }
+        previous = s;
       }
     } else {
       // the job's first look at the table: the delta commits since its last compaction (up to
       // the count needed), whenever the job started
       int needed = every == null ? 1 : every;
+      Optional<Snapshot> s = snapshots.snapshotIfExists(latest);
       for (long id = latest; id > 0 && count < needed; id--) {
-        Optional<Snapshot> s = table.snapshotManager().snapshotIfExists(id);
         if (s.isEmpty() || s.get().commitKind() == CommitKind.COMPACT) {
           break;
         }
-        if (wroteRows(s.get(), table)) {
+        Optional<Snapshot> previous = snapshots.snapshotIfExists(id - 1);
+        if (wroteRows(s.get(), previous)) {
           count++;
         }
+        s = previous;
       }
     }
     deltaCommits.put(name, count);
