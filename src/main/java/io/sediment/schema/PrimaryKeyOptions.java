@@ -104,8 +104,8 @@ public final class PrimaryKeyOptions {
               .memoryType()
               .defaultValue(MemorySize.parse("64 mb"))
               .withDescription(
-                  "Memory a primary-key writer buffers (sorted) per bucket before it writes a"
-                      + " level-0 file."),
+                  "Memory a primary-key writer buffers (sorted) over all its buckets; when"
+                      + " full, the largest bucket's buffer is written as a level-0 file."),
           OptionRule.positiveSize());
 
   public static final ConfigOption<Integer> NUM_SORTED_RUN_COMPACTION_TRIGGER =

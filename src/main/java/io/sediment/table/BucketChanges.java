@@ -50,9 +50,12 @@ final class BucketChanges {
     return n;
   }
 
-  void written(List<DataFileMeta> level0, List<DataFileMeta> changelog) {
+  void written(List<DataFileMeta> level0) {
     newFiles.addAll(level0);
     files.addAll(level0);
+  }
+
+  void changelogWritten(List<DataFileMeta> changelog) {
     changelogFiles.addAll(changelog);
   }
 

@@ -11,6 +11,7 @@ import io.sediment.manifest.FileStore;
 import io.sediment.mergetree.KeyValueLayout;
 import io.sediment.mergetree.MergeFunctions;
 import io.sediment.mergetree.RowKindPolicy;
+import io.sediment.schema.CompactionOptions;
 import io.sediment.schema.PrimaryKeyOptions;
 import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
@@ -83,6 +84,10 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
   private final boolean viewsKept;
 
   private final boolean deletionVectors;
+
+  /** {@code compaction.trigger.max-delay} set: level-0 runs move up in time, without writes. */
+  private final boolean level0MovesUpInTime;
+
   private final boolean inputChangelog;
   private final boolean lookupChangelog;
   private final String engine;
@@ -136,6 +141,8 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
           store.paths().root());
     }
     this.deletionVectors = dv;
+    this.level0MovesUpInTime =
+        compactInWriter && options.get(CompactionOptions.COMPACTION_TRIGGER_MAX_DELAY) != null;
     this.inputChangelog = options.changelogProducer().equals("input");
     this.lookupChangelog = options.lookupChangelog();
     this.engine = options.mergeEngine();
@@ -464,9 +471,10 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       if (buffer.isEmpty()) {
         return;
       }
-      changes.written(
-          level0.write(partition, bucket, buffer),
-          inputChangelog ? level0.writeChangelog(partition, bucket, buffer) : List.of());
+      changes.written(level0.write(partition, bucket, buffer));
+      if (inputChangelog) {
+        changes.changelogWritten(level0.writeChangelog(partition, bucket, buffer));
+      }
       // A new list: a cleared one would keep its largest array for the bucket's whole life.
       buffer = new ArrayList<>();
       bufferedBytes -= bufferBytes;
@@ -475,13 +483,17 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
 
     /**
      * Whether the bucket can be released after an empty drain, its next sequence number kept as a
-     * floor: nothing buffered or unsent, its compaction not waiting, and no window it sent left
+     * floor: nothing buffered or unsent, its compaction not waiting (also not for {@code
+     * compaction.trigger.max-delay} to move its level-0 runs up), and no window it sent left
      * unresolved (the view that would tell is caught up to {@code latest} for that), so that a new
      * view read when it is written again is the same. An overwrite's writer keeps its buckets: it
      * numbers from the same first sequence each time (see {@link BucketView#firstSequence}).
      */
     boolean idle(long latest) {
       if (ignorePreviousFiles || compactionDeferred || !buffer.isEmpty()) {
+        return false;
+      }
+      if (level0MovesUpInTime && changes.level0Runs() > 0) {
         return false;
       }
       if (view.hasUnresolved()) {

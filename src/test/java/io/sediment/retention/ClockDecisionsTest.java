@@ -175,6 +175,55 @@ class ClockDecisionsTest {
   }
 
   /**
+   * A bucket the writer no longer writes into keeps its level-0 runs in the writer until {@code
+   * compaction.trigger.max-delay} moves them up: the writer releases idle buckets, but not one
+   * whose runs wait for the clock (else they would stay at level 0 until the bucket is written
+   * again).
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2, 3, 4, 5})
+  void anIdleBucketsLevel0RunsStillMoveUpAtTheMaxDelay(int seed) throws Exception {
+    SplittableRandom r = new SplittableRandom(seed);
+    ManualClock clock = new ManualClock();
+    Duration delay = Duration.ofMillis(60_000 + r.nextInt(3_600_000));
+    Table t =
+        TestTables.create(
+            TestTables.catalog(dir.resolve("idle-" + seed)).withClock(clock),
+            "t",
+            TestTables.idValueSchema()
+                .primaryKey("id")
+                .option("bucket", "2")
+                .option("num-sorted-run.compaction-trigger", "100")
+                .option("compaction.trigger.max-delay", delay.toMillis() + " ms")
+                .option("local-cache.dir", dir.resolve("idle-cache-" + seed).toString())
+                .build());
+    var wb = t.newStreamWriteBuilder().withCommitUser("writer");
+    var commit = wb.newCommit();
+    try (var w = wb.newWrite()) {
+      long window = 0;
+      long firstWritten = clock.millis();
+      for (int i = 0, n = 1 + r.nextInt(3); i < n; i++) {
+        w.write(row((long) r.nextInt(10), "v" + i));
+        commit.commit(++window, w.prepareCommit());
+      }
+      // idle windows before the delay: nothing to do, and the runs still wait
+      for (int i = 0, n = 1 + r.nextInt(3); i < n; i++) {
+        clock.advance(Duration.ofMillis(1 + r.nextInt(1000)));
+        commit.commit(++window, w.prepareCommit());
+      }
+      clock.set(firstWritten + delay.toMillis());
+      var onTime = w.prepareCommit();
+      assertThat(onTime)
+          .as("seed %s, delay %s", seed, delay)
+          .anySatisfy(m -> assertThat(m.compactAfter()).isNotEmpty());
+      commit.commit(++window, onTime);
+      // moved up and seen committed: now the buckets are released
+      commit.commit(++window, w.prepareCommit());
+      assertThat(w.openBuckets()).isZero();
+    }
+  }
+
+  /**
    * {@link RemoveOrphanFiles} with its default age: an orphan is removed exactly once the clock
    * passes its modification time plus a day; a dry run a millisecond before finds nothing.
    */
