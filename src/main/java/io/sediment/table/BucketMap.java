@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
+import java.util.function.ToLongFunction;
 import org.apache.flink.table.data.binary.BinaryRowData;
 
 /** One value per partition and bucket (a writer's buckets), partitions in first-seen order. */
@@ -41,6 +42,22 @@ final class BucketMap<W> {
     List<W> out = new ArrayList<>(size);
     byPartition.values().forEach(byBucket -> out.addAll(byBucket.values()));
     return out;
+  }
+
+  /** The value with the largest {@code measure}, or null when empty; walks without copying. */
+  W largest(ToLongFunction<W> measure) {
+    W largest = null;
+    long max = Long.MIN_VALUE;
+    for (Map<Integer, W> byBucket : byPartition.values()) {
+      for (W w : byBucket.values()) {
+        long m = measure.applyAsLong(w);
+        if (largest == null || m > max) {
+          largest = w;
+          max = m;
+        }
+      }
+    }
+    return largest;
   }
 
   int size() {

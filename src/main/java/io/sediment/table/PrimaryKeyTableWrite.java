@@ -187,13 +187,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
 
   /** The bucket whose buffer holds the most: the one written when the shared buffer is full. */
   private BucketWriter largestBuffer() {
-    BucketWriter largest = null;
-    for (BucketWriter w : writers.values()) {
-      if (largest == null || w.bufferBytes > largest.bufferBytes) {
-        largest = w;
-      }
-    }
-    return largest;
+    return writers.largest(w -> w.bufferBytes);
   }
 
   /**
