@@ -5,6 +5,7 @@ import io.sediment.manifest.DataFileMeta;
 import io.sediment.manifest.FileKind;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.FileStoreScan;
+import io.sediment.manifest.InvalidMetadataFileException;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.SnapshotManager;
@@ -25,6 +26,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Plans a streaming read: where it starts ({@code scan.mode}, with Paimon's meanings) and, for each
@@ -40,8 +43,13 @@ import java.util.OptionalLong;
  */
 public final class StreamScan {
 
+  private static final Logger LOG = LoggerFactory.getLogger(StreamScan.class);
+
   private final FileStore store;
   private final Predicate filter;
+
+  /** The invalid newest snapshot file the read waits at, warned about once. */
+  private long invalidWarned = -1;
 
   StreamScan(FileStore store, Predicate filter) {
     this.store = store;
@@ -94,8 +102,9 @@ public final class StreamScan {
     }
     SnapshotManager snapshots = store.snapshotManager();
     TableScan scan = new TableScan(store, filter);
-    OptionalLong latest = snapshots.latestId();
-    long afterLatest = latest.isPresent() ? latest.getAsLong() + 1 : 1;
+    // the newest valid snapshot: an invalid file above it is not committed (see changes)
+    Optional<Snapshot> latestValid = snapshots.latest();
+    long afterLatest = latestValid.isPresent() ? latestValid.get().id() + 1 : 1;
     switch (mode) {
       case "latest":
         return new StartPoint(null, afterLatest, false);
@@ -313,7 +322,26 @@ public final class StreamScan {
    */
   public Optional<List<DataSplit>> changes(long id) {
     SnapshotManager snapshots = store.snapshotManager();
-    Optional<Snapshot> snapshot = snapshots.snapshotIfExists(id);
+    Optional<Snapshot> snapshot;
+    try {
+      snapshot = snapshots.snapshotIfExists(id);
+    } catch (InvalidMetadataFileException e) {
+      if (snapshots.exists(id + 1)) {
+        throw e; // a committed snapshot above it: one the stream cannot read past
+      }
+      // The newest snapshot file does not parse: no committer published it, and commits are
+      // refused until it is removed; the next one then takes its id. Wait for that one.
+      if (invalidWarned != id) {
+        invalidWarned = id;
+        LOG.warn(
+            "{}: the streaming read waits at snapshot {}, whose file is invalid ({}); see"
+                + " docs/operations.md, \"An invalid snapshot file\"",
+            new TableScan(store, filter).tableName(),
+            id,
+            e.getMessage());
+      }
+      return Optional.empty();
+    }
     if (snapshot.isEmpty()) {
       OptionalLong latest = snapshots.latestId();
       if (latest.isPresent() && latest.getAsLong() > id) {

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.commit.CommitMessage;
 import io.sediment.schema.Schema;
+import io.sediment.table.DataSplit;
+import io.sediment.table.StreamScan;
 import io.sediment.table.Table;
 import io.sediment.table.TableWrite;
 import io.sediment.table.WriteBuilder;
@@ -13,6 +15,7 @@ import io.sediment.testutil.TestTables;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -72,6 +75,33 @@ class InvalidSnapshotFileTest {
     assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
         .containsExactlyInAnyOrder("(1,v1)", "(2,v2)", "(3,v3)");
     assertThat(t.latestSnapshot().orElseThrow().id()).isEqualTo(3);
+  }
+
+  /**
+   * A streaming read treats an invalid newest snapshot file as not committed: one starting at
+   * {@code latest} starts after the newest valid snapshot, and one that reaches the file waits at
+   * it; once the file is removed, the commit that takes its id is read. A file below a valid
+   * snapshot is still an error.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"latest", "latest-full"})
+  void aStreamingReadWaitsAtAnInvalidNewestSnapshotAndReadsTheCommitThatTakesItsId(String mode)
+      throws Exception {
+    Table t = table();
+    Files.writeString(snapshotFile(4), "garbage");
+    StreamScan scan = t.copy(Map.of("scan.mode", mode)).newReadBuilder().newStreamScan();
+    StreamScan.Start start = scan.start();
+    assertThat(start.nextSnapshotId()).isEqualTo(4);
+    assertThat(scan.changes(4)).as("waits at the invalid file").isEmpty();
+
+    Files.delete(snapshotFile(4)); // the repair in docs/operations.md
+    TestTables.writeBatch(t, List.of(row(4L, "v4")));
+    List<DataSplit> changes = scan.changes(4).orElseThrow();
+    assertThat(TestTables.toStrings(t.rowType(), t.newReadBuilder().newRead().readAll(changes)))
+        .containsExactly("(4,v4)");
+
+    Files.writeString(snapshotFile(2), "garbage"); // below valid snapshots: not a pending commit
+    assertThatThrownBy(() -> scan.changes(2)).isInstanceOf(InvalidMetadataFileException.class);
   }
 
   @Test

@@ -13,6 +13,7 @@ import java.util.Set;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ExecutionOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.ObjectIdentifier;
 import org.apache.flink.table.connector.sink.DynamicTableSink;
@@ -75,7 +76,9 @@ public final class SedimentTableFactory
     boolean streaming =
         context.getConfiguration().get(ExecutionOptions.RUNTIME_MODE)
             == RuntimeExecutionMode.STREAMING;
-    return new SedimentTableSource(load(context), streaming);
+    boolean restoring =
+        context.getConfiguration().getOptional(StateRecoveryOptions.SAVEPOINT_PATH).isPresent();
+    return new SedimentTableSource(load(context), streaming, restoring);
   }
 
   @Override

@@ -1,10 +1,12 @@
 package io.sediment.flink.sql;
 
 import io.sediment.flink.sql.filter.FilterConverter;
+import io.sediment.manifest.ConsumerManager;
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.Predicates;
 import io.sediment.schema.PrimaryKeyOptions;
 import io.sediment.schema.ScanOptions;
+import io.sediment.table.StreamScan;
 import io.sediment.table.Table;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +30,8 @@ import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads a table: in batch mode one snapshot (bounded; the latest, or the one {@code scan.*} options
@@ -43,6 +47,8 @@ public final class SedimentTableSource
         SupportsFilterPushDown,
         SupportsRowLevelModificationScan {
 
+  private static final Logger LOG = LoggerFactory.getLogger(SedimentTableSource.class);
+
   private final Table table;
   private final boolean streaming;
   private Predicate filter;
@@ -54,13 +60,24 @@ public final class SedimentTableSource
    */
   private boolean rowLevelModification;
 
+  /** The job is submitted to restore a savepoint: its read resumes from the saved state. */
+  private final boolean restoring;
+
   /**
    * @param streaming whether the job runs in streaming mode: the read is then unbounded (the start
    *     snapshot, then every later snapshot's changes)
    */
   public SedimentTableSource(Table table, boolean streaming) {
+    this(table, streaming, false);
+  }
+
+  /**
+   * @param restoring whether the job restores a savepoint ({@code execution.savepoint.path} set)
+   */
+  public SedimentTableSource(Table table, boolean streaming, boolean restoring) {
     this.table = table;
     this.streaming = streaming;
+    this.restoring = restoring;
     if (streaming) {
       checkStreamable(table);
     }
@@ -137,7 +154,7 @@ public final class SedimentTableSource
               filter,
               projection,
               table.options().get(ScanOptions.CONTINUOUS_DISCOVERY_INTERVAL),
-              ReadBuilders.of(table, filter, projection).newStreamScan().resolveStart()),
+              plannedStart(table, filter, projection, restoring)),
           type,
           "Sediment stream ",
           "sediment-stream-source",
@@ -149,6 +166,37 @@ public final class SedimentTableSource
         "Sediment read ",
         "sediment-source",
         true);
+  }
+
+  /**
+   * The start of a read without state, resolved now so that a bad or missing start fails the
+   * statement. A read that will resume instead (restoring a savepoint, or with a {@code
+   * consumer-id} that has a position) does not need it, and its start may be long gone (a tag
+   * deleted, the snapshots after it expired): then it is resolved when the job starts, only if
+   * neither state nor position is there (null).
+   */
+  static StreamScan.StartPoint plannedStart(
+      Table table, Predicate filter, int[] projection, boolean restoring) {
+    try {
+      return ReadBuilders.of(table, filter, projection).newStreamScan().resolveStart();
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      String consumer = table.options().get(ScanOptions.CONSUMER_ID);
+      boolean resumes =
+          restoring
+              || consumer != null
+                  && new ConsumerManager(table.store().fileIO(), table.store().paths())
+                      .position(consumer)
+                      .isPresent();
+      if (!resumes) {
+        throw e;
+      }
+      LOG.warn(
+          "{}: the streaming read's configured start is not there ({}); it resumes from its {}",
+          table.fullName(),
+          e.getMessage(),
+          restoring ? "savepoint" : "consumer '" + consumer + "'");
+      return null;
+    }
   }
 
   private DataStreamScanProvider provider(
@@ -215,7 +263,7 @@ public final class SedimentTableSource
 
   @Override
   public DynamicTableSource copy() {
-    SedimentTableSource copy = new SedimentTableSource(table, streaming);
+    SedimentTableSource copy = new SedimentTableSource(table, streaming, restoring);
     copy.filter = filter;
     copy.projection = projection == null ? null : projection.clone();
     copy.rowLevelModification = rowLevelModification;

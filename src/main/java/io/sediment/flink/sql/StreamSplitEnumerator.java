@@ -78,8 +78,8 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
 
   /**
    * The state of a read that starts now: where consumer {@code consumerId} (null: none) left off,
-   * or else the splits of {@code startPoint} (resolved when the job was planned) and the snapshot
-   * after them.
+   * or else the splits of {@code startPoint} (resolved when the job was planned; null: resolved
+   * now) and the snapshot after them.
    */
   static StreamEnumeratorState initialState(
       StreamScan scan,
@@ -97,7 +97,7 @@ final class StreamSplitEnumerator implements SplitEnumerator<StreamSplit, Stream
         from = new StreamScan.StartPoint(id, id + 1, false);
       }
     }
-    StreamScan.Start start = scan.start(from);
+    StreamScan.Start start = scan.start(from != null ? from : scan.resolveStart());
     List<StreamSplit> splits = new ArrayList<>();
     long counter = 0;
     for (DataSplit s : start.splits()) {

@@ -1,6 +1,7 @@
 package io.sediment.flink.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.maintenance.ExpireSnapshots;
@@ -103,6 +104,54 @@ class StreamConsumerTest {
     assertThat(resumed)
         .containsExactlyInAnyOrder(
             "+I(0,x,1)", "+I(1,y,2)", "+I(2,x,1)", "+I(3,y,2)", "+I(4,x,1)", "+I(5,y,2)");
+  }
+
+  /**
+   * A read that resumes (its consumer has a position, or the job restores a savepoint) does not
+   * need its configured start, which may be gone by then: the tag's successors expired. Its
+   * statement is planned, and it resumes; a read that would start there still fails planning.
+   */
+  @Test
+  void aResumingReadIsPlannedWhenItsConfiguredStartIsGone() throws Exception {
+    Table table =
+        TestTables.create(
+            TestTables.catalog(dir.resolve("gone")),
+            "t",
+            Schema.newBuilder()
+                .column("k", DataTypes.BIGINT().notNull())
+                .column("a", DataTypes.STRING())
+                .column("b", DataTypes.INT())
+                .option("snapshot.num-retained.min", "1")
+                .build());
+    for (long i = 0; i < 3; i++) {
+      TestTables.writeBatch(table, List.of(GenericRowData.of(i, StringData.fromString("x"), 1)));
+    }
+    new io.sediment.maintenance.Tags(table).create("t", java.util.OptionalLong.of(2));
+    Table fromTag = table.copy(Map.of("scan.tag-name", "t"));
+    try (StreamReadHarness read = StreamReadHarness.startAsConfigured(fromTag, CONSUMER, false)) {
+      read.discover();
+      assertThat(read.poll(Integer.MAX_VALUE)).hasSize(3);
+      read.checkpoint(1);
+      read.complete(1);
+    }
+    for (long i = 3; i < 5; i++) {
+      TestTables.writeBatch(table, List.of(GenericRowData.of(i, StringData.fromString("y"), 2)));
+    }
+    new ExpireSnapshots(table).retainMax(1).execute(); // snapshots 3 and 4 after the tag: gone
+
+    Table other = fromTag.copy(Map.of("consumer-id", "new"));
+    assertThatThrownBy(() -> SedimentTableSource.plannedStart(other, null, null, false))
+        .hasMessageContaining("The snapshots after tag 't'");
+    assertThat(SedimentTableSource.plannedStart(other, null, null, true))
+        .as("restoring a savepoint: resolved only if the job has no state")
+        .isNull();
+
+    List<String> resumed = new ArrayList<>();
+    try (StreamReadHarness read = StreamReadHarness.startAsConfigured(fromTag, CONSUMER, false)) {
+      read.discover();
+      resumed.addAll(read.poll(Integer.MAX_VALUE));
+    }
+    assertThat(resumed).containsExactlyInAnyOrder("+I(3,y,2)", "+I(4,y,2)");
   }
 
   private static ConsumerManager consumers(Table table) {

@@ -103,7 +103,7 @@ public final class StreamReadHarness implements AutoCloseable {
             projection,
             Duration.ofMillis(1),
             fullStart
-                ? read.newReadBuilder().newStreamScan().resolveStart()
+                ? SedimentTableSource.plannedStart(read, null, projection, restored != null)
                 : new StreamScan.StartPoint(null, 1, false));
     rowType = read.newReadBuilder().withProjection(projection).readType();
     context = new MockSplitEnumeratorContext<>(1);
