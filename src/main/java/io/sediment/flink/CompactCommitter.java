@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.flink.api.common.accumulators.ListAccumulator;
 import org.apache.flink.api.common.state.ListState;
@@ -148,7 +149,12 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     }
     if (windows.size() > 0) {
       LOG.info("Committing {} restored compaction window(s) of {}", windows.size(), commitUser);
-      windows.commitUpTo(Long.MAX_VALUE, true, this::finishWindow); // every restored window
+      replaying = true;
+      try {
+        windows.commitUpTo(Long.MAX_VALUE, true, this::finishWindow); // every restored window
+      } finally {
+        replaying = false;
+      }
     }
     switchUserAfterRewind(context.getRestoredCheckpointId().orElse(0L));
     // No task of this job runs now (the source hands out tasks only after a checkpoint of this
@@ -167,8 +173,12 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
       return;
     }
     for (String name : targets.tableNames()) {
+      Optional<Table> table = loadable(name);
+      if (table.isEmpty()) {
+        continue;
+      }
       OptionalLong last =
-          new CompactCommit(table(name).store(), windowCommit.snapshotUser())
+          new CompactCommit(table.get().store(), windowCommit.snapshotUser())
               .latestCommitIdentifier();
       if (last.isPresent() && last.getAsLong() > restored) {
         String next = CommitUsers.afterRewind(windowCommit.snapshotUser(), restored);
@@ -192,7 +202,11 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
    */
   private void deleteOutputsOfDeadAttempts() {
     for (String name : targets.tableNames()) {
-      int n = OutputMarkers.cleanOrphans(table(name).store(), commitUser);
+      Optional<Table> table = loadable(name);
+      if (table.isEmpty()) {
+        continue;
+      }
+      int n = OutputMarkers.cleanOrphans(table.get().store(), commitUser);
       if (n > 0) {
         LOG.info("Deleted {} uncommitted compaction output(s) of {} in {}", n, commitUser, name);
       }
@@ -201,6 +215,39 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
 
   private Table table(String name) {
     return tables.computeIfAbsent(name, targets::table);
+  }
+
+  /**
+   * The table, or empty (with a warning) when it cannot be loaded: a followed table dropped while
+   * the job ran must not fail every restore of the job.
+   */
+  private Optional<Table> loadable(String name) {
+    try {
+      return Optional.of(table(name));
+    } catch (RuntimeException e) {
+      LOG.warn("Cannot load {}: {}", name, e.toString());
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Forgets the tables loaded earlier that were dropped, or dropped and created again under their
+   * name, since: a window would be committed through the old table's store, schema and options (its
+   * partition expiry dropping the new table's partitions). A table that is still the one loaded is
+   * kept, ALTERed or not: the job keeps the options it loaded (docs/configuration.md).
+   */
+  private void forgetReplacedTables() {
+    tables
+        .entrySet()
+        .removeIf(
+            e -> {
+              if (e.getValue().store().stillThisTable()) {
+                return false;
+              }
+              LOG.info("{} was dropped or replaced since this job loaded it", e.getKey());
+              windowCommit.forget(e.getKey());
+              return true;
+            });
   }
 
   @Override
@@ -223,6 +270,7 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
       return;
     }
     listener.beforeCommit(checkpointId);
+    forgetReplacedTables();
     windows.commitUpTo(checkpointId, false, this::finishWindow);
   }
 
@@ -323,6 +371,9 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
    * false: a task failed or the commit conflicted, and a restarted committer would read the same
    * results again, the rewrites not being run again), else through the restart strategy.
    */
+  /** Restored windows are being committed (or aborted) in initializeState. */
+  private boolean replaying;
+
   private void windowFailed(long window, Throwable failure, boolean retryable) throws Exception {
     failedWindows.inc();
     if (mode.isBounded()) {
@@ -343,7 +394,14 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
         commitUser,
         consecutiveFailures,
         failure.toString());
-    if (consecutiveFailures >= maxConsecutiveFailures) {
+    if (consecutiveFailures >= maxConsecutiveFailures && replaying) {
+      // Failing here would fail every restore of this checkpoint the same way, before any new
+      // rewrite could show whether the cause is gone: the next window that fails fails the job.
+      LOG.warn(
+          "A restored window reached compaction.max-consecutive-failures={}; the job goes on,"
+              + " and fails at the next window that fails",
+          maxConsecutiveFailures);
+    } else if (consecutiveFailures >= maxConsecutiveFailures) {
       throw new IllegalStateException(
           "Compaction failed in "
               + consecutiveFailures

@@ -209,7 +209,8 @@ public final class CompactJob {
   public CompactResult runBatch(StreamExecutionEnvironment env, IntConsumer progress)
       throws Exception {
     List<CompactResult> perTable = new ArrayList<>(runBatchPerTable(env, progress).values());
-    return CompactResult.sum(perTable, perTable.get(0).durationMs());
+    // no table matched (an empty database, an --including-tables that matches none): nothing
+    return CompactResult.sum(perTable, perTable.isEmpty() ? 0 : perTable.get(0).durationMs());
   }
 
   /**

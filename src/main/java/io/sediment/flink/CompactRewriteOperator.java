@@ -148,8 +148,17 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
   @Override
   public void processElement(StreamRecord<CompactTaskSplit> element) throws Exception {
     CompactTaskSplit split = element.getValue();
-    Rewrite rewrite =
-        new Rewrite(split, tables.computeIfAbsent(split.task().table(), targets::table));
+    Table table;
+    RuntimeException unloadable = null;
+    try {
+      table = tables.computeIfAbsent(split.task().table(), targets::table);
+    } catch (RuntimeException e) {
+      // dropped since it was planned, say: the task fails as a task (its window aborts), where an
+      // exception here would fail the operator again at every restore that hands it out
+      table = null;
+      unloadable = e;
+    }
+    Rewrite rewrite = new Rewrite(split, table, unloadable);
     if (mailbox == null || !slot.readerAttached()) {
       rewrite.run();
       if (ledger.takeEnded(rewrite)) {
@@ -203,7 +212,9 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
       tasksFailed.inc();
       LOG.warn("Compaction task {} failed: {}", split, rewrite.error.toString());
       // The rewriter deleted its outputs; their markers can go too.
-      OutputMarkers.deleteMarkersOfMissingOutputs(rewrite.fileIO(), rewrite.markers);
+      if (!rewrite.markers.isEmpty()) {
+        OutputMarkers.deleteMarkersOfMissingOutputs(rewrite.fileIO(), rewrite.markers);
+      }
       message = CompactMessage.failure(split, rewrite.error, rewrite.markers);
       ledger.emitted(rewrite, false);
     } else {
@@ -346,7 +357,8 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
   /** One task's rewrite: runs on the rewrite thread (or the task thread), read after it ended. */
   private final class Rewrite {
     final CompactTaskSplit split;
-    final Table table;
+    final Table table; // null: it could not be loaded (unloadable)
+    final RuntimeException unloadable;
     final List<String> markers = Collections.synchronizedList(new ArrayList<>());
     // completed once result or error is set (and the ledger knows it ended)
     final CompletableFuture<Void> ended = new CompletableFuture<>();
@@ -354,13 +366,15 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
     Throwable error;
     boolean waitedFor; // a barrier waited for it; task thread only
 
-    Rewrite(CompactTaskSplit split, Table table) {
+    Rewrite(CompactTaskSplit split, Table table, RuntimeException unloadable) {
       this.split = split;
       this.table = table;
+      this.unloadable = unloadable;
     }
 
+    /** The table's; null when it could not be loaded (then it has no markers). */
     FileIO fileIO() {
-      return table.store().fileIO();
+      return table == null ? null : table.store().fileIO();
     }
 
     void run() {
@@ -368,6 +382,9 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
       try {
         // in the try: a table that refuses compaction (ALTER TABLE since the task was planned)
         // fails the task, where an exception out of run() would leave the slot busy for good
+        if (unloadable != null) {
+          throw unloadable;
+        }
         CompactRewriter rewriter =
             TableKind.of(table.store())
                 .rewriter(

@@ -226,73 +226,88 @@ final class CompactTaskEnumerator
     boolean inWindow = !mode.isBounded() && alignment.inWindow(now);
     boolean anyFull = false;
     List<String> names = targets.tableNames();
+    boolean anyTableFailed = false;
     for (String name : names) {
-      Table table = targets.table(name);
-      if (!mode.isBounded()) {
-        List<String> r = ReleaseRecords.take(table.store(), commitUser);
-        released.addAll(r);
-        force |= !r.isEmpty();
-      }
-      boolean tableGroupsDue = groupsDue && groupsDueInLastStretch.remove(name);
-      if (!discovery && !force && !tableGroupsDue) {
-        continue; // between discoveries, a table is planned only when a task was released
-      }
-      Optional<Snapshot> latest = table.latestSnapshot();
-      if (latest.isEmpty()) {
-        continue;
-      }
-      Long last = lastPlannedSnapshot.get(name);
-      if (!mode.isBounded()
-          && !force
-          && !tableGroupsDue
-          && last != null
-          && last == latest.get().id()
-          && !optimizationDue(name, table)
-          && table.options().get(CompactionOptions.COMPACTION_TRIGGER_MAX_DELAY) == null) {
-        continue; // nothing new; an age trigger fires without a new snapshot, so it is planned
-      }
-      lastPlannedSnapshot.put(name, latest.get().id());
-      CompactStrategy strategy = targets.spec().strategy(table.options(), mode);
-      boolean fullRound =
-          !mode.isBounded() && fullCompactionDue(name, table, last, latest.get().id());
-      if (fullRound) {
-        strategy = CompactStrategy.FULL;
-        anyFull = true;
-      }
-      FileStore store = table.store();
-      if (strategy == CompactStrategy.MINOR
-          && TableKind.of(store) == TableKind.APPEND
-          && inWindow
-          && !store
-              .options()
-              .toMap()
-              .containsKey(CompactionOptions.COMPACTION_MIN_FILE_NUM.key())) {
-        if (lastStretch) {
-          store = lastRoundBeforeCommit(store);
-        } else {
-          groupsDueInLastStretch.add(name);
+      try {
+        Table table = targets.table(name);
+        if (!mode.isBounded()) {
+          List<String> r = ReleaseRecords.take(table.store(), commitUser);
+          released.addAll(r);
+          force |= !r.isEmpty();
         }
+        boolean tableGroupsDue = groupsDue && groupsDueInLastStretch.remove(name);
+        if (!discovery && !force && !tableGroupsDue) {
+          continue; // between discoveries, a table is planned only when a task was released
+        }
+        Optional<Snapshot> latest = table.latestSnapshot();
+        if (latest.isEmpty()) {
+          continue;
+        }
+        Long last = lastPlannedSnapshot.get(name);
+        if (!mode.isBounded()
+            && !force
+            && !tableGroupsDue
+            && last != null
+            && last == latest.get().id()
+            && !optimizationDue(name, table)
+            && table.options().get(CompactionOptions.COMPACTION_TRIGGER_MAX_DELAY) == null) {
+          continue; // nothing new; an age trigger fires without a new snapshot, so it is planned
+        }
+        lastPlannedSnapshot.put(name, latest.get().id());
+        CompactStrategy strategy = targets.spec().strategy(table.options(), mode);
+        boolean fullRound =
+            !mode.isBounded() && fullCompactionDue(name, table, last, latest.get().id());
+        if (fullRound) {
+          strategy = CompactStrategy.FULL;
+          anyFull = true;
+        }
+        FileStore store = table.store();
+        if (strategy == CompactStrategy.MINOR
+            && TableKind.of(store) == TableKind.APPEND
+            && inWindow
+            && !store
+                .options()
+                .toMap()
+                .containsKey(CompactionOptions.COMPACTION_MIN_FILE_NUM.key())) {
+          if (lastStretch) {
+            store = lastRoundBeforeCommit(store);
+          } else {
+            groupsDueInLastStretch.add(name);
+          }
+        }
+        CompactPlanner.Plan plan =
+            targets
+                .spec()
+                .planner(store, table.fullName(), strategy)
+                .planWithBacklog(latest.get(), targets.partitionFilter(), excluded);
+        // a commit rewrites at most the budget: the rest is planned by a later round (or run)
+        List<CompactTask> capped = CompactBudget.cap(plan.tasks(), targets.budget(name, table));
+        if (fullRound && plan.blockedBuckets() == 0 && capped.size() == plan.tasks().size()) {
+          // done only when no bucket was left out for files held by unfinished tasks (or by the
+          // budget): else the next round is full again (the buckets written most often are the
+          // ones usually held)
+          deltaCommits.put(name, 0);
+          lastFullMillis.put(name, targets.clock().millis());
+        }
+        tasks.addAll(capped);
+        long leftOut = 0;
+        for (CompactTask t : plan.tasks().subList(capped.size(), plan.tasks().size())) {
+          leftOut += t.replacedInputs().size();
+        }
+        waitingByTable.put(name, plan.waitingFiles() + leftOut);
+      } catch (Exception e) {
+        if (mode.isBounded()) {
+          throw e;
+        }
+        // One table's failure (dropped meanwhile, refused, an I/O error) does not stop the other
+        // tables' rounds, nor drop the release records already taken for the round.
+        LOG.warn(
+            "Planning compaction of {} failed; it is planned again at the next round", name, e);
+        anyTableFailed = true;
       }
-      CompactPlanner.Plan plan =
-          targets
-              .spec()
-              .planner(store, table.fullName(), strategy)
-              .planWithBacklog(latest.get(), targets.partitionFilter(), excluded);
-      // a commit rewrites at most the budget: the rest is planned by a later round (or run)
-      List<CompactTask> capped = CompactBudget.cap(plan.tasks(), targets.budget(name, table));
-      if (fullRound && plan.blockedBuckets() == 0 && capped.size() == plan.tasks().size()) {
-        // done only when no bucket was left out for files held by unfinished tasks (or by the
-        // budget): else the next round is full again (the buckets written most often are the
-        // ones usually held)
-        deltaCommits.put(name, 0);
-        lastFullMillis.put(name, targets.clock().millis());
-      }
-      tasks.addAll(capped);
-      long leftOut = 0;
-      for (CompactTask t : plan.tasks().subList(capped.size(), plan.tasks().size())) {
-        leftOut += t.replacedInputs().size();
-      }
-      waitingByTable.put(name, plan.waitingFiles() + leftOut);
+    }
+    if (anyTableFailed) {
+      ledger.requestReplan();
     }
     waitingByTable.keySet().retainAll(names);
     groupsDueInLastStretch.retainAll(names); // a dropped table's would keep every round planning

@@ -134,7 +134,13 @@ final class CompactWindowCommit {
     }
     if (failure != null) {
       for (Map.Entry<String, List<CompactMessage>> t : byTable.entrySet()) {
-        Table table = tables.apply(t.getKey());
+        Table table;
+        try {
+          table = tables.apply(t.getKey());
+        } catch (RuntimeException e) {
+          LOG.warn("Cannot load {} to abort window {}", t.getKey(), window, e);
+          continue; // the window counts as failed below
+        }
         new CompactCommit(table.store(), snapshotUser)
             .abortInto(commitMessages(t.getValue()), failure);
         finishMessages(table, window, t.getValue(), Set.of());
@@ -144,7 +150,18 @@ final class CompactWindowCommit {
     }
     boolean anyFailed = false;
     for (Map.Entry<String, List<CompactMessage>> t : byTable.entrySet()) {
-      Table table = tables.apply(t.getKey());
+      Table table;
+      try {
+        table = tables.apply(t.getKey());
+      } catch (RuntimeException e) {
+        // Dropped since its tasks were planned, say: throwing would fail the committer again at
+        // every restore that replays the window. Its outputs go with the table, or to the
+        // orphan removal.
+        LOG.warn("Cannot load {} to commit window {}", t.getKey(), window, e);
+        anyFailed = true;
+        outcomes.failed(window, e);
+        continue;
+      }
       CompactCommit commit = new CompactCommit(table.store(), snapshotUser);
       long start = System.currentTimeMillis();
       Long snapshotId;
@@ -191,6 +208,11 @@ final class CompactWindowCommit {
           outcomes);
     }
     return !anyFailed;
+  }
+
+  /** Forgets what was kept for table {@code name}: it was dropped or replaced. */
+  void forget(String name) {
+    maintenance.remove(name);
   }
 
   /**

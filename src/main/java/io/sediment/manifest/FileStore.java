@@ -71,6 +71,21 @@ public final class FileStore implements Serializable {
   }
 
   /**
+   * Whether the table at this store's path is still the one the store was loaded for: its schema
+   * file is there, unchanged. False after the table was dropped, or dropped and created again under
+   * its name (a new table writes its own schema files). One small file read.
+   */
+  public boolean stillThisTable() {
+    try {
+      TableSchema now =
+          JsonSerde.fromJson(fileIO.readUtf8(paths.schema(schema.id())), TableSchema.class);
+      return now.timeMillis() == schema.timeMillis();
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  /**
    * Schema version {@code id} of this table: the store's own, or read from {@code
    * schema/schema-<id>} once and kept.
    *

@@ -57,6 +57,8 @@ public final class ReleaseRecords {
     if (!io.exists(dir)) {
       return ids;
     }
+    // every record read before any is deleted: a read that fails leaves them all for the next take
+    List<Path> read = new ArrayList<>();
     for (FileStatus st : io.list(dir)) {
       if (st.isDir() || !st.getPath().getName().startsWith(MarkerLayout.RELEASE_PREFIX)) {
         continue;
@@ -70,8 +72,9 @@ public final class ReleaseRecords {
       } catch (FileNotFoundException e) {
         continue;
       }
-      io.deleteQuietly(st.getPath());
+      read.add(st.getPath());
     }
+    read.forEach(io::deleteQuietly);
     return ids;
   }
 }

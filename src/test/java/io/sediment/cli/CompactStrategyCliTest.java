@@ -154,6 +154,19 @@ class CompactStrategyCliTest {
     assertThat(compactSnapshots(orders)).hasSize(1);
     assertThat(compactSnapshots(users)).hasSize(1);
     assertThat(compactSnapshots(ordersTmp)).isEmpty();
+
+    // no table matches: nothing to do, said as such (it failed with an index out of bounds)
+    Result none =
+        run(
+            "compact",
+            "--warehouse",
+            dir.toString(),
+            "--database",
+            "db",
+            "--including-tables",
+            "nomatch");
+    assertThat(none.code()).as(none.err()).isZero();
+    assertThat(none.out()).contains("Nothing to compact: no table matched");
   }
 
   @Test

@@ -440,6 +440,106 @@ class CompactOperatorHarnessTest {
   }
 
   /**
+   * A restore whose replayed window reaches the limit does not fail the restore itself (every
+   * restore of that checkpoint would fail the same way, before a new rewrite could show whether the
+   * cause is gone): the next window that fails fails the job, one that commits counts from zero.
+   */
+  @Test
+  void aReplayedWindowReachingTheLimitDoesNotFailTheRestore() throws Exception {
+    OperatorSubtaskState state;
+    CompactMessage failed;
+    List<CompactMessage> good = rewritten(splits().subList(1, 3));
+    try (var harness = committer(ExecutionMode.STREAMING, null)) {
+      failed = failedMessage(splits().get(0));
+      harness.processElement(new StreamRecord<>(failed));
+      harness.snapshot(1, 1);
+      harness.notifyOfCompletedCheckpoint(1); // 1 of 2
+      harness.processElement(new StreamRecord<>(failed));
+      state = harness.snapshot(2, 2); // its window fails at the restore: 2 of 2
+    }
+    for (int attempt = 0; attempt < 2; attempt++) {
+      try (var harness = committer(ExecutionMode.STREAMING, state)) {
+        assertThat(gauge(CompactCommitter.class, "consecutiveFailures")).isEqualTo(2);
+        harness.processElement(new StreamRecord<>(good.get(attempt)));
+        harness.snapshot(3, 3);
+        harness.notifyOfCompletedCheckpoint(3);
+        assertThat(gauge(CompactCommitter.class, "consecutiveFailures")).isEqualTo(0);
+      }
+    }
+    try (var harness = committer(ExecutionMode.STREAMING, state)) {
+      harness.processElement(new StreamRecord<>(failed));
+      harness.snapshot(3, 3);
+      assertThatThrownBy(() -> harness.notifyOfCompletedCheckpoint(3))
+          .hasMessageContaining("Compaction failed in 3 windows in a row");
+    }
+  }
+
+  /**
+   * A table dropped while its tasks are out: a rewrite of it fails as a task, and the committer
+   * finishes a window of it (aborted, or not committed) without failing, where an exception would
+   * fail every restore that hands out or replays it again.
+   */
+  @Test
+  void aTableDroppedWhileItsTasksAreOutFailsThemAsTasks() throws Exception {
+    List<CompactTaskSplit> splits = splits();
+    List<CompactMessage> good = rewritten(splits.subList(0, 1));
+    OperatorSubtaskState state;
+    try (var committer = committer(ExecutionMode.STREAMING, null)) {
+      committer.processElement(new StreamRecord<>(good.get(0)));
+      state = committer.snapshot(1, 1); // not yet committed
+    }
+    TestTables.catalog(dir).dropTable(new Identifier("db", "t"), false);
+
+    List<CompactMessage> messages;
+    try (var rewriter = rewriter(ExecutionMode.STREAMING)) {
+      rewriter.processElement(new StreamRecord<>(splits.get(1)));
+      messages = rewriter.extractOutputValues();
+    }
+    assertThat(messages).singleElement().satisfies(m -> assertThat(m.failed()).isTrue());
+    try (var committer = committer(ExecutionMode.STREAMING, state)) { // replays window 1
+      assertThat(counter(CompactCommitter.class, "failedWindows")).isEqualTo(1);
+    }
+    try (var committer = committer(ExecutionMode.STREAMING, null)) {
+      committer.processElement(new StreamRecord<>(messages.get(0)));
+      committer.snapshot(1, 1);
+      committer.notifyOfCompletedCheckpoint(1); // aborted
+      assertThat(counter(CompactCommitter.class, "failedWindows")).isEqualTo(1);
+    }
+  }
+
+  /**
+   * A table dropped and created again under its name while the committer runs: its windows are
+   * committed to the new table with the new table's options, not through the table the committer
+   * loaded first (whose partition expiry dropped the new table's partitions).
+   */
+  @Test
+  void aTableCreatedAgainUnderItsNameIsCommittedAsTheNewTable() throws Exception {
+    FlinkTestSupport.fill(table, 1000, 1, 2, "2000-01-01");
+    alter(
+        SchemaChange.setOption("partition.expiration-time", "1 d"),
+        SchemaChange.setOption("partition.expiration-check-interval", "0 s"));
+    table = TestTables.catalog(dir).getTable(new Identifier("db", "t"));
+    try (var harness = committer(ExecutionMode.STREAMING, null)) {
+      harness.processElement(new StreamRecord<>(rewritten(splits()).get(0)));
+      harness.snapshot(1, 1);
+      harness.notifyOfCompletedCheckpoint(1); // loads the table with its expiry
+      assertThat(FlinkTestSupport.filesPerPartition(table)).doesNotContainKey("p=2000-01-01");
+
+      TestTables.catalog(dir).dropTable(new Identifier("db", "t"), false);
+      table = FlinkTestSupport.threePartitionsOfFourFiles(dir); // no expiry
+      var old = FlinkTestSupport.fill(table, 5000, 1, 2, "2000-01-01");
+      List<String> expected = FlinkTestSupport.rows(table);
+      assertThat(expected).hasSize(rowsBefore.size() + old.size());
+
+      harness.processElement(new StreamRecord<>(rewritten(splits()).get(0)));
+      harness.snapshot(2, 2);
+      harness.notifyOfCompletedCheckpoint(2);
+      assertThat(table.latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.COMPACT);
+      assertThat(FlinkTestSupport.rows(table)).containsExactlyInAnyOrderElementsOf(expected);
+    }
+  }
+
+  /**
    * A restored committer commits the windows of its state that never saw their checkpoint complete,
    * once however often it is restored, and deletes the outputs of tasks that ran after the restored
    * checkpoint (their markers name them; no window holds them).

@@ -414,6 +414,45 @@ class CompactTaskEnumeratorTest {
     }
   }
 
+  /**
+   * In a continuous job over several tables, one table whose planning fails (an I/O error, a table
+   * dropped or refused meanwhile) does not keep the others from being planned in the round; it is
+   * planned again at the next one.
+   */
+  @Test
+  void aTableWhosePlanningFailsDoesNotHoldBackTheOthers() throws Throwable {
+    Table u =
+        TestTables.create(
+            TestTables.catalog(dir),
+            "u",
+            FlinkTestSupport.partitioned().option("compaction.min.file-num", "3").build());
+    FlinkTestSupport.fill(u, 0, 4, 5, "a", "b");
+    CompactTargets database =
+        new CompactTargets(FaultyFileSystem.uri(dir), CompactSpec.forDatabase("db", ".*").build())
+            .withClock(new ManualClock());
+    try {
+      ManifestCache.clear();
+      FaultyFileSystem.failOpen(p -> p.contains("/u/manifest/"));
+      try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
+        readers(context, 1);
+        CompactTaskEnumerator e =
+            new CompactTaskEnumerator(
+                context, database, ExecutionMode.STREAMING, 60_000, USER, null);
+        e.start();
+        context.runPeriodicCallable(0);
+        assertThat(e.snapshotState(1).pending())
+            .as("t's three tasks, though u failed")
+            .hasSize(3)
+            .allSatisfy(s -> assertThat(s.task().table()).isEqualTo("db.t"));
+        FaultyFileSystem.reset();
+        context.runPeriodicCallable(0); // u is planned again without a new snapshot
+        assertThat(e.snapshotState(2).pending()).hasSize(5);
+      }
+    } finally {
+      FaultyFileSystem.reset();
+    }
+  }
+
   /** A mock context whose enumerator registers its metrics in {@code metrics}. */
   private static MockSplitEnumeratorContext<CompactTaskSplit> contextWithMetrics(
       int parallelism, RecordingMetrics metrics) {
