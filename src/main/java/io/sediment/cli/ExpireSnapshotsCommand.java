@@ -47,6 +47,12 @@ final class ExpireSnapshotsCommand implements Callable<Integer> {
               + " age like '1 d'.")
   String olderThan;
 
+  @Option(
+      names = "--max-deletes",
+      description =
+          "Expire at most this many snapshots, the oldest first (>= 1; default: no limit).")
+  Integer maxDeletes;
+
   @Mixin VerboseOption verbose;
 
   @Override
@@ -60,6 +66,17 @@ final class ExpireSnapshotsCommand implements Callable<Integer> {
     if (retainMin != null && retainMin < 1) {
       throw new IllegalArgumentException("--retain-min must be at least 1, got " + retainMin);
     }
+    if (retainMin != null && retainMax != null && retainMin > retainMax) {
+      throw new IllegalArgumentException(
+          "--retain-min ("
+              + retainMin
+              + ") must not be larger than --retain-max ("
+              + retainMax
+              + ")");
+    }
+    if (maxDeletes != null && maxDeletes < 1) {
+      throw new IllegalArgumentException("--max-deletes must be at least 1, got " + maxDeletes);
+    }
     Long olderThanMillis = olderThan == null ? null : parseOlderThan(olderThan);
     Table t = new FileSystemCatalog(warehouseOption.warehouse).getTable(table);
     ExpireSnapshots expire = new ExpireSnapshots(t);
@@ -71,6 +88,9 @@ final class ExpireSnapshotsCommand implements Callable<Integer> {
     }
     if (olderThanMillis != null) {
       expire.olderThan(olderThanMillis);
+    }
+    if (maxDeletes != null) {
+      expire.maxDeletes(maxDeletes);
     }
     ExpireSnapshots.Result r = expire.execute();
     PrintWriter out = spec.commandLine().getOut();

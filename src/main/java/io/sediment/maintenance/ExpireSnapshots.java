@@ -32,6 +32,7 @@ public final class ExpireSnapshots {
   private int retainMax = Integer.MAX_VALUE;
   private int retainMin = 1;
   private long olderThanMillis = Long.MIN_VALUE;
+  private int maxDeletes = Integer.MAX_VALUE;
 
   public ExpireSnapshots(Table table) {
     this.table = table;
@@ -52,6 +53,18 @@ public final class ExpireSnapshots {
       throw new IllegalArgumentException("retain_min must be at least 1, got " + retainMin);
     }
     this.retainMin = retainMin;
+    return this;
+  }
+
+  /**
+   * Expire at most this many snapshots in this run, the oldest first (>= 1; Paimon's {@code
+   * max_deletes}); unlimited by default.
+   */
+  public ExpireSnapshots maxDeletes(int maxDeletes) {
+    if (maxDeletes < 1) {
+      throw new IllegalArgumentException("max_deletes must be at least 1, got " + maxDeletes);
+    }
+    this.maxDeletes = maxDeletes;
     return this;
   }
 
@@ -78,6 +91,7 @@ public final class ExpireSnapshots {
             .retainMin(retainMin)
             .retainMax(retainMax)
             .olderThan(olderThanMillis)
+            .limit(maxDeletes)
             .execute();
     return new Result(r.expiredSnapshots(), r.deletedDataFiles(), r.deletedMetadataFiles());
   }

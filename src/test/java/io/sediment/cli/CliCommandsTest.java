@@ -51,6 +51,43 @@ class CliCommandsTest {
     return t;
   }
 
+  /** Paimon's max_deletes: at most that many, the oldest first; bad values change nothing. */
+  @Test
+  void expireSnapshotsExpiresAtMostMaxDeletes() {
+    Table t = table();
+    for (String[] bad :
+        new String[][] {
+          {"--retain-max", "1", "--max-deletes", "0"}, {"--retain-max", "1", "--retain-min", "2"}
+        }) {
+      String[] args = new String[5 + bad.length];
+      System.arraycopy(
+          new String[] {"expire-snapshots", "--warehouse", dir.toString(), "--table", "db.t"},
+          0,
+          args,
+          0,
+          5);
+      System.arraycopy(bad, 0, args, 5, bad.length);
+      Result refused = run(args);
+      assertThat(refused.code()).isEqualTo(2);
+      assertThat(refused.err()).contains(bad[2]);
+      assertThat(t.snapshotManager().listIds()).containsExactly(1L, 2L, 3L);
+    }
+    Result r =
+        run(
+            "expire-snapshots",
+            "--warehouse",
+            dir.toString(),
+            "--table",
+            "db.t",
+            "--retain-max",
+            "1",
+            "--max-deletes",
+            "1");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).startsWith("Expired 1 snapshot of db.t");
+    assertThat(t.snapshotManager().listIds()).containsExactly(2L, 3L);
+  }
+
   @Test
   void expireSnapshotsKeepsRetainMaxAndSaysWhatItDeleted() {
     Table t = table();

@@ -969,6 +969,20 @@ class SedimentSqlTest {
             () ->
                 rows(
                     tEnv.executeSql(
+                        "CALL c.sys.expire_snapshots(`table` => 'db.t', retain_max => 1,"
+                            + " max_deletes => 0)")))
+        .hasStackTraceContaining("Argument 'max_deletes'");
+    assertThatThrownBy(
+            () ->
+                rows(
+                    tEnv.executeSql(
+                        "CALL c.sys.expire_snapshots(`table` => 'db.t', retain_max => 1,"
+                            + " retain_min => 2)")))
+        .hasStackTraceContaining("Argument 'retain_min'");
+    assertThatThrownBy(
+            () ->
+                rows(
+                    tEnv.executeSql(
                         "CALL c.sys.remove_orphan_files(`table` => 'db.t', older_than => 'yesterday')")))
         .hasStackTraceContaining("Argument 'older_than'");
     assertThat(table("t").latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.APPEND);
@@ -1207,6 +1221,8 @@ class SedimentSqlTest {
     exec("INSERT OVERWRITE db.t VALUES (100, 'a', 'z'), (200, 'b', 'w')"); // snapshot 5
     assertThat(query(v2)).isEqualTo(asOf2);
     assertThat(query(latest)).isEqualTo(asOf4).hasSize(8);
+    query("CALL c.sys.expire_snapshots(`table` => 'db.t', retain_max => 1, max_deletes => 1)");
+    assertThat(t.snapshotManager().listIds()).as("max_deletes").containsExactly(2L, 3L, 4L, 5L);
     query("CALL c.sys.expire_snapshots(`table` => 'db.t', retain_max => 1)");
     assertThat(t.snapshotManager().listIds()).containsExactly(5L);
     assertThat(query(v2)).as("the tag keeps its files from expiry").isEqualTo(asOf2);

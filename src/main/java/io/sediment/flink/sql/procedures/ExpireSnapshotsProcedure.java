@@ -12,8 +12,8 @@ import org.apache.flink.types.Row;
 
 /**
  * {@code CALL c.sys.expire_snapshots(`table` => 'db.t', retain_max => 10, retain_min => 1,
- * older_than => '1 d' | '2024-05-01 10:00:00')}; see {@link ExpireSnapshots}. Returns one row: the
- * number of snapshots expired and of files deleted.
+ * older_than => '1 d' | '2024-05-01 10:00:00', max_deletes => 10)}; see {@link ExpireSnapshots}.
+ * Returns one row: the number of snapshots expired and of files deleted.
  */
 public final class ExpireSnapshotsProcedure implements Procedure {
 
@@ -37,7 +37,9 @@ public final class ExpireSnapshotsProcedure implements Procedure {
       @ArgumentHint(name = "retain_min", type = @DataTypeHint("INT"), isOptional = true)
           Integer retainMin,
       @ArgumentHint(name = "older_than", type = @DataTypeHint("STRING"), isOptional = true)
-          String olderThan) {
+          String olderThan,
+      @ArgumentHint(name = "max_deletes", type = @DataTypeHint("INT"), isOptional = true)
+          Integer maxDeletes) {
     Table t = ProcedureArgs.table(catalog, table);
     ExpireSnapshots expire = new ExpireSnapshots(t);
     if (retainMax != null) {
@@ -57,8 +59,19 @@ public final class ExpireSnapshotsProcedure implements Procedure {
     if (olderThan != null) {
       expire.olderThan(ProcedureArgs.pointInTime("older_than", olderThan));
     }
+    if (maxDeletes != null) {
+      try {
+        expire.maxDeletes(maxDeletes);
+      } catch (IllegalArgumentException e) {
+        throw ProcedureArgs.bad("max_deletes", e);
+      }
+    }
     if (retainMax == null && olderThan == null) {
       throw ProcedureArgs.bad("retain_max", "give retain_max or older_than (or both)");
+    }
+    if (retainMin != null && retainMax != null && retainMin > retainMax) {
+      throw ProcedureArgs.bad(
+          "retain_min", "must not be larger than retain_max (" + retainMax + "), got " + retainMin);
     }
     ExpireSnapshots.Result r = expire.execute();
     return new Row[] {
