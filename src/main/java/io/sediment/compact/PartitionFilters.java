@@ -1,12 +1,16 @@
 package io.sediment.compact;
 
+import io.sediment.manifest.TablePaths;
 import io.sediment.predicate.Predicate;
 import io.sediment.predicate.PredicateBuilder;
 import io.sediment.predicate.Predicates;
 import io.sediment.schema.TableSchema;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeFamily;
 
 /**
  * Partition filters as predicates on a table's partition row type, the form the planner prunes
@@ -44,8 +48,10 @@ public final class PartitionFilters {
   }
 
   /**
-   * One partition, e.g. {@code {dt=2024-01-01, hh=3}}: the AND of one equality per column. Values
-   * are parsed to the column types like the string literals of the JSON filter form.
+   * One partition, e.g. {@code {dt=2024-01-01, hh=3}}: the AND of one equality per column, in the
+   * form partition names print: values parsed to the column types like the string literals of the
+   * JSON filter form, except that {@value TablePaths#DEFAULT_PARTITION} (or a null) is the null
+   * value, and a BINARY value is hexadecimal, as in the partition's name.
    */
   public static Predicate ofPartition(
       String table, TableSchema schema, Map<String, String> partition) {
@@ -66,9 +72,32 @@ public final class PartitionFilters {
                     ? "; the table is not partitioned"
                     : "; partition columns are " + partitionKeys));
       }
-      equalities.add(builder.equalText(e.getKey(), e.getValue()));
+      String value = e.getValue();
+      LogicalType type = schema.partitionType().getTypeAt(partitionKeys.indexOf(e.getKey()));
+      if (value == null || TablePaths.DEFAULT_PARTITION.equals(value)) {
+        equalities.add(builder.isNull(e.getKey()));
+      } else if (type.is(LogicalTypeFamily.BINARY_STRING)) {
+        equalities.add(builder.equal(e.getKey(), hex(table, e.getKey(), value)));
+      } else {
+        equalities.add(builder.equalText(e.getKey(), value));
+      }
     }
     return Predicates.and(equalities);
+  }
+
+  private static byte[] hex(String table, String column, String value) {
+    try {
+      return HexFormat.of().parseHex(value);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(
+          "'"
+              + value
+              + "' is not a value of the BINARY partition column '"
+              + column
+              + "' of "
+              + table
+              + ": give it in hexadecimal, as partition names print it (e.g. 0a1b)");
+    }
   }
 
   /** Any of the partitions: the OR of {@link #ofPartition} over them. */

@@ -5,8 +5,6 @@ import io.sediment.data.PartitionComputer;
 import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.TablePaths;
 import io.sediment.predicate.Predicate;
-import io.sediment.predicate.PredicateBuilder;
-import io.sediment.predicate.Predicates;
 import io.sediment.table.Table;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -69,7 +67,9 @@ final class TablePartitions {
    */
   static void drop(
       Table table, CatalogPartitionSpec spec, List<CatalogPartitionSpec> all, boolean ifExists) {
-    Predicate filter = filter(table, spec.getPartitionSpec());
+    // the partition's name form: __DEFAULT_PARTITION__ is null (Flink's parser takes no NULL)
+    Predicate filter =
+        PartitionFilters.ofPartition(table.fullName(), table.schema(), spec.getPartitionSpec());
     // the typed filter decides both whether the partition is there and what is dropped: '03' of
     // an INT column is 3, a timestamp may be written with a space or a 'T'
     boolean there =
@@ -110,30 +110,5 @@ final class TablePartitions {
               + " (DROP IF EXISTS PARTITION ignores a partition that is not there)");
     }
     table.newBatchWriteBuilder().newCommit().overwrite(List.of(), filter);
-  }
-
-  /**
-   * The partitions a spec names: an equality per column, parsed to the column's type; {@value
-   * TablePaths#DEFAULT_PARTITION} (the directory name of a null value, as in Paimon; Flink's parser
-   * takes no NULL in a partition spec) or a null is the null value.
-   */
-  private static Predicate filter(Table table, Map<String, String> spec) {
-    List<String> keys = table.schema().partitionKeys();
-    PredicateBuilder builder = new PredicateBuilder(table.schema().partitionType());
-    List<Predicate> parts = new ArrayList<>();
-    Map<String, String> valued = new LinkedHashMap<>();
-    for (Map.Entry<String, String> e : spec.entrySet()) {
-      if (!keys.contains(e.getKey())) {
-        valued.put(e.getKey(), e.getValue()); // refused below, naming the partition columns
-      } else if (e.getValue() == null || TablePaths.DEFAULT_PARTITION.equals(e.getValue())) {
-        parts.add(builder.isNull(e.getKey()));
-      } else {
-        valued.put(e.getKey(), e.getValue());
-      }
-    }
-    if (!valued.isEmpty()) {
-      parts.add(PartitionFilters.ofPartition(table.fullName(), table.schema(), valued));
-    }
-    return Predicates.and(parts);
   }
 }
