@@ -108,7 +108,7 @@ class SqlCommandTest {
     assertThat(r.code()).isEqualTo(ExitCodes.FAILED);
     assertThat(r.err())
         .contains("Unknown argument 'foo' of sys.compact; its arguments are table, partitions,")
-        .contains("order_strategy, order_by; nothing was run");
+        .contains("commit_user, mode, dry_run; nothing was run");
     SedimentCliTest.Result dry = sql("CALL sys.compact(`table` => 'default.t', dry_run => true)");
     assertThat(dry.code()).as(dry.err()).isZero();
   }

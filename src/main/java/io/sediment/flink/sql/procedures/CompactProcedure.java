@@ -51,24 +51,25 @@ public final class CompactProcedure extends CompactionProcedure {
   public Row[] call(
       ProcedureContext context,
       @ArgumentHint(name = "table", type = @DataTypeHint("STRING")) String table,
+      // Paimon's arguments first, in its order (a call by position means the same), then ours
       @ArgumentHint(name = "partitions", type = @DataTypeHint("STRING"), isOptional = true)
           String partitions,
-      @ArgumentHint(name = "where", type = @DataTypeHint("STRING"), isOptional = true) String where,
+      @ArgumentHint(name = "order_strategy", type = @DataTypeHint("STRING"), isOptional = true)
+          String orderStrategy,
+      @ArgumentHint(name = "order_by", type = @DataTypeHint("STRING"), isOptional = true)
+          String orderBy,
       @ArgumentHint(name = "options", type = @DataTypeHint("STRING"), isOptional = true)
           String options,
+      @ArgumentHint(name = "where", type = @DataTypeHint("STRING"), isOptional = true) String where,
+      @ArgumentHint(name = "partition_idle_time", type = @DataTypeHint("STRING"), isOptional = true)
+          String partitionIdleTime,
+      @ArgumentHint(name = "compact_strategy", type = @DataTypeHint("STRING"), isOptional = true)
+          String compactStrategy,
       @ArgumentHint(name = "commit_user", type = @DataTypeHint("STRING"), isOptional = true)
           String commitUser,
       @ArgumentHint(name = "mode", type = @DataTypeHint("STRING"), isOptional = true) String mode,
       @ArgumentHint(name = "dry_run", type = @DataTypeHint("BOOLEAN"), isOptional = true)
-          Boolean dryRun,
-      @ArgumentHint(name = "compact_strategy", type = @DataTypeHint("STRING"), isOptional = true)
-          String compactStrategy,
-      @ArgumentHint(name = "partition_idle_time", type = @DataTypeHint("STRING"), isOptional = true)
-          String partitionIdleTime,
-      @ArgumentHint(name = "order_strategy", type = @DataTypeHint("STRING"), isOptional = true)
-          String orderStrategy,
-      @ArgumentHint(name = "order_by", type = @DataTypeHint("STRING"), isOptional = true)
-          String orderBy)
+          Boolean dryRun)
       throws Exception {
     ExecutionMode m = ProcedureArgs.mode(mode);
     Table t = ProcedureArgs.table(catalog, table);
