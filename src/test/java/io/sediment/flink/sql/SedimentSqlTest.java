@@ -985,6 +985,23 @@ class SedimentSqlTest {
                     tEnv.executeSql(
                         "CALL c.sys.remove_orphan_files(`table` => 'db.t', older_than => 'yesterday')")))
         .hasStackTraceContaining("Argument 'older_than'");
+    assertThatThrownBy(
+            () ->
+                rows(
+                    tEnv.executeSql(
+                        "CALL c.sys.remove_orphan_files(`table` => 'db.t', parallelism => 4)")))
+        .hasStackTraceContaining("Argument 'parallelism'");
+    assertThatThrownBy(
+            () ->
+                rows(
+                    tEnv.executeSql(
+                        "CALL c.sys.remove_orphan_files(`table` => 'db.t', mode => 'distributed')")))
+        .hasStackTraceContaining("Argument 'mode'");
+    assertThat(
+            rows(
+                tEnv.executeSql(
+                    "CALL c.sys.remove_orphan_files(`table` => 'db.t', mode => 'LOCAL')")))
+        .isEmpty();
     assertThat(table("t").latestSnapshot().orElseThrow().commitKind()).isEqualTo(CommitKind.APPEND);
   }
 

@@ -13,9 +13,9 @@ import org.apache.flink.table.procedures.Procedure;
 import org.apache.flink.types.Row;
 
 /**
- * {@code CALL c.sys.remove_orphan_files(`table` => 'db.t', older_than => '1 d', dry_run => false)};
- * see {@link RemoveOrphanFiles}. Returns one row per orphan file: its path, and {@code deleted} or
- * {@code found (dry run, kept)}.
+ * {@code CALL c.sys.remove_orphan_files(`table` => 'db.t', older_than => '1 d', dry_run => false,
+ * mode => 'local')}; see {@link RemoveOrphanFiles}. Returns one row per orphan file: its path, and
+ * {@code deleted} or {@code found (dry run, kept)}.
  */
 public final class RemoveOrphanFilesProcedure implements Procedure {
 
@@ -34,7 +34,25 @@ public final class RemoveOrphanFilesProcedure implements Procedure {
       @ArgumentHint(name = "older_than", type = @DataTypeHint("STRING"), isOptional = true)
           String olderThan,
       @ArgumentHint(name = "dry_run", type = @DataTypeHint("BOOLEAN"), isOptional = true)
-          Boolean dryRun) {
+          Boolean dryRun,
+      // Paimon's, declared so that they are refused: Flink drops an undeclared one unseen
+      @ArgumentHint(name = "parallelism", type = @DataTypeHint("INT"), isOptional = true)
+          Integer parallelism,
+      @ArgumentHint(name = "mode", type = @DataTypeHint("STRING"), isOptional = true) String mode) {
+    if (parallelism != null) {
+      throw ProcedureArgs.bad(
+          "parallelism",
+          "not supported: Sediment removes orphan files in the calling process (Paimon's 'local'"
+              + " mode), one file system listing at a time; omit it");
+    }
+    if (mode != null && !mode.strip().equalsIgnoreCase("local")) {
+      throw ProcedureArgs.bad(
+          "mode",
+          "'"
+              + mode
+              + "' is not supported: Sediment removes orphan files in the calling process, as"
+              + " Paimon's 'local' mode; omit it or give 'local'");
+    }
     Table t = ProcedureArgs.table(catalog, table);
     RemoveOrphanFiles remove = new RemoveOrphanFiles(t).dryRun(Boolean.TRUE.equals(dryRun));
     if (olderThan != null) {

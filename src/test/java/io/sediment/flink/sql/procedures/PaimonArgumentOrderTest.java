@@ -36,7 +36,7 @@ class PaimonArgumentOrderTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"compact", "expire_snapshots"})
+  @ValueSource(strings = {"compact", "expire_snapshots", "remove_orphan_files"})
   void paimonsArgumentsComeFirstInPaimonsOrder(String name) {
     List<String> paimon =
         switch (name) {
@@ -52,10 +52,16 @@ class PaimonArgumentOrderTest {
                   "compact_strategy");
           case "expire_snapshots" ->
               List.of("table", "retain_max", "retain_min", "older_than", "max_deletes");
+          case "remove_orphan_files" ->
+              List.of("table", "older_than", "dry_run", "parallelism", "mode");
           default -> throw new IllegalArgumentException(name);
         };
     Class<?> procedure =
-        name.equals("compact") ? CompactProcedure.class : ExpireSnapshotsProcedure.class;
+        switch (name) {
+          case "compact" -> CompactProcedure.class;
+          case "expire_snapshots" -> ExpireSnapshotsProcedure.class;
+          default -> RemoveOrphanFilesProcedure.class;
+        };
     assertThat(declared(procedure)).startsWith(paimon.toArray(String[]::new));
   }
 }
