@@ -66,14 +66,6 @@ final class ExpireSnapshotsCommand implements Callable<Integer> {
     if (retainMin != null && retainMin < 1) {
       throw new IllegalArgumentException("--retain-min must be at least 1, got " + retainMin);
     }
-    if (retainMin != null && retainMax != null && retainMin > retainMax) {
-      throw new IllegalArgumentException(
-          "--retain-min ("
-              + retainMin
-              + ") must not be larger than --retain-max ("
-              + retainMax
-              + ")");
-    }
     if (maxDeletes != null && maxDeletes < 1) {
       throw new IllegalArgumentException("--max-deletes must be at least 1, got " + maxDeletes);
     }
@@ -91,6 +83,11 @@ final class ExpireSnapshotsCommand implements Callable<Integer> {
     }
     if (maxDeletes != null) {
       expire.maxDeletes(maxDeletes);
+    }
+    try {
+      expire.check();
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--retain-min: " + e.getMessage(), e);
     }
     ExpireSnapshots.Result r = expire.execute();
     PrintWriter out = spec.commandLine().getOut();

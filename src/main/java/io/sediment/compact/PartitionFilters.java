@@ -48,10 +48,10 @@ public final class PartitionFilters {
   }
 
   /**
-   * One partition, e.g. {@code {dt=2024-01-01, hh=3}}: the AND of one equality per column, in the
-   * form partition names print: values parsed to the column types like the string literals of the
-   * JSON filter form, except that {@value TablePaths#DEFAULT_PARTITION} (or a null) is the null
-   * value, and a BINARY value is hexadecimal, as in the partition's name.
+   * One partition, e.g. {@code {dt=2024-01-01, hh=3}}: the AND of one equality per column, values
+   * as {@code SHOW PARTITIONS} prints them (unescaped): parsed to the column types like the string
+   * literals of the JSON filter form, except that {@value TablePaths#DEFAULT_PARTITION} (or a null)
+   * is the null value, and a BINARY value is hexadecimal.
    */
   public static Predicate ofPartition(
       String table, TableSchema schema, Map<String, String> partition) {

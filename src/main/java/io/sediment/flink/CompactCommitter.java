@@ -1,5 +1,6 @@
 package io.sediment.flink;
 
+import io.sediment.catalog.Identifier;
 import io.sediment.commit.CommitConflictException;
 import io.sediment.commit.CommitUsers;
 import io.sediment.compact.CompactCommit;
@@ -218,14 +219,17 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
   }
 
   /**
-   * The table, or empty (with a warning) when it cannot be loaded: a followed table dropped while
-   * the job ran must not fail every restore of the job.
+   * The table, or empty (with a warning) when it is not there: a followed table dropped while the
+   * job ran must not fail every restore of the job. Any other failure to load it is thrown.
    */
   private Optional<Table> loadable(String name) {
     try {
       return Optional.of(table(name));
     } catch (RuntimeException e) {
-      LOG.warn("Cannot load {}: {}", name, e.toString());
+      if (targets.catalog().tableExists(Identifier.parse(name))) {
+        throw e;
+      }
+      LOG.warn("{} is not there any more: {}", name, e.toString());
       return Optional.empty();
     }
   }
@@ -366,14 +370,14 @@ public final class CompactCommitter extends AbstractStreamOperator<Void>
     }
   }
 
+  /** Restored windows are being committed (or aborted) in initializeState. */
+  private boolean replaying;
+
   /**
    * A window failed. A batch run fails: at once when a restart cannot help ({@code retryable}
    * false: a task failed or the commit conflicted, and a restarted committer would read the same
    * results again, the rewrites not being run again), else through the restart strategy.
    */
-  /** Restored windows are being committed (or aborted) in initializeState. */
-  private boolean replaying;
-
   private void windowFailed(long window, Throwable failure, boolean retryable) throws Exception {
     failedWindows.inc();
     if (mode.isBounded()) {

@@ -212,9 +212,7 @@ public final class CompactRewriteOperator extends AbstractStreamOperator<Compact
       tasksFailed.inc();
       LOG.warn("Compaction task {} failed: {}", split, rewrite.error.toString());
       // The rewriter deleted its outputs; their markers can go too.
-      if (!rewrite.markers.isEmpty()) {
-        OutputMarkers.deleteMarkersOfMissingOutputs(rewrite.fileIO(), rewrite.markers);
-      }
+      OutputMarkers.deleteMarkersOfMissingOutputs(rewrite.fileIO(), rewrite.markers);
       message = CompactMessage.failure(split, rewrite.error, rewrite.markers);
       ledger.emitted(rewrite, false);
     } else {

@@ -6,14 +6,11 @@ import io.sediment.compact.CompactStrategy;
 import io.sediment.compact.CompactTask;
 import io.sediment.compact.ExecutionMode;
 import io.sediment.compact.TableKind;
-import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.FileStore;
 import io.sediment.manifest.Snapshot;
-import io.sediment.manifest.SnapshotManager;
 import io.sediment.marker.ReleaseRecords;
 import io.sediment.schema.CompactionOptions;
 import io.sediment.table.Table;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -23,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.metrics.Counter;
@@ -96,10 +94,8 @@ final class CompactTaskEnumerator
   // groups of two small files qualify in the last stretch, so a round there plans them again even
   // without a new snapshot.
   private final Set<String> groupsDueInLastStretch = new HashSet<>();
-  // delta commits since the last full round, per table (full-compaction.delta-commits)
-  private final Map<String, Integer> deltaCommits = new HashMap<>(); // worker thread only
-  // when the last full round of a table ended, or the job first looked at it (worker thread)
-  private final Map<String, Long> lastFullMillis = new HashMap<>();
+  // when a table's round is full (worker thread only)
+  private final FullCompactionTriggers fullTriggers = new FullCompactionTriggers();
   // when the last round that looked for new snapshots ran (worker thread only)
   private long lastDiscoveryMillis;
 
@@ -226,8 +222,10 @@ final class CompactTaskEnumerator
     boolean inWindow = !mode.isBounded() && alignment.inWindow(now);
     boolean anyFull = false;
     List<String> names = targets.tableNames();
-    boolean anyTableFailed = false;
+    Set<String> replaced = new HashSet<>();
     for (String name : names) {
+      Long plannedBefore = lastPlannedSnapshot.get(name);
+      FullCompactionTriggers.State triggersBefore = fullTriggers.state(name);
       try {
         Table table = targets.table(name);
         if (!mode.isBounded()) {
@@ -244,19 +242,30 @@ final class CompactTaskEnumerator
           continue;
         }
         Long last = lastPlannedSnapshot.get(name);
+        if (last != null && latest.get().id() < last) {
+          // Snapshot ids never go back: the table was dropped and created again under its name.
+          LOG.info("{} was created again since its last round: planned as a new table", name);
+          lastPlannedSnapshot.remove(name);
+          fullTriggers.forget(name);
+          plannedBefore = null;
+          triggersBefore = null;
+          replaced.add(name);
+          last = null;
+        }
         if (!mode.isBounded()
             && !force
             && !tableGroupsDue
             && last != null
             && last == latest.get().id()
-            && !optimizationDue(name, table)
+            && !fullTriggers.optimizationDue(name, table, targets.clock().millis())
             && table.options().get(CompactionOptions.COMPACTION_TRIGGER_MAX_DELAY) == null) {
           continue; // nothing new; an age trigger fires without a new snapshot, so it is planned
         }
         lastPlannedSnapshot.put(name, latest.get().id());
         CompactStrategy strategy = targets.spec().strategy(table.options(), mode);
         boolean fullRound =
-            !mode.isBounded() && fullCompactionDue(name, table, last, latest.get().id());
+            !mode.isBounded()
+                && fullTriggers.due(name, table, last, latest.get().id(), targets.clock().millis());
         if (fullRound) {
           strategy = CompactStrategy.FULL;
           anyFull = true;
@@ -286,8 +295,7 @@ final class CompactTaskEnumerator
           // done only when no bucket was left out for files held by unfinished tasks (or by the
           // budget): else the next round is full again (the buckets written most often are the
           // ones usually held)
-          deltaCommits.put(name, 0);
-          lastFullMillis.put(name, targets.clock().millis());
+          fullTriggers.fullRoundDone(name, targets.clock().millis());
         }
         tasks.addAll(capped);
         long leftOut = 0;
@@ -300,21 +308,23 @@ final class CompactTaskEnumerator
           throw e;
         }
         // One table's failure (dropped meanwhile, refused, an I/O error) does not stop the other
-        // tables' rounds, nor drop the release records already taken for the round.
+        // tables' rounds, nor drop the release records already taken for the round. Its state is
+        // as before the round, so the next discovery plans it again; not every round (a table that
+        // keeps failing would make every table be planned at every round).
         LOG.warn(
-            "Planning compaction of {} failed; it is planned again at the next round", name, e);
-        anyTableFailed = true;
+            "Planning compaction of {} failed; it is planned again at the next discovery", name, e);
+        restore(lastPlannedSnapshot, name, plannedBefore);
+        fullTriggers.restore(name, triggersBefore);
       }
     }
-    if (anyTableFailed) {
-      ledger.requestReplan();
-    }
     waitingByTable.keySet().retainAll(names);
+    lastPlannedSnapshot.keySet().retainAll(names); // a table dropped and created again starts anew
+    fullTriggers.retainAll(names);
     groupsDueInLastStretch.retainAll(names); // a dropped table's would keep every round planning
     waitingFiles = waitingByTable.values().stream().mapToLong(Long::longValue).sum();
     long end = targets.clock().millis();
     long bytes = readBytes(tasks);
-    // A full round hands over at once: its trigger was counted (deltaCommits), not seen again.
+    // A full round hands over at once: its trigger was counted, not seen again.
     boolean handOver = mode.isBounded() || anyFull || alignment.handsOver(end, end - now, bytes);
     if (!handOver || (tasks.isEmpty() && inWindow && alignment.inWindow(end))) {
       // Not yet, or nothing yet: the next round plans again, with what a writer adds before the
@@ -325,7 +335,22 @@ final class CompactTaskEnumerator
         ledger.requestReplan();
       }
     }
-    return new PlanRound(released, handOver ? tasks : List.of(), end - now, anyFull);
+    Set<String> followed = Set.copyOf(names);
+    Set<String> gone = Set.copyOf(replaced);
+    return new PlanRound(
+        released,
+        handOver ? tasks : List.of(),
+        end - now,
+        anyFull,
+        t -> !followed.contains(t) || gone.contains(t));
+  }
+
+  private static <V> void restore(Map<String, V> state, String name, V before) {
+    if (before == null) {
+      state.remove(name);
+    } else {
+      state.put(name, before);
+    }
   }
 
   /** What the tasks' rewrites read: their inputs, and the lookups their planner counted. */
@@ -354,99 +379,17 @@ final class CompactTaskEnumerator
   }
 
   /**
-   * Whether a snapshot is a delta commit: not a compaction, and not an empty APPEND (a streaming
-   * writer's snapshot for automatic tags, made while no row came). {@code previous}: the snapshot
-   * before it, if it exists.
+   * What a round found: released task ids, new tasks, how long it planned, whether it was full, and
+   * the tables whose earlier tasks are void: not followed any more, or replaced (null: not known,
+   * the round planned nothing).
    */
-  private static boolean wroteRows(Snapshot s, Optional<Snapshot> previous) {
-    if (s.commitKind() == CommitKind.COMPACT) {
-      return false;
-    }
-    if (s.commitKind() != CommitKind.APPEND || s.deltaRecordCount() != 0) {
-      return true;
-    }
-    // No net rows: an empty APPEND adds no file; deletes alone, or rows that cancel out, do.
-    return previous.isEmpty() || previous.get().totalFileCount() != s.totalFileCount();
-  }
-
-  /**
-   * Whether this round of a continuous job is a full compaction of {@code table}: {@code
-   * full-compaction.delta-commits} APPEND or OVERWRITE commits landed since its last full round (in
-   * snapshots {@code (last, latest]}; at the job's first look, since the table's last COMPACT
-   * snapshot), or {@code compaction.optimization-interval} passed since that round (or the job's
-   * first look at the table) and at least one such commit landed. Each snapshot is read once.
-   */
-  private boolean fullCompactionDue(String name, Table table, Long last, long latest) {
-    Integer every = table.options().get(CompactionOptions.FULL_COMPACTION_DELTA_COMMITS);
-    Duration interval = table.options().get(CompactionOptions.COMPACTION_OPTIMIZATION_INTERVAL);
-    if (every == null && interval == null) {
-      deltaCommits.remove(name);
-      return false;
-    }
-    int count = deltaCommits.getOrDefault(name, 0);
-    long now = targets.clock().millis();
-    long since = lastFullMillis.computeIfAbsent(name, n -> now);
-    SnapshotManager snapshots = table.snapshotManager();
-    if (last != null) {
-      Optional<Snapshot> previous =
-          latest > last ? snapshots.snapshotIfExists(last) : Optional.empty();
-      for (long id = last + 1; id <= latest; id++) {
-        Optional<Snapshot> s = snapshots.snapshotIfExists(id);
-        if (s.isPresent() && wroteRows(s.get(), previous)) {
-          count++;
-        }
-        previous = s;
-      }
-    } else {
-      // the job's first look at the table: the delta commits since its last compaction (up to
-      // the count needed), whenever the job started
-      int needed = every == null ? 1 : every;
-      Optional<Snapshot> s = snapshots.snapshotIfExists(latest);
-      for (long id = latest; id > 0 && count < needed; id--) {
-        if (s.isEmpty() || s.get().commitKind() == CommitKind.COMPACT) {
-          break;
-        }
-        Optional<Snapshot> previous = snapshots.snapshotIfExists(id - 1);
-        if (wroteRows(s.get(), previous)) {
-          count++;
-        }
-        s = previous;
-      }
-    }
-    deltaCommits.put(name, count);
-    if (every != null && count >= every) {
-      LOG.info("Full compaction of {}: {} delta commits since the last one", name, count);
-      return true;
-    }
-    if (interval != null && count > 0 && now - since >= interval.toMillis()) {
-      LOG.info(
-          "Full compaction of {}: {} since the last one (compaction.optimization-interval), {}"
-              + " delta commits",
-          name,
-          Duration.ofMillis(now - since),
-          count);
-      return true;
-    }
-    return false;
-  }
-
-  /**
-   * Whether {@code compaction.optimization-interval} passed since the last full round of a table
-   * with delta commits since: a round is planned then even without a new snapshot.
-   */
-  private boolean optimizationDue(String name, Table table) {
-    Duration interval = table.options().get(CompactionOptions.COMPACTION_OPTIMIZATION_INTERVAL);
-    Long since = lastFullMillis.get(name);
-    return interval != null
-        && since != null
-        && deltaCommits.getOrDefault(name, 0) > 0
-        && targets.clock().millis() - since >= interval.toMillis();
-  }
-
-  /** What a round found: released task ids, new tasks, and how long it planned. */
   private record PlanRound(
-      List<String> released, List<CompactTask> tasks, long planMillis, boolean full) {
-    static final PlanRound NONE = new PlanRound(List.of(), List.of(), 0, false);
+      List<String> released,
+      List<CompactTask> tasks,
+      long planMillis,
+      boolean full,
+      Predicate<String> voidTables) {
+    static final PlanRound NONE = new PlanRound(List.of(), List.of(), 0, false, null);
   }
 
   private void onPlanned(PlanRound round, Throwable error) {
@@ -466,6 +409,12 @@ final class CompactTaskEnumerator
     // alone): the ledger asks for another round with them free, even if no new snapshot appears
     // (an aborted window makes none).
     ledger.release(round.released());
+    if (round.voidTables() != null) {
+      int forgotten = ledger.forget(s -> round.voidTables().test(s.task().table()));
+      if (forgotten > 0) {
+        LOG.info("Forgot {} task(s) of tables dropped or created again", forgotten);
+      }
+    }
     List<CompactTaskSplit> splits =
         ledger.addPlanned(
             round.tasks(),

@@ -148,7 +148,7 @@ final class CompactWindowCommit {
       outcomes.taskFailed(window, failure);
       return false;
     }
-    boolean anyFailed = false;
+    RuntimeException failed = null; // the window's first failure: a window fails once
     for (Map.Entry<String, List<CompactMessage>> t : byTable.entrySet()) {
       Table table;
       try {
@@ -158,8 +158,7 @@ final class CompactWindowCommit {
         // every restore that replays the window. Its outputs go with the table, or to the
         // orphan removal.
         LOG.warn("Cannot load {} to commit window {}", t.getKey(), window, e);
-        anyFailed = true;
-        outcomes.failed(window, e);
+        failed = failed == null ? e : failed;
         continue;
       }
       CompactCommit commit = new CompactCommit(table.store(), snapshotUser);
@@ -195,8 +194,7 @@ final class CompactWindowCommit {
         // The outputs were deleted, or the outcome is unknown: outputs that still exist keep their
         // markers for the restart cleanup.
         finishMessages(table, window, t.getValue(), Set.of());
-        anyFailed = true;
-        outcomes.failed(window, e);
+        failed = failed == null ? e : failed;
         continue;
       }
       // Committed now, or by an earlier attempt (a restored window): every output is referenced.
@@ -207,7 +205,10 @@ final class CompactWindowCommit {
           window == FileStoreCommit.BATCH_IDENTIFIER,
           outcomes);
     }
-    return !anyFailed;
+    if (failed != null) {
+      outcomes.failed(window, failed);
+    }
+    return failed == null;
   }
 
   /** Forgets what was kept for table {@code name}: it was dropped or replaced. */

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * The task enumerator's bookkeeping, free of Flink: which tasks are planned and not handed out
@@ -148,6 +149,24 @@ final class TaskLedger<T extends TaskLedger.Task> {
     held.keySet().removeAll(taskIds);
     updateExcluded();
     requestReplan();
+  }
+
+  /**
+   * Forgets the pending tasks and the held ones not running that {@code gone} says belong to a
+   * table no longer there (dropped, or dropped and created again): no release record of theirs can
+   * come, and their files and buckets would stay taken for good. Returns how many.
+   */
+  int forget(Predicate<T> gone) {
+    Set<String> running = new HashSet<>(runningOn.values());
+    int before = pending.size() + held.size();
+    pending.removeIf(gone);
+    held.values().removeIf(t -> gone.test(t) && !running.contains(t.splitId()));
+    restoredHeld.retainAll(held.keySet());
+    int n = before - pending.size() - held.size();
+    if (n > 0) {
+      updateExcluded();
+    }
+    return n;
   }
 
   /** Tasks of a failed reader that had not ended: handed out again first. */

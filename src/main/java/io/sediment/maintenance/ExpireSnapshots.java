@@ -81,11 +81,17 @@ public final class ExpireSnapshots {
   public record Result(
       List<Long> expiredSnapshots, int deletedDataFiles, int deletedMetadataFiles) {}
 
-  public Result execute() {
+  /** Checks the arguments together: retain_min at most retain_max ({@link #execute} does too). */
+  public ExpireSnapshots check() {
     if (retainMin > retainMax) {
       throw new IllegalArgumentException(
           "retain_min (" + retainMin + ") must not be larger than retain_max (" + retainMax + ")");
     }
+    return this;
+  }
+
+  public Result execute() {
+    check();
     SnapshotExpiration.Result r =
         new SnapshotExpiration(table.store(), table.fullName())
             .retainMin(retainMin)

@@ -6,6 +6,7 @@ import io.sediment.fs.JsonSerde;
 import io.sediment.schema.CommitOptions;
 import io.sediment.schema.TableOptions;
 import io.sediment.schema.TableSchema;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.Serializable;
 import java.time.Clock;
@@ -72,16 +73,25 @@ public final class FileStore implements Serializable {
 
   /**
    * Whether the table at this store's path is still the one the store was loaded for: its schema
-   * file is there, unchanged. False after the table was dropped, or dropped and created again under
-   * its name (a new table writes its own schema files). One small file read.
+   * file is there, with the same content (creation time included). False after the table was
+   * dropped, or dropped and created again under its name (a new table writes its own schema files);
+   * true when the file cannot be read for another reason (the next check looks again). One small
+   * file read.
    */
   public boolean stillThisTable() {
+    String now;
     try {
-      TableSchema now =
-          JsonSerde.fromJson(fileIO.readUtf8(paths.schema(schema.id())), TableSchema.class);
-      return now.timeMillis() == schema.timeMillis();
-    } catch (IOException | RuntimeException e) {
+      now = fileIO.readUtf8(paths.schema(schema.id()));
+    } catch (FileNotFoundException e) {
       return false;
+    } catch (IOException e) {
+      return true;
+    }
+    try {
+      return JsonSerde.toJson(JsonSerde.fromJson(now, TableSchema.class))
+          .equals(JsonSerde.toJson(schema));
+    } catch (RuntimeException e) {
+      return false; // not this table's schema file
     }
   }
 

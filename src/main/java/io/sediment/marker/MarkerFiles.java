@@ -88,6 +88,9 @@ final class MarkerFiles {
 
   /** Deletes marker files; a failure is logged (the next cleanup removes what is left). */
   static void deleteLogged(FileIO io, Collection<Path> markers) {
+    if (markers.isEmpty()) {
+      return; // nothing to do, also for a rewrite whose table could not be loaded (no FileIO)
+    }
     for (IOException e : io.deleteAll(markers)) {
       LOG.warn("Could not delete a marker (removed by the next cleanup): {}", e.toString());
     }

@@ -13,6 +13,7 @@ import io.sediment.testutil.TestTables;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.LocalDate;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,6 +24,7 @@ import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
@@ -32,8 +34,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A partition spec ({@code k=v}, as {@code --partition}, the procedures' {@code partitions} and
- * {@code DROP PARTITION} take it) written the way partition names print selects exactly that
- * partition, for every partition column type, the null partition ({@value
+ * {@code DROP PARTITION} take it) written the way {@code SHOW PARTITIONS} prints it selects exactly
+ * that partition, for every partition column type, the null partition ({@value
  * TablePaths#DEFAULT_PARTITION}) and BINARY values (hexadecimal) included. Generated partitions of
  * each type, each printed name turned back into a filter.
  */
@@ -61,10 +63,17 @@ class PartitionSpecRoundTripTest {
               DataTypes.DECIMAL(10, 2),
               r -> DecimalData.fromBigDecimal(BigDecimal.valueOf(r.nextInt(500) - 250, 2), 10, 2)),
           "BINARY",
-          new Kind(DataTypes.BYTES(), r -> new byte[] {(byte) r.nextInt(3), (byte) 0xAB}));
+          new Kind(DataTypes.BYTES(), r -> new byte[] {(byte) r.nextInt(3), (byte) 0xAB}),
+          "TIMESTAMP",
+          new Kind(
+              DataTypes.TIMESTAMP(3),
+              r ->
+                  TimestampData.fromLocalDateTime(
+                      LocalDateTime.of(2024, 1, 1, r.nextInt(3), 30, 15, 250_000_000))));
 
   @ParameterizedTest
-  @ValueSource(strings = {"STRING", "INT", "BIGINT", "BOOLEAN", "DATE", "DECIMAL", "BINARY"})
+  @ValueSource(
+      strings = {"STRING", "INT", "BIGINT", "BOOLEAN", "DATE", "DECIMAL", "BINARY", "TIMESTAMP"})
   void aPrintedPartitionNameSelectsExactlyItsPartition(String kind) {
     Kind k = KINDS.get(kind);
     Table table =

@@ -3,9 +3,11 @@ package io.sediment.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.sediment.catalog.Identifier;
 import io.sediment.compact.CompactSpec;
 import io.sediment.compact.ExecutionMode;
 import io.sediment.manifest.ManifestCache;
+import io.sediment.manifest.ManifestEntry;
 import io.sediment.marker.ReleaseRecords;
 import io.sediment.schema.Schema;
 import io.sediment.table.Table;
@@ -450,6 +452,43 @@ class CompactTaskEnumeratorTest {
       }
     } finally {
       FaultyFileSystem.reset();
+    }
+  }
+
+  /**
+   * A table dropped and created again under its name while the job runs: the tasks planned for the
+   * old table are forgotten, and the new one is planned as a new table (its snapshot ids start
+   * again, below those the job saw).
+   */
+  @Test
+  void aTableCreatedAgainIsPlannedAfreshAndItsOldTasksForgotten() throws Throwable {
+    CompactTargets database =
+        new CompactTargets(dir.toString(), CompactSpec.forDatabase("db", ".*").build())
+            .withClock(new ManualClock());
+    try (var context = new MockSplitEnumeratorContext<CompactTaskSplit>(1)) {
+      readers(context, 1);
+      CompactTaskEnumerator e =
+          new CompactTaskEnumerator(context, database, ExecutionMode.STREAMING, 60_000, USER, null);
+      e.start();
+      context.runPeriodicCallable(0);
+      assertThat(e.snapshotState(1).pending()).hasSize(3);
+
+      TestTables.catalog(dir).dropTable(new Identifier("db", "t"), false);
+      Table again =
+          TestTables.create(
+              TestTables.catalog(dir),
+              "t",
+              FlinkTestSupport.partitioned().option("compaction.min.file-num", "3").build());
+      FlinkTestSupport.fill(again, 0, 3, 2, "x", "y");
+      Set<String> files = new HashSet<>();
+      for (ManifestEntry m : again.store().newScan().plan(again.latestSnapshot().orElseThrow())) {
+        files.add(m.file().fileName());
+      }
+
+      context.runPeriodicCallable(0);
+      List<CompactTaskSplit> pending = e.snapshotState(2).pending();
+      assertThat(pending).hasSize(2);
+      assertThat(inputs(pending)).isSubsetOf(files);
     }
   }
 

@@ -57,6 +57,30 @@ class TaskLedgerTest {
         .containsExactly("4");
   }
 
+  /**
+   * Tasks of a table that is gone are forgotten, pending or held, except one still running (its
+   * reader ends it): their files and buckets are free, no release of theirs being able to come.
+   */
+  @Test
+  void forgottenTasksFreeTheirFilesAndBucketsExceptARunningOne() {
+    TaskLedger<Task> ledger = new TaskLedger<>();
+    plan(ledger, merge("1", "gone/b0", "f1"), merge("2", "gone/b1", "f2"));
+    plan(ledger, append("3", "gone/b2", "f3"), append("4", "kept/b0", "g1"));
+    assertThat(ledger.assignNext(0).splitId()).isEqualTo("1");
+    ledger.readerFinished(0); // 1 held, not running
+    assertThat(ledger.assignNext(1).splitId()).isEqualTo("2"); // 2 running on reader 1
+
+    int n = ledger.forget(t -> t.bucketKey().startsWith("gone/"));
+
+    assertThat(n).isEqualTo(2); // 1 (held) and 3 (pending)
+    assertThat(ledger.excluded()).containsExactlyInAnyOrder("f2", "g1");
+    assertThat(ids(ledger.pendingTasks())).containsExactly("4");
+    assertThat(ids(ledger.heldTasks())).containsExactly("2");
+    assertThat(ids(plan(ledger, merge("5", "gone/b0", "f1")))).containsExactly("5");
+    assertThat(ledger.assignNext(0).splitId()).isEqualTo("4");
+    assertThat(ledger.assignNext(2).splitId()).as("bucket b0 is free again").isEqualTo("5");
+  }
+
   @Test
   void releasedFilesCanBePlannedAgain() {
     TaskLedger<Task> ledger = new TaskLedger<>();

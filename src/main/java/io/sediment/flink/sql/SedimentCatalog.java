@@ -386,27 +386,30 @@ public final class SedimentCatalog extends AbstractCatalog {
   @Override
   public List<CatalogPartitionSpec> listPartitions(ObjectPath path)
       throws TableNotExistException, TableNotPartitionedException {
+    return TablePartitions.of(partitionedTable(path));
+  }
+
+  private Table partitionedTable(ObjectPath path)
+      throws TableNotExistException, TableNotPartitionedException {
     if (!tableExists(path)) {
       throw new TableNotExistException(getName(), path);
     }
     Table table = catalog.getTable(toIdentifier(path));
-    List<String> keys = table.schema().partitionKeys();
-    if (keys.isEmpty()) {
+    if (table.schema().partitionKeys().isEmpty()) {
       throw new TableNotPartitionedException(getName(), path);
     }
-    return TablePartitions.of(table);
+    return table;
   }
 
   @Override
   public List<CatalogPartitionSpec> listPartitions(ObjectPath path, CatalogPartitionSpec spec)
       throws TableNotExistException, TableNotPartitionedException {
-    List<CatalogPartitionSpec> out = new ArrayList<>();
-    for (CatalogPartitionSpec s : listPartitions(path)) {
-      if (TablePartitions.matches(s, spec)) {
-        out.add(s);
-      }
+    Table table = partitionedTable(path);
+    try {
+      return TablePartitions.matching(table, spec);
+    } catch (IllegalArgumentException e) {
+      throw new CatalogException(e.getMessage(), e);
     }
-    return out;
   }
 
   /** All partitions: Sediment prunes partitions itself through filter pushdown. */
@@ -429,7 +432,7 @@ public final class SedimentCatalog extends AbstractCatalog {
   @Override
   public boolean partitionExists(ObjectPath path, CatalogPartitionSpec spec) {
     try {
-      return listPartitions(path).contains(spec);
+      return !listPartitions(path, spec).isEmpty();
     } catch (TableNotExistException | TableNotPartitionedException e) {
       return false;
     }

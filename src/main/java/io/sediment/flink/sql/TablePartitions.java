@@ -27,6 +27,21 @@ final class TablePartitions {
    * value is {@value TablePaths#DEFAULT_PARTITION}.
    */
   static List<CatalogPartitionSpec> of(Table table) {
+    return of(table, null);
+  }
+
+  /**
+   * The partitions {@code spec} matches (a spec may name fewer keys), its values read as {@code
+   * DROP PARTITION} reads them: typed ({@code hh='03'} is {@code hh=3}), {@value
+   * TablePaths#DEFAULT_PARTITION} the null value.
+   */
+  static List<CatalogPartitionSpec> matching(Table table, CatalogPartitionSpec spec) {
+    return of(
+        table,
+        PartitionFilters.ofPartition(table.fullName(), table.schema(), spec.getPartitionSpec()));
+  }
+
+  private static List<CatalogPartitionSpec> of(Table table, Predicate filter) {
     List<String> keys = table.schema().partitionKeys();
     Set<Map<String, String>> seen = new LinkedHashSet<>();
     table
@@ -34,6 +49,9 @@ final class TablePartitions {
         .ifPresent(
             s -> {
               for (ManifestEntry e : table.store().newScan().plan(s)) {
+                if (filter != null && !filter.test(e.partition())) {
+                  continue;
+                }
                 List<String> values =
                     PartitionComputer.toStrings(table.schema().partitionType(), e.partition());
                 Map<String, String> spec = new LinkedHashMap<>();
@@ -50,11 +68,6 @@ final class TablePartitions {
       out.add(new CatalogPartitionSpec(spec));
     }
     return out;
-  }
-
-  /** Whether {@code partition} has every value {@code spec} gives (a spec may name fewer keys). */
-  static boolean matches(CatalogPartitionSpec partition, CatalogPartitionSpec spec) {
-    return partition.getPartitionSpec().entrySet().containsAll(spec.getPartitionSpec().entrySet());
   }
 
   /**

@@ -69,9 +69,10 @@ public final class ExpireSnapshotsProcedure implements Procedure {
     if (retainMax == null && olderThan == null) {
       throw ProcedureArgs.bad("retain_max", "give retain_max or older_than (or both)");
     }
-    if (retainMin != null && retainMax != null && retainMin > retainMax) {
-      throw ProcedureArgs.bad(
-          "retain_min", "must not be larger than retain_max (" + retainMax + "), got " + retainMin);
+    try {
+      expire.check();
+    } catch (IllegalArgumentException e) {
+      throw ProcedureArgs.bad("retain_min", e);
     }
     ExpireSnapshots.Result r = expire.execute();
     return new Row[] {

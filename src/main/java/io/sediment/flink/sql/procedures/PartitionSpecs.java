@@ -7,8 +7,8 @@ import java.util.Map;
 
 /**
  * Partition specs as SQL users write them: {@code p=a,q=1} for one partition, {@code p=a;p=b} for
- * several. {@code CompactSpec.Builder#withPartitions} turns them into a filter, parsing values by
- * the literal rules of the {@code where} filters.
+ * several. {@code CompactSpec.Builder#withPartitions} turns them into a filter, values read as
+ * {@code SHOW PARTITIONS} prints them (see {@code PartitionFilters#ofPartition}).
  */
 final class PartitionSpecs {
 
