@@ -71,20 +71,23 @@ class PartitionSpecRoundTripTest {
                   TimestampData.fromLocalDateTime(
                       LocalDateTime.of(2024, 1, 1, r.nextInt(3), 30, 15, 250_000_000))));
 
+  private Table partitionedBy(String name, DataType type) {
+    return TestTables.create(
+        TestTables.catalog(dir),
+        name,
+        Schema.newBuilder()
+            .column("id", DataTypes.BIGINT())
+            .column("p", type)
+            .partitionKeys("p")
+            .build());
+  }
+
   @ParameterizedTest
   @ValueSource(
       strings = {"STRING", "INT", "BIGINT", "BOOLEAN", "DATE", "DECIMAL", "BINARY", "TIMESTAMP"})
   void aPrintedPartitionNameSelectsExactlyItsPartition(String kind) {
     Kind k = KINDS.get(kind);
-    Table table =
-        TestTables.create(
-            TestTables.catalog(dir),
-            "t",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT())
-                .column("p", k.type())
-                .partitionKeys("p")
-                .build());
+    Table table = partitionedBy("t", k.type());
     Random random = new Random(kind.hashCode());
     List<GenericRowData> rows = new ArrayList<>();
     for (long i = 0; i < 40; i++) {
@@ -114,15 +117,7 @@ class PartitionSpecRoundTripTest {
   @ParameterizedTest
   @ValueSource(strings = {"zz", "abc", "0x0a"})
   void aBinaryValueThatIsNotHexadecimalIsRefusedNamingTheForm(String value) {
-    Table table =
-        TestTables.create(
-            TestTables.catalog(dir),
-            "b",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT())
-                .column("p", DataTypes.BYTES())
-                .partitionKeys("p")
-                .build());
+    Table table = partitionedBy("b", DataTypes.BYTES());
     assertThatThrownBy(
             () -> PartitionFilters.ofPartition("db.b", table.schema(), Map.of("p", value)))
         .hasMessageContaining("BINARY partition column 'p' of db.b")

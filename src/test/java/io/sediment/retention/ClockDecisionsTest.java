@@ -129,6 +129,20 @@ class ClockDecisionsTest {
         .satisfies(task -> assertThat(task.inputs()).hasSize(files));
   }
 
+  /** A primary-key table whose runs move up only by {@code compaction.trigger.max-delay}. */
+  private Table maxDelayTable(String name, ManualClock clock, Duration delay, int buckets) {
+    return TestTables.create(
+        TestTables.catalog(dir.resolve(name)).withClock(clock),
+        "t",
+        TestTables.idValueSchema()
+            .primaryKey("id")
+            .option("bucket", String.valueOf(buckets))
+            .option("num-sorted-run.compaction-trigger", "100")
+            .option("compaction.trigger.max-delay", delay.toMillis() + " ms")
+            .option("local-cache.dir", dir.resolve(name + "-cache").toString())
+            .build());
+  }
+
   /**
    * {@code compaction.trigger.max-delay} on a primary-key writer's own compaction, over the
    * writer's life: a writer keeps its compaction strategy from its first window, and the trigger
@@ -140,17 +154,7 @@ class ClockDecisionsTest {
     SplittableRandom r = new SplittableRandom(seed);
     ManualClock clock = new ManualClock();
     Duration delay = Duration.ofMillis(60_000 + r.nextInt(3_600_000));
-    Table t =
-        TestTables.create(
-            TestTables.catalog(dir.resolve("pk-" + seed)).withClock(clock),
-            "t",
-            TestTables.idValueSchema()
-                .primaryKey("id")
-                .option("bucket", "1")
-                .option("num-sorted-run.compaction-trigger", "100")
-                .option("compaction.trigger.max-delay", delay.toMillis() + " ms")
-                .option("local-cache.dir", dir.resolve("cache-" + seed).toString())
-                .build());
+    Table t = maxDelayTable("pk-" + seed, clock, delay, 1);
     var wb = t.newStreamWriteBuilder().withCommitUser("writer");
     var commit = wb.newCommit();
     try (var w = wb.newWrite()) {
@@ -186,17 +190,7 @@ class ClockDecisionsTest {
     SplittableRandom r = new SplittableRandom(seed);
     ManualClock clock = new ManualClock();
     Duration delay = Duration.ofMillis(60_000 + r.nextInt(3_600_000));
-    Table t =
-        TestTables.create(
-            TestTables.catalog(dir.resolve("idle-" + seed)).withClock(clock),
-            "t",
-            TestTables.idValueSchema()
-                .primaryKey("id")
-                .option("bucket", "2")
-                .option("num-sorted-run.compaction-trigger", "100")
-                .option("compaction.trigger.max-delay", delay.toMillis() + " ms")
-                .option("local-cache.dir", dir.resolve("idle-cache-" + seed).toString())
-                .build());
+    Table t = maxDelayTable("idle-" + seed, clock, delay, 2);
     var wb = t.newStreamWriteBuilder().withCommitUser("writer");
     var commit = wb.newCommit();
     try (var w = wb.newWrite()) {

@@ -64,16 +64,7 @@ class StreamConsumerTest {
    */
   @Test
   void aStartAtATagOfAnExpiredSnapshotResumesFromTheTag() throws Exception {
-    Table table =
-        TestTables.create(
-            TestTables.catalog(dir.resolve("tag")),
-            "t",
-            Schema.newBuilder()
-                .column("k", DataTypes.BIGINT().notNull())
-                .column("a", DataTypes.STRING())
-                .column("b", DataTypes.INT())
-                .option("snapshot.num-retained.min", "1")
-                .build());
+    Table table = kab("tag");
     for (long i = 0; i < 3; i++) {
       TestTables.writeBatch(
           table,
@@ -113,16 +104,7 @@ class StreamConsumerTest {
    */
   @Test
   void aResumingReadIsPlannedWhenItsConfiguredStartIsGone() throws Exception {
-    Table table =
-        TestTables.create(
-            TestTables.catalog(dir.resolve("gone")),
-            "t",
-            Schema.newBuilder()
-                .column("k", DataTypes.BIGINT().notNull())
-                .column("a", DataTypes.STRING())
-                .column("b", DataTypes.INT())
-                .option("snapshot.num-retained.min", "1")
-                .build());
+    Table table = kab("gone");
     for (long i = 0; i < 3; i++) {
       TestTables.writeBatch(table, List.of(GenericRowData.of(i, StringData.fromString("x"), 1)));
     }
@@ -152,6 +134,19 @@ class StreamConsumerTest {
       resumed.addAll(read.poll(Integer.MAX_VALUE));
     }
     assertThat(resumed).containsExactlyInAnyOrder("+I(3,y,2)", "+I(4,y,2)");
+  }
+
+  /** {@code (k, a, b)}, append, keeping one snapshot at least. */
+  private Table kab(String name) {
+    return TestTables.create(
+        TestTables.catalog(dir.resolve(name)),
+        "t",
+        Schema.newBuilder()
+            .column("k", DataTypes.BIGINT().notNull())
+            .column("a", DataTypes.STRING())
+            .column("b", DataTypes.INT())
+            .option("snapshot.num-retained.min", "1")
+            .build());
   }
 
   private static ConsumerManager consumers(Table table) {
