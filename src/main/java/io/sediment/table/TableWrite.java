@@ -42,6 +42,12 @@ public final class TableWrite implements AutoCloseable {
   private final RowBuckets buckets;
   private final DataFileFactory files = new DataFileFactory();
   private final BucketMap<BucketWriter> writers = new BucketMap<>();
+
+  /**
+   * Fixed-bucket append tables: the next sequence number of each bucket whose writer was released.
+   */
+  private final BucketSequences sequenceFloors = new BucketSequences();
+
   private final PrimaryKeyTableWrite primaryKeyWrite;
   private final StopTriggerWait stopTriggerWait;
   private final OutputObserver observer;
@@ -91,7 +97,11 @@ public final class TableWrite implements AutoCloseable {
   }
 
   private BucketWriter writer(BinaryRowData partition, int bucket) {
-    return writers.get(partition, bucket, (p, b) -> new BucketWriter(p, b, restoreSequence(p, b)));
+    return writers.get(
+        partition,
+        bucket,
+        (p, b) ->
+            new BucketWriter(p, b, Math.max(sequenceFloors.get(p, b), restoreSequence(p, b))));
   }
 
   /** Fixed-bucket tables keep sequence order per bucket: continue after the largest committed. */
@@ -116,14 +126,16 @@ public final class TableWrite implements AutoCloseable {
   }
 
   /**
-   * Primary-key tables: the sequence numbers each bucket's rows must start above, from the state of
-   * a writer of an earlier attempt ({@link #nextSequences()} at the restored checkpoint). Its
-   * windows may be committed after this writer started, and their rows must stay older than this
-   * writer's. Call before the first write; append tables ignore it.
+   * The sequence numbers each bucket's rows must start above, from the state of a writer of an
+   * earlier attempt ({@link #nextSequences()} at the restored checkpoint). Its windows may be
+   * committed after this writer started, and their rows must stay older than this writer's (in a
+   * fixed-bucket append table, in sequence order). Call before the first write.
    */
   public void restoreSequences(Map<BinaryRowData, Map<Integer, Long>> floors) {
     if (primaryKeyWrite != null) {
       primaryKeyWrite.restoreSequences(floors);
+    } else if (numBuckets > 0) {
+      sequenceFloors.raiseAll(floors);
     }
   }
 
@@ -150,9 +162,20 @@ public final class TableWrite implements AutoCloseable {
     }
   }
 
-  /** Primary-key tables: the next sequence number of each bucket written; empty otherwise. */
+  /**
+   * The next sequence number of each bucket written (or restored, or released): the writer's state.
+   * Empty for an unbucketed append table, whose files keep no order.
+   */
   public Map<BinaryRowData, Map<Integer, Long>> nextSequences() {
-    return primaryKeyWrite == null ? Map.of() : primaryKeyWrite.nextSequences();
+    if (primaryKeyWrite != null) {
+      return primaryKeyWrite.nextSequences();
+    }
+    if (numBuckets <= 0) {
+      return Map.of();
+    }
+    BucketSequences out = sequenceFloors.copy();
+    writers.values().forEach(w -> out.raise(w.partition, w.bucket, w.nextSequence));
+    return out.toMap();
   }
 
   /**
@@ -165,8 +188,8 @@ public final class TableWrite implements AutoCloseable {
   }
 
   /**
-   * The buckets the write holds a writer for: a primary-key table's releases the buckets it left
-   * idle for a commit, an append table's keeps each bucket it wrote.
+   * The buckets the write holds a writer for: both table kinds release the buckets they left idle
+   * for a commit (see {@link PrimaryKeyTableWrite#openBuckets}).
    */
   public int openBuckets() {
     return primaryKeyWrite != null ? primaryKeyWrite.openBuckets() : writers.size();
@@ -182,6 +205,14 @@ public final class TableWrite implements AutoCloseable {
       List<DataFileMeta> newFiles = w.flush();
       if (!newFiles.isEmpty()) {
         out.add(CommitMessage.append(w.partition, w.bucket, numBuckets, newFiles));
+      } else {
+        // Idle for a commit: released, so that a long stream over new partitions holds only the
+        // buckets it writes now. Its next sequence number stays (its last window may not be
+        // committed yet, so the snapshot would not show it).
+        if (numBuckets > 0) {
+          sequenceFloors.raise(w.partition, w.bucket, w.nextSequence);
+        }
+        writers.remove(w.partition, w.bucket);
       }
     }
     return out;

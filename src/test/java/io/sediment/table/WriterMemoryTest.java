@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.sediment.catalog.FileSystemCatalog;
 import io.sediment.commit.CommitMessage;
 import io.sediment.io.OutputObserver;
+import io.sediment.manifest.ManifestEntry;
+import io.sediment.manifest.Snapshot;
 import io.sediment.schema.Schema;
 import io.sediment.testutil.TestTables;
 import java.nio.file.Path;
@@ -160,6 +162,69 @@ class WriterMemoryTest {
         read.put(r.getLong(0) + "," + r.getInt(1), r.getString(2).toString());
       }
       assertThat(read).as("%s seed %s", setUp, seed).isEqualTo(model);
+    }
+  }
+
+  /**
+   * An append writer with fixed buckets releases the buckets it left idle for a commit too; the
+   * files a bucket gets later, also while its last window is not committed yet, still number their
+   * rows after the earlier ones.
+   */
+  @ParameterizedTest(name = "seed {0}")
+  @ValueSource(ints = {1, 2, 3})
+  void anAppendWriterReleasesIdleBucketsAndKeepsTheirOrder(int seed) throws Exception {
+    Table table =
+        TestTables.create(
+            TestTables.catalog(dir.resolve("append-" + seed)),
+            "t",
+            Schema.newBuilder()
+                .column("id", DataTypes.BIGINT().notNull())
+                .column("p", DataTypes.INT().notNull())
+                .column("v", DataTypes.STRING())
+                .partitionKeys("p")
+                .option("bucket", "2")
+                .option("bucket-key", "id")
+                .build());
+    Random random = new Random(seed);
+    RowBuckets buckets = new RowBuckets(table.store().schema());
+    TableCommit commit = table.newStreamWriteBuilder().withCommitUser("w").newCommit();
+    // windows sent and not committed yet, oldest first: up to two windows late
+    java.util.ArrayDeque<Map.Entry<Long, List<CommitMessage>>> sent = new java.util.ArrayDeque<>();
+    try (TableWrite write = table.newStreamWriteBuilder().withCommitUser("w").newWrite()) {
+      for (long window = 1; window <= 15; window++) {
+        Set<String> touched = new HashSet<>();
+        for (int i = 0, n = 1 + random.nextInt(20); i < n; i++) {
+          GenericRowData row =
+              GenericRowData.of(
+                  (long) random.nextInt(50),
+                  random.nextInt(PARTITIONS),
+                  StringData.fromString("v"));
+          touched.add(row.getInt(1) + "/" + buckets.bucket(row));
+          write.write(row);
+        }
+        sent.add(Map.entry(window, write.prepareCommit()));
+        assertThat(write.openBuckets()).isEqualTo(touched.size());
+        while (!sent.isEmpty() && (sent.size() > 2 || random.nextBoolean())) {
+          Map.Entry<Long, List<CommitMessage>> w = sent.poll();
+          commit.commit(w.getKey(), w.getValue());
+        }
+      }
+      for (Map.Entry<Long, List<CommitMessage>> w : sent) {
+        commit.commit(w.getKey(), w.getValue());
+      }
+    }
+    // per bucket, the files in commit order number their rows upwards, without overlap
+    Map<String, Long> last = new HashMap<>();
+    for (long id = 1; id <= table.latestSnapshot().orElseThrow().id(); id++) {
+      Snapshot s = table.snapshotManager().snapshot(id);
+      for (ManifestEntry e : table.store().newScan().readDelta(s)) {
+        String bucket = e.partition().getInt(0) + "/" + e.bucket();
+        Long before = last.get(bucket);
+        assertThat(e.file().minSequenceNumber())
+            .as("seed %s, bucket %s, snapshot %s", seed, bucket, id)
+            .isGreaterThan(before == null ? -1 : before);
+        last.put(bucket, e.file().maxSequenceNumber());
+      }
     }
   }
 

@@ -134,8 +134,9 @@ public final class SedimentTableSink
                 .isUnalignedCheckpointsEnabled()) {
           throw new ValidationException(UnalignedCheckpointsRefused.message(table.fullName()));
         }
-        if (table.schema().hasPrimaryKey()) {
-          // Each bucket to one writer: its rows in order, and one writer compacting it.
+        if (table.schema().hasPrimaryKey() || table.options().bucket() > 0) {
+          // Each bucket to one writer: its rows in order (numbered by one writer, as in Paimon's
+          // bucketed append tables too), and one writer compacting it.
           rows =
               rows.partitionCustom(
                   RowBuckets::channel, new BucketRoutingKey(new RowBuckets(table.schema())));

@@ -41,16 +41,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>State: the commit user its markers are under (broadcast state {@code writer-commit-user}, the
  * same in every subtask), so a restored writer marks under the directory its restored committer
- * cleans; and, for a primary-key table, the next sequence number of each bucket written (union list
- * state {@code sequences}, {@link SequencesCodec}), so that a restored writer's rows stay newer
- * than windows of the earlier attempt that the restored committer commits meanwhile.
+ * cleans; and, for a primary-key table or fixed buckets, the next sequence number of each bucket
+ * written (union list state {@code sequences}, {@link SequencesCodec}), so that a restored writer's
+ * rows stay newer than windows of the earlier attempt that the restored committer commits
+ * meanwhile.
  *
  * <p>Flink completes no checkpoint while only some subtasks of an operator with union list state
- * have finished. An append table's writers are chained to their input, so a bounded source's
- * subtask that ends early ends its writer: they keep no union list state, and checkpoints go on
- * committing the writers still running (broadcast state is copied to every restored subtask from
- * one that has it). A primary-key table's writers read through the bucket shuffle, so each ends
- * only when every input did, and all end together.
+ * have finished. An unbucketed append table's writers are chained to their input, so a bounded
+ * source's subtask that ends early ends its writer: they keep no union list state, and checkpoints
+ * go on committing the writers still running (broadcast state is copied to every restored subtask
+ * from one that has it). The writers of a primary-key table or of fixed buckets read through the
+ * bucket shuffle, so each ends only when every input did, and all end together.
  *
  * <p>A {@code write-only} writer that waits for a compaction job ({@code
  * write-only.stop-trigger-wait}) holds its checkpoint barrier meanwhile, so under periodic
@@ -83,7 +84,7 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
   private transient SinkWriter writer;
   private transient BroadcastState<String, String> commitUserState;
 
-  /** Null for an append table: it has no sequences. */
+  /** Null for an unbucketed append table: its files keep no order. */
   private transient ListState<byte[]> sequencesState;
 
   private final boolean overwrite;
@@ -135,11 +136,11 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
       if (user != null) {
         commitUser = user;
       }
-      if (!table.schema().hasPrimaryKey() && restored.contains(SEQUENCES_STATE)) {
+      if (!keepsSequences() && restored.contains(SEQUENCES_STATE)) {
         store.getUnionListState(bytesListOf(SEQUENCES_STATE)).clear(); // always empty
       }
     }
-    if (table.schema().hasPrimaryKey()) {
+    if (keepsSequences()) {
       sequencesState = store.getUnionListState(bytesListOf(SEQUENCES_STATE));
       // Every subtask's buckets: a rescaled job may give a bucket to another subtask.
       for (byte[] b : sequencesState.get()) {
@@ -154,6 +155,14 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
       }
     }
     restoredCheckpoint = context.getRestoredCheckpointId().orElse(0L);
+  }
+
+  /**
+   * Whether the writers number each bucket's rows in order and keep the numbers: a primary-key
+   * table, or an append table with fixed buckets (both routed by bucket, see SedimentTableSink).
+   */
+  private boolean keepsSequences() {
+    return table.schema().hasPrimaryKey() || table.options().bucket() > 0;
   }
 
   private static ListStateDescriptor<String> listOf(String name) {

@@ -8,6 +8,7 @@ import io.sediment.cli.SedimentCli;
 import io.sediment.manifest.CommitKind;
 import io.sediment.manifest.ConsumerManager;
 import io.sediment.manifest.DataFileMeta;
+import io.sediment.manifest.ManifestEntry;
 import io.sediment.manifest.Snapshot;
 import io.sediment.manifest.TagManager;
 import io.sediment.systable.SystemTables;
@@ -99,6 +100,45 @@ class SedimentSqlTest {
               + batch
               + "')");
     }
+  }
+
+  /**
+   * An append table with fixed buckets gets each bucket's rows from one writer, as a primary-key
+   * table does (and Paimon's bucketed append tables): numbered in one sequence per bucket. Rows
+   * rebalanced over two writers were numbered by both from the same start, so a bucket's files
+   * overlapped in sequence order.
+   */
+  @Test
+  void aFixedBucketAppendTableNumbersEachBucketInOneSequence() throws Exception {
+    exec("CREATE TABLE db.fb (id BIGINT, v STRING) WITH ('bucket' = '2', 'bucket-key' = 'id')");
+    // a source of two splits (partitions), read by two subtasks: each holds rows of both buckets
+    exec("CREATE TABLE db.src (id BIGINT, v STRING, p INT) PARTITIONED BY (p)");
+    StringBuilder values = new StringBuilder();
+    for (int i = 0; i < 40; i++) {
+      values.append(i == 0 ? "" : ", ").append("(").append(i).append(", 'v', ").append(i % 2);
+      values.append(")");
+    }
+    exec("INSERT INTO db.src VALUES " + values);
+    exec("INSERT INTO db.fb SELECT id, v FROM db.src");
+    exec("INSERT INTO db.fb SELECT id, v FROM db.src");
+    Table t = table("fb");
+    Map<Integer, List<long[]>> ranges = new TreeMap<>();
+    for (ManifestEntry e : t.store().newScan().plan(t.latestSnapshot().orElseThrow())) {
+      ranges
+          .computeIfAbsent(e.bucket(), b -> new ArrayList<>())
+          .add(new long[] {e.file().minSequenceNumber(), e.file().maxSequenceNumber()});
+    }
+    assertThat(ranges).hasSize(2);
+    ranges.forEach(
+        (bucket, files) -> {
+          files.sort((a, b) -> Long.compare(a[0], b[0]));
+          for (int i = 1; i < files.size(); i++) {
+            assertThat(files.get(i)[0])
+                .as("bucket %s: files in one sequence", bucket)
+                .isGreaterThan(files.get(i - 1)[1]);
+          }
+        });
+    assertThat(query("SELECT COUNT(*) FROM db.fb")).containsExactly("+I[80]");
   }
 
   /**
