@@ -102,6 +102,40 @@ final class CommitRetryLoop {
     }
   }
 
+  /** The base of an attempt is gone: the snapshot id it would take was taken and expired. */
+  private static final class BaseGone extends IOException {
+    BaseGone(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * Right before the publish (under the lock, where there is one): the snapshot the attempt was
+   * built on (the one below its id) is still there. A free id alone does not show that nobody took
+   * it: while this committer waited (for the lock, say), others may have published that id and
+   * later ones and an expiry retired it again; publishing into the free id would leave this
+   * commit's rows out of the latest snapshot, under an id from the past. Expiry retires snapshots
+   * oldest first and never the latest, so the base being there means the id was never taken: under
+   * the lock, where only lock holders publish, exactly; without one, up to the moment between this
+   * check and the exclusive create. The first snapshot has no base: no other snapshot may be there.
+   */
+  private void checkBase(Snapshot s) throws IOException {
+    long base = s.id() - 1;
+    // (a first snapshot already there is a race lost as any other: the create fails)
+    boolean there =
+        base >= 1
+            ? fileIO.exists(snapshots.paths().snapshot(base)) // usually there: one HEAD
+            : snapshots.exists(s.id()) || snapshots.latestId().isEmpty();
+    if (!there) {
+      throw new BaseGone(
+          "Snapshot "
+              + s.id()
+              + " was built on snapshot "
+              + base
+              + ", which expired meanwhile: later snapshots landed");
+    }
+  }
+
   /**
    * Right before the publish (under the lock, where there is one): every file the snapshot adds
    * must exist. A file deleted meanwhile (by orphan removal with a threshold shorter than the
@@ -133,7 +167,15 @@ final class CommitRetryLoop {
   private boolean publish(SnapshotAttempt a) throws IOException {
     Snapshot s = a.snapshot();
     try {
-      return snapshotCommit.tryPublish(s, () -> checkAdded(a));
+      return snapshotCommit.tryPublish(
+          s,
+          () -> {
+            checkBase(s);
+            checkAdded(a);
+          });
+    } catch (BaseGone e) {
+      LOG.debug("{}; retrying on the latest snapshot", e.getMessage());
+      return false; // lost the race: snapshots landed (and expired) meanwhile; run() cleans up
     } catch (CommitOutcomeUnknownException e) {
       throw e; // claimed under the lock: it lands, by this committer or the next; keep its files
     } catch (IOException | RuntimeException e) {

@@ -65,7 +65,12 @@ public final class TableFiles {
    */
   public static TableFiles ofRetainedSnapshots(FileStore store) {
     Reader reader = new Reader(store);
+    // Staged snapshots read before the ids are listed: one rolled forward meanwhile (target
+    // written, then the staged file deleted) is then seen staged here or listed below, never
+    // neither, and the files it publishes are never taken for orphans.
+    List<Snapshot> stagedBefore = readStaged(store);
     TableFiles out = collect(reader, store.snapshotManager().listIds(), Long.MAX_VALUE);
+    stagedBefore.forEach(s -> out.add(reader.read(Retired.of(s), false)));
     addTags(reader, out, tags(store).values());
     return out;
   }
@@ -234,18 +239,26 @@ public final class TableFiles {
    * staged file that cannot be read (still being written, or torn) references nothing yet.
    */
   private static void addStaged(FileStore store, Reader reader, TableFiles out) {
+    readStaged(store).forEach(s -> out.add(reader.read(Retired.of(s), false)));
+  }
+
+  /** The staged snapshots that can be read now. */
+  private static List<Snapshot> readStaged(FileStore store) {
+    List<Snapshot> out = new ArrayList<>();
     for (Path p : store.snapshotManager().listStaged()) {
-      Snapshot s;
       try {
-        s = Snapshot.fromJson(store.fileIO().readUtf8(p));
+        out.add(Snapshot.fromJson(store.fileIO().readUtf8(p)));
       } catch (IOException | RuntimeException e) {
-        continue;
+        // still being written, torn, or rolled forward (deleted) since it was listed
       }
-      SnapshotFiles f = reader.read(Retired.of(s), false);
-      out.metadataNames.addAll(f.metadata);
-      out.indexNames.addAll(f.index);
-      out.dataFiles.putAll(f.data);
     }
+    return out;
+  }
+
+  private void add(SnapshotFiles f) {
+    metadataNames.addAll(f.metadata);
+    indexNames.addAll(f.index);
+    dataFiles.putAll(f.data);
   }
 
   /**

@@ -113,6 +113,64 @@ class CommitRetryLoopTest {
     }
   }
 
+  /**
+   * While an attempt waits to publish (for the lock, say), rivals publish its id and later ones,
+   * and an expiry retires the oldest of them, its id among them: the id is free again. The attempt
+   * must not publish into it (its rows would be in no later snapshot, under an id from the past):
+   * it builds again on the latest and lands above every rival. Generated: how many rivals land and
+   * how many snapshots the expiry retires (oldest first, never the latest), the table empty or not.
+   */
+  @ParameterizedTest(name = "{0} before, {1} rivals, {2} retired")
+  @MethodSource("rivalsThenExpiry")
+  void anIdTakenAndExpiredWhileTheAttemptWaitedIsNotPublishedAgain(
+      int before, int rivals, int retired) throws IOException {
+    for (long id = 1; id <= before; id++) {
+      assertThat(snapshots.tryCommit(rival(id))).isTrue();
+    }
+    SnapshotCommit real = new ExclusiveCreateSnapshotCommit(snapshots, fileIO);
+    boolean[] first = {true};
+    SnapshotCommit rivalsThenExpiry =
+        publishing(
+            (snapshot, fence) -> {
+              if (first[0]) {
+                first[0] = false;
+                for (long id = snapshot.id(); id < snapshot.id() + rivals; id++) {
+                  assertThat(snapshots.tryCommit(rival(id))).isTrue();
+                }
+                List<Long> ids = snapshots.listIds();
+                for (long id : ids.subList(0, retired)) { // oldest first, never the latest
+                  fileIO.deleteQuietly(paths.snapshot(id));
+                }
+              }
+              return real.tryPublish(snapshot, fence);
+            });
+
+    SnapshotAttempt landed = loop(rivalsThenExpiry, 3).run("c", this::attempt).orElseThrow();
+
+    long expected = before + rivals + 1;
+    assertThat(landed.snapshot().id()).isEqualTo(expected);
+    assertThat(snapshots.listIds()).last().isEqualTo(expected);
+    assertThat(snapshots.snapshot(expected).commitUser()).isEqualTo("us");
+    for (long id : snapshots.listIds()) {
+      if (id != expected) {
+        assertThat(snapshots.snapshot(id).commitUser()).as("snapshot %s", id).isEqualTo("rival");
+      }
+    }
+    assertThat(cleanedUp).containsExactly("attempt-0");
+  }
+
+  static Stream<Arguments> rivalsThenExpiry() {
+    return Stream.of(0, 1, 3)
+        .flatMap(
+            before ->
+                Stream.of(1, 2, 4)
+                    .flatMap(
+                        rivals ->
+                            Stream.iterate(1, r -> r < before + rivals, r -> r + 1)
+                                .filter(r -> r > before) // the attempt's own id retired
+                                .map(r -> Arguments.of(before, rivals, r))));
+  }
+
   static Stream<Integer> maxRetries() {
     return Stream.of(0, 1, 4);
   }

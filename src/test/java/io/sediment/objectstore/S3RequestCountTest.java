@@ -82,20 +82,22 @@ class S3RequestCountTest {
     // the two manifest lists of snapshot 2 read (each a HEAD for its length, a GET of the footer,
     // one ranged GET of its row group); one manifest and two manifest lists written (PUT); under
     // the lock: the claim left by the last holder read (in the lock's database), snapshot 3 probed
-    // again (HEAD), every file the snapshot adds checked (a HEAD each: the data file, the manifest,
-    // the two lists), the snapshot staged (PUT), claimed (database), snapshot 3 probed once more
+    // again (HEAD), snapshot 2 checked (HEAD: the base is still there, so id 3 was never taken and
+    // expired meanwhile), every file the snapshot adds checked (a HEAD each: the data file, the
+    // manifest, the two lists), the snapshot staged (PUT), claimed (database), snapshot 3 probed
+    // once more
     // (HEAD: a committer under another lock) and moved into place (COPY, DELETE); LATEST replaced
     // (PUT); the expiry reads EXPIRING (missing: GET) and EARLIEST (GET) and, with nothing to
     // expire, lists nothing.
     // Before issue 8: LIST=3 HEAD=8 GET=21 PUT=5 COPY=1 DELETE=2.
     ManifestCache.clear(); // as a process that did not write snapshot 2
     assertThat(commitOneRow(table, 3L).toString())
-        .isEqualTo("LIST=0 HEAD=10 GET=8 PUT=5 COPY=1 DELETE=1");
+        .isEqualTo("LIST=0 HEAD=11 GET=8 PUT=5 COPY=1 DELETE=1");
 
     // The next commit, in the process that wrote snapshot 3: its lists come from the manifest
     // cache, which got them as they were written (two HEADs and four GETs fewer).
     assertThat(commitOneRow(table, 4L).toString())
-        .isEqualTo("LIST=0 HEAD=8 GET=4 PUT=5 COPY=1 DELETE=1");
+        .isEqualTo("LIST=0 HEAD=9 GET=4 PUT=5 COPY=1 DELETE=1");
 
     assertThat(TestTables.readAll(table)).hasSize(4);
   }
@@ -142,12 +144,12 @@ class S3RequestCountTest {
     if (stream) {
       return;
     }
-    // the commit (HEAD=8 GET=4, as above) and an expiry that reads the retired snapshot, the oldest
+    // the commit (HEAD=9 GET=4, as above) and an expiry that reads the retired snapshot, the oldest
     // kept and the latest (a list or manifest they share checked once), writes and deletes its
     // record, and deletes the snapshot, its data file, the manifests merged away and its lists; its
     // planning's listing of the snapshot directory serves the retiring step too (LIST=4 before);
     // one LIST of tag/ once the record exists (LIST=3 before tags)
-    assertThat(byRetained.get(3)).isEqualTo("LIST=4 HEAD=24 GET=8 PUT=8 COPY=2 DELETE=9");
+    assertThat(byRetained.get(3)).isEqualTo("LIST=4 HEAD=25 GET=8 PUT=8 COPY=2 DELETE=9");
   }
 
   /**

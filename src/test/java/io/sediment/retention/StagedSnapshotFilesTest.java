@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.sediment.maintenance.RemoveOrphanFiles;
 import io.sediment.table.Table;
+import io.sediment.testutil.FaultyFileSystem;
 import io.sediment.testutil.TestTables;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -80,6 +81,39 @@ class StagedSnapshotFilesTest {
     // The next lock holder rolls it forward: the snapshot reads every row.
     Files.move(staged, snapshotDir().resolve("snapshot-3"));
     assertThat(rows(t)).containsExactlyInAnyOrder("(1,a)", "(2,b)", "(3,c)");
+  }
+
+  /**
+   * The lock's next holder rolls a staged snapshot forward (writes the snapshot, then deletes the
+   * staged file) while orphan removal runs, right as it comes to read the staged file: the snapshot
+   * is then listed, or the staged file read, never neither. Orphan removal read the staged files
+   * after listing the snapshots, so it saw neither and deleted the files the snapshot publishes.
+   */
+  @Test
+  void aStagedSnapshotRolledForwardDuringOrphanRemovalKeepsItsFiles() throws Exception {
+    Table t =
+        TestTables.create(TestTables.faultyCatalog(dir), "t", TestTables.idValueSchema().build());
+    TestTables.writeBatch(t, List.of(row(1L, "a")));
+    TestTables.writeBatch(t, List.of(row(2L, "b")));
+    Path staged = stage(2);
+    ageMetadata();
+    java.util.concurrent.atomic.AtomicBoolean rolled =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    FaultyFileSystem.onOpen(
+        path -> {
+          if (path.contains("/snapshot/.snapshot-2.") && rolled.compareAndSet(false, true)) {
+            Files.copy(staged, snapshotDir().resolve("snapshot-2"));
+            Files.delete(staged);
+          }
+        });
+    try {
+      new RemoveOrphanFiles(t).olderThan(System.currentTimeMillis() + 60_000).execute();
+    } finally {
+      FaultyFileSystem.reset();
+    }
+
+    assertThat(rolled).isTrue();
+    assertThat(rows(t)).containsExactlyInAnyOrder("(1,a)", "(2,b)");
   }
 
   /**
