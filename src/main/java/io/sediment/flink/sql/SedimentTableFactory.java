@@ -6,6 +6,7 @@ import io.sediment.commit.SnapshotCommits;
 import io.sediment.systable.SystemTables;
 import io.sediment.table.Table;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -115,12 +116,18 @@ public final class SedimentTableFactory
   private static void checkPlannedColumns(Context context, Table table) {
     LogicalType planned = context.getPhysicalRowDataType().getLogicalType();
     RowType now = table.rowType();
-    // Nullability aside: Flink sees key columns as NOT NULL whatever the schema stores.
+    // Key columns' nullability aside: Flink sees them as NOT NULL whatever the schema stores. Any
+    // other column's counts: a plan that took a column for NOT NULL folds its null checks away.
+    List<String> keys = table.schema().primaryKeys();
     boolean same =
         planned instanceof RowType p
             && p.getFieldNames().equals(now.getFieldNames())
             && java.util.stream.IntStream.range(0, now.getFieldCount())
-                .allMatch(i -> p.getTypeAt(i).copy(true).equals(now.getTypeAt(i).copy(true)));
+                .allMatch(
+                    i ->
+                        keys.contains(now.getFieldNames().get(i))
+                            ? p.getTypeAt(i).copy(true).equals(now.getTypeAt(i).copy(true))
+                            : p.getTypeAt(i).equals(now.getTypeAt(i)));
     if (!same) {
       throw new ValidationException(
           "The columns of "

@@ -288,9 +288,10 @@ public final class SinkCommitter {
     }
     Set<String> committed = new HashSet<>();
     List<CommitMessage> all = windows.takeAll();
-    if (retriedAttempt && batchCommitLanded()) {
-      // An earlier attempt of this committer committed, then failed (a lost TaskManager): its
-      // commit user is this job's alone. What the writers wrote again is no snapshot's.
+    if (batchCommitLanded()) {
+      // An earlier attempt of this committer committed, then failed (a lost TaskManager, or the
+      // JobManager: a recovered job numbers its attempts from 0 again): its commit user is this
+      // planned job's alone. What the writers wrote again is no snapshot's.
       LOG.info(
           "The batch write of {} as user {} landed in an earlier attempt: not committed again",
           table.fullName(),
@@ -384,8 +385,19 @@ public final class SinkCommitter {
 
   /** Whether a batch commit of this job's commit user (its own) is among the snapshots. */
   private boolean batchCommitLanded() {
-    return SnapshotCommits.settledBatchCommitOfUser(table.store(), windows.commitUser())
-        .isPresent();
+    try {
+      return SnapshotCommits.settledBatchCommitOfUser(table.store(), windows.commitUser())
+          .isPresent();
+    } catch (RuntimeException e) {
+      if (retriedAttempt) {
+        throw e; // a retried task: its earlier attempt may well have committed
+      }
+      // A first attempt (or one of a job the JobManager recovered, numbered from 0 again): the
+      // commit that follows finds the same trouble and fails with what it is.
+      LOG.warn(
+          "Could not tell whether {} committed before: {}", windows.commitUser(), e.toString());
+      return false;
+    }
   }
 
   /**

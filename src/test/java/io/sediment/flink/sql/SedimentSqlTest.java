@@ -292,6 +292,35 @@ class SedimentSqlTest {
           .hasMessageContaining("the table has ROW<`x` INT, `a` INT, `b` INT> (schema 1)")
           .hasMessageContaining("Plan the query again");
     }
+
+    // a column that became nullable since (not a key column): the plan took it for NOT NULL and
+    // folded its null checks away, so it is refused too
+    exec("CREATE TABLE db.nn (a INT, c INT NOT NULL)");
+    exec("ALTER TABLE db.nn MODIFY c INT");
+    var plannedNotNull =
+        org.apache.flink.table.catalog.ResolvedSchema.of(
+            org.apache.flink.table.catalog.Column.physical(
+                "a", org.apache.flink.table.api.DataTypes.INT()),
+            org.apache.flink.table.catalog.Column.physical(
+                "c", org.apache.flink.table.api.DataTypes.INT().notNull()));
+    var nnContext =
+        new org.apache.flink.table.factories.FactoryUtil.DefaultDynamicTableContext(
+            org.apache.flink.table.catalog.ObjectIdentifier.of("c", "db", "nn"),
+            new org.apache.flink.table.catalog.ResolvedCatalogTable(
+                org.apache.flink.table.catalog.CatalogTable.newBuilder()
+                    .schema(
+                        org.apache.flink.table.api.Schema.newBuilder()
+                            .fromResolvedSchema(plannedNotNull)
+                            .build())
+                    .options(Map.of())
+                    .build(),
+                plannedNotNull),
+            Map.of(),
+            new org.apache.flink.configuration.Configuration(),
+            getClass().getClassLoader(),
+            false);
+    assertThatThrownBy(() -> factory.createDynamicTableSource(nnContext))
+        .hasMessageContaining("The columns of db.nn changed since this query was planned");
   }
 
   /**

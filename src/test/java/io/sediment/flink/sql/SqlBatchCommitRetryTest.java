@@ -22,6 +22,8 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A batch INSERT's committer that Flink restarts after its commit landed (its TaskManager lost
@@ -33,12 +35,18 @@ class SqlBatchCommitRetryTest {
 
   @TempDir Path dir;
 
-  @Test
-  void aRetriedBatchCommitterCommitsNothingAgain() throws Exception {
+  /**
+   * A retried committer commits nothing again: a task Flink restarted, and one of a job the
+   * JobManager recovered after a failover, whose attempts are numbered from 0 again (so the attempt
+   * number cannot tell it; the planned job's own commit user does).
+   */
+  @ParameterizedTest(name = "attempt number above 0: {0}")
+  @ValueSource(booleans = {true, false})
+  void aRetriedBatchCommitterCommitsNothingAgain(boolean numberedAsRetry) throws Exception {
     for (boolean writersRanAgain : new boolean[] {false, true}) {
       Table t =
           TestTables.create(
-              TestTables.catalog(dir.resolve("again-" + writersRanAgain)),
+              TestTables.catalog(dir.resolve("again-" + numberedAsRetry + writersRanAgain)),
               "t",
               TestTables.idValueSchema().build());
       WriteBuilder wb = t.newBatchWriteBuilder();
@@ -49,7 +57,7 @@ class SqlBatchCommitRetryTest {
       attempt0.endInput(null, false);
       assertThat(t.snapshotManager().listIds()).hasSize(1);
 
-      retry(t, user, writersRanAgain ? written(wb) : reused(first));
+      retry(t, user, writersRanAgain ? written(wb) : reused(first), numberedAsRetry);
 
       assertThat(t.snapshotManager().listIds())
           .as("writers ran again: %s", writersRanAgain)
@@ -137,7 +145,12 @@ class SqlBatchCommitRetryTest {
 
   /** A retried committer's attempt, ending its input with {@code again}. */
   private static void retry(Table t, String user, List<CommitMessage> again) throws Exception {
-    SinkCommitter attempt1 = committer(t, user, true);
+    retry(t, user, again, true);
+  }
+
+  private static void retry(Table t, String user, List<CommitMessage> again, boolean numbered)
+      throws Exception {
+    SinkCommitter attempt1 = committer(t, user, numbered);
     attempt1.add(SedimentWriteOperator.END_OF_INPUT, again);
     attempt1.endInput(null, false);
   }
