@@ -3,6 +3,9 @@ package io.sediment.table;
 import io.sediment.data.PartitionComputer;
 import io.sediment.schema.TableSchema;
 import java.io.Serializable;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 
@@ -43,7 +46,31 @@ public final class RowBuckets implements Serializable {
    * picks the row's writer subtask.
    */
   public long routingKey(RowData row) {
-    return ((long) partition(row).hashCode() << 32) | bucket(row);
+    return routingKey(partition(row), bucket(row));
+  }
+
+  /** The routing key of a partition's bucket (see {@link #routingKey(RowData)}). */
+  public static long routingKey(BinaryRowData partition, int bucket) {
+    return ((long) partition.hashCode() << 32) | bucket;
+  }
+
+  /**
+   * The entries of {@code perBucket} whose bucket is routed to writer subtask {@code subtask} of
+   * {@code channels}: what that subtask keeps of a per-bucket state, so that over all subtasks each
+   * bucket is kept once (and a rescaled job, reading the union, still finds every bucket's).
+   */
+  public static <V> Map<BinaryRowData, Map<Integer, V>> routedTo(
+      Map<BinaryRowData, Map<Integer, V>> perBucket, int subtask, int channels) {
+    Map<BinaryRowData, Map<Integer, V>> out = new LinkedHashMap<>();
+    perBucket.forEach(
+        (partition, byBucket) ->
+            byBucket.forEach(
+                (bucket, v) -> {
+                  if (channel(routingKey(partition, bucket), channels) == subtask) {
+                    out.computeIfAbsent(partition, p -> new HashMap<>()).put(bucket, v);
+                  }
+                }));
+    return out;
   }
 
   /**

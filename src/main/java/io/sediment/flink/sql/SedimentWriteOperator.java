@@ -5,6 +5,7 @@ import io.sediment.flink.BarrierHold;
 import io.sediment.flink.serde.CommitMessageListCodec;
 import io.sediment.flink.serde.SequencesCodec;
 import io.sediment.flink.serde.VersionedBytes;
+import io.sediment.table.RowBuckets;
 import io.sediment.table.StopTriggerWait;
 import io.sediment.table.Table;
 import java.time.Duration;
@@ -221,8 +222,18 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
     super.snapshotState(context);
     commitUserState.put(COMMIT_USER_KEY, commitUser);
     if (sequencesState != null) {
+      // Only the buckets routed here: each subtask kept every bucket it had restored (the union of
+      // all subtasks'), so the state grew with subtasks times buckets ever written. A rescaled job
+      // reads the union, so each bucket's number is still found by its new writer.
+      var task = getRuntimeContext().getTaskInfo();
       sequencesState.update(
-          List.of(VersionedBytes.write(writer.sequences(), SequencesCodec.INSTANCE)));
+          List.of(
+              VersionedBytes.write(
+                  RowBuckets.routedTo(
+                      writer.sequences(),
+                      task.getIndexOfThisSubtask(),
+                      task.getNumberOfParallelSubtasks()),
+                  SequencesCodec.INSTANCE)));
     }
   }
 
