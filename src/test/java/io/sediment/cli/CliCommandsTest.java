@@ -51,6 +51,15 @@ class CliCommandsTest {
     return t;
   }
 
+  /** {@code expire-snapshots} of db.t with {@code options}. */
+  private Result expire(String... options) {
+    List<String> args =
+        new java.util.ArrayList<>(
+            List.of("expire-snapshots", "--warehouse", dir.toString(), "--table", "db.t"));
+    args.addAll(List.of(options));
+    return run(args.toArray(String[]::new));
+  }
+
   /** Paimon's max_deletes: at most that many, the oldest first; bad values change nothing. */
   @Test
   void expireSnapshotsExpiresAtMostMaxDeletes() {
@@ -59,30 +68,12 @@ class CliCommandsTest {
         new String[][] {
           {"--retain-max", "1", "--max-deletes", "0"}, {"--retain-max", "1", "--retain-min", "2"}
         }) {
-      String[] args = new String[5 + bad.length];
-      System.arraycopy(
-          new String[] {"expire-snapshots", "--warehouse", dir.toString(), "--table", "db.t"},
-          0,
-          args,
-          0,
-          5);
-      System.arraycopy(bad, 0, args, 5, bad.length);
-      Result refused = run(args);
+      Result refused = expire(bad);
       assertThat(refused.code()).isEqualTo(2);
       assertThat(refused.err()).contains(bad[2]);
       assertThat(t.snapshotManager().listIds()).containsExactly(1L, 2L, 3L);
     }
-    Result r =
-        run(
-            "expire-snapshots",
-            "--warehouse",
-            dir.toString(),
-            "--table",
-            "db.t",
-            "--retain-max",
-            "1",
-            "--max-deletes",
-            "1");
+    Result r = expire("--retain-max", "1", "--max-deletes", "1");
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).startsWith("Expired 1 snapshot of db.t");
     assertThat(t.snapshotManager().listIds()).containsExactly(2L, 3L);
@@ -91,15 +82,7 @@ class CliCommandsTest {
   @Test
   void expireSnapshotsKeepsRetainMaxAndSaysWhatItDeleted() {
     Table t = table();
-    Result r =
-        run(
-            "expire-snapshots",
-            "--warehouse",
-            dir.toString(),
-            "--table",
-            "db.t",
-            "--retain-max",
-            "1");
+    Result r = expire("--retain-max", "1");
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.err()).isEmpty();
     assertThat(r.out()).startsWith("Expired 2 snapshots of db.t; deleted ");

@@ -21,7 +21,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
 import org.junit.jupiter.api.Test;
@@ -44,11 +43,7 @@ class PrimaryKeyOverwriteTest {
 
   private static Schema schema(String setUp) {
     Schema.Builder b =
-        Schema.newBuilder()
-            .column("id", DataTypes.BIGINT().notNull())
-            .column("p", DataTypes.INT().notNull())
-            .column("v", DataTypes.STRING())
-            .partitionKeys("p")
+        TestTables.idIntPartitionValueSchema()
             .primaryKey("id", "p")
             .option("bucket", "2")
             .option("num-sorted-run.compaction-trigger", "2")

@@ -18,19 +18,25 @@ import org.junit.jupiter.api.Test;
 /** The SQL sink routes by {@link RowBuckets}: a bucket has one writer, and buckets spread. */
 class RowBucketsTest {
 
+  /**
+   * {@code (k BIGINT, p STRING)}, keyed by both, partitioned by {@code p}, in {@code n} buckets.
+   */
+  private static RowBuckets keyedByKAndP(int n) {
+    return new RowBuckets(
+        TableSchema.create(
+            Schema.newBuilder()
+                .column("k", DataTypes.BIGINT().notNull())
+                .column("p", DataTypes.STRING().notNull())
+                .primaryKey("k", "p")
+                .partitionKeys("p")
+                .option("bucket", String.valueOf(n))
+                .build(),
+            0));
+  }
+
   @Test
   void everyBucketOfAPartitionGoesToOneChannelAndTheBucketsSpread() {
-    RowBuckets buckets =
-        new RowBuckets(
-            TableSchema.create(
-                Schema.newBuilder()
-                    .column("k", DataTypes.BIGINT().notNull())
-                    .column("p", DataTypes.STRING().notNull())
-                    .primaryKey("k", "p")
-                    .partitionKeys("p")
-                    .option("bucket", "4")
-                    .build(),
-                0));
+    RowBuckets buckets = keyedByKAndP(4);
     Random random = new Random(7);
     for (int channels = 1; channels <= 6; channels++) {
       Map<String, Integer> channelOfBucket = new HashMap<>();
@@ -59,17 +65,7 @@ class RowBucketsTest {
    */
   @Test
   void eachBucketsStateIsKeptByTheSubtaskItsRowsGoTo() {
-    RowBuckets buckets =
-        new RowBuckets(
-            TableSchema.create(
-                Schema.newBuilder()
-                    .column("k", DataTypes.BIGINT().notNull())
-                    .column("p", DataTypes.STRING().notNull())
-                    .primaryKey("k", "p")
-                    .partitionKeys("p")
-                    .option("bucket", "5")
-                    .build(),
-                0));
+    RowBuckets buckets = keyedByKAndP(5);
     Random random = new Random(11);
     Map<BinaryRowData, Map<Integer, Long>> all = new HashMap<>();
     Map<String, Long> keyOf = new HashMap<>();

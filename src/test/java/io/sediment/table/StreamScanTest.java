@@ -18,7 +18,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
-import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.RowKind;
@@ -37,12 +36,7 @@ class StreamScanTest {
   @TempDir Path dir;
 
   private static Schema.Builder schema(boolean primaryKey, boolean deletionVectors) {
-    Schema.Builder b =
-        Schema.newBuilder()
-            .column("id", DataTypes.BIGINT().notNull())
-            .column("p", DataTypes.INT().notNull())
-            .column("v", DataTypes.STRING())
-            .partitionKeys("p");
+    Schema.Builder b = TestTables.idIntPartitionValueSchema();
     if (primaryKey) {
       b.primaryKey("id", "p").option("bucket", "2");
     }
@@ -170,11 +164,7 @@ class StreamScanTest {
         TestTables.create(
             catalog,
             "t",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT().notNull())
-                .column("p", DataTypes.INT().notNull())
-                .column("v", DataTypes.STRING())
-                .partitionKeys("p")
+            TestTables.idIntPartitionValueSchema()
                 .primaryKey("id", "p")
                 .option("bucket", "1")
                 .option("deletion-vectors.enabled", "true")

@@ -18,7 +18,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
-import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
@@ -45,11 +44,7 @@ class WriterMemoryTest {
 
   private static Schema schema(String setUp) {
     Schema.Builder b =
-        Schema.newBuilder()
-            .column("id", DataTypes.BIGINT().notNull())
-            .column("p", DataTypes.INT().notNull())
-            .column("v", DataTypes.STRING())
-            .partitionKeys("p")
+        TestTables.idIntPartitionValueSchema()
             .primaryKey("id", "p")
             .option("bucket", "3")
             .option("write-buffer-size", BUFFER + " b")
@@ -177,11 +172,7 @@ class WriterMemoryTest {
         TestTables.create(
             TestTables.catalog(dir.resolve("append-" + seed)),
             "t",
-            Schema.newBuilder()
-                .column("id", DataTypes.BIGINT().notNull())
-                .column("p", DataTypes.INT().notNull())
-                .column("v", DataTypes.STRING())
-                .partitionKeys("p")
+            TestTables.idIntPartitionValueSchema()
                 .option("bucket", "2")
                 .option("bucket-key", "id")
                 .build());

@@ -63,6 +63,18 @@ public final class TestTables {
   }
 
   /**
+   * {@code (id BIGINT NOT NULL, p INT NOT NULL, v STRING)} partitioned by {@code p}, to add keys
+   * and options to.
+   */
+  public static Schema.Builder idIntPartitionValueSchema() {
+    return Schema.newBuilder()
+        .column("id", DataTypes.BIGINT().notNull())
+        .column("p", DataTypes.INT().notNull())
+        .column("v", DataTypes.STRING())
+        .partitionKeys("p");
+  }
+
+  /**
    * The schema most tests use, {@code (id BIGINT NOT NULL, v STRING)}, to add keys, partitions or
    * options to.
    */

@@ -80,6 +80,28 @@ class SedimentSqlTest {
     tEnv.executeSql(sql).await();
   }
 
+  /**
+   * The factory's context of a query of {@code db.<name>} planned with the columns {@code planned}.
+   */
+  private org.apache.flink.table.factories.DynamicTableFactory.Context plannedContext(
+      String name, org.apache.flink.table.catalog.ResolvedSchema planned) {
+    return new org.apache.flink.table.factories.FactoryUtil.DefaultDynamicTableContext(
+        org.apache.flink.table.catalog.ObjectIdentifier.of("c", "db", name),
+        new org.apache.flink.table.catalog.ResolvedCatalogTable(
+            org.apache.flink.table.catalog.CatalogTable.newBuilder()
+                .schema(
+                    org.apache.flink.table.api.Schema.newBuilder()
+                        .fromResolvedSchema(planned)
+                        .build())
+                .options(Map.of())
+                .build(),
+            planned),
+        Map.of(),
+        new org.apache.flink.configuration.Configuration(),
+        getClass().getClassLoader(),
+        false);
+  }
+
   Table table(String name) {
     return new FileSystemCatalog(warehouse.toString()).getTable("db." + name);
   }
@@ -249,24 +271,7 @@ class SedimentSqlTest {
                 "a", org.apache.flink.table.api.DataTypes.INT()),
             org.apache.flink.table.catalog.Column.physical(
                 "b", org.apache.flink.table.api.DataTypes.INT()));
-    var catalogTable =
-        new org.apache.flink.table.catalog.ResolvedCatalogTable(
-            org.apache.flink.table.catalog.CatalogTable.newBuilder()
-                .schema(
-                    org.apache.flink.table.api.Schema.newBuilder()
-                        .fromResolvedSchema(planned)
-                        .build())
-                .options(Map.of())
-                .build(),
-            planned);
-    var context =
-        new org.apache.flink.table.factories.FactoryUtil.DefaultDynamicTableContext(
-            org.apache.flink.table.catalog.ObjectIdentifier.of("c", "db", "s"),
-            catalogTable,
-            Map.of(),
-            new org.apache.flink.configuration.Configuration(),
-            getClass().getClassLoader(),
-            false);
+    var context = plannedContext("s", planned);
     // Flink sees key columns as NOT NULL whatever the schema stores: still the same columns
     FileSystemCatalog catalog = new FileSystemCatalog(warehouse.toString());
     TestTables.create(
@@ -303,22 +308,7 @@ class SedimentSqlTest {
                 "a", org.apache.flink.table.api.DataTypes.INT()),
             org.apache.flink.table.catalog.Column.physical(
                 "c", org.apache.flink.table.api.DataTypes.INT().notNull()));
-    var nnContext =
-        new org.apache.flink.table.factories.FactoryUtil.DefaultDynamicTableContext(
-            org.apache.flink.table.catalog.ObjectIdentifier.of("c", "db", "nn"),
-            new org.apache.flink.table.catalog.ResolvedCatalogTable(
-                org.apache.flink.table.catalog.CatalogTable.newBuilder()
-                    .schema(
-                        org.apache.flink.table.api.Schema.newBuilder()
-                            .fromResolvedSchema(plannedNotNull)
-                            .build())
-                    .options(Map.of())
-                    .build(),
-                plannedNotNull),
-            Map.of(),
-            new org.apache.flink.configuration.Configuration(),
-            getClass().getClassLoader(),
-            false);
+    var nnContext = plannedContext("nn", plannedNotNull);
     assertThatThrownBy(() -> factory.createDynamicTableSource(nnContext))
         .hasMessageContaining("The columns of db.nn changed since this query was planned");
   }
