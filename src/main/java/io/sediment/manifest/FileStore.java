@@ -40,6 +40,9 @@ public final class FileStore implements Serializable {
   // schema versions read so far, by id (files written with older or newer schemas are read by id)
   private transient volatile Map<Long, TableSchema> schemas;
 
+  /** {@link #schema} as JSON, made once for {@link #stillThisTable}. */
+  private transient volatile String schemaJson;
+
   /**
    * A store on the system clock (UTC). Where a store enters a process (made here, or deserialized
    * in {@link #readResolve}) the process's manifest cache property is checked; the stores derived
@@ -87,9 +90,13 @@ public final class FileStore implements Serializable {
     } catch (IOException e) {
       return true;
     }
+    String mine = schemaJson;
+    if (mine == null) {
+      mine = JsonSerde.toJson(schema);
+      schemaJson = mine;
+    }
     try {
-      return JsonSerde.toJson(JsonSerde.fromJson(now, TableSchema.class))
-          .equals(JsonSerde.toJson(schema));
+      return JsonSerde.toJson(JsonSerde.fromJson(now, TableSchema.class)).equals(mine);
     } catch (RuntimeException e) {
       return false; // not this table's schema file
     }

@@ -65,12 +65,13 @@ public final class TableFiles {
    */
   public static TableFiles ofRetainedSnapshots(FileStore store) {
     Reader reader = new Reader(store);
-    // Staged snapshots read before the ids are listed: one rolled forward meanwhile (target
+    // Staged snapshots read before the ids are listed too: one rolled forward meanwhile (target
     // written, then the staged file deleted) is then seen staged here or listed below, never
     // neither, and the files it publishes are never taken for orphans.
-    List<Snapshot> stagedBefore = readStaged(store);
-    TableFiles out = collect(reader, store.snapshotManager().listIds(), Long.MAX_VALUE);
-    stagedBefore.forEach(s -> out.add(reader.read(Retired.of(s), false)));
+    Map<String, Snapshot> stagedBefore = readStaged(store, Set.of());
+    TableFiles out =
+        collect(reader, store.snapshotManager().listIds(), Long.MAX_VALUE, stagedBefore.keySet());
+    stagedBefore.values().forEach(s -> out.addAll(reader.read(Retired.of(s), false)));
     addTags(reader, out, tags(store).values());
     return out;
   }
@@ -95,7 +96,7 @@ public final class TableFiles {
     long newestRetiring = retiring.stream().mapToLong(Long::longValue).max().orElse(-1);
     List<Long> ids = new ArrayList<>(listed);
     ids.removeAll(retiring);
-    return collect(reader, ids, newestRetiring);
+    return collect(reader, ids, newestRetiring, Set.of());
   }
 
   /**
@@ -184,7 +185,7 @@ public final class TableFiles {
     if (newest < 0) {
       return gone;
     }
-    TableFiles kept = collect(reader, listed, newest);
+    TableFiles kept = collect(reader, listed, newest, Set.of());
     addTags(reader, kept, tags(reader.store).values());
     gone.metadataNames.removeAll(kept.metadataNames);
     gone.indexNames.removeAll(kept.indexNames);
@@ -196,8 +197,11 @@ public final class TableFiles {
    * The files of the readable snapshots {@code ids} (ascending) and of staged ones, stopping after
    * the first readable snapshot newer than {@code stopAfterOneAbove}: the live files of each
    * snapshot read after an unreadable one (or first), the delta of each that follows one read.
+   * Staged ones are listed after the ids (one staged since they were listed is seen); those named
+   * in {@code stagedRead} the caller read already.
    */
-  private static TableFiles collect(Reader reader, List<Long> ids, long stopAfterOneAbove) {
+  private static TableFiles collect(
+      Reader reader, List<Long> ids, long stopAfterOneAbove, Set<String> stagedRead) {
     FileStore store = reader.store;
     TableFiles out = new TableFiles();
     long previous = -1; // id of the last snapshot added, -1 when the one before was skipped
@@ -229,36 +233,31 @@ public final class TableFiles {
         break;
       }
     }
-    addStaged(store, reader, out);
+    readStaged(store, stagedRead)
+        .values()
+        .forEach(s -> out.addAll(reader.read(Retired.of(s), false)));
     return out;
   }
 
   /**
-   * Adds what staged snapshots reference: a snapshot claimed under the commit lock whose committer
-   * stopped before moving it into place is published by the next commit, so its files must stay. A
-   * staged file that cannot be read (still being written, or torn) references nothing yet.
+   * The staged snapshots that can be read now, by file name, but those {@code read} already: a
+   * snapshot claimed under the commit lock whose committer stopped before moving it into place is
+   * published by the next commit, so its files must stay. A staged file that cannot be read (still
+   * being written, torn, or rolled forward since it was listed) references nothing yet.
    */
-  private static void addStaged(FileStore store, Reader reader, TableFiles out) {
-    readStaged(store).forEach(s -> out.add(reader.read(Retired.of(s), false)));
-  }
-
-  /** The staged snapshots that can be read now. */
-  private static List<Snapshot> readStaged(FileStore store) {
-    List<Snapshot> out = new ArrayList<>();
+  private static Map<String, Snapshot> readStaged(FileStore store, Set<String> read) {
+    Map<String, Snapshot> out = new LinkedHashMap<>();
     for (Path p : store.snapshotManager().listStaged()) {
+      if (read.contains(p.getName())) {
+        continue;
+      }
       try {
-        out.add(Snapshot.fromJson(store.fileIO().readUtf8(p)));
+        out.put(p.getName(), Snapshot.fromJson(store.fileIO().readUtf8(p)));
       } catch (IOException | RuntimeException e) {
-        // still being written, torn, or rolled forward (deleted) since it was listed
+        // not readable (yet), or gone
       }
     }
     return out;
-  }
-
-  private void add(SnapshotFiles f) {
-    metadataNames.addAll(f.metadata);
-    indexNames.addAll(f.index);
-    dataFiles.putAll(f.data);
   }
 
   /**

@@ -456,8 +456,7 @@ public final class SedimentCatalog extends AbstractCatalog {
   @Override
   public void dropPartition(ObjectPath path, CatalogPartitionSpec spec, boolean ignoreIfNotExists) {
     try {
-      TablePartitions.drop(
-          catalog.getTable(toIdentifier(path)), spec, listPartitions(path), ignoreIfNotExists);
+      TablePartitions.drop(partitionedTable(path), spec, ignoreIfNotExists);
     } catch (TableNotExistException | TableNotPartitionedException e) {
       throw new CatalogException(e.getMessage(), e);
     }

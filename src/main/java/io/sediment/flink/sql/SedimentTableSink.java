@@ -134,7 +134,7 @@ public final class SedimentTableSink
                 .isUnalignedCheckpointsEnabled()) {
           throw new ValidationException(UnalignedCheckpointsRefused.message(table.fullName()));
         }
-        if (table.schema().hasPrimaryKey() || table.options().bucket() > 0) {
+        if (routesByBucket(table)) {
           // Each bucket to one writer: its rows in order (numbered by one writer, as in Paimon's
           // bucketed append tables too), and one writer compacting it.
           rows =
@@ -282,5 +282,13 @@ public final class SedimentTableSink
   @Override
   public String asSummaryString() {
     return "Sediment(" + table.fullName() + ")";
+  }
+
+  /**
+   * Whether each bucket's rows go to one writer: a primary-key table, or an append table with fixed
+   * buckets. Its writers then number each bucket's rows in order and keep the numbers in state.
+   */
+  static boolean routesByBucket(Table table) {
+    return table.schema().hasPrimaryKey() || table.options().bucket() > 0;
   }
 }

@@ -154,16 +154,20 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
                                 .computeIfAbsent(p, k -> new HashMap<>())
                                 .merge(bucket, next, Math::max)));
       }
+      // Only the buckets routed here (the rows it writes are): each subtask keeps its own, so the
+      // state does not grow with subtasks times buckets, and a rescaled job, reading the union of
+      // them, still finds every bucket's number at its new writer.
+      var task = getRuntimeContext().getTaskInfo();
+      restoredSequences =
+          RowBuckets.routedTo(
+              restoredSequences, task.getIndexOfThisSubtask(), task.getNumberOfParallelSubtasks());
     }
     restoredCheckpoint = context.getRestoredCheckpointId().orElse(0L);
   }
 
-  /**
-   * Whether the writers number each bucket's rows in order and keep the numbers: a primary-key
-   * table, or an append table with fixed buckets (both routed by bucket, see SedimentTableSink).
-   */
+  /** Whether the writers number each bucket's rows in order and keep the numbers. */
   private boolean keepsSequences() {
-    return table.schema().hasPrimaryKey() || table.options().bucket() > 0;
+    return SedimentTableSink.routesByBucket(table);
   }
 
   private static ListStateDescriptor<String> listOf(String name) {
@@ -222,18 +226,8 @@ public final class SedimentWriteOperator extends AbstractStreamOperator<Tuple2<L
     super.snapshotState(context);
     commitUserState.put(COMMIT_USER_KEY, commitUser);
     if (sequencesState != null) {
-      // Only the buckets routed here: each subtask kept every bucket it had restored (the union of
-      // all subtasks'), so the state grew with subtasks times buckets ever written. A rescaled job
-      // reads the union, so each bucket's number is still found by its new writer.
-      var task = getRuntimeContext().getTaskInfo();
       sequencesState.update(
-          List.of(
-              VersionedBytes.write(
-                  RowBuckets.routedTo(
-                      writer.sequences(),
-                      task.getIndexOfThisSubtask(),
-                      task.getNumberOfParallelSubtasks()),
-                  SequencesCodec.INSTANCE)));
+          List.of(VersionedBytes.write(writer.sequences(), SequencesCodec.INSTANCE)));
     }
   }
 

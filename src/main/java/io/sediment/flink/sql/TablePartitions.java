@@ -72,14 +72,12 @@ final class TablePartitions {
 
   /**
    * {@code ALTER TABLE t DROP [IF EXISTS] PARTITION (k = v, ...)}, as in Paimon: one OVERWRITE
-   * snapshot that removes every live file of the partitions {@code spec} matches ({@code all} is
-   * the table's partitions, for the error). Flink calls the catalog once per {@code PARTITION
-   * (...)} of the statement. A column that is not a partition column, a value that is not one of
-   * its column's type, and a spec no partition matches (unless {@code ifExists}) are refused with
-   * nothing committed.
+   * snapshot that removes every live file of the partitions {@code spec} matches. Flink calls the
+   * catalog once per {@code PARTITION (...)} of the statement. A column that is not a partition
+   * column, a value that is not one of its column's type, and a spec no partition matches (unless
+   * {@code ifExists}) are refused with nothing committed.
    */
-  static void drop(
-      Table table, CatalogPartitionSpec spec, List<CatalogPartitionSpec> all, boolean ifExists) {
+  static void drop(Table table, CatalogPartitionSpec spec, boolean ifExists) {
     // the partition's name form: __DEFAULT_PARTITION__ is null (Flink's parser takes no NULL)
     Predicate filter =
         PartitionFilters.ofPartition(table.fullName(), table.schema(), spec.getPartitionSpec());
@@ -99,7 +97,7 @@ final class TablePartitions {
       }
       List<String> keys = table.schema().partitionKeys();
       List<String> names = new ArrayList<>();
-      for (CatalogPartitionSpec p : all) {
+      for (CatalogPartitionSpec p : of(table)) { // only for the error
         List<String> values = new ArrayList<>();
         for (String k : keys) {
           values.add(p.getPartitionSpec().get(k));
@@ -115,7 +113,7 @@ final class TablePartitions {
               + " of "
               + table.fullName()
               + " does not exist; "
-              + (all.isEmpty()
+              + (names.isEmpty()
                   ? "the table has no partition"
                   : "its partitions are "
                       + names.subList(0, Math.min(10, names.size()))
