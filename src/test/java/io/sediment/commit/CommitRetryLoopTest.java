@@ -157,13 +157,18 @@ class CommitRetryLoopTest {
       }
     }
     assertThat(cleanedUp).containsExactly("attempt-0");
+    assertThat(builtOn)
+        .as("the retry built on the latest")
+        .containsExactly(before == 0 ? -1L : before, (long) before + rivals);
   }
 
   static Stream<Arguments> rivalsThenExpiry() {
     return Stream.of(0, 1, 3)
         .flatMap(
             before ->
-                Stream.of(1, 2, 4)
+                // two rivals at least: expiry never retires the latest, so one rival leaves the
+                // attempt's id taken
+                Stream.of(2, 3, 4)
                     .flatMap(
                         rivals ->
                             Stream.iterate(1, r -> r < before + rivals, r -> r + 1)

@@ -508,6 +508,39 @@ class CompactOperatorHarnessTest {
   }
 
   /**
+   * A window of two tables, both dropped before it is committed, fails once: one failed window
+   * toward {@code compaction.max-consecutive-failures} (2 here), not one per table.
+   */
+  @Test
+  void aWindowFailsOnceHoweverManyOfItsTablesFail() throws Exception {
+    Table u =
+        TestTables.create(
+            TestTables.catalog(dir),
+            "u",
+            FlinkTestSupport.partitioned().option("compaction.min.file-num", "3").build());
+    FlinkTestSupport.fill(u, 0, 4, 5, "a");
+    List<CompactTaskSplit> splits = new ArrayList<>(splits().subList(0, 1));
+    for (CompactTask task :
+        new CompactPlanner(u.store(), "db.u")
+            .plan(u.latestSnapshot().orElseThrow(), null, Set.of())) {
+      splits.add(new CompactTaskSplit("u-" + splits.size(), task, USER));
+    }
+    List<CompactMessage> messages = rewritten(splits);
+    assertThat(messages).extracting(CompactMessage::table).containsExactly("db.t", "db.u");
+    TestTables.catalog(dir).dropTable(new Identifier("db", "t"), false);
+    TestTables.catalog(dir).dropTable(new Identifier("db", "u"), false);
+    try (var committer = committer(ExecutionMode.STREAMING, null)) {
+      for (CompactMessage m : messages) {
+        committer.processElement(new StreamRecord<>(m));
+      }
+      committer.snapshot(1, 1);
+      committer.notifyOfCompletedCheckpoint(1);
+      assertThat(counter(CompactCommitter.class, "failedWindows")).isEqualTo(1);
+      assertThat(gauge(CompactCommitter.class, "consecutiveFailures")).isEqualTo(1);
+    }
+  }
+
+  /**
    * A table dropped and created again under its name while the committer runs: its windows are
    * committed to the new table with the new table's options, not through the table the committer
    * loaded first (whose partition expiry dropped the new table's partitions).

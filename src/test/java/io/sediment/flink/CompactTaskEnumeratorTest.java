@@ -448,7 +448,10 @@ class CompactTaskEnumeratorTest {
             .allSatisfy(s -> assertThat(s.task().table()).isEqualTo("db.t"));
         FaultyFileSystem.reset();
         context.runPeriodicCallable(0); // u is planned again without a new snapshot
-        assertThat(e.snapshotState(2).pending()).hasSize(5);
+        assertThat(e.snapshotState(2).pending())
+            .hasSize(5)
+            .filteredOn(s -> s.task().table().equals("db.u"))
+            .hasSize(2);
       }
     } finally {
       FaultyFileSystem.reset();

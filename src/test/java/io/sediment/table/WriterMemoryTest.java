@@ -23,6 +23,7 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.types.RowKind;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -217,6 +218,43 @@ class WriterMemoryTest {
         last.put(bucket, e.file().maxSequenceNumber());
       }
     }
+  }
+
+  /**
+   * A fixed-bucket append writer restored with an earlier attempt's sequence numbers (its window
+   * not committed yet) numbers its rows above them, as a primary-key writer does: the earlier
+   * window, committed later, stays first in the bucket's order.
+   */
+  @Test
+  void aRestoredAppendWriterNumbersAboveTheEarlierAttemptsWindow() throws Exception {
+    Table table =
+        TestTables.create(
+            TestTables.catalog(dir.resolve("restored")),
+            "t",
+            TestTables.idIntPartitionValueSchema()
+                .option("bucket", "1")
+                .option("bucket-key", "id")
+                .build());
+    List<CommitMessage> earlier;
+    Map<BinaryRowData, Map<Integer, Long>> state;
+    try (TableWrite attempt = table.newStreamWriteBuilder().withCommitUser("w").newWrite()) {
+      for (long id = 0; id < 5; id++) {
+        attempt.write(GenericRowData.of(id, 0, StringData.fromString("earlier")));
+      }
+      earlier = attempt.prepareCommit();
+      state = attempt.nextSequences();
+    }
+    List<CommitMessage> later;
+    try (TableWrite restored = table.newStreamWriteBuilder().withCommitUser("w").newWrite()) {
+      restored.restoreSequences(state);
+      restored.write(GenericRowData.of(9L, 0, StringData.fromString("later")));
+      later = restored.prepareCommit();
+    }
+    TableCommit commit = table.newStreamWriteBuilder().withCommitUser("w").newCommit();
+    commit.commit(1, earlier);
+    commit.commit(2, later);
+    assertThat(later.get(0).newFiles().get(0).minSequenceNumber())
+        .isGreaterThan(earlier.get(0).newFiles().get(0).maxSequenceNumber());
   }
 
   /** The writer's sequence state keeps every bucket it wrote, each number never going down. */
