@@ -130,10 +130,9 @@ public final class FileStoreCommit {
    * commits only the compaction, so the window ends complete and its outputs are not left
    * unreferenced: the compaction lands if its inputs are still live and its outputs exist;
    * otherwise it is dropped and its outputs are deleted, as on a conflict in the first attempt. The
-   * rows are the same either way: the compaction only rewrites them.
-   *
-   * <p>A batch commit ({@link #BATCH_IDENTIFIER}) claims its messages: see {@link
-   * CommitMessage#claimForBatch}.
+   * rows are the same either way: the compaction only rewrites them. A batch commit ({@link
+   * #BATCH_IDENTIFIER}) is not retried: it drops such a compaction and returns the APPEND's id. It
+   * claims its messages ({@link CommitMessage#claimForBatch}).
    *
    * @throws BatchMessagesCommittedException when an earlier batch commit claimed a message
    */
@@ -186,8 +185,7 @@ public final class FileStoreCommit {
       }
     }
     if (checkCommitted || CommitMessage.anyCompaction(messages)) {
-      // A restored window, or a compaction: a dropped compaction's outputs may be gone. (Every
-      // file a commit adds is checked again right before the publish.)
+      // A restored window, or a compaction: a dropped compaction's outputs may be gone.
       messages = cleanup.withoutLostCompactions(messages, commitUser, identifier);
     }
     List<ManifestEntry> appends = new ArrayList<>();
@@ -226,9 +224,9 @@ public final class FileStoreCommit {
   /**
    * Commits the compaction part of the messages as one COMPACT snapshot; returns its id, or nothing
    * when there is none or it was dropped. {@code appended} is the APPEND snapshot of the same
-   * messages if it landed (null otherwise): then a conflict, or outputs missing on a {@code retry},
-   * drop the compaction and delete its outputs instead of failing, so that a caller's abort never
-   * touches the appended files and a restored window does not fail again on every restore.
+   * messages if it landed (null otherwise): then a conflict, a batch commit's failure with a known
+   * outcome, or outputs missing on a {@code retry} drop the compaction and delete its outputs
+   * instead of failing, so that a restored window does not fail again on every restore.
    */
   private List<Long> commitCompaction(
       List<CommitMessage> messages, long identifier, Long appended, boolean retry) {
@@ -267,18 +265,22 @@ public final class FileStoreCommit {
     }
     try {
       return List.of(tryCommit(compacts, changelog, messages, CommitKind.COMPACT, identifier));
-    } catch (CommitConflictException e) {
-      if (appended == null) {
+    } catch (RuntimeException e) {
+      // The appended files landed: a caller's abort, or its guess from the live files, must never
+      // delete them, so a batch commit (not retried) that throws has nothing in the table. A
+      // stream commit's retry of this identifier completes the compaction instead.
+      boolean conflict = e instanceof CommitConflictException;
+      if (appended == null
+          || !(conflict
+              || (identifier == BATCH_IDENTIFIER
+                  && !(e instanceof CommitOutcomeUnknownException)))) {
         throw e;
       }
-      // The appended files already landed: never let a caller's abort delete them. Drop only
-      // the compaction (a primary-key writer's own) and delete its outputs; a later compaction
-      // redoes it.
       LOG.warn(
-          "Snapshot {} appended the new files, but the writer's compaction conflicted and is"
-              + " dropped: {}",
+          "Snapshot {} appended the new files, but the writer's compaction {} and is dropped: {}",
           appended,
-          e.getMessage());
+          conflict ? "conflicted" : "failed",
+          e.toString());
       cleanup.drop(compactOnly);
       return List.of();
     }

@@ -7,7 +7,6 @@ import io.sediment.commit.FileStoreCommit;
 import io.sediment.commit.SnapshotCommits;
 import io.sediment.flink.CommitRefusedException;
 import io.sediment.flink.CommitWindows;
-import io.sediment.manifest.ManifestEntry;
 import io.sediment.marker.WriterMarkers;
 import io.sediment.predicate.Predicate;
 import io.sediment.retention.AfterCommitMaintenance;
@@ -311,23 +310,13 @@ public final class SinkCommitter {
       if (FileStoreCommit.filesMayBeReferenced(e)) {
         throw e; // it may have landed: the files stay, a restarted committer finds out
       }
-      if (appendLanded(all)) {
-        // Its rows landed; only the compaction that followed them failed (its outputs were
-        // deleted unless a snapshot references them). A later compaction redoes it.
-        LOG.warn(
-            "The write into {} landed, but its compaction failed and was not committed: {}",
-            table.fullName(),
-            e.toString());
-        ids = null;
-      } else {
-        throw refused(commit, all, e);
-      }
+      // Nothing landed: a batch commit whose append landed returns its id, whatever became of the
+      // compaction that followed it (FileStoreCommit.commitCompaction).
+      throw refused(commit, all, e);
     }
     failures = failures.plus(commit.failures());
-    if (ids != null) {
-      LOG.info("Batch write of {} committed snapshot(s) {}", table.fullName(), ids);
-    }
-    boolean landed = ids == null || !ids.isEmpty(); // null: its append landed
+    LOG.info("Batch write of {} committed snapshot(s) {}", table.fullName(), ids);
+    boolean landed = !ids.isEmpty();
     if (landed && TagBatchCreation.run(table.store(), table.fullName()).failed()) {
       failures = failures.plus(new AfterCommitMaintenance.Failures(0, 0, 1));
     }
@@ -406,26 +395,6 @@ public final class SinkCommitter {
    */
   public void retriedAttempt(boolean retried) {
     this.retriedAttempt = retried;
-  }
-
-  /** Whether the new files of the messages are in the latest snapshot (their APPEND landed). */
-  private boolean appendLanded(List<CommitMessage> messages) {
-    Set<String> added = new HashSet<>();
-    for (CommitMessage m : messages) {
-      m.newFiles().forEach(f -> added.add(f.fileName()));
-    }
-    if (added.isEmpty() || overwrite) {
-      return false;
-    }
-    try {
-      Set<String> live = new HashSet<>();
-      for (ManifestEntry e : table.store().newScan().plan(table.latestSnapshot().orElse(null))) {
-        live.add(e.file().fileName());
-      }
-      return live.containsAll(added);
-    } catch (RuntimeException e) {
-      return false;
-    }
   }
 
   /**
