@@ -141,12 +141,23 @@ public final class CommitWindows<T> {
   }
 
   /**
-   * Seals the messages of the next checkpoint as window {@code checkpointId} and writes the state.
+   * Seals the messages of the next checkpoint as window {@code checkpointId} and writes the state:
+   * the windows up to {@code checkpointId}, and the window of the end of input ({@code
+   * Long.MAX_VALUE}). A later window stays in memory and is committed when its checkpoint
+   * completes, but is not part of this checkpoint: its senders wrote it after their barrier of this
+   * one (with at-least-once checkpoints that are allowed to overlap, its messages can arrive
+   * first), so a job restored from this checkpoint writes its rows again, and committing it too
+   * would add them twice and commit sequence numbers above the restored writers'.
    */
   public void snapshotState(long checkpointId) throws Exception {
     seal(checkpointId);
+    TreeMap<Long, List<T>> taken = new TreeMap<>(windows.headMap(checkpointId, true));
+    List<T> endOfInput = windows.get(Long.MAX_VALUE);
+    if (endOfInput != null) {
+      taken.put(Long.MAX_VALUE, endOfInput);
+    }
     commitUserState.update(List.of(commitUser));
-    windowsState.update(List.of(VersionedBytes.write(windows, codec)));
+    windowsState.update(List.of(VersionedBytes.write(taken, codec)));
   }
 
   /**
