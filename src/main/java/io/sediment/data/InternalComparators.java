@@ -34,8 +34,7 @@ public final class InternalComparators {
         return (a, b) -> ((Comparable) a).compareTo(b);
       case CHAR:
       case VARCHAR:
-        return (a, b) ->
-            ((BinaryStringData) toBinaryString(a)).compareTo((BinaryStringData) toBinaryString(b));
+        return (a, b) -> compareStrings(toStringData(a), toStringData(b));
       case DECIMAL:
         return (a, b) -> ((DecimalData) a).compareTo((DecimalData) b);
       case TIMESTAMP_WITHOUT_TIME_ZONE:
@@ -49,8 +48,34 @@ public final class InternalComparators {
     }
   }
 
-  private static StringData toBinaryString(Object o) {
-    return o instanceof BinaryStringData ? (StringData) o : StringData.fromString(o.toString());
+  private static StringData toStringData(Object o) {
+    return o instanceof StringData ? (StringData) o : StringData.fromString(o.toString());
+  }
+
+  /**
+   * Orders strings by their UTF-8 bytes (code point order), in whatever form they are held. Flink's
+   * {@code BinaryStringData.compareTo} compares Java strings (UTF-16 order) when both sides hold
+   * one and bytes otherwise; the two orders differ for characters above U+FFFF against
+   * U+E000..U+FFFF, so sorted runs, statistics and {@code IN} lists would disagree with each other.
+   */
+  public static int compareStrings(StringData a, StringData b) {
+    BinaryStringData x = utf8(a);
+    BinaryStringData y = utf8(b);
+    int lx = x.getSizeInBytes();
+    int ly = y.getSizeInBytes();
+    if (x.getSegments().length == 1 && y.getSegments().length == 1) {
+      int c =
+          x.getSegments()[0].compare(
+              y.getSegments()[0], x.getOffset(), y.getOffset(), Math.min(lx, ly));
+      return c != 0 ? c : Integer.compare(lx, ly);
+    }
+    return Arrays.compareUnsigned(x.toBytes(), y.toBytes());
+  }
+
+  private static BinaryStringData utf8(StringData s) {
+    BinaryStringData b = (BinaryStringData) s;
+    b.ensureMaterialized(); // the bytes, kept in the object: encoded once per string
+    return b;
   }
 
   public static int compareBytes(byte[] a, byte[] b) {

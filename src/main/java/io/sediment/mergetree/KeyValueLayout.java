@@ -9,8 +9,6 @@ import java.util.Comparator;
 import java.util.List;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.StringData;
-import org.apache.flink.table.data.binary.BinaryStringData;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
@@ -242,7 +240,7 @@ public final class KeyValueLayout implements Serializable {
         break;
       case CHAR:
       case VARCHAR:
-        nonNull = (a, b) -> binary(a.getString(pos)).compareTo(binary(b.getString(pos)));
+        nonNull = (a, b) -> InternalComparators.compareStrings(a.getString(pos), b.getString(pos));
         break;
       default:
         RowData.FieldGetter g = RowData.createFieldGetter(type, pos);
@@ -263,12 +261,6 @@ public final class KeyValueLayout implements Serializable {
       }
       return nonNull.compare(a, b);
     };
-  }
-
-  private static BinaryStringData binary(StringData s) {
-    return s instanceof BinaryStringData
-        ? (BinaryStringData) s
-        : BinaryStringData.fromString(s.toString());
   }
 
   /** Copies all fields of {@code from} (a row of {@code type}) into {@code to} by reference. */

@@ -1,5 +1,6 @@
 package io.sediment.predicate;
 
+import io.sediment.data.InternalComparators;
 import java.io.InvalidObjectException;
 import java.io.ObjectInputStream;
 import java.io.ObjectStreamException;
@@ -277,12 +278,12 @@ public final class LeafPredicate implements Predicate {
       case STARTS_WITH:
         {
           // Strings with the prefix lie in [prefix, first string after all prefix-extensions).
-          if (hasMax && max.getString(pos).compareTo(prefix) < 0) {
+          if (hasMax && InternalComparators.compareStrings(max.getString(pos), prefix) < 0) {
             return false;
           }
           if (hasMin) {
             BinaryStringData lo = asBinary(min.getString(pos));
-            return lo.compareTo(prefix) <= 0 || lo.startsWith(prefix);
+            return InternalComparators.compareStrings(lo, prefix) <= 0 || lo.startsWith(prefix);
           }
           return true;
         }

@@ -1,5 +1,6 @@
 package io.sediment.predicate;
 
+import io.sediment.data.InternalComparators;
 import java.io.Serializable;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -442,7 +443,7 @@ final class Literals {
     switch (type.getTypeRoot()) {
       case CHAR:
       case VARCHAR:
-        return (a, b) -> ((StringData) a).compareTo((StringData) b);
+        return (a, b) -> InternalComparators.compareStrings((StringData) a, (StringData) b);
       case BOOLEAN:
         return (a, b) -> Boolean.compare((Boolean) a, (Boolean) b);
       case BINARY:
@@ -477,7 +478,8 @@ final class Literals {
     switch (type.getTypeRoot()) {
       case CHAR:
       case VARCHAR:
-        return (row, pos, lit) -> row.getString(pos).compareTo((StringData) lit);
+        return (row, pos, lit) ->
+            InternalComparators.compareStrings(row.getString(pos), (StringData) lit);
       case BOOLEAN:
         return (row, pos, lit) -> Boolean.compare(row.getBoolean(pos), (Boolean) lit);
       case BINARY:
