@@ -5,6 +5,7 @@ import io.sediment.commit.CommitConflictException;
 import io.sediment.commit.CommitMessage;
 import io.sediment.commit.CommitOutcomeUnknownException;
 import io.sediment.commit.FileStoreCommit;
+import io.sediment.compact.PartitionFilters;
 import io.sediment.manifest.FileStore;
 import io.sediment.predicate.Predicate;
 import io.sediment.retention.AfterCommitMaintenance;
@@ -104,10 +105,11 @@ public final class TableCommit {
 
   /**
    * Batch overwrite: one OVERWRITE snapshot replacing every live file of the partitions matching
-   * {@code partitionFilter} (on the partition row type; null for none) and of the partitions the
-   * messages write to; an unpartitioned table is replaced whole. Can be made only once, and its
-   * messages are claimed as {@link #commit(List)}'s are. On a failure the new files are deleted
-   * before the error is thrown, unless the overwrite may have landed ({@link
+   * {@code partitionFilter} (on partition columns, by name: built on the table's row type or on its
+   * partition type; null for none) and of the partitions the messages write to; an unpartitioned
+   * table is replaced whole. A filter on other columns is refused, nothing changed. Can be made
+   * only once, and its messages are claimed as {@link #commit(List)}'s are. On a failure the new
+   * files are deleted before the error is thrown, unless the overwrite may have landed ({@link
    * CommitOutcomeUnknownException}) or the messages were committed before.
    */
   public List<Long> overwrite(List<CommitMessage> messages, Predicate partitionFilter) {
@@ -120,6 +122,10 @@ public final class TableCommit {
    */
   public List<Long> overwrite(
       List<CommitMessage> messages, Predicate partitionFilter, Long watermark) {
+    if (partitionFilter != null) {
+      // bound by name: a filter built on the table's row type has other field positions
+      partitionFilter = PartitionFilters.fromRowFilter(store.schema(), partitionFilter);
+    }
     if (streaming) {
       throw new IllegalStateException("Overwrite is supported for batch writes only");
     }
