@@ -137,7 +137,9 @@ final class SnapshotAssembler {
               commitUser,
               identifier,
               kind,
-              store.clock().millis(),
+              // never before the previous commit (another machine's clock may be behind): the
+              // searches by time (time travel, rollback and tags by timestamp) rely on it
+              Math.max(store.clock().millis(), latest.map(Snapshot::timeMillis).orElse(0L)),
               totalRecords + deltaRecords,
               deltaRecords,
               totalFiles,
