@@ -300,8 +300,17 @@ public final class MergeFunctions {
       } else {
         state = COMPLETE;
       }
+      int seq = layout.sequenceFieldIndex();
       for (int i = 0; i < arity; i++) {
         Object v = copier.get(kv, i);
+        if (i == seq) {
+          // The merged row keeps its place in the version order, whatever the change's kind:
+          // versions come sorted by the field, so its last non-null value is the largest.
+          if (first || v != null) {
+            acc.setField(i, v);
+          }
+          continue;
+        }
         acc.setField(
             i, first ? aggs[i].first(v, retract) : aggs[i].agg(acc.getField(i), v, retract));
       }

@@ -9,8 +9,8 @@ import org.apache.flink.table.types.logical.LogicalType;
  * The rules a primary-key table's merge options keep, checked when the table is created or altered
  * so that no write or read fails on them later: aggregate functions belong to the aggregation
  * engine, never to a primary-key column (the writer would overwrite the key with its {@code
- * count}), {@code count} never to the {@code sequence.field}, and take the types they can compute
- * on; the {@code sequence.field} is an ordered column.
+ * count}), none that could change the {@code sequence.field} (a merged row keeps its largest
+ * value), and take the types they can compute on; the {@code sequence.field} is an ordered column.
  */
 final class MergeEngineRules {
 
@@ -55,13 +55,16 @@ final class MergeEngineRules {
         throw new IllegalArgumentException(
             option + ": '" + f + "' is a primary-key column, whose value is the key itself");
       }
-      if (f.equals(seq) && fn.equals("count")) {
+      if (f.equals(seq) && !List.of("max", "last_value", "last_non_null_value").contains(fn)) {
         throw new IllegalArgumentException(
             option
                 + ": '"
                 + f
-                + "' is the sequence.field, which orders the versions; count would replace its"
-                + " values with 1 and 0");
+                + "' is the sequence.field, which orders the versions: a merged row keeps its"
+                + " largest value, and "
+                + fn
+                + " would change it. Leave the option unset (max, last_value and"
+                + " last_non_null_value are accepted and mean the same)");
       }
       LogicalType t = type(schema, names, f);
       String needs =

@@ -124,7 +124,7 @@ class MergeFunctionPropertiesTest {
                 .option("sequence.field", "q")),
         Arguments.of(
             "aggregation with last_value, sequence.field",
-            aggregated().option("sequence.field", "b")));
+            aggregated().option("sequence.field", "mx")));
   }
 
   static Stream<Arguments> allEngines() {
@@ -142,7 +142,7 @@ class MergeFunctionPropertiesTest {
             plain().option("merge-engine", "first-row").option("sequence.field", "q")),
         Arguments.of(
             "aggregation of sums, counts, minima and maxima, sequence.field",
-            orderIndependentAggregates().option("sequence.field", "b")),
+            orderIndependentAggregates().option("sequence.field", "mx")),
         Arguments.of(
             "partial-update, remove-record-on-delete",
             plain()

@@ -71,8 +71,8 @@ class MergeOptionRulesTest {
     if (role.equals("sequence.field") && !ordered) {
       return "which has no order";
     }
-    if (role.equals("sequence.field") && function.equals("count")) {
-      return "count would replace its values";
+    if (role.equals("sequence.field") && List.of("sum", "count", "min").contains(function)) {
+      return "is the sequence.field, which orders the versions";
     }
     return switch (function) {
       case "sum" -> numeric ? null : "needs a numeric type";
