@@ -244,6 +244,7 @@ public final class DataFileReader implements Closeable {
       checkRowCount(path, footer, rowCount);
       VectorizedFileReader vectorized;
       try {
+        requested = ParquetSchemas.asStored(requested, footer.getFileMetaData().getSchema());
         footer.getFileMetaData().getSchema().checkContains(requested);
         ParquetMetadata read =
             rowGroupFilter == null

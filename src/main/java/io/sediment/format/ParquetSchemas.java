@@ -56,6 +56,43 @@ public final class ParquetSchemas {
     return new MessageType(MESSAGE_NAME, fields);
   }
 
+  /**
+   * {@code requested} as {@code stored} holds it: a top-level column requested OPTIONAL that the
+   * file stores REQUIRED is read as REQUIRED (its values are all there). Files of a primary-key
+   * table written before its layout made value columns nullable ({@code KeyValueLayout}) are read
+   * so.
+   */
+  public static MessageType asStored(MessageType requested, MessageType stored) {
+    List<Type> fields = null;
+    for (int i = 0; i < requested.getFieldCount(); i++) {
+      Type f = requested.getType(i);
+      if (f.isRepetition(Type.Repetition.OPTIONAL)
+          && stored.containsField(f.getName())
+          && stored.getType(f.getName()).isRepetition(Type.Repetition.REQUIRED)) {
+        if (fields == null) {
+          fields = new ArrayList<>(requested.getFields());
+        }
+        fields.set(i, required(f));
+      }
+    }
+    return fields == null ? requested : new MessageType(requested.getName(), fields);
+  }
+
+  private static Type required(Type f) {
+    if (f.isPrimitive()) {
+      PrimitiveType p = f.asPrimitiveType();
+      return Types.primitive(p.getPrimitiveTypeName(), Type.Repetition.REQUIRED)
+          .length(p.getTypeLength())
+          .as(p.getLogicalTypeAnnotation())
+          .named(p.getName());
+    }
+    GroupType g = f.asGroupType();
+    return Types.buildGroup(Type.Repetition.REQUIRED)
+        .as(g.getLogicalTypeAnnotation())
+        .addFields(g.getFields().toArray(new Type[0]))
+        .named(g.getName());
+  }
+
   /** The Parquet column of one field. */
   public static Type toParquet(String name, LogicalType type) {
     if (SupportedTypes.isNested(type) && !SupportedTypes.isSupported(type)) {

@@ -39,6 +39,19 @@ public final class KeyValueLayout implements Serializable {
   public KeyValueLayout(TableSchema schema) {
     this.valueType = schema.rowType();
     List<RowType.RowField> fields = new ArrayList<>(valueType.getFields());
+    String engine = schema.tableOptions().mergeEngine();
+    if (engine.equals("partial-update") || engine.equals("aggregation")) {
+      // The rows these merges store in between hold no value in the value columns: a delete that
+      // removes the row, a retraction merged alone (a writer's flush between an update's -U and
+      // +U). A reader merges them away; what it returns is a complete row.
+      List<String> keys = schema.primaryKeys();
+      for (int i = 0; i < fields.size(); i++) {
+        RowType.RowField f = fields.get(i);
+        if (!keys.contains(f.getName()) && !f.getType().isNullable()) {
+          fields.set(i, new RowType.RowField(f.getName(), f.getType().copy(true)));
+        }
+      }
+    }
     fields.add(new RowType.RowField(SEQUENCE_NUMBER, new BigIntType(false)));
     fields.add(new RowType.RowField(ROW_KIND, new TinyIntType(false)));
     this.fileType = new RowType(fields);

@@ -240,6 +240,34 @@ public class DataFileRoundTripTest {
     }
   }
 
+  /**
+   * NOT NULL columns of a file read as nullable ones (a primary-key table's layout made its value
+   * columns nullable after the file was written): the same values, whole or projected.
+   */
+  @Test
+  void requiredColumnsReadAsNullableOnes() throws Exception {
+    List<RowData> rows = sampleRows();
+    Path path = newPath("required.parquet");
+    write(path, ALL, rows, FileFormatOptions.defaults());
+    List<RowType.RowField> nullable = new ArrayList<>();
+    for (RowType.RowField f : ALL.getFields()) {
+      nullable.add(new RowType.RowField(f.getName(), f.getType().copy(true)));
+    }
+    RowType asNullable = new RowType(nullable);
+    assertThat(asNullable).isNotEqualTo(ALL);
+    try (DataFileReader reader = DataFileReader.open(path, asNullable, null)) {
+      assertThat(TestRows.all(ALL, reader.readAll())).isEqualTo(TestRows.all(ALL, rows));
+    }
+    int[] projection = {ALL.getFieldCount() - 1, 0, ALL.getFieldIndex("s_nn")};
+    try (DataFileReader reader = DataFileReader.open(path, asNullable, projection)) {
+      List<RowData> expected = new ArrayList<>();
+      rows.forEach(r -> expected.add(project(r, projection)));
+      RowType projected = DataFileReader.project(ALL, projection);
+      assertThat(TestRows.all(projected, reader.readAll()))
+          .isEqualTo(TestRows.all(projected, expected));
+    }
+  }
+
   @Test
   void roundTripsEveryTypeWithNullsAndEdgeValues() throws Exception {
     List<RowData> rows = sampleRows();
