@@ -44,6 +44,9 @@ public final class TagManager {
 
   private static final int CACHE_ENTRIES = 10_000;
 
+  /** Listings of {@link #all} before it gives up on tags that keep changing. */
+  private static final int MAX_LISTINGS = 10;
+
   private final FileIO fileIO;
   private final TablePaths paths;
 
@@ -162,7 +165,8 @@ public final class TagManager {
   /** Tag {@code name}, if there is one. */
   public Optional<Tag> get(String name) {
     try {
-      return Optional.of(read(fileIO.fs(paths.tag(name)).getFileStatus(paths.tag(name)), name));
+      return Optional.of(
+          read(fileIO.fs(paths.tag(name)).getFileStatus(paths.tag(name)), name, false));
     } catch (FileNotFoundException e) {
       return Optional.empty();
     } catch (IOException e) {
@@ -240,33 +244,63 @@ public final class TagManager {
 
   /**
    * Every tag of the table, by name. A tag file that does not parse is left out, with a warning
-   * naming it: it is no tag anything can read ({@link #get} names it).
+   * naming it: it is no tag anything can read ({@link #get} names it). When a listed file is gone
+   * by the time it is read, the tags are listed again: a tag renamed meanwhile is made under its
+   * new name before the old one is deleted, so the next listing holds it (one listing could see
+   * neither name).
    */
   public Map<String, Tag> all() {
-    Map<String, Tag> out = new TreeMap<>();
-    List<FileStatus> files;
-    try {
-      files = fileIO.list(paths.tagDir());
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot list the tags under " + paths.tagDir(), e);
-    }
-    for (FileStatus st : files) {
-      String file = st.getPath().getName();
-      if (st.isDir() || !file.startsWith(PREFIX)) {
-        continue; // such as a temporary file of a creation in progress
-      }
-      String name = file.substring(PREFIX.length());
+    return all(false);
+  }
+
+  /**
+   * {@link #all}, each file read again, for deciding which files are still referenced: this
+   * process's cache knows a file by its path, time and size, which a tag deleted and made again by
+   * another process within the store's time resolution (whole seconds on S3) can keep.
+   */
+  public Map<String, Tag> allReadAgain() {
+    return all(true);
+  }
+
+  private Map<String, Tag> all(boolean readAgain) {
+    for (int listing = 1; ; listing++) {
+      Map<String, Tag> out = new TreeMap<>();
+      List<FileStatus> files;
       try {
-        out.put(name, read(st, name));
-      } catch (FileNotFoundException gone) {
-        // deleted meanwhile
-      } catch (InvalidTagFile e) {
-        LOG.warn("{}; it is no tag (delete it with CALL sys.delete_tag)", e.getMessage());
+        files = fileIO.list(paths.tagDir());
       } catch (IOException e) {
-        throw new UncheckedIOException("Cannot read tag " + name + " at " + st.getPath(), e);
+        throw new UncheckedIOException("Cannot list the tags under " + paths.tagDir(), e);
+      }
+      boolean vanished = false;
+      for (FileStatus st : files) {
+        String file = st.getPath().getName();
+        if (st.isDir() || !file.startsWith(PREFIX)) {
+          continue; // such as a temporary file of a creation in progress
+        }
+        String name = file.substring(PREFIX.length());
+        try {
+          out.put(name, read(st, name, readAgain));
+        } catch (FileNotFoundException gone) {
+          vanished = true; // deleted, or renamed, meanwhile
+        } catch (InvalidTagFile e) {
+          LOG.warn("{}; it is no tag (delete it with CALL sys.delete_tag)", e.getMessage());
+        } catch (IOException e) {
+          throw new UncheckedIOException("Cannot read tag " + name + " at " + st.getPath(), e);
+        }
+      }
+      if (!vanished) {
+        return out;
+      }
+      if (listing == MAX_LISTINGS) {
+        throw new UncheckedIOException(
+            new IOException(
+                "The tags under "
+                    + paths.tagDir()
+                    + " kept changing while they were read ("
+                    + listing
+                    + " listings); nothing was decided on them"));
       }
     }
-    return out;
   }
 
   /**
@@ -274,9 +308,9 @@ public final class TagManager {
    * {@link #overwrite}, so its path, modification time and size name its content (a deleted and
    * re-made tag, or a replaced one, has a new time).
    */
-  private Tag read(FileStatus st, String name) throws IOException {
+  private Tag read(FileStatus st, String name, boolean readAgain) throws IOException {
     String key = st.getPath() + "@" + st.getModificationTime() + "@" + st.getLen();
-    Tag cached = CACHE.get(key);
+    Tag cached = readAgain ? null : CACHE.get(key);
     if (cached != null) {
       return cached;
     }
