@@ -27,6 +27,11 @@ public final class ConsumerManager {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  private static final String PREFIX = "consumer-";
+
+  /** Listings of {@link #all} while records keep vanishing, before it takes what it has. */
+  private static final int MAX_LISTINGS = 10;
+
   /** What a consumer id may be: it names a file. */
   public static final Pattern VALID_ID = Pattern.compile("[A-Za-z0-9_.-]+");
 
@@ -125,27 +130,70 @@ public final class ConsumerManager {
     return out;
   }
 
-  /** Every consumer of the table, by id. */
+  /**
+   * Every consumer of the table, by id. A record being rewritten is not missed: where a file system
+   * replaces a file by deleting it and renaming the new one into place (HDFS, {@link
+   * FileIO#overwriteHint}), a consumer without its file but with a complete temporary file counts
+   * at that file's position, and a file gone when read makes the consumers be listed again.
+   */
   public Map<String, Consumer> all() {
-    Map<String, Consumer> out = new TreeMap<>();
-    try {
-      for (FileStatus st : fileIO.list(paths.consumerDir())) {
-        String name = st.getPath().getName();
-        if (st.isDir() || !name.startsWith("consumer-")) {
-          continue;
+    for (int listing = 1; ; listing++) {
+      Map<String, Consumer> out = new TreeMap<>();
+      Map<String, FileStatus> rewriting = new TreeMap<>();
+      boolean vanished = false;
+      try {
+        for (FileStatus st : fileIO.list(paths.consumerDir())) {
+          String name = st.getPath().getName();
+          String rewritten = rewrittenId(name);
+          if (rewritten != null && !st.isDir()) {
+            rewriting.put(rewritten, st);
+          }
+          if (st.isDir() || !name.startsWith(PREFIX)) {
+            continue;
+          }
+          String id = name.substring(PREFIX.length());
+          try {
+            out.put(id, read(st, id));
+          } catch (FileNotFoundException gone) {
+            vanished = true; // deleted, or being replaced
+          }
         }
-        String id = name.substring("consumer-".length());
-        try {
-          out.put(
-              id, new Consumer(parse(fileIO.readUtf8(st.getPath()), id), st.getModificationTime()));
-        } catch (FileNotFoundException gone) {
-          // deleted meanwhile
+        for (Map.Entry<String, FileStatus> e : rewriting.entrySet()) {
+          if (!out.containsKey(e.getKey())) {
+            try {
+              out.put(e.getKey(), read(e.getValue(), e.getKey()));
+            } catch (IOException notYetWritten) {
+              // gone, or still being written: its old file was not deleted yet, or it is no record
+            }
+          }
         }
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot list the consumers under " + paths.consumerDir(), e);
       }
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot list the consumers under " + paths.consumerDir(), e);
+      if (!vanished || listing == MAX_LISTINGS) {
+        return out;
+      }
     }
-    return out;
+  }
+
+  private Consumer read(FileStatus st, String id) throws IOException {
+    return new Consumer(parse(fileIO.readUtf8(st.getPath()), id), st.getModificationTime());
+  }
+
+  /**
+   * The consumer id of a temporary file of a rewrite ({@link FileIO#temporaryPathFor}), or null.
+   */
+  private static String rewrittenId(String name) {
+    String start = "." + PREFIX;
+    String end = ".tmp";
+    int uuid = 36;
+    if (!name.startsWith(start) || !name.endsWith(end)) {
+      return null;
+    }
+    int idEnd = name.length() - end.length() - uuid - 1;
+    return idEnd > start.length() && name.charAt(idEnd) == '.'
+        ? name.substring(start.length(), idEnd)
+        : null;
   }
 
   /**

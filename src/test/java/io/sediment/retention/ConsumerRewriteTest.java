@@ -1,0 +1,100 @@
+package io.sediment.retention;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sediment.fs.FileIO;
+import io.sediment.manifest.ConsumerManager;
+import io.sediment.table.Table;
+import io.sediment.testutil.FaultyFileSystem;
+import io.sediment.testutil.TestTables;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.OptionalLong;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A consumer's record is rewritten at every checkpoint of its streaming read. Where a file system
+ * replaces a file by deleting it and renaming the new one into place (HDFS; the faulty file system
+ * here behaves so), a snapshot expiry that read the consumers in between saw no record of it and
+ * retired snapshots the read still needed. It now counts the consumer at its new record's position.
+ */
+class ConsumerRewriteTest {
+
+  @TempDir Path dir;
+
+  @AfterEach
+  void reset() {
+    FaultyFileSystem.reset();
+  }
+
+  private static ConsumerManager consumers(Table t) {
+    return new ConsumerManager(t.store().fileIO(), t.store().paths());
+  }
+
+  @Test
+  void anExpiryBetweenTheDeleteAndTheRenameCountsTheConsumer() throws Exception {
+    for (int seed = 1; seed <= 8; seed++) {
+      Random rnd = new Random(seed);
+      Table t =
+          TestTables.create(
+              TestTables.faultyCatalog(dir.resolve("s" + seed)),
+              "t",
+              TestTables.idValueSchema().build());
+      int n = 1 + rnd.nextInt(4);
+      long smallest = 10 + rnd.nextInt(10);
+      String lagging = "reader.lagging-" + seed; // ids may hold dots
+      consumers(t).record(lagging, smallest);
+      for (int i = 0; i < n; i++) {
+        consumers(t).record("reader-" + i, smallest + 1 + rnd.nextInt(20));
+      }
+      AtomicReference<OptionalLong> seen = new AtomicReference<>();
+      FaultyFileSystem.onRename(
+          target -> {
+            if (target.endsWith("/consumer/consumer-" + lagging) && seen.get() == null) {
+              seen.set(consumers(t).smallestNeeded(null, System.currentTimeMillis()));
+            }
+          });
+      consumers(t).record(lagging, smallest + 1); // its read moved on by one snapshot
+      FaultyFileSystem.reset();
+
+      assertThat(seen.get()).as("seed %d", seed).isEqualTo(OptionalLong.of(smallest + 1));
+      assertThat(consumers(t).smallestNeeded(null, System.currentTimeMillis()))
+          .isEqualTo(OptionalLong.of(smallest + 1));
+    }
+  }
+
+  /**
+   * The consumers were listed before the rewrite began, and its file was gone when read: they are
+   * listed again, and the rewrite's new file counts.
+   */
+  @Test
+  void aRecordGoneWhenReadIsListedAgain() throws Exception {
+    Table t =
+        TestTables.create(TestTables.faultyCatalog(dir), "t", TestTables.idValueSchema().build());
+    consumers(t).record("a", 5);
+    consumers(t).record("b", 9);
+    Path file = dir.resolve("db.db/t/consumer/consumer-a");
+    Path tmp =
+        Path.of(FileIO.temporaryPathFor(new org.apache.flink.core.fs.Path(file.toUri())).toUri());
+    AtomicBoolean fired = new AtomicBoolean();
+    FaultyFileSystem.onOpen(
+        path -> {
+          if (path.endsWith("/consumer/consumer-a") && fired.compareAndSet(false, true)) {
+            // the rewrite's first two steps, after the listing: its new file, the old one deleted
+            Files.write(tmp, "{\"nextSnapshot\":6}".getBytes(StandardCharsets.UTF_8));
+            Files.delete(file);
+          }
+        });
+
+    OptionalLong needed = consumers(t).smallestNeeded(null, System.currentTimeMillis());
+
+    assertThat(fired).isTrue();
+    assertThat(needed).isEqualTo(OptionalLong.of(6));
+  }
+}
