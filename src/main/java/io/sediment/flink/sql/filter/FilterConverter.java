@@ -144,6 +144,11 @@ public final class FilterConverter {
     if (v == null) {
       return null; // comparisons with NULL are never true; Flink handles them
     }
+    if ((v instanceof Double d && d.isNaN()) || (v instanceof Float f && f.isNaN())) {
+      // Flink compares as Java does (x <> NaN holds for every row, NaN included); Sediment's
+      // order makes NaN equal to itself and the greatest value: Flink handles them
+      return null;
+    }
     String name = field.getName();
     if (fn == BuiltInFunctionDefinitions.EQUALS) {
       return b.equal(name, v);

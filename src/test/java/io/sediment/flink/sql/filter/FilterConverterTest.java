@@ -73,4 +73,43 @@ class FilterConverterTest {
                     call(BuiltInFunctionDefinitions.LIKE, DT, new ValueLiteralExpression("a%")))))
         .isEmpty();
   }
+
+  /**
+   * A comparison with NaN is left to Flink, which compares as Java does: {@code x <> NaN} holds for
+   * every row, NaN included, and the others for none. Pushed down, {@code x <> NaN} skipped the NaN
+   * rows (Sediment's order makes NaN equal to itself).
+   */
+  @Test
+  void comparisonsWithNaNAreLeftToFlink() {
+    RowType row =
+        (RowType)
+            DataTypes.ROW(
+                    DataTypes.FIELD("d", DataTypes.DOUBLE()),
+                    DataTypes.FIELD("f", DataTypes.FLOAT()))
+                .getLogicalType();
+    FieldReferenceExpression d = new FieldReferenceExpression("d", DataTypes.DOUBLE(), 0, 0);
+    FieldReferenceExpression f = new FieldReferenceExpression("f", DataTypes.FLOAT(), 0, 1);
+    for (BuiltInFunctionDefinition fn :
+        List.of(
+            BuiltInFunctionDefinitions.EQUALS,
+            BuiltInFunctionDefinitions.NOT_EQUALS,
+            BuiltInFunctionDefinitions.LESS_THAN,
+            BuiltInFunctionDefinitions.LESS_THAN_OR_EQUAL,
+            BuiltInFunctionDefinitions.GREATER_THAN,
+            BuiltInFunctionDefinitions.GREATER_THAN_OR_EQUAL)) {
+      for (boolean literalFirst : new boolean[] {false, true}) {
+        ValueLiteralExpression nanD = new ValueLiteralExpression(Double.NaN);
+        ValueLiteralExpression nanF = new ValueLiteralExpression(Float.NaN);
+        CallExpression onD = literalFirst ? call(fn, nanD, d) : call(fn, d, nanD);
+        CallExpression onF = literalFirst ? call(fn, nanF, f) : call(fn, f, nanF);
+        for (CallExpression e : List.of(onD, onF)) {
+          assertThat(FilterConverter.convert(row, e)).as("%s", e).isEmpty();
+          assertThat(FilterConverter.convertExact(row, e)).as("%s", e).isEmpty();
+        }
+      }
+      // a number is still pushed
+      assertThat(FilterConverter.convert(row, call(fn, d, new ValueLiteralExpression(1.5))))
+          .isPresent();
+    }
+  }
 }
