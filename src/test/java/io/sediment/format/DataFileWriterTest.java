@@ -185,6 +185,58 @@ class DataFileWriterTest {
     assertThat(max.getDouble(9)).isEqualTo(2.5);
   }
 
+  /**
+   * A value the column cannot hold as it is, a decimal of another scale or a larger precision, or a
+   * TIMESTAMP(9) outside INT64 nanoseconds, is refused naming the column, and the file goes on: the
+   * rows around it are written. A decimal of another scale was stored shifted (1.5 in DECIMAL(9, 2)
+   * given as DECIMAL(2, 1) read as 0.15), one of a larger precision narrowed.
+   */
+  @Test
+  void valuesTheColumnCannotHoldAreRefusedAndTheFileGoesOn() throws Exception {
+    java.util.Random rnd = new java.util.Random(3);
+    for (int precision : new int[] {5, 9, 18, 30}) {
+      for (int scale : new int[] {0, 2}) {
+        RowType type =
+            RowType.of(
+                new LogicalType[] {new DecimalType(precision, scale), new TimestampType(9)},
+                new String[] {"d", "ts"});
+        Path path = newPath("d" + precision + "-" + scale + ".parquet");
+        List<BigDecimal> written = new ArrayList<>();
+        try (DataFileWriter writer =
+            DataFileWriter.create(path, type, FileFormatOptions.defaults())) {
+          for (int i = 0; i < 20; i++) {
+            BigDecimal v = BigDecimal.valueOf(rnd.nextInt(1000), scale);
+            int wrongScale = scale + 1 + rnd.nextInt(2);
+            BigDecimal tooLarge = BigDecimal.TEN.pow(precision - scale).add(BigDecimal.ONE);
+            DecimalData bad =
+                rnd.nextBoolean()
+                    ? DecimalData.fromBigDecimal(v.setScale(wrongScale), precision + 2, wrongScale)
+                    : DecimalData.fromBigDecimal(tooLarge.setScale(scale), precision + 2, scale);
+            assertThat(bad).isNotNull();
+            assertThatThrownBy(() -> writer.write(GenericRowData.of(bad, null)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageStartingWith("Column 'd' is DECIMAL(" + precision + ", " + scale + ")");
+            TimestampData tooEarly =
+                TimestampData.fromLocalDateTime(
+                    LocalDateTime.of(1600 + rnd.nextInt(60), 1, 1, 0, 0));
+            assertThatThrownBy(() -> writer.write(GenericRowData.of(null, tooEarly)))
+                .hasMessageContaining("Column 'ts'");
+            writer.write(GenericRowData.of(DecimalData.fromBigDecimal(v, precision, scale), null));
+            written.add(v);
+          }
+          writer.finish();
+        }
+        try (DataFileReader reader = DataFileReader.open(path, type, null)) {
+          List<BigDecimal> read = new ArrayList<>();
+          for (RowData r : reader.readAll()) {
+            read.add(r.getDecimal(0, precision, scale).toBigDecimal());
+          }
+          assertThat(read).as("DECIMAL(%d, %d)", precision, scale).isEqualTo(written);
+        }
+      }
+    }
+  }
+
   @Test
   void statsDoNotAliasCallerBuffers() throws Exception {
     RowType type =
@@ -496,20 +548,35 @@ class DataFileWriterTest {
     }
   }
 
+  /**
+   * A failure while a row is handed to Parquet (here a value that cannot be read) leaves the writer
+   * unusable: later writes and finish fail, and the file is deleted.
+   */
   @Test
   void failedWriteMakesFinishAbortAndDeleteTheFile() throws Exception {
-    RowType type = RowType.of(new LogicalType[] {new TimestampType(9)}, new String[] {"ts"});
+    RowType type =
+        RowType.of(new LogicalType[] {new IntType(), new BigIntType()}, new String[] {"i", "l"});
     Path path = newPath("overflow.parquet");
     try (DataFileWriter writer = DataFileWriter.create(path, type, FileFormatOptions.defaults())) {
-      writer.write(GenericRowData.of(TimestampData.fromEpochMillis(0)));
-      // TIMESTAMP(9) is stored as INT64 nanoseconds: year 3000 does not fit
-      TimestampData tooLate =
-          TimestampData.fromLocalDateTime(LocalDateTime.parse("3000-01-01T00:00"));
-      assertThatThrownBy(() -> writer.write(GenericRowData.of(tooLate)))
-          .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageStartingWith("Column 'ts': a timestamp outside 1677-09-21")
-          .hasMessageContaining("use TIMESTAMP(6) for dates such as 9999-12-31");
-      assertThatThrownBy(() -> writer.write(GenericRowData.of(TimestampData.fromEpochMillis(1))))
+      writer.write(GenericRowData.of(1, 1L));
+      RowData unreadable =
+          (RowData)
+              java.lang.reflect.Proxy.newProxyInstance(
+                  RowData.class.getClassLoader(),
+                  new Class<?>[] {RowData.class},
+                  (proxy, method, args) ->
+                      switch (method.getName()) {
+                        case "getArity" -> 2;
+                        case "getRowKind" -> org.apache.flink.types.RowKind.INSERT;
+                        case "isNullAt" -> false;
+                        case "getInt" -> 2;
+                        case "toString" -> "a row whose BIGINT cannot be read";
+                        default ->
+                            throw new IllegalStateException("Injected: the value cannot be read");
+                      });
+      assertThatThrownBy(() -> writer.write(unreadable))
+          .hasMessageContaining("Injected: the value cannot be read");
+      assertThatThrownBy(() -> writer.write(GenericRowData.of(3, 3L)))
           .isInstanceOf(IOException.class);
       assertThatThrownBy(writer::finish).isInstanceOf(IOException.class);
     }
