@@ -212,15 +212,15 @@ public final class DataFileWriter implements Closeable {
     closed = true;
     try {
       writer.finish(Map.of("writer.model.name", "sediment"));
+      FlinkOutputFile.PositionStream stream = outputFile.stream();
+      // described before it counts as written: a failure here must not leave a file nobody owns
+      result = new WrittenFile(path, stream.getPos(), rowCount, fields.stats());
     } catch (IOException | RuntimeException e) {
       abortQuietly(outputFile, path, e);
       throw e;
     } finally {
       releaseCodec.run();
     }
-    FlinkOutputFile.PositionStream stream = outputFile.stream();
-    long size = stream.getPos();
-    result = new WrittenFile(path, size, rowCount, fields.stats());
     return result;
   }
 
