@@ -35,8 +35,12 @@ final class SimModel {
   private final Map<Long, Integer> writerOf = new HashMap<>();
   private final Set<Long> shared = new HashSet<>();
 
-  SimModel(String engine) {
+  private final boolean sequenceField;
+
+  /** {@code sequenceField}: the table orders a key's versions by b ({@link SimConfig}). */
+  SimModel(String engine, boolean sequenceField) {
     this.engine = engine;
+    this.sequenceField = sequenceField;
   }
 
   /** Changes with every apply: what was checked against the table is still current. */
@@ -111,10 +115,21 @@ final class SimModel {
     return shared.contains(k);
   }
 
+  /** The order of b as the sequence field: nulls first, then the strings' order. */
+  private static int compareB(String x, String y) {
+    if (x == null || y == null) {
+      return x == null ? (y == null ? 0 : -1) : 1;
+    }
+    return x.compareTo(y);
+  }
+
   private void apply(Change c) {
     Object[] row = rows.get(c.k());
     switch (engine) {
       case "deduplicate" -> {
+        if (sequenceField && row != null && compareB(c.b(), (String) row[1]) < 0) {
+          return; // older by b than the version the table holds: it loses, a delete too
+        }
         if (c.delete()) {
           rows.remove(c.k());
         } else {

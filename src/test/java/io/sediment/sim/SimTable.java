@@ -101,6 +101,9 @@ final class SimTable {
     if (config.deletionVectors()) {
       b.option("deletion-vectors.enabled", "true");
     }
+    if (config.sequenceField()) {
+      b.option("sequence.field", "b");
+    }
     if (config.lookupChangelog()) {
       b.option("changelog-producer", "lookup");
     } else if (config.inputChangelog()) {

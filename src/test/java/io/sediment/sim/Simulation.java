@@ -124,7 +124,7 @@ final class Simulation {
     long s0 = System.nanoTime();
     SimTable sim = new SimTable(config, dir);
     STEP_NANOS.merge("setup", System.nanoTime() - s0, Long::sum);
-    SimModel model = new SimModel(config.engine());
+    SimModel model = new SimModel(config.engine(), config.sequenceField());
     follower = config.lookupChangelog() ? new ChangelogFollower() : null;
     appendFollower = config.appendOnly() ? new AppendFollower() : null;
     List<Actor> actors = new ArrayList<>();
@@ -148,8 +148,9 @@ final class Simulation {
               writers,
               config.keys(),
               config.sharedKeys(),
-              sql,
-              config.appendOnly()));
+              sql && !config.sequenceField(), // a rewind replays versions a delete outranked
+              config.appendOnly(),
+              config.sequenceField()));
     }
     // INSERT OVERWRITE of a primary-key table in a third of the histories without a stream read
     // (overwrites are not streamed)
@@ -159,6 +160,7 @@ final class Simulation {
         !pkOverwrites
             && !config.appendOnly()
             && !config.lookupChangelog()
+            && !config.sequenceField()
             && config.engine().equals("deduplicate");
     if (config.appendOnly() || config.lookupChangelog() || upserts) {
       streamRead = new StreamReadActor(sim, new Random(rnd.nextLong()), model::streamedRows);

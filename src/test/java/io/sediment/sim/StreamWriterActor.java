@@ -59,6 +59,16 @@ final class StreamWriterActor implements Actor {
   private final boolean sharedKeys;
   private final boolean insertsOnly;
 
+  /**
+   * With sequence.field = b: a delete's b is at least every earlier b of its key, and a later
+   * version's b at least the last delete's, so no result depends on which compaction dropped a
+   * delete ({@link SimConfig#sequenceField}). Per key: the largest b, and the last delete's.
+   */
+  private final boolean deletesWin;
+
+  private final Map<Long, String> largestB = new java.util.HashMap<>();
+  private final Map<Long, String> deletedAt = new java.util.HashMap<>();
+
   private final List<Change> input = new ArrayList<>();
   private int offset;
   private List<Change> sinceBarrier = new ArrayList<>();
@@ -90,7 +100,8 @@ final class StreamWriterActor implements Actor {
       int keys,
       boolean sharedKeys,
       boolean rewinds,
-      boolean insertsOnly) {
+      boolean insertsOnly,
+      boolean deletesWin) {
     this.name = name;
     this.model = model;
     this.rnd = rnd;
@@ -102,6 +113,7 @@ final class StreamWriterActor implements Actor {
     this.sharedKeys = sharedKeys;
     this.rewinds = rewinds;
     this.insertsOnly = insertsOnly;
+    this.deletesWin = deletesWin;
     this.mayEnd = job.endsWithFinalCheckpoint() && rnd.nextInt(3) == 0;
   }
 
@@ -244,10 +256,26 @@ final class StreamWriterActor implements Actor {
       int kind = inputRnd.nextInt(6);
       Integer a = inputRnd.nextInt(4) == 0 ? null : inputRnd.nextInt(100);
       String b = inputRnd.nextInt(4) == 0 ? null : "v" + inputRnd.nextInt(1000);
+      boolean delete = kind == 0 && !insertsOnly;
+      if (deletesWin) {
+        b = atLeast(b, delete ? largestB.get(k) : deletedAt.get(k));
+        largestB.merge(k, b == null ? "" : b, (x, y) -> x.compareTo(y) >= 0 ? x : y);
+        if (delete) {
+          deletedAt.put(k, b);
+        }
+      }
       // an append table takes inserts only; the draw stays, so the inputs' values do too
-      input.add(new Change(k, a, b, kind == 0 && !insertsOnly));
+      input.add(new Change(k, a, b, delete));
     }
     return input.get(offset++);
+  }
+
+  /** {@code b}, or {@code floor} when b orders before it (null first); no draw. */
+  private static String atLeast(String b, String floor) {
+    if (floor == null || floor.isEmpty()) {
+      return b;
+    }
+    return b == null || b.compareTo(floor) < 0 ? floor : b;
   }
 
   private String write(int n) throws Exception {
