@@ -84,7 +84,12 @@ final class CommitConflicts {
     Set<String> liveTargets = new HashSet<>();
     for (ManifestEntry e : changes) {
       if (e.kind() == FileKind.DELETE) {
-        toDelete.add(e.identifier());
+        if (!toDelete.add(e.identifier())) {
+          // two compactions of one commit replacing one file would keep its rows twice
+          throw new CommitConflictException(
+              "Commit conflicts with itself: two of its changes replace the same file",
+              List.of(e.file().fileName()));
+        }
       } else {
         liveTargets.add(IndexManifest.target(e.partition(), e.bucket(), e.file().fileName()));
       }

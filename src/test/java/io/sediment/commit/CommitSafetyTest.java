@@ -69,6 +69,45 @@ class CommitSafetyTest {
     assertThat(TestTables.readAll(t)).hasSize(3);
   }
 
+  /**
+   * Two compactions in one commit that replace a common file would keep its rows in both outputs:
+   * refused as a conflict with itself, whichever files overlap, nothing committed.
+   */
+  @Test
+  void twoCompactionsOfOneCommitReplacingOneFileAreRefused() throws Exception {
+    Table t = table();
+    for (long i = 0; i < 4; i++) {
+      TestTables.writeBatch(t, List.of(row(i, "v")));
+    }
+    List<DataFileMeta> inputs = t.newReadBuilder().newScan().plan().splits().get(0).files();
+    java.util.Random rnd = new java.util.Random(9);
+    for (int round = 0; round < 6; round++) {
+      DataFileMeta shared = inputs.get(rnd.nextInt(inputs.size()));
+      List<DataFileMeta> first = new java.util.ArrayList<>(List.of(shared));
+      List<DataFileMeta> second = new java.util.ArrayList<>(List.of(shared));
+      for (DataFileMeta f : inputs) {
+        if (f != shared && rnd.nextBoolean()) {
+          (rnd.nextBoolean() ? first : second).add(f);
+        }
+      }
+      CommitMessage out1 = write(t, 100 + round).get(0);
+      CommitMessage out2 = write(t, 200 + round).get(0);
+      List<CommitMessage> both =
+          List.of(
+              CommitMessage.compact(out1.partition(), 0, -1, first, out1.newFiles()),
+              CommitMessage.compact(out2.partition(), 0, -1, second, out2.newFiles()));
+      long before = t.latestSnapshot().orElseThrow().id();
+      long identifier = round + 1;
+
+      assertThatThrownBy(() -> new CompactCommit(t.store(), "c").commit(both, identifier, true))
+          .isInstanceOf(io.sediment.commit.CommitConflictException.class)
+          .hasMessageContaining("two of its changes replace the same file")
+          .hasMessageContaining(shared.fileName());
+      assertThat(t.latestSnapshot().orElseThrow().id()).isEqualTo(before);
+      assertThat(TestTables.readAll(t)).hasSize(4);
+    }
+  }
+
   @Test
   void batchCommitsOfAUserDoNotHideItsStreamCommits() throws Exception {
     Table t = table();
