@@ -1,11 +1,15 @@
 package io.sediment.compact;
 
+import io.sediment.manifest.DataFileMeta;
 import io.sediment.schema.CompactionOptions;
 import io.sediment.schema.TableOptions;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.apache.flink.configuration.MemorySize;
 
 /**
@@ -21,28 +25,50 @@ public final class CompactBudget {
 
   /**
    * The tasks of {@code plan} that one commit of at most {@code budget} input bytes rewrites: whole
-   * units in plan order (a task, or all sort ranges of a bucket), while the sum stays within the
-   * budget, and at least the first unit (a unit larger than the budget goes alone).
+   * units (a task, or all sort ranges of a bucket), those whose oldest input file is oldest first,
+   * while the sum stays within the budget, and at least the first of them (a unit larger than the
+   * budget goes alone); in plan order. Oldest first, so that a bucket left out now is taken by a
+   * later commit or run: compaction outputs are new files, and in plan order the same buckets at
+   * the front were taken every time while those behind them never were.
    */
   public static List<CompactTask> cap(List<CompactTask> plan, long budget) {
     if (budget == Long.MAX_VALUE) {
       return plan;
     }
-    List<CompactTask> out = new ArrayList<>();
-    long sum = 0;
-    int i = 0;
-    while (i < plan.size()) {
+    List<Unit> units = new ArrayList<>();
+    for (int i = 0; i < plan.size(); ) {
       int end = unitEnd(plan, i);
-      long bytes = replacedBytes(plan.subList(i, end));
-      if (!out.isEmpty() && sum + bytes > budget) {
+      long oldest = Long.MAX_VALUE;
+      for (CompactTask t : plan.subList(i, end)) {
+        for (DataFileMeta f : t.inputs()) {
+          oldest = Math.min(oldest, f.creationTimeMillis());
+        }
+      }
+      units.add(new Unit(i, end, oldest, replacedBytes(plan.subList(i, end))));
+      i = end;
+    }
+    List<Unit> byAge = new ArrayList<>(units);
+    byAge.sort(Comparator.comparingLong(Unit::oldest)); // stable: plan order among equals
+    Set<Unit> taken = new HashSet<>();
+    long sum = 0;
+    for (Unit u : byAge) {
+      if (!taken.isEmpty() && sum + u.bytes() > budget) {
         break;
       }
-      out.addAll(plan.subList(i, end));
-      sum += bytes;
-      i = end;
+      taken.add(u);
+      sum += u.bytes();
+    }
+    List<CompactTask> out = new ArrayList<>();
+    for (Unit u : units) {
+      if (taken.contains(u)) {
+        out.addAll(plan.subList(u.start(), u.end()));
+      }
     }
     return out;
   }
+
+  /** Tasks {@code start} (inclusive) to {@code end} of a plan, committed together or not at all. */
+  private record Unit(int start, int end, long oldest, long bytes) {}
 
   /**
    * The end (exclusive) of the unit starting at {@code from}: a bucket's sort ranges go together.

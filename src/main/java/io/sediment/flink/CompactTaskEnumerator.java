@@ -12,8 +12,10 @@ import io.sediment.marker.ReleaseRecords;
 import io.sediment.schema.CompactionOptions;
 import io.sediment.table.Table;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -299,8 +301,10 @@ final class CompactTaskEnumerator
         }
         tasks.addAll(capped);
         long leftOut = 0;
-        for (CompactTask t : plan.tasks().subList(capped.size(), plan.tasks().size())) {
-          leftOut += t.replacedInputs().size();
+        Set<CompactTask> taken = Collections.newSetFromMap(new IdentityHashMap<>());
+        taken.addAll(capped);
+        for (CompactTask t : plan.tasks()) {
+          leftOut += taken.contains(t) ? 0 : t.replacedInputs().size();
         }
         waitingByTable.put(name, plan.waitingFiles() + leftOut);
       } catch (Exception e) {

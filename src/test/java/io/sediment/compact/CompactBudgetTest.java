@@ -18,22 +18,25 @@ import org.junit.jupiter.api.Test;
 /**
  * What one commit of a budgeted compaction takes ({@code compaction.max-rewrite-bytes}, {@code
  * partial-progress.*}), against the definition in docs/compaction.md, over generated plans of
- * rewrites and sort compactions of several buckets: whole units in plan order (a task, or every
- * range of a bucket's sort), while their input bytes stay within the budget, and at least the first
- * unit. And the sort ranges a plan is made of refuse what cannot be a range.
+ * rewrites and sort compactions of several buckets: whole units (a task, or every range of a
+ * bucket's sort), those with the oldest input first, while their input bytes stay within the
+ * budget, and at least one unit. And the sort ranges a plan is made of refuse what cannot be a
+ * range.
  */
 class CompactBudgetTest {
 
   private int nextName;
+  private long written; // the creation time of the files made next
 
   @Test
-  void aCommitTakesWholeUnitsInPlanOrderWithinTheBudget() {
+  void aCommitTakesWholeUnitsOldestFirstWithinTheBudget() {
     SplittableRandom r = new SplittableRandom(7);
     int capped = 0;
     for (int run = 0; run < 300; run++) {
       List<List<CompactTask>> units = new ArrayList<>();
       List<CompactTask> plan = new ArrayList<>();
       for (int bucket = 0, n = 1 + r.nextInt(8); bucket < n; bucket++) {
+        written = r.nextInt(3) == 0 ? 0 : r.nextInt(5); // ties too
         List<CompactTask> unit =
             r.nextBoolean() ? List.of(rewrite(bucket, r)) : sort(bucket, 1 + r.nextInt(4), r);
         units.add(unit);
@@ -43,21 +46,62 @@ class CompactBudgetTest {
 
       List<CompactTask> taken = CompactBudget.cap(plan, budget);
 
-      List<CompactTask> expected = new ArrayList<>();
+      // the model: units by their oldest input (plan order among equals), while within the budget
+      List<List<CompactTask>> byAge = new ArrayList<>(units);
+      byAge.sort(java.util.Comparator.comparingLong(CompactBudgetTest::oldest));
+      java.util.Set<List<CompactTask>> chosen =
+          java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
       long sum = 0;
-      for (List<CompactTask> unit : units) {
+      for (List<CompactTask> unit : byAge) {
         long bytes = unit.get(0).replacedBytes(); // a sort's inputs are replaced by its range 0
-        if (!expected.isEmpty() && sum + bytes > budget) {
+        if (!chosen.isEmpty() && budget != Long.MAX_VALUE && sum + bytes > budget) {
           break;
         }
-        expected.addAll(unit);
+        chosen.add(unit);
         sum += bytes;
       }
+      List<CompactTask> expected = new ArrayList<>();
+      units.stream().filter(chosen::contains).forEach(expected::addAll);
       assertThat(taken).as("run %d, budget %d, plan %s", run, budget, plan).isEqualTo(expected);
       assertThat(CompactBudget.replacedBytes(taken)).isEqualTo(sum);
       capped += taken.size() < plan.size() ? 1 : 0;
     }
     assertThat(capped).as("runs whose budget left tasks out").isGreaterThan(50);
+  }
+
+  /**
+   * Runs under a budget that takes two of ten buckets, each bucket's small files written again
+   * after it is compacted (a steady writer): every bucket is compacted within five runs. Taken in
+   * plan order, the first two buckets were compacted every run and the others never.
+   */
+  @Test
+  void everyBucketIsReachedByLaterRuns() {
+    long now = 1;
+    List<CompactTask> plan = new ArrayList<>();
+    for (int bucket = 0; bucket < 10; bucket++) {
+      written = now;
+      plan.add(rewrite(bucket, 100));
+    }
+    java.util.Set<Integer> compacted = new java.util.TreeSet<>();
+    for (int run = 0; run < 5; run++) {
+      List<CompactTask> taken = CompactBudget.cap(plan, 200);
+      assertThat(taken).hasSize(2);
+      now++;
+      for (CompactTask t : taken) {
+        compacted.add(t.bucket());
+        written = now; // its output, and the writer's new files, are newer than the rest
+        plan.set(t.bucket(), rewrite(t.bucket(), 100));
+      }
+    }
+    assertThat(compacted).containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
+  }
+
+  private static long oldest(List<CompactTask> unit) {
+    return unit.stream()
+        .flatMap(t -> t.inputs().stream())
+        .mapToLong(DataFileMeta::creationTimeMillis)
+        .min()
+        .orElseThrow();
   }
 
   @Test
@@ -202,6 +246,7 @@ class CompactBudgetTest {
   }
 
   private DataFileMeta file(long size) {
-    return DataFiles.tenRows("data-" + nextName++ + ".parquet", size, 0, 0, FileSource.APPEND);
+    return DataFiles.tenRows(
+        "data-" + nextName++ + ".parquet", size, 0, written, FileSource.APPEND);
   }
 }
