@@ -207,13 +207,16 @@ final class AppendCompactRewriter implements CompactRewriter {
       long startNanos) {
     long minSeq = Long.MAX_VALUE;
     long maxSeq = Long.MIN_VALUE;
+    // Outputs hold consecutive slices of the inputs' rows, in the inputs' order; when each input
+    // continues the one before it in sequence numbers, each output gets the exact range of its
+    // slice (else every output gets the whole range).
+    boolean contiguous = true;
     for (DataFileMeta f : task.inputs()) {
+      contiguous &= maxSeq == Long.MIN_VALUE || f.minSequenceNumber() == maxSeq + 1;
+      contiguous &= f.maxSequenceNumber() - f.minSequenceNumber() + 1 == f.rowCount();
       minSeq = Math.min(minSeq, f.minSequenceNumber());
       maxSeq = Math.max(maxSeq, f.maxSequenceNumber());
     }
-    // Outputs hold consecutive slices of the inputs' rows; when the inputs' sequence numbers are
-    // contiguous (fixed-bucket tables), each output gets the exact range of its slice.
-    boolean contiguous = maxSeq - minSeq + 1 == task.inputRows();
     List<DataFileMeta> after = new ArrayList<>();
     long rowsWritten = 0;
     long bytesWritten = 0;

@@ -180,7 +180,10 @@ final class AppendCompactStrategy implements CompactPlanner.BucketStrategy {
         }
         sum += size;
       }
-      if (end > start && closeGroup(groups, new ArrayList<>(small.subList(start, end + 1)))) {
+      List<DataFileMeta> group = new ArrayList<>(small.subList(start, end + 1));
+      // chosen by size, rewritten in sequence order: each output's range then holds its rows
+      group.sort(Comparator.comparingLong(DataFileMeta::minSequenceNumber));
+      if (end > start && closeGroup(groups, group)) {
         start = end + 1;
       } else {
         start++; // a shorter run from a larger file may still qualify

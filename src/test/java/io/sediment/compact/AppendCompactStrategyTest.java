@@ -389,6 +389,30 @@ class AppendCompactStrategyTest {
     return new AppendCompactStrategy(TableOptions.of(options), clock);
   }
 
+  /**
+   * Files are grouped by size but rewritten in sequence order, so that each output's sequence range
+   * holds its rows: a group taken smallest first was written in that order, and its outputs' ranges
+   * misstated which rows each held.
+   */
+  @Test
+  void everyTasksInputsAreInSequenceOrder() {
+    java.util.Random rnd = new java.util.Random(17);
+    for (int round = 0; round < 50; round++) {
+      reset();
+      options.put("compaction.min.file-num", String.valueOf(2 + rnd.nextInt(3)));
+      List<DataFileMeta> files = new ArrayList<>();
+      for (int n = 2 + rnd.nextInt(12); n > 0; n--) {
+        files.add(file(5 + rnd.nextInt(60)));
+      }
+      for (CompactTask t : plan(files)) {
+        assertThat(t.inputs())
+            .as("round %d", round)
+            .isSortedAccordingTo(
+                java.util.Comparator.comparingLong(DataFileMeta::minSequenceNumber));
+      }
+    }
+  }
+
   private List<CompactTask> plan(List<DataFileMeta> files) {
     return strategy().plan(bucket(files));
   }
