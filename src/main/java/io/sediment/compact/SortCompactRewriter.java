@@ -102,6 +102,11 @@ final class SortCompactRewriter implements CompactRewriter {
         throw e;
       }
       LOG.debug("Task {}: {} rows sorted, {} spill files", task, rowsTaken, sorter.spillCount());
+      try {
+        sorter.close(); // here, not by the try: its outputs are written and must reach the commit
+      } catch (IOException e) {
+        LOG.warn("Task {}: could not delete its spill files: {}", task, e.toString());
+      }
     }
     return result(store, task, outputs, rowsTaken, start);
   }

@@ -196,11 +196,14 @@ public final class ExternalRowSorter implements Closeable {
         r.close();
       }
     }
-    for (File f : spills) {
-      Files.deleteIfExists(f.toPath());
-    }
+    List<File> old = new ArrayList<>(spills);
     spills.clear();
-    spills.add(merged);
+    spills.add(merged); // first: close() deletes it whatever happens next
+    for (File f : old) {
+      if (!f.delete() && f.exists()) {
+        spills.add(f); // close() tries again
+      }
+    }
   }
 
   /** Spill files on disk now (at most {@link #MAX_FAN_IN}). */
