@@ -208,6 +208,17 @@ public final class SedimentTableSink
               + policy.engine()
               + ")");
     }
+    if (table.options().changelogProducer().equals("input")) {
+      // Flink hands over the updated rows only: the input changelog, which streaming reads
+      // follow, would get each +U without the -U of the value it replaces
+      throw new ValidationException(
+          "UPDATE "
+              + table.fullName()
+              + " cannot run on a table with changelog-producer 'input': its changelog would get"
+              + " the new rows without the old ones (+U without -U), and streaming reads would"
+              + " keep both. Use changelog-producer 'lookup', or write the change as -U and +U"
+              + " rows with INSERT; nothing was written");
+    }
     for (Column c : updatedColumns) {
       if (table.schema().primaryKeys().contains(c.getName())
           || table.schema().partitionKeys().contains(c.getName())) {

@@ -779,6 +779,18 @@ class SedimentSqlTest {
         .hasStackTraceContaining("needs merge-engine deduplicate or partial-update");
     assertThat(query("SELECT * FROM db.f")).containsExactly("+I[1, a]");
     assertThat(table("f").snapshotManager().listIds()).hasSize(1);
+
+    // an input changelog would get +U without its -U
+    exec(
+        "CREATE TABLE db.ic (id BIGINT, v STRING, PRIMARY KEY (id) NOT ENFORCED)"
+            + " WITH ('bucket' = '1', 'changelog-producer' = 'input')");
+    exec("INSERT INTO db.ic VALUES (1, 'a')");
+    assertThatThrownBy(() -> exec("UPDATE db.ic SET v = 'b' WHERE id = 1"))
+        .hasStackTraceContaining(
+            "UPDATE db.ic cannot run on a table with changelog-producer 'input'");
+    exec("DELETE FROM db.ic WHERE id = 1"); // a delete carries the whole row: fine
+    assertThat(query("SELECT * FROM db.ic")).isEmpty();
+    assertThat(table("ic").snapshotManager().listIds()).hasSize(2);
   }
 
   @Test
