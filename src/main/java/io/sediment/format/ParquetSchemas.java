@@ -57,37 +57,41 @@ public final class ParquetSchemas {
   }
 
   /**
-   * {@code requested} as {@code stored} holds it: a top-level column requested OPTIONAL that the
-   * file stores REQUIRED is read as REQUIRED (its values are all there). Files of a primary-key
-   * table written before its layout made value columns nullable ({@code KeyValueLayout}) are read
-   * so.
+   * {@code requested} as {@code stored} holds it: a top-level column is read with the repetition
+   * the file has. A primary-key table's layout made value columns nullable ({@code
+   * KeyValueLayout}), so files of one schema may store a column REQUIRED (written before) or
+   * OPTIONAL (since), and a file of an older schema is requested with that schema's NOT NULL types.
+   * Nulls read from an OPTIONAL column show through {@code isNullAt} whatever the produced type
+   * says.
    */
   public static MessageType asStored(MessageType requested, MessageType stored) {
     List<Type> fields = null;
     for (int i = 0; i < requested.getFieldCount(); i++) {
       Type f = requested.getType(i);
-      if (f.isRepetition(Type.Repetition.OPTIONAL)
-          && stored.containsField(f.getName())
-          && stored.getType(f.getName()).isRepetition(Type.Repetition.REQUIRED)) {
+      if (!stored.containsField(f.getName())) {
+        continue;
+      }
+      Type.Repetition r = stored.getType(f.getName()).getRepetition();
+      if (r != f.getRepetition() && r != Type.Repetition.REPEATED) {
         if (fields == null) {
           fields = new ArrayList<>(requested.getFields());
         }
-        fields.set(i, required(f));
+        fields.set(i, withRepetition(f, r));
       }
     }
     return fields == null ? requested : new MessageType(requested.getName(), fields);
   }
 
-  private static Type required(Type f) {
+  private static Type withRepetition(Type f, Type.Repetition r) {
     if (f.isPrimitive()) {
       PrimitiveType p = f.asPrimitiveType();
-      return Types.primitive(p.getPrimitiveTypeName(), Type.Repetition.REQUIRED)
+      return Types.primitive(p.getPrimitiveTypeName(), r)
           .length(p.getTypeLength())
           .as(p.getLogicalTypeAnnotation())
           .named(p.getName());
     }
     GroupType g = f.asGroupType();
-    return Types.buildGroup(Type.Repetition.REQUIRED)
+    return Types.buildGroup(r)
         .as(g.getLogicalTypeAnnotation())
         .addFields(g.getFields().toArray(new Type[0]))
         .named(g.getName());

@@ -31,6 +31,8 @@ class NotNullValueColumnsTest {
 
   @TempDir Path dir;
 
+  private io.sediment.catalog.FileSystemCatalog catalog;
+
   private Table table(String name, String engine, Map<String, String> options) {
     Schema.Builder b =
         Schema.newBuilder()
@@ -41,7 +43,8 @@ class NotNullValueColumnsTest {
             .option("bucket", "1")
             .option("merge-engine", engine);
     options.forEach(b::option);
-    return TestTables.create(TestTables.catalog(dir.resolve(name)), "t", b.build());
+    catalog = TestTables.catalog(dir.resolve(name));
+    return TestTables.create(catalog, "t", b.build());
   }
 
   private static GenericRowData row(RowKind kind, long k, long total, String name) {
@@ -122,6 +125,44 @@ class NotNullValueColumnsTest {
     assertThat(read(t)).containsExactly("(1,7,b)");
     t.newCompactBuilder().withOptions(Map.of("compaction.full", "true")).execute();
     assertThat(read(t)).containsExactly("(1,7,b)");
+  }
+
+  /**
+   * Files written before an ALTER TABLE are read through the older schema, whose value columns are
+   * NOT NULL while the files store them nullable: reads and compactions of such files work, the
+   * rows they stored without values (deletes) included.
+   */
+  @Test
+  void filesOfAnOlderSchemaAreRead() throws Exception {
+    for (String engine : List.of("partial-update", "aggregation")) {
+      Table t =
+          table(
+              "alter-" + engine,
+              engine,
+              engine.equals("aggregation")
+                  ? Map.of(
+                      "aggregation.remove-record-on-delete", "true",
+                      "fields.total.aggregate-function", "sum")
+                  : Map.of("partial-update.remove-record-on-delete", "true"));
+      WriteBuilder wb = t.newStreamWriteBuilder().withCommitUser("u");
+      TableCommit commit = wb.newCommit();
+      try (TableWrite write = wb.newWrite()) {
+        write.write(row(RowKind.INSERT, 1, 1, "a"));
+        write.write(row(RowKind.INSERT, 2, 1, "b"));
+        commit.commit(1, write.prepareCommit());
+        write.write(row(RowKind.DELETE, 1, 1, "a")); // stored without values
+        commit.commit(2, write.prepareCommit());
+      }
+      catalog.alterTable(
+          new io.sediment.catalog.Identifier("db", "t"),
+          List.of(
+              io.sediment.schema.SchemaChange.addColumn(
+                  "w", DataTypes.INT().getLogicalType(), null, null)));
+      Table altered = catalog.getTable("db.t");
+      assertThat(read(altered)).as(engine).containsExactly("(2,1,b,null)");
+      altered.newCompactBuilder().withOptions(Map.of("compaction.full", "true")).execute();
+      assertThat(read(altered)).as(engine + ", compacted").containsExactly("(2,1,b,null)");
+    }
   }
 
   private static List<String> read(Table t) {
