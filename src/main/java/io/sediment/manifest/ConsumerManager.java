@@ -105,10 +105,19 @@ public final class ConsumerManager {
             + "}");
   }
 
-  /** Deletes consumer {@code id}'s record; false when there was none. */
+  /**
+   * Deletes consumer {@code id}'s record, with the temporary files of its rewrites (one left by a
+   * crash would count as the record, see {@link #all}); false when there was none.
+   */
   public boolean delete(String id) {
     try {
-      return fileIO.delete(paths.consumer(id), false);
+      boolean deleted = fileIO.delete(paths.consumer(id), false);
+      for (FileStatus st : fileIO.list(paths.consumerDir())) {
+        if (id.equals(rewrittenId(st.getPath().getName()))) {
+          deleted |= fileIO.delete(st.getPath(), false);
+        }
+      }
+      return deleted;
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot delete consumer " + id, e);
     }
@@ -162,8 +171,10 @@ public final class ConsumerManager {
           if (!out.containsKey(e.getKey())) {
             try {
               out.put(e.getKey(), read(e.getValue(), e.getKey()));
+            } catch (FileNotFoundException renamed) {
+              vanished = true; // renamed into place since the listing: list again
             } catch (IOException notYetWritten) {
-              // gone, or still being written: its old file was not deleted yet, or it is no record
+              // still being written (its old file was not deleted yet), or no record
             }
           }
         }
@@ -206,7 +217,11 @@ public final class ConsumerManager {
     for (Map.Entry<String, Consumer> e : all().entrySet()) {
       Consumer c = e.getValue();
       if (expiration != null && c.modifiedMillis() < nowMillis - expiration.toMillis()) {
-        fileIO.deleteQuietly(paths.consumer(e.getKey()));
+        try {
+          delete(e.getKey());
+        } catch (UncheckedIOException ignored) {
+          // expired all the same; deleted at the next expiry
+        }
         continue;
       }
       smallest = Math.min(smallest, c.nextSnapshot());

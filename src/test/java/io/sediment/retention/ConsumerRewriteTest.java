@@ -97,4 +97,57 @@ class ConsumerRewriteTest {
     assertThat(fired).isTrue();
     assertThat(needed).isEqualTo(OptionalLong.of(6));
   }
+
+  /**
+   * The listing saw only the rewrite's temporary file, and the rename finished before it was read:
+   * the consumers are listed again and the renamed record counts.
+   */
+  @Test
+  void aTemporaryFileRenamedWhenReadIsListedAgain() throws Exception {
+    Table t =
+        TestTables.create(TestTables.faultyCatalog(dir), "t", TestTables.idValueSchema().build());
+    consumers(t).record("b", 9);
+    Path file = dir.resolve("db.db/t/consumer/consumer-a");
+    Path tmp =
+        Path.of(FileIO.temporaryPathFor(new org.apache.flink.core.fs.Path(file.toUri())).toUri());
+    Files.write(tmp, "{\"nextSnapshot\":6}".getBytes(StandardCharsets.UTF_8)); // old one deleted
+    AtomicBoolean fired = new AtomicBoolean();
+    FaultyFileSystem.onOpen(
+        path -> {
+          if (path.endsWith(tmp.getFileName().toString()) && fired.compareAndSet(false, true)) {
+            Files.move(tmp, file); // the rename completes
+          }
+        });
+
+    OptionalLong needed = consumers(t).smallestNeeded(null, System.currentTimeMillis());
+
+    assertThat(fired).isTrue();
+    assertThat(needed).isEqualTo(OptionalLong.of(6));
+  }
+
+  /**
+   * A rewrite's temporary file left by a crash counts as the record only until the consumer is
+   * deleted ({@code reset_consumer}) or expires: both delete it too.
+   */
+  @Test
+  void aDeletedConsumerTakesItsTemporaryFilesWithIt() throws Exception {
+    Table t = TestTables.create(TestTables.catalog(dir), "t", TestTables.idValueSchema().build());
+    consumers(t).record("a", 5);
+    Path file = dir.resolve("db.db/t/consumer/consumer-a");
+    for (int i = 0; i < 2; i++) { // a crash after the delete of the old record, twice
+      Path tmp =
+          Path.of(FileIO.temporaryPathFor(new org.apache.flink.core.fs.Path(file.toUri())).toUri());
+      Files.write(tmp, ("{\"nextSnapshot\":" + (3 + i) + "}").getBytes(StandardCharsets.UTF_8));
+    }
+    Files.delete(file);
+    assertThat(consumers(t).smallestNeeded(null, System.currentTimeMillis()))
+        .isEqualTo(OptionalLong.of(3));
+
+    assertThat(consumers(t).delete("a")).isTrue();
+
+    assertThat(consumers(t).smallestNeeded(null, System.currentTimeMillis())).isEmpty();
+    try (var files = Files.list(file.getParent())) {
+      assertThat(files).isEmpty();
+    }
+  }
 }
