@@ -4,22 +4,16 @@ import io.sediment.data.BinaryRows;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
-import org.apache.flink.table.data.DecimalData;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.columnar.vector.VectorizedColumnBatch;
 import org.apache.flink.table.data.columnar.vector.heap.AbstractHeapVector;
-import org.apache.flink.table.types.logical.DecimalType;
-import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.table.types.logical.TimestampType;
-import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnWriteStore;
 import org.apache.parquet.column.ColumnWriter;
-import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
 import org.apache.parquet.schema.MessageType;
 
 /**
@@ -33,8 +27,7 @@ final class RowFieldWriters {
   private final MessageType schema;
   private final FieldWriter[] writers;
   private final int[] notNullPositions;
-  private final int[] decimalPositions;
-  private final int[] nanosPositions; // TIMESTAMP(7..9): INT64 nanoseconds, a narrower range
+  private final RowValueCheck values;
   private final NestedFieldWriter[] nestedWriters;
   // a row over a batch, for the columns without a typed loop in writeColumns
   private final BatchRow view = new BatchRow();
@@ -49,12 +42,7 @@ final class RowFieldWriters {
     }
     this.notNullPositions =
         IntStream.range(0, writers.length).filter(i -> !writers[i].nullable).toArray();
-    this.decimalPositions =
-        IntStream.range(0, writers.length)
-            .filter(i -> fields.get(i).getType() instanceof DecimalType)
-            .toArray();
-    this.nanosPositions =
-        IntStream.range(0, writers.length).filter(i -> isNanos(fields.get(i).getType())).toArray();
+    this.values = new RowValueCheck(rowType);
     List<NestedFieldWriter> nested = new ArrayList<>();
     for (FieldWriter w : writers) {
       if (w instanceof NestedFieldWriter n) {
@@ -82,11 +70,9 @@ final class RowFieldWriters {
   }
 
   /**
-   * Rejects a row the columns cannot hold as it is: a null in a NOT NULL column, a decimal of
-   * another scale or a larger precision (it would be stored narrowed or shifted), a TIMESTAMP(7..9)
-   * outside INT64 nanoseconds. Called before handing the row to Parquet, whose writer becomes
-   * unusable after an exception in {@link #write}. Rows read from files ({@link BatchRow}) hold
-   * their columns' types already.
+   * Rejects a row the columns cannot hold as it is: a null in a NOT NULL column, a value {@link
+   * RowValueCheck} refuses. Called before handing the row to Parquet, whose writer becomes unusable
+   * after an exception in {@link #write}.
    */
   void checkNotNull(RowData row) {
     for (int pos : notNullPositions) {
@@ -98,40 +84,7 @@ final class RowFieldWriters {
     for (NestedFieldWriter nested : nestedWriters) {
       nested.checkValue(row);
     }
-    if (row instanceof GenericRowData g) { // a binary row's decimals take the column's type
-      for (int pos : decimalPositions) {
-        if (g.getField(pos) instanceof DecimalData d) {
-          DecimalType t = (DecimalType) rowType.getTypeAt(pos);
-          if (d.scale() != t.getScale() || d.precision() > t.getPrecision()) {
-            throw new IllegalArgumentException(
-                "Column '"
-                    + writers[pos].name
-                    + "' is "
-                    + t.asSummaryString()
-                    + " but the row has "
-                    + d
-                    + " of DECIMAL("
-                    + d.precision()
-                    + ", "
-                    + d.scale()
-                    + "): give it at the column's scale, within its precision");
-          }
-        }
-      }
-    }
-    if (!(row instanceof BatchRow)) {
-      for (int pos : nanosPositions) {
-        if (!row.isNullAt(pos)) {
-          int precision = LogicalTypeChecks.getPrecision(rowType.getTypeAt(pos));
-          Timestamps.toLong(row.getTimestamp(pos, precision), TimeUnit.NANOS, writers[pos].name);
-        }
-      }
-    }
-  }
-
-  private static boolean isNanos(LogicalType t) {
-    return t instanceof TimestampType ts && ts.getPrecision() > 6
-        || t instanceof LocalZonedTimestampType lz && lz.getPrecision() > 6;
+    values.check(row);
   }
 
   /** Writes one row (its NOT NULL columns checked by {@link #checkNotNull} before). */

@@ -6,6 +6,7 @@ import io.sediment.compact.CompactRewriter;
 import io.sediment.compact.CompactTask;
 import io.sediment.compact.CompactTaskResult;
 import io.sediment.compact.TableKind;
+import io.sediment.format.RowValueCheck;
 import io.sediment.io.OutputObserver;
 import io.sediment.manifest.FileStore;
 import io.sediment.mergetree.KeyValueLayout;
@@ -19,6 +20,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
@@ -75,6 +77,9 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
 
   private long bufferedBytes;
   private final boolean compactInWriter;
+  private final RowValueCheck values;
+  // NOT NULL columns the files store nullable (KeyValueLayout): checked on the rows written
+  private final int[] storedNullable;
   private final int stopTrigger;
 
   /** Write-only, {@code write-only.stop-trigger-wait} set: the wait for a compaction job. */
@@ -123,6 +128,14 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     this.observer = observer;
     this.schema = store.schema();
     this.layout = new KeyValueLayout(schema);
+    this.values = new RowValueCheck(schema.rowType());
+    this.storedNullable =
+        IntStream.range(0, layout.arity())
+            .filter(
+                i ->
+                    !layout.valueType().getTypeAt(i).isNullable()
+                        && layout.fileType().getTypeAt(i).isNullable())
+            .toArray();
     TableOptions options = store.options();
     this.numBuckets = options.bucket();
     this.buckets = new RowBuckets(schema);
@@ -176,6 +189,19 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       if (row.isNullAt(k)) {
         throw new IllegalArgumentException(
             "Primary key column '" + schema.fieldNames().get(k) + "' must not be null");
+      }
+    }
+    // the file writer sees a binary copy, in a layout whose value columns may be nullable
+    values.check(row);
+    if (!KeyValueLayout.isRetract(kind)) {
+      for (int c : storedNullable) {
+        if (row.isNullAt(c)) {
+          throw new NullPointerException(
+              "Column '"
+                  + schema.fieldNames().get(c)
+                  + "' is NOT NULL but the row has null: "
+                  + row);
+        }
       }
     }
     writer(buckets.partition(row), buckets.bucket(row)).write(row, kind, row.getRowKind());

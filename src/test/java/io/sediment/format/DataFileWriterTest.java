@@ -221,6 +221,10 @@ class DataFileWriterTest {
                     LocalDateTime.of(1600 + rnd.nextInt(60), 1, 1, 0, 0));
             assertThatThrownBy(() -> writer.write(GenericRowData.of(null, tooEarly)))
                 .hasMessageContaining("Column 'ts'");
+            DecimalData declaredLarger = DecimalData.fromBigDecimal(v, precision + 5, scale);
+            assertThatThrownBy(() -> writer.write(GenericRowData.of(declaredLarger, null)))
+                .as("Flink's rows hold a column's decimals at its precision")
+                .hasMessageContaining("DecimalData.fromBigDecimal(value, " + precision);
             writer.write(GenericRowData.of(DecimalData.fromBigDecimal(v, precision, scale), null));
             written.add(v);
           }

@@ -1,0 +1,92 @@
+package io.sediment.format;
+
+import java.util.stream.IntStream;
+import org.apache.flink.table.data.DecimalData;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.LocalZonedTimestampType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.TimestampType;
+import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
+import org.apache.parquet.schema.LogicalTypeAnnotation.TimeUnit;
+
+/**
+ * Refuses, naming the column, a value its column cannot hold as given: a decimal of another scale
+ * or with more digits than the column's precision (it would be stored shifted or narrowed: a {@link
+ * GenericRowData}'s decimal keeps its own scale, a binary row's takes the column's), and a
+ * TIMESTAMP(7..9) outside INT64 nanoseconds. Run on rows a caller hands in, before anything of them
+ * is written; rows read from files ({@link BatchRow}) hold their columns' types already.
+ */
+public final class RowValueCheck {
+
+  private final RowType rowType;
+  private final int[] decimalPositions;
+  private final int[] nanosPositions;
+
+  public RowValueCheck(RowType rowType) {
+    this.rowType = rowType;
+    this.decimalPositions =
+        IntStream.range(0, rowType.getFieldCount())
+            .filter(i -> rowType.getTypeAt(i) instanceof DecimalType)
+            .toArray();
+    this.nanosPositions =
+        IntStream.range(0, rowType.getFieldCount())
+            .filter(i -> isNanos(rowType.getTypeAt(i)))
+            .toArray();
+  }
+
+  /**
+   * @throws IllegalArgumentException naming the column, the value and what it can hold
+   */
+  public void check(RowData row) {
+    if (row instanceof BatchRow) {
+      return;
+    }
+    if (row instanceof GenericRowData g) {
+      for (int pos : decimalPositions) {
+        if (g.getField(pos) instanceof DecimalData d) {
+          checkDecimal(pos, d);
+        }
+      }
+    }
+    for (int pos : nanosPositions) {
+      if (!row.isNullAt(pos)) {
+        int precision = LogicalTypeChecks.getPrecision(rowType.getTypeAt(pos));
+        Timestamps.toLong(row.getTimestamp(pos, precision), TimeUnit.NANOS, name(pos));
+      }
+    }
+  }
+
+  private void checkDecimal(int pos, DecimalData d) {
+    DecimalType t = (DecimalType) rowType.getTypeAt(pos);
+    if (d.scale() != t.getScale() || d.precision() != t.getPrecision()) {
+      throw new IllegalArgumentException(
+          "Column '"
+              + name(pos)
+              + "' is "
+              + t.asSummaryString()
+              + " but the row has "
+              + d
+              + " of DECIMAL("
+              + d.precision()
+              + ", "
+              + d.scale()
+              + "): give it as DecimalData.fromBigDecimal(value, "
+              + t.getPrecision()
+              + ", "
+              + t.getScale()
+              + "), as Flink's rows hold it");
+    }
+  }
+
+  private String name(int pos) {
+    return rowType.getFieldNames().get(pos);
+  }
+
+  private static boolean isNanos(LogicalType t) {
+    return t instanceof TimestampType ts && ts.getPrecision() > 6
+        || t instanceof LocalZonedTimestampType lz && lz.getPrecision() > 6;
+  }
+}
