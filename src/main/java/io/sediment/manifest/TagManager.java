@@ -44,6 +44,9 @@ public final class TagManager {
 
   private static final int CACHE_ENTRIES = 10_000;
 
+  /** How old a tag file must be to be cached: see {@link #read}. */
+  private static final long SETTLED_MILLIS = 10 * 60 * 1000;
+
   /** Listings of {@link #all} before it gives up on tags that keep changing. */
   private static final int MAX_LISTINGS = 10;
 
@@ -165,8 +168,7 @@ public final class TagManager {
   /** Tag {@code name}, if there is one. */
   public Optional<Tag> get(String name) {
     try {
-      return Optional.of(
-          read(fileIO.fs(paths.tag(name)).getFileStatus(paths.tag(name)), name, false));
+      return Optional.of(read(fileIO.fs(paths.tag(name)).getFileStatus(paths.tag(name)), name));
     } catch (FileNotFoundException e) {
       return Optional.empty();
     } catch (IOException e) {
@@ -250,19 +252,6 @@ public final class TagManager {
    * neither name).
    */
   public Map<String, Tag> all() {
-    return all(false);
-  }
-
-  /**
-   * {@link #all}, each file read again, for deciding which files are still referenced: this
-   * process's cache knows a file by its path, time and size, which a tag deleted and made again by
-   * another process within the store's time resolution (whole seconds on S3) can keep.
-   */
-  public Map<String, Tag> allReadAgain() {
-    return all(true);
-  }
-
-  private Map<String, Tag> all(boolean readAgain) {
     for (int listing = 1; ; listing++) {
       Map<String, Tag> out = new TreeMap<>();
       List<FileStatus> files;
@@ -279,7 +268,7 @@ public final class TagManager {
         }
         String name = file.substring(PREFIX.length());
         try {
-          out.put(name, read(st, name, readAgain));
+          out.put(name, read(st, name));
         } catch (FileNotFoundException gone) {
           vanished = true; // deleted, or renamed, meanwhile
         } catch (InvalidTagFile e) {
@@ -306,11 +295,13 @@ public final class TagManager {
   /**
    * A tag file, through a cache of those read in this process: a tag file is written once but by
    * {@link #overwrite}, so its path, modification time and size name its content (a deleted and
-   * re-made tag, or a replaced one, has a new time).
+   * re-made tag, or a replaced one, has a new time), once the file is older than {@link
+   * #SETTLED_MILLIS}. A younger one is read every time: a process that deletes and makes it again
+   * within the store's time resolution (whole seconds on S3) could keep all three.
    */
-  private Tag read(FileStatus st, String name, boolean readAgain) throws IOException {
+  private Tag read(FileStatus st, String name) throws IOException {
     String key = st.getPath() + "@" + st.getModificationTime() + "@" + st.getLen();
-    Tag cached = readAgain ? null : CACHE.get(key);
+    Tag cached = CACHE.get(key);
     if (cached != null) {
       return cached;
     }
@@ -331,10 +322,14 @@ public final class TagManager {
       throw new InvalidTagFile(
           "Tag file " + st.getPath() + " is not a valid snapshot: " + e.getMessage(), e);
     }
-    if (CACHE.size() >= CACHE_ENTRIES) {
-      CACHE.clear(); // crude, and rare: tags are few
+    // wall clock: it decides what is cached, not what is read; the margin covers the skew between
+    // this machine and the store (as CommitCleanup's)
+    if (System.currentTimeMillis() - st.getModificationTime() > SETTLED_MILLIS) {
+      if (CACHE.size() >= CACHE_ENTRIES) {
+        CACHE.clear(); // crude, and rare: tags are few
+      }
+      CACHE.put(key, tag);
     }
-    CACHE.put(key, tag);
     return tag;
   }
 

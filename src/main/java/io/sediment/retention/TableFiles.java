@@ -129,7 +129,7 @@ public final class TableFiles {
   }
 
   private static Map<String, TagManager.Tag> tags(FileStore store) {
-    return new TagManager(store.fileIO(), store.paths()).allReadAgain();
+    return new TagManager(store.fileIO(), store.paths()).all();
   }
 
   /**
