@@ -145,6 +145,7 @@ class InterleavingSimulationTest {
   @Test
   void theSeedsOfARunCoverEverySetUp() {
     Map<String, Integer> drawn = new TreeMap<>();
+    int levelsWithSequenceField = 0;
     for (long seed = 1; seed <= 2000; seed++) {
       SimConfig c = SimConfig.draw(Simulation.configRandom(seed));
       drawn.merge((c.deletionVectors() ? "dv " : "") + c.engine(), 1, Integer::sum);
@@ -156,6 +157,10 @@ class InterleavingSimulationTest {
       drawn.merge("maintenance " + c.maintenance(), 1, Integer::sum);
       drawn.merge("alters " + c.alters(), 1, Integer::sum);
       drawn.merge("lookup changelog " + c.lookupChangelog(), 1, Integer::sum);
+      drawn.merge("sequence field " + c.sequenceField(), 1, Integer::sum);
+      if (c.sequenceField() && !c.deletionVectors()) {
+        levelsWithSequenceField++;
+      }
       if (c.ownCompaction().contains(false) && (c.dedicatedJob() || c.compactBuilder())) {
         drawn.merge("write-only with compactions, waiting " + c.stopTriggerWait(), 1, Integer::sum);
       }
@@ -186,7 +191,12 @@ class InterleavingSimulationTest {
             "lookup changelog true",
             "lookup changelog false",
             "write-only with compactions, waiting true",
-            "write-only with compactions, waiting false");
+            "write-only with compactions, waiting false",
+            "sequence field true",
+            "sequence field false");
     assertThat(drawn.values()).as("%s", drawn).allSatisfy(n -> assertThat(n).isGreaterThan(100));
+    assertThat(levelsWithSequenceField)
+        .as("sequence.field without deletion vectors")
+        .isGreaterThan(20);
   }
 }

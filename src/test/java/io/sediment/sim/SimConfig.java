@@ -73,7 +73,38 @@ record SimConfig(
   static SimConfig draw(Random rnd) {
     SimConfig c = drawPrimaryKey(rnd);
     // an append table in a quarter of the seeds, drawn after the rest for the same reason
-    return rnd.nextInt(4) == 0 ? c.appendTable() : c;
+    c = rnd.nextInt(4) == 0 ? c.appendTable() : c;
+    // sequence.field on a third of the deduplicating tables without an input changelog (whose
+    // set-up would change), drawn last for the same reason
+    if (!c.appendOnly()
+        && c.engine().equals("deduplicate")
+        && !c.inputChangelog()
+        && rnd.nextInt(3) == 0) {
+      c = c.withSequenceField();
+    }
+    return c;
+  }
+
+  private SimConfig withSequenceField() {
+    return new SimConfig(
+        deletionVectors,
+        engine,
+        buckets,
+        compactionTrigger,
+        keys,
+        ownCompaction,
+        sqlSink,
+        smallBuffers,
+        sharedKeys,
+        dedicatedJob,
+        compactBuilder,
+        maintenance,
+        alters,
+        lookupChangelog,
+        stopTriggerWait,
+        partitions,
+        appendOnly,
+        true);
   }
 
   /** This set-up on an append table: no merge engine, deletion vectors, changelog or waits. */
@@ -140,8 +171,7 @@ record SimConfig(
         // partitioned tables, drawn after the rest for the same reason
         rnd.nextInt(3) == 0 ? 2 + rnd.nextInt(2) : 0,
         false,
-        // sequence.field on a deduplicating table, drawn last for the same reason
-        engine.equals("deduplicate") && rnd.nextInt(3) == 0);
+        false);
   }
 
   private static String pick(Random rnd, String... values) {

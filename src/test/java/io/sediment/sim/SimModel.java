@@ -13,7 +13,9 @@ import java.util.TreeMap;
  * table's merge engine (written out here independently of {@code MergeFunctions}):
  *
  * <ul>
- *   <li>deduplicate: the last upsert wins, a delete removes the key;
+ *   <li>deduplicate: the last upsert wins, a delete removes the key; with {@code sequence.field} =
+ *       b ({@link SimConfig#sequenceField}), a change older by b than the version the table holds
+ *       (nulls first) loses, a delete too;
  *   <li>first-row: the first upsert wins, later upserts and deletes are ignored;
  *   <li>partial-update: non-null fields of an upsert overwrite, a delete removes the key (an upsert
  *       after it starts from an empty row);
