@@ -131,8 +131,8 @@ public final class FileStoreCommit {
    * unreferenced: the compaction lands if its inputs are still live and its outputs exist;
    * otherwise it is dropped and its outputs are deleted, as on a conflict in the first attempt. The
    * rows are the same either way: the compaction only rewrites them. A batch commit ({@link
-   * #BATCH_IDENTIFIER}) is not retried: it drops such a compaction and returns the APPEND's id. It
-   * claims its messages ({@link CommitMessage#claimForBatch}).
+   * #BATCH_IDENTIFIER}) is not retried: it drops such a compaction and returns the APPEND's id
+   * (unless the outcome is unknown). It claims its messages ({@link CommitMessage#claimForBatch}).
    *
    * @throws BatchMessagesCommittedException when an earlier batch commit claimed a message
    */

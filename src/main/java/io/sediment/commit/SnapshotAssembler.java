@@ -28,6 +28,9 @@ import org.apache.flink.core.fs.Path;
  */
 final class SnapshotAssembler {
 
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(SnapshotAssembler.class);
+
   private final FileStore store;
   private final String commitUser;
   private final ManifestFile manifestFile;
@@ -137,9 +140,7 @@ final class SnapshotAssembler {
               commitUser,
               identifier,
               kind,
-              // never before the previous commit (another machine's clock may be behind): the
-              // searches by time (time travel, rollback and tags by timestamp) rely on it
-              Math.max(store.clock().millis(), latest.map(Snapshot::timeMillis).orElse(0L)),
+              commitTime(latest),
               totalRecords + deltaRecords,
               deltaRecords,
               totalFiles,
@@ -250,5 +251,25 @@ final class SnapshotAssembler {
         store.fileIO().deleteQuietly(store.paths().index(mergedVectorFile));
       }
     };
+  }
+
+  /**
+   * Never before the previous commit's time (another machine's clock may be behind): the searches
+   * by time (time travel, rollback and tags by timestamp) rely on it. A previous time far ahead of
+   * this clock is logged: until this clock passes it, commits keep that time, which time-based
+   * retention and idle tags then see standing still.
+   */
+  private long commitTime(Optional<Snapshot> latest) {
+    long now = store.clock().millis();
+    long previous = latest.map(Snapshot::timeMillis).orElse(0L);
+    if (previous - now > 60_000) {
+      LOG.warn(
+          "Snapshot {} was committed at {}, {} s after this machine's clock: commits keep that"
+              + " time until the clock passes it (check the committers' clocks)",
+          latest.get().id(),
+          java.time.Instant.ofEpochMilli(previous),
+          (previous - now) / 1000);
+    }
+    return Math.max(now, previous);
   }
 }

@@ -105,7 +105,7 @@ public final class CommitWindows<T> {
     this.commitUser = commitUser;
   }
 
-  /** A copy of the windows waiting for their commit (what the state holds). */
+  /** A copy of the windows waiting for their commit (the state holds {@link #heldBy} of them). */
   public TreeMap<Long, List<T>> windows() {
     TreeMap<Long, List<T>> copy = new TreeMap<>();
     windows.forEach((id, messages) -> copy.put(id, List.copyOf(messages)));
@@ -151,13 +151,22 @@ public final class CommitWindows<T> {
    */
   public void snapshotState(long checkpointId) throws Exception {
     seal(checkpointId);
-    TreeMap<Long, List<T>> taken = new TreeMap<>(windows.headMap(checkpointId, true));
+    commitUserState.update(List.of(commitUser));
+    windowsState.update(List.of(VersionedBytes.write(heldBy(checkpointId), codec)));
+  }
+
+  /**
+   * What the state of checkpoint {@code checkpointId} holds: the windows up to it, and the window
+   * of the end of input; see {@link #snapshotState}.
+   */
+  public TreeMap<Long, List<T>> heldBy(long checkpointId) {
+    TreeMap<Long, List<T>> held = new TreeMap<>();
+    windows.headMap(checkpointId, true).forEach((id, m) -> held.put(id, List.copyOf(m)));
     List<T> endOfInput = windows.get(Long.MAX_VALUE);
     if (endOfInput != null) {
-      taken.put(Long.MAX_VALUE, endOfInput);
+      held.put(Long.MAX_VALUE, List.copyOf(endOfInput));
     }
-    commitUserState.update(List.of(commitUser));
-    windowsState.update(List.of(VersionedBytes.write(taken, codec)));
+    return held;
   }
 
   /**

@@ -12,8 +12,8 @@ import org.apache.flink.table.data.binary.BinaryRowData;
  * <p>{@code min} and {@code max} are rows of the full row type. A field of them is null when the
  * column has no non-null value or its type has no order (ARRAY, MAP, ROW, ...). Order used: numbers
  * naturally (FLOAT/DOUBLE by {@link Float#compare}/{@link Double#compare}, i.e. NaN is the greatest
- * value and -0.0 &lt; 0.0), BOOLEAN false &lt; true, strings by UTF-8 bytes (= code point order, as
- * {@code StringData#compareTo}), BINARY/VARBINARY unsigned lexicographically,
+ * value and -0.0 &lt; 0.0), BOOLEAN false &lt; true, strings by UTF-8 bytes (= code point order,
+ * {@code InternalComparators#compareStrings}), BINARY/VARBINARY unsigned lexicographically,
  * DECIMAL/TIMESTAMP/DATE/TIME chronologically/numerically.
  *
  * <p>Java-serializable through a proxy holding the binary rows' bytes.

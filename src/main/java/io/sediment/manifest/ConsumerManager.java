@@ -29,7 +29,7 @@ public final class ConsumerManager {
 
   private static final String PREFIX = "consumer-";
 
-  /** Listings of {@link #all} while records keep vanishing, before it takes what it has. */
+  /** Listings of {@link #all} while records keep vanishing, before it gives up. */
   private static final int MAX_LISTINGS = 10;
 
   /** What a consumer id may be: it names a file. */
@@ -181,8 +181,18 @@ public final class ConsumerManager {
       } catch (IOException e) {
         throw new UncheckedIOException("Cannot list the consumers under " + paths.consumerDir(), e);
       }
-      if (!vanished || listing == MAX_LISTINGS) {
+      if (!vanished) {
         return out;
+      }
+      if (listing == MAX_LISTINGS) {
+        // one left out could let an expiry retire what its read needs
+        throw new UncheckedIOException(
+            new IOException(
+                "The consumers under "
+                    + paths.consumerDir()
+                    + " kept changing while they were read ("
+                    + listing
+                    + " listings)"));
       }
     }
   }

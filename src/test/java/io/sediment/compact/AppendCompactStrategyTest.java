@@ -397,6 +397,7 @@ class AppendCompactStrategyTest {
   @Test
   void everyTasksInputsAreInSequenceOrder() {
     java.util.Random rnd = new java.util.Random(17);
+    int reordered = 0;
     for (int round = 0; round < 50; round++) {
       reset();
       options.put("compaction.min.file-num", String.valueOf(2 + rnd.nextInt(3)));
@@ -409,8 +410,12 @@ class AppendCompactStrategyTest {
             .as("round %d", round)
             .isSortedAccordingTo(
                 java.util.Comparator.comparingLong(DataFileMeta::minSequenceNumber));
+        List<DataFileMeta> bySize = new ArrayList<>(t.inputs());
+        bySize.sort(java.util.Comparator.comparingLong(DataFileMeta::fileSize));
+        reordered += bySize.equals(t.inputs()) ? 0 : 1;
       }
     }
+    assertThat(reordered).as("tasks whose size order is not their sequence order").isPositive();
   }
 
   private List<CompactTask> plan(List<DataFileMeta> files) {

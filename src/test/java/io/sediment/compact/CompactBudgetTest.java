@@ -86,7 +86,7 @@ class CompactBudgetTest {
     for (int run = 0; run < 5; run++) {
       List<CompactTask> taken = CompactBudget.cap(plan, 200);
       assertThat(taken).hasSize(2);
-      now++;
+      now += 10; // later than any file before, whatever a file's own few milliseconds
       for (CompactTask t : taken) {
         compacted.add(t.bucket());
         written = now; // its output, and the writer's new files, are newer than the rest
@@ -246,7 +246,8 @@ class CompactBudgetTest {
   }
 
   private DataFileMeta file(long size) {
+    // each file its own time, so that a unit's oldest input is not just any of them
     return DataFiles.tenRows(
-        "data-" + nextName++ + ".parquet", size, 0, written, FileSource.APPEND);
+        "data-" + nextName++ + ".parquet", size, 0, written + nextName % 3, FileSource.APPEND);
   }
 }

@@ -109,7 +109,7 @@ final class SqlWriteJob implements StreamWriterActor.WriteJob {
   public Object snapshotState(long checkpoint) {
     committer.checkpointTaken(checkpoint, null);
     return new State(
-        windows.windows(),
+        windows.heldBy(checkpoint),
         committer.commitUser(),
         committer.markerUser(),
         ended ? endedSequences : writer.sequences());
