@@ -142,4 +142,11 @@ final class BucketChanges {
     compactions.forEach(m -> out.addAll(m.changelogFiles()));
     return out;
   }
+
+  /** The deletion-vector files the compactions since the last drain wrote, for an abort. */
+  List<String> unsentVectors() {
+    List<String> out = new ArrayList<>();
+    compactions.forEach(m -> m.deletionFiles().forEach(d -> out.add(d.dvFile())));
+    return out;
+  }
 }

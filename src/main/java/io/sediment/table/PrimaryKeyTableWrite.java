@@ -571,6 +571,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     void abort() {
       List<Path> paths = new ArrayList<>();
       changes.unsent().forEach(f -> paths.add(store.dataFilePath(partition, bucket, f.fileName())));
+      changes.unsentVectors().forEach(v -> paths.add(store.paths().index(v)));
       store.fileIO().deleteAll(paths);
       buffer = new ArrayList<>();
     }
