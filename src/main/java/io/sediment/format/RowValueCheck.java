@@ -24,9 +24,27 @@ public final class RowValueCheck {
   private final RowType rowType;
   private final int[] decimalPositions;
   private final int[] nanosPositions;
+  private final int[] storedNullable; // NOT NULL columns stored nullable: checked on upserts
 
   public RowValueCheck(RowType rowType) {
+    this(rowType, new int[0]);
+  }
+
+  /**
+   * For rows whose files store some NOT NULL columns of {@code rowType} nullable ({@code stored}, a
+   * primary-key layout's): {@link #check(RowData, boolean)} checks those on upserts.
+   */
+  public static RowValueCheck storedAs(RowType rowType, RowType stored) {
+    return new RowValueCheck(
+        rowType,
+        IntStream.range(0, rowType.getFieldCount())
+            .filter(i -> !rowType.getTypeAt(i).isNullable() && stored.getTypeAt(i).isNullable())
+            .toArray());
+  }
+
+  private RowValueCheck(RowType rowType, int[] storedNullable) {
     this.rowType = rowType;
+    this.storedNullable = storedNullable;
     this.decimalPositions =
         IntStream.range(0, rowType.getFieldCount())
             .filter(i -> rowType.getTypeAt(i) instanceof DecimalType)
@@ -35,6 +53,24 @@ public final class RowValueCheck {
         IntStream.range(0, rowType.getFieldCount())
             .filter(i -> isNanos(rowType.getTypeAt(i)))
             .toArray();
+  }
+
+  /**
+   * {@link #check(RowData)}, and, on an {@code upsert} (not a retraction, which needs no values),
+   * the NOT NULL columns the files store nullable.
+   *
+   * @throws NullPointerException naming the column
+   */
+  public void check(RowData row, boolean upsert) {
+    if (upsert) {
+      for (int c : storedNullable) {
+        if (row.isNullAt(c)) {
+          throw new NullPointerException(
+              "Column '" + name(c) + "' is NOT NULL but the row has null: " + row);
+        }
+      }
+    }
+    check(row);
   }
 
   /**

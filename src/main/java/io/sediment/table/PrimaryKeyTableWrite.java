@@ -20,7 +20,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.IntStream;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
@@ -77,9 +76,8 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
 
   private long bufferedBytes;
   private final boolean compactInWriter;
-  private final RowValueCheck values;
-  // NOT NULL columns the files store nullable (KeyValueLayout): checked on the rows written
-  private final int[] storedNullable;
+  private Exception failed; // a flush or compaction that failed: see checkUsable
+  private final RowValueCheck values; // on the rows handed in: the files get binary copies
   private final int stopTrigger;
 
   /** Write-only, {@code write-only.stop-trigger-wait} set: the wait for a compaction job. */
@@ -128,14 +126,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     this.observer = observer;
     this.schema = store.schema();
     this.layout = new KeyValueLayout(schema);
-    this.values = new RowValueCheck(schema.rowType());
-    this.storedNullable =
-        IntStream.range(0, layout.arity())
-            .filter(
-                i ->
-                    !layout.valueType().getTypeAt(i).isNullable()
-                        && layout.fileType().getTypeAt(i).isNullable())
-            .toArray();
+    this.values = RowValueCheck.storedAs(schema.rowType(), layout.fileType());
     TableOptions options = store.options();
     this.numBuckets = options.bucket();
     this.buckets = new RowBuckets(schema);
@@ -191,20 +182,25 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
             "Primary key column '" + schema.fieldNames().get(k) + "' must not be null");
       }
     }
-    // the file writer sees a binary copy, in a layout whose value columns may be nullable
-    values.check(row);
-    if (!KeyValueLayout.isRetract(kind)) {
-      for (int c : storedNullable) {
-        if (row.isNullAt(c)) {
-          throw new NullPointerException(
-              "Column '"
-                  + schema.fieldNames().get(c)
-                  + "' is NOT NULL but the row has null: "
-                  + row);
-        }
-      }
+    values.check(row, !KeyValueLayout.isRetract(kind));
+    checkUsable();
+    try {
+      writer(buckets.partition(row), buckets.bucket(row)).write(row, kind, row.getRowKind());
+    } catch (IOException | RuntimeException e) {
+      failed = e; // a flush may have failed half way: its buffer and files are not to be trusted
+      throw e;
     }
-    writer(buckets.partition(row), buckets.bucket(row)).write(row, kind, row.getRowKind());
+  }
+
+  /** Refuses to go on after a failed flush: written again, its rows would be stored twice. */
+  private void checkUsable() {
+    if (failed != null) {
+      throw new IllegalStateException(
+          "This write failed earlier ("
+              + failed
+              + "): close it (its files are deleted) and write the rows again with a new one",
+          failed);
+    }
   }
 
   private BucketWriter writer(BinaryRowData partition, int bucket) {
@@ -223,8 +219,28 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
    * BucketWriter#idle}).
    */
   public List<CommitMessage> prepareCommit() throws IOException {
+    checkUsable();
     List<CommitMessage> out = new ArrayList<>();
     long latest = viewsKept ? latestId() : 0;
+    try {
+      flushAndCompact(latest);
+      stopTriggerWait.await(this::writtenBucketsCaughtUp);
+      for (BucketWriter w : writers.values()) {
+        CommitMessage m = w.drain();
+        if (!m.isEmpty()) {
+          out.add(m);
+        } else if (w.idle(latest)) {
+          sequenceFloors.raise(w.partition, w.bucket, w.nextSequence);
+          writers.remove(w.partition, w.bucket);
+        }
+      }
+    } finally {
+      deltas.clear();
+    }
+    return out;
+  }
+
+  private void flushAndCompact(long latest) throws IOException {
     try {
       for (BucketWriter w : writers.values()) {
         w.flush();
@@ -243,20 +259,10 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
           }
         }
       }
-      stopTriggerWait.await(this::writtenBucketsCaughtUp);
-      for (BucketWriter w : writers.values()) {
-        CommitMessage m = w.drain();
-        if (!m.isEmpty()) {
-          out.add(m);
-        } else if (w.idle(latest)) {
-          sequenceFloors.raise(w.partition, w.bucket, w.nextSequence);
-          writers.remove(w.partition, w.bucket);
-        }
-      }
-    } finally {
-      deltas.clear();
+    } catch (IOException | RuntimeException e) {
+      failed = e;
+      throw e;
     }
-    return out;
   }
 
   /** The buckets with new files in this window, brought to the latest snapshot. */

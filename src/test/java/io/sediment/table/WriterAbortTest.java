@@ -67,13 +67,57 @@ class WriterAbortTest {
     assertThat(TestTables.readAll(t)).hasSize(6);
   }
 
+  /**
+   * After a flush failed half way (here the input changelog of a level-0 file could not be
+   * written), the write refuses to go on: its buffer and files are not to be trusted, and a retried
+   * prepareCommit wrote the rows into a second file (with the kinds the changelog writer set),
+   * which committed them twice. Closed, it leaves nothing; a new write commits the rows once.
+   */
+  @Test
+  void aWriteWhoseFlushFailedRefusesToGoOn() throws Exception {
+    Table t =
+        TestTables.create(
+            TestTables.faultyCatalog(dir),
+            "t",
+            TestTables.idValueSchema()
+                .primaryKey("id")
+                .option("bucket", "1")
+                .option("changelog-producer", "input")
+                .build());
+    WriteBuilder wb = t.newStreamWriteBuilder();
+    TableWrite write = wb.newWrite();
+    write.write(row(1L, "a"));
+    write.write(row(2L, "b"));
+    FaultyFileSystem.failCreate(p -> p.contains("/bucket-0/changelog-"));
+    assertThatThrownBy(write::prepareCommit).hasMessageContaining("Injected");
+    FaultyFileSystem.reset();
+
+    assertThatThrownBy(write::prepareCommit)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("This write failed earlier");
+    assertThatThrownBy(() -> write.write(row(3L, "c")))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("This write failed earlier");
+    write.close();
+    assertThat(files()).isEmpty();
+
+    try (TableWrite again = wb.newWrite()) {
+      again.write(row(1L, "a"));
+      again.write(row(2L, "b"));
+      wb.newCommit().commit(1, again.prepareCommit());
+    }
+    assertThat(TestTables.toStrings(t.rowType(), TestTables.readAll(t)))
+        .containsExactlyInAnyOrder("(1,a)", "(2,b)");
+  }
+
   /** The table's data and index files, relative to its directory. */
   private Set<String> files() throws Exception {
     Path table = dir.resolve("db.db/t");
     try (Stream<Path> s = Files.walk(table)) {
       return s.filter(Files::isRegularFile)
           .map(p -> table.relativize(p).toString())
-          .filter(f -> f.startsWith("index/dv-") || f.contains("/data-"))
+          .filter(
+              f -> f.startsWith("index/dv-") || f.contains("/data-") || f.contains("/changelog-"))
           .collect(Collectors.toSet());
     }
   }
