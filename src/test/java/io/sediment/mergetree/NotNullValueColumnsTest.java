@@ -47,6 +47,15 @@ class NotNullValueColumnsTest {
     return TestTables.create(catalog, "t", b.build());
   }
 
+  /** The engine's options under which a delete removes the row ({@code total} summed). */
+  private static Map<String, String> removingRows(String engine) {
+    return engine.equals("aggregation")
+        ? Map.of(
+            "aggregation.remove-record-on-delete", "true",
+            "fields.total.aggregate-function", "sum")
+        : Map.of("partial-update.remove-record-on-delete", "true");
+  }
+
   private static GenericRowData row(RowKind kind, long k, long total, String name) {
     GenericRowData r = GenericRowData.of(k, total, StringData.fromString(name));
     r.setRowKind(kind);
@@ -62,15 +71,7 @@ class NotNullValueColumnsTest {
     for (String engine : List.of("partial-update", "aggregation")) {
       for (int seed = 1; seed <= 6; seed++) {
         Random rnd = new Random(seed);
-        Table t =
-            table(
-                engine + seed,
-                engine,
-                engine.equals("aggregation")
-                    ? Map.of(
-                        "aggregation.remove-record-on-delete", "true",
-                        "fields.total.aggregate-function", "sum")
-                    : Map.of("partial-update.remove-record-on-delete", "true"));
+        Table t = table(engine + seed, engine, removingRows(engine));
         TreeMap<Long, String> model = new TreeMap<>();
         Map<Long, Long> totals = new TreeMap<>();
         WriteBuilder wb = t.newStreamWriteBuilder();
@@ -135,15 +136,7 @@ class NotNullValueColumnsTest {
   @Test
   void filesOfAnOlderSchemaAreRead() throws Exception {
     for (String engine : List.of("partial-update", "aggregation")) {
-      Table t =
-          table(
-              "alter-" + engine,
-              engine,
-              engine.equals("aggregation")
-                  ? Map.of(
-                      "aggregation.remove-record-on-delete", "true",
-                      "fields.total.aggregate-function", "sum")
-                  : Map.of("partial-update.remove-record-on-delete", "true"));
+      Table t = table("alter-" + engine, engine, removingRows(engine));
       WriteBuilder wb = t.newStreamWriteBuilder().withCommitUser("u");
       TableCommit commit = wb.newCommit();
       try (TableWrite write = wb.newWrite()) {

@@ -7,6 +7,7 @@ import io.sediment.commit.FileStoreCommit;
 import io.sediment.commit.SnapshotCommits;
 import io.sediment.flink.CommitRefusedException;
 import io.sediment.flink.CommitWindows;
+import io.sediment.flink.TableReplacedException;
 import io.sediment.marker.WriterMarkers;
 import io.sediment.predicate.Predicate;
 import io.sediment.retention.AfterCommitMaintenance;
@@ -298,6 +299,7 @@ public final class SinkCommitter {
       deleteFilesOfDeadWriters(Long.MAX_VALUE, committed);
       return;
     }
+    checkStillThisTable();
     TableCommit commit =
         table.newBatchWriteBuilder().withCommitUser(windows.commitUser()).newCommit();
     List<Long> ids;
@@ -451,6 +453,17 @@ public final class SinkCommitter {
     }
   }
 
+  /**
+   * The table at the path must still be the one this job loaded (one small file read per commit):
+   * after a DROP and CREATE, or a RENAME, its commits would put files of the old schema into the
+   * table there now, as the compaction committer's check says.
+   */
+  private void checkStillThisTable() {
+    if (!table.store().stillThisTable()) {
+      throw new TableReplacedException(table.fullName());
+    }
+  }
+
   private TableCommit streamCommit() {
     if (streamCommit == null) {
       streamCommit = table.newStreamWriteBuilder().withCommitUser(windows.commitUser()).newCommit();
@@ -469,6 +482,7 @@ public final class SinkCommitter {
     if (messages.isEmpty()) {
       return;
     }
+    checkStillThisTable();
     TableCommit commit = streamCommit();
     try {
       AfterCommitMaintenance.Failures failuresBefore = commit.failures();
