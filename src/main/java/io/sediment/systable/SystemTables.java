@@ -136,8 +136,8 @@ public final class SystemTables {
             DataTypes.FIELD("num_added_files", DataTypes.BIGINT()),
             DataTypes.FIELD("num_deleted_files", DataTypes.BIGINT()),
             DataTypes.FIELD("schema_id", DataTypes.BIGINT()),
-            DataTypes.FIELD("min_partition", DataTypes.STRING()),
-            DataTypes.FIELD("max_partition", DataTypes.STRING()),
+            DataTypes.FIELD("min_partition_stats", DataTypes.STRING()),
+            DataTypes.FIELD("max_partition_stats", DataTypes.STRING()),
             DataTypes.FIELD("list", DataTypes.STRING())),
         SystemTables::manifests);
     register(

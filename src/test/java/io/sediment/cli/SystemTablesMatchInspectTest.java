@@ -128,6 +128,17 @@ class SystemTablesMatchInspectTest {
       net += r.getLong(2) - r.getLong(3);
     }
     assertThat(net).isEqualTo(liveFiles);
+    assertThat(SystemTables.rowType(SystemTables.of("manifests").orElseThrow()).getFieldNames())
+        .as("Paimon's names, and Sediment's list")
+        .containsExactly(
+            "file_name",
+            "file_size",
+            "num_added_files",
+            "num_deleted_files",
+            "schema_id",
+            "min_partition_stats",
+            "max_partition_stats",
+            "list");
     List<RowData> files = SystemTables.of("files").orElseThrow().rows(t);
     assertThat(files).hasSize((int) liveFiles);
     for (RowData f : files) {
