@@ -159,6 +159,15 @@ public final class SedimentSource
       }
       return status;
     }
+
+    /** Closes the split being read: the task was cancelled, or failed, before its end. */
+    @Override
+    public void close() throws Exception {
+      if (iterator != null) {
+        iterator.close();
+      }
+      super.close();
+    }
   }
 
   /** Rows of one split, copied (readers reuse rows), opened lazily, closed at the end. */
@@ -199,14 +208,32 @@ public final class SedimentSource
         }
         RowData r = reader.next();
         if (r == null) {
-          done = true;
-          reader.close();
+          close();
           return false;
         }
         next = serializer.copy(r);
         return true;
-      } catch (IOException e) {
-        throw new UncheckedIOException("Cannot read " + split, e);
+      } catch (IOException | RuntimeException e) {
+        try {
+          close();
+        } catch (IOException | RuntimeException suppressed) {
+          e.addSuppressed(suppressed);
+        }
+        if (e instanceof IOException io) {
+          throw new UncheckedIOException("Cannot read " + split, io);
+        }
+        throw (RuntimeException) e;
+      }
+    }
+
+    /** Ends the split: its reader (files, decompressors) is released. Idempotent. */
+    void close() throws IOException {
+      done = true;
+      next = null;
+      if (reader != null) {
+        TableRead.RecordReader r = reader;
+        reader = null;
+        r.close();
       }
     }
 
