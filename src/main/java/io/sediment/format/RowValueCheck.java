@@ -24,26 +24,33 @@ public final class RowValueCheck {
   private final RowType rowType;
   private final int[] decimalPositions;
   private final int[] nanosPositions;
+  private final int[] storedNotNull; // NOT NULL columns stored NOT NULL: checked on every row
   private final int[] storedNullable; // NOT NULL columns stored nullable: checked on upserts
 
   public RowValueCheck(RowType rowType) {
-    this(rowType, new int[0]);
+    this(rowType, new int[0], new int[0]);
   }
 
   /**
-   * For rows whose files store some NOT NULL columns of {@code rowType} nullable ({@code stored}, a
-   * primary-key layout's): {@link #check(RowData, boolean)} checks those on upserts.
+   * For rows handed in whose files ({@code stored}, a primary-key layout's) get binary copies:
+   * {@link #check(RowData, boolean)} checks the NOT NULL columns of {@code rowType}, those stored
+   * nullable on upserts only, before anything of the row is buffered.
    */
   public static RowValueCheck storedAs(RowType rowType, RowType stored) {
     return new RowValueCheck(
-        rowType,
-        IntStream.range(0, rowType.getFieldCount())
-            .filter(i -> !rowType.getTypeAt(i).isNullable() && stored.getTypeAt(i).isNullable())
-            .toArray());
+        rowType, notNullStored(rowType, stored, false), notNullStored(rowType, stored, true));
   }
 
-  private RowValueCheck(RowType rowType, int[] storedNullable) {
+  private static int[] notNullStored(RowType rowType, RowType stored, boolean nullable) {
+    return IntStream.range(0, rowType.getFieldCount())
+        .filter(i -> !rowType.getTypeAt(i).isNullable())
+        .filter(i -> stored.getTypeAt(i).isNullable() == nullable)
+        .toArray();
+  }
+
+  private RowValueCheck(RowType rowType, int[] storedNotNull, int[] storedNullable) {
     this.rowType = rowType;
+    this.storedNotNull = storedNotNull;
     this.storedNullable = storedNullable;
     this.decimalPositions =
         IntStream.range(0, rowType.getFieldCount())
@@ -56,21 +63,26 @@ public final class RowValueCheck {
   }
 
   /**
-   * {@link #check(RowData)}, and, on an {@code upsert} (not a retraction, which needs no values),
-   * the NOT NULL columns the files store nullable.
+   * {@link #check(RowData)}, the NOT NULL columns the files store NOT NULL, and, on an {@code
+   * upsert} (not a retraction, which needs no values), those the files store nullable.
    *
    * @throws NullPointerException naming the column
    */
   public void check(RowData row, boolean upsert) {
+    checkNotNull(row, storedNotNull);
     if (upsert) {
-      for (int c : storedNullable) {
-        if (row.isNullAt(c)) {
-          throw new NullPointerException(
-              "Column '" + name(c) + "' is NOT NULL but the row has null: " + row);
-        }
-      }
+      checkNotNull(row, storedNullable);
     }
     check(row);
+  }
+
+  private void checkNotNull(RowData row, int[] columns) {
+    for (int c : columns) {
+      if (row.isNullAt(c)) {
+        throw new NullPointerException(
+            "Column '" + name(c) + "' is NOT NULL but the row has null: " + row);
+      }
+    }
   }
 
   /**

@@ -48,6 +48,8 @@ public final class ExternalRowSorter implements Closeable {
   private final long bufferBytes;
   private final File spillDir;
   private final List<File> spills = new ArrayList<>();
+  // merged spill files whose delete failed: no input any more, deleted again at close
+  private final List<File> undeleted = new ArrayList<>();
   private int spillCount;
   private final int pageSize;
 
@@ -198,10 +200,10 @@ public final class ExternalRowSorter implements Closeable {
     }
     List<File> old = new ArrayList<>(spills);
     spills.clear();
-    spills.add(merged); // first: close() deletes it whatever happens next
+    spills.add(merged); // the one input now; close() deletes it whatever happens next
     for (File f : old) {
       if (!f.delete() && f.exists()) {
-        spills.add(f); // close() tries again
+        undeleted.add(f); // not an input any more (its rows are in merged): close() tries again
       }
     }
   }
@@ -297,6 +299,8 @@ public final class ExternalRowSorter implements Closeable {
   public void close() throws IOException {
     clearBuffer();
     IOException failure = null;
+    spills.addAll(undeleted);
+    undeleted.clear();
     for (File f : spills) {
       try {
         Files.deleteIfExists(f.toPath());

@@ -184,12 +184,7 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
     }
     values.check(row, !KeyValueLayout.isRetract(kind));
     checkUsable();
-    try {
-      writer(buckets.partition(row), buckets.bucket(row)).write(row, kind, row.getRowKind());
-    } catch (IOException | RuntimeException e) {
-      failed = e; // a flush may have failed half way: its buffer and files are not to be trusted
-      throw e;
-    }
+    writer(buckets.partition(row), buckets.bucket(row)).write(row, kind, row.getRowKind());
   }
 
   /** Refuses to go on after a failed flush: written again, its rows would be stored twice. */
@@ -467,7 +462,12 @@ public final class PrimaryKeyTableWrite implements AutoCloseable {
       bufferBytes += b.getSizeInBytes() + ROW_OVERHEAD;
       bufferedBytes += b.getSizeInBytes() + ROW_OVERHEAD;
       if (bufferedBytes >= bufferSize) {
-        largestBuffer().flushFull();
+        try {
+          largestBuffer().flushFull();
+        } catch (IOException | RuntimeException e) {
+          failed = e; // failed half way: the buffer and its files are not to be trusted
+          throw e;
+        }
       }
     }
 

@@ -342,6 +342,7 @@ public final class SinkCommitter {
     if (!wanted) {
       return;
     }
+    checkStillThisTable();
     try {
       failuresBefore = commit.failures();
       List<Long> ids = commit.commitEmpty(checkpointId, watermark);
