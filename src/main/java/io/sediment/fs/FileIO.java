@@ -275,6 +275,16 @@ public final class FileIO implements Serializable {
    * the target is deleted.
    */
   public void replaceAtomically(Path target, byte[] content) throws IOException {
+    replaceAtomically(target, content, false);
+  }
+
+  /**
+   * {@link #replaceAtomically(Path, byte[])}; {@code keepNewOnFailure}: where the target is deleted
+   * before the rename (HDFS), a rename that fails then leaves the new content in its temporary file
+   * ({@link #temporaryPathFor}) rather than nowhere, for readers that look for it there.
+   */
+  public void replaceAtomically(Path target, byte[] content, boolean keepNewOnFailure)
+      throws IOException {
     if (isObjectStore()) {
       try (OutputStream out = fs(target).create(target, FileSystem.WriteMode.OVERWRITE)) {
         out.write(content);
@@ -282,6 +292,7 @@ public final class FileIO implements Serializable {
       return;
     }
     Path tmp = temporaryPathFor(target);
+    boolean keepTmp = false;
     try {
       writeNew(tmp, content);
       if (isLocal()) {
@@ -293,12 +304,16 @@ public final class FileIO implements Serializable {
       } else {
         FileSystem fs = fs(target);
         fs.delete(target, false);
+        keepTmp = keepNewOnFailure; // the old content is gone: the new one is all there is
         if (!fs.rename(tmp, target)) {
           throw new IOException("Could not move " + tmp + " to " + target);
         }
+        keepTmp = false;
       }
     } finally {
-      deleteQuietly(tmp);
+      if (!keepTmp) {
+        deleteQuietly(tmp);
+      }
     }
   }
 

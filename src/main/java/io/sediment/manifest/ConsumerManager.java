@@ -6,6 +6,7 @@ import io.sediment.fs.FileIO;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -97,12 +98,16 @@ public final class ConsumerManager {
    * "fullRead": true} only when the read resumes with that snapshot in full.
    */
   public void record(String id, Position position) throws IOException {
-    fileIO.overwriteHint(
+    // a rename that fails after the old record was deleted (HDFS) leaves the new one in its
+    // temporary file, which all() counts: the consumer is never without a record
+    fileIO.replaceAtomically(
         paths.consumer(id),
-        "{\"nextSnapshot\":"
-            + position.nextSnapshot()
-            + (position.fullRead() ? ",\"fullRead\":true" : "")
-            + "}");
+        ("{\"nextSnapshot\":"
+                + position.nextSnapshot()
+                + (position.fullRead() ? ",\"fullRead\":true" : "")
+                + "}")
+            .getBytes(StandardCharsets.UTF_8),
+        true);
   }
 
   /**

@@ -150,4 +150,34 @@ class ConsumerRewriteTest {
       assertThat(files).isEmpty();
     }
   }
+
+  /**
+   * On HDFS a rewrite that failed after the old record was deleted (the rename refused) left no
+   * record at all: its temporary file was deleted too. The new record now stays in it, and counts.
+   */
+  @Test
+  void aRewriteWhoseRenameFailedLeavesItsRecord() throws Exception {
+    Table t =
+        TestTables.create(TestTables.faultyCatalog(dir), "t", TestTables.idValueSchema().build());
+    consumers(t).record("a", 5);
+    consumers(t).record("b", 9);
+    FaultyFileSystem.onRename(
+        target -> {
+          if (target.endsWith("/consumer/consumer-a")) {
+            throw new java.io.IOException("Injected failure of the rename");
+          }
+        });
+    try {
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> consumers(t).record("a", 6))
+          .hasMessageContaining("Injected failure of the rename");
+    } finally {
+      FaultyFileSystem.reset();
+    }
+
+    assertThat(consumers(t).smallestNeeded(null, System.currentTimeMillis()))
+        .isEqualTo(OptionalLong.of(6));
+    consumers(t).record("a", 7); // the next checkpoint's rewrite
+    assertThat(consumers(t).smallestNeeded(null, System.currentTimeMillis()))
+        .isEqualTo(OptionalLong.of(7));
+  }
 }
