@@ -33,6 +33,12 @@ class ConsumerRewriteTest {
     FaultyFileSystem.reset();
   }
 
+  /** A temporary file of a rewrite of {@code file}, as FileIO names it. */
+  private static Path temporaryFileOf(Path file) {
+    return Path.of(
+        FileIO.temporaryPathFor(new org.apache.flink.core.fs.Path(file.toUri())).toUri());
+  }
+
   private static ConsumerManager consumers(Table t) {
     return new ConsumerManager(t.store().fileIO(), t.store().paths());
   }
@@ -80,8 +86,7 @@ class ConsumerRewriteTest {
     consumers(t).record("a", 5);
     consumers(t).record("b", 9);
     Path file = dir.resolve("db.db/t/consumer/consumer-a");
-    Path tmp =
-        Path.of(FileIO.temporaryPathFor(new org.apache.flink.core.fs.Path(file.toUri())).toUri());
+    Path tmp = temporaryFileOf(file);
     AtomicBoolean fired = new AtomicBoolean();
     FaultyFileSystem.onOpen(
         path -> {
@@ -108,8 +113,7 @@ class ConsumerRewriteTest {
         TestTables.create(TestTables.faultyCatalog(dir), "t", TestTables.idValueSchema().build());
     consumers(t).record("b", 9);
     Path file = dir.resolve("db.db/t/consumer/consumer-a");
-    Path tmp =
-        Path.of(FileIO.temporaryPathFor(new org.apache.flink.core.fs.Path(file.toUri())).toUri());
+    Path tmp = temporaryFileOf(file);
     Files.write(tmp, "{\"nextSnapshot\":6}".getBytes(StandardCharsets.UTF_8)); // old one deleted
     AtomicBoolean fired = new AtomicBoolean();
     FaultyFileSystem.onOpen(
@@ -135,8 +139,7 @@ class ConsumerRewriteTest {
     consumers(t).record("a", 5);
     Path file = dir.resolve("db.db/t/consumer/consumer-a");
     for (int i = 0; i < 2; i++) { // a crash after the delete of the old record, twice
-      Path tmp =
-          Path.of(FileIO.temporaryPathFor(new org.apache.flink.core.fs.Path(file.toUri())).toUri());
+      Path tmp = temporaryFileOf(file);
       Files.write(tmp, ("{\"nextSnapshot\":" + (3 + i) + "}").getBytes(StandardCharsets.UTF_8));
     }
     Files.delete(file);

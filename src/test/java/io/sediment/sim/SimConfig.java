@@ -86,6 +86,22 @@ record SimConfig(
   }
 
   private SimConfig withSequenceField() {
+    return withTable(deletionVectors, engine, lookupChangelog, stopTriggerWait, appendOnly, true);
+  }
+
+  /** This set-up on an append table: no merge engine, deletion vectors, changelog or waits. */
+  private SimConfig appendTable() {
+    return withTable(false, "append", false, false, true, false);
+  }
+
+  /** This set-up with the table drawn otherwise; its actors stay. */
+  private SimConfig withTable(
+      boolean deletionVectors,
+      String engine,
+      boolean lookupChangelog,
+      boolean stopTriggerWait,
+      boolean appendOnly,
+      boolean sequenceField) {
     return new SimConfig(
         deletionVectors,
         engine,
@@ -104,30 +120,7 @@ record SimConfig(
         stopTriggerWait,
         partitions,
         appendOnly,
-        true);
-  }
-
-  /** This set-up on an append table: no merge engine, deletion vectors, changelog or waits. */
-  private SimConfig appendTable() {
-    return new SimConfig(
-        false,
-        "append",
-        buckets,
-        compactionTrigger,
-        keys,
-        ownCompaction,
-        sqlSink,
-        smallBuffers,
-        sharedKeys,
-        dedicatedJob,
-        compactBuilder,
-        maintenance,
-        alters,
-        false,
-        false,
-        partitions,
-        true,
-        false);
+        sequenceField);
   }
 
   private static SimConfig drawPrimaryKey(Random rnd) {
